@@ -1,0 +1,21 @@
+# The project's checks. `make test` is the README's test command and what CI runs.
+STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+.PHONY: test check unit build example bench fuzz
+
+build:
+	go build -o genform .
+
+# test: formatting, vet, staticcheck, then the whole suite with the race detector.
+test: check unit
+
+check:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	go vet ./...
+	go run $(STATICCHECK) ./...
+
+unit:
+	go test -race -count=1 ./...
+
+bench:
+	go test -run='^$$' -bench=. -benchmem ./...
