@@ -1,0 +1,292 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/genform/genform/config"
+	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/statefile"
+)
+
+func init() {
+	register(&command{
+		name:     "apply",
+		synopsis: "Generate, download, move and delete to match the configuration",
+		usage: `Usage: genform apply [flags] [PLANFILE]
+
+  Makes the changes a plan shows: submits new generations, waits for them,
+  downloads every output and records it in the state. Without PLANFILE it
+  plans first and asks for confirmation; with PLANFILE (from plan -out) it
+  applies exactly that plan, refusing one made for another state or
+  configuration.
+
+Flags:
+  -auto-approve        do not ask for confirmation
+  -parallelism=N       generations in flight at once (default: service.parallelism)
+  -max-generations=N   refuse to submit more than N generations
+  -json                print progress and the result as JSON lines
+  -target=ADDR         limit to ADDR and what it depends on (repeatable)
+  -replace=ADDR        generate ADDR anew (repeatable)
+  -var 'NAME=VALUE'    set a variable (repeatable)
+  -var-file=FILE       read variables from a *.genvars.hcl file (repeatable)
+  -refresh=false       do not check output files on disk
+  -lock-timeout=DUR    wait this long for the state lock (default 0s)
+`,
+		run: runApply,
+	})
+}
+
+type applyCmd struct {
+	planFlags
+	autoApprove    bool
+	parallelism    int
+	maxGenerations int
+	json           bool
+}
+
+func runApply(env *Env, args []string) int {
+	var ac applyCmd
+	fs := flag.NewFlagSet("apply", flag.ContinueOnError)
+	ac.register(fs, true)
+	fs.BoolVar(&ac.autoApprove, "auto-approve", false, "")
+	fs.IntVar(&ac.parallelism, "parallelism", 0, "")
+	fs.IntVar(&ac.maxGenerations, "max-generations", -1, "")
+	fs.BoolVar(&ac.json, "json", false, "")
+	if ok, code := parseFlags(env, commands["apply"], fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 1 {
+		return env.Errorf("apply takes at most one argument, the saved plan file; got %q", fs.Args())
+	}
+	planFile := fs.Arg(0)
+
+	var saved *reconcile.Plan
+	opts := ac.vars.options(env)
+	if planFile != "" {
+		if len(ac.vars.vars) > 0 || len(ac.vars.files) > 0 || len(ac.targets) > 0 || len(ac.replace) > 0 {
+			return env.Errorf("a saved plan is applied as it was made; -var, -var-file, -target and -replace belong to 'genform plan -out'")
+		}
+		var err error
+		if saved, err = reconcile.ReadPlanFile(planFile); err != nil {
+			return env.Errorf("%v", err)
+		}
+		opts.Vars, opts.VarFiles = saved.Variables.Vars, saved.Variables.VarFiles
+	}
+	cfg := loadConfig(env, opts)
+	if cfg == nil {
+		return ExitError
+	}
+	ep := resolveEndpoint(env, cfg)
+	store, err := openState(cfg, "apply", ac.lockTimeout, true)
+	if err != nil {
+		return env.Errorf("%v", err)
+	}
+	defer store.Close()
+
+	var plan *reconcile.Plan
+	if saved != nil {
+		if code := checkSavedPlan(env, saved, cfg, ep, store); code != ExitOK {
+			return code
+		}
+		plan = saved
+	} else {
+		snap, err := store.Snapshot()
+		if err != nil {
+			return env.Errorf("%v", err)
+		}
+		p, pd := reconcile.MakePlan(reconcile.PlanInput{
+			Config: cfg, State: snap, Service: ep.ID,
+			Targets: ac.targets, Replace: ac.replace, Refresh: ac.refresh,
+		})
+		if len(pd) > 0 {
+			writeDiagnostics(env, cfg.Files, pd)
+		}
+		if pd.HasErrors() {
+			return ExitError
+		}
+		plan = p
+		if !ac.json {
+			renderPlan(env.Stdout, plan, ep.describe())
+		}
+	}
+	if !plan.HasChanges() {
+		if ac.json {
+			writeApplyJSON(env, &reconcile.Result{})
+		} else if saved != nil {
+			fmt.Fprintln(env.Stdout, "No changes. Your media matches the configuration.")
+		}
+		return ExitOK
+	}
+	if ac.maxGenerations >= 0 && plan.Generations() > ac.maxGenerations {
+		return env.Errorf("this apply would submit %d generations, more than -max-generations=%d allows; nothing was submitted. Narrow it with -target or raise the limit", plan.Generations(), ac.maxGenerations)
+	}
+	if saved == nil && !ac.autoApprove {
+		if code := confirm(env); code != ExitOK {
+			return code
+		}
+	}
+	return execute(env, cfg, ep, store, plan, ac.parallelism, ac.json)
+}
+
+// checkSavedPlan refuses a plan made for another service, state or
+// configuration.
+func checkSavedPlan(env *Env, plan *reconcile.Plan, cfg *config.Config, ep endpoint, store *statefile.Store) int {
+	meta, err := store.Meta()
+	if err != nil {
+		return env.Errorf("%v", err)
+	}
+	switch {
+	case plan.Service != ep.ID:
+		return env.Errorf("the saved plan was made for service %s, but this configuration uses %s; run plan again", plan.Service, ep.ID)
+	case plan.ConfigHash != cfg.Hash:
+		return env.Errorf("the saved plan is stale: the configuration or its variables changed since it was made; run 'genform plan -out=FILE' again")
+	case plan.Lineage != "" && plan.Lineage != meta.Lineage:
+		return env.Errorf("the saved plan is stale: it was made for another state file (lineage %s, this one is %s); run plan again", plan.Lineage, meta.Lineage)
+	case plan.Serial != meta.Serial && !(plan.Lineage == "" && meta.Serial <= 1):
+		return env.Errorf("the saved plan is stale: the state changed since it was made (serial %d, now %d); run 'genform plan -out=FILE' again", plan.Serial, meta.Serial)
+	}
+	return ExitOK
+}
+
+// confirm asks for "yes" on a terminal and refuses without one, rather
+// than hanging a CI job.
+func confirm(env *Env) int {
+	f, ok := env.Stdin.(*os.File)
+	if !ok || !isTerminal(f) || env.Automation() {
+		return env.Errorf("apply needs confirmation, but there is no terminal to ask on; pass -auto-approve, or apply a saved plan (genform plan -out=FILE, then genform apply FILE)")
+	}
+	fmt.Fprint(env.Stdout, "\nDo you want to perform these actions? Only 'yes' will be accepted: ")
+	line, _ := bufio.NewReader(env.Stdin).ReadString('\n')
+	if strings.TrimSpace(line) != "yes" {
+		fmt.Fprintln(env.Stdout, "\nApply cancelled.")
+		return ExitError
+	}
+	return ExitOK
+}
+
+// execute runs the engine under interrupt handling and reports the result.
+func execute(env *Env, cfg *config.Config, ep endpoint, store *statefile.Store, plan *reconcile.Plan, parallelism int, asJSON bool) int {
+	needService := false
+	for _, c := range plan.Changes {
+		switch c.Action {
+		case reconcile.Create, reconcile.Replace, reconcile.Resume, reconcile.Update:
+			needService = true
+		}
+	}
+	eng := &reconcile.Engine{
+		Config:       cfg,
+		Store:        store,
+		ServiceID:    ep.ID,
+		Parallelism:  cfg.Service.Parallelism,
+		PollInterval: cfg.Service.PollInterval,
+		Timeout:      cfg.Service.Timeout,
+	}
+	if parallelism > 0 {
+		eng.Parallelism = parallelism
+	}
+	if needService {
+		client, stop, err := connect(env, cfg, ep)
+		if err != nil {
+			return env.Errorf("%v", err)
+		}
+		defer stop()
+		eng.Service = client
+	}
+	if strings.EqualFold(env.Getenv("GENFORM_LOG"), "debug") {
+		eng.Logf = func(format string, args ...any) { fmt.Fprintf(env.Stderr, "[debug] "+format+"\n", args...) }
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		n := 0
+		for range sigs {
+			n++
+			if n == 1 {
+				fmt.Fprintln(env.Stderr, "\nInterrupt received: no new generations are submitted; jobs already submitted are recorded. Press Ctrl-C again to exit at once.")
+				cancel()
+				continue
+			}
+			fmt.Fprintln(env.Stderr, "Second interrupt: exiting now; the state is consistent, rerun apply to resume.")
+			os.Exit(ExitInterrupted)
+		}
+	}()
+
+	total := 0
+	for _, c := range plan.Changes {
+		if c.Action != reconcile.NoOp {
+			total++
+		}
+	}
+	view := newProgress(env, asJSON, total)
+	eng.Events = view.event
+	if !asJSON {
+		fmt.Fprintln(env.Stdout)
+	}
+	res, err := eng.Apply(ctx, plan)
+	view.close()
+	if err != nil {
+		return env.Errorf("%v", err)
+	}
+	if asJSON {
+		writeApplyJSON(env, res)
+	} else {
+		renderResult(env, res)
+	}
+	switch {
+	case res.Interrupted:
+		return ExitInterrupted
+	case len(res.Failed) > 0 || len(res.Skipped) > 0:
+		return ExitError
+	}
+	return ExitOK
+}
+
+func writeApplyJSON(env *Env, res *reconcile.Result) {
+	json.NewEncoder(env.Stdout).Encode(struct {
+		Type string `json:"type"`
+		*reconcile.Result
+	}{"result", res})
+}
+
+func renderResult(env *Env, res *reconcile.Result) {
+	w := env.Stdout
+	summary := fmt.Sprintf("%d generated, %d resumed, %d re-downloaded, %d moved, %d deleted.",
+		len(res.Generated), len(res.Resumed), len(res.Updated), len(res.Moved), len(res.Deleted))
+	if res.Interrupted {
+		fmt.Fprintf(w, "\n%s %s\n", colYellow.Sprint(colBold.Sprint("Apply interrupted.")), summary)
+		if len(res.Running) > 0 {
+			fmt.Fprintln(w, "These jobs are still running on the service; their ids are recorded in the state:")
+			for _, j := range res.Running {
+				fmt.Fprintf(w, "  - %s (job %s)\n", j.Addr, j.GenerationID)
+			}
+		}
+		fmt.Fprintln(w, "Run 'genform apply' again to resume them; nothing is submitted twice.")
+		return
+	}
+	if len(res.Failed) == 0 && len(res.Skipped) == 0 {
+		fmt.Fprintf(w, "\n%s %s\n", colGreen.Sprint(colBold.Sprint("Apply complete!")), summary)
+		return
+	}
+	fmt.Fprintf(w, "\n%s %s\n", colRed.Sprint(colBold.Sprint("Apply finished with errors.")), summary)
+	for _, f := range res.Failed {
+		env.Errorf("%s: %s", f.Addr, f.Message)
+	}
+	for _, f := range res.Skipped {
+		env.Errorf("%s: %s", f.Addr, f.Message)
+	}
+	for _, j := range res.Running {
+		fmt.Fprintf(w, "  still running on the service: %s (job %s); rerun apply to resume it\n", j.Addr, j.GenerationID)
+	}
+}

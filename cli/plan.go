@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/genform/genform/config"
+	"github.com/genform/genform/reconcile"
+)
+
+func init() {
+	register(&command{
+		name:     "plan",
+		synopsis: "Show what apply would generate, download, move or delete",
+		usage: `Usage: genform plan [flags]
+
+  Compares the configuration with the state and the files on disk and shows
+  what apply would do. It sends nothing to the service and needs no token.
+
+Flags:
+  -out=FILE            save the plan, to apply exactly it later
+  -detailed-exitcode   exit 0 with no changes, 1 on error, 2 with changes
+  -json                print the plan as a JSON document
+  -format=markdown     print the plan as a pull-request comment
+  -target=ADDR         limit to ADDR and what it depends on (repeatable)
+  -replace=ADDR        generate ADDR anew (repeatable)
+  -var 'NAME=VALUE'    set a variable (repeatable)
+  -var-file=FILE       read variables from a *.genvars.hcl file (repeatable)
+  -refresh=false       do not check output files on disk
+  -lock-timeout=DUR    wait this long for the state lock (default 0s)
+`,
+		run: runPlan,
+	})
+}
+
+type planCmd struct {
+	planFlags
+	out      string
+	detailed bool
+	json     bool
+	format   string
+}
+
+func runPlan(env *Env, args []string) int {
+	var pc planCmd
+	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
+	pc.register(fs, true)
+	fs.StringVar(&pc.out, "out", "", "")
+	fs.BoolVar(&pc.detailed, "detailed-exitcode", false, "")
+	fs.BoolVar(&pc.json, "json", false, "")
+	fs.StringVar(&pc.format, "format", "", "")
+	if ok, code := parseFlags(env, commands["plan"], fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return env.Errorf("plan takes no arguments, got %q; pass flags before nothing else", fs.Args())
+	}
+	if pc.format != "" && pc.format != "markdown" {
+		return env.Errorf("-format=%s is not supported; the only format is markdown (or use -json)", pc.format)
+	}
+	opts := pc.vars.options(env)
+	cfg := loadConfig(env, opts)
+	if cfg == nil {
+		return ExitError
+	}
+	ep := resolveEndpoint(env, cfg)
+	snap, err := snapshot(cfg, "plan", pc.lockTimeout)
+	if err != nil {
+		return env.Errorf("%v", err)
+	}
+	plan, diags := reconcile.MakePlan(reconcile.PlanInput{
+		Config:  cfg,
+		State:   snap,
+		Service: ep.ID,
+		Targets: pc.targets,
+		Replace: pc.replace,
+		Refresh: pc.refresh,
+	})
+	if len(diags) > 0 {
+		writeDiagnostics(env, cfg.Files, diags)
+	}
+	if diags.HasErrors() {
+		return ExitError
+	}
+	plan.Variables = config.Options{Vars: opts.Vars, VarFiles: opts.VarFiles}
+	switch {
+	case pc.json:
+		if err := renderPlanJSON(env.Stdout, plan); err != nil {
+			return env.Errorf("%v", err)
+		}
+	case pc.format == "markdown":
+		renderPlanMarkdown(env.Stdout, plan, ep.describe())
+	default:
+		renderPlan(env.Stdout, plan, ep.describe())
+	}
+	if pc.out != "" {
+		if err := reconcile.WritePlanFile(pc.out, plan); err != nil {
+			return env.Errorf("%v", err)
+		}
+		if !pc.json && pc.format == "" {
+			fmt.Fprintf(env.Stdout, "\nSaved the plan to: %s\nTo make exactly these changes, run: genform apply %s\n", pc.out, pc.out)
+		}
+	}
+	if pc.detailed && plan.HasChanges() {
+		return ExitChanges
+	}
+	return ExitOK
+}

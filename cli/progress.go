@@ -1,0 +1,179 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/genform/genform/reconcile"
+)
+
+// progress renders apply events: live bars on a terminal, one plain line
+// per state change otherwise (and with GENFORM_IN_AUTOMATION), JSON lines
+// with apply -json.
+type progress interface {
+	event(reconcile.Event)
+	close()
+}
+
+// newProgress picks the rendering for this run.
+func newProgress(env *Env, asJSON bool, total int) progress {
+	switch {
+	case asJSON:
+		return &jsonProgress{enc: json.NewEncoder(env.Stdout)}
+	case isTerminal(env.Stdout) && !env.Automation():
+		return newBarProgress(env.Stdout, total)
+	default:
+		return &lineProgress{w: env.Stdout, last: map[string]string{}, start: map[string]time.Time{}}
+	}
+}
+
+type jsonProgress struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+}
+
+func (p *jsonProgress) event(ev reconcile.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.enc.Encode(struct {
+		Type string `json:"type"`
+		reconcile.Event
+	}{"progress", ev})
+}
+
+func (p *jsonProgress) close() {}
+
+// lineProgress prints a line when an instance's phase or service status
+// changes, not on every progress tick, so logs stay short.
+type lineProgress struct {
+	mu    sync.Mutex
+	w     io.Writer
+	last  map[string]string
+	start map[string]time.Time
+}
+
+func (p *lineProgress) event(ev reconcile.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	key := string(ev.Phase) + "/" + ev.Status
+	if p.last[ev.Addr] == key {
+		return
+	}
+	p.last[ev.Addr] = key
+	if _, ok := p.start[ev.Addr]; !ok {
+		p.start[ev.Addr] = ev.Time
+	}
+	elapsed := ev.Time.Sub(p.start[ev.Addr]).Round(100 * time.Millisecond)
+	fmt.Fprintln(p.w, eventLine(ev, elapsed))
+}
+
+func (p *lineProgress) close() {}
+
+func eventLine(ev reconcile.Event, elapsed time.Duration) string {
+	line := ev.Addr + ": "
+	switch ev.Phase {
+	case reconcile.PhaseSubmitting:
+		line += "submitting"
+	case reconcile.PhaseSubmitted:
+		line += "submitted, job " + ev.GenerationID
+		if ev.Message != "" {
+			line += " (" + ev.Message + ")"
+		}
+	case reconcile.PhaseRunning:
+		line += fmt.Sprintf("%s %.0f%%", ev.Status, ev.Progress*100)
+	case reconcile.PhaseDownloading:
+		line += "downloading"
+	case reconcile.PhaseDone:
+		line += "done"
+		if ev.Message != "" {
+			line += ": " + ev.Message
+		}
+	case reconcile.PhaseFailed:
+		line += "failed: " + ev.Message
+	case reconcile.PhaseSkipped:
+		line += "skipped: " + ev.Message
+	case reconcile.PhaseInterrupted:
+		line += "interrupted"
+	default:
+		line += string(ev.Phase)
+	}
+	if elapsed > 0 && ev.Phase != reconcile.PhaseSubmitting {
+		line += fmt.Sprintf(" [%s]", elapsed)
+	}
+	return line
+}
+
+// barProgress draws one live bar per instance in flight and an overall bar.
+type barProgress struct {
+	mu      sync.Mutex
+	p       *mpb.Progress
+	overall *mpb.Bar
+	bars    map[string]*jobBar
+}
+
+type jobBar struct {
+	bar    *mpb.Bar
+	status string
+}
+
+func newBarProgress(w io.Writer, total int) *barProgress {
+	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(100), mpb.WithRefreshRate(150*time.Millisecond))
+	overall := p.AddBar(int64(max(total, 1)),
+		mpb.BarPriority(1<<30),
+		mpb.PrependDecorators(decor.Name("overall", decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d", decor.WCSyncSpace)),
+		mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace)),
+	)
+	return &barProgress{p: p, overall: overall, bars: map[string]*jobBar{}}
+}
+
+func (b *barProgress) event(ev reconcile.Event) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	jb := b.bars[ev.Addr]
+	if jb == nil {
+		jb = &jobBar{status: string(ev.Phase)}
+		status := func(decor.Statistics) string { return jb.status }
+		jb.bar = b.p.AddBar(1000,
+			mpb.BarRemoveOnComplete(),
+			mpb.PrependDecorators(decor.Name(ev.Addr, decor.WCSyncSpaceR), decor.Any(status, decor.WCSyncSpaceR)),
+			mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace)),
+		)
+		b.bars[ev.Addr] = jb
+	}
+	switch ev.Phase {
+	case reconcile.PhaseRunning:
+		jb.status = ev.Status
+		jb.bar.SetCurrent(int64(ev.Progress * 900))
+	case reconcile.PhaseDownloading:
+		jb.status = "downloading"
+		jb.bar.SetCurrent(950)
+	case reconcile.PhaseDone, reconcile.PhaseFailed, reconcile.PhaseSkipped, reconcile.PhaseInterrupted:
+		if !jb.bar.Completed() {
+			jb.bar.SetTotal(-1, true)
+			b.overall.Increment()
+		}
+		if ev.Phase != reconcile.PhaseDone {
+			fmt.Fprintln(b.p, eventLine(ev, 0))
+		}
+	default:
+		jb.status = string(ev.Phase)
+	}
+}
+
+func (b *barProgress) close() {
+	b.mu.Lock()
+	for _, jb := range b.bars {
+		if !jb.bar.Completed() {
+			jb.bar.Abort(true)
+		}
+	}
+	b.overall.SetTotal(-1, true)
+	b.mu.Unlock()
+	b.p.Wait()
+}

@@ -1,0 +1,239 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/fatih/color"
+
+	"github.com/genform/genform/reconcile"
+)
+
+// The human rendering of a plan, after Terraform's: a header naming the
+// service, one block per changed instance with its symbol, why it changes
+// and the attributes that differ, then one summary line.
+
+var (
+	colGreen  = color.New(color.FgGreen)
+	colRed    = color.New(color.FgRed)
+	colYellow = color.New(color.FgYellow)
+	colCyan   = color.New(color.FgCyan)
+	colBold   = color.New(color.Bold)
+)
+
+func actionColor(a reconcile.Action) *color.Color {
+	switch a {
+	case reconcile.Create:
+		return colGreen
+	case reconcile.Delete:
+		return colRed
+	case reconcile.Replace:
+		return colYellow
+	default:
+		return colCyan
+	}
+}
+
+func actionVerb(c *reconcile.Change) string {
+	switch c.Action {
+	case reconcile.Create:
+		return "will be generated"
+	case reconcile.Replace:
+		return "must be replaced (generated anew)"
+	case reconcile.Update:
+		return "will be updated in place (no new generation)"
+	case reconcile.Move:
+		return "has moved from " + c.PrevAddr
+	case reconcile.Resume:
+		return "will be resumed"
+	case reconcile.Delete:
+		return "will be deleted"
+	}
+	return "is unchanged"
+}
+
+// renderPlan writes the human plan.
+func renderPlan(w io.Writer, p *reconcile.Plan, serviceLine string) {
+	fmt.Fprintf(w, "Service: %s\n\n", serviceLine)
+	if !p.HasChanges() {
+		fmt.Fprintln(w, colGreen.Sprint(colBold.Sprint("No changes.")+" Your media matches the configuration."))
+		return
+	}
+	fmt.Fprintln(w, "genform will perform the following actions:")
+	var warnings []string
+	for _, c := range p.Changes {
+		if c.Action == reconcile.NoOp {
+			continue
+		}
+		fmt.Fprintln(w)
+		renderChange(w, c)
+		for _, wn := range c.Warnings {
+			warnings = append(warnings, c.Addr+": "+wn)
+		}
+	}
+	for _, wn := range warnings {
+		fmt.Fprintf(w, "\n%s %s\n", colYellow.Sprint(colBold.Sprint("Warning:")), wn)
+	}
+	fmt.Fprintf(w, "\n%s\n", colBold.Sprint(summaryLine(p)))
+}
+
+func renderChange(w io.Writer, c *reconcile.Change) {
+	col := actionColor(c.Action)
+	kind, name := splitAddr(c.Addr)
+	fmt.Fprintf(w, "  %s %s", colBold.Sprint("# "+c.Addr), colBold.Sprint(actionVerb(c)))
+	if c.Reason != "" {
+		fmt.Fprintf(w, ": %s", c.Reason)
+	}
+	fmt.Fprintln(w)
+	sym := fmt.Sprintf("%3s", c.Action.Symbol())
+	if c.Action == reconcile.Delete && len(c.Attrs) == 0 {
+		fmt.Fprintf(w, "%s %s %q\n", col.Sprint(sym), kind, name)
+		return
+	}
+	fmt.Fprintf(w, "%s %s %q {\n", col.Sprint(sym), kind, name)
+	width := 0
+	for _, a := range c.Attrs {
+		width = max(width, len(a.Name))
+	}
+	hidden := 0
+	for _, a := range c.Attrs {
+		fmt.Fprintf(w, "      %s %-*s = %s\n", attrSymbol(c, a), width, a.Name, attrValue(c, a))
+	}
+	if c.Action != reconcile.Create && c.After != nil {
+		hidden = len(c.After) - len(c.Attrs)
+	}
+	if hidden > 0 {
+		fmt.Fprintf(w, "        # (%d unchanged attribute%s hidden)\n", hidden, plural(hidden))
+	}
+	if c.GenerationID != "" {
+		fmt.Fprintf(w, "        # job %s\n", c.GenerationID)
+	}
+	fmt.Fprintln(w, "    }")
+}
+
+func attrSymbol(c *reconcile.Change, a reconcile.AttrChange) string {
+	switch {
+	case c.Action == reconcile.Create:
+		return colGreen.Sprint("+")
+	case a.Before == nil && !a.Unknown:
+		return colGreen.Sprint("+")
+	case a.After == nil && !a.Unknown:
+		return colRed.Sprint("-")
+	}
+	return colYellow.Sprint("~")
+}
+
+func attrValue(c *reconcile.Change, a reconcile.AttrChange) string {
+	after := formatValue(a.After)
+	if a.Unknown {
+		after = "(known after apply)"
+	}
+	if c.Action == reconcile.Create || a.Before == nil {
+		return after
+	}
+	if a.After == nil && !a.Unknown {
+		return formatValue(a.Before) + " -> null"
+	}
+	if bs, ok := a.Before.(string); ok {
+		if as, ok := a.After.(string); ok && (a.Name == "prompt" || a.Name == "negative_prompt") {
+			return `"` + renderWordDiff(wordDiff(bs, as), colRed.Sprint, colGreen.Sprint) + `"`
+		}
+	}
+	return formatValue(a.Before) + " -> " + after
+}
+
+// formatValue renders a JSON-shaped value as HCL would write it, cutting
+// long strings (data URIs) so a plan stays readable.
+func formatValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		if len(x) > 120 {
+			return fmt.Sprintf("%q", x[:60]+fmt.Sprintf("… (%d bytes)", len(x)))
+		}
+		return fmt.Sprintf("%q", x)
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = formatValue(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = k + " = " + formatValue(x[k])
+		}
+		return "{ " + strings.Join(parts, ", ") + " }"
+	default:
+		b, err := json.Marshal(x)
+		if err != nil {
+			return fmt.Sprint(x)
+		}
+		return string(b)
+	}
+}
+
+func splitAddr(addr string) (kind, name string) {
+	kind, name, _ = strings.Cut(addr, ".")
+	return kind, name
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// summaryLine is the plan's closing line, e.g.
+// "Plan: 3 to generate (6 images, 1 video), 1 to re-download, 1 to move, 0 to delete."
+func summaryLine(p *reconcile.Plan) string {
+	s := p.Summary()
+	if !p.HasChanges() {
+		return "No changes. Your media matches the configuration."
+	}
+	line := fmt.Sprintf("Plan: %d to generate (%d image%s, %d video%s), %d to re-download, %d to move, %d to delete",
+		s.Generate, s.Images, plural(s.Images), s.Videos, plural(s.Videos), s.Redownload, s.Move, s.Delete)
+	if s.Resume > 0 {
+		line += fmt.Sprintf(", %d to resume", s.Resume)
+	}
+	return line + "."
+}
+
+// planDocument is the JSON form of a plan (plan -json, show -json PLANFILE).
+type planDocument struct {
+	FormatVersion string              `json:"format_version"`
+	Service       string              `json:"service"`
+	Lineage       string              `json:"lineage,omitempty"`
+	Serial        uint64              `json:"serial"`
+	Changes       []*reconcile.Change `json:"changes"`
+	Summary       reconcile.Summary   `json:"summary"`
+	HasChanges    bool                `json:"has_changes"`
+}
+
+func renderPlanJSON(w io.Writer, p *reconcile.Plan) error {
+	doc := planDocument{
+		FormatVersion: reconcile.FormatVersion,
+		Service:       p.Service,
+		Lineage:       p.Lineage,
+		Serial:        p.Serial,
+		Changes:       p.Changes,
+		Summary:       p.Summary(),
+		HasChanges:    p.HasChanges(),
+	}
+	if doc.Changes == nil {
+		doc.Changes = []*reconcile.Change{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}

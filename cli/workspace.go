@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/genform/genform/config"
+	"github.com/genform/genform/service"
+	"github.com/genform/genform/simulator"
+	"github.com/genform/genform/statefile"
+)
+
+// This file holds what the commands that plan and apply share: loading the
+// configuration, naming the service, opening the state, starting the
+// built-in simulator. Each command takes only the pieces it needs.
+
+// builtinService is the service identity of the built-in simulator. Its
+// port changes from run to run, so the port cannot be part of fingerprints.
+const builtinService = "simulator"
+
+// builtinToken is what genform presents to its own in-process simulator.
+const builtinToken = "genform-builtin"
+
+// stringsFlag collects a repeatable flag (-target, -replace).
+type stringsFlag []string
+
+func (s *stringsFlag) String() string     { return strings.Join(*s, ",") }
+func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }
+
+// loadConfig loads the configuration of the working directory and prints
+// its diagnostics. It returns nil when there were errors.
+func loadConfig(env *Env, opts config.Options) *config.Config {
+	cfg, diags := config.Load(".", opts)
+	if len(diags) > 0 {
+		writeDiagnostics(env, cfg.Files, diags)
+	}
+	if diags.HasErrors() {
+		return nil
+	}
+	return cfg
+}
+
+// endpoint says which service a command talks to.
+type endpoint struct {
+	// ID enters fingerprints: the base URL, or "simulator".
+	ID string
+	// BaseURL is "" for the built-in simulator.
+	BaseURL string
+	Token   string
+}
+
+func (ep endpoint) builtin() bool { return ep.BaseURL == "" }
+
+// describe is the plan header's service line.
+func (ep endpoint) describe() string {
+	if ep.builtin() {
+		return "built-in simulator (outputs are synthetic)"
+	}
+	return ep.BaseURL
+}
+
+// resolveEndpoint applies the precedence config > environment > built-in.
+func resolveEndpoint(env *Env, cfg *config.Config) endpoint {
+	base := cfg.Service.BaseURL
+	if base == "" {
+		base = env.Getenv("GENFORM_BASE_URL")
+	}
+	token := cfg.Service.Token
+	if token == "" {
+		token = env.Getenv("GENFORM_TOKEN")
+	}
+	if base == "" {
+		return endpoint{ID: builtinService, Token: builtinToken}
+	}
+	base = strings.TrimRight(base, "/")
+	return endpoint{ID: base, BaseURL: base, Token: token}
+}
+
+// connect returns a client of the service; for the built-in simulator it
+// first starts one on a loopback port, its jobs kept under .genform/ so an
+// interrupted apply resumes against it. stop releases what connect started.
+func connect(env *Env, cfg *config.Config, ep endpoint) (client *service.Client, stop func(), err error) {
+	stop = func() {}
+	base := ep.BaseURL
+	if ep.builtin() {
+		dataDir := filepath.Join(filepath.Dir(cfg.Settings.StateFile), "simulator")
+		inst, err := simulator.Listen("127.0.0.1:0", simulator.Options{
+			Latency: time.Second,
+			DataDir: dataDir,
+			Token:   builtinToken,
+		})
+		if err != nil {
+			return nil, stop, fmt.Errorf("starting the built-in simulator: %w", err)
+		}
+		base = inst.URL
+		stop = func() { inst.Close() }
+	}
+	var debug io.Writer
+	if strings.EqualFold(env.Getenv("GENFORM_LOG"), "debug") {
+		debug = env.Stderr
+	}
+	client, err = service.New(service.Config{
+		BaseURL:           base,
+		Token:             ep.Token,
+		RequestsPerMinute: cfg.Service.RequestsPerMinute,
+		Debug:             debug,
+		AllowRemoteHTTP:   true, // the base URL was set explicitly by the user
+		UserAgent:         "genform/" + Version,
+	})
+	if err != nil {
+		stop()
+		return nil, func() {}, err
+	}
+	return client, stop, nil
+}
+
+// openState opens the state file under its exclusive lock. With create
+// false, a missing file gives (nil, nil).
+func openState(cfg *config.Config, command string, lockTimeout time.Duration, create bool) (*statefile.Store, error) {
+	st, err := statefile.Open(cfg.Settings.StateFile, statefile.Options{
+		LockTimeout: lockTimeout,
+		Command:     "genform " + command,
+		Create:      create,
+	})
+	if err != nil {
+		if !create && errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return st, nil
+}
+
+// snapshot reads the whole state under the lock; a missing state file is
+// an empty state.
+func snapshot(cfg *config.Config, command string, lockTimeout time.Duration) (*statefile.Snapshot, error) {
+	st, err := openState(cfg, command, lockTimeout, false)
+	if err != nil || st == nil {
+		return nil, err
+	}
+	defer st.Close()
+	return st.Snapshot()
+}
+
+// planFlags are the flags plan, apply and destroy share.
+type planFlags struct {
+	vars        varFlags
+	targets     stringsFlag
+	replace     stringsFlag
+	lockTimeout time.Duration
+	refresh     bool
+}
+
+func (p *planFlags) register(fs *flag.FlagSet, withRefresh bool) {
+	p.vars.register(fs)
+	fs.Var(&p.targets, "target", "limit to this resource address and what it depends on (repeatable)")
+	fs.Var(&p.replace, "replace", "generate this resource instance anew (repeatable)")
+	fs.DurationVar(&p.lockTimeout, "lock-timeout", 0, "how long to wait for the state lock")
+	p.refresh = true
+	if withRefresh {
+		fs.BoolVar(&p.refresh, "refresh", true, "check output files on disk")
+	}
+}

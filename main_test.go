@@ -1,0 +1,161 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/genform/genform/cli"
+	"github.com/genform/genform/simulator"
+)
+
+var update = flag.Bool("u", false, "update testscript golden files")
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"genform": func() { os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScript runs the end-to-end scripts of testdata/script against the real
+// binary. Each script gets its own simulator on a loopback port, reachable
+// through GENFORM_BASE_URL, with a short latency so the suite stays fast.
+func TestScript(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join("testdata", "script"),
+		UpdateScripts:       *update,
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			h := &simHolder{}
+			if err := h.start(simulator.Options{Latency: 300 * time.Millisecond, Token: "test-token"}); err != nil {
+				return err
+			}
+			env.Defer(h.close)
+			env.Values[simKey{}] = h
+			env.Setenv("GENFORM_BASE_URL", h.inst.URL)
+			env.Setenv("SIM_URL", h.inst.URL)
+			env.Setenv("GENFORM_TOKEN", "test-token")
+			env.Setenv("GENFORM_IN_AUTOMATION", "1")
+			env.Setenv("NO_COLOR", "1")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"sim-start": cmdSimStart,
+			"sim-stats": cmdSimStats,
+			"sim-wait":  cmdSimWait,
+		},
+	})
+}
+
+type simKey struct{}
+
+// simHolder owns the simulator of one script; sim-start swaps it.
+type simHolder struct {
+	mu   sync.Mutex
+	inst *simulator.Instance
+}
+
+func (h *simHolder) start(opts simulator.Options) error {
+	inst, err := simulator.Listen("127.0.0.1:0", opts)
+	if err != nil {
+		return err
+	}
+	h.mu.Lock()
+	old := h.inst
+	h.inst = inst
+	h.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+	return nil
+}
+
+func (h *simHolder) close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.inst != nil {
+		h.inst.Close()
+		h.inst = nil
+	}
+}
+
+func holder(ts *testscript.TestScript) *simHolder { return ts.Value(simKey{}).(*simHolder) }
+
+// sim-start [-latency D] [-error-rate F] [-truncate-rate F] [-fail-rate F] [-rpm N]
+// [-max-concurrent N] [-seed N] [-data DIR] [-url-ttl D] restarts the script's
+// simulator with these options and points GENFORM_BASE_URL at it.
+func cmdSimStart(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! sim-start")
+	}
+	fs := flag.NewFlagSet("sim-start", flag.ContinueOnError)
+	opts := simulator.Options{Token: "test-token"}
+	fs.DurationVar(&opts.Latency, "latency", 300*time.Millisecond, "")
+	fs.Float64Var(&opts.ErrorRate, "error-rate", 0, "")
+	fs.Float64Var(&opts.TruncateRate, "truncate-rate", 0, "")
+	fs.Float64Var(&opts.FailRate, "fail-rate", 0, "")
+	fs.IntVar(&opts.RPM, "rpm", 0, "")
+	fs.IntVar(&opts.MaxConcurrent, "max-concurrent", 0, "")
+	fs.Int64Var(&opts.Seed, "seed", 1, "")
+	fs.DurationVar(&opts.URLTTL, "url-ttl", 0, "")
+	data := fs.String("data", "", "")
+	ts.Check(fs.Parse(args))
+	if *data != "" {
+		opts.DataDir = ts.MkAbs(*data)
+	}
+	h := holder(ts)
+	ts.Check(h.start(opts))
+	ts.Setenv("GENFORM_BASE_URL", h.inst.URL)
+	ts.Setenv("SIM_URL", h.inst.URL)
+}
+
+func simReport(ts *testscript.TestScript) simulator.JobsReport {
+	h := holder(ts)
+	h.mu.Lock()
+	url := h.inst.URL
+	h.mu.Unlock()
+	resp, err := http.Get(url + "/_sim/jobs")
+	ts.Check(err)
+	defer resp.Body.Close()
+	var rep simulator.JobsReport
+	ts.Check(json.NewDecoder(resp.Body).Decode(&rep))
+	return rep
+}
+
+// sim-stats prints what the simulator saw, one "name value" line each:
+// jobs, creates-max (the highest create count of any one request
+// fingerprint: 1 means nothing was generated twice), requests, throttled.
+func cmdSimStats(ts *testscript.TestScript, neg bool, args []string) {
+	rep := simReport(ts)
+	most := 0
+	for _, n := range rep.Creates {
+		most = max(most, n)
+	}
+	fmt.Fprintf(ts.Stdout(), "jobs %d\ncreates-max %d\nrequests %d\nthrottled %d\n", len(rep.Jobs), most, rep.Requests, rep.Throttled)
+}
+
+// sim-wait N waits (up to 30s) until the simulator holds at least N jobs.
+func cmdSimWait(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: sim-wait N")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if len(simReport(ts).Jobs) >= n {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.Fatalf("simulator holds fewer than %d jobs after 30s", n)
+}

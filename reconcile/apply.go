@@ -1,0 +1,705 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/genform/genform/config"
+	"github.com/genform/genform/service"
+	"github.com/genform/genform/statefile"
+)
+
+// Service is what applying needs of the generation service. *service.Client
+// implements it. Implementations must be safe for concurrent use.
+type Service interface {
+	Create(ctx context.Context, endpoint string, body []byte) (string, error)
+	Status(ctx context.Context, creationID string) (service.Status, error)
+	Detail(ctx context.Context, creationID string) (*service.Creation, error)
+	WatermarkFreeURL(ctx context.Context, creationID string) (*service.WatermarkFreeURL, error)
+	Download(ctx context.Context, mediaURL, dir, base string) (*service.Downloaded, error)
+}
+
+// Phase is a step of one instance's apply, reported in Events.
+type Phase string
+
+// The phases an Event reports.
+const (
+	PhaseSubmitting  Phase = "submitting"
+	PhaseSubmitted   Phase = "submitted"
+	PhaseRunning     Phase = "running"
+	PhaseDownloading Phase = "downloading"
+	PhaseDone        Phase = "done"
+	PhaseFailed      Phase = "failed"
+	PhaseSkipped     Phase = "skipped"
+	PhaseInterrupted Phase = "interrupted"
+)
+
+// Event reports progress of one instance. Events are delivered from many
+// goroutines; the callback must be safe for concurrent use and quick.
+type Event struct {
+	Time         time.Time `json:"time"`
+	Addr         string    `json:"address"`
+	Action       Action    `json:"action"`
+	Phase        Phase     `json:"phase"`
+	Status       string    `json:"status,omitempty"` // the service's raw status
+	Progress     float64   `json:"progress,omitempty"`
+	GenerationID string    `json:"generation_id,omitempty"`
+	Message      string    `json:"message,omitempty"`
+}
+
+// Engine applies plans.
+type Engine struct {
+	Config    *config.Config
+	Store     *statefile.Store
+	Service   Service
+	ServiceID string
+	// Parallelism bounds the generations in flight at once.
+	Parallelism int
+	// PollInterval is the longest wait between two status polls of a job.
+	PollInterval time.Duration
+	// Timeout bounds the wait for one generation; past it the job is left
+	// resumable.
+	Timeout time.Duration
+	// Dir is the working directory output paths are relative to.
+	Dir string
+	// Events receives progress; nil discards it.
+	Events func(Event)
+	// Logf receives diagnostics worth a line in a debug log; nil discards.
+	Logf func(format string, args ...any)
+}
+
+// Failure is one instance that did not reach its planned state.
+type Failure struct {
+	Addr string `json:"address"`
+	Err  error  `json:"-"`
+	// Message is Err's text, for JSON.
+	Message string `json:"message"`
+}
+
+// Job is a generation left running on the service.
+type Job struct {
+	Addr         string `json:"address"`
+	GenerationID string `json:"generation_id"`
+}
+
+// Result is what an apply did.
+type Result struct {
+	Generated   []string  `json:"generated"`
+	Resumed     []string  `json:"resumed"`
+	Updated     []string  `json:"updated"`
+	Moved       []string  `json:"moved"`
+	Deleted     []string  `json:"deleted"`
+	Failed      []Failure `json:"failed"`
+	Skipped     []Failure `json:"skipped"`
+	Running     []Job     `json:"running"`
+	Warnings    []string  `json:"warnings"`
+	Interrupted bool      `json:"interrupted"`
+}
+
+type applyRun struct {
+	e       *Engine
+	ctx     context.Context
+	plan    *Plan
+	sem     chan struct{}
+	mu      sync.Mutex
+	res     *Result
+	failed  map[string]string // resource-level address -> why it failed
+	running map[string]string // addr -> generation id of jobs in flight
+}
+
+// Apply carries out plan. Cancelling ctx is the first Ctrl-C: no new
+// generation is submitted, requests already on the wire are allowed to
+// record their answer, polling and downloads stop, and the jobs still running
+// on the service are listed in the result so a rerun resumes them.
+func (e *Engine) Apply(ctx context.Context, plan *Plan) (*Result, error) {
+	par := e.Parallelism
+	if par < 1 {
+		par = 1
+	}
+	r := &applyRun{
+		e:       e,
+		ctx:     ctx,
+		plan:    plan,
+		sem:     make(chan struct{}, par),
+		res:     &Result{},
+		failed:  map[string]string{},
+		running: map[string]string{},
+	}
+	changes := map[string]*Change{}
+	for _, c := range plan.Changes {
+		changes[c.Addr] = c
+	}
+
+	// Moves first: they free the old addresses and put files in place for
+	// what references them.
+	for _, c := range plan.Changes {
+		if c.Action == Move {
+			r.move(c)
+		}
+	}
+
+	// Then the configuration's resources in dependency order, each as soon
+	// as what it depends on is done.
+	done := map[string]chan struct{}{}
+	for _, res := range e.Config.Resources {
+		done[res.Addr()] = make(chan struct{})
+	}
+	scope := config.Scope{}
+	var scopeMu sync.Mutex
+	var wg sync.WaitGroup
+	for _, res := range e.Config.Resources {
+		wg.Add(1)
+		go func(res *config.Resource) {
+			defer wg.Done()
+			defer close(done[res.Addr()])
+			for _, d := range res.Refs {
+				if ch, ok := done[d]; ok {
+					<-ch
+				}
+			}
+			r.resource(res, changes, scope, &scopeMu)
+		}(res)
+	}
+	wg.Wait()
+
+	// Deletes last.
+	for i := len(plan.Changes) - 1; i >= 0; i-- {
+		if c := plan.Changes[i]; c.Action == Delete {
+			r.delete(c)
+		}
+	}
+
+	r.res.Interrupted = ctx.Err() != nil
+	for addr, id := range r.running {
+		r.res.Running = append(r.res.Running, Job{Addr: addr, GenerationID: id})
+	}
+	sort.Slice(r.res.Running, func(i, j int) bool { return r.res.Running[i].Addr < r.res.Running[j].Addr })
+	for _, l := range [][]string{r.res.Generated, r.res.Resumed, r.res.Updated, r.res.Moved, r.res.Deleted} {
+		sort.Strings(l)
+	}
+	sort.Slice(r.res.Failed, func(i, j int) bool { return r.res.Failed[i].Addr < r.res.Failed[j].Addr })
+	sort.Slice(r.res.Skipped, func(i, j int) bool { return r.res.Skipped[i].Addr < r.res.Skipped[j].Addr })
+	return r.res, nil
+}
+
+// resource expands one resource with its dependencies' recorded values and
+// applies the changes of its instances.
+func (r *applyRun) resource(res *config.Resource, changes map[string]*Change, scope config.Scope, scopeMu *sync.Mutex) {
+	e := r.e
+	addr := res.Addr()
+	var blocked []string
+	r.mu.Lock()
+	for _, d := range res.Refs {
+		if why, ok := r.failed[d]; ok {
+			blocked = append(blocked, fmt.Sprintf("%s (%s)", d, why))
+		}
+	}
+	r.mu.Unlock()
+
+	scopeMu.Lock()
+	insts, diags := e.Config.Expand(res, scope)
+	scopeMu.Unlock()
+
+	var wg sync.WaitGroup
+	for _, inst := range insts {
+		c := changes[inst.Addr]
+		if c == nil || c.Action == NoOp || c.Action == Move || c.Action == Delete {
+			continue
+		}
+		if len(blocked) > 0 {
+			r.skip(c, fmt.Errorf("not applied because %s failed", joinList(blocked)))
+			continue
+		}
+		if r.ctx.Err() != nil {
+			continue
+		}
+		wg.Add(1)
+		go func(inst *config.Instance, c *Change) {
+			defer wg.Done()
+			var err error
+			switch c.Action {
+			case Create, Replace:
+				err = r.generate(inst, c)
+			case Resume:
+				err = r.resume(inst, c)
+			case Update:
+				err = r.update(inst, c)
+			}
+			if err != nil {
+				r.fail(c, err)
+			}
+		}(inst, c)
+	}
+	wg.Wait()
+	if diags.HasErrors() {
+		r.mu.Lock()
+		r.failed[addr] = diags.Error()
+		r.res.Failed = append(r.res.Failed, Failure{Addr: addr, Err: diags, Message: diags.Error()})
+		r.mu.Unlock()
+	}
+
+	// What references this resource sees its recorded values now.
+	values := map[string]cty.Value{}
+	for _, inst := range insts {
+		rec, err := e.Store.Resource(inst.Addr)
+		if err == nil && rec != nil && rec.Status == StatusSucceed {
+			values[inst.Addr] = recordValue(rec, rec.Dir)
+		} else {
+			values[inst.Addr] = config.UnknownInstance()
+		}
+	}
+	scopeMu.Lock()
+	scope[addr] = config.ResourceValue(res, insts, values)
+	scopeMu.Unlock()
+}
+
+func joinList(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	s := items[0]
+	for _, it := range items[1 : len(items)-1] {
+		s += ", " + it
+	}
+	return s + " and " + items[len(items)-1]
+}
+
+func (r *applyRun) emit(ev Event) {
+	if r.e.Events == nil {
+		return
+	}
+	ev.Time = time.Now()
+	r.e.Events(ev)
+}
+
+func (r *applyRun) logf(format string, args ...any) {
+	if r.e.Logf != nil {
+		r.e.Logf(format, args...)
+	}
+}
+
+func (r *applyRun) fail(c *Change, err error) {
+	if errors.Is(err, context.Canceled) && r.ctx.Err() != nil {
+		r.emit(Event{Addr: c.Addr, Action: c.Action, Phase: PhaseInterrupted})
+		return
+	}
+	r.mu.Lock()
+	r.failed[c.Resource] = err.Error()
+	r.res.Failed = append(r.res.Failed, Failure{Addr: c.Addr, Err: err, Message: err.Error()})
+	r.mu.Unlock()
+	r.emit(Event{Addr: c.Addr, Action: c.Action, Phase: PhaseFailed, Message: err.Error()})
+}
+
+func (r *applyRun) skip(c *Change, err error) {
+	r.mu.Lock()
+	r.failed[c.Resource] = "a dependency failed"
+	r.res.Skipped = append(r.res.Skipped, Failure{Addr: c.Addr, Err: err, Message: err.Error()})
+	r.mu.Unlock()
+	r.emit(Event{Addr: c.Addr, Action: c.Action, Phase: PhaseSkipped, Message: err.Error()})
+}
+
+func (r *applyRun) record(list *[]string, addr string) {
+	r.mu.Lock()
+	*list = append(*list, addr)
+	r.mu.Unlock()
+}
+
+func (r *applyRun) setRunning(addr, id string) {
+	r.mu.Lock()
+	if id == "" {
+		delete(r.running, addr)
+	} else {
+		r.running[addr] = id
+	}
+	r.mu.Unlock()
+}
+
+// acquire takes a generation slot; it fails when the apply is interrupted.
+func (r *applyRun) acquire() error {
+	select {
+	case r.sem <- struct{}{}:
+		if r.ctx.Err() != nil {
+			<-r.sem
+			return r.ctx.Err()
+		}
+		return nil
+	case <-r.ctx.Done():
+		return r.ctx.Err()
+	}
+}
+
+func (r *applyRun) release() { <-r.sem }
+
+// generate submits a new generation of inst, write-ahead: the intent is
+// committed before the request leaves, the generation id as soon as it is
+// known, and only then is the job polled.
+func (r *applyRun) generate(inst *config.Instance, c *Change) error {
+	e := r.e
+	if inst.Request == nil {
+		return fmt.Errorf("the request of %s still depends on values that are not known; apply what it references first", inst.Addr)
+	}
+	if err := r.acquire(); err != nil {
+		return err
+	}
+	defer r.release()
+	fp := config.Fingerprint(e.ServiceID, inst.Endpoint, inst.Request)
+	intent := &statefile.Intent{
+		Addr:        inst.Addr,
+		Kind:        string(inst.Resource.Kind),
+		Endpoint:    inst.Endpoint,
+		Fingerprint: fp,
+		Request:     inst.Request,
+		CreatedAt:   time.Now().UTC(),
+	}
+	if err := e.Store.Update(func(tx *statefile.Tx) error { return tx.PutIntent(intent) }); err != nil {
+		return fmt.Errorf("recording the intent to submit %s: %w", inst.Addr, err)
+	}
+	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseSubmitting})
+
+	// A create request already on the wire is allowed to finish after the
+	// first Ctrl-C, so that its generation id is recorded rather than lost.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), 2*time.Minute)
+	id, err := e.Service.Create(cctx, inst.Endpoint, inst.Request)
+	cancel()
+	if err != nil {
+		if errors.Is(err, service.ErrAmbiguousCreate) {
+			return fmt.Errorf("submitting %s: %w; the service may have created the job, so the intent is kept and the next plan warns about it", inst.Addr, err)
+		}
+		if derr := e.Store.Update(func(tx *statefile.Tx) error { return tx.DeleteIntent(inst.Addr) }); derr != nil {
+			return fmt.Errorf("submitting %s: %w (and clearing its intent: %v)", inst.Addr, err, derr)
+		}
+		return fmt.Errorf("the service refused %s: %w", inst.Addr, err)
+	}
+	intent.GenerationID = id
+	intent.SubmittedAt = time.Now().UTC()
+	if err := e.Store.Update(func(tx *statefile.Tx) error { return tx.PutIntent(intent) }); err != nil {
+		return fmt.Errorf("recording generation %s of %s: %w", id, inst.Addr, err)
+	}
+	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseSubmitted, GenerationID: id})
+	if err := r.finish(inst, c, intent); err != nil {
+		return err
+	}
+	r.record(&r.res.Generated, inst.Addr)
+	return nil
+}
+
+// resume polls a job an earlier apply submitted.
+func (r *applyRun) resume(inst *config.Instance, c *Change) error {
+	e := r.e
+	if err := r.acquire(); err != nil {
+		return err
+	}
+	defer r.release()
+	var intent *statefile.Intent
+	err := e.Store.Update(func(tx *statefile.Tx) error {
+		var err error
+		intent, err = tx.Intent(inst.Addr)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("reading the intent of %s: %w", inst.Addr, err)
+	}
+	if intent == nil || intent.GenerationID == "" {
+		return fmt.Errorf("%s has no recorded job to resume; run plan again", inst.Addr)
+	}
+	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseSubmitted, GenerationID: intent.GenerationID, Message: "resuming"})
+	if err := r.finish(inst, c, intent); err != nil {
+		return err
+	}
+	r.record(&r.res.Resumed, inst.Addr)
+	return nil
+}
+
+// finish waits for a submitted job, downloads its outputs and records it.
+func (r *applyRun) finish(inst *config.Instance, c *Change, intent *statefile.Intent) error {
+	e := r.e
+	id := intent.GenerationID
+	r.setRunning(inst.Addr, id)
+	st, err := r.poll(inst.Addr, c.Action, id)
+	if err != nil {
+		if r.ctx.Err() != nil {
+			return context.Canceled
+		}
+		return err
+	}
+	r.setRunning(inst.Addr, "")
+	old, err := e.Store.Resource(inst.Addr)
+	if err != nil {
+		return err
+	}
+	now := time.Now().UTC()
+	rec := &statefile.Resource{
+		Addr:          inst.Addr,
+		Kind:          string(inst.Resource.Kind),
+		Endpoint:      intent.Endpoint,
+		Fingerprint:   intent.Fingerprint,
+		Request:       intent.Request,
+		GenerationID:  id,
+		CreationID:    id,
+		Status:        st.Raw,
+		Dir:           inst.Dir,
+		WatermarkFree: inst.WatermarkFree,
+		Deps:          inst.Resource.Refs,
+		CreatedAt:     now,
+		UpdatedAt:     now,
+	}
+	if st.State == service.StateFailed {
+		rec.Status = StatusFailed
+		rec.Error = "the service reported the generation failed"
+		if old != nil {
+			// Keep what the previous generation made; the next plan
+			// replaces it again.
+			rec.Outputs = old.Outputs
+			rec.Dir = old.Dir
+			rec.CreatedAt = old.CreatedAt
+		}
+		if err := e.Store.Update(func(tx *statefile.Tx) error {
+			if err := tx.PutResource(rec); err != nil {
+				return err
+			}
+			return tx.DeleteIntent(inst.Addr)
+		}); err != nil {
+			return fmt.Errorf("recording the failure of %s: %w", inst.Addr, err)
+		}
+		return fmt.Errorf("generation %s of %s failed on the service; fix the request (or retry) and apply again", id, inst.Addr)
+	}
+
+	det, err := e.Service.Detail(r.ctx, id)
+	if err != nil {
+		return fmt.Errorf("fetching the detail of %s (job %s): %w; rerun apply to resume", inst.Addr, id, err)
+	}
+	rec.Detail = det.Raw
+	rec.Status = StatusSucceed
+	rec.Outputs = outputsOf(inst.Resource.Kind, det)
+	if len(rec.Outputs) == 0 {
+		return fmt.Errorf("the service reported %s (job %s) succeeded but listed no outputs", inst.Addr, id)
+	}
+	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseDownloading, GenerationID: id})
+	dlErr := r.downloadAll(rec, nil)
+	// The generation is paid for and done: record it whatever the
+	// downloads did, so a failed download is retried, never regenerated.
+	if err := e.Store.Update(func(tx *statefile.Tx) error {
+		if err := tx.PutResource(rec); err != nil {
+			return err
+		}
+		if err := tx.SetProtected(inst.Addr, inst.Resource.PreventDestroy); err != nil {
+			return err
+		}
+		return tx.DeleteIntent(inst.Addr)
+	}); err != nil {
+		return fmt.Errorf("recording %s (job %s): %w", inst.Addr, id, err)
+	}
+	if old != nil {
+		r.removeStale(old, rec)
+	}
+	if dlErr != nil {
+		return fmt.Errorf("%w; the generation is recorded, rerun apply to download again (nothing is regenerated)", dlErr)
+	}
+	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseDone, GenerationID: id, Message: fmt.Sprintf("%d file(s) in %s", len(rec.Outputs), rec.Dir)})
+	return nil
+}
+
+// outputsOf lists the files a creation offers: one per image, or the video.
+func outputsOf(kind config.Kind, det *service.Creation) []statefile.Output {
+	var outs []statefile.Output
+	if kind == config.KindVideo {
+		o := statefile.Output{Index: 0, MediaURL: det.VideoURL, ThumbnailURL: det.ThumbnailURL}
+		if len(det.Outputs) > 0 {
+			o.ID = det.Outputs[0].ID
+			if o.MediaURL == "" {
+				o.MediaURL = det.Outputs[0].MediaURL
+			}
+			if det.Outputs[0].ThumbnailURL != "" {
+				o.ThumbnailURL = det.Outputs[0].ThumbnailURL
+			}
+		}
+		if o.MediaURL == "" {
+			return nil
+		}
+		return []statefile.Output{o}
+	}
+	for i, out := range det.Outputs {
+		outs = append(outs, statefile.Output{Index: i, ID: out.ID, MediaURL: out.MediaURL, ThumbnailURL: out.ThumbnailURL})
+	}
+	return outs
+}
+
+// downloadAll fetches the outputs of rec (only those in which, when not
+// nil) into rec.Dir, filling in path, size, mtime and hash. An output that
+// could not be fetched keeps an empty hash, so the next plan re-downloads it.
+func (r *applyRun) downloadAll(rec *statefile.Resource, which map[int]bool) error {
+	e := r.e
+	var errs []error
+	var wmURL string
+	for i := range rec.Outputs {
+		o := &rec.Outputs[i]
+		if which != nil && !which[o.Index] {
+			continue
+		}
+		url := o.MediaURL
+		if rec.Kind == string(config.KindVideo) && rec.WatermarkFree {
+			if wmURL == "" {
+				w, err := e.Service.WatermarkFreeURL(r.ctx, rec.CreationID)
+				if err != nil {
+					errs = append(errs, fmt.Errorf("getting the watermark-free URL of %s: %w", rec.Addr, err))
+					o.SHA256 = ""
+					continue
+				}
+				wmURL = w.URL
+			}
+			url = wmURL
+		}
+		d, err := r.download(url, rec.Dir, o.Index)
+		if err != nil {
+			o.SHA256 = ""
+			errs = append(errs, fmt.Errorf("downloading output %d of %s: %w", o.Index, rec.Addr, err))
+			continue
+		}
+		o.Path = d.path
+		o.Size = d.size
+		o.ModTime = d.mtime
+		o.SHA256 = d.sha
+		o.ContentType = d.contentType
+	}
+	return errors.Join(errs...)
+}
+
+type fetched struct {
+	path, sha, contentType string
+	size                   int64
+	mtime                  time.Time
+}
+
+// download fetches one file, trying again on failures: a download costs
+// nothing, and truncated transfers happen.
+func (r *applyRun) download(url, dir string, index int) (*fetched, error) {
+	e := r.e
+	abs := filepath.Join(e.Dir, filepath.FromSlash(dir))
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, err
+	}
+	var lastErr error
+	for attempt := 0; attempt < 4; attempt++ {
+		if attempt > 0 {
+			select {
+			case <-time.After(time.Duration(attempt*attempt) * 200 * time.Millisecond):
+			case <-r.ctx.Done():
+				return nil, r.ctx.Err()
+			}
+		}
+		d, err := e.Service.Download(r.ctx, url, abs, strconv.Itoa(index))
+		if err != nil {
+			lastErr = err
+			if r.ctx.Err() != nil {
+				return nil, r.ctx.Err()
+			}
+			r.logf("download of %s failed (attempt %d): %v", url, attempt+1, err)
+			continue
+		}
+		fi, err := os.Stat(d.Path)
+		if err != nil {
+			return nil, err
+		}
+		rel := filepath.ToSlash(filepath.Join(dir, filepath.Base(d.Path)))
+		return &fetched{path: rel, sha: d.SHA256, contentType: d.ContentType, size: d.Size, mtime: fi.ModTime()}, nil
+	}
+	return nil, lastErr
+}
+
+// removeStale deletes files of the previous generation that the new one
+// did not overwrite.
+func (r *applyRun) removeStale(old, cur *statefile.Resource) {
+	keep := map[string]bool{}
+	for _, o := range cur.Outputs {
+		keep[o.Path] = true
+	}
+	for _, o := range old.Outputs {
+		if o.Path != "" && !keep[o.Path] {
+			if err := removeFile(filepath.Join(r.e.Dir, filepath.FromSlash(o.Path))); err != nil {
+				r.logf("removing %s: %v", o.Path, err)
+			}
+		}
+	}
+	if old.Dir != cur.Dir {
+		pruneDirs(filepath.Join(r.e.Dir, old.Dir), filepath.Join(r.e.Dir, r.e.Config.Settings.OutputDir))
+	}
+}
+
+// poll waits for a job to finish. It starts fast and backs off to the poll
+// interval, using the reported progress to aim the next poll at the moment
+// the job should be done, so most jobs cost two or three status requests.
+func (r *applyRun) poll(addr string, action Action, id string) (service.Status, error) {
+	e := r.e
+	pi := e.PollInterval
+	if pi <= 0 {
+		pi = 5 * time.Second
+	}
+	timeout := e.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Minute
+	}
+	start := time.Now()
+	wait := min(pi, time.Second)
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	lastRaw := ""
+	for {
+		select {
+		case <-r.ctx.Done():
+			return service.Status{}, r.ctx.Err()
+		case <-timer.C:
+		}
+		st, err := e.Service.Status(r.ctx, id)
+		if err != nil {
+			if r.ctx.Err() != nil {
+				return st, r.ctx.Err()
+			}
+			return st, fmt.Errorf("polling %s (job %s): %w; the job is recorded, rerun apply to resume it", addr, id, err)
+		}
+		if !st.Known && st.Raw != lastRaw {
+			r.logf("%s: job %s reports unknown status %q; treating it as running", addr, id, st.Raw)
+		}
+		lastRaw = st.Raw
+		r.emit(Event{Addr: addr, Action: action, Phase: PhaseRunning, Status: st.Raw, Progress: st.Progress, GenerationID: id})
+		switch st.State {
+		case service.StateDone, service.StateFailed:
+			return st, nil
+		}
+		elapsed := time.Since(start)
+		if elapsed >= timeout {
+			return st, fmt.Errorf("job %s of %s still %s after %s (the service timeout); it is recorded, rerun apply to resume it", id, addr, st.Raw, timeout)
+		}
+		wait = nextPoll(wait, elapsed, st.Progress, pi)
+		timer.Reset(wait)
+	}
+}
+
+// nextPoll picks the wait before the next status request. While the job
+// reports progress p after elapsed, it should be done near elapsed/p, so
+// the next poll aims just past that; past full progress (post-processing)
+// short waits follow; with no progress yet the wait doubles. The wait never
+// exceeds the poll interval.
+func nextPoll(prev, elapsed time.Duration, progress float64, interval time.Duration) time.Duration {
+	var next time.Duration
+	switch {
+	case progress >= 1:
+		next = elapsed / 12
+	case progress > 0.02:
+		next = time.Duration(float64(elapsed)/progress) - elapsed + 20*time.Millisecond
+	default:
+		next = prev * 2
+	}
+	return min(max(next, 50*time.Millisecond), interval)
+}

@@ -1,0 +1,198 @@
+package reconcile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/genform/genform/config"
+	"github.com/genform/genform/statefile"
+)
+
+// This file holds the actions that cost no generation: update (move files,
+// download again), move (a rename) and delete.
+
+// update moves an instance's files to its new dir, fetches the outputs that
+// are missing or changed on disk (or all of them when watermark_free
+// changed) and records the result.
+func (r *applyRun) update(inst *config.Instance, c *Change) error {
+	e := r.e
+	old, err := e.Store.Resource(inst.Addr)
+	if err != nil {
+		return err
+	}
+	if old == nil {
+		return fmt.Errorf("%s is no longer in the state; run plan again", inst.Addr)
+	}
+	rec := *old
+	rec.Outputs = append([]statefile.Output(nil), old.Outputs...)
+	rec.Dir = inst.Dir
+	rec.WatermarkFree = inst.WatermarkFree
+	if err := r.relocate(&rec, old); err != nil {
+		return err
+	}
+	which := map[int]bool{}
+	for _, o := range rec.Outputs {
+		if old.WatermarkFree != inst.WatermarkFree || checkFile(e.Dir, o) != fileOK {
+			which[o.Index] = true
+		}
+	}
+	var dlErr error
+	if len(which) > 0 {
+		r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseDownloading, GenerationID: rec.GenerationID})
+		dlErr = r.downloadAll(&rec, which)
+	}
+	if err := r.refreshStats(&rec); err != nil {
+		return err
+	}
+	rec.UpdatedAt = nowUTC()
+	if err := e.Store.Update(func(tx *statefile.Tx) error { return tx.PutResource(&rec) }); err != nil {
+		return fmt.Errorf("recording %s: %w", inst.Addr, err)
+	}
+	if old.Dir != rec.Dir {
+		pruneDirs(filepath.Join(e.Dir, old.Dir), filepath.Join(e.Dir, e.Config.Settings.OutputDir))
+	}
+	if dlErr != nil {
+		return fmt.Errorf("%w; rerun apply to download again", dlErr)
+	}
+	r.record(&r.res.Updated, inst.Addr)
+	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseDone, Message: c.Reason})
+	return nil
+}
+
+// relocate moves rec's files from old's paths into rec.Dir. A file already
+// in place is left alone; one found nowhere is left for re-download.
+func (r *applyRun) relocate(rec, old *statefile.Resource) error {
+	if rec.Dir == old.Dir {
+		return nil
+	}
+	e := r.e
+	if err := os.MkdirAll(filepath.Join(e.Dir, filepath.FromSlash(rec.Dir)), 0o755); err != nil {
+		return err
+	}
+	for i := range rec.Outputs {
+		o := &rec.Outputs[i]
+		if o.Path == "" {
+			continue
+		}
+		dst := filepath.ToSlash(filepath.Join(rec.Dir, filepath.Base(o.Path)))
+		src := o.Path
+		o.Path = dst
+		if checkFile(e.Dir, *o) == fileOK {
+			continue
+		}
+		err := os.Rename(filepath.Join(e.Dir, filepath.FromSlash(src)), filepath.Join(e.Dir, filepath.FromSlash(dst)))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("moving %s to %s: %w", src, dst, err)
+		}
+	}
+	return nil
+}
+
+// refreshStats records the size and mtime of outputs whose bytes match the
+// record, so the next plan does not hash them again.
+func (r *applyRun) refreshStats(rec *statefile.Resource) error {
+	for i := range rec.Outputs {
+		o := &rec.Outputs[i]
+		if o.SHA256 == "" || o.Path == "" {
+			continue
+		}
+		fi, err := os.Stat(filepath.Join(r.e.Dir, filepath.FromSlash(o.Path)))
+		if err != nil {
+			continue
+		}
+		o.Size = fi.Size()
+		o.ModTime = fi.ModTime()
+	}
+	return nil
+}
+
+// move records a rename: the state and the files follow the new address.
+func (r *applyRun) move(c *Change) {
+	e := r.e
+	old, err := e.Store.Resource(c.PrevAddr)
+	if err != nil || old == nil {
+		r.fail(c, fmt.Errorf("moving %s to %s: %s is no longer in the state; run plan again", c.PrevAddr, c.Addr, c.PrevAddr))
+		return
+	}
+	rec := *old
+	rec.Outputs = append([]statefile.Output(nil), old.Outputs...)
+	rec.Addr = c.Addr
+	if c.Dir != "" {
+		rec.Dir = c.Dir
+	}
+	if err := r.relocate(&rec, old); err != nil {
+		r.fail(c, err)
+		return
+	}
+	if err := r.refreshStats(&rec); err != nil {
+		r.fail(c, err)
+		return
+	}
+	rec.UpdatedAt = nowUTC()
+	err = e.Store.Update(func(tx *statefile.Tx) error {
+		prot, err := tx.Protected(c.PrevAddr)
+		if err != nil {
+			return err
+		}
+		if err := tx.DeleteResource(c.PrevAddr); err != nil {
+			return err
+		}
+		if err := tx.SetProtected(c.PrevAddr, false); err != nil {
+			return err
+		}
+		if err := tx.PutResource(&rec); err != nil {
+			return err
+		}
+		return tx.SetProtected(c.Addr, prot)
+	})
+	if err != nil {
+		r.fail(c, fmt.Errorf("recording the move of %s to %s: %w", c.PrevAddr, c.Addr, err))
+		return
+	}
+	if old.Dir != rec.Dir {
+		pruneDirs(filepath.Join(e.Dir, old.Dir), filepath.Join(e.Dir, e.Config.Settings.OutputDir))
+	}
+	r.record(&r.res.Moved, c.Addr)
+	r.emit(Event{Addr: c.Addr, Action: Move, Phase: PhaseDone, Message: "moved from " + c.PrevAddr})
+}
+
+// delete removes an instance's files and forgets it. The creation stays on
+// the service, which has no delete.
+func (r *applyRun) delete(c *Change) {
+	e := r.e
+	rec, err := e.Store.Resource(c.Addr)
+	if err != nil {
+		r.fail(c, err)
+		return
+	}
+	if rec != nil {
+		for _, o := range rec.Outputs {
+			if o.Path == "" {
+				continue
+			}
+			if err := removeFile(filepath.Join(e.Dir, filepath.FromSlash(o.Path))); err != nil {
+				r.fail(c, fmt.Errorf("removing %s: %w", o.Path, err))
+				return
+			}
+		}
+		pruneDirs(filepath.Join(e.Dir, rec.Dir), filepath.Join(e.Dir, e.Config.Settings.OutputDir))
+	}
+	err = e.Store.Update(func(tx *statefile.Tx) error {
+		if err := tx.DeleteResource(c.Addr); err != nil {
+			return err
+		}
+		if err := tx.DeleteIntent(c.Addr); err != nil {
+			return err
+		}
+		return tx.SetProtected(c.Addr, false)
+	})
+	if err != nil {
+		r.fail(c, fmt.Errorf("forgetting %s: %w", c.Addr, err))
+		return
+	}
+	r.record(&r.res.Deleted, c.Addr)
+	r.emit(Event{Addr: c.Addr, Action: Delete, Phase: PhaseDone, Message: "files removed"})
+}
