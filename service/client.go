@@ -1,0 +1,457 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+)
+
+// Defaults of Config.
+const (
+	DefaultRequestTimeout = 60 * time.Second
+	DefaultMaxRetries     = 8
+	DefaultUserAgent      = "genform"
+)
+
+// maxAnswerBytes caps an API answer: the largest documented value, a
+// creation detail, is a few KiB, so a bigger answer is a broken or hostile
+// service and becomes an error rather than an out-of-memory crash.
+const maxAnswerBytes = 4 << 20
+
+// maxErrorBytes caps how much of an error answer is read: enough for any
+// error object, little enough for a proxy's HTML page.
+const maxErrorBytes = 64 << 10
+
+// Config configures a Client.
+type Config struct {
+	// BaseURL is the service's address, e.g. http://127.0.0.1:8787; it may
+	// carry a path prefix. Required.
+	BaseURL string
+	// Token is the bearer token; when empty no Authorization header is sent.
+	Token string
+	// RequestsPerMinute is one budget shared by every request this client
+	// sends, downloads included; 0 means unlimited.
+	RequestsPerMinute int
+	// RequestTimeout bounds each API request (default 60s). Downloads use it
+	// as a stall timeout instead: they fail only when no byte arrives for
+	// that long, so a large file may take as long as it needs.
+	RequestTimeout time.Duration
+	// MaxRetries is how many times a retryable failure is retried (default
+	// 8); a negative value disables retries.
+	MaxRetries int
+	// HTTPClient sends the requests; nil means a client of the package's
+	// own. Its Timeout and CheckRedirect are replaced in a copy: timeouts are
+	// per request and redirects are followed (or refused) by this package.
+	HTTPClient *http.Client
+	// Debug, when non-nil, receives one trace line per request and answer
+	// and per retry decision. The token is never written to it.
+	Debug io.Writer
+	// AllowRemoteHTTP permits a plain http BaseURL on a host other than the
+	// loopback; without it such a URL is refused, since the token would
+	// travel in clear text.
+	AllowRemoteHTTP bool
+	// UserAgent is sent with every request (default "genform").
+	UserAgent string
+}
+
+// Client is the typed client of the generation service. It is safe for
+// concurrent use; all its requests share one budget.
+type Client struct {
+	base       *url.URL
+	token      string
+	hc         *http.Client
+	timeout    time.Duration
+	maxRetries int
+	userAgent  string
+	budget     *budget
+
+	debugMu sync.Mutex
+	debug   io.Writer
+
+	// now, sleep and newBackOff are the clock and the retry schedule;
+	// tests replace them to observe waits without waiting.
+	now        func() time.Time
+	sleep      func(context.Context, time.Duration) error
+	newBackOff func() backoff.BackOff
+}
+
+// New checks cfg and returns a Client.
+func New(cfg Config) (*Client, error) {
+	base, err := parseBaseURL(cfg.BaseURL, cfg.AllowRemoteHTTP)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkToken(cfg.Token); err != nil {
+		return nil, err
+	}
+	if cfg.RequestsPerMinute < 0 || cfg.RequestsPerMinute > maxRequestsPerMinute {
+		return nil, fmt.Errorf("requests per minute must be between 0 (unlimited) and %d, not %d",
+			maxRequestsPerMinute, cfg.RequestsPerMinute)
+	}
+	if cfg.RequestTimeout < 0 {
+		return nil, fmt.Errorf("request timeout must not be negative, got %s", cfg.RequestTimeout)
+	}
+	c := &Client{
+		base:       base,
+		token:      cfg.Token,
+		timeout:    cfg.RequestTimeout,
+		maxRetries: cfg.MaxRetries,
+		userAgent:  cfg.UserAgent,
+		debug:      cfg.Debug,
+		now:        time.Now,
+		sleep:      sleepContext,
+		newBackOff: defaultBackOff,
+	}
+	if c.timeout == 0 {
+		c.timeout = DefaultRequestTimeout
+	}
+	switch {
+	case c.maxRetries == 0:
+		c.maxRetries = DefaultMaxRetries
+	case c.maxRetries < 0:
+		c.maxRetries = 0
+	}
+	if c.userAgent == "" {
+		c.userAgent = DefaultUserAgent
+	}
+	if cfg.HTTPClient != nil {
+		hc := *cfg.HTTPClient
+		c.hc = &hc
+	} else {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		// parallelism may keep dozens of polls in flight against one host;
+		// the default of 2 idle connections would redial for most of them.
+		t.MaxIdleConnsPerHost = 64
+		c.hc = &http.Client{Transport: t}
+	}
+	c.hc.Timeout = 0
+	c.hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	c.budget = newBudget(cfg.RequestsPerMinute,
+		func() time.Time { return c.now() },
+		func(ctx context.Context, d time.Duration) error { return c.sleep(ctx, d) })
+	return c, nil
+}
+
+// BaseURL is the service's address as the client uses it.
+func (c *Client) BaseURL() string { return c.base.String() }
+
+func defaultBackOff() backoff.BackOff {
+	return backoff.NewExponentialBackOff(
+		backoff.WithInitialInterval(500*time.Millisecond),
+		backoff.WithMultiplier(2),
+		backoff.WithRandomizationFactor(0.5),
+		backoff.WithMaxInterval(30*time.Second),
+		backoff.WithMaxElapsedTime(0), // MaxRetries ends the attempts
+	)
+}
+
+func parseBaseURL(raw string, allowRemoteHTTP bool) (*url.URL, error) {
+	if strings.TrimSpace(raw) == "" {
+		return nil, errors.New("the service base URL is empty")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("parsing the service base URL: %w", err)
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, fmt.Errorf("service base URL %q: the scheme must be http or https", u.Redacted())
+	case u.Host == "":
+		return nil, fmt.Errorf("service base URL %q has no host", u.Redacted())
+	case u.User != nil:
+		return nil, fmt.Errorf("service base URL %q carries credentials; set the token instead", u.Redacted())
+	case u.RawQuery != "" || u.Fragment != "":
+		return nil, fmt.Errorf("service base URL %q must not have a query or fragment", u.Redacted())
+	case u.Scheme == "http" && !isLoopback(u.Hostname()) && !allowRemoteHTTP:
+		return nil, fmt.Errorf("service base URL %q: plain http to a host other than the loopback would send the token in clear text; use https", u.Redacted())
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	return u, nil
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// checkToken refuses a token that cannot be an HTTP header value, with a
+// message that does not repeat it.
+func checkToken(tok string) error {
+	for _, r := range tok {
+		if r < 0x21 || r > 0x7e {
+			return errors.New("the token contains a space, control or non-ASCII character")
+		}
+	}
+	return nil
+}
+
+// endpointURL joins the base URL and an API path.
+func (c *Client) endpointURL(path string) string {
+	// path is already escaped (creation ids go through url.PathEscape), so
+	// it is appended to the text form rather than to url.URL.Path, which
+	// would escape it twice.
+	return c.base.String() + path
+}
+
+// sameOrigin reports whether u is served by the base URL's scheme, host
+// and port: only there does the token go.
+func (c *Client) sameOrigin(u *url.URL) bool {
+	return strings.EqualFold(u.Scheme, c.base.Scheme) && strings.EqualFold(u.Host, c.base.Host)
+}
+
+// request is one API call.
+type request struct {
+	method string
+	path   string
+	body   []byte // nil for none
+	// create marks a paid job-creation request, re-sent only when the
+	// failure proves no job was made.
+	create bool
+}
+
+func (r *request) op() string { return r.method + " " + r.path }
+
+// retryable tells the retry loop whether err may be retried, and for a
+// create whether it is ambiguous (the job may exist).
+func (r *request) classify(err error) (retry, ambiguous bool) {
+	var te *transportError
+	if errors.As(err, &te) {
+		if r.create && te.sent {
+			return false, true
+		}
+		return true, false
+	}
+	var ae *answerError
+	if errors.As(err, &ae) {
+		// A success status means the job was made; only its id was lost.
+		return false, r.create
+	}
+	var se *Error
+	if !errors.As(err, &se) {
+		return false, false // local failures
+	}
+	if !r.create {
+		return retryableStatus(se.HTTPStatus), false
+	}
+	switch {
+	case se.HTTPStatus == http.StatusTooManyRequests,
+		se.HTTPStatus == http.StatusServiceUnavailable:
+		return true, false
+	case se.HTTPStatus >= 200 && se.HTTPStatus <= 299:
+		// A success status whose envelope carries an error: the service
+		// answered and reported that it did not act.
+		return false, false
+	case se.HTTPStatus == http.StatusSeeOther:
+		return false, true // "created, see elsewhere"
+	case se.HTTPStatus == http.StatusNotImplemented:
+		return false, false
+	case se.HTTPStatus >= 500:
+		// The service's own error body proves it answered and failed; a
+		// bare 502/504 may come from a gateway after forwarding.
+		if se.serviceBody {
+			return true, false
+		}
+		return false, true
+	}
+	return false, false
+}
+
+// call sends r with retries and returns the value of the success envelope.
+func (c *Client) call(ctx context.Context, r request) ([]byte, error) {
+	bo := c.newBackOff()
+	bo.Reset()
+	for attempt := 1; ; attempt++ {
+		if err := c.budget.take(ctx); err != nil {
+			return nil, fmt.Errorf("%s: %w", r.op(), err)
+		}
+		value, err := c.attempt(ctx, r, attempt)
+		if err == nil {
+			return value, nil
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%s: %w", r.op(), ctx.Err())
+		}
+		retry, ambiguous := r.classify(err)
+		if ambiguous {
+			return nil, fmt.Errorf("%w: %w", ErrAmbiguousCreate, err)
+		}
+		if !retry {
+			return nil, err
+		}
+		if attempt > c.maxRetries {
+			return nil, fmt.Errorf("giving up after %d attempts: %w", attempt, err)
+		}
+		wait := bo.NextBackOff()
+		if wait == backoff.Stop {
+			return nil, fmt.Errorf("giving up after %d attempts: %w", attempt, err)
+		}
+		var se *Error
+		if errors.As(err, &se) && se.RetryAfter > wait {
+			wait = se.RetryAfter
+		}
+		c.tracef("retrying %s in %s (attempt %d of %d): %v", r.op(), wait.Round(time.Millisecond), attempt+1, c.maxRetries+1, err)
+		if err := c.sleep(ctx, wait); err != nil {
+			return nil, fmt.Errorf("%s: %w", r.op(), err)
+		}
+	}
+}
+
+// attempt sends r once and decodes the answer.
+func (c *Client) attempt(ctx context.Context, r request, n int) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+
+	// Until a connection is established nothing can have reached the
+	// service. After that, some bytes may have: the transport may still be
+	// writing when a timeout ends the exchange, so "written" cannot be known
+	// for sure, and a create that failed past this point is ambiguous.
+	var connected atomic.Bool
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GotConn: func(httptrace.GotConnInfo) { connected.Store(true) },
+	})
+	var body io.Reader
+	if r.body != nil {
+		body = bytes.NewReader(r.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, c.endpointURL(r.path), body)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.op(), err)
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.userAgent)
+	if r.body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+
+	start := time.Now()
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		err = c.transportFailure(ctx, err)
+		c.traceResult(req, n, 0, err, start)
+		return nil, &transportError{op: r.op(), sent: connected.Load(), err: err}
+	}
+	defer resp.Body.Close()
+	c.traceResult(req, n, resp.StatusCode, nil, start)
+
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
+		e := newError(r.op(), resp.StatusCode, resp.Header, b, c.now())
+		if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
+			e.Message = "unexpected redirect"
+			if loc, err := resp.Location(); err == nil {
+				e.Message += " to " + redactURL(loc)
+			}
+			e.Message += "; check the service base URL"
+		}
+		return nil, c.scrubError(e)
+	}
+
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes+1))
+	if err != nil {
+		// The status line arrived, so the request was certainly sent.
+		return nil, &transportError{op: r.op(), sent: true,
+			err: fmt.Errorf("reading the answer: %w", c.transportFailure(ctx, err))}
+	}
+	if len(b) > maxAnswerBytes {
+		return nil, &answerError{op: r.op(), err: fmt.Errorf("the answer is larger than %d MiB", maxAnswerBytes>>20)}
+	}
+	value, err := decodeEnvelope(b)
+	if err != nil {
+		var se *Error
+		if errors.As(err, &se) {
+			se.Op, se.HTTPStatus = r.op(), resp.StatusCode
+			return nil, c.scrubError(se)
+		}
+		return nil, &answerError{op: r.op(), err: fmt.Errorf("decoding the answer: %w", err)}
+	}
+	return value, nil
+}
+
+// transportFailure rewrites a failure of the HTTP exchange so it names no
+// full URL (a media URL's query may be a signature) and reads well.
+func (c *Client) transportFailure(ctx context.Context, err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	if errors.Is(context.Cause(ctx), errStalled) {
+		return fmt.Errorf("%w (%s)", errStalled, c.timeout)
+	}
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+		return fmt.Errorf("no answer within %s: %w", c.timeout, err)
+	}
+	return err
+}
+
+// scrubError removes any echo of the token from an error answer, so that a
+// service that repeats request headers cannot leak it into logs.
+func (c *Client) scrubError(e *Error) *Error {
+	if c.token == "" {
+		return e
+	}
+	e.Message = strings.ReplaceAll(e.Message, c.token, "[redacted]")
+	e.Code = strings.ReplaceAll(e.Code, c.token, "[redacted]")
+	if bytes.Contains(e.Details, []byte(c.token)) {
+		e.Details = bytes.ReplaceAll(e.Details, []byte(c.token), []byte("[redacted]"))
+	}
+	return e
+}
+
+// redactURL shows a URL without credentials or query: enough to tell which
+// request it was, nothing that grants access.
+func redactURL(u *url.URL) string {
+	v := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path, RawPath: u.RawPath}
+	s := v.String()
+	if u.RawQuery != "" {
+		s += "?…"
+	}
+	return s
+}
+
+func (c *Client) traceResult(req *http.Request, attempt, status int, err error, start time.Time) {
+	if c.debug == nil {
+		return
+	}
+	auth := ""
+	if req.Header.Get("Authorization") != "" {
+		auth = " authorization=[redacted]"
+	}
+	result := statusText(status)
+	if err != nil {
+		result = "error: " + err.Error()
+	}
+	c.tracef("%s %s attempt=%d%s -> %s (%s)", req.Method, redactURL(req.URL), attempt, auth,
+		result, time.Since(start).Round(time.Microsecond))
+}
+
+func (c *Client) tracef(format string, args ...any) {
+	if c.debug == nil {
+		return
+	}
+	line := fmt.Sprintf(format, args...)
+	if c.token != "" {
+		line = strings.ReplaceAll(line, c.token, "[redacted]")
+	}
+	c.debugMu.Lock()
+	defer c.debugMu.Unlock()
+	fmt.Fprintf(c.debug, "service: %s\n", line)
+}

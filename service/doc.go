@@ -1,0 +1,51 @@
+// Package service is the typed client of the generation service described in
+// SERVICE.md: the only package that speaks its HTTP. It owns the wire format
+// (endpoint paths, the {"status","value"} envelope, both documented error
+// shapes), bearer authentication, the shared request budget, retries, and
+// atomic streaming downloads of the outputs.
+//
+// It does not decide what to generate, build request bodies from the
+// configuration (package config makes the canonical JSON that Create sends
+// as is), keep state, or print anything: a request trace goes to
+// Config.Debug when the caller asks for one.
+//
+// # Request budget
+//
+// Every request the client sends, downloads and redirect hops included, draws
+// from one budget of Config.RequestsPerMinute. Two mechanisms share it: a
+// token bucket (golang.org/x/time/rate) with a burst of one second's worth
+// paces requests so the service never sees a large spike, and a sliding-window
+// log of the last RequestsPerMinute send times makes the cap exact: no 60
+// second window ever holds more than RequestsPerMinute requests, whatever the
+// burst. A token bucket alone allows burst + 60·rate per minute, so it would
+// either exceed the budget or, sized to stay under it, waste part of it.
+//
+// # Retries and the create rule
+//
+// Reads (status, detail) and the watermark-free URL, which only mints a new
+// link, are retried with exponential backoff and jitter on 429, on 5xx other
+// than 501, and on network failures; Retry-After (seconds or an HTTP date) is
+// honoured. A create request costs money, so it is re-sent only when the
+// failure proves no job was made:
+//
+//   - 429: the service refused before doing anything;
+//   - a 5xx answer whose body is one of the service's own error shapes (the
+//     service itself reports the failure, as its 500 "service error" does),
+//     and 503 with any body (the service, or a proxy in front of it, was not
+//     taking work);
+//   - a transport failure before a connection was established (refused
+//     dial, DNS or TLS failure): nothing can have reached the service.
+//
+// Everything else after the request was sent is ambiguous: a timeout waiting
+// for the answer, a reset connection, a 502/504 from a gateway that may have
+// forwarded the request, a 200 whose body was lost or unreadable. Those are
+// not retried; the error wraps ErrAmbiguousCreate so the caller keeps its
+// intent record and tells the user an earlier request may have been paid for.
+//
+// # Secrets
+//
+// The token is sent only to the base URL's origin, never written to the
+// debug trace (the Authorization header shows as redacted) and never part of
+// an error: errors carry the method and path, and any echo of the token in an
+// answer is replaced before it is returned.
+package service

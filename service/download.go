@@ -1,0 +1,300 @@
+package service
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+)
+
+// maxRedirects bounds the redirect hops of one download.
+const maxRedirects = 10
+
+// downloadBufferSize is the one buffer a download streams through: memory
+// stays flat whatever the file size.
+const downloadBufferSize = 32 << 10
+
+// tempSuffix ends the name of every temporary download file, so leftovers
+// of a killed process can be recognised (IsTempFile) and never mistaken
+// for a user's file.
+const tempSuffix = ".genform-tmp"
+
+// Downloaded describes a file Download wrote.
+type Downloaded struct {
+	// Path is dir/base.ext.
+	Path string
+	// Size is the number of bytes written.
+	Size int64
+	// SHA256 is the lowercase hex digest of the bytes written.
+	SHA256 string
+	// ContentType is the Content-Type the server sent.
+	ContentType string
+}
+
+// extensions maps media types to file extensions.
+var extensions = map[string]string{
+	"image/png":  "png",
+	"image/jpeg": "jpg",
+	"image/jpg":  "jpg", // not registered, but seen in the wild
+	"image/gif":  "gif",
+	"image/webp": "webp",
+	"video/mp4":  "mp4",
+	"video/webm": "webm",
+}
+
+// ExtensionFor is the file extension, without dot, that Download gives a
+// file of the given Content-Type; "bin" when the type is unknown.
+func ExtensionFor(contentType string) string {
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return "bin"
+	}
+	if ext, ok := extensions[strings.ToLower(mt)]; ok {
+		return ext
+	}
+	return "bin"
+}
+
+// IsTempFile reports whether name (a base name) is a temporary file left by
+// a download that was killed before it finished; such files may be removed.
+func IsTempFile(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.HasSuffix(name, tempSuffix)
+}
+
+// Download streams mediaURL into dir (created if missing) as base.ext, ext
+// following the answer's Content-Type (see ExtensionFor). It is
+// DownloadSized without an expected size.
+func (c *Client) Download(ctx context.Context, mediaURL, dir, base string) (*Downloaded, error) {
+	return c.DownloadSized(ctx, mediaURL, dir, base, 0)
+}
+
+// DownloadSized streams mediaURL into dir as base.ext through a temporary
+// file in dir, hashing while it streams, checks the byte count against
+// Content-Length and, when expectSize > 0, against expectSize, then fsyncs
+// the file, renames it into place and fsyncs dir. On failure the temporary
+// file is removed and an existing file of the final name is left as it was.
+//
+// Only http and https URLs are followed, redirects included. The token is
+// sent only when the URL is on the base URL's origin. A download fails when
+// no byte arrives for the request timeout, never because it is long.
+// Truncated bodies, 429, 5xx and network failures are retried.
+func (c *Client) DownloadSized(ctx context.Context, mediaURL, dir, base string, expectSize int64) (*Downloaded, error) {
+	u, err := parseMediaURL(mediaURL)
+	if err != nil {
+		return nil, err
+	}
+	if base == "" || base == "." || base == ".." || strings.ContainsAny(base, "/\\\x00") {
+		return nil, fmt.Errorf("downloading %s: invalid file name %q", redactURL(u), base)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("downloading %s: %w", redactURL(u), err)
+	}
+	bo := c.newBackOff()
+	bo.Reset()
+	for attempt := 1; ; attempt++ {
+		d, err := c.downloadOnce(ctx, u, dir, base, expectSize, attempt)
+		if err == nil {
+			return d, nil
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("downloading %s: %w", redactURL(u), ctx.Err())
+		}
+		if !IsRetryable(err) {
+			return nil, err
+		}
+		if attempt > c.maxRetries {
+			return nil, fmt.Errorf("giving up after %d attempts: %w", attempt, err)
+		}
+		wait := bo.NextBackOff()
+		if wait == backoff.Stop {
+			return nil, fmt.Errorf("giving up after %d attempts: %w", attempt, err)
+		}
+		var se *Error
+		if errors.As(err, &se) && se.RetryAfter > wait {
+			wait = se.RetryAfter
+		}
+		c.tracef("retrying GET %s in %s (attempt %d of %d): %v", redactURL(u), wait.Round(time.Millisecond), attempt+1, c.maxRetries+1, err)
+		if err := c.sleep(ctx, wait); err != nil {
+			return nil, fmt.Errorf("downloading %s: %w", redactURL(u), err)
+		}
+	}
+}
+
+func parseMediaURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		// url.Parse's error repeats the whole URL; say less.
+		return nil, errors.New("invalid media URL")
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("refusing to download a %q URL: only http and https are followed", u.Scheme)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("media URL %s has no host", redactURL(u))
+	}
+	return u, nil
+}
+
+// downloadOnce makes one attempt, redirects included.
+func (c *Client) downloadOnce(ctx context.Context, u *url.URL, dir, base string, expectSize int64, attempt int) (_ *Downloaded, err error) {
+	op := "GET " + redactURL(u)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	// A stall timer instead of a deadline: it is pushed back by every
+	// chunk that arrives, so only a silent connection fails.
+	stall := time.AfterFunc(c.timeout, func() { cancel(errStalled) })
+	defer stall.Stop()
+
+	resp, err := c.getFollowing(ctx, u, op, attempt, stall)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
+		return nil, c.scrubError(newError(op, resp.StatusCode, resp.Header, b, c.now()))
+	}
+	if expectSize > 0 && resp.ContentLength >= 0 && resp.ContentLength != expectSize {
+		return nil, fmt.Errorf("%s: the server announces %d bytes, %d were expected", op, resp.ContentLength, expectSize)
+	}
+
+	ct := resp.Header.Get("Content-Type")
+	final := filepath.Join(dir, base+"."+ExtensionFor(ct))
+	tmp, err := os.CreateTemp(dir, "."+base+".*"+tempSuffix)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+
+	want := resp.ContentLength
+	if want < 0 && expectSize > 0 {
+		want = expectSize
+	}
+	h := sha256.New()
+	buf := make([]byte, downloadBufferSize)
+	var n int64
+	for {
+		nr, rerr := resp.Body.Read(buf)
+		if nr > 0 {
+			stall.Reset(c.timeout)
+			if _, werr := tmp.Write(buf[:nr]); werr != nil {
+				return nil, fmt.Errorf("%s: writing %s: %w", op, final, werr)
+			}
+			h.Write(buf[:nr])
+			n += int64(nr)
+			if want >= 0 && n > want {
+				return nil, &transportError{op: op, err: fmt.Errorf("more than the %d bytes announced", want)}
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return nil, &transportError{op: op, err: fmt.Errorf("after %d bytes: %w", n, c.transportFailure(ctx, rerr))}
+		}
+	}
+	if want >= 0 && n != want {
+		return nil, &transportError{op: op, err: fmt.Errorf("truncated: got %d of %d bytes", n, want)}
+	}
+
+	if err := tmp.Chmod(0o644); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return nil, fmt.Errorf("%s: syncing %s: %w", op, tmp.Name(), err)
+	}
+	if err := tmp.Close(); err != nil {
+		return nil, fmt.Errorf("%s: closing %s: %w", op, tmp.Name(), err)
+	}
+	if err := os.Rename(tmp.Name(), final); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	done = true
+	if err := syncDir(dir); err != nil {
+		// The file is complete under its name; only the rename's durability
+		// across a power cut is in doubt, and the caller should know.
+		return nil, fmt.Errorf("%s: syncing directory %s: %w", op, dir, err)
+	}
+	return &Downloaded{Path: final, Size: n, SHA256: hex.EncodeToString(h.Sum(nil)), ContentType: ct}, nil
+}
+
+// getFollowing sends the GET and follows redirects itself, so that each hop
+// draws from the budget, is checked for its scheme, and gets the token only
+// on the base URL's origin.
+func (c *Client) getFollowing(ctx context.Context, u *url.URL, op string, attempt int, stall *time.Timer) (*http.Response, error) {
+	for hops := 0; ; hops++ {
+		// Waiting for the budget is not a stall.
+		stall.Stop()
+		if err := c.budget.take(ctx); err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+		stall.Reset(c.timeout)
+
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+		req.Header.Set("User-Agent", c.userAgent)
+		if c.token != "" && c.sameOrigin(u) {
+			req.Header.Set("Authorization", "Bearer "+c.token)
+		}
+		start := time.Now()
+		resp, err := c.hc.Do(req)
+		if err != nil {
+			err = c.transportFailure(ctx, err)
+			c.traceResult(req, attempt, 0, err, start)
+			return nil, &transportError{op: op, sent: true, err: err}
+		}
+		c.traceResult(req, attempt, resp.StatusCode, nil, start)
+		switch resp.StatusCode {
+		case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+			http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		default:
+			return resp, nil
+		}
+		loc, err := resp.Location()
+		resp.Body.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: redirect without a valid Location", op)
+		}
+		if loc.Scheme != "http" && loc.Scheme != "https" {
+			return nil, fmt.Errorf("%s: refusing to follow a redirect to a %q URL: only http and https are followed", op, loc.Scheme)
+		}
+		if hops >= maxRedirects {
+			return nil, fmt.Errorf("%s: more than %d redirects", op, maxRedirects)
+		}
+		u = loc
+	}
+}
+
+// syncDir makes a rename in dir durable. Windows cannot fsync a directory
+// and does not need to.
+func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
