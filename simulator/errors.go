@@ -1,0 +1,89 @@
+package simulator
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+)
+
+// Nested (string) error codes. The H- and VB- codes marked documented are
+// SERVICE.md's; the others fill gaps the documentation leaves.
+const (
+	codeUnauthorized  = "H-10001001" // simulator's own: missing or wrong bearer token
+	codeNotFound      = "H-10002001" // documented: content not found
+	codeForbidden     = "H-10002002" // documented: permission denied
+	codeNoGeneration  = "H-10002003" // documented: generation does not exist or no permission
+	codeMaxConcurrent = "VB-100011"  // documented: max concurrent tasks
+	codeMaxRequests   = "VB-100012"  // documented: max generation tasks (used for the request rate)
+	codeServiceError  = "H-10005001" // simulator's own: injected service error
+)
+
+// apiError is an error answer. Its code decides the body shape: an int code
+// is written flat, {"message","code","details"}; a string code nested,
+// {"error":{"message","code","details"}}. Both shapes were documented for
+// the service, and answering with both keeps clients honest.
+type apiError struct {
+	status     int
+	code       any // int or string
+	msg        string
+	retryAfter int // seconds; sent as Retry-After when positive
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+func badRequest(code int, msg string) *apiError {
+	return &apiError{status: http.StatusBadRequest, code: code, msg: msg}
+}
+
+func notFound(msg string) *apiError {
+	return &apiError{status: http.StatusNotFound, code: codeNotFound, msg: msg}
+}
+
+func noGeneration(id string) *apiError {
+	return &apiError{status: http.StatusNotFound, code: codeNoGeneration, msg: "generation " + id + " does not exist or you have no permission to see it"}
+}
+
+type errorFields struct {
+	Message string `json:"message"`
+	Code    any    `json:"code"`
+	Details []any  `json:"details"`
+}
+
+func (e *apiError) write(w http.ResponseWriter) {
+	if e.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.retryAfter))
+	}
+	body := errorFields{Message: e.msg, Code: e.code, Details: []any{}}
+	if _, flat := e.code.(int); flat {
+		writeJSON(w, e.status, body)
+		return
+	}
+	writeJSON(w, e.status, struct {
+		Error errorFields `json:"error"`
+	}{body})
+}
+
+// successStatus is the top-level status of every success envelope;
+// SERVICE.md does not show its values.
+const successStatus = "success"
+
+func writeValue(w http.ResponseWriter, value any) {
+	writeJSON(w, http.StatusOK, struct {
+		Status string `json:"status"`
+		Value  any    `json:"value"`
+	}{successStatus, value})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Every value written here is built from plain types; failing to
+		// encode one is a bug in the simulator.
+		panic("simulator: encoding response: " + err.Error())
+	}
+	b = append(b, '\n')
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	w.Write(b) //nolint:errcheck // the client hung up; nothing to do
+}
