@@ -1,0 +1,439 @@
+package config
+
+import (
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+// placement says where in the request body an attribute goes.
+type placement int
+
+const (
+	placeTop      placement = iota // a top-level field
+	placeConfig                    // a field of "config"
+	placeSettings                  // a field of "settings"
+	placeLocal                     // not sent: used by genform itself
+)
+
+var attrPlace = [numAttrs]placement{
+	aPrompt:         placeTop,
+	aNegativePrompt: placeTop,
+	aIsPublic:       placeTop,
+	aSeed:           placeSettings,
+	aImageNumber:    placeConfig,
+	aAspectRatio:    placeSettings,
+	aResolution:     placeSettings,
+	aSourceImage:    placeConfig,
+	aSourceImages:   placeConfig,
+	aFrameIndices:   placeConfig,
+	aInputWidth:     placeConfig,
+	aInputHeight:    placeConfig,
+	aPromptEnhancer: placeTop,
+	aGenMode:        placeTop,
+	aDuration:       placeSettings,
+	aWatermarkFree:  placeLocal,
+	aDir:            placeLocal,
+}
+
+var attrType = [numAttrs]cty.Type{
+	aPrompt:         cty.String,
+	aNegativePrompt: cty.String,
+	aIsPublic:       cty.Bool,
+	aSeed:           cty.Number,
+	aImageNumber:    cty.Number,
+	aAspectRatio:    cty.String,
+	aResolution:     cty.Number,
+	aSourceImage:    cty.String,
+	aSourceImages:   cty.List(cty.String),
+	aFrameIndices:   cty.List(cty.Number),
+	aInputWidth:     cty.Number,
+	aInputHeight:    cty.Number,
+	aPromptEnhancer: cty.Bool,
+	aGenMode:        cty.String,
+	aDuration:       cty.Number,
+	aWatermarkFree:  cty.Bool,
+	aDir:            cty.String,
+}
+
+// endpointSpec is what one endpoint takes, per SERVICE.md.
+type endpointSpec struct {
+	path  string
+	title string // for messages: "text-to-image"
+	// what chose the endpoint, for messages: "An image", "A video with
+	// source_image"
+	chosenBy string
+	takes    [numAttrs]bool
+	required []attrID
+	// defaults are the documented defaults, filled in so that writing a
+	// default out changes nothing. Fields without a documented default are
+	// sent only when set. is_public defaults to false everywhere: that is
+	// genform's choice, so nothing is published unless asked.
+	defaults map[attrID]cty.Value
+	genModes []string
+}
+
+var aspectRatios = []string{"21:9", "16:9", "9:16", "3:4", "4:3", "1:1"}
+
+func takes(ids ...attrID) [numAttrs]bool {
+	var t [numAttrs]bool
+	for _, id := range ids {
+		t[id] = true
+	}
+	t[aDir] = true
+	return t
+}
+
+var (
+	specText2Image = &endpointSpec{
+		path:     EndpointText2Image,
+		title:    "text-to-image",
+		chosenBy: "An image",
+		takes:    takes(aPrompt, aNegativePrompt, aIsPublic, aSeed, aImageNumber, aAspectRatio, aResolution),
+		required: []attrID{aPrompt},
+		defaults: map[attrID]cty.Value{
+			aIsPublic:    cty.False,
+			aImageNumber: cty.NumberIntVal(4),
+			aSeed:        cty.NumberIntVal(-1),
+			aAspectRatio: cty.StringVal("16:9"),
+			aResolution:  cty.NumberIntVal(720),
+		},
+	}
+	specImage2Video = &endpointSpec{
+		path:     EndpointImage2Video,
+		title:    "image-to-video",
+		chosenBy: "A video with source_image",
+		takes:    takes(aPrompt, aNegativePrompt, aIsPublic, aSeed, aDuration, aSourceImage, aPromptEnhancer, aGenMode, aWatermarkFree),
+		required: []attrID{aSourceImage},
+		defaults: map[attrID]cty.Value{
+			aIsPublic:       cty.False,
+			aPromptEnhancer: cty.True,
+			aGenMode:        cty.StringVal("smooth"),
+		},
+		genModes: []string{"smooth", "enhanced"},
+	}
+	specKeyFrames = &endpointSpec{
+		path:     EndpointKeyFrames,
+		title:    "key-frame conditioning",
+		chosenBy: "A video with source_images",
+		takes:    takes(aPrompt, aNegativePrompt, aIsPublic, aSeed, aDuration, aSourceImages, aFrameIndices, aInputWidth, aInputHeight, aWatermarkFree),
+		required: []attrID{aSourceImages, aFrameIndices, aInputWidth, aInputHeight},
+		defaults: map[attrID]cty.Value{
+			aIsPublic: cty.False,
+		},
+	}
+	specText2Video = &endpointSpec{
+		path:     EndpointText2Video,
+		title:    "text-to-video",
+		chosenBy: "A video with neither source_image nor source_images",
+		takes:    takes(aPrompt, aNegativePrompt, aIsPublic, aSeed, aDuration, aAspectRatio, aPromptEnhancer, aGenMode, aWatermarkFree),
+		required: []attrID{aPrompt},
+		defaults: map[attrID]cty.Value{
+			aIsPublic:       cty.False,
+			aPromptEnhancer: cty.True,
+			aGenMode:        cty.StringVal("standard"),
+		},
+		genModes: []string{"standard", "smooth", "enhanced"},
+	}
+)
+
+// bodyBuilder turns one instance's attribute values into its request.
+type bodyBuilder struct {
+	c     *Config
+	r     *Resource
+	av    *attrValues
+	ep    *endpointSpec
+	diags hcl.Diagnostics
+}
+
+func (b *bodyBuilder) bad(id attrID, summary, detail string) {
+	b.diags = append(b.diags, &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  summary,
+		Detail:   detail,
+		Subject:  b.av.rng[id].Ptr(),
+	})
+}
+
+// endpoint chooses the endpoint from the inputs a block sets.
+func (b *bodyBuilder) endpoint() string {
+	if b.r.Kind == KindImage {
+		b.ep = specText2Image
+		return b.ep.path
+	}
+	img, imgs := b.av.set[aSourceImage], b.av.set[aSourceImages]
+	switch {
+	case img && imgs:
+		b.bad(aSourceImage, "Conflicting video inputs",
+			"A video takes either source_image (one image to animate, sent to image-to-video) or source_images (key frames, sent to key-frame conditioning), not both. Remove one of them.")
+		b.ep = specKeyFrames
+	case imgs:
+		b.ep = specKeyFrames
+	case img:
+		b.ep = specImage2Video
+	default:
+		b.ep = specText2Video
+	}
+	return b.ep.path
+}
+
+// reason says why the chosen endpoint does not take attribute id.
+func (b *bodyBuilder) reason(id attrID) string {
+	image := b.r.Kind == KindImage
+	switch id {
+	case aWatermarkFree:
+		return "watermark-free downloads exist for videos only."
+	case aImageNumber:
+		return "a video generation has exactly one output; image_number applies to images."
+	case aResolution:
+		return "the video endpoints take no resolution; it applies to images."
+	case aAspectRatio:
+		if b.ep == specImage2Video {
+			return "image-to-video takes its frame from the source image."
+		}
+		return "key-frame conditioning takes its frame size from input_width and input_height."
+	case aSourceImage, aSourceImages, aFrameIndices, aInputWidth, aInputHeight:
+		if image {
+			return "images are generated from the prompt alone; to animate an image, declare a video block with source_image or source_images."
+		}
+		return "it belongs to key-frame conditioning, which a video uses when source_images is set."
+	case aPromptEnhancer, aGenMode, aDuration:
+		if image {
+			return "it is a setting of the video endpoints."
+		}
+		return "key-frame conditioning has no such setting."
+	}
+	return "the service does not document it for this endpoint."
+}
+
+// build validates the attributes against the endpoint and fills inst's
+// Body, Request, Attrs and WatermarkFree.
+func (b *bodyBuilder) build(inst *Instance) {
+	ep, av := b.ep, b.av
+	var vals [numAttrs]cty.Value
+	for _, ra := range b.r.attrs {
+		id := ra.id
+		if !av.set[id] {
+			continue
+		}
+		name := attrNames[id]
+		if !ep.takes[id] {
+			b.bad(id, "Unsupported argument",
+				fmt.Sprintf("%s sends its request to %s (%s), which does not take %s: %s Remove %s.", ep.chosenBy, ep.title, ep.path, name, b.reason(id), name))
+			continue
+		}
+		v, err := convert.Convert(av.val[id], attrType[id])
+		if err != nil {
+			b.diags = append(b.diags, typeDiag(id, err, av.rng[id])...)
+			vals[id] = cty.UnknownVal(attrType[id])
+			continue
+		}
+		if v.IsNull() {
+			continue
+		}
+		vals[id] = v
+		b.check(id, v)
+	}
+	for _, id := range ep.required {
+		if vals[id] == cty.NilVal && !av.set[id] {
+			what := "the request"
+			if id == aPrompt {
+				what = "the prompt"
+			}
+			b.diags = append(b.diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Missing required argument",
+				Detail:   fmt.Sprintf("The argument %q is required, but no definition was found. %s sends its request to %s (%s), which needs %s.", attrNames[id], ep.chosenBy, ep.title, ep.path, requiredWhy(id, what)),
+				Subject:  b.r.DeclRange.Ptr(),
+			})
+		}
+	}
+	if ep == specKeyFrames {
+		b.checkKeyFrames(vals[aSourceImages], vals[aFrameIndices])
+	}
+
+	top := make(map[string]cty.Value, 8)
+	var config, settings map[string]cty.Value
+	attrs := make(map[string]cty.Value, 8)
+	for id := attrID(0); id < numAttrs; id++ {
+		if !ep.takes[id] || attrPlace[id] == placeLocal {
+			continue
+		}
+		v := vals[id]
+		if v == cty.NilVal {
+			d, ok := ep.defaults[id]
+			if !ok {
+				continue
+			}
+			v = d
+		}
+		name := attrNames[id]
+		attrs[name] = v
+		switch attrPlace[id] {
+		case placeTop:
+			top[name] = v
+		case placeConfig:
+			if config == nil {
+				config = make(map[string]cty.Value, 4)
+			}
+			config[name] = v
+		case placeSettings:
+			if settings == nil {
+				settings = make(map[string]cty.Value, 4)
+			}
+			settings[name] = v
+		}
+	}
+	if config != nil {
+		top["config"] = cty.ObjectVal(config)
+	}
+	if settings != nil {
+		top["settings"] = cty.ObjectVal(settings)
+	}
+	inst.Body = cty.ObjectVal(top)
+	inst.Attrs = attrs
+	if inst.Body.IsWhollyKnown() {
+		req, err := canonicalJSON(inst.Body)
+		if err == nil {
+			inst.Request = req
+		}
+	}
+	if ep.takes[aWatermarkFree] {
+		if v := vals[aWatermarkFree]; v != cty.NilVal && v.IsKnown() {
+			inst.WatermarkFree = v.True()
+		}
+	}
+}
+
+func requiredWhy(id attrID, what string) string {
+	switch id {
+	case aSourceImages:
+		return "the key frames"
+	case aFrameIndices:
+		return "the position in the video of each key frame"
+	case aInputWidth, aInputHeight:
+		return "the pixel size of the source images (input_width and input_height)"
+	}
+	return what
+}
+
+// check validates a known value against what the service documents.
+// Values the documentation leaves open (seed range, duration, prompt
+// length) pass through for the service to judge.
+func (b *bodyBuilder) check(id attrID, v cty.Value) {
+	if !v.IsKnown() {
+		return
+	}
+	switch id {
+	case aPrompt:
+		if strings.TrimSpace(v.AsString()) == "" && b.isRequired(aPrompt) {
+			b.bad(id, "Empty prompt", fmt.Sprintf("%s sends its request to %s, which needs a prompt describing what to generate; this one is empty.", b.ep.chosenBy, b.ep.title))
+		}
+	case aImageNumber:
+		if n, ok := wholeNumber(v); !ok || n < 1 || n > 4 {
+			b.bad(id, "Invalid image_number", fmt.Sprintf("image_number must be 1, 2, 3 or 4: text-to-image makes at most four images per request. Got %s.", numberText(v)))
+		}
+	case aResolution:
+		if n, ok := wholeNumber(v); !ok || (n != 720 && n != 1080) {
+			b.bad(id, "Invalid resolution", fmt.Sprintf("resolution must be 720 or 1080 (the short side of the image, in pixels). Got %s.", numberText(v)))
+		}
+	case aAspectRatio:
+		if b.ep != specText2Image {
+			return // text-to-video documents no allowed values
+		}
+		if !oneOf(v.AsString(), aspectRatios) {
+			b.bad(id, "Invalid aspect_ratio", fmt.Sprintf("aspect_ratio must be one of %s. Got %q.", quoteList(aspectRatios), v.AsString()))
+		}
+	case aGenMode:
+		if !oneOf(v.AsString(), b.ep.genModes) {
+			b.bad(id, "Invalid gen_mode", fmt.Sprintf("%s takes gen_mode %s. Got %q.", b.ep.title, quoteList(b.ep.genModes), v.AsString())+didYouMean(v.AsString(), b.ep.genModes))
+		}
+	case aSourceImage:
+		if !mediaInput(v.AsString()) {
+			b.bad(id, "Invalid source_image", "source_image must be an http or https URL, or a data: URI; file_data_uri(\"frame.png\") makes one from a local file.")
+		}
+	case aSourceImages:
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			if e.IsKnown() && !e.IsNull() && !mediaInput(e.AsString()) {
+				b.bad(id, "Invalid source_images", "Each of source_images must be an http or https URL, or a data: URI; file_data_uri(\"frame.png\") makes one from a local file.")
+				return
+			}
+		}
+	case aFrameIndices:
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			if !e.IsKnown() {
+				continue
+			}
+			if n, ok := wholeNumber(e); e.IsNull() || !ok || n < 0 {
+				b.bad(id, "Invalid frame_indices", "Each of frame_indices must be a whole number, zero or more: the position of its key frame in the output video.")
+				return
+			}
+		}
+	}
+}
+
+func (b *bodyBuilder) isRequired(id attrID) bool {
+	for _, r := range b.ep.required {
+		if r == id {
+			return true
+		}
+	}
+	return false
+}
+
+// checkKeyFrames checks the documented pairing of source_images and
+// frame_indices: equal length, 2 to 6 of them.
+func (b *bodyBuilder) checkKeyFrames(images, indices cty.Value) {
+	n := -1
+	if images != cty.NilVal && images.IsKnown() {
+		n = images.LengthInt()
+		if n < 2 || n > 6 {
+			b.bad(aSourceImages, "Invalid source_images", fmt.Sprintf("Key-frame conditioning takes 2 to 6 source_images; got %d.", n))
+			return
+		}
+	}
+	if indices != cty.NilVal && indices.IsKnown() {
+		m := indices.LengthInt()
+		if n >= 0 && m != n {
+			b.bad(aFrameIndices, "Mismatched frame_indices", fmt.Sprintf("frame_indices gives the position of each of source_images in the video, so it must have as many entries: %d source_images, %d frame_indices.", n, m))
+			return
+		}
+		if m < 2 || m > 6 {
+			b.bad(aFrameIndices, "Invalid frame_indices", fmt.Sprintf("Key-frame conditioning takes 2 to 6 frame_indices; got %d.", m))
+		}
+	}
+}
+
+func wholeNumber(v cty.Value) (int64, bool) {
+	i, acc := v.AsBigFloat().Int64()
+	return i, acc == big.Exact
+}
+
+func numberText(v cty.Value) string { return v.AsBigFloat().Text('g', -1) }
+
+func oneOf(s string, list []string) bool {
+	for _, x := range list {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
+
+func quoteList(list []string) string {
+	q := make([]string, len(list))
+	for i, s := range list {
+		q[i] = quote(s)
+	}
+	return joinWith(q, "or")
+}
+
+func mediaInput(s string) bool {
+	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "data:")
+}

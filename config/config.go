@@ -1,0 +1,190 @@
+package config
+
+import (
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
+)
+
+// Options are the values a command line adds to a configuration.
+type Options struct {
+	// Vars are the -var 'NAME=VALUE' arguments in command-line order. A value
+	// for a variable whose type is not a primitive (list, map, object, any) is
+	// parsed as an HCL expression, as Terraform does; otherwise it is taken
+	// as a literal string and converted to the variable's type.
+	Vars []string
+	// VarFiles are the -var-file paths (*.genvars.hcl, or HCL JSON when the
+	// name ends in .json), relative to the working directory, in order.
+	VarFiles []string
+	// Environ is the process environment as KEY=VALUE pairs (os.Environ()).
+	// GENFORM_VAR_<name> entries set variables, and env() reads from it.
+	Environ []string
+}
+
+// Default settings, filled in when the genform and service blocks leave
+// them out.
+const (
+	DefaultStateFile         = ".genform/state.db"
+	DefaultOutputDir         = "generated"
+	DefaultParallelism       = 10
+	DefaultRequestsPerMinute = 450
+	DefaultPollInterval      = 5 * time.Second
+	DefaultTimeout           = 30 * time.Minute
+)
+
+// Config is one working directory's configuration, decoded and checked.
+type Config struct {
+	// Dir is the working directory as given to Load.
+	Dir string
+	// Files holds every file parsed, keyed by the name diagnostics use, so
+	// that hcl.NewDiagnosticTextWriter can print source snippets.
+	Files map[string]*hcl.File
+	// Settings is the genform block with defaults filled in.
+	Settings Settings
+	// Service is the service block with defaults filled in.
+	Service Service
+	// Variables are the declared input variables with their effective values.
+	Variables map[string]*Variable
+	// Locals are the local values, by name.
+	Locals map[string]*Local
+	// Resources are in dependency order: every resource comes after the
+	// resources it refers to; ties keep declaration order (file lexical
+	// order, then position in the file).
+	Resources []*Resource
+	// Outputs are the output blocks in declaration order.
+	Outputs []*Output
+	// Hash is a hex sha256 of the configuration files (names and bytes) and
+	// the effective values of the non-sensitive variables. A saved plan
+	// records it so that applying the plan after the configuration changed
+	// can be refused. Values read with env() or file() are not part of it.
+	Hash string
+
+	absDir    string // Dir made absolute, symlinks resolved, for file functions
+	byAddr    map[string]*Resource
+	environ   map[string]string
+	funcs     map[string]function.Function
+	varObj    cty.Value // object of every variable's value, for var.*
+	staticLoc cty.Value // object of every local value known without resources
+	localList []*Local  // locals in evaluation (dependency) order
+}
+
+// Settings is the genform block.
+type Settings struct {
+	// StateFile is the bbolt state file, relative to the working directory.
+	StateFile string
+	// OutputDir is where resources without a dir write their files.
+	OutputDir string
+	// DeclRange is the block's header, or an empty range when the block is
+	// absent.
+	DeclRange hcl.Range
+}
+
+// Service is the service block: where generations are sent and how hard.
+type Service struct {
+	// BaseURL is "" when the configuration does not set it; the caller then
+	// reads GENFORM_BASE_URL, and failing that starts the built-in simulator.
+	BaseURL string
+	// Token is "" when the configuration does not set it; the caller then
+	// reads GENFORM_TOKEN. It is never part of a fingerprint, a hash or a
+	// diagnostic.
+	Token string
+	// Parallelism is how many generations may be in flight at once.
+	Parallelism int
+	// RequestsPerMinute is the one request budget every request draws from.
+	RequestsPerMinute int
+	// PollInterval is the longest wait between two status polls of a job.
+	PollInterval time.Duration
+	// Timeout is how long one generation may take before it is left
+	// resumable.
+	Timeout time.Duration
+	// DeclRange is the block's header, or an empty range when it is absent.
+	DeclRange hcl.Range
+}
+
+// Variable is an input variable block and the value it settled on.
+type Variable struct {
+	Name        string
+	Description string
+	// Type is the declared type constraint; cty.DynamicPseudoType when the
+	// block has none.
+	Type cty.Type
+	// Default is cty.NilVal when the block has no default.
+	Default   cty.Value
+	Sensitive bool
+	// Value is the effective value: default < GENFORM_VAR_<name> <
+	// -var-file < -var, converted to Type.
+	Value       cty.Value
+	Validations []*VariableValidation
+	DeclRange   hcl.Range
+
+	literal   bool      // -var and environment values are literal strings, not expressions
+	valueExpr hcl.Range // where Value came from, for validation failures
+	hasValue  bool
+}
+
+// VariableValidation is one validation block of a variable.
+type VariableValidation struct {
+	Condition    hcl.Expression
+	ErrorMessage hcl.Expression
+	DeclRange    hcl.Range
+}
+
+// Local is one entry of a locals block.
+type Local struct {
+	Name      string
+	Expr      hcl.Expression
+	DeclRange hcl.Range
+	// Refs are the resource-level addresses the local refers to, directly or
+	// through other locals, sorted.
+	Refs []string
+
+	locals  []string // locals it refers to directly
+	direct  []string // resources it refers to directly
+	static  bool     // evaluated once at Load: refers to no resource, even indirectly
+	value   cty.Value
+	checked bool // its references were valid
+}
+
+// Kind is a resource type: what a block generates.
+type Kind string
+
+// The resource kinds.
+const (
+	KindImage Kind = "image"
+	KindVideo Kind = "video"
+)
+
+// Output is an output block.
+type Output struct {
+	Name        string
+	Description string
+	Sensitive   bool
+	Expr        hcl.Expression
+	// Refs are the resource-level addresses the value refers to, directly or
+	// through locals, sorted.
+	Refs      []string
+	DeclRange hcl.Range
+
+	direct    []string
+	locals    []string
+	dependsOn []string
+	ok        bool
+}
+
+// Graph returns, for each resource-level address, the addresses of the
+// resources it depends on (its Refs). Cycles are reported by Load.
+func (c *Config) Graph() map[string][]string {
+	g := make(map[string][]string, len(c.Resources))
+	for _, r := range c.Resources {
+		g[r.Addr()] = r.Refs
+	}
+	return g
+}
+
+// Resource returns the resource with the resource-level address addr
+// ("image.hero"), or nil.
+func (c *Config) Resource(addr string) *Resource {
+	return c.byAddr[addr]
+}

@@ -1,0 +1,26 @@
+// Package config holds the configuration as written and evaluates it into
+// requests; it never touches the network or the state.
+//
+// Load reads every *.gen.hcl and *.gen.json file of a working directory as
+// one configuration, decodes it against explicit hcl.BodySchema values into
+// typed declarations that keep their source ranges (the genform, service,
+// variable, locals, image, video and output blocks), settles the input
+// variables (default < GENFORM_VAR_<name> < -var-file < -var), evaluates the
+// locals that do not depend on resources, orders the resources by their
+// references and checks everything that can be checked without knowing any
+// resource's value. Every problem is returned as an hcl.Diagnostic with a
+// source range, all of a run's problems together.
+//
+// Expand turns one resource into its instances for a given Scope (the values
+// of the resources it refers to, as the caller knows them): for each instance
+// the endpoint its request goes to, the exact JSON body with the service's
+// documented defaults filled in, and the local-only settings (output
+// directory, watermark-free download). Fingerprint hashes such a request;
+// the token never enters it.
+//
+// What the package does not do: it does not know what exists (that is the
+// state, package statefile), it does not decide what to change (package
+// reconcile), and it does not talk to the service (package service). Values
+// that only an apply can produce (creation ids, output URLs) arrive through
+// the Scope, or stay cty unknowns.
+package config

@@ -1,0 +1,370 @@
+package config
+
+import (
+	"fmt"
+	"math/big"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+// MaxInstances bounds the instances of one resource, so that a mistyped
+// count cannot exhaust memory.
+const MaxInstances = 100_000
+
+// Instance is one instance of a resource, evaluated into the request it
+// would send.
+type Instance struct {
+	// Addr is the instance address: "image.hero", "image.hero[0]" or
+	// `image.hero["red"]`.
+	Addr     string
+	Resource *Resource
+	// Key is cty.NilVal without count or for_each, else the count index (a
+	// number) or the for_each key (a string).
+	Key cty.Value
+	// Endpoint is the path the request is posted to (one of the Endpoint*
+	// constants).
+	Endpoint string
+	// Body is the request body as it would be sent, with documented
+	// defaults filled in. It may hold unknowns, such as a source_image taken
+	// from a resource not generated yet.
+	Body cty.Value
+	// Request is the canonical JSON of Body, or nil when Body is not
+	// wholly known.
+	Request []byte
+	// Attrs are the request's fields under their user-facing, flattened
+	// names (prompt, seed, image_number ...), defaults filled, for showing
+	// in a plan; unknowns allowed. The local-only dir and watermark_free
+	// are the Dir and WatermarkFree fields instead.
+	Attrs map[string]cty.Value
+	// Dir is where the instance's files go, relative to the working
+	// directory and cleaned: the resource's dir when set, else
+	// <output_dir>/<kind>/<name>, plus a level for the instance key.
+	Dir string
+	// WatermarkFree asks for a video's watermark-free download.
+	WatermarkFree bool
+	// DeclRange is the resource's block header.
+	DeclRange hcl.Range
+}
+
+// Expand evaluates r's count or for_each and every attribute in scope,
+// validates the values that are known, and returns r's instances in key
+// order: count index, or for_each keys sorted. A count or for_each that is
+// not known is an error ("Invalid count argument").
+//
+// The instances of a resource that refers to no other resource do not
+// depend on scope: they are computed once by Load and shared, so callers
+// must not modify them.
+func (c *Config) Expand(r *Resource, scope Scope) ([]*Instance, hcl.Diagnostics) {
+	if r.cacheValid {
+		return append([]*Instance(nil), r.cached...), nil
+	}
+	insts, _, diags := c.expand(r, scope, false)
+	return insts, diags
+}
+
+// expand does Expand's work. In validate mode (Load), a count or for_each
+// that is not known yet is not an error: the attributes are checked once
+// with an unknown key instead, and known reports false.
+func (c *Config) expand(r *Resource, scope Scope, validate bool) (insts []*Instance, known bool, diags hcl.Diagnostics) {
+	memo := map[string]cty.Value{}
+	ctx, diags := c.evalContext(r.direct, r.locals, scope, memo)
+	if diags.HasErrors() {
+		return nil, false, diags
+	}
+	addr := r.Addr()
+	switch {
+	case r.Count != nil:
+		n, ok, d := c.evalCount(r, ctx)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			return nil, false, diags
+		}
+		if !ok {
+			if !validate {
+				return nil, false, append(diags, unknownRepetition(r.Count, "count"))
+			}
+			_, d := c.instance(r, childCtx(ctx, "count", cty.ObjectVal(map[string]cty.Value{"index": cty.UnknownVal(cty.Number)})), cty.UnknownVal(cty.Number), addr)
+			return nil, false, append(diags, d...)
+		}
+		insts = make([]*Instance, 0, n)
+		for i := 0; i < n; i++ {
+			key := cty.NumberIntVal(int64(i))
+			ictx := childCtx(ctx, "count", cty.ObjectVal(map[string]cty.Value{"index": key}))
+			inst, d := c.instance(r, ictx, key, addr+"["+strconv.Itoa(i)+"]")
+			diags = append(diags, d...)
+			insts = append(insts, inst)
+		}
+	case r.ForEach != nil:
+		keys, vals, ok, d := c.evalForEach(r, ctx)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			return nil, false, diags
+		}
+		if !ok {
+			if !validate {
+				return nil, false, append(diags, unknownRepetition(r.ForEach, "for_each"))
+			}
+			each := cty.ObjectVal(map[string]cty.Value{"key": cty.UnknownVal(cty.String), "value": cty.DynamicVal})
+			_, d := c.instance(r, childCtx(ctx, "each", each), cty.UnknownVal(cty.String), addr)
+			return nil, false, append(diags, d...)
+		}
+		insts = make([]*Instance, 0, len(keys))
+		for i, k := range keys {
+			key := cty.StringVal(k)
+			each := cty.ObjectVal(map[string]cty.Value{"key": key, "value": vals[i]})
+			inst, d := c.instance(r, childCtx(ctx, "each", each), key, addr+"["+strconv.Quote(k)+"]")
+			diags = append(diags, d...)
+			insts = append(insts, inst)
+		}
+	default:
+		inst, d := c.instance(r, ctx, cty.NilVal, addr)
+		diags = append(diags, d...)
+		insts = []*Instance{inst}
+	}
+	if diags.HasErrors() {
+		return nil, true, diags
+	}
+	return insts, true, diags
+}
+
+func childCtx(parent *hcl.EvalContext, name string, v cty.Value) *hcl.EvalContext {
+	ctx := parent.NewChild()
+	ctx.Variables = map[string]cty.Value{name: v}
+	return ctx
+}
+
+func unknownRepetition(expr hcl.Expression, what string) *hcl.Diagnostic {
+	return &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  fmt.Sprintf("Invalid %s argument", what),
+		Detail:   fmt.Sprintf("The %q value depends on resource attributes that cannot be determined until apply, so genform cannot predict how many instances will be created. Make %s depend only on variables, locals and resources already generated.", what, what),
+		Subject:  expr.Range().Ptr(),
+	}
+}
+
+func (c *Config) evalCount(r *Resource, ctx *hcl.EvalContext) (int, bool, hcl.Diagnostics) {
+	if r.countBad {
+		return 0, false, nil
+	}
+	v, diags := r.Count.Value(ctx)
+	if diags.HasErrors() {
+		return 0, false, diags
+	}
+	bad := func(detail string) (int, bool, hcl.Diagnostics) {
+		return 0, false, append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Invalid count argument",
+			Detail:   detail,
+			Subject:  r.Count.Range().Ptr(),
+		})
+	}
+	if v.IsNull() {
+		return bad(`The given "count" argument value is null. A whole number is required.`)
+	}
+	if !v.IsKnown() {
+		return 0, false, diags
+	}
+	n, err := convert.Convert(v, cty.Number)
+	if err != nil {
+		return bad(fmt.Sprintf(`The given "count" argument value is unsuitable: %s.`, err))
+	}
+	i, acc := n.AsBigFloat().Int64()
+	if acc != big.Exact || i < 0 {
+		return bad(fmt.Sprintf(`The given "count" argument value is unsuitable: it must be a whole number, zero or more; got %s.`, n.AsBigFloat().Text('g', -1)))
+	}
+	if i > MaxInstances {
+		return bad(fmt.Sprintf(`The given "count" argument value %d is more than the %d instances one resource may have.`, i, MaxInstances))
+	}
+	return int(i), true, diags
+}
+
+// evalForEach returns the sorted instance keys and each.value for each.
+func (c *Config) evalForEach(r *Resource, ctx *hcl.EvalContext) ([]string, []cty.Value, bool, hcl.Diagnostics) {
+	if r.countBad {
+		return nil, nil, false, nil
+	}
+	v, diags := r.ForEach.Value(ctx)
+	if diags.HasErrors() {
+		return nil, nil, false, diags
+	}
+	bad := func(detail string) ([]string, []cty.Value, bool, hcl.Diagnostics) {
+		return nil, nil, false, append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Invalid for_each argument",
+			Detail:   detail,
+			Subject:  r.ForEach.Range().Ptr(),
+		})
+	}
+	if v.IsNull() {
+		return bad(`The given "for_each" argument value is null. A map, or set of strings, is allowed.`)
+	}
+	ty := v.Type()
+	switch {
+	case ty.IsSetType():
+		if !ty.ElementType().Equals(cty.String) && ty.ElementType() != cty.DynamicPseudoType {
+			return bad(fmt.Sprintf(`The given "for_each" argument value is unsuitable: "for_each" supports maps and sets of strings, but you have provided a set containing type %s.`, ty.ElementType().FriendlyName()))
+		}
+		if !v.IsWhollyKnown() {
+			return nil, nil, false, diags
+		}
+		if v.LengthInt() > MaxInstances {
+			return bad(fmt.Sprintf("for_each has %d elements, more than the %d instances one resource may have.", v.LengthInt(), MaxInstances))
+		}
+		keys := make([]string, 0, v.LengthInt())
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			if e.IsNull() {
+				return bad(`The given "for_each" argument value is unsuitable: "for_each" sets must not contain null values.`)
+			}
+			if e.Type() != cty.String {
+				return bad(`The given "for_each" argument value is unsuitable: "for_each" supports maps and sets of strings.`)
+			}
+			keys = append(keys, e.AsString())
+		}
+		sort.Strings(keys)
+		vals := make([]cty.Value, len(keys))
+		for i, k := range keys {
+			vals[i] = cty.StringVal(k)
+		}
+		return keys, vals, true, diags
+	case ty.IsMapType() || ty.IsObjectType():
+		if !v.IsKnown() {
+			return nil, nil, false, diags
+		}
+		if v.LengthInt() > MaxInstances {
+			return bad(fmt.Sprintf("for_each has %d elements, more than the %d instances one resource may have.", v.LengthInt(), MaxInstances))
+		}
+		keys := make([]string, 0, v.LengthInt())
+		vals := make([]cty.Value, 0, v.LengthInt())
+		// cty iterates maps and objects in key order.
+		for it := v.ElementIterator(); it.Next(); {
+			k, e := it.Element()
+			keys = append(keys, k.AsString())
+			vals = append(vals, e)
+		}
+		return keys, vals, true, diags
+	case ty == cty.DynamicPseudoType:
+		return nil, nil, false, diags
+	}
+	hint := ""
+	if ty.IsListType() || ty.IsTupleType() {
+		hint = " Convert a list to a set with toset(...)."
+	}
+	return bad(fmt.Sprintf(`The given "for_each" argument value is unsuitable: the "for_each" argument must be a map, or set of strings, and you have provided a value of type %s.%s`, ty.FriendlyName(), hint))
+}
+
+// attrValues holds one instance's evaluated attributes, by attrID. A null
+// value counts as not set, as in Terraform.
+type attrValues struct {
+	val [numAttrs]cty.Value
+	set [numAttrs]bool
+	rng [numAttrs]hcl.Range
+}
+
+// instance evaluates r's attributes in ctx and builds the request.
+func (c *Config) instance(r *Resource, ctx *hcl.EvalContext, key cty.Value, addr string) (*Instance, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	var av attrValues
+	for _, ra := range r.attrs {
+		av.rng[ra.id] = ra.attr.Expr.Range()
+		if ra.bad {
+			av.val[ra.id], av.set[ra.id] = cty.DynamicVal, true
+			continue
+		}
+		v, d := ra.attr.Expr.Value(ctx)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			v = cty.DynamicVal
+		}
+		av.val[ra.id] = v
+		av.set[ra.id] = !v.IsNull()
+	}
+	inst := &Instance{Addr: addr, Resource: r, Key: key, DeclRange: r.DeclRange}
+	b := bodyBuilder{c: c, r: r, av: &av}
+	inst.Endpoint = b.endpoint()
+	b.build(inst)
+	diags = append(diags, b.diags...)
+
+	dir, d := c.instanceDir(r, &av, key)
+	diags = append(diags, d...)
+	inst.Dir = dir
+	return inst, diags
+}
+
+// instanceDir is where an instance's files go.
+func (c *Config) instanceDir(r *Resource, av *attrValues, key cty.Value) (string, hcl.Diagnostics) {
+	if av.set[aDir] {
+		v := av.val[aDir]
+		s, err := convert.Convert(v, cty.String)
+		if err != nil {
+			return "", typeDiag(aDir, err, av.rng[aDir])
+		}
+		if !s.IsKnown() {
+			return "", nil
+		}
+		p, err := insidePath(s.AsString())
+		if err != nil {
+			return "", hcl.Diagnostics{{
+				Severity: hcl.DiagError,
+				Summary:  "Invalid dir",
+				Detail:   fmt.Sprintf("dir %s.", err),
+				Subject:  av.rng[aDir].Ptr(),
+			}}
+		}
+		return p, nil
+	}
+	base := filepath.Join(c.Settings.OutputDir, string(r.Kind), r.Name)
+	switch {
+	case key == cty.NilVal:
+		return base, nil
+	case !key.IsKnown():
+		return "", nil
+	case key.Type() == cty.Number:
+		i, _ := key.AsBigFloat().Int64()
+		return filepath.Join(base, strconv.FormatInt(i, 10)), nil
+	}
+	k := key.AsString()
+	if reason := badPathComponent(k); reason != "" {
+		rng := r.DeclRange
+		if r.ForEach != nil {
+			rng = r.ForEach.Range()
+		}
+		return "", hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Invalid instance key for a directory",
+			Detail:   fmt.Sprintf("The for_each key %q names the directory of its instance's files, but %s. Use another key, or set dir explicitly.", k, reason),
+			Subject:  &rng,
+		}}
+	}
+	return filepath.Join(base, k), nil
+}
+
+// badPathComponent says why s cannot be one directory name, or "".
+func badPathComponent(s string) string {
+	switch {
+	case s == "":
+		return "it is empty"
+	case s == "." || s == "..":
+		return "it would leave the resource's directory"
+	case strings.ContainsAny(s, `/\`):
+		return "it contains a path separator"
+	case strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return "it contains a control character"
+	}
+	return ""
+}
+
+func typeDiag(id attrID, err error, rng hcl.Range) hcl.Diagnostics {
+	return hcl.Diagnostics{{
+		Severity: hcl.DiagError,
+		Summary:  "Incorrect attribute value type",
+		Detail:   fmt.Sprintf("Inappropriate value for attribute %q: %s.", attrNames[id], err),
+		Subject:  rng.Ptr(),
+	}}
+}

@@ -1,0 +1,663 @@
+package config
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/ext/typeexpr"
+	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// File name suffixes of configuration and variables files.
+const (
+	SuffixHCL     = ".gen.hcl"
+	SuffixJSON    = ".gen.json"
+	SuffixVarFile = ".genvars.hcl"
+)
+
+var fileSchema = &hcl.BodySchema{
+	Blocks: []hcl.BlockHeaderSchema{
+		{Type: "genform"},
+		{Type: "service"},
+		{Type: "variable", LabelNames: []string{"name"}},
+		{Type: "locals"},
+		{Type: string(KindImage), LabelNames: []string{"name"}},
+		{Type: string(KindVideo), LabelNames: []string{"name"}},
+		{Type: "output", LabelNames: []string{"name"}},
+	},
+}
+
+// Load reads every *.gen.hcl and *.gen.json file in dir, in lexical order,
+// as one configuration; decodes it; settles the input variables; and checks
+// everything that can be checked without knowing any resource's value: it
+// expands every resource with every resource reference unknown, so a bad
+// image_number, a missing prompt, a cycle or a reference to nothing is
+// reported here. It always returns a non-nil *Config whose Files holds
+// every file parsed so far, so that diagnostics print with source snippets.
+func Load(dir string, opts Options) (*Config, hcl.Diagnostics) {
+	c := &Config{
+		Dir:       dir,
+		Files:     map[string]*hcl.File{},
+		Variables: map[string]*Variable{},
+		Locals:    map[string]*Local{},
+		byAddr:    map[string]*Resource{},
+		environ:   map[string]string{},
+		varObj:    cty.EmptyObjectVal,
+		staticLoc: cty.EmptyObjectVal,
+		Settings:  Settings{StateFile: DefaultStateFile, OutputDir: DefaultOutputDir},
+		Service: Service{
+			Parallelism:       DefaultParallelism,
+			RequestsPerMinute: DefaultRequestsPerMinute,
+			PollInterval:      DefaultPollInterval,
+			Timeout:           DefaultTimeout,
+		},
+	}
+	for _, kv := range opts.Environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			c.environ[k] = v
+		}
+	}
+	c.absDir = dir
+	if abs, err := filepath.Abs(dir); err == nil {
+		c.absDir = abs
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			c.absDir = real
+		}
+	}
+	c.funcs = c.functions()
+
+	names, err := configFileNames(dir)
+	if err != nil {
+		return c, hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Failed to read the working directory",
+			Detail:   fmt.Sprintf("Could not list the configuration files of %s: %v.", dir, err),
+			Subject:  &hcl.Range{Filename: dir},
+		}}
+	}
+	if len(names) == 0 {
+		return c, hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "No configuration files",
+			Detail:   fmt.Sprintf("genform reads the *%s and *%s files of the working directory, and %s has none. Change to the directory that holds the configuration, or pass -chdir=DIR.", SuffixHCL, SuffixJSON, dir),
+			Subject:  &hcl.Range{Filename: dir},
+		}}
+	}
+
+	parser := hclparse.NewParser()
+	hash := sha256.New()
+	var diags hcl.Diagnostics
+	var bodies []hcl.Body
+	for _, name := range names {
+		src, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Failed to read file",
+				Detail:   fmt.Sprintf("The configuration file %s could not be read: %v.", name, err),
+				Subject:  &hcl.Range{Filename: name},
+			})
+			continue
+		}
+		fmt.Fprintf(hash, "%s\x00%d\x00", name, len(src))
+		hash.Write(src)
+		var f *hcl.File
+		var d hcl.Diagnostics
+		if strings.HasSuffix(name, SuffixJSON) {
+			f, d = parser.ParseJSON(src, name)
+		} else {
+			f, d = parser.ParseHCL(src, name)
+		}
+		diags = append(diags, d...)
+		if f != nil {
+			c.Files[name] = f
+			if f.Body != nil {
+				bodies = append(bodies, f.Body)
+			}
+		}
+	}
+	if diags.HasErrors() {
+		// Syntax errors make everything after them guesswork: report them
+		// alone, like Terraform does.
+		return c, diags
+	}
+
+	diags = append(diags, c.decode(bodies, opts, parser)...)
+	for _, name := range sortedKeys(c.Variables) {
+		v := c.Variables[name]
+		if v.Sensitive {
+			continue
+		}
+		enc, err := canonicalJSON(v.Value)
+		if err != nil {
+			continue // not settled: reported already
+		}
+		fmt.Fprintf(hash, "var\x00%s\x00%d:%s\x00", name, len(enc), enc)
+	}
+	c.Hash = hex.EncodeToString(hash.Sum(nil))
+	return c, dedupe(diags)
+}
+
+// configFileNames lists the configuration files of dir in lexical order.
+func configFileNames(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || strings.HasPrefix(n, ".") {
+			continue
+		}
+		if strings.HasSuffix(n, SuffixHCL) || strings.HasSuffix(n, SuffixJSON) {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// decode turns the parsed bodies into declarations and checks them.
+func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	var genformBlock, serviceBlock *hcl.Block
+	var locals []*Local
+	var resources []*Resource
+	defaults := map[string]*typeexpr.Defaults{}
+	outputs := map[string]*Output{}
+
+	for _, body := range bodies {
+		content, d := body.Content(fileSchema)
+		diags = append(diags, d...)
+		if content == nil {
+			continue
+		}
+		for _, b := range content.Blocks {
+			switch b.Type {
+			case "genform", "service":
+				first := &genformBlock
+				if b.Type == "service" {
+					first = &serviceBlock
+				}
+				if *first != nil {
+					diags = append(diags, &hcl.Diagnostic{
+						Severity: hcl.DiagError,
+						Summary:  fmt.Sprintf("Duplicate %s block", b.Type),
+						Detail:   fmt.Sprintf("A configuration has at most one %s block; the first one is at %s. Merge the two.", b.Type, (*first).DefRange),
+						Subject:  b.DefRange.Ptr(),
+					})
+					continue
+				}
+				*first = b
+			case "variable":
+				v, defs, d := decodeVariable(b)
+				diags = append(diags, d...)
+				if prev, ok := c.Variables[v.Name]; ok {
+					diags = append(diags, &hcl.Diagnostic{
+						Severity: hcl.DiagError,
+						Summary:  "Duplicate variable declaration",
+						Detail:   fmt.Sprintf("A variable named %q was already declared at %s. Variable names must be unique.", v.Name, prev.DeclRange),
+						Subject:  v.DeclRange.Ptr(),
+					})
+					continue
+				}
+				c.Variables[v.Name] = v
+				defaults[v.Name] = defs
+			case "locals":
+				attrs, d := b.Body.JustAttributes()
+				diags = append(diags, d...)
+				list := make([]*hcl.Attribute, 0, len(attrs))
+				for _, a := range attrs {
+					list = append(list, a)
+				}
+				sort.Slice(list, func(i, j int) bool { return list[i].Range.Start.Byte < list[j].Range.Start.Byte })
+				for _, a := range list {
+					if prev, ok := c.Locals[a.Name]; ok {
+						diags = append(diags, &hcl.Diagnostic{
+							Severity: hcl.DiagError,
+							Summary:  "Duplicate local value definition",
+							Detail:   fmt.Sprintf("A local value named %q was already defined at %s. Local value names must be unique.", a.Name, prev.DeclRange),
+							Subject:  a.NameRange.Ptr(),
+						})
+						continue
+					}
+					l := &Local{Name: a.Name, Expr: a.Expr, DeclRange: a.Range}
+					c.Locals[a.Name] = l
+					locals = append(locals, l)
+				}
+			case string(KindImage), string(KindVideo):
+				r, d := c.decodeResource(b, len(resources))
+				diags = append(diags, d...)
+				if prev, ok := c.byAddr[r.Addr()]; ok {
+					diags = append(diags, &hcl.Diagnostic{
+						Severity: hcl.DiagError,
+						Summary:  "Duplicate resource",
+						Detail:   fmt.Sprintf("A %s resource named %q was already declared at %s. Resource names must be unique per type.", r.Kind, r.Name, prev.DeclRange),
+						Subject:  r.DeclRange.Ptr(),
+					})
+					continue
+				}
+				c.byAddr[r.Addr()] = r
+				resources = append(resources, r)
+			case "output":
+				o, d := decodeOutput(b)
+				diags = append(diags, d...)
+				if prev, ok := outputs[o.Name]; ok {
+					diags = append(diags, &hcl.Diagnostic{
+						Severity: hcl.DiagError,
+						Summary:  "Duplicate output definition",
+						Detail:   fmt.Sprintf("An output named %q was already defined at %s. Output names must be unique.", o.Name, prev.DeclRange),
+						Subject:  o.DeclRange.Ptr(),
+					})
+					continue
+				}
+				outputs[o.Name] = o
+				c.Outputs = append(c.Outputs, o)
+			}
+		}
+	}
+
+	diags = append(diags, c.settleVariables(opts, parser, defaults)...)
+	diags = append(diags, c.checkVariableValidations()...)
+	diags = append(diags, c.analyzeLocals(locals)...)
+	if genformBlock != nil {
+		diags = append(diags, c.decodeSettings(genformBlock)...)
+	}
+	if serviceBlock != nil {
+		diags = append(diags, c.decodeService(serviceBlock)...)
+	}
+	diags = append(diags, c.analyzeResources(resources)...)
+	for _, o := range c.Outputs {
+		diags = append(diags, c.analyzeOutput(o)...)
+	}
+	diags = append(diags, c.validateExpansion()...)
+	return diags
+}
+
+// analyzeResources checks every resource's references, computes its Refs,
+// and orders c.Resources by dependency, reporting cycles.
+func (c *Config) analyzeResources(resources []*Resource) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, r := range resources {
+		rules := refRules{
+			where:     fmt.Sprintf("resource %s", r.Addr()),
+			locals:    true,
+			resources: true,
+			count:     r.Count != nil,
+			each:      r.ForEach != nil,
+		}
+		var refs []string
+		add := func(expr hcl.Expression, rules refRules) bool {
+			res, locs, d := c.analyze(expr, rules)
+			diags = append(diags, d...)
+			for _, a := range res {
+				r.direct = appendUnique(r.direct, a)
+			}
+			for _, l := range locs {
+				r.locals = appendUnique(r.locals, l)
+			}
+			refs = append(refs, res...)
+			return !d.HasErrors()
+		}
+		metaRules := rules
+		metaRules.count, metaRules.each = false, false
+		metaRules.where = fmt.Sprintf("the count or for_each of %s", r.Addr())
+		if r.Count != nil {
+			r.countBad = !add(r.Count, metaRules)
+		}
+		if r.ForEach != nil {
+			r.countBad = !add(r.ForEach, metaRules)
+		}
+		for i := range r.attrs {
+			ra := &r.attrs[i]
+			ar := rules
+			if ra.id == aDir || ra.id == aWatermarkFree {
+				// Local attributes decide where files go before anything is
+				// generated, so they cannot wait for another resource.
+				ar.resources = false
+				ar.where = fmt.Sprintf("the %s of %s", attrNames[ra.id], r.Addr())
+			}
+			ra.bad = !add(ra.attr.Expr, ar)
+		}
+		for _, dep := range r.DependsOn {
+			if _, ok := c.byAddr[dep]; !ok {
+				kind, name, _ := strings.Cut(dep, ".")
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Reference to undeclared resource",
+					Detail:   fmt.Sprintf("depends_on refers to %s, but no %s resource named %q is declared.", dep, kind, name) + didYouMean(name, c.resourceNames(Kind(kind))),
+					Subject:  c.dependsOnRange(r, dep).Ptr(),
+				})
+				continue
+			}
+			refs = append(refs, dep)
+		}
+		for _, l := range r.locals {
+			refs = append(refs, c.Locals[l].Refs...)
+		}
+		r.Refs = sortedUnique(refs)
+	}
+
+	index := make(map[string]int, len(resources))
+	for i, r := range resources {
+		index[r.Addr()] = i
+	}
+	order, cycles := topoSort(len(resources), func(i int) []int {
+		deps := make([]int, 0, len(resources[i].Refs))
+		for _, a := range resources[i].Refs {
+			deps = append(deps, index[a])
+		}
+		return deps
+	})
+	placed := make([]bool, len(resources))
+	c.Resources = make([]*Resource, 0, len(resources))
+	for _, i := range order {
+		c.Resources = append(c.Resources, resources[i])
+		placed[i] = true
+	}
+	for i, r := range resources {
+		if !placed[i] {
+			c.Resources = append(c.Resources, r)
+		}
+	}
+	for _, cyc := range cycles {
+		names := make([]string, len(cyc))
+		for i, k := range cyc {
+			names[i] = resources[k].Addr()
+		}
+		detail := fmt.Sprintf("These resources refer to each other in a cycle: %s. Each would have to be generated before the other; remove one of the references.", joinList(names))
+		if len(cyc) == 1 {
+			detail = fmt.Sprintf("%s refers to itself. A resource cannot use its own outputs; remove the reference.", names[0])
+		}
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Cycle: " + strings.Join(names, ", "),
+			Detail:   detail,
+			Subject:  resources[cyc[0]].DeclRange.Ptr(),
+		})
+	}
+	return diags
+}
+
+// dependsOnRange finds the range of dep in r's depends_on, for diagnostics.
+func (c *Config) dependsOnRange(r *Resource, dep string) hcl.Range {
+	if r.dependsOn != nil {
+		exprs, _ := hcl.ExprList(r.dependsOn.Expr)
+		for _, e := range exprs {
+			if tr, d := hcl.AbsTraversalForExpr(e); !d.HasErrors() {
+				if a, ok := resourceAddrOf(tr); ok && a == dep {
+					return e.Range()
+				}
+			}
+		}
+		return r.dependsOn.Expr.Range()
+	}
+	return r.DeclRange
+}
+
+var outputSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "value", Required: true}, {Name: "description"}, {Name: "sensitive"}, {Name: "depends_on"},
+	},
+}
+
+func decodeOutput(b *hcl.Block) (*Output, hcl.Diagnostics) {
+	o := &Output{Name: b.Labels[0], DeclRange: b.DefRange}
+	var diags hcl.Diagnostics
+	if !hclsyntax.ValidIdentifier(o.Name) {
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Invalid output name",
+			Detail:   "A name must start with a letter or underscore and may contain only letters, digits, underscores, and dashes.",
+			Subject:  b.LabelRanges[0].Ptr(),
+		})
+	}
+	content, d := b.Body.Content(outputSchema)
+	diags = append(diags, d...)
+	if a, ok := content.Attributes["value"]; ok {
+		o.Expr = a.Expr
+	}
+	if a, ok := content.Attributes["description"]; ok {
+		s, d := literalString(a)
+		diags = append(diags, d...)
+		o.Description = s
+	}
+	if a, ok := content.Attributes["sensitive"]; ok {
+		v, d := a.Expr.Value(nil)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			if v.Type() != cty.Bool || v.IsNull() {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Invalid sensitive value",
+					Detail:   "sensitive takes true or false.",
+					Subject:  a.Expr.Range().Ptr(),
+				})
+			} else {
+				o.Sensitive = v.True()
+			}
+		}
+	}
+	if a, ok := content.Attributes["depends_on"]; ok {
+		deps, d := decodeDependsOn(a)
+		diags = append(diags, d...)
+		o.dependsOn = deps
+	}
+	return o, diags
+}
+
+func (c *Config) analyzeOutput(o *Output) hcl.Diagnostics {
+	if o.Expr == nil {
+		return nil
+	}
+	res, locs, diags := c.analyze(o.Expr, refRules{where: "output " + o.Name, locals: true, resources: true})
+	o.ok = !diags.HasErrors()
+	o.direct, o.locals = res, locs
+	refs := append([]string(nil), res...)
+	for _, l := range locs {
+		refs = append(refs, c.Locals[l].Refs...)
+	}
+	for _, dep := range o.dependsOn {
+		if _, ok := c.byAddr[dep]; !ok {
+			kind, name, _ := strings.Cut(dep, ".")
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Reference to undeclared resource",
+				Detail:   fmt.Sprintf("depends_on refers to %s, but no %s resource named %q is declared.", dep, kind, name) + didYouMean(name, c.resourceNames(Kind(kind))),
+				Subject:  o.DeclRange.Ptr(),
+			})
+			continue
+		}
+		refs = append(refs, dep)
+	}
+	o.Refs = sortedUnique(refs)
+	return diags
+}
+
+// EvalOutputs evaluates every output in scope. Values that depend on
+// resources not yet generated stay unknown.
+func (c *Config) EvalOutputs(scope Scope) (map[string]cty.Value, hcl.Diagnostics) {
+	out := make(map[string]cty.Value, len(c.Outputs))
+	var diags hcl.Diagnostics
+	memo := map[string]cty.Value{}
+	for _, o := range c.Outputs {
+		if !o.ok {
+			out[o.Name] = cty.DynamicVal
+			continue
+		}
+		ctx, d := c.evalContext(o.direct, o.locals, scope, memo)
+		diags = append(diags, d...)
+		v, d := o.Expr.Value(ctx)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			v = cty.DynamicVal
+		}
+		out[o.Name] = v
+	}
+	return out, diags
+}
+
+// evalContext builds the context for an expression that refers directly to
+// the resources direct and the locals locals: only those are put in it, so
+// the cost does not grow with the size of the configuration. memo keeps the
+// values of locals that depend on resources, evaluated in this scope.
+func (c *Config) evalContext(direct, locals []string, scope Scope, memo map[string]cty.Value) (*hcl.EvalContext, hcl.Diagnostics) {
+	vars := make(map[string]cty.Value, 4)
+	vars["var"] = c.varObj
+	var diags hcl.Diagnostics
+	if len(locals) > 0 {
+		lv := make(map[string]cty.Value, len(locals))
+		for _, n := range locals {
+			v, d := c.localValue(n, scope, memo)
+			diags = append(diags, d...)
+			lv[n] = v
+		}
+		vars["local"] = cty.ObjectVal(lv)
+	}
+	if len(direct) > 0 {
+		var images, videos map[string]cty.Value
+		for _, addr := range direct {
+			r := c.byAddr[addr]
+			v, ok := scope[addr]
+			if !ok || v == cty.NilVal {
+				v = unknownValue(r)
+			}
+			if r.Kind == KindImage {
+				if images == nil {
+					images = map[string]cty.Value{}
+				}
+				images[r.Name] = v
+			} else {
+				if videos == nil {
+					videos = map[string]cty.Value{}
+				}
+				videos[r.Name] = v
+			}
+		}
+		if images != nil {
+			vars[string(KindImage)] = cty.ObjectVal(images)
+		}
+		if videos != nil {
+			vars[string(KindVideo)] = cty.ObjectVal(videos)
+		}
+	}
+	return &hcl.EvalContext{Variables: vars, Functions: c.funcs}, diags
+}
+
+// localValue is the value of a local in scope: computed once at Load for
+// locals that refer to no resource, otherwise evaluated here and memoised.
+func (c *Config) localValue(name string, scope Scope, memo map[string]cty.Value) (cty.Value, hcl.Diagnostics) {
+	l := c.Locals[name]
+	if l.static || !l.checked {
+		return l.value, nil
+	}
+	if v, ok := memo[name]; ok {
+		return v, nil
+	}
+	ctx, diags := c.evalContext(l.direct, l.locals, scope, memo)
+	v, d := l.Expr.Value(ctx)
+	diags = append(diags, d...)
+	if d.HasErrors() {
+		v = cty.DynamicVal
+	}
+	memo[name] = v
+	return v, diags
+}
+
+// dedupe drops repeated diagnostics: an error in a resource with many
+// instances is reported once, not once per instance.
+func dedupe(diags hcl.Diagnostics) hcl.Diagnostics {
+	type key struct {
+		sev             hcl.DiagnosticSeverity
+		summary, detail string
+		rng             hcl.Range
+	}
+	seen := make(map[key]bool, len(diags))
+	out := diags[:0:0]
+	for _, d := range diags {
+		k := key{sev: d.Severity, summary: d.Summary, detail: d.Detail}
+		if d.Subject != nil {
+			k.rng = *d.Subject
+		}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, d)
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// validateExpansion expands every resource, in dependency order, with the
+// values of all resources unknown: everything that does not depend on a
+// generation's result is checked here, at validate time. The instances of
+// resources that refer to no other resource are kept for Expand. It also
+// refuses two instances writing to the same directory.
+func (c *Config) validateExpansion() hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	scope := make(Scope, len(c.Resources))
+	dirs := map[string]*Instance{}
+	for _, r := range c.Resources {
+		insts, known, d := c.expand(r, scope, true)
+		diags = append(diags, d...)
+		if !known || d.HasErrors() {
+			continue
+		}
+		scope[r.Addr()] = ResourceValue(r, insts, nil)
+		if c.scopeFree(r) {
+			r.cached, r.cacheValid = insts, true
+		}
+		for _, inst := range insts {
+			if inst.Dir == "" {
+				continue
+			}
+			if prev, ok := dirs[inst.Dir]; ok {
+				rng := r.DeclRange
+				if a, ok := r.Attributes["dir"]; ok {
+					rng = a.Expr.Range()
+				}
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Duplicate output directory",
+					Detail:   fmt.Sprintf("%s and %s both write their files to %q, so each would overwrite the other's. Give each its own dir (with count.index or each.key when one resource has several instances).", prev.Addr, inst.Addr, inst.Dir),
+					Subject:  &rng,
+				})
+				continue
+			}
+			dirs[inst.Dir] = inst
+		}
+	}
+	return diags
+}
+
+// scopeFree reports whether r's instances are the same whatever the Scope:
+// nothing it evaluates refers to a resource, directly or through locals.
+func (c *Config) scopeFree(r *Resource) bool {
+	if len(r.direct) > 0 {
+		return false
+	}
+	for _, n := range r.locals {
+		if l := c.Locals[n]; !l.static && l.checked {
+			return false
+		}
+	}
+	return true
+}

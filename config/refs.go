@@ -1,0 +1,273 @@
+package config
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// refRules says which references an expression may make.
+type refRules struct {
+	where     string // "the service block", for messages
+	locals    bool
+	resources bool
+	count     bool
+	each      bool
+}
+
+var rootNames = []string{"var", "local", "image", "video", "count", "each"}
+
+// analyze checks every reference expr makes (found with
+// Expression.Variables) and returns the resource-level addresses and local
+// names it refers to directly, deduplicated, in order of appearance.
+func (c *Config) analyze(expr hcl.Expression, rules refRules) (resources, locals []string, diags hcl.Diagnostics) {
+	if expr == nil {
+		return nil, nil, nil
+	}
+	for _, tr := range expr.Variables() {
+		rng := tr.SourceRange()
+		root := tr.RootName()
+		name, hasName := "", false
+		if len(tr) > 1 {
+			if at, ok := tr[1].(hcl.TraverseAttr); ok {
+				name, hasName = at.Name, true
+			}
+		}
+		bad := func(summary, detail string) {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: rng.Ptr()})
+		}
+		switch root {
+		case "var":
+			if !hasName {
+				bad("Invalid reference", `The "var" object cannot be used on its own. Write var.NAME for the variable named NAME.`)
+				continue
+			}
+			if _, ok := c.Variables[name]; !ok {
+				bad("Reference to undeclared input variable",
+					fmt.Sprintf("An input variable with the name %q has not been declared. This variable can be declared with a variable %q {} block.", name, name)+didYouMean(name, c.variableNames()))
+			}
+		case "local":
+			if !rules.locals {
+				bad("Invalid reference", fmt.Sprintf("Local values cannot be used in %s.", rules.where))
+				continue
+			}
+			if !hasName {
+				bad("Invalid reference", `The "local" object cannot be used on its own. Write local.NAME for the local value named NAME.`)
+				continue
+			}
+			if _, ok := c.Locals[name]; !ok {
+				bad("Reference to undeclared local value",
+					fmt.Sprintf("A local value with the name %q has not been declared.", name)+didYouMean(name, c.localNames()))
+				continue
+			}
+			locals = appendUnique(locals, name)
+		case "image", "video":
+			if !rules.resources {
+				bad("Invalid reference", fmt.Sprintf("%s cannot refer to resources: its value is needed before any resource is evaluated.", upperFirst(rules.where)))
+				continue
+			}
+			if !hasName {
+				bad("Invalid reference", fmt.Sprintf("A reference to a resource type must be followed by at least one attribute access, specifying the resource name, as in %s.NAME.", root))
+				continue
+			}
+			addr := root + "." + name
+			if _, ok := c.byAddr[addr]; !ok {
+				bad("Reference to undeclared resource",
+					fmt.Sprintf("A %s resource named %q has not been declared.", root, name)+didYouMean(name, c.resourceNames(Kind(root))))
+				continue
+			}
+			resources = appendUnique(resources, addr)
+		case "count":
+			if !rules.count {
+				bad(`Reference to "count" in non-counted context`, fmt.Sprintf(`The "count" object can only be used in a resource block that sets count; this is %s.`, rules.where))
+				continue
+			}
+			if name != "index" {
+				bad("Invalid count attribute", `The "count" object has one attribute: count.index.`)
+			}
+		case "each":
+			if !rules.each {
+				bad(`Reference to "each" in context without for_each`, fmt.Sprintf(`The "each" object can only be used in a resource block that sets for_each; this is %s.`, rules.where))
+				continue
+			}
+			if name != "key" && name != "value" {
+				bad(`Invalid "each" attribute`, `The "each" object has two attributes: each.key and each.value.`)
+			}
+		default:
+			bad("Unknown variable", fmt.Sprintf("There is no variable named %q.", root)+didYouMean(root, rootNames))
+		}
+	}
+	return resources, locals, diags
+}
+
+func appendUnique(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+func upperFirst(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
+
+func (c *Config) localNames() []string {
+	names := make([]string, 0, len(c.Locals))
+	for n := range c.Locals {
+		names = append(names, n)
+	}
+	return names
+}
+
+func (c *Config) resourceNames(kind Kind) []string {
+	var names []string
+	for _, r := range c.byAddr {
+		if r.Kind == kind {
+			names = append(names, r.Name)
+		}
+	}
+	return names
+}
+
+// analyzeLocals checks the locals' references, orders them so each comes
+// after the locals it uses, reports cycles, computes which resources each
+// refers to (through other locals too), and evaluates the ones that refer to
+// none.
+func (c *Config) analyzeLocals(list []*Local) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	direct := map[string][]string{}
+	for _, l := range list {
+		res, locs, d := c.analyze(l.Expr, refRules{where: "a local value", locals: true, resources: true})
+		diags = append(diags, d...)
+		l.checked = !d.HasErrors()
+		l.locals = locs
+		l.direct = res
+		direct[l.Name] = res
+	}
+	index := make(map[string]int, len(list))
+	for i, l := range list {
+		index[l.Name] = i
+	}
+	order, cycles := topoSort(len(list), func(i int) []int {
+		var deps []int
+		for _, n := range list[i].locals {
+			deps = append(deps, index[n])
+		}
+		return deps
+	})
+	for _, cyc := range cycles {
+		names := make([]string, len(cyc))
+		for i, k := range cyc {
+			names[i] = "local." + list[k].Name
+			list[k].checked = false
+		}
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Cycle in local values",
+			Detail:   fmt.Sprintf("These local values refer to each other in a cycle: %s. Break the cycle by removing one of the references.", joinList(names)),
+			Subject:  list[cyc[0]].DeclRange.Ptr(),
+		})
+	}
+	c.localList = c.localList[:0]
+	static := map[string]cty.Value{}
+	for _, i := range order {
+		l := list[i]
+		c.localList = append(c.localList, l)
+		refs := append([]string(nil), direct[l.Name]...)
+		l.static = l.checked
+		for _, n := range l.locals {
+			dep := c.Locals[n]
+			refs = append(refs, dep.Refs...)
+			if !dep.static {
+				l.static = false
+			}
+		}
+		l.Refs = sortedUnique(refs)
+		if len(l.Refs) > 0 {
+			l.static = false
+		}
+		if !l.static {
+			continue
+		}
+		ctx := &hcl.EvalContext{
+			Variables: map[string]cty.Value{"var": c.varObj, "local": subObject(static, l.locals)},
+			Functions: c.funcs,
+		}
+		v, d := l.Expr.Value(ctx)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			v = cty.DynamicVal
+		}
+		l.value = v
+		static[l.Name] = v
+	}
+	// Locals in a cycle never reach the order; they stay unknown.
+	for _, l := range list {
+		if !l.static && l.value == cty.NilVal {
+			l.value = cty.DynamicVal
+		}
+	}
+	return diags
+}
+
+// subObject builds an object of the named entries of m (cty.DynamicVal for
+// missing ones).
+func subObject(m map[string]cty.Value, names []string) cty.Value {
+	if len(names) == 0 {
+		return cty.EmptyObjectVal
+	}
+	o := make(map[string]cty.Value, len(names))
+	for _, n := range names {
+		v, ok := m[n]
+		if !ok {
+			v = cty.DynamicVal
+		}
+		o[n] = v
+	}
+	return cty.ObjectVal(o)
+}
+
+func sortedUnique(list []string) []string {
+	if len(list) == 0 {
+		return nil
+	}
+	sort.Strings(list)
+	out := list[:1]
+	for _, s := range list[1:] {
+		if s != out[len(out)-1] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func joinList(names []string) string { return joinWith(names, "and") }
+
+// joinWith joins names as a sentence does: "a, b and c".
+func joinWith(names []string, conj string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	s := ""
+	for i, n := range names {
+		switch {
+		case i == 0:
+		case i == len(names)-1:
+			s += " " + conj + " "
+		default:
+			s += ", "
+		}
+		s += n
+	}
+	return s
+}

@@ -1,0 +1,280 @@
+package config
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Resource is one image or video block as written.
+type Resource struct {
+	Kind Kind
+	Name string
+	// Count and ForEach are nil when absent.
+	Count, ForEach hcl.Expression
+	// DependsOn are the resource-level addresses ("image.a") of depends_on.
+	DependsOn []string
+	// PreventDestroy is lifecycle.prevent_destroy.
+	PreventDestroy bool
+	// IgnoreChanges are the attribute names of lifecycle.ignore_changes, as
+	// the user wrote them ("prompt").
+	IgnoreChanges []string
+	// Refs is every resource-level address this resource refers to, through
+	// its attributes, count/for_each, depends_on and the locals it uses;
+	// sorted, without duplicates.
+	Refs []string
+	// DeclRange is the block header (`image "hero"`).
+	DeclRange hcl.Range
+	// Attributes are the request and local attributes as written (not the
+	// meta-arguments), by name.
+	Attributes map[string]*hcl.Attribute
+
+	dependsOn  *hcl.Attribute
+	attrs      []resAttr // Attributes in source order, with their ids
+	index      int       // declaration order
+	direct     []string  // resource addresses its expressions refer to directly
+	locals     []string  // locals its expressions refer to directly
+	countBad   bool      // count/for_each has invalid references
+	cached     []*Instance
+	cacheValid bool
+}
+
+type resAttr struct {
+	id   attrID
+	attr *hcl.Attribute
+	bad  bool // invalid references: evaluated as unknown, already reported
+}
+
+// Addr returns the resource-level address, e.g. "image.hero".
+func (r *Resource) Addr() string { return string(r.Kind) + "." + r.Name }
+
+// attrID numbers the request and local attributes a resource block may set.
+type attrID int
+
+const (
+	aPrompt attrID = iota
+	aNegativePrompt
+	aIsPublic
+	aSeed
+	aImageNumber
+	aAspectRatio
+	aResolution
+	aSourceImage
+	aSourceImages
+	aFrameIndices
+	aInputWidth
+	aInputHeight
+	aPromptEnhancer
+	aGenMode
+	aDuration
+	aWatermarkFree
+	aDir
+	numAttrs
+)
+
+// attrNames are the user-facing names, indexed by attrID.
+var attrNames = [numAttrs]string{
+	aPrompt:         "prompt",
+	aNegativePrompt: "negative_prompt",
+	aIsPublic:       "is_public",
+	aSeed:           "seed",
+	aImageNumber:    "image_number",
+	aAspectRatio:    "aspect_ratio",
+	aResolution:     "resolution",
+	aSourceImage:    "source_image",
+	aSourceImages:   "source_images",
+	aFrameIndices:   "frame_indices",
+	aInputWidth:     "input_width",
+	aInputHeight:    "input_height",
+	aPromptEnhancer: "is_enable_prompt_enhancer",
+	aGenMode:        "gen_mode",
+	aDuration:       "duration",
+	aWatermarkFree:  "watermark_free",
+	aDir:            "dir",
+}
+
+var attrByName = func() map[string]attrID {
+	m := make(map[string]attrID, numAttrs)
+	for i, n := range attrNames {
+		m[n] = attrID(i)
+	}
+	return m
+}()
+
+// resourceSchema holds every attribute any endpoint takes, so that a
+// misspelt name gets HCL's "Did you mean" and a name that exists but does
+// not fit the block's endpoint gets an explanation of why instead.
+var resourceSchema = func() *hcl.BodySchema {
+	s := &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "lifecycle"}}}
+	for _, n := range attrNames {
+		s.Attributes = append(s.Attributes, hcl.AttributeSchema{Name: n})
+	}
+	for _, n := range []string{"count", "for_each", "depends_on"} {
+		s.Attributes = append(s.Attributes, hcl.AttributeSchema{Name: n})
+	}
+	return s
+}()
+
+var lifecycleSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "prevent_destroy"}, {Name: "ignore_changes"}},
+}
+
+func (c *Config) decodeResource(block *hcl.Block, index int) (*Resource, hcl.Diagnostics) {
+	r := &Resource{
+		Kind:       Kind(block.Type),
+		Name:       block.Labels[0],
+		DeclRange:  block.DefRange,
+		Attributes: map[string]*hcl.Attribute{},
+		index:      index,
+	}
+	var diags hcl.Diagnostics
+	if !hclsyntax.ValidIdentifier(r.Name) {
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Invalid resource name",
+			Detail:   "A name must start with a letter or underscore and may contain only letters, digits, underscores, and dashes.",
+			Subject:  block.LabelRanges[0].Ptr(),
+		})
+	}
+	content, d := block.Body.Content(resourceSchema)
+	diags = append(diags, d...)
+	for name, a := range content.Attributes {
+		switch name {
+		case "count":
+			r.Count = a.Expr
+		case "for_each":
+			r.ForEach = a.Expr
+		case "depends_on":
+			r.dependsOn = a
+			r.DependsOn, d = decodeDependsOn(a)
+			diags = append(diags, d...)
+		default:
+			r.Attributes[name] = a
+			r.attrs = append(r.attrs, resAttr{id: attrByName[name], attr: a})
+		}
+	}
+	sort.Slice(r.attrs, func(i, j int) bool {
+		return r.attrs[i].attr.Range.Start.Byte < r.attrs[j].attr.Range.Start.Byte
+	})
+	if r.Count != nil && r.ForEach != nil {
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  `Invalid combination of "count" and "for_each"`,
+			Detail:   `The "count" and "for_each" meta-arguments are mutually-exclusive, only one should be used to be explicit about the number of resources to be created.`,
+			Subject:  r.ForEach.Range().Ptr(),
+		})
+	}
+	var lifecycle *hcl.Block
+	for _, b := range content.Blocks {
+		if lifecycle != nil {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Duplicate lifecycle block",
+				Detail:   fmt.Sprintf("This resource already has a lifecycle block at %s.", lifecycle.DefRange),
+				Subject:  b.DefRange.Ptr(),
+			})
+			continue
+		}
+		lifecycle = b
+		diags = append(diags, r.decodeLifecycle(b)...)
+	}
+	return r, diags
+}
+
+func decodeDependsOn(a *hcl.Attribute) ([]string, hcl.Diagnostics) {
+	exprs, diags := hcl.ExprList(a.Expr)
+	var out []string
+	for _, e := range exprs {
+		tr, d := hcl.AbsTraversalForExpr(e)
+		if d.HasErrors() {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Invalid depends_on reference",
+				Detail:   "depends_on takes references to whole resources, such as image.hero or video.intro.",
+				Subject:  e.Range().Ptr(),
+			})
+			continue
+		}
+		addr, ok := resourceAddrOf(tr)
+		if !ok || len(tr) != 2 {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Invalid depends_on reference",
+				Detail:   "depends_on takes references to whole resources, such as image.hero or video.intro, without attributes or instance keys.",
+				Subject:  tr.SourceRange().Ptr(),
+			})
+			continue
+		}
+		out = append(out, addr)
+	}
+	return out, diags
+}
+
+// resourceAddrOf returns "image.NAME" for a traversal starting image.NAME or
+// video.NAME.
+func resourceAddrOf(tr hcl.Traversal) (string, bool) {
+	root := tr.RootName()
+	if (root != string(KindImage) && root != string(KindVideo)) || len(tr) < 2 {
+		return "", false
+	}
+	at, ok := tr[1].(hcl.TraverseAttr)
+	if !ok {
+		return "", false
+	}
+	return root + "." + at.Name, true
+}
+
+func (r *Resource) decodeLifecycle(b *hcl.Block) hcl.Diagnostics {
+	content, diags := b.Body.Content(lifecycleSchema)
+	if a, ok := content.Attributes["prevent_destroy"]; ok {
+		v, d := a.Expr.Value(nil)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			if v.IsNull() || !v.IsKnown() || v.Type() != cty.Bool {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Invalid prevent_destroy value",
+					Detail:   "prevent_destroy takes a literal true or false.",
+					Subject:  a.Expr.Range().Ptr(),
+				})
+			} else {
+				r.PreventDestroy = v.True()
+			}
+		}
+	}
+	if a, ok := content.Attributes["ignore_changes"]; ok {
+		exprs, d := hcl.ExprList(a.Expr)
+		diags = append(diags, d...)
+		for _, e := range exprs {
+			tr, d := hcl.AbsTraversalForExpr(e)
+			if d.HasErrors() || len(tr) != 1 {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Invalid ignore_changes entry",
+					Detail:   "ignore_changes takes attribute names of this block, such as [prompt, seed].",
+					Subject:  e.Range().Ptr(),
+				})
+				continue
+			}
+			name := tr.RootName()
+			if _, ok := attrByName[name]; !ok {
+				detail := fmt.Sprintf("This block has no attribute named %q.", name)
+				if s := nameSuggestion(name, attrNames[:]); s != "" {
+					detail += fmt.Sprintf(" Did you mean %q?", s)
+				}
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Invalid ignore_changes entry",
+					Detail:   detail,
+					Subject:  e.Range().Ptr(),
+				})
+				continue
+			}
+			r.IgnoreChanges = append(r.IgnoreChanges, name)
+		}
+	}
+	return diags
+}

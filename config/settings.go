@@ -1,0 +1,210 @@
+package config
+
+import (
+	"fmt"
+	"math/big"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+var genformSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "state_file"}, {Name: "output_dir"}},
+}
+
+var serviceSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "base_url"}, {Name: "token"}, {Name: "parallelism"},
+		{Name: "requests_per_minute"}, {Name: "poll_interval"}, {Name: "timeout"},
+	},
+}
+
+// settingValue evaluates an attribute of the genform or service block: it
+// may use variables, functions and locals that do not depend on resources.
+// ok is false when the value is unusable (already reported) or null.
+func (c *Config) settingValue(a *hcl.Attribute, where string, ty cty.Type) (cty.Value, bool, hcl.Diagnostics) {
+	_, locals, diags := c.analyze(a.Expr, refRules{where: where, locals: true})
+	if diags.HasErrors() {
+		return cty.NilVal, false, diags
+	}
+	lv := map[string]cty.Value{}
+	for _, n := range locals {
+		l := c.Locals[n]
+		if !l.static {
+			if l.checked {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Invalid reference",
+					Detail:   fmt.Sprintf("local.%s depends on resources, which %s cannot use: its value is needed before any resource is evaluated.", n, where),
+					Subject:  a.Expr.Range().Ptr(),
+				})
+			}
+			return cty.NilVal, false, diags
+		}
+		lv[n] = l.value
+	}
+	ctx := &hcl.EvalContext{
+		Variables: map[string]cty.Value{"var": c.varObj, "local": subObject(lv, locals)},
+		Functions: c.funcs,
+	}
+	v, d := a.Expr.Value(ctx)
+	diags = append(diags, d...)
+	if d.HasErrors() {
+		return cty.NilVal, false, diags
+	}
+	if !v.IsWhollyKnown() {
+		// Only a variable that failed to settle is unknown here; that
+		// failure is reported already.
+		return cty.NilVal, false, diags
+	}
+	if v.IsNull() {
+		return cty.NilVal, false, diags
+	}
+	conv, err := convert.Convert(v, ty)
+	if err != nil {
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Incorrect attribute value type",
+			Detail:   fmt.Sprintf("Inappropriate value for attribute %q: %s.", a.Name, err),
+			Subject:  a.Expr.Range().Ptr(),
+		})
+		return cty.NilVal, false, diags
+	}
+	return conv, true, diags
+}
+
+func (c *Config) decodeSettings(b *hcl.Block) hcl.Diagnostics {
+	c.Settings.DeclRange = b.DefRange
+	content, diags := b.Body.Content(genformSchema)
+	for _, name := range []string{"state_file", "output_dir"} {
+		a, ok := content.Attributes[name]
+		if !ok {
+			continue
+		}
+		v, ok, d := c.settingValue(a, "the genform block", cty.String)
+		diags = append(diags, d...)
+		if !ok {
+			continue
+		}
+		p, err := insidePath(v.AsString())
+		if err != nil {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Invalid " + name,
+				Detail:   fmt.Sprintf("%s %s.", name, err),
+				Subject:  a.Expr.Range().Ptr(),
+			})
+			continue
+		}
+		if name == "state_file" {
+			if p == "." {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Invalid state_file",
+					Detail:   "state_file must name a file inside the working directory, such as \".genform/state.db\".",
+					Subject:  a.Expr.Range().Ptr(),
+				})
+				continue
+			}
+			c.Settings.StateFile = p
+		} else {
+			c.Settings.OutputDir = p
+		}
+	}
+	return diags
+}
+
+// insidePath cleans a path that must stay inside the working directory, or
+// says why it does not.
+func insidePath(p string) (string, error) {
+	if p == "" {
+		return "", fmt.Errorf("must not be empty")
+	}
+	if filepath.IsAbs(p) || strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) || filepath.VolumeName(p) != "" {
+		return "", fmt.Errorf("must be a path relative to the working directory, not the absolute path %q", p)
+	}
+	if strings.ContainsRune(p, 0) {
+		return "", fmt.Errorf("must not contain a NUL character")
+	}
+	clean := filepath.Clean(p)
+	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("must stay inside the working directory, and %q leads out of it", p)
+	}
+	return clean, nil
+}
+
+func (c *Config) decodeService(b *hcl.Block) hcl.Diagnostics {
+	c.Service.DeclRange = b.DefRange
+	content, diags := b.Body.Content(serviceSchema)
+	const where = "the service block"
+	bad := func(a *hcl.Attribute, summary, detail string) {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: a.Expr.Range().Ptr()})
+	}
+	if a, ok := content.Attributes["base_url"]; ok {
+		v, ok, d := c.settingValue(a, where, cty.String)
+		diags = append(diags, d...)
+		if ok {
+			s := strings.TrimRight(v.AsString(), "/")
+			u, err := url.Parse(s)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				bad(a, "Invalid base_url", "base_url must be an http or https URL such as \"https://gen.example.com\".")
+			} else {
+				c.Service.BaseURL = s
+			}
+		}
+	}
+	if a, ok := content.Attributes["token"]; ok {
+		// The value is never put in a diagnostic: only its type is checked.
+		v, ok, d := c.settingValue(a, where, cty.String)
+		diags = append(diags, d...)
+		if ok {
+			c.Service.Token = v.AsString()
+		}
+	}
+	for _, n := range []struct {
+		name string
+		dst  *int
+	}{{"parallelism", &c.Service.Parallelism}, {"requests_per_minute", &c.Service.RequestsPerMinute}} {
+		a, ok := content.Attributes[n.name]
+		if !ok {
+			continue
+		}
+		v, ok, d := c.settingValue(a, where, cty.Number)
+		diags = append(diags, d...)
+		if !ok {
+			continue
+		}
+		i, acc := v.AsBigFloat().Int64()
+		if acc != big.Exact || i < 1 || i > 1_000_000 {
+			bad(a, "Invalid "+n.name, fmt.Sprintf("%s must be a whole number from 1 to 1000000; got %s.", n.name, v.AsBigFloat().Text('g', -1)))
+			continue
+		}
+		*n.dst = int(i)
+	}
+	for _, n := range []struct {
+		name string
+		dst  *time.Duration
+	}{{"poll_interval", &c.Service.PollInterval}, {"timeout", &c.Service.Timeout}} {
+		a, ok := content.Attributes[n.name]
+		if !ok {
+			continue
+		}
+		v, ok, d := c.settingValue(a, where, cty.String)
+		diags = append(diags, d...)
+		if !ok {
+			continue
+		}
+		dur, err := time.ParseDuration(v.AsString())
+		if err != nil || dur <= 0 {
+			bad(a, "Invalid "+n.name, fmt.Sprintf("%s must be a positive duration such as \"5s\", \"2m\" or \"1h30m\"; got %q.", n.name, v.AsString()))
+			continue
+		}
+		*n.dst = dur
+	}
+	return diags
+}

@@ -1,0 +1,376 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/ext/typeexpr"
+	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+// EnvVarPrefix prefixes the environment variables that set input variables.
+const EnvVarPrefix = "GENFORM_VAR_"
+
+var variableSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "type"}, {Name: "default"}, {Name: "description"}, {Name: "sensitive"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "validation"}},
+}
+
+var validationSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "condition", Required: true}, {Name: "error_message", Required: true},
+	},
+}
+
+func decodeVariable(block *hcl.Block) (*Variable, *typeexpr.Defaults, hcl.Diagnostics) {
+	v := &Variable{
+		Name:      block.Labels[0],
+		Type:      cty.DynamicPseudoType,
+		DeclRange: block.DefRange,
+		literal:   true,
+	}
+	var diags hcl.Diagnostics
+	if !hclsyntax.ValidIdentifier(v.Name) {
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Invalid variable name",
+			Detail:   "A name must start with a letter or underscore and may contain only letters, digits, underscores, and dashes.",
+			Subject:  block.LabelRanges[0].Ptr(),
+		})
+	}
+	content, d := block.Body.Content(variableSchema)
+	diags = append(diags, d...)
+	var defaults *typeexpr.Defaults
+	if a, ok := content.Attributes["type"]; ok {
+		ty, defs, d := typeexpr.TypeConstraintWithDefaults(a.Expr)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			v.Type, defaults = ty, defs
+			// Like Terraform: values given as strings on the command line or
+			// in the environment are taken literally for primitive types and
+			// parsed as HCL for structured ones.
+			v.literal = ty.IsPrimitiveType()
+		}
+	}
+	if a, ok := content.Attributes["description"]; ok {
+		s, d := literalString(a)
+		diags = append(diags, d...)
+		v.Description = s
+	}
+	if a, ok := content.Attributes["sensitive"]; ok {
+		val, d := a.Expr.Value(nil)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			if b, err := convert.Convert(val, cty.Bool); err != nil || b.IsNull() {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Invalid sensitive value",
+					Detail:   "sensitive takes true or false.",
+					Subject:  a.Expr.Range().Ptr(),
+				})
+			} else {
+				v.Sensitive = b.True()
+			}
+		}
+	}
+	if a, ok := content.Attributes["default"]; ok {
+		val, d := a.Expr.Value(nil)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			if defaults != nil {
+				val = defaults.Apply(val)
+			}
+			conv, err := convert.Convert(val, v.Type)
+			if err != nil {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Invalid default value for variable",
+					Detail:   fmt.Sprintf("This default value is not compatible with the variable's type constraint: %s.", err),
+					Subject:  a.Expr.Range().Ptr(),
+				})
+				conv = cty.UnknownVal(v.Type)
+			}
+			v.Default = conv
+			v.valueExpr = a.Expr.Range()
+		}
+	}
+	for _, b := range content.Blocks {
+		vc, d := b.Body.Content(validationSchema)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			continue
+		}
+		v.Validations = append(v.Validations, &VariableValidation{
+			Condition:    vc.Attributes["condition"].Expr,
+			ErrorMessage: vc.Attributes["error_message"].Expr,
+			DeclRange:    b.DefRange,
+		})
+	}
+	return v, defaults, diags
+}
+
+func literalString(a *hcl.Attribute) (string, hcl.Diagnostics) {
+	val, diags := a.Expr.Value(nil)
+	if diags.HasErrors() {
+		return "", diags
+	}
+	s, err := convert.Convert(val, cty.String)
+	if err != nil || s.IsNull() || !s.IsKnown() {
+		return "", hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Invalid " + a.Name + " value",
+			Detail:   a.Name + " takes a string.",
+			Subject:  a.Expr.Range().Ptr(),
+		}}
+	}
+	return s.AsString(), nil
+}
+
+// settleVariables gives every variable its effective value:
+// default < GENFORM_VAR_<name> < -var-file (in order) < -var (in order).
+func (c *Config) settleVariables(opts Options, parser *hclparse.Parser, defaults map[string]*typeexpr.Defaults) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	raw := map[string]cty.Value{}
+
+	// Environment: undeclared names are ignored, as Terraform does, since
+	// the environment is shared with other configurations.
+	for _, kv := range opts.Environ {
+		if !strings.HasPrefix(kv, EnvVarPrefix) {
+			continue
+		}
+		name, val, _ := strings.Cut(kv[len(EnvVarPrefix):], "=")
+		v, ok := c.Variables[name]
+		if !ok {
+			continue
+		}
+		rng := hcl.Range{Filename: "<environment " + EnvVarPrefix + name + ">", Start: hcl.InitialPos, End: hcl.InitialPos}
+		val2, d := c.parseRawValue(v, val, rng.Filename)
+		diags = append(diags, d...)
+		raw[name] = val2
+		v.valueExpr = rng
+	}
+
+	for _, path := range opts.VarFiles {
+		diags = append(diags, c.readVarFile(path, parser, raw)...)
+	}
+
+	for _, arg := range opts.Vars {
+		name, val, ok := strings.Cut(arg, "=")
+		cmdline := hcl.Range{Filename: "<command line>", Start: hcl.InitialPos, End: hcl.InitialPos}
+		if !ok || name == "" {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Invalid -var option",
+				Detail:   fmt.Sprintf("The given -var option %q is not correctly specified. It must be a variable name and value separated by an equals sign, like -var=\"key=value\".", name),
+				Subject:  &cmdline,
+			})
+			continue
+		}
+		name = strings.TrimSpace(name)
+		v, declared := c.Variables[name]
+		if !declared {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Value for undeclared variable",
+				Detail: fmt.Sprintf("A variable named %q was assigned on the command line, but the configuration does not declare a variable of that name. To use this value, add a \"variable\" block to the configuration.", name) +
+					didYouMean(name, c.variableNames()),
+				Subject: &cmdline,
+			})
+			continue
+		}
+		fname := "<value for var." + name + ">"
+		val2, d := c.parseRawValue(v, val, fname)
+		diags = append(diags, d...)
+		raw[name] = val2
+		v.valueExpr = hcl.Range{Filename: fname, Start: hcl.InitialPos, End: hcl.Pos{Line: 1, Column: len(val) + 1, Byte: len(val)}}
+	}
+
+	names := c.variableNames()
+	sort.Strings(names)
+	vals := make(map[string]cty.Value, len(names))
+	for _, name := range names {
+		v := c.Variables[name]
+		val, given := raw[name]
+		switch {
+		case given:
+			if defs := defaults[name]; defs != nil {
+				val = defs.Apply(val)
+			}
+			conv, err := convert.Convert(val, v.Type)
+			if err != nil {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Invalid value for variable",
+					Detail:   fmt.Sprintf("The value given for variable %q is not suitable: %s. The variable is declared at %s.", name, err, v.DeclRange),
+					Subject:  v.valueExpr.Ptr(),
+				})
+				conv = cty.UnknownVal(v.Type)
+			}
+			v.Value = conv
+			v.hasValue = true
+		case v.Default != cty.NilVal:
+			v.Value = v.Default
+			v.hasValue = true
+		default:
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "No value for required variable",
+				Detail:   fmt.Sprintf("The input variable %q is not set, and has no default value. Use a -var or -var-file command line argument, or set %s%s, to provide a value for this variable.", name, EnvVarPrefix, name),
+				Subject:  v.DeclRange.Ptr(),
+			})
+			v.Value = cty.UnknownVal(v.Type)
+		}
+		vals[name] = v.Value
+	}
+	if len(vals) == 0 {
+		c.varObj = cty.EmptyObjectVal
+	} else {
+		c.varObj = cty.ObjectVal(vals)
+	}
+	return diags
+}
+
+// parseRawValue turns a value given as a string (environment, -var) into a
+// value, literally or as an HCL expression depending on the variable's type.
+func (c *Config) parseRawValue(v *Variable, raw, fname string) (cty.Value, hcl.Diagnostics) {
+	if v.literal {
+		return cty.StringVal(raw), nil
+	}
+	if !v.Sensitive {
+		c.Files[fname] = &hcl.File{Bytes: []byte(raw)}
+	}
+	expr, diags := hclsyntax.ParseExpression([]byte(raw), fname, hcl.InitialPos)
+	if diags.HasErrors() {
+		return cty.DynamicVal, diags
+	}
+	val, diags := expr.Value(nil)
+	if diags.HasErrors() {
+		return cty.DynamicVal, diags
+	}
+	return val, nil
+}
+
+func (c *Config) readVarFile(path string, parser *hclparse.Parser, raw map[string]cty.Value) hcl.Diagnostics {
+	src, err := os.ReadFile(filepath.Join(c.Dir, path))
+	if err != nil {
+		return hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Failed to read variables file",
+			Detail:   fmt.Sprintf("Given variables file %s could not be read: %v.", path, err),
+			Subject:  &hcl.Range{Filename: path, Start: hcl.InitialPos, End: hcl.InitialPos},
+		}}
+	}
+	var f *hcl.File
+	var diags hcl.Diagnostics
+	if strings.HasSuffix(path, ".json") {
+		f, diags = parser.ParseJSON(src, path)
+	} else {
+		f, diags = parser.ParseHCL(src, path)
+	}
+	if f != nil {
+		c.Files[path] = f
+	}
+	if diags.HasErrors() || f == nil {
+		return diags
+	}
+	attrs, d := f.Body.JustAttributes()
+	diags = append(diags, d...)
+	list := make([]*hcl.Attribute, 0, len(attrs))
+	for _, a := range attrs {
+		list = append(list, a)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].Range.Start.Byte < list[j].Range.Start.Byte })
+	for _, a := range list {
+		v, ok := c.Variables[a.Name]
+		if !ok {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagWarning,
+				Summary:  "Value for undeclared variable",
+				Detail:   fmt.Sprintf("The variables file sets %q, but the configuration does not declare a variable of that name.", a.Name) + didYouMean(a.Name, c.variableNames()),
+				Subject:  a.NameRange.Ptr(),
+			})
+			continue
+		}
+		val, d := a.Expr.Value(nil)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			val = cty.DynamicVal
+		}
+		raw[a.Name] = val
+		v.valueExpr = a.Expr.Range()
+	}
+	return diags
+}
+
+func (c *Config) variableNames() []string {
+	names := make([]string, 0, len(c.Variables))
+	for n := range c.Variables {
+		names = append(names, n)
+	}
+	return names
+}
+
+// checkVariableValidations runs every validation block against the settled
+// values.
+func (c *Config) checkVariableValidations() hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	names := c.variableNames()
+	sort.Strings(names)
+	ctx := &hcl.EvalContext{Variables: map[string]cty.Value{"var": c.varObj}, Functions: c.funcs}
+	for _, name := range names {
+		v := c.Variables[name]
+		for _, val := range v.Validations {
+			_, _, d := c.analyze(val.Condition, refRules{where: "a variable validation"})
+			_, _, d2 := c.analyze(val.ErrorMessage, refRules{where: "a variable validation"})
+			diags = append(diags, d...)
+			diags = append(diags, d2...)
+			if d.HasErrors() || d2.HasErrors() {
+				continue
+			}
+			ok, d := val.Condition.Value(ctx)
+			diags = append(diags, d...)
+			if d.HasErrors() || !ok.IsKnown() {
+				continue
+			}
+			okb, err := convert.Convert(ok, cty.Bool)
+			if err != nil || okb.IsNull() {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Invalid validation condition",
+					Detail:   "The condition must be true or false.",
+					Subject:  val.Condition.Range().Ptr(),
+				})
+				continue
+			}
+			if okb.True() {
+				continue
+			}
+			msg := "The value is not valid."
+			if m, d := val.ErrorMessage.Value(ctx); !d.HasErrors() && m.IsKnown() && !m.IsNull() {
+				if s, err := convert.Convert(m, cty.String); err == nil {
+					msg = s.AsString()
+				}
+			}
+			subject := v.valueExpr
+			if subject.Filename == "" {
+				subject = v.DeclRange
+			}
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Invalid value for variable",
+				Detail:   fmt.Sprintf("%s\n\nThis was checked by the validation rule at %s.", msg, val.Condition.Range()),
+				Subject:  subject.Ptr(),
+			})
+		}
+	}
+	return diags
+}
