@@ -1,0 +1,28 @@
+package statefile
+
+// Bucket and key names of the layout drawn in the package documentation.
+// They are part of the on-disk format: changing one is a schema change and
+// needs a migration.
+var (
+	// bucketRoot holds everything genform stores; its presence is what makes
+	// a bbolt file a genform state file.
+	bucketRoot = []byte("genform")
+	// bucketMeta holds the file's identity and version under the key*
+	// names below.
+	bucketMeta = []byte("meta")
+	// bucketResources maps a resource address to its resource record.
+	bucketResources = []byte("resources")
+	// bucketIntents maps an address to the intent record of a submission in
+	// flight.
+	bucketIntents = []byte("intents")
+	// bucketProtections maps an address to its protection record; an
+	// address without one is not protected.
+	bucketProtections = []byte("protections")
+
+	// keySchemaVersion is the layout version, in decimal.
+	keySchemaVersion = []byte("schema_version")
+	// keyLineage is the random identity given to the file at creation.
+	keyLineage = []byte("lineage")
+	// keySerial counts committed changes, in decimal.
+	keySerial = []byte("serial")
+)

@@ -1,0 +1,90 @@
+package statefile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+var (
+	// ErrNotFound is wrapped by errors about an address that has no record
+	// where one is required (DeleteResource, MoveResource's source).
+	ErrNotFound = errors.New("not found")
+	// ErrExists is wrapped by MoveResource when the destination address
+	// already has a resource.
+	ErrExists = errors.New("already exists")
+	// ErrCorrupt is matched (errors.Is) by every *CorruptError.
+	ErrCorrupt = errors.New("state file is corrupt")
+)
+
+// CorruptError reports a state file, or one record in it, that genform
+// cannot read. Its message says what to do about it.
+type CorruptError struct {
+	Path string
+	// Record is what could not be read: "resource", "intent", "protection",
+	// "meta", or "" when the file as a whole is unreadable.
+	Record string
+	// Addr is the record's address (or meta key); "" for the whole file.
+	Addr string
+	Err  error
+}
+
+func (e *CorruptError) Error() string {
+	switch e.Record {
+	case "":
+		return fmt.Sprintf("state file %s is not readable: %v; restore it from version control or a backup, or move it aside to start from an empty state", e.Path, e.Err)
+	case "meta":
+		return fmt.Sprintf("state file %s: meta record %q is corrupt: %v; restore the state file from version control or a backup", e.Path, e.Addr, e.Err)
+	case "protection":
+		return fmt.Sprintf("state file %s: protection record for %s is corrupt: %v; restore the state file from version control or a backup, or forget the resource with: genform state rm %s",
+			e.Path, displayAddr(e.Addr), e.Err, shellQuote(e.Addr))
+	case "intent":
+		return fmt.Sprintf("state file %s: pending-submission record for %s is corrupt: %v; restore the state file from version control or a backup, or forget the resource with: genform state rm %s",
+			e.Path, displayAddr(e.Addr), e.Err, shellQuote(e.Addr))
+	default:
+		return fmt.Sprintf("state file %s: %s record %s is corrupt: %v; restore the state file from version control or a backup, or forget the resource with: genform state rm %s",
+			e.Path, e.Record, displayAddr(e.Addr), e.Err, shellQuote(e.Addr))
+	}
+}
+
+func (e *CorruptError) Unwrap() error { return e.Err }
+
+// Is makes every CorruptError match ErrCorrupt.
+func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
+
+// displayAddr shows an address as written in configuration, quoting it only
+// when the bytes could not have come from one (a damaged key).
+func displayAddr(addr string) string {
+	if !utf8.ValidString(addr) || strings.ContainsFunc(addr, func(r rune) bool { return r < ' ' || r == 0x7f }) || addr == "" {
+		return strconv.Quote(addr)
+	}
+	return addr
+}
+
+// shellQuote quotes an address for pasting into a shell: instance keys
+// carry brackets and double quotes.
+func shellQuote(addr string) string {
+	plain := addr != "" && !strings.ContainsFunc(addr, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-')
+	})
+	if plain {
+		return addr
+	}
+	return "'" + strings.ReplaceAll(addr, "'", `'\''`) + "'"
+}
+
+// noStateError reports a state file that exists but holds no state yet (an
+// earlier genform was stopped while creating it). It matches
+// fs.ErrNotExist, because for a reader it is the same as no file.
+type noStateError struct {
+	path string
+}
+
+func (e *noStateError) Error() string {
+	return fmt.Sprintf("state file %s holds no state yet", e.path)
+}
+
+func (e *noStateError) Is(target error) bool { return target == fs.ErrNotExist }

@@ -1,0 +1,106 @@
+package statefile
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// The lock itself is bbolt's exclusive flock on the state file: the
+// operating system drops it when the process dies, so it cannot go stale.
+// flock says nothing about who holds it, so the holder writes a small JSON
+// file beside the state file once it has the lock, and removes it before
+// letting go. A holder killed with -9 leaves its info file behind; the next
+// holder overwrites it.
+
+// infoSuffix is appended to the state file's path to name the holder info
+// file.
+const infoSuffix = ".lock.info"
+
+// Holder describes the process holding a state file's lock.
+type Holder struct {
+	PID     int       `json:"pid"`
+	Host    string    `json:"host"`
+	Command string    `json:"command"` // the genform command, e.g. "apply"
+	Started time.Time `json:"started"` // when it took the lock
+}
+
+// LockedError is returned by Open when another process holds the state
+// file's lock past Options.LockTimeout.
+type LockedError struct {
+	Path string
+	// Holder is nil when the holder's info could not be read (it may have
+	// taken the lock a moment ago and not written it yet).
+	Holder *Holder
+	// Waited is how long Open waited for the lock (Options.LockTimeout).
+	Waited time.Duration
+}
+
+func (e *LockedError) Error() string {
+	who := "another genform process"
+	if h := e.Holder; h != nil {
+		cmd := "genform"
+		if h.Command != "" {
+			cmd += " " + h.Command
+		}
+		who = fmt.Sprintf("%q (pid %d on host %s, since %s)", cmd, h.PID, h.Host, h.Started.UTC().Format(time.RFC3339))
+	}
+	if e.Waited > 0 {
+		return fmt.Sprintf("state file %s is still locked by %s after waiting %s; wait for it to finish or pass a longer -lock-timeout=DURATION", e.Path, who, e.Waited)
+	}
+	return fmt.Sprintf("state file %s is locked by %s; wait for it to finish or pass -lock-timeout=DURATION", e.Path, who)
+}
+
+// writeHolder records this process as the lock holder. It writes a
+// temporary file and renames it, so a process reading the info while it is
+// written sees the old file or the new one, never half of one.
+func writeHolder(path string, h Holder) error {
+	b, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	info := path + infoSuffix
+	f, err := os.CreateTemp(filepath.Dir(info), filepath.Base(info)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("recording the lock holder: %w", err)
+	}
+	_, werr := f.Write(append(b, '\n'))
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("recording the lock holder: %w", err)
+	}
+	if err := os.Rename(f.Name(), info); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("recording the lock holder: %w", err)
+	}
+	return nil
+}
+
+// readHolder reads the holder info; nil when it is missing or unreadable,
+// since it only decorates the error message.
+func readHolder(path string) *Holder {
+	b, err := os.ReadFile(path + infoSuffix)
+	if err != nil {
+		return nil
+	}
+	var h Holder
+	if err := json.Unmarshal(b, &h); err != nil || h.PID == 0 {
+		return nil
+	}
+	return &h
+}
+
+// removeHolder removes the holder info. It must run while the lock is still
+// held, or it could remove the info of the next holder.
+func removeHolder(path string) error {
+	err := os.Remove(path + infoSuffix)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("removing the lock holder record: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,78 @@
+package statefile
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// migration upgrades a state file by one schema version. Like containerd's
+// metadata migrations, each one is a function of the raw bbolt transaction,
+// since it must read the layout of the version before it.
+type migration struct {
+	// schemaVersion is the version the file has once migrate has run.
+	schemaVersion int
+	// name says what the migration does, for errors and the commit log.
+	name    string
+	migrate func(tx *bolt.Tx) error
+}
+
+// migrations lists every schema change in order. Schema 1 is the first
+// layout, so there is nothing to migrate yet. To change the layout: raise
+// SchemaVersion, append a migration whose schemaVersion is the new value,
+// and add a test that builds a file in the old layout and opens it.
+var migrations = []migration{}
+
+// currentSchema is the schema this build writes. It is SchemaVersion; the
+// tests raise it together with an injected migration, to exercise the
+// upgrade path before a real second schema exists.
+var currentSchema = SchemaVersion
+
+// migrate brings the file from schema from up to currentSchema in one
+// transaction, so a failing migration leaves the file as it was. Before
+// changing anything it copies the file to path.schema-N.backup, so a user
+// who must go back to the older genform still can.
+func (s *Store) migrate(from int) error {
+	backup := fmt.Sprintf("%s.schema-%d.backup", s.path, from)
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		if err := writeBackup(tx, backup); err != nil {
+			return fmt.Errorf("backing up state file %s before migrating it: %w", s.path, err)
+		}
+		for _, m := range migrations {
+			if m.schemaVersion <= from || m.schemaVersion > currentSchema {
+				continue
+			}
+			if err := m.migrate(tx); err != nil {
+				return fmt.Errorf("migrating state file %s to schema %d (%s): %w", s.path, m.schemaVersion, m.name, err)
+			}
+		}
+		meta := tx.Bucket(bucketRoot).Bucket(bucketMeta)
+		if meta == nil {
+			return errors.New("meta bucket disappeared during migration")
+		}
+		return meta.Put(keySchemaVersion, formatUint(uint64(currentSchema)))
+	})
+	if err != nil {
+		// The transaction rolled back: the backup is a copy of an unchanged
+		// file and would only mislead.
+		os.Remove(backup)
+		return err
+	}
+	return nil
+}
+
+// writeBackup copies the database as tx sees it, and syncs the copy: the
+// backup matters most after a crash.
+func writeBackup(tx *bolt.Tx, path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = tx.WriteTo(f)
+	if err == nil {
+		err = f.Sync()
+	}
+	return errors.Join(err, f.Close())
+}

@@ -1,0 +1,368 @@
+package statefile
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Resource is the recorded state of one resource instance: what was asked
+// for, what the service answered, and what is on disk.
+type Resource struct {
+	Addr         string          // "image.hero", `image.hero[0]`, `image.hero["red"]`
+	Kind         string          // "image" or "video"
+	Endpoint     string          // e.g. "/v1/jobs/text2image"
+	Fingerprint  string          // hash of the request genform would send (see SPEC section 3)
+	Request      json.RawMessage // the request body sent, without secrets
+	GenerationID string
+	CreationID   string
+	Status       string          // raw service status of the last poll, "succeed" or "failed"
+	Error        string          // last failure message, if the last generation failed
+	Detail       json.RawMessage // creation detail as received
+	Outputs      []Output
+	Dir          string // directory of its files, relative to the working directory
+	// WatermarkFree records that video outputs were downloaded from the
+	// watermark-free URL.
+	WatermarkFree bool
+	// Deps are the addresses of the resources it was generated from, kept so
+	// that destroy can run in reverse order and a replace can cascade even
+	// after the configuration is gone.
+	Deps []string
+	// CreatedAt is when the resource was first recorded; UpdatedAt when it was
+	// last written. PutResource fills both (see there).
+	CreatedAt, UpdatedAt time.Time
+}
+
+// Output is one downloaded output file of a resource.
+type Output struct {
+	Index        int
+	ID           string
+	MediaURL     string
+	ThumbnailURL string
+	Path         string // relative to the working directory
+	// Size, ModTime and SHA256 are what the file had when genform last
+	// hashed it; plan rehashes only files whose size or mtime differ.
+	Size        int64
+	ModTime     time.Time
+	SHA256      string
+	ContentType string
+}
+
+// Intent is the write-ahead record of an in-flight submission. It is
+// committed before the create request is sent, and GenerationID is committed
+// as soon as the service answers, so an apply that dies at any point can be
+// resumed without paying twice.
+type Intent struct {
+	Addr, Kind, Endpoint, Fingerprint string
+	Request                           json.RawMessage
+	// GenerationID is "" until the service answered: an intent without one
+	// means a create request may or may not have reached the service.
+	GenerationID string
+	CreatedAt    time.Time
+	SubmittedAt  time.Time // when GenerationID was recorded
+}
+
+// Protection records lifecycle.prevent_destroy for an address. It is kept in
+// state so that deleting a block alone does not lift it.
+type Protection struct {
+	Addr           string
+	PreventDestroy bool
+}
+
+// Record format versions. A record carries its format in field 1, so a
+// record layout can change without a schema migration: the decoder reads
+// every format up to the current one. Each record type counts on its own.
+const (
+	resourceFormat   = 1
+	intentFormat     = 1
+	protectionFormat = 1
+)
+
+// Field numbers of a resource record. Blobs (request, detail) come last and
+// are written last; see stringPrefix.
+const (
+	resFormat        = 1
+	resAddr          = 2
+	resKind          = 3
+	resEndpoint      = 4
+	resFingerprint   = 5
+	resGenerationID  = 6
+	resCreationID    = 7
+	resStatus        = 8
+	resError         = 9
+	resOutput        = 10 // repeated message, fields out*
+	resDir           = 11
+	resWatermarkFree = 12
+	resDep           = 13 // repeated string
+	resCreatedAt     = 14
+	resUpdatedAt     = 15
+	resRequest       = 16
+	resDetail        = 17
+)
+
+// Field numbers of an output, nested in a resource record.
+const (
+	outIndex        = 1
+	outID           = 2
+	outMediaURL     = 3
+	outThumbnailURL = 4
+	outPath         = 5
+	outSize         = 6
+	outModTime      = 7
+	outSHA256       = 8
+	outContentType  = 9
+)
+
+// Field numbers of an intent record.
+const (
+	intFormat       = 1
+	intAddr         = 2
+	intKind         = 3
+	intEndpoint     = 4
+	intFingerprint  = 5
+	intGenerationID = 6
+	intCreatedAt    = 7
+	intSubmittedAt  = 8
+	intRequest      = 16
+)
+
+// Field numbers of a protection record.
+const (
+	protFormat         = 1
+	protAddr           = 2
+	protPreventDestroy = 3
+)
+
+func encodeResource(r *Resource) []byte {
+	e := encoder{b: make([]byte, 0, 256+len(r.Request)+len(r.Detail)+200*len(r.Outputs))}
+	e.uvarint(resFormat, resourceFormat)
+	e.string(resAddr, r.Addr)
+	e.string(resKind, r.Kind)
+	e.string(resEndpoint, r.Endpoint)
+	e.string(resFingerprint, r.Fingerprint)
+	e.string(resGenerationID, r.GenerationID)
+	e.string(resCreationID, r.CreationID)
+	e.string(resStatus, r.Status)
+	e.string(resError, r.Error)
+	for i := range r.Outputs {
+		o := &r.Outputs[i]
+		e.message(resOutput, func(e *encoder) {
+			e.svarint(outIndex, int64(o.Index))
+			e.string(outID, o.ID)
+			e.string(outMediaURL, o.MediaURL)
+			e.string(outThumbnailURL, o.ThumbnailURL)
+			e.string(outPath, o.Path)
+			e.svarint(outSize, o.Size)
+			e.time(outModTime, o.ModTime)
+			e.string(outSHA256, o.SHA256)
+			e.string(outContentType, o.ContentType)
+		})
+	}
+	e.string(resDir, r.Dir)
+	e.bool(resWatermarkFree, r.WatermarkFree)
+	for _, d := range r.Deps {
+		e.repeatedString(resDep, d)
+	}
+	e.time(resCreatedAt, r.CreatedAt)
+	e.time(resUpdatedAt, r.UpdatedAt)
+	e.bytes(resRequest, r.Request)
+	e.bytes(resDetail, r.Detail)
+	return e.b
+}
+
+func isResourceBlob(num int) bool { return num == resRequest || num == resDetail }
+
+// decodeResource decodes a resource record. It never panics on bad input:
+// whatever the bytes, it returns a resource or an error saying what is
+// wrong. The caller names the record in the error it shows.
+func decodeResource(buf []byte) (*Resource, error) {
+	prefix, nOutputs := stringPrefix(buf, isResourceBlob, resOutput)
+	r := newReader(buf, string(buf[:prefix]))
+	res := &Resource{}
+	if nOutputs > 0 {
+		res.Outputs = make([]Output, 0, nOutputs)
+	}
+	var format uint64
+	for r.next() {
+		switch r.f.num {
+		case resFormat:
+			format = r.uvarint()
+			if r.err == nil && format > resourceFormat {
+				return nil, fmt.Errorf("record format %d is newer than this genform reads (%d); upgrade genform", format, resourceFormat)
+			}
+		case resAddr:
+			res.Addr = r.string()
+		case resKind:
+			res.Kind = r.string()
+		case resEndpoint:
+			res.Endpoint = r.string()
+		case resFingerprint:
+			res.Fingerprint = r.string()
+		case resGenerationID:
+			res.GenerationID = r.string()
+		case resCreationID:
+			res.CreationID = r.string()
+		case resStatus:
+			res.Status = r.string()
+		case resError:
+			res.Error = r.string()
+		case resOutput:
+			sub := r.sub()
+			o, err := decodeOutput(&sub)
+			if err != nil {
+				return nil, fmt.Errorf("output %d: %w", len(res.Outputs), err)
+			}
+			res.Outputs = append(res.Outputs, o)
+		case resDir:
+			res.Dir = r.string()
+		case resWatermarkFree:
+			res.WatermarkFree = r.bool()
+		case resDep:
+			res.Deps = append(res.Deps, r.string())
+		case resCreatedAt:
+			res.CreatedAt = r.time()
+		case resUpdatedAt:
+			res.UpdatedAt = r.time()
+		case resRequest:
+			res.Request = r.bytes()
+		case resDetail:
+			res.Detail = r.bytes()
+		}
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if format == 0 {
+		return nil, fmt.Errorf("no record format version")
+	}
+	if res.Addr == "" {
+		return nil, fmt.Errorf("no address")
+	}
+	return res, nil
+}
+
+func decodeOutput(r *reader) (Output, error) {
+	var o Output
+	for r.next() {
+		switch r.f.num {
+		case outIndex:
+			o.Index = r.int()
+		case outID:
+			o.ID = r.string()
+		case outMediaURL:
+			o.MediaURL = r.string()
+		case outThumbnailURL:
+			o.ThumbnailURL = r.string()
+		case outPath:
+			o.Path = r.string()
+		case outSize:
+			o.Size = r.svarint()
+		case outModTime:
+			o.ModTime = r.time()
+		case outSHA256:
+			o.SHA256 = r.string()
+		case outContentType:
+			o.ContentType = r.string()
+		}
+	}
+	return o, r.err
+}
+
+func encodeIntent(i *Intent) []byte {
+	e := encoder{b: make([]byte, 0, 128+len(i.Request))}
+	e.uvarint(intFormat, intentFormat)
+	e.string(intAddr, i.Addr)
+	e.string(intKind, i.Kind)
+	e.string(intEndpoint, i.Endpoint)
+	e.string(intFingerprint, i.Fingerprint)
+	e.string(intGenerationID, i.GenerationID)
+	e.time(intCreatedAt, i.CreatedAt)
+	e.time(intSubmittedAt, i.SubmittedAt)
+	e.bytes(intRequest, i.Request)
+	return e.b
+}
+
+func isIntentBlob(num int) bool { return num == intRequest }
+
+// decodeIntent decodes an intent record; like decodeResource it never
+// panics on bad input.
+func decodeIntent(buf []byte) (*Intent, error) {
+	prefix, _ := stringPrefix(buf, isIntentBlob, 0)
+	r := newReader(buf, string(buf[:prefix]))
+	in := &Intent{}
+	var format uint64
+	for r.next() {
+		switch r.f.num {
+		case intFormat:
+			format = r.uvarint()
+			if r.err == nil && format > intentFormat {
+				return nil, fmt.Errorf("record format %d is newer than this genform reads (%d); upgrade genform", format, intentFormat)
+			}
+		case intAddr:
+			in.Addr = r.string()
+		case intKind:
+			in.Kind = r.string()
+		case intEndpoint:
+			in.Endpoint = r.string()
+		case intFingerprint:
+			in.Fingerprint = r.string()
+		case intGenerationID:
+			in.GenerationID = r.string()
+		case intCreatedAt:
+			in.CreatedAt = r.time()
+		case intSubmittedAt:
+			in.SubmittedAt = r.time()
+		case intRequest:
+			in.Request = r.bytes()
+		}
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if format == 0 {
+		return nil, fmt.Errorf("no record format version")
+	}
+	if in.Addr == "" {
+		return nil, fmt.Errorf("no address")
+	}
+	return in, nil
+}
+
+func encodeProtection(p *Protection) []byte {
+	e := encoder{b: make([]byte, 0, 16+len(p.Addr))}
+	e.uvarint(protFormat, protectionFormat)
+	e.string(protAddr, p.Addr)
+	e.bool(protPreventDestroy, p.PreventDestroy)
+	return e.b
+}
+
+// decodeProtection decodes a protection record; like decodeResource it
+// never panics on bad input.
+func decodeProtection(buf []byte) (*Protection, error) {
+	r := newReader(buf, string(buf))
+	p := &Protection{}
+	var format uint64
+	for r.next() {
+		switch r.f.num {
+		case protFormat:
+			format = r.uvarint()
+			if r.err == nil && format > protectionFormat {
+				return nil, fmt.Errorf("record format %d is newer than this genform reads (%d); upgrade genform", format, protectionFormat)
+			}
+		case protAddr:
+			p.Addr = r.string()
+		case protPreventDestroy:
+			p.PreventDestroy = r.bool()
+		}
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if format == 0 {
+		return nil, fmt.Errorf("no record format version")
+	}
+	if p.Addr == "" {
+		return nil, fmt.Errorf("no address")
+	}
+	return p, nil
+}

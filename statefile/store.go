@@ -1,0 +1,588 @@
+package statefile
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// Options says how to open a state file.
+type Options struct {
+	// LockTimeout is how long to wait for the exclusive lock held by another
+	// process; 0 fails at the first attempt.
+	LockTimeout time.Duration
+	// Command is the genform command opening the file (e.g. "apply"), shown
+	// to anyone who finds the file locked.
+	Command string
+	// Create creates the file (mode 0600, missing parent directories 0700)
+	// when it does not exist. Without it, a missing file is an error that
+	// matches fs.ErrNotExist.
+	Create bool
+}
+
+// Store is an open state file. It holds the file's exclusive lock until
+// Close. Its methods are safe for concurrent use: reads run in parallel,
+// and Updates run one at a time.
+type Store struct {
+	path string
+	db   *bolt.DB
+	// now is the clock for record timestamps; tests replace it.
+	now func() time.Time
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Meta is the state file's identity and version. A saved plan records
+// Lineage and Serial, so applying it to another file, or to the same file
+// after it changed, is refused.
+type Meta struct {
+	SchemaVersion int
+	// Lineage is a random UUID given to the file when it is created; it
+	// never changes.
+	Lineage string
+	// Serial counts the Updates that changed the file.
+	Serial uint64
+}
+
+// Snapshot is the whole state as of one moment.
+type Snapshot struct {
+	Meta        Meta
+	Resources   map[string]*Resource // by address
+	Intents     map[string]*Intent   // by address
+	Protections map[string]bool      // by address; true means prevent_destroy
+}
+
+// Open opens the state file at path and takes its exclusive lock, waiting
+// up to opts.LockTimeout for another process to release it; past that it
+// returns a *LockedError naming the holder. It refuses, without changing
+// it, a file that is not a genform state file, is truncated or corrupt, or
+// was written by a newer genform; it upgrades, in one transaction, a file
+// written by an older one.
+func Open(path string, opts Options) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("opening state file: no path given")
+	}
+	created, err := prepare(path, opts.Create)
+	if err != nil {
+		return nil, err
+	}
+	// bbolt's Timeout 0 means wait forever; 1ns makes its lock loop try
+	// once and give up.
+	timeout := opts.LockTimeout
+	if timeout <= 0 {
+		timeout = time.Nanosecond
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{
+		Timeout: timeout,
+		// The freelist is written with every commit (NoFreelistSync off):
+		// without it bbolt rebuilds the freelist by walking the whole file
+		// at every Open, which costs time on every command.
+		NoFreelistSync: false,
+		// bbolt always opens with O_CREATE; without opts.Create a missing
+		// file must stay missing (and be reported), not appear empty.
+		OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
+			if !opts.Create && name == path {
+				flag &^= os.O_CREATE
+			}
+			return os.OpenFile(name, flag, perm)
+		},
+	})
+	switch {
+	case errors.Is(err, berrors.ErrTimeout):
+		le := &LockedError{Path: path, Holder: readHolder(path)}
+		if opts.LockTimeout > 0 {
+			le.Waited = opts.LockTimeout
+		}
+		return nil, le
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("opening state file: %w", err)
+	case err != nil:
+		return nil, fmt.Errorf("opening state file %s: %w", path, err)
+	}
+
+	s := &Store{path: path, db: db, now: time.Now}
+	host, _ := os.Hostname()
+	holder := Holder{PID: os.Getpid(), Host: host, Command: opts.Command, Started: time.Now().UTC().Truncate(time.Second)}
+	if err := writeHolder(path, holder); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening state file %s: %w", path, err)
+	}
+	if err := s.init(opts.Create); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if created {
+		// The new file's directory entry must survive a power loss too.
+		if err := syncDir(filepath.Dir(path)); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("creating state file %s: %w", path, err)
+		}
+	}
+	return s, nil
+}
+
+// prepare checks what is at path before bbolt opens it, and creates the
+// parent directory of a new file. It reports whether the file is to be
+// created.
+func prepare(path string, create bool) (created bool, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if !create {
+			return false, &fs.PathError{Op: "open state file", Path: path, Err: fs.ErrNotExist}
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return false, fmt.Errorf("creating state file %s: %w", path, err)
+		}
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("opening state file: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("opening state file: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return false, fmt.Errorf("state file %s is not a regular file", path)
+	}
+	if st.Size() == 0 {
+		// Left by a genform stopped between creating the file and writing
+		// its first page: nothing to lose, bbolt initialises it.
+		if !create {
+			return false, &noStateError{path: path}
+		}
+		return false, nil
+	}
+	if err := checkFile(f, st.Size()); err != nil {
+		return false, &CorruptError{Path: path, Err: err}
+	}
+	return false, nil
+}
+
+// init checks the genform layout inside the bbolt file: it creates it in a
+// new file, upgrades an older one and refuses a newer or foreign one.
+func (s *Store) init(create bool) error {
+	const (
+		fresh = iota
+		foreign
+		genform
+	)
+	kind := genform
+	version := 0
+	err := s.db.View(func(tx *bolt.Tx) error {
+		root := tx.Bucket(bucketRoot)
+		if root == nil {
+			kind = fresh
+			return tx.ForEach(func([]byte, *bolt.Bucket) error {
+				kind = foreign
+				return nil
+			})
+		}
+		var err error
+		version, err = s.readSchema(root)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	switch {
+	case kind == foreign:
+		return &CorruptError{Path: s.path, Err: errors.New("a bbolt database, but not a genform state file")}
+	case kind == fresh && !create:
+		return &noStateError{path: s.path}
+	case kind == fresh:
+		if err := s.create(); err != nil {
+			return fmt.Errorf("creating state file %s: %w", s.path, err)
+		}
+	case version > currentSchema:
+		return fmt.Errorf("state file %s was written by a newer genform (schema %d; this genform reads schema %d); upgrade genform", s.path, version, currentSchema)
+	case version < currentSchema:
+		if err := s.migrate(version); err != nil {
+			return err
+		}
+	}
+	// Whatever path was taken, the file must now read as a whole layout.
+	return s.db.View(func(btx *bolt.Tx) error {
+		_, err := s.begin(btx)
+		return err
+	})
+}
+
+// create writes the layout of a new state file.
+func (s *Store) create() error {
+	lineage, err := newLineage()
+	if err != nil {
+		return err
+	}
+	return s.db.Update(func(tx *bolt.Tx) error {
+		root, err := tx.CreateBucket(bucketRoot)
+		if err != nil {
+			return err
+		}
+		meta, err := root.CreateBucket(bucketMeta)
+		if err != nil {
+			return err
+		}
+		for _, kv := range [][2][]byte{
+			{keySchemaVersion, formatUint(uint64(currentSchema))},
+			{keyLineage, []byte(lineage)},
+			{keySerial, formatUint(0)},
+		} {
+			if err := meta.Put(kv[0], kv[1]); err != nil {
+				return err
+			}
+		}
+		for _, name := range [][]byte{bucketResources, bucketIntents, bucketProtections} {
+			if _, err := root.CreateBucket(name); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// newLineage returns a random (version 4) UUID.
+func newLineage() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("generating the state lineage: %w", err)
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16]), nil
+}
+
+func formatUint(v uint64) []byte { return strconv.AppendUint(nil, v, 10) }
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	return errors.Join(err, d.Close())
+}
+
+// Path returns the state file's path as given to Open.
+func (s *Store) Path() string { return s.path }
+
+// Close releases the lock and closes the file. It removes the holder info
+// first, while the lock is still held, so it can never remove the next
+// holder's. Calling it again returns the first result.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		herr := removeHolder(s.path)
+		var derr error
+		if err := s.db.Close(); err != nil {
+			derr = fmt.Errorf("closing state file %s: %w", s.path, err)
+		}
+		s.closeErr = errors.Join(herr, derr)
+	})
+	return s.closeErr
+}
+
+// buckets are the buckets of the layout, as one transaction sees them.
+type buckets struct {
+	meta, resources, intents, protections *bolt.Bucket
+}
+
+// begin finds the layout's buckets in tx; a missing one means the file is
+// damaged.
+func (s *Store) begin(tx *bolt.Tx) (buckets, error) {
+	var b buckets
+	root := tx.Bucket(bucketRoot)
+	if root == nil {
+		return b, &CorruptError{Path: s.path, Err: fmt.Errorf("bucket %q is missing", bucketRoot)}
+	}
+	for _, x := range []struct {
+		name []byte
+		b    **bolt.Bucket
+	}{
+		{bucketMeta, &b.meta},
+		{bucketResources, &b.resources},
+		{bucketIntents, &b.intents},
+		{bucketProtections, &b.protections},
+	} {
+		if *x.b = root.Bucket(x.name); *x.b == nil {
+			return b, &CorruptError{Path: s.path, Err: fmt.Errorf("bucket %s/%s is missing", bucketRoot, x.name)}
+		}
+	}
+	return b, nil
+}
+
+func (s *Store) readSchema(root *bolt.Bucket) (int, error) {
+	meta := root.Bucket(bucketMeta)
+	if meta == nil {
+		return 0, &CorruptError{Path: s.path, Err: fmt.Errorf("bucket %s/%s is missing", bucketRoot, bucketMeta)}
+	}
+	v, err := s.readUint(meta, keySchemaVersion)
+	if err != nil {
+		return 0, err
+	}
+	if v < 1 || v > 1<<20 {
+		return 0, &CorruptError{Path: s.path, Record: "meta", Addr: string(keySchemaVersion), Err: fmt.Errorf("schema version %d", v)}
+	}
+	return int(v), nil
+}
+
+func (s *Store) readUint(meta *bolt.Bucket, key []byte) (uint64, error) {
+	raw := meta.Get(key)
+	if raw == nil {
+		return 0, &CorruptError{Path: s.path, Record: "meta", Addr: string(key), Err: errors.New("missing")}
+	}
+	v, err := strconv.ParseUint(string(raw), 10, 64)
+	if err != nil {
+		return 0, &CorruptError{Path: s.path, Record: "meta", Addr: string(key), Err: fmt.Errorf("%q is not a number", raw)}
+	}
+	return v, nil
+}
+
+func (s *Store) readMeta(b buckets) (Meta, error) {
+	var m Meta
+	v, err := s.readUint(b.meta, keySchemaVersion)
+	if err != nil {
+		return m, err
+	}
+	m.SchemaVersion = int(v)
+	if m.Serial, err = s.readUint(b.meta, keySerial); err != nil {
+		return m, err
+	}
+	lineage := b.meta.Get(keyLineage)
+	if len(lineage) == 0 {
+		return m, &CorruptError{Path: s.path, Record: "meta", Addr: string(keyLineage), Err: errors.New("missing")}
+	}
+	m.Lineage = string(lineage)
+	return m, nil
+}
+
+// Meta returns the file's schema version, lineage and serial.
+func (s *Store) Meta() (Meta, error) {
+	var m Meta
+	err := s.db.View(func(tx *bolt.Tx) error {
+		b, err := s.begin(tx)
+		if err != nil {
+			return err
+		}
+		m, err = s.readMeta(b)
+		return err
+	})
+	return m, err
+}
+
+// Resource returns the resource recorded at addr, or nil, nil when there is
+// none.
+func (s *Store) Resource(addr string) (*Resource, error) {
+	var r *Resource
+	err := s.db.View(func(tx *bolt.Tx) error {
+		b, err := s.begin(tx)
+		if err != nil {
+			return err
+		}
+		r, err = s.getResource(b, addr)
+		return err
+	})
+	return r, err
+}
+
+// Snapshot reads the whole state in one read transaction. It fails on the
+// first record it cannot decode, naming it: planning on a partial state
+// would propose to generate again what is already paid for.
+func (s *Store) Snapshot() (*Snapshot, error) {
+	var snap *Snapshot
+	err := s.db.View(func(tx *bolt.Tx) error {
+		b, err := s.begin(tx)
+		if err != nil {
+			return err
+		}
+		meta, err := s.readMeta(b)
+		if err != nil {
+			return err
+		}
+		snap = &Snapshot{
+			Meta:        meta,
+			Resources:   make(map[string]*Resource, b.resources.Stats().KeyN),
+			Intents:     make(map[string]*Intent),
+			Protections: make(map[string]bool),
+		}
+		if err := s.forEach(b.resources, "resource", func(k, v []byte) error {
+			r, err := decodeResource(v)
+			if err != nil {
+				return err
+			}
+			snap.Resources[r.Addr] = r
+			return checkAddr(r.Addr, k)
+		}); err != nil {
+			return err
+		}
+		if err := s.forEach(b.intents, "intent", func(k, v []byte) error {
+			in, err := decodeIntent(v)
+			if err != nil {
+				return err
+			}
+			snap.Intents[in.Addr] = in
+			return checkAddr(in.Addr, k)
+		}); err != nil {
+			return err
+		}
+		return s.forEach(b.protections, "protection", func(k, v []byte) error {
+			p, err := decodeProtection(v)
+			if err != nil {
+				return err
+			}
+			snap.Protections[p.Addr] = p.PreventDestroy
+			return checkAddr(p.Addr, k)
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return snap, nil
+}
+
+// forEach calls fn for every record of bucket, turning fn's errors into a
+// CorruptError naming the record.
+func (s *Store) forEach(bucket *bolt.Bucket, record string, fn func(k, v []byte) error) error {
+	return bucket.ForEach(func(k, v []byte) error {
+		if v == nil {
+			return &CorruptError{Path: s.path, Record: record, Addr: string(k), Err: errors.New("a bucket where a record belongs")}
+		}
+		if err := fn(k, v); err != nil {
+			return &CorruptError{Path: s.path, Record: record, Addr: string(k), Err: err}
+		}
+		return nil
+	})
+}
+
+// checkAddr catches a record filed under another address than its own.
+func checkAddr(addr string, key []byte) error {
+	if addr != string(key) {
+		return fmt.Errorf("record says it is %s", displayAddr(addr))
+	}
+	return nil
+}
+
+func (s *Store) getResource(b buckets, addr string) (*Resource, error) {
+	v := b.resources.Get([]byte(addr))
+	if v == nil {
+		return nil, nil
+	}
+	r, err := decodeResource(v)
+	if err == nil {
+		err = checkAddr(r.Addr, []byte(addr))
+	}
+	if err != nil {
+		return nil, &CorruptError{Path: s.path, Record: "resource", Addr: addr, Err: err}
+	}
+	return r, nil
+}
+
+func (s *Store) getIntent(b buckets, addr string) (*Intent, error) {
+	v := b.intents.Get([]byte(addr))
+	if v == nil {
+		return nil, nil
+	}
+	in, err := decodeIntent(v)
+	if err == nil {
+		err = checkAddr(in.Addr, []byte(addr))
+	}
+	if err != nil {
+		return nil, &CorruptError{Path: s.path, Record: "intent", Addr: addr, Err: err}
+	}
+	return in, nil
+}
+
+func (s *Store) getProtection(b buckets, addr string) (*Protection, error) {
+	v := b.protections.Get([]byte(addr))
+	if v == nil {
+		return nil, nil
+	}
+	p, err := decodeProtection(v)
+	if err == nil {
+		err = checkAddr(p.Addr, []byte(addr))
+	}
+	if err != nil {
+		return nil, &CorruptError{Path: s.path, Record: "protection", Addr: addr, Err: err}
+	}
+	return p, nil
+}
+
+// Check runs bbolt's consistency check of the file's page structure and
+// then decodes every record, and returns every problem found (nil when
+// there is none).
+func (s *Store) Check() error {
+	var problems []error
+	err := s.db.View(func(tx *bolt.Tx) error {
+		for err := range tx.Check() {
+			problems = append(problems, err)
+		}
+		if len(problems) > 0 {
+			// Reading records through a damaged page tree is not safe.
+			return nil
+		}
+		b, err := s.begin(tx)
+		if err != nil {
+			problems = append(problems, err)
+			return nil
+		}
+		if _, err := s.readMeta(b); err != nil {
+			problems = append(problems, err)
+		}
+		collect := func(bucket *bolt.Bucket, record string, decode func(v []byte) (string, error)) {
+			_ = bucket.ForEach(func(k, v []byte) error {
+				var err error
+				if v == nil {
+					err = errors.New("a bucket where a record belongs")
+				} else {
+					var addr string
+					if addr, err = decode(v); err == nil {
+						err = checkAddr(addr, k)
+					}
+				}
+				if err != nil {
+					problems = append(problems, &CorruptError{Path: s.path, Record: record, Addr: string(k), Err: err})
+				}
+				return nil
+			})
+		}
+		collect(b.resources, "resource", func(v []byte) (string, error) {
+			r, err := decodeResource(v)
+			if err != nil {
+				return "", err
+			}
+			return r.Addr, nil
+		})
+		collect(b.intents, "intent", func(v []byte) (string, error) {
+			in, err := decodeIntent(v)
+			if err != nil {
+				return "", err
+			}
+			return in.Addr, nil
+		})
+		collect(b.protections, "protection", func(v []byte) (string, error) {
+			p, err := decodeProtection(v)
+			if err != nil {
+				return "", err
+			}
+			return p.Addr, nil
+		})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("checking state file %s: %w", s.path, err)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("state file %s has %d problem(s):\n%w", s.path, len(problems), errors.Join(problems...))
+	}
+	return nil
+}
