@@ -289,6 +289,11 @@ func TestErrorAnswers(t *testing.T) {
 			want: Error{HTTPStatus: 404, Code: "H-10002001", Message: "content not found"},
 		},
 		{
+			name: "nested object completed by flat members", status: 404,
+			body: `{"error":{"details":[1]},"message":"generation does not exist","code":"H-10002003"}`,
+			want: Error{HTTPStatus: 404, Code: "H-10002003", Message: "generation does not exist", Details: json.RawMessage(`[1]`)},
+		},
+		{
 			name: "error as a string", status: 400,
 			body: `{"error":"bad request"}`,
 			want: Error{HTTPStatus: 400, Message: "bad request"},
@@ -509,7 +514,9 @@ func TestCreateRetriesOnlyWhenNoJobWasMade(t *testing.T) {
 		{
 			name: "a 200 whose body is unreadable is ambiguous",
 			answers: []func(*testing.T, http.ResponseWriter){
-				func(_ *testing.T, w http.ResponseWriter) { writeJSON(w, 200, `{"status":"success","value":{"generation_id":`) },
+				func(_ *testing.T, w http.ResponseWriter) {
+					writeJSON(w, 200, `{"status":"success","value":{"generation_id":`)
+				},
 				func(_ *testing.T, w http.ResponseWriter) { writeJSON(w, 200, ok) },
 			},
 			wantCreates: 1, wantAmbiguous: true,

@@ -27,7 +27,7 @@ type server struct {
 	reqs []seen
 }
 
-func newServer(t *testing.T, h func(w http.ResponseWriter, r *http.Request, n int)) *server {
+func newServer(t testing.TB, h func(w http.ResponseWriter, r *http.Request, n int)) *server {
 	t.Helper()
 	s := &server{}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

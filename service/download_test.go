@@ -1,0 +1,416 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// dirNames lists the names in dir, sorted.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func TestDownloadWritesFileWithHashAndExtension(t *testing.T) {
+	payload := bytes.Repeat([]byte("genform media \x00\xff"), 10_000) // larger than one buffer
+	sum := sha256.Sum256(payload)
+	tests := []struct {
+		contentType string
+		wantExt     string
+	}{
+		{"image/png", "png"},
+		{"image/jpeg", "jpg"},
+		{"image/gif", "gif"},
+		{"image/webp", "webp"},
+		{"video/mp4", "mp4"},
+		{"video/webm", "webm"},
+		{"Image/PNG; charset=binary", "png"},
+		{"application/octet-stream", "bin"},
+		{"", "bin"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.contentType, func(t *testing.T) {
+			srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+				w.Header().Set("Content-Type", tt.contentType)
+				if tt.contentType == "" {
+					w.Header()["Content-Type"] = nil // no sniffing either
+				}
+				w.Write(payload)
+			})
+			c, _ := newClient(t, srv.URL, nil)
+			dir := filepath.Join(t.TempDir(), "generated", "image", "hero")
+			d, err := c.Download(context.Background(), srv.URL+"/media/1?sig=x", dir, "0")
+			if err != nil {
+				t.Fatalf("Download: %v", err)
+			}
+			wantPath := filepath.Join(dir, "0."+tt.wantExt)
+			if d.Path != wantPath || d.Size != int64(len(payload)) || d.SHA256 != hex.EncodeToString(sum[:]) || d.ContentType != tt.contentType {
+				t.Errorf("Downloaded = %+v, want path %s, size %d, sha256 %x", d, wantPath, len(payload), sum)
+			}
+			got, err := os.ReadFile(wantPath)
+			if err != nil || !bytes.Equal(got, payload) {
+				t.Errorf("file content differs from what was served (err %v)", err)
+			}
+			if names := dirNames(t, dir); !slices.Equal(names, []string{"0." + tt.wantExt}) {
+				t.Errorf("directory holds %v, want only the final file", names)
+			}
+			if fi, _ := os.Stat(wantPath); runtime.GOOS != "windows" && fi.Mode().Perm() != 0o644 {
+				t.Errorf("mode = %v, want 0644", fi.Mode().Perm())
+			}
+		})
+	}
+}
+
+func TestDownloadFailuresLeaveNoFile(t *testing.T) {
+	tests := []struct {
+		name       string
+		handler    func(w http.ResponseWriter, r *http.Request)
+		expectSize int64
+		wantErr    string
+		wantTries  int
+		retryable  bool
+	}{
+		{
+			name: "body shorter than Content-Length",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "image/png")
+				w.Header().Set("Content-Length", "1000")
+				w.Write(make([]byte, 500))
+			},
+			wantErr: "after 500 bytes", wantTries: 3, retryable: true,
+		},
+		{
+			name: "chunked body shorter than expected",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "image/png")
+				w.Write(make([]byte, 500))
+				w.(http.Flusher).Flush()
+			},
+			expectSize: 1000,
+			wantErr:    "truncated: got 500 of 1000 bytes", wantTries: 3, retryable: true,
+		},
+		{
+			name: "announced size differs from the expected one",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "image/png")
+				w.Write(make([]byte, 500))
+			},
+			expectSize: 400,
+			wantErr:    "announces 500 bytes, 400 were expected", wantTries: 1,
+		},
+		{
+			name: "expired URL",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				writeJSON(w, 403, `{"error":{"message":"url expired","code":"H-10002002"}}`)
+			},
+			wantErr: "403 Forbidden: url expired (code H-10002002)", wantTries: 1,
+		},
+		{
+			name: "server error every time",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(500)
+			},
+			wantErr: "giving up after 3 attempts", wantTries: 3, retryable: true,
+		},
+		{
+			name: "redirect to a file URL",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, "file:///etc/passwd", http.StatusFound)
+			},
+			wantErr: `refusing to follow a redirect to a "file" URL`, wantTries: 1,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) { tt.handler(w, r) })
+			c, _ := newClient(t, srv.URL, func(cfg *Config) { cfg.MaxRetries = 2 })
+			dir := t.TempDir()
+			// An earlier download of the same output must survive a failed one.
+			old := filepath.Join(dir, "0.png")
+			if err := os.WriteFile(old, []byte("previous bytes"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			d, err := c.DownloadSized(context.Background(), srv.URL+"/media/0", dir, "0", tt.expectSize)
+			if err == nil {
+				t.Fatalf("Download succeeded: %+v", d)
+			}
+			if !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("err = %v, want it to mention %q", err, tt.wantErr)
+			}
+			if IsRetryable(err) != tt.retryable {
+				t.Errorf("IsRetryable = %v, want %v", IsRetryable(err), tt.retryable)
+			}
+			if n := srv.count(); n != tt.wantTries {
+				t.Errorf("server received %d requests, want %d", n, tt.wantTries)
+			}
+			if names := dirNames(t, dir); !slices.Equal(names, []string{"0.png"}) {
+				t.Errorf("directory holds %v, want only the earlier file", names)
+			}
+			if b, _ := os.ReadFile(old); string(b) != "previous bytes" {
+				t.Errorf("the earlier file was changed to %q", b)
+			}
+		})
+	}
+}
+
+func TestDownloadReplacesEarlierFileOnSuccess(t *testing.T) {
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if n == 0 { // the first attempt is cut short, the retry succeeds
+			w.Header().Set("Content-Length", "9")
+			w.Write([]byte("new"))
+			return
+		}
+		w.Header().Set("Content-Type", "image/png")
+		w.Write([]byte("new bytes"))
+	})
+	c, _ := newClient(t, srv.URL, nil)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "0.png"), []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := c.DownloadSized(context.Background(), srv.URL+"/m", dir, "0", 9)
+	if err != nil {
+		t.Fatalf("Download: %v", err)
+	}
+	if b, _ := os.ReadFile(d.Path); string(b) != "new bytes" {
+		t.Errorf("file holds %q, want the new bytes", b)
+	}
+	if names := dirNames(t, dir); !slices.Equal(names, []string{"0.png"}) {
+		t.Errorf("directory holds %v", names)
+	}
+}
+
+func TestDownloadRefusesNonHTTPURLs(t *testing.T) {
+	c, _ := newClient(t, "http://127.0.0.1:1", nil)
+	for _, u := range []string{
+		"file:///etc/passwd",
+		"ftp://example.com/a.png",
+		"data:image/png;base64,iVBORw0KGgo=",
+		"javascript:alert(1)",
+		"/relative/path.png",
+		"http:///nohost.png",
+	} {
+		t.Run(u, func(t *testing.T) {
+			dir := t.TempDir()
+			_, err := c.Download(context.Background(), u, dir, "0")
+			if err == nil {
+				t.Fatal("Download accepted the URL")
+			}
+			if IsRetryable(err) {
+				t.Errorf("a refused URL is not retryable: %v", err)
+			}
+			if names := dirNames(t, dir); len(names) != 0 {
+				t.Errorf("directory holds %v", names)
+			}
+		})
+	}
+}
+
+func TestDownloadRefusesBadFileNames(t *testing.T) {
+	c, _ := newClient(t, "http://127.0.0.1:1", nil)
+	for _, base := range []string{"", ".", "..", "../escape", "a/b", `a\b`} {
+		if _, err := c.Download(context.Background(), "http://127.0.0.1:1/x", t.TempDir(), base); err == nil || !strings.Contains(err.Error(), "invalid file name") {
+			t.Errorf("base %q: err = %v", base, err)
+		}
+	}
+}
+
+func TestDownloadSendsTokenOnlyToTheService(t *testing.T) {
+	cdn := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		w.Header().Set("Content-Type", "image/png")
+		w.Write([]byte("cdn"))
+	})
+	svc := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if r.URL.Path == "/elsewhere" {
+			http.Redirect(w, r, cdn.URL+"/from-redirect", http.StatusFound)
+			return
+		}
+		w.Header().Set("Content-Type", "image/png")
+		w.Write([]byte("svc"))
+	})
+	c, _ := newClient(t, svc.URL, nil)
+	ctx := context.Background()
+	for _, u := range []string{svc.URL + "/own", cdn.URL + "/direct", svc.URL + "/elsewhere"} {
+		if _, err := c.Download(ctx, u, t.TempDir(), "0"); err != nil {
+			t.Fatalf("Download %s: %v", u, err)
+		}
+	}
+	for _, r := range svc.requests() {
+		if r.Auth != "Bearer "+testToken {
+			t.Errorf("service %s: Authorization = %q, want the token", r.Path, r.Auth)
+		}
+	}
+	got := cdn.requests()
+	if len(got) != 2 {
+		t.Fatalf("CDN received %d requests, want 2", len(got))
+	}
+	for _, r := range got {
+		if r.Auth != "" {
+			t.Errorf("CDN %s received Authorization %q", r.Path, r.Auth)
+		}
+	}
+	if got[1].Path != "/from-redirect" {
+		t.Errorf("the redirect was not followed: %+v", got[1])
+	}
+}
+
+func TestDownloadStallFailsButSlowSucceeds(t *testing.T) {
+	stalled := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		w.Header().Set("Content-Type", "video/mp4")
+		w.Header().Set("Content-Length", "1000")
+		w.Write(make([]byte, 10))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	c, _ := newClient(t, stalled.URL, func(cfg *Config) {
+		cfg.RequestTimeout = 150 * time.Millisecond
+		cfg.MaxRetries = -1
+	})
+	dir := t.TempDir()
+	_, err := c.Download(context.Background(), stalled.URL+"/v", dir, "0")
+	if !errors.Is(err, errStalled) || !IsRetryable(err) {
+		t.Errorf("err = %v, want a retryable stall", err)
+	}
+	if names := dirNames(t, dir); len(names) != 0 {
+		t.Errorf("directory holds %v", names)
+	}
+
+	// A download slower in total than the timeout, but never silent for
+	// that long, completes.
+	slow := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		w.Header().Set("Content-Type", "video/mp4")
+		for range 6 {
+			w.Write([]byte("chunk"))
+			w.(http.Flusher).Flush()
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
+	c, _ = newClient(t, slow.URL, func(cfg *Config) { cfg.RequestTimeout = 150 * time.Millisecond })
+	d, err := c.Download(context.Background(), slow.URL+"/v", dir, "1")
+	if err != nil || d.Size != 30 {
+		t.Errorf("slow download: %+v, %v", d, err)
+	}
+}
+
+func TestIsTempFile(t *testing.T) {
+	// A killed download leaves its temporary file; the name must say so.
+	dir := t.TempDir()
+	f, err := os.CreateTemp(dir, ".0.*"+tempSuffix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for name, want := range map[string]bool{
+		filepath.Base(f.Name()): true,
+		"0.png":                 false,
+		".hidden":               false,
+		"0.png" + tempSuffix:    false,
+	} {
+		if got := IsTempFile(name); got != want {
+			t.Errorf("IsTempFile(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// patternReader yields an endless non-constant byte stream without holding
+// more than its small pattern.
+type patternReader struct{ off int }
+
+var pattern = func() []byte {
+	b := make([]byte, 4096+7) // odd length so reads never line up
+	for i := range b {
+		b[i] = byte(i*31 + i/256)
+	}
+	return b
+}()
+
+func (p *patternReader) Read(b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		c := copy(b[n:], pattern[p.off:])
+		n += c
+		p.off = (p.off + c) % len(pattern)
+	}
+	return n, nil
+}
+
+// BenchmarkDownload1GiB downloads 1 GiB and reports the peak heap in use
+// while it runs; SPEC section 9 wants it under 64 MiB.
+func BenchmarkDownload1GiB(b *testing.B) {
+	const size = 1 << 30
+	srv := newServer(b, func(w http.ResponseWriter, r *http.Request, n int) {
+		w.Header().Set("Content-Type", "video/mp4")
+		w.Header().Set("Content-Length", strconv.Itoa(size))
+		io.CopyN(w, &patternReader{}, size)
+	})
+	c, err := New(Config{BaseURL: srv.URL})
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+
+	var peakHeap, peakSys atomic.Uint64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var ms runtime.MemStats
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > peakHeap.Load() {
+				peakHeap.Store(ms.HeapInuse)
+			}
+			if ms.Sys > peakSys.Load() {
+				peakSys.Store(ms.Sys)
+			}
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	b.SetBytes(size)
+	for i := 0; b.Loop(); i++ {
+		d, err := c.Download(context.Background(), srv.URL+"/big.mp4", dir, fmt.Sprint(i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if d.Size != size {
+			b.Fatalf("size %d", d.Size)
+		}
+		os.Remove(d.Path)
+	}
+	b.StopTimer()
+	close(stop)
+	wg.Wait()
+	b.ReportMetric(float64(peakHeap.Load())/(1<<20), "peak-MiB")
+	b.ReportMetric(float64(peakSys.Load())/(1<<20), "sys-MiB")
+}
