@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -74,16 +75,19 @@ func writeValue(w http.ResponseWriter, value any) {
 	}{successStatus, value})
 }
 
+// writeJSON writes v as the whole answer. HTML escaping is off so messages
+// read as written ("<token>", not "\u003ctoken\u003e").
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		// Every value written here is built from plain types; failing to
 		// encode one is a bug in the simulator.
 		panic("simulator: encoding response: " + err.Error())
 	}
-	b = append(b, '\n')
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
-	w.Write(b) //nolint:errcheck // the client hung up; nothing to do
+	w.Write(buf.Bytes()) //nolint:errcheck // the client hung up; nothing to do
 }
