@@ -140,8 +140,8 @@
 // 1080x1920, 21:9 at 720 is 1680x720, 4:3 at 720 is 960x720. The picture is
 // a flat landscape (sky bands, sun, three ridges, shapes) whose colours and
 // layout come from the hash, with the prompt written along the bottom.
-// A 16-colour palette and png.BestSpeed keep a 1280x720 image to a few
-// milliseconds (BenchmarkRenderImage720). Thumbnails are 320 pixels on the
+// A 17-colour palette and png.BestSpeed keep rendering and encoding a
+// 1280x720 image to a few milliseconds (BenchmarkRenderImage720). Thumbnails are 320 pixels on the
 // long side.
 //
 // Videos are animated GIFs (image/gif): duration x 8 frames at 8 fps,

@@ -30,8 +30,6 @@ type apiError struct {
 	retryAfter int // seconds; sent as Retry-After when positive
 }
 
-func (e *apiError) Error() string { return e.msg }
-
 func badRequest(code int, msg string) *apiError {
 	return &apiError{status: http.StatusBadRequest, code: code, msg: msg}
 }
