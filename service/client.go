@@ -212,7 +212,23 @@ func (c *Client) endpointURL(path string) string {
 // sameOrigin reports whether u is served by the base URL's scheme, host
 // and port: only there does the token go.
 func (c *Client) sameOrigin(u *url.URL) bool {
-	return strings.EqualFold(u.Scheme, c.base.Scheme) && strings.EqualFold(u.Host, c.base.Host)
+	return u.Scheme == c.base.Scheme && strings.EqualFold(u.Hostname(), c.base.Hostname()) &&
+		portOf(u) == portOf(c.base)
+}
+
+func portOf(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if u.Scheme == "https" {
+		return "443"
+	}
+	return "80"
+}
+
+func isSentTransport(err error) bool {
+	var te *transportError
+	return errors.As(err, &te) && te.sent
 }
 
 // request is one API call.
@@ -227,8 +243,9 @@ type request struct {
 
 func (r *request) op() string { return r.method + " " + r.path }
 
-// retryable tells the retry loop whether err may be retried, and for a
-// create whether it is ambiguous (the job may exist).
+// classify tells the retry loop whether err may be retried, and for a
+// create whether it is ambiguous (the job may exist). See the package
+// documentation for the reasoning.
 func (r *request) classify(err error) (retry, ambiguous bool) {
 	var te *transportError
 	if errors.As(err, &te) {
@@ -284,10 +301,15 @@ func (c *Client) call(ctx context.Context, r request) ([]byte, error) {
 		if err == nil {
 			return value, nil
 		}
+		retry, ambiguous := r.classify(err)
 		if ctx.Err() != nil {
+			// Cancelled (Ctrl-C) while a create was on the wire: the job may
+			// exist all the same, and the caller must not forget it.
+			if ambiguous || (r.create && isSentTransport(err)) {
+				return nil, fmt.Errorf("%w: %s: %w", ErrAmbiguousCreate, r.op(), ctx.Err())
+			}
 			return nil, fmt.Errorf("%s: %w", r.op(), ctx.Err())
 		}
-		retry, ambiguous := r.classify(err)
 		if ambiguous {
 			return nil, fmt.Errorf("%w: %w", ErrAmbiguousCreate, err)
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -750,5 +751,79 @@ func TestTraceShowsRetries(t *testing.T) {
 		!strings.Contains(lines[1], "retrying GET /v1/jobs/x/status") ||
 		!strings.Contains(lines[2], "attempt=2") || !strings.Contains(lines[2], "-> 200 OK") {
 		t.Errorf("trace:\n%s", trace.String())
+	}
+}
+
+func TestCreateCancelledInFlightIsAmbiguous(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		cancel() // Ctrl-C arrives while the service is working on the request
+		<-r.Context().Done()
+	})
+	c, _ := newClient(t, srv.URL, nil)
+	_, err := c.Create(ctx, EndpointTextToImage, []byte(`{"prompt":"p"}`))
+	if !errors.Is(err, ErrAmbiguousCreate) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want both ErrAmbiguousCreate and context.Canceled", err)
+	}
+	if n := srv.count(); n != 1 {
+		t.Errorf("server received %d creates, want 1", n)
+	}
+
+	// Cancelled before anything was sent: a plain cancellation.
+	_, err = c.Create(ctx, EndpointTextToImage, []byte(`{"prompt":"p"}`))
+	if errors.Is(err, ErrAmbiguousCreate) || !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want a plain cancellation", err)
+	}
+}
+
+func TestIsRetryable(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"nil", nil, false},
+		{"429", &Error{HTTPStatus: 429}, true},
+		{"500", &Error{HTTPStatus: 500}, true},
+		{"504 wrapped", fmt.Errorf("polling: %w", &Error{HTTPStatus: 504}), true},
+		{"501", &Error{HTTPStatus: 501}, false},
+		{"400", &Error{HTTPStatus: 400}, false},
+		{"404", &Error{HTTPStatus: 404}, false},
+		{"ambiguous create", fmt.Errorf("%w: %w", ErrAmbiguousCreate, &Error{HTTPStatus: 502}), false},
+		{"connection failure", &transportError{op: "GET /x", err: syscall.ECONNRESET}, true},
+		{"own timeout", &transportError{op: "GET /x", err: context.DeadlineExceeded}, true},
+		{"stalled download", fmt.Errorf("x: %w", errStalled), true},
+		{"caller cancelled", fmt.Errorf("x: %w", context.Canceled), false},
+		{"caller deadline", fmt.Errorf("x: %w", context.DeadlineExceeded), false},
+		{"malformed answer", &answerError{op: "GET /x", err: errors.New("bad")}, false},
+		{"local failure", errors.New("disk full"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := IsRetryable(tt.err); got != tt.want {
+				t.Errorf("IsRetryable(%v) = %v, want %v", tt.err, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestTokenGoesOnlyToTheBaseOrigin(t *testing.T) {
+	c, err := New(Config{BaseURL: "https://gen.example.com/api", Token: testToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for raw, want := range map[string]bool{
+		"https://gen.example.com/media/1.png":     true,
+		"https://GEN.example.com:443/media/1.png": true,
+		"http://gen.example.com/media/1.png":      false,
+		"https://gen.example.com:8443/1.png":      false,
+		"https://cdn.gen.example.com/1.png":       false,
+		"https://gen.example.com.evil.test/1.png": false,
+	} {
+		u, _ := url.Parse(raw)
+		if got := c.sameOrigin(u); got != want {
+			t.Errorf("sameOrigin(%s) = %v, want %v", raw, got, want)
+		}
 	}
 }

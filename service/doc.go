@@ -37,10 +37,15 @@
 //     dial, DNS or TLS failure): nothing can have reached the service.
 //
 // Everything else after the request was sent is ambiguous: a timeout waiting
-// for the answer, a reset connection, a 502/504 from a gateway that may have
-// forwarded the request, a 200 whose body was lost or unreadable. Those are
-// not retried; the error wraps ErrAmbiguousCreate so the caller keeps its
-// intent record and tells the user an earlier request may have been paid for.
+// for the answer, a reset connection, a cancelled context while the request
+// was on the wire, a 5xx without the service's error body (a 502/504 from a
+// gateway that may have forwarded the request), a 303, a 2xx whose body was
+// lost or unreadable. Those are not retried; the error wraps
+// ErrAmbiguousCreate so the caller keeps its intent record and tells the user
+// an earlier request may have been paid for. Other 4xx are final refusals.
+//
+// Downloads are plain GETs and are retried on 429, 5xx, network failures,
+// stalls and bodies cut short; each attempt starts a fresh temporary file.
 //
 // # Secrets
 //

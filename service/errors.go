@@ -116,7 +116,10 @@ func IsRetryable(err error) bool {
 	}
 	var te *transportError
 	if errors.As(err, &te) {
-		return true
+		return true // including the client's own per-request timeouts
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return false // the caller's deadline, which no retry can beat
 	}
 	var ne net.Error
 	return errors.Is(err, errStalled) || errors.Is(err, io.ErrUnexpectedEOF) ||
