@@ -222,10 +222,10 @@ type Status struct {
 
 // Status fetches the status of a job.
 func (c *Client) Status(ctx context.Context, creationID string) (Status, error) {
-	r := request{method: http.MethodGet, path: "/v1/jobs/" + url.PathEscape(creationID) + "/status"}
 	if creationID == "" {
 		return Status{}, errors.New("status: empty creation id")
 	}
+	r := request{method: http.MethodGet, path: "/v1/jobs/" + url.PathEscape(creationID) + "/status"}
 	value, err := c.call(ctx, r)
 	if err != nil {
 		return Status{}, err
@@ -306,10 +306,10 @@ type CreationOutput struct {
 // Detail fetches the creation detail of a job; SERVICE.md allows it once the
 // status is succeed.
 func (c *Client) Detail(ctx context.Context, creationID string) (*Creation, error) {
-	r := request{method: http.MethodGet, path: "/v1/creation/" + url.PathEscape(creationID)}
 	if creationID == "" {
 		return nil, errors.New("detail: empty creation id")
 	}
+	r := request{method: http.MethodGet, path: "/v1/creation/" + url.PathEscape(creationID)}
 	value, err := c.call(ctx, r)
 	if err != nil {
 		return nil, err
@@ -334,10 +334,10 @@ type WatermarkFreeURL struct {
 // WatermarkFreeURL asks the service for a watermark-free download link of a
 // video creation. Each call mints a new link, so it is retried like a read.
 func (c *Client) WatermarkFreeURL(ctx context.Context, creationID string) (*WatermarkFreeURL, error) {
-	r := request{method: http.MethodPost, path: "/v1/creation/" + url.PathEscape(creationID) + "/watermark-free-url"}
 	if creationID == "" {
 		return nil, errors.New("watermark-free URL: empty creation id")
 	}
+	r := request{method: http.MethodPost, path: "/v1/creation/" + url.PathEscape(creationID) + "/watermark-free-url"}
 	value, err := c.call(ctx, r)
 	if err != nil {
 		return nil, err
