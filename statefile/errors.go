@@ -12,10 +12,10 @@ import (
 var (
 	// ErrNotFound is wrapped by errors about an address that has no record
 	// where one is required (DeleteResource, MoveResource's source).
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = errors.New("not in the state")
 	// ErrExists is wrapped by MoveResource when the destination address
 	// already has a resource.
-	ErrExists = errors.New("already exists")
+	ErrExists = errors.New("already in the state")
 	// ErrCorrupt is matched (errors.Is) by every *CorruptError.
 	ErrCorrupt = errors.New("state file is corrupt")
 )

@@ -214,7 +214,11 @@ func (s *Store) init(create bool) error {
 	}
 	// Whatever path was taken, the file must now read as a whole layout.
 	return s.db.View(func(btx *bolt.Tx) error {
-		_, err := s.begin(btx)
+		b, err := s.begin(btx)
+		if err != nil {
+			return err
+		}
+		_, err = s.readMeta(b)
 		return err
 	})
 }

@@ -1,0 +1,236 @@
+package statefile
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// helperEnv names the state file a re-executed test binary should lock; see
+// TestHelperHoldLock.
+const helperEnv = "STATEFILE_TEST_HOLD_LOCK"
+
+// TestHelperHoldLock is not a test: run as a child process by holdLock, it
+// opens the state file as "genform apply" would, says "locked", and holds
+// the lock until its stdin is closed.
+func TestHelperHoldLock(t *testing.T) {
+	path := os.Getenv(helperEnv)
+	if path == "" {
+		t.Skip("helper process for the lock tests")
+	}
+	s, err := Open(path, Options{Command: "apply", Create: true})
+	if err != nil {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
+	fmt.Println("locked")
+	io.Copy(io.Discard, os.Stdin)
+	if err := s.Close(); err != nil {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// holdLock starts a child process holding path's lock. release closes its
+// stdin, so it closes the store and exits.
+func holdLock(t *testing.T, path string) (cmd *exec.Cmd, release func()) {
+	t.Helper()
+	cmd = exec.Command(os.Args[0], "-test.run=^TestHelperHoldLock$")
+	cmd.Env = append(os.Environ(), helperEnv+"="+path)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || line != "locked\n" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("helper did not take the lock: %q, %v", line, err)
+	}
+	released := false
+	release = func() {
+		if released {
+			return
+		}
+		released = true
+		stdin.Close()
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("helper: %v", err)
+		}
+	}
+	t.Cleanup(func() {
+		if !released {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	return cmd, release
+}
+
+func TestLockHeldByAnotherProcess(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".genform", "state.db")
+	child, release := holdLock(t, path)
+	host, _ := os.Hostname()
+
+	_, err := Open(path, Options{Command: "plan"})
+	var le *LockedError
+	if !errors.As(err, &le) {
+		t.Fatalf("Open of a locked file = %v, want a *LockedError", err)
+	}
+	h := le.Holder
+	if h == nil {
+		t.Fatal("LockedError names no holder")
+	}
+	if h.PID != child.Process.Pid || h.Command != "apply" || h.Host != host || h.Started.IsZero() {
+		t.Errorf("holder = %+v, want pid %d, command apply, host %s", h, child.Process.Pid, host)
+	}
+	for _, want := range []string{
+		"state file " + path + " is locked by \"genform apply\"",
+		fmt.Sprintf("(pid %d on host %s, since %s)", h.PID, host, h.Started.UTC().Format(time.RFC3339)),
+		"wait for it to finish or pass -lock-timeout=DURATION",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %q", err, want)
+		}
+	}
+
+	release()
+	if _, err := os.Stat(path + infoSuffix); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("holder info left after Close: %v", err)
+	}
+	s, err := Open(path, Options{Command: "plan"})
+	if err != nil {
+		t.Fatalf("Open after the holder closed: %v", err)
+	}
+	s.Close()
+}
+
+// TestLockDiesWithItsHolder checks what SPEC section 5 promises: the lock
+// cannot go stale, since the OS drops it with the process, and the info
+// file a killed holder leaves is overwritten by the next one.
+func TestLockDiesWithItsHolder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	child, _ := holdLock(t, path)
+	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	child.Wait()
+	if h := readHolder(path); h == nil || h.PID != child.Process.Pid {
+		t.Fatalf("killed holder's info = %+v, want its pid %d left behind", h, child.Process.Pid)
+	}
+	s, err := Open(path, Options{Command: "apply"})
+	if err != nil {
+		t.Fatalf("Open after the holder was killed: %v", err)
+	}
+	defer s.Close()
+	if h := readHolder(path); h == nil || h.PID != os.Getpid() {
+		t.Errorf("holder info after taking over = %+v, want pid %d", h, os.Getpid())
+	}
+}
+
+func TestLockTimeout(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	first, err := Open(path, Options{Create: true, Command: "apply"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// flock locks belong to an open file, not a process: a second Open in
+	// the same process conflicts like another process would.
+
+	t.Run("0 fails at once", func(t *testing.T) {
+		_, err := Open(path, Options{Command: "plan"})
+		var le *LockedError
+		if !errors.As(err, &le) || le.Waited != 0 {
+			t.Fatalf("Open = %v, want a LockedError without waiting", err)
+		}
+		if le.Holder == nil || le.Holder.PID != os.Getpid() || le.Holder.Command != "apply" {
+			t.Errorf("holder = %+v", le.Holder)
+		}
+	})
+
+	t.Run("300ms waits then fails", func(t *testing.T) {
+		_, err := Open(path, Options{Command: "plan", LockTimeout: 300 * time.Millisecond})
+		var le *LockedError
+		if !errors.As(err, &le) || le.Waited != 300*time.Millisecond {
+			t.Fatalf("Open = %v, want a LockedError after waiting 300ms", err)
+		}
+		if want := "is still locked by \"genform apply\""; !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %q", err, want)
+		}
+		if want := "after waiting 300ms; wait for it to finish or pass a longer -lock-timeout"; !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %q", err, want)
+		}
+	})
+
+	t.Run("waiting succeeds when the holder closes", func(t *testing.T) {
+		done := make(chan error, 1)
+		go func() {
+			s, err := Open(path, Options{Command: "apply", LockTimeout: time.Minute})
+			if err == nil {
+				s.Close()
+			}
+			done <- err
+		}()
+		// Close only once the other Open has certainly tried and found the
+		// lock taken: without waiting it would already have failed.
+		time.Sleep(200 * time.Millisecond)
+		if err := first.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err != nil {
+			t.Fatalf("waiting Open: %v", err)
+		}
+	})
+
+	t.Run("released after Close", func(t *testing.T) {
+		s, err := Open(path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	})
+}
+
+func TestLockedErrorWithoutHolder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	first, err := Open(path, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	// The holder's info may be missing or half-written by hand; the error
+	// still says what to do.
+	for _, info := range []string{"", "{not json"} {
+		if info == "" {
+			os.Remove(path + infoSuffix)
+		} else {
+			os.WriteFile(path+infoSuffix, []byte(info), 0o600)
+		}
+		_, err = Open(path, Options{})
+		var le *LockedError
+		if !errors.As(err, &le) || le.Holder != nil {
+			t.Fatalf("Open = %v (holder %+v), want a LockedError without holder", err, le)
+		}
+		want := "state file " + path + " is locked by another genform process; wait for it to finish or pass -lock-timeout=DURATION"
+		if err.Error() != want {
+			t.Errorf("error = %q, want %q", err, want)
+		}
+	}
+}
