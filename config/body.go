@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"math/big"
+	"sort"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -75,6 +76,7 @@ type endpointSpec struct {
 	// genform's choice, so nothing is published unless asked.
 	defaults map[attrID]cty.Value
 	genModes []string
+	fields   []jsonField // body keys in canonical order
 }
 
 var aspectRatios = []string{"21:9", "16:9", "9:16", "3:4", "4:3", "1:1"}
@@ -155,7 +157,7 @@ func (b *bodyBuilder) bad(id attrID, summary, detail string) {
 		Severity: hcl.DiagError,
 		Summary:  summary,
 		Detail:   detail,
-		Subject:  b.av.rng[id].Ptr(),
+		Subject:  b.av.rng(id).Ptr(),
 	})
 }
 
@@ -228,7 +230,7 @@ func (b *bodyBuilder) build(inst *Instance) {
 		}
 		v, err := convert.Convert(av.val[id], attrType[id])
 		if err != nil {
-			b.diags = append(b.diags, typeDiag(id, err, av.rng[id])...)
+			b.diags = append(b.diags, typeDiag(id, err, av.rng(id))...)
 			vals[id] = cty.UnknownVal(attrType[id])
 			continue
 		}
@@ -256,54 +258,25 @@ func (b *bodyBuilder) build(inst *Instance) {
 		b.checkKeyFrames(vals[aSourceImages], vals[aFrameIndices])
 	}
 
-	top := make(map[string]cty.Value, 8)
-	var config, settings map[string]cty.Value
-	attrs := make(map[string]cty.Value, 8)
+	known := true
 	for id := attrID(0); id < numAttrs; id++ {
 		if !ep.takes[id] || attrPlace[id] == placeLocal {
+			vals[id] = cty.NilVal
 			continue
 		}
-		v := vals[id]
-		if v == cty.NilVal {
-			d, ok := ep.defaults[id]
-			if !ok {
-				continue
-			}
-			v = d
+		if vals[id] == cty.NilVal {
+			vals[id] = ep.defaults[id] // cty.NilVal when there is none
 		}
-		name := attrNames[id]
-		attrs[name] = v
-		switch attrPlace[id] {
-		case placeTop:
-			top[name] = v
-		case placeConfig:
-			if config == nil {
-				config = make(map[string]cty.Value, 4)
-			}
-			config[name] = v
-		case placeSettings:
-			if settings == nil {
-				settings = make(map[string]cty.Value, 4)
-			}
-			settings[name] = v
+		if v := vals[id]; v != cty.NilVal && known && !v.IsWhollyKnown() {
+			known = false
 		}
 	}
-	if config != nil {
-		top["config"] = cty.ObjectVal(config)
+	inst.Body, inst.Attrs = ep.body(&vals)
+	if known {
+		inst.Request = ep.appendJSON(make([]byte, 0, 256), &vals)
 	}
-	if settings != nil {
-		top["settings"] = cty.ObjectVal(settings)
-	}
-	inst.Body = cty.ObjectVal(top)
-	inst.Attrs = attrs
-	if inst.Body.IsWhollyKnown() {
-		req, err := canonicalJSON(inst.Body)
-		if err == nil {
-			inst.Request = req
-		}
-	}
-	if ep.takes[aWatermarkFree] {
-		if v := vals[aWatermarkFree]; v != cty.NilVal && v.IsKnown() {
+	if ep.takes[aWatermarkFree] && av.set[aWatermarkFree] {
+		if v, err := convert.Convert(av.val[aWatermarkFree], cty.Bool); err == nil && v.IsKnown() && !v.IsNull() {
 			inst.WatermarkFree = v.True()
 		}
 	}
@@ -436,4 +409,136 @@ func quoteList(list []string) string {
 
 func mediaInput(s string) bool {
 	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "data:")
+}
+
+// jsonField is one key of a request body in canonical (sorted) order: an
+// attribute, or the config or settings object with its own fields.
+type jsonField struct {
+	name  string
+	id    attrID
+	group []jsonField
+}
+
+// layout lists the endpoint's body fields in sorted key order, computed once
+// so that encoding a request does not sort anything.
+func (ep *endpointSpec) layout() []jsonField {
+	var top, config, settings []jsonField
+	for id := attrID(0); id < numAttrs; id++ {
+		if !ep.takes[id] {
+			continue
+		}
+		f := jsonField{name: attrNames[id], id: id}
+		switch attrPlace[id] {
+		case placeTop:
+			top = append(top, f)
+		case placeConfig:
+			config = append(config, f)
+		case placeSettings:
+			settings = append(settings, f)
+		}
+	}
+	byName := func(fs []jsonField) {
+		sort.Slice(fs, func(i, j int) bool { return fs[i].name < fs[j].name })
+	}
+	byName(config)
+	byName(settings)
+	if len(config) > 0 {
+		top = append(top, jsonField{name: "config", group: config})
+	}
+	if len(settings) > 0 {
+		top = append(top, jsonField{name: "settings", group: settings})
+	}
+	byName(top)
+	return top
+}
+
+// appendJSON encodes the body given by vals (final values by attribute,
+// cty.NilVal for fields not sent) as canonical JSON: the same bytes as
+// canonicalJSON(ep.body(vals)), without building the cty object first.
+func (ep *endpointSpec) appendJSON(b []byte, vals *[numAttrs]cty.Value) []byte {
+	return appendFields(b, ep.fields, vals)
+}
+
+func appendFields(b []byte, fields []jsonField, vals *[numAttrs]cty.Value) []byte {
+	b = append(b, '{')
+	first := true
+	for _, f := range fields {
+		if f.group != nil {
+			if !anySet(f.group, vals) {
+				continue
+			}
+		} else if vals[f.id] == cty.NilVal {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendJSONString(b, f.name)
+		b = append(b, ':')
+		if f.group != nil {
+			b = appendFields(b, f.group, vals)
+			continue
+		}
+		var err error
+		b, err = appendJSON(b, vals[f.id])
+		if err != nil {
+			// Only wholly known values reach here, and every attribute
+			// type encodes.
+			panic(fmt.Sprintf("config: encoding %s: %v", f.name, err))
+		}
+	}
+	return append(b, '}')
+}
+
+func anySet(fields []jsonField, vals *[numAttrs]cty.Value) bool {
+	for _, f := range fields {
+		if vals[f.id] != cty.NilVal {
+			return true
+		}
+	}
+	return false
+}
+
+// body builds the request body object and the flattened attributes from
+// the final values. config and settings are left out when empty.
+func (ep *endpointSpec) body(vals *[numAttrs]cty.Value) (cty.Value, map[string]cty.Value) {
+	top := make(map[string]cty.Value, 8)
+	attrs := make(map[string]cty.Value, 8)
+	var config, settings map[string]cty.Value
+	for id := attrID(0); id < numAttrs; id++ {
+		v := vals[id]
+		if v == cty.NilVal {
+			continue
+		}
+		name := attrNames[id]
+		attrs[name] = v
+		switch attrPlace[id] {
+		case placeTop:
+			top[name] = v
+		case placeConfig:
+			if config == nil {
+				config = make(map[string]cty.Value, 4)
+			}
+			config[name] = v
+		case placeSettings:
+			if settings == nil {
+				settings = make(map[string]cty.Value, 4)
+			}
+			settings[name] = v
+		}
+	}
+	if config != nil {
+		top["config"] = cty.ObjectVal(config)
+	}
+	if settings != nil {
+		top["settings"] = cty.ObjectVal(settings)
+	}
+	return cty.ObjectVal(top), attrs
+}
+
+func init() {
+	for _, ep := range []*endpointSpec{specText2Image, specImage2Video, specKeyFrames, specText2Video} {
+		ep.fields = ep.layout()
+	}
 }

@@ -262,9 +262,17 @@ func (c *Config) evalForEach(r *Resource, ctx *hcl.EvalContext) ([]string, []cty
 // attrValues holds one instance's evaluated attributes, by attrID. A null
 // value counts as not set, as in Terraform.
 type attrValues struct {
-	val [numAttrs]cty.Value
-	set [numAttrs]bool
-	rng [numAttrs]hcl.Range
+	val  [numAttrs]cty.Value
+	set  [numAttrs]bool
+	expr [numAttrs]hcl.Expression
+}
+
+// rng is the source range of attribute id's expression.
+func (av *attrValues) rng(id attrID) hcl.Range {
+	if e := av.expr[id]; e != nil {
+		return e.Range()
+	}
+	return hcl.Range{}
 }
 
 // instance evaluates r's attributes in ctx and builds the request.
@@ -272,7 +280,7 @@ func (c *Config) instance(r *Resource, ctx *hcl.EvalContext, key cty.Value, addr
 	var diags hcl.Diagnostics
 	var av attrValues
 	for _, ra := range r.attrs {
-		av.rng[ra.id] = ra.attr.Expr.Range()
+		av.expr[ra.id] = ra.attr.Expr
 		if ra.bad {
 			av.val[ra.id], av.set[ra.id] = cty.DynamicVal, true
 			continue
@@ -303,7 +311,7 @@ func (c *Config) instanceDir(r *Resource, av *attrValues, key cty.Value) (string
 		v := av.val[aDir]
 		s, err := convert.Convert(v, cty.String)
 		if err != nil {
-			return "", typeDiag(aDir, err, av.rng[aDir])
+			return "", typeDiag(aDir, err, av.rng(aDir))
 		}
 		if !s.IsKnown() {
 			return "", nil
@@ -314,7 +322,7 @@ func (c *Config) instanceDir(r *Resource, av *attrValues, key cty.Value) (string
 				Severity: hcl.DiagError,
 				Summary:  "Invalid dir",
 				Detail:   fmt.Sprintf("dir %s.", err),
-				Subject:  av.rng[aDir].Ptr(),
+				Subject:  av.rng(aDir).Ptr(),
 			}}
 		}
 		return p, nil

@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/hcl/v2/ext/tryfunc"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
 	"github.com/zclconf/go-cty/cty/function"
 	"github.com/zclconf/go-cty/cty/function/stdlib"
 )
@@ -91,10 +92,10 @@ func (c *Config) functions() map[string]function.Function {
 		"timeadd":         stdlib.TimeAddFunc,
 		"title":           stdlib.TitleFunc,
 		"tobool":          stdlib.MakeToFunc(cty.Bool),
-		"tolist":          stdlib.MakeToFunc(cty.List(cty.DynamicPseudoType)),
+		"tolist":          fastCollectionFunc(cty.List, stdlib.MakeToFunc(cty.List(cty.DynamicPseudoType))),
 		"tomap":           stdlib.MakeToFunc(cty.Map(cty.DynamicPseudoType)),
 		"tonumber":        stdlib.MakeToFunc(cty.Number),
-		"toset":           stdlib.MakeToFunc(cty.Set(cty.DynamicPseudoType)),
+		"toset":           fastCollectionFunc(cty.Set, stdlib.MakeToFunc(cty.Set(cty.DynamicPseudoType))),
 		"tostring":        stdlib.MakeToFunc(cty.String),
 		"trim":            stdlib.TrimFunc,
 		"trimprefix":      stdlib.TrimPrefixFunc,
@@ -119,6 +120,47 @@ func (c *Config) functions() map[string]function.Function {
 	}
 	fs["templatefile"] = c.templateFileFunc(inner)
 	return fs
+}
+
+// fastCollectionFunc wraps tolist or toset: a tuple whose elements all have
+// one type converts straight to a collection of that type. go-cty's own
+// conversion unifies the element types pairwise, which takes minutes for a
+// for_each over tens of thousands of keys; the result is the same.
+func fastCollectionFunc(collection func(cty.Type) cty.Type, slow function.Function) function.Function {
+	return function.New(&function.Spec{
+		Params: []function.Parameter{{Name: "v", Type: cty.DynamicPseudoType, AllowDynamicType: true, AllowNull: true, AllowUnknown: true}},
+		Type: func(args []cty.Value) (cty.Type, error) {
+			if ety, ok := uniformTuple(args[0]); ok {
+				return collection(ety), nil
+			}
+			return slow.ReturnType([]cty.Type{args[0].Type()})
+		},
+		Impl: func(args []cty.Value, retType cty.Type) (cty.Value, error) {
+			if _, ok := uniformTuple(args[0]); ok {
+				return convert.Convert(args[0], retType)
+			}
+			return slow.Call(args)
+		},
+	})
+}
+
+// uniformTuple reports whether v is a non-empty tuple of one known,
+// primitive element type.
+func uniformTuple(v cty.Value) (cty.Type, bool) {
+	ty := v.Type()
+	if !ty.IsTupleType() {
+		return cty.NilType, false
+	}
+	etys := ty.TupleElementTypes()
+	if len(etys) == 0 || !etys[0].IsPrimitiveType() {
+		return cty.NilType, false
+	}
+	for _, t := range etys[1:] {
+		if t != etys[0] {
+			return cty.NilType, false
+		}
+	}
+	return etys[0], true
 }
 
 var stringParam = func(name string) function.Parameter {

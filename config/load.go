@@ -114,7 +114,7 @@ func Load(dir string, opts Options) (*Config, hcl.Diagnostics) {
 		if strings.HasSuffix(name, SuffixJSON) {
 			f, d = parser.ParseJSON(src, name)
 		} else {
-			f, d = parser.ParseHCL(src, name)
+			f, d = parseHCL(parser, src, name)
 		}
 		diags = append(diags, d...)
 		if f != nil {

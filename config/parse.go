@@ -1,0 +1,145 @@
+package config
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+)
+
+// chunkSize is the size above which a native-syntax file is parsed in
+// pieces. hclsyntax's lexer allocates about 150 bytes per source byte, so a
+// 10,000-block file costs hundreds of megabytes of garbage in one piece;
+// in pieces the garbage is freed as it goes and the pieces parse on every
+// core.
+const chunkSize = 64 << 10
+
+// parseHCL parses a native-syntax configuration file. Large files are cut
+// at lines that start a top-level block, the pieces are parsed in parallel
+// with their true starting positions (so every range and snippet is that
+// of the whole file), and their blocks are joined in order. A cut that
+// falls inside a construct (a block, a heredoc, a comment, a bracketed
+// expression) leaves the piece before it unterminated, which is a syntax
+// error; any error, or a top-level attribute, makes it parse the whole
+// file in one piece instead, so the result and the diagnostics are always
+// those of an ordinary parse.
+func parseHCL(parser *hclparse.Parser, src []byte, name string) (*hcl.File, hcl.Diagnostics) {
+	cuts := cutPoints(src)
+	if len(cuts) < 2 {
+		return parser.ParseHCL(src, name)
+	}
+	type piece struct {
+		start hcl.Pos
+		end   int
+		file  *hcl.File
+		diags hcl.Diagnostics
+	}
+	pieces := make([]piece, len(cuts))
+	for i, c := range cuts {
+		pieces[i].start = c
+		pieces[i].end = len(src)
+		if i+1 < len(cuts) {
+			pieces[i].end = cuts[i+1].Byte
+		}
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	workers := min(runtime.GOMAXPROCS(0), len(pieces))
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				p := &pieces[i]
+				p.file, p.diags = hclsyntax.ParseConfig(src[p.start.Byte:p.end], name, p.start)
+			}
+		}()
+	}
+	for i := range pieces {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+
+	body := &hclsyntax.Body{Attributes: hclsyntax.Attributes{}}
+	for _, p := range pieces {
+		b, ok := p.file.Body.(*hclsyntax.Body)
+		if len(p.diags) > 0 || !ok || len(b.Attributes) > 0 {
+			return parser.ParseHCL(src, name)
+		}
+		body.Blocks = append(body.Blocks, b.Blocks...)
+		body.EndRange = b.EndRange
+	}
+	first := pieces[0].file.Body.(*hclsyntax.Body)
+	last := pieces[len(pieces)-1].file.Body.(*hclsyntax.Body)
+	body.SrcRange = hcl.RangeBetween(first.SrcRange, last.SrcRange)
+	return &hcl.File{Body: body, Bytes: src, Nav: blockNav{body}}, nil
+}
+
+// cutPoints returns where to cut src: the start of the file, then the
+// starts of lines that begin with a letter or underscore (where top-level
+// blocks start in formatted files), at least chunkSize apart. A file
+// smaller than two chunks is not cut.
+func cutPoints(src []byte) []hcl.Pos {
+	if len(src) < 2*chunkSize {
+		return nil
+	}
+	cuts := []hcl.Pos{hcl.InitialPos}
+	line, lineStart, last := 1, 0, 0
+	for i := 0; i < len(src); {
+		nl := bytes.IndexByte(src[i:], '\n')
+		if nl < 0 {
+			break
+		}
+		i += nl + 1
+		line++
+		lineStart = i
+		if lineStart-last < chunkSize || lineStart >= len(src) {
+			continue
+		}
+		if c := src[lineStart]; c == '_' || (c|0x20 >= 'a' && c|0x20 <= 'z') {
+			cuts = append(cuts, hcl.Pos{Line: line, Column: 1, Byte: lineStart})
+			last = lineStart
+		}
+	}
+	return cuts
+}
+
+// blockNav gives diagnostics the "in image "hero"" context of an offset,
+// as hclsyntax's own navigation does for a file parsed in one piece.
+type blockNav struct{ body *hclsyntax.Body }
+
+// ContextString names the top-level block containing offset.
+func (n blockNav) ContextString(offset int) string {
+	b := n.block(offset)
+	if b == nil {
+		return ""
+	}
+	s := b.Type
+	for _, l := range b.Labels {
+		s += fmt.Sprintf(" %q", l)
+	}
+	return s
+}
+
+// ContextDefRange is the header range of the top-level block containing
+// offset.
+func (n blockNav) ContextDefRange(offset int) hcl.Range {
+	if b := n.block(offset); b != nil {
+		return b.DefRange()
+	}
+	return hcl.Range{}
+}
+
+func (n blockNav) block(offset int) *hclsyntax.Block {
+	for _, b := range n.body.Blocks {
+		if b.Range().ContainsOffset(offset) {
+			return b
+		}
+	}
+	return nil
+}
