@@ -241,7 +241,7 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 					diags = append(diags, &hcl.Diagnostic{
 						Severity: hcl.DiagError,
 						Summary:  "Duplicate resource",
-						Detail:   fmt.Sprintf("A %s resource named %q was already declared at %s. Resource names must be unique per type.", r.Kind, r.Name, prev.DeclRange),
+						Detail:   fmt.Sprintf("%s %s resource named %q was already declared at %s. Resource names must be unique per type.", article(string(r.Kind)), r.Kind, r.Name, prev.DeclRange),
 						Subject:  r.DeclRange.Ptr(),
 					})
 					continue

@@ -75,7 +75,7 @@ func (c *Config) analyze(expr hcl.Expression, rules refRules) (resources, locals
 			addr := root + "." + name
 			if _, ok := c.byAddr[addr]; !ok {
 				bad("Reference to undeclared resource",
-					fmt.Sprintf("A %s resource named %q has not been declared.", root, name)+didYouMean(name, c.resourceNames(Kind(root))))
+					fmt.Sprintf("%s %s resource named %q has not been declared.", article(root), root, name)+didYouMean(name, c.resourceNames(Kind(root))))
 				continue
 			}
 			resources = appendUnique(resources, addr)

@@ -2,6 +2,7 @@ package config
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/agext/levenshtein"
 )
@@ -32,3 +33,11 @@ func didYouMean(given string, candidates []string) string {
 }
 
 func quote(s string) string { return `"` + s + `"` }
+
+// article is "An" before "image" and "A" before "video".
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "An"
+	}
+	return "A"
+}
