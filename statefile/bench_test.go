@@ -1,6 +1,7 @@
 package statefile
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 )
@@ -81,6 +82,24 @@ func BenchmarkDecodeResource(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := decodeResource(rec); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecodeResourceJSON decodes the same resource with encoding/json,
+// the format this package does not use: it is here to keep the reason
+// checkable (see wire.go).
+func BenchmarkDecodeResourceJSON(b *testing.B) {
+	rec, err := json.Marshal(sampleResource("image.hero[0]", 4))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(rec)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var r Resource
+		if err := json.Unmarshal(rec, &r); err != nil {
 			b.Fatal(err)
 		}
 	}

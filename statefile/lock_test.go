@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -128,7 +127,7 @@ func TestLockHeldByAnotherProcess(t *testing.T) {
 func TestLockDiesWithItsHolder(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.db")
 	child, _ := holdLock(t, path)
-	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := child.Process.Kill(); err != nil { // SIGKILL: no chance to clean up
 		t.Fatal(err)
 	}
 	child.Wait()

@@ -42,7 +42,18 @@ func checkFile(f *os.File, size int64) error {
 			badSum = true
 		}
 	}
-	if n, _ := f.ReadAt(buf[:], 0); n == len(buf) {
+	readAt := func(off int64) (int, error) {
+		n, err := f.ReadAt(buf[:], off)
+		if err != nil && err != io.EOF {
+			return n, &readError{err}
+		}
+		return n, nil
+	}
+	n, err := readAt(0)
+	if err != nil {
+		return err
+	}
+	if n == len(buf) {
 		if m, err := parseMeta(buf[:]); err == nil {
 			pageSize = int(m.pageSize)
 		} else {
@@ -54,8 +65,11 @@ func checkFile(f *os.File, size int64) error {
 		if pos >= size-minPageSize {
 			break
 		}
-		n, err := f.ReadAt(buf[:], pos)
-		if n < pageHeaderSize+metaSize || (err != nil && err != io.EOF) {
+		n, err := readAt(pos)
+		if err != nil {
+			return err
+		}
+		if n < pageHeaderSize+metaSize {
 			continue
 		}
 		if m, err := parseMeta(buf[:n]); err == nil {
@@ -84,7 +98,10 @@ func checkFile(f *os.File, size int64) error {
 	// bbolt's DB.meta: the valid meta page with the higher transaction id.
 	var metas [2]*boltMeta
 	for i := range metas {
-		n, _ := f.ReadAt(buf[:], int64(i*pageSize))
+		n, err := readAt(int64(i * pageSize))
+		if err != nil {
+			return err
+		}
 		if n < pageHeaderSize+metaSize {
 			continue
 		}
@@ -111,6 +128,13 @@ func checkFile(f *os.File, size int64) error {
 	}
 	return nil
 }
+
+// readError is a failure to read the file, as opposed to what was read
+// being wrong: the file is not to be called corrupt for it.
+type readError struct{ err error }
+
+func (e *readError) Error() string { return e.err.Error() }
+func (e *readError) Unwrap() error { return e.err }
 
 const (
 	minPageSize    = 1024

@@ -165,6 +165,9 @@ func prepare(path string, create bool) (created bool, err error) {
 		return false, nil
 	}
 	if err := checkFile(f, st.Size()); err != nil {
+		if re := (*readError)(nil); errors.As(err, &re) {
+			return false, fmt.Errorf("reading state file %s: %w", path, re.err)
+		}
 		return false, &CorruptError{Path: path, Err: err}
 	}
 	return false, nil

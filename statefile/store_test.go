@@ -2,11 +2,13 @@ package statefile
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -318,5 +320,77 @@ func TestCloseTwice(t *testing.T) {
 	}
 	if _, err := s.Snapshot(); err == nil {
 		t.Error("Snapshot after Close succeeded")
+	}
+}
+
+// TestConcurrentSteps runs apply-like steps from many goroutines, as the
+// engine does with parallelism > 1, while another goroutine plans.
+func TestConcurrentSteps(t *testing.T) {
+	s := openNew(t)
+	const jobs = 20
+	stop := make(chan struct{})
+	readerDone := make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				readerDone <- nil
+				return
+			default:
+			}
+			snap, err := s.Snapshot()
+			if err != nil {
+				readerDone <- err
+				return
+			}
+			// A reader sees each job either before, during or after, never
+			// with both its intent and its resource.
+			for addr := range snap.Resources {
+				if snap.Intents[addr] != nil {
+					readerDone <- fmt.Errorf("%s has both an intent and a resource", addr)
+					return
+				}
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	errs := make(chan error, jobs)
+	for i := range jobs {
+		wg.Go(func() {
+			addr := fmt.Sprintf("image.job[%d]", i)
+			steps := []func(tx *Tx) error{
+				func(tx *Tx) error { return tx.PutIntent(&Intent{Addr: addr, Kind: "image"}) },
+				func(tx *Tx) error { return tx.PutIntent(&Intent{Addr: addr, Kind: "image", GenerationID: "g-" + addr}) },
+				func(tx *Tx) error {
+					if err := tx.PutResource(sampleResource(addr, 2)); err != nil {
+						return err
+					}
+					return tx.DeleteIntent(addr)
+				},
+			}
+			for _, step := range steps {
+				if err := s.Update(step); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	if err := <-readerDone; err != nil {
+		t.Fatal(err)
+	}
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	snap, err := s.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Resources) != jobs || len(snap.Intents) != 0 || snap.Meta.Serial != 3*jobs {
+		t.Errorf("after %d jobs: %d resources, %d intents, serial %d; want %d, 0, %d",
+			jobs, len(snap.Resources), len(snap.Intents), snap.Meta.Serial, jobs, 3*jobs)
 	}
 }

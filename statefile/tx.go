@@ -30,7 +30,8 @@ var errTxDone = errors.New("statefile: Tx used after its Update returned")
 // adding one to the serial, with an fsync before it returns: a step of an
 // apply recorded by Update survives a crash or kill -9 from then on. If fn
 // returns an error, or panics, nothing it did is kept and its error is
-// returned as is. If fn changed nothing, nothing is committed.
+// returned as is. If fn changed nothing, nothing is committed. fn must not
+// call Update (Updates run one at a time: it would wait for itself).
 func (s *Store) Update(fn func(tx *Tx) error) error {
 	btx, err := s.db.Begin(true)
 	if err != nil {
