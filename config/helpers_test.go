@@ -1,0 +1,69 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// writeFiles writes name -> content into a new temporary directory.
+func writeFiles(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// mustLoad loads src as main.gen.hcl and fails the test on any error.
+func mustLoad(t testing.TB, src string, opts Options) *Config {
+	t.Helper()
+	c, diags := Load(writeFiles(t, map[string]string{"main.gen.hcl": src}), opts)
+	if diags.HasErrors() {
+		t.Fatalf("Load: %s", diagList(diags))
+	}
+	return c
+}
+
+// expandAll expands every resource in order, each seeing the ones before
+// it as unknown, and returns the instances by address.
+func expandAll(t testing.TB, c *Config, scope Scope) map[string]*Instance {
+	t.Helper()
+	out := map[string]*Instance{}
+	if scope == nil {
+		scope = Scope{}
+	}
+	for _, r := range c.Resources {
+		insts, diags := c.Expand(r, scope)
+		if diags.HasErrors() {
+			t.Fatalf("Expand %s: %s", r.Addr(), diagList(diags))
+		}
+		for _, in := range insts {
+			out[in.Addr] = in
+		}
+		if _, ok := scope[r.Addr()]; !ok {
+			scope[r.Addr()] = ResourceValue(r, insts, nil)
+		}
+	}
+	return out
+}
+
+// loadErrors loads src and returns its diagnostics, failing when there are
+// none.
+func loadErrors(t testing.TB, src string, opts Options) hcl.Diagnostics {
+	t.Helper()
+	_, diags := Load(writeFiles(t, map[string]string{"main.gen.hcl": src}), opts)
+	if !diags.HasErrors() {
+		t.Fatalf("Load passed; want errors")
+	}
+	return diags
+}

@@ -1,0 +1,4 @@
+image "hero" {
+  prompt       = "a lighthouse"
+  aspect_ratio = "5:4"
+}

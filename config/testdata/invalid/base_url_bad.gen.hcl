@@ -1,0 +1,3 @@
+service {
+  base_url = "ftp://gen.example.com"
+}

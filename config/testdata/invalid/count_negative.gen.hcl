@@ -1,0 +1,4 @@
+image "hero" {
+  count  = -1
+  prompt = "a lighthouse"
+}

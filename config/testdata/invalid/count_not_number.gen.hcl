@@ -1,0 +1,8 @@
+image "a" {
+  prompt = "one"
+}
+
+image "b" {
+  count  = "many"
+  prompt = "two"
+}

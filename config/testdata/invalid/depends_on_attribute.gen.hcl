@@ -1,0 +1,8 @@
+image "a" {
+  prompt = "one"
+}
+
+image "b" {
+  prompt     = "two"
+  depends_on = [image.a.id]
+}

@@ -1,0 +1,4 @@
+image "a" {
+  prompt     = "one"
+  depends_on = [image.nope]
+}

@@ -1,0 +1,4 @@
+image "hero" {
+  prompt = "a lighthouse"
+  dir    = "assets/../../outside"
+}

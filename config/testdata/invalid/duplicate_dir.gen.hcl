@@ -1,0 +1,9 @@
+image "a" {
+  prompt = "one"
+  dir    = "assets/shared"
+}
+
+image "b" {
+  prompt = "two"
+  dir    = "assets/shared"
+}

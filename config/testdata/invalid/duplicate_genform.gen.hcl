@@ -1,0 +1,7 @@
+genform {
+  output_dir = "out"
+}
+
+genform {
+  state_file = "s.db"
+}

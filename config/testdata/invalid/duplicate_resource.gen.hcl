@@ -1,0 +1,7 @@
+image "hero" {
+  prompt = "one"
+}
+
+image "hero" {
+  prompt = "two"
+}

@@ -1,0 +1,7 @@
+variable "style" {
+  default = "a"
+}
+
+variable "style" {
+  default = "b"
+}

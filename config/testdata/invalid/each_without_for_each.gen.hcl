@@ -1,0 +1,4 @@
+image "hero" {
+  count  = 2
+  prompt = "lighthouse ${each.key}"
+}

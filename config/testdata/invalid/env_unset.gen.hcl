@@ -1,0 +1,3 @@
+image "hero" {
+  prompt = env("GENFORM_TEST_SURELY_UNSET_VARIABLE")
+}

@@ -1,0 +1,3 @@
+image "hero" {
+  prompt = file("../secret.txt")
+}

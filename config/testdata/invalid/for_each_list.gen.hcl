@@ -1,0 +1,4 @@
+image "hero" {
+  for_each = ["red", "blue"]
+  prompt   = "a ${each.key} lighthouse"
+}

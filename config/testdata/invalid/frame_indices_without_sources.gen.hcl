@@ -1,0 +1,4 @@
+video "clip" {
+  prompt        = "waves"
+  frame_indices = [0, 31]
+}

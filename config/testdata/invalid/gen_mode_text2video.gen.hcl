@@ -1,0 +1,4 @@
+video "clip" {
+  prompt   = "waves"
+  gen_mode = "fast"
+}

@@ -1,0 +1,6 @@
+image "a" {
+  prompt = "one"
+  lifecycle {
+    ignore_changes = [promt]
+  }
+}

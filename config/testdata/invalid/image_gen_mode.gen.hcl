@@ -1,0 +1,4 @@
+image "a" {
+  prompt   = "one"
+  gen_mode = "smooth"
+}

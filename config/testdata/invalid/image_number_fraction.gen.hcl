@@ -1,0 +1,4 @@
+image "hero" {
+  prompt       = "a lighthouse"
+  image_number = 2.5
+}

@@ -1,0 +1,4 @@
+locals {
+  a = "x${local.b}"
+  b = "y${local.a}"
+}

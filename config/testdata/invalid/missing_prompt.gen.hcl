@@ -1,0 +1,3 @@
+image "hero" {
+  seed = 1
+}

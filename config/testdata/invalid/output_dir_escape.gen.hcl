@@ -1,0 +1,3 @@
+genform {
+  output_dir = "../elsewhere"
+}

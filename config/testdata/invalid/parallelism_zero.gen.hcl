@@ -1,0 +1,3 @@
+service {
+  parallelism = 0
+}

@@ -1,0 +1,3 @@
+service {
+  poll_interval = "5 sec"
+}

@@ -1,0 +1,10 @@
+variable "keep" {
+  default = true
+}
+
+image "a" {
+  prompt = "one"
+  lifecycle {
+    prevent_destroy = var.keep
+  }
+}

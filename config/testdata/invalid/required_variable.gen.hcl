@@ -1,0 +1,7 @@
+variable "style" {
+  type = string
+}
+
+image "hero" {
+  prompt = "a lighthouse, ${var.style}"
+}

@@ -1,0 +1,3 @@
+image "a" {
+  prompt = "again ${image.a.id}"
+}

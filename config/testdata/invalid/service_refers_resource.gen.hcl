@@ -1,0 +1,7 @@
+image "a" {
+  prompt = "one"
+}
+
+service {
+  token = image.a.id
+}

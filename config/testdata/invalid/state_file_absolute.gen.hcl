@@ -1,0 +1,3 @@
+genform {
+  state_file = "/tmp/state.db"
+}

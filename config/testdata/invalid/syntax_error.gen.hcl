@@ -1,0 +1,6 @@
+image "hero" {
+  prompt = "a lighthouse"
+
+image "other" {
+  prompt = "b"
+}

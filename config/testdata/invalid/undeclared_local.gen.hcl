@@ -1,0 +1,7 @@
+locals {
+  brand = "ACME"
+}
+
+image "hero" {
+  prompt = "a poster for ${local.brnad}"
+}

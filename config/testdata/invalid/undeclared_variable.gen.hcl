@@ -1,0 +1,7 @@
+variable "style" {
+  default = "noir"
+}
+
+image "hero" {
+  prompt = "a lighthouse, ${var.styel}"
+}

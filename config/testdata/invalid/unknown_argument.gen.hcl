@@ -1,0 +1,3 @@
+image "hero" {
+  promt = "a lighthouse"
+}

@@ -1,0 +1,4 @@
+# A misspelt block type.
+imag "hero" {
+  prompt = "a lighthouse"
+}

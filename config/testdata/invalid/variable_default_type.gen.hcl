@@ -1,0 +1,4 @@
+variable "seed" {
+  type    = number
+  default = "forty-two"
+}
