@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/genform/genform/cli"
 	"github.com/genform/genform/simulator"
+	"github.com/genform/genform/statefile"
 )
 
 var update = flag.Bool("u", false, "update testscript golden files")
@@ -49,9 +52,11 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"sim-start": cmdSimStart,
-			"sim-stats": cmdSimStats,
-			"sim-wait":  cmdSimWait,
+			"sim-start":    cmdSimStart,
+			"sim-stats":    cmdSimStats,
+			"sim-wait":     cmdSimWait,
+			"state-verify": cmdStateVerify,
+			"sleep":        cmdSleep,
 		},
 	})
 }
@@ -158,4 +163,52 @@ func cmdSimWait(ts *testscript.TestScript, neg bool, args []string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	ts.Fatalf("simulator holds fewer than %d jobs after 30s", n)
+}
+
+// state-verify [STATEFILE] checks the state the way a suspicious user would:
+// bbolt's own consistency check passes, no intent is left behind, and every
+// recorded output exists on disk with the recorded sha256. It prints
+// "verified N outputs of M resources".
+func cmdStateVerify(ts *testscript.TestScript, neg bool, args []string) {
+	path := ".genform/state.db"
+	if len(args) > 0 {
+		path = args[0]
+	}
+	st, err := statefile.Open(ts.MkAbs(path), statefile.Options{Command: "state-verify"})
+	ts.Check(err)
+	defer st.Close()
+	ts.Check(st.Check())
+	snap, err := st.Snapshot()
+	ts.Check(err)
+	if len(snap.Intents) > 0 {
+		for addr := range snap.Intents {
+			ts.Logf("intent left: %s", addr)
+		}
+		ts.Fatalf("%d intents left in the state", len(snap.Intents))
+	}
+	n := 0
+	for addr, r := range snap.Resources {
+		for _, o := range r.Outputs {
+			b, err := os.ReadFile(ts.MkAbs(o.Path))
+			if err != nil {
+				ts.Fatalf("%s output %d: %v", addr, o.Index, err)
+			}
+			sum := sha256.Sum256(b)
+			if got := hex.EncodeToString(sum[:]); got != o.SHA256 {
+				ts.Fatalf("%s output %d (%s): sha256 %s on disk, %s recorded", addr, o.Index, o.Path, got, o.SHA256)
+			}
+			n++
+		}
+	}
+	fmt.Fprintf(ts.Stdout(), "verified %d outputs of %d resources\n", n, len(snap.Resources))
+}
+
+// sleep DURATION pauses the script.
+func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: sleep DURATION")
+	}
+	d, err := time.ParseDuration(args[0])
+	ts.Check(err)
+	time.Sleep(d)
 }

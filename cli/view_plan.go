@@ -139,7 +139,7 @@ func attrValue(c *reconcile.Change, a reconcile.AttrChange) string {
 	}
 	if bs, ok := a.Before.(string); ok {
 		if as, ok := a.After.(string); ok && (a.Name == "prompt" || a.Name == "negative_prompt") {
-			return `"` + renderWordDiff(wordDiff(bs, as), colRed.Sprint, colGreen.Sprint) + `"`
+			return `"` + renderWordDiff(wordDiff(bs, as), sprint(colRed), sprint(colGreen)) + `"`
 		}
 	}
 	return formatValue(a.Before) + " -> " + after
@@ -182,8 +182,13 @@ func formatValue(v any) string {
 	}
 }
 
+// splitAddr splits "image.hero[0]" into "image" and "hero"; the block
+// header shows the resource as declared, the comment above it the instance.
 func splitAddr(addr string) (kind, name string) {
 	kind, name, _ = strings.Cut(addr, ".")
+	if i := strings.IndexByte(name, '['); i >= 0 {
+		name = name[:i]
+	}
 	return kind, name
 }
 
@@ -236,4 +241,8 @@ func renderPlanJSON(w io.Writer, p *reconcile.Plan) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
+}
+
+func sprint(c *color.Color) func(string) string {
+	return func(s string) string { return c.Sprint(s) }
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -127,7 +125,7 @@ func connect(env *Env, cfg *config.Config, ep endpoint) (client *service.Client,
 func openState(cfg *config.Config, command string, lockTimeout time.Duration, create bool) (*statefile.Store, error) {
 	st, err := statefile.Open(cfg.Settings.StateFile, statefile.Options{
 		LockTimeout: lockTimeout,
-		Command:     "genform " + command,
+		Command:     command,
 		Create:      create,
 	})
 	if err != nil {

@@ -1,0 +1,206 @@
+package cli_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/genform/genform/config"
+	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/simulator"
+	"github.com/genform/genform/statefile"
+)
+
+// The end-to-end benchmarks of SPEC section 9. They run the real binary
+// (built once per benchmark run) so the figures include process start,
+// config loading and state opening, and report the child's peak RSS.
+//
+//	go test -run='^$' -bench=. -benchtime=3x ./cli/
+
+var binary string
+
+func genformBinary(b *testing.B) string {
+	b.Helper()
+	if binary != "" {
+		return binary
+	}
+	dir, err := os.MkdirTemp("", "genform-bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := filepath.Join(dir, "genform")
+	cmd := exec.Command("go", "build", "-o", out, "..")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("building genform: %v", err)
+	}
+	binary = out
+	return out
+}
+
+// runBinary runs genform in dir and returns its peak RSS in MiB.
+func runBinary(b *testing.B, dir string, env []string, args ...string) (stdout string, rssMiB float64) {
+	b.Helper()
+	cmd := exec.Command(genformBinary(b), args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
+			b.Fatalf("genform %s: %v\n%s\n%s", strings.Join(args, " "), err, out.String(), errb.String())
+		}
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	return out.String(), float64(ru.Maxrss) / 1024
+}
+
+// writeImages writes a configuration of n images, as n blocks or as one
+// for_each over n keys.
+func writeImages(b *testing.B, dir string, n int, forEach bool) {
+	b.Helper()
+	var sb strings.Builder
+	if forEach {
+		sb.WriteString("locals {\n  keys = [for i in range(" + fmt.Sprint(n) + ") : format(\"k%05d\", i)]\n}\n\n")
+		sb.WriteString("image \"tile\" {\n  for_each     = toset(local.keys)\n  prompt       = \"tile ${each.key}\"\n  image_number = 1\n}\n")
+	} else {
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&sb, "image \"i%05d\" {\n  prompt       = \"picture number %d\"\n  image_number = 1\n}\n\n", i, i)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.gen.hcl"), []byte(sb.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// seedState records every instance of the configuration in dir as applied,
+// with one small output file each on disk, so a plan is a no-op.
+func seedState(b *testing.B, dir string) {
+	b.Helper()
+	wd, _ := os.Getwd()
+	if err := os.Chdir(dir); err != nil {
+		b.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	cfg, diags := config.Load(".", config.Options{})
+	if diags.HasErrors() {
+		b.Fatal(diags)
+	}
+	st, err := statefile.Open(cfg.Settings.StateFile, statefile.Options{Create: true, Command: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	plan, diags := reconcile.MakePlan(reconcile.PlanInput{Config: cfg, Service: "simulator"})
+	if diags.HasErrors() {
+		b.Fatal(diags)
+	}
+	content := []byte("not really a png")
+	err = st.Update(func(tx *statefile.Tx) error {
+		for _, c := range plan.Changes {
+			if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+				return err
+			}
+			path := filepath.Join(c.Dir, "0.png")
+			if err := os.WriteFile(path, content, 0o644); err != nil {
+				return err
+			}
+			fi, err := os.Stat(path)
+			if err != nil {
+				return err
+			}
+			err = tx.PutResource(&statefile.Resource{
+				Addr: c.Addr, Kind: c.Kind, Endpoint: "/v1/jobs/text2image", Fingerprint: c.Fingerprint,
+				GenerationID: "g-" + c.Addr, CreationID: "g-" + c.Addr, Status: "succeed", Dir: c.Dir,
+				Outputs: []statefile.Output{{Index: 0, Path: filepath.ToSlash(path), Size: fi.Size(), ModTime: fi.ModTime(), SHA256: hashBytes(content), MediaURL: "http://127.0.0.1/media/x.png"}},
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+func benchPlanNoOp(b *testing.B, n int, forEach bool) {
+	dir := b.TempDir()
+	writeImages(b, dir, n, forEach)
+	seedState(b, dir)
+	var peak float64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		out, rss := runBinary(b, dir, []string{"NO_COLOR=1", "GENFORM_BASE_URL="}, "plan", "-detailed-exitcode")
+		if !strings.Contains(out, "No changes") {
+			b.Fatalf("plan is not a no-op:\n%.2000s", out)
+		}
+		peak = max(peak, rss)
+	}
+	b.ReportMetric(peak, "peak-MiB")
+}
+
+// BenchmarkPlanNoOp10kBlocks: SPEC target under 0.5 s and 100 MiB.
+func BenchmarkPlanNoOp10kBlocks(b *testing.B)  { benchPlanNoOp(b, 10000, false) }
+func BenchmarkPlanNoOp10kForEach(b *testing.B) { benchPlanNoOp(b, 10000, true) }
+func BenchmarkPlanNoOp1kBlocks(b *testing.B)   { benchPlanNoOp(b, 1000, false) }
+
+// BenchmarkPlanCreate5k: a plan of 5,000 new resources.
+func BenchmarkPlanCreate5k(b *testing.B) {
+	dir := b.TempDir()
+	writeImages(b, dir, 5000, false)
+	var peak float64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		out, rss := runBinary(b, dir, []string{"NO_COLOR=1", "GENFORM_BASE_URL="}, "plan")
+		if !strings.Contains(out, "Plan: 5000 to generate") {
+			b.Fatalf("unexpected plan:\n%.2000s", out)
+		}
+		peak = max(peak, rss)
+	}
+	b.ReportMetric(peak, "peak-MiB")
+}
+
+// BenchmarkApply200Images: 200 images against a simulator with 1 s
+// latency at parallelism 40; the ideal is 5 s. Reports the ratio to the
+// ideal and the status requests per job.
+func BenchmarkApply200Images(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		dir := b.TempDir()
+		inst, err := simulator.Listen("127.0.0.1:0", simulator.Options{Latency: time.Second, RPM: 1_000_000, MaxConcurrent: 40})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var sb strings.Builder
+		sb.WriteString("service {\n  parallelism = 40\n  requests_per_minute = 1000000\n}\n\n")
+		sb.WriteString("image \"img\" {\n  count        = 200\n  prompt       = \"frame ${count.index}\"\n  image_number = 1\n}\n")
+		os.WriteFile(filepath.Join(dir, "main.gen.hcl"), []byte(sb.String()), 0o644)
+		b.StartTimer()
+		start := time.Now()
+		out, _ := runBinary(b, dir, []string{"NO_COLOR=1", "GENFORM_BASE_URL=" + inst.URL, "GENFORM_TOKEN=t", "GENFORM_IN_AUTOMATION=1"}, "apply", "-auto-approve")
+		elapsed := time.Since(start)
+		b.StopTimer()
+		if !strings.Contains(out, "Apply complete! 200 generated") {
+			b.Fatalf("apply did not complete:\n%.3000s", out)
+		}
+		rep := inst.Server.Jobs()
+		polls := 0
+		for _, j := range rep.Jobs {
+			polls += j.StatusRequests
+		}
+		inst.Close()
+		b.ReportMetric(elapsed.Seconds(), "s/apply")
+		b.ReportMetric(elapsed.Seconds()/5, "x-ideal")
+		b.ReportMetric(float64(polls)/float64(len(rep.Jobs)), "polls/job")
+		b.StartTimer()
+	}
+}
