@@ -40,7 +40,7 @@ func (c *Config) functions() map[string]function.Function {
 		"ceil":            stdlib.CeilFunc,
 		"chomp":           stdlib.ChompFunc,
 		"chunklist":       stdlib.ChunklistFunc,
-		"coalesce":        stdlib.CoalesceFunc,
+		"coalesce":        coalesceFunc,
 		"coalescelist":    stdlib.CoalesceListFunc,
 		"compact":         stdlib.CompactFunc,
 		"concat":          stdlib.ConcatFunc,
@@ -162,6 +162,34 @@ func uniformTuple(v cty.Value) (cty.Type, bool) {
 	}
 	return etys[0], true
 }
+
+// coalesceFunc is Terraform's coalesce: the first argument that is neither
+// null nor an empty string (go-cty's stops at the first non-null one).
+var coalesceFunc = function.New(&function.Spec{
+	VarParam: &function.Parameter{Name: "vals", Type: cty.DynamicPseudoType, AllowDynamicType: true, AllowNull: true, AllowUnknown: true},
+	Type: func(args []cty.Value) (cty.Type, error) {
+		return stdlib.CoalesceFunc.ReturnTypeForValues(args)
+	},
+	Impl: func(args []cty.Value, retType cty.Type) (cty.Value, error) {
+		for _, a := range args {
+			if !a.IsKnown() {
+				return cty.UnknownVal(retType), nil
+			}
+			if a.IsNull() {
+				continue
+			}
+			v, err := convert.Convert(a, retType)
+			if err != nil {
+				return cty.UnknownVal(retType), err
+			}
+			if v.Type() == cty.String && v.AsString() == "" {
+				continue
+			}
+			return v, nil
+		}
+		return cty.NilVal, fmt.Errorf("no non-null, non-empty-string arguments")
+	},
+})
 
 var stringParam = func(name string) function.Parameter {
 	return function.Parameter{Name: name, Type: cty.String}

@@ -1,0 +1,371 @@
+package config
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zclconf/go-cty/cty"
+)
+
+func TestExpandInstances(t *testing.T) {
+	const src = `
+genform { output_dir = "media" }
+
+variable "colors" {
+  type    = map(string)
+  default = { red = "crimson", blue = "navy" }
+}
+
+image "frame" {
+  count  = 3
+  prompt = "frame ${count.index}"
+  seed   = count.index
+}
+
+image "color" {
+  for_each = var.colors
+  prompt   = "a ${each.value} (${each.key}) wall"
+}
+
+image "set" {
+  for_each = toset(["b", "a"])
+  prompt   = each.value
+  dir      = "assets/${each.key}"
+}
+
+image "none" {
+  count  = 0
+  prompt = "never"
+}
+`
+	c := mustLoad(t, src, Options{})
+	got := map[string][]string{}
+	for _, r := range c.Resources {
+		insts, diags := c.Expand(r, Scope{})
+		if diags.HasErrors() {
+			t.Fatal(diagList(diags))
+		}
+		for _, in := range insts {
+			got[r.Addr()] = append(got[r.Addr()], fmt.Sprintf("%s %s %s", in.Addr, in.Dir, in.Attrs["prompt"].AsString()))
+		}
+	}
+	want := map[string][]string{
+		"image.frame": {
+			"image.frame[0] media/image/frame/0 frame 0",
+			"image.frame[1] media/image/frame/1 frame 1",
+			"image.frame[2] media/image/frame/2 frame 2",
+		},
+		"image.color": {
+			`image.color["blue"] media/image/color/blue a navy (blue) wall`,
+			`image.color["red"] media/image/color/red a crimson (red) wall`,
+		},
+		"image.set": {
+			`image.set["a"] assets/a a`,
+			`image.set["b"] assets/b b`,
+		},
+	}
+	for addr, w := range want {
+		if strings.Join(got[addr], "\n") != strings.Join(w, "\n") {
+			t.Errorf("%s:\n got %q\nwant %q", addr, got[addr], w)
+		}
+	}
+	if len(got["image.none"]) != 0 {
+		t.Errorf("count = 0 gave instances: %q", got["image.none"])
+	}
+	insts, _ := c.Expand(c.Resource("image.frame"), Scope{})
+	if seed := insts[2].Attrs["seed"]; !seed.RawEquals(cty.NumberIntVal(2)) {
+		t.Errorf("seed of frame[2] = %#v", seed)
+	}
+	if k := insts[1].Key; !k.RawEquals(cty.NumberIntVal(1)) {
+		t.Errorf("key of frame[1] = %#v", k)
+	}
+}
+
+// A video made from an image refers to it: unknown at first, then known
+// once the scope has the image's value from state.
+func TestExpandWithScope(t *testing.T) {
+	const src = `
+image "hero" {
+  count  = 2
+  prompt = "hero ${count.index}"
+}
+
+video "motion" {
+  source_image = image.hero[1].outputs[0].media_url
+  prompt       = "dolly, after ${image.hero[0].id}"
+}
+
+output "clip" { value = video.motion.outputs[0].path }
+output "static" { value = "x" }
+`
+	c := mustLoad(t, src, Options{})
+	if got := fmt.Sprint(c.Graph()["video.motion"]); got != "[image.hero]" {
+		t.Errorf("video.motion depends on %s", got)
+	}
+	if c.Resources[0].Addr() != "image.hero" {
+		t.Errorf("resources not in dependency order: first is %s", c.Resources[0].Addr())
+	}
+	video := c.Resource("video.motion")
+
+	// Nothing generated yet: the request is not known.
+	insts, diags := c.Expand(video, Scope{})
+	if diags.HasErrors() {
+		t.Fatal(diagList(diags))
+	}
+	if insts[0].Request != nil {
+		t.Errorf("request known before the image exists: %s", insts[0].Request)
+	}
+	if insts[0].Body.GetAttr("config").GetAttr("source_image").IsKnown() {
+		t.Errorf("source_image known before the image exists")
+	}
+
+	// The images are in state.
+	hero := c.Resource("image.hero")
+	heroInsts, _ := c.Expand(hero, Scope{})
+	values := map[string]cty.Value{
+		"image.hero[0]": InstanceValue("c0", "g0", "succeed", []OutputValue{{ID: "o", MediaURL: "https://cdn/0.png", Path: "generated/image/hero/0/0.png"}}),
+		"image.hero[1]": InstanceValue("c1", "g1", "succeed", []OutputValue{{ID: "o", MediaURL: "https://cdn/1.png", Path: "generated/image/hero/1/0.png"}}),
+	}
+	scope := Scope{"image.hero": ResourceValue(hero, heroInsts, values)}
+	insts, diags = c.Expand(video, scope)
+	if diags.HasErrors() {
+		t.Fatal(diagList(diags))
+	}
+	want := `{"config":{"source_image":"https://cdn/1.png"},"gen_mode":"smooth","is_enable_prompt_enhancer":true,"is_public":false,"prompt":"dolly, after c0"}`
+	if string(insts[0].Request) != want {
+		t.Errorf("request = %s\nwant %s", insts[0].Request, want)
+	}
+
+	// Outputs: unknown until the video exists, then known.
+	outs, diags := c.EvalOutputs(scope)
+	if diags.HasErrors() {
+		t.Fatal(diagList(diags))
+	}
+	if outs["clip"].IsKnown() || outs["static"].AsString() != "x" {
+		t.Errorf("outputs = %#v", outs)
+	}
+	scope["video.motion"] = ResourceValue(video, insts, map[string]cty.Value{
+		"video.motion": InstanceValue("v", "gv", "succeed", []OutputValue{{Path: "generated/video/motion/0.mp4"}}),
+	})
+	outs, _ = c.EvalOutputs(scope)
+	if outs["clip"].AsString() != "generated/video/motion/0.mp4" {
+		t.Errorf("clip = %#v", outs["clip"])
+	}
+}
+
+func TestExpandUnknownCount(t *testing.T) {
+	const src = `
+image "a" { prompt = "a" }
+
+image "b" {
+  count  = length(image.a.outputs)
+  prompt = "b ${count.index}"
+}
+`
+	c := mustLoad(t, src, Options{}) // Load cannot know the count yet; that is not an error
+	b := c.Resource("image.b")
+	_, diags := c.Expand(b, Scope{})
+	if !diags.HasErrors() || diags[0].Summary != "Invalid count argument" || !strings.Contains(diags[0].Detail, "cannot be determined until apply") {
+		t.Errorf("want Invalid count argument; got:\n%s", diagList(diags))
+	}
+	a := c.Resource("image.a")
+	aInsts, _ := c.Expand(a, Scope{})
+	scope := Scope{"image.a": ResourceValue(a, aInsts, map[string]cty.Value{
+		"image.a": InstanceValue("c", "g", "succeed", []OutputValue{{}, {}}),
+	})}
+	insts, diags := c.Expand(b, scope)
+	if diags.HasErrors() || len(insts) != 2 {
+		t.Errorf("with image.a known: %d instances, %s", len(insts), diagList(diags))
+	}
+}
+
+func TestRefsThroughLocalsAndDependsOn(t *testing.T) {
+	const src = `
+locals {
+  hero_url = image.hero.outputs[0].media_url
+  url      = local.hero_url
+  brand    = "ACME"
+}
+
+image "hero" { prompt = "hero" }
+image "logo" { prompt = local.brand }
+
+video "a" {
+  source_image = local.url
+}
+
+video "b" {
+  prompt     = "b"
+  depends_on = [video.a, image.logo]
+}
+`
+	c := mustLoad(t, src, Options{})
+	g := c.Graph()
+	for addr, want := range map[string]string{
+		"image.hero": "[]", "image.logo": "[]", "video.a": "[image.hero]", "video.b": "[image.logo video.a]",
+	} {
+		if got := fmt.Sprint(g[addr]); got != want {
+			t.Errorf("Refs of %s = %s, want %s", addr, got, want)
+		}
+	}
+	var order []string
+	for _, r := range c.Resources {
+		order = append(order, r.Addr())
+	}
+	if got := strings.Join(order, " "); got != "image.hero image.logo video.a video.b" {
+		t.Errorf("order = %s", got)
+	}
+	if got := c.Resource("video.b").DependsOn; fmt.Sprint(got) != "[video.a image.logo]" {
+		t.Errorf("DependsOn = %v", got)
+	}
+	// The local that reads a resource is evaluated in the scope given.
+	hero := c.Resource("image.hero")
+	hi, _ := c.Expand(hero, Scope{})
+	scope := Scope{"image.hero": ResourceValue(hero, hi, map[string]cty.Value{
+		"image.hero": InstanceValue("c", "g", "succeed", []OutputValue{{MediaURL: "https://cdn/h.png"}}),
+	})}
+	insts, diags := c.Expand(c.Resource("video.a"), scope)
+	if diags.HasErrors() {
+		t.Fatal(diagList(diags))
+	}
+	if got := insts[0].Attrs["source_image"]; !got.RawEquals(cty.StringVal("https://cdn/h.png")) {
+		t.Errorf("source_image through locals = %#v", got)
+	}
+}
+
+func TestDeclarationOrderBreaksTies(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"b.gen.hcl": `image "z" { prompt = "z" }` + "\n" + `image "y" { prompt = "y" }`,
+		"a.gen.hcl": `image "x" { prompt = image.y.id }` + "\n" + `image "w" { prompt = "w" }`,
+	})
+	c, diags := Load(dir, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diagList(diags))
+	}
+	var order []string
+	for _, r := range c.Resources {
+		order = append(order, r.Addr())
+	}
+	// a.gen.hcl first (lexical order): x waits for y; w, z and y are ready
+	// at once and keep their declaration order.
+	if got := strings.Join(order, " "); got != "image.w image.z image.y image.x" {
+		t.Errorf("order = %s", got)
+	}
+}
+
+func TestSettingsAndDefaults(t *testing.T) {
+	c := mustLoad(t, `image "a" { prompt = "a" }`, Options{})
+	if c.Settings.StateFile != DefaultStateFile || c.Settings.OutputDir != DefaultOutputDir {
+		t.Errorf("settings = %+v", c.Settings)
+	}
+	s := c.Service
+	if s.BaseURL != "" || s.Token != "" || s.Parallelism != 10 || s.RequestsPerMinute != 450 || s.PollInterval != 5*time.Second || s.Timeout != 30*time.Minute {
+		t.Errorf("service defaults = %+v", s)
+	}
+	c = mustLoad(t, `
+variable "rpm" { default = 100 }
+locals { dir = "state" }
+genform {
+  state_file = "${local.dir}/s.db"
+  output_dir = "./out/"
+}
+service {
+  base_url            = "https://gen.example.com/"
+  token               = env("GF_TOKEN")
+  parallelism         = 4
+  requests_per_minute = var.rpm
+  poll_interval       = "250ms"
+  timeout             = "1h"
+}
+`, Options{Environ: []string{"GF_TOKEN=t0k"}})
+	if c.Settings.StateFile != filepath.Join("state", "s.db") || c.Settings.OutputDir != "out" {
+		t.Errorf("settings = %+v", c.Settings)
+	}
+	s = c.Service
+	if s.BaseURL != "https://gen.example.com" || s.Token != "t0k" || s.Parallelism != 4 || s.RequestsPerMinute != 100 || s.PollInterval != 250*time.Millisecond || s.Timeout != time.Hour {
+		t.Errorf("service = %+v", s)
+	}
+}
+
+func TestJSONSyntax(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"main.gen.json": `{
+  "variable": { "style": { "type": "string", "default": "noir" } },
+  "image": {
+    "hero": {
+      "count": 2,
+      "prompt": "hero ${count.index}, ${var.style}",
+      "lifecycle": { "prevent_destroy": true, "ignore_changes": ["seed"] }
+    }
+  },
+  "video": {
+    "clip": {
+      "source_image": "${image.hero[0].outputs[0].media_url}",
+      "depends_on": ["image.hero"]
+    }
+  },
+  "output": { "first": { "value": "${image.hero[0].id}" } }
+}`,
+	})
+	c, diags := Load(dir, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diagList(diags))
+	}
+	hero := c.Resource("image.hero")
+	if !hero.PreventDestroy || fmt.Sprint(hero.IgnoreChanges) != "[seed]" {
+		t.Errorf("lifecycle = %v %v", hero.PreventDestroy, hero.IgnoreChanges)
+	}
+	insts := expandAll(t, c, nil)
+	if got := insts["image.hero[1]"].Attrs["prompt"]; !got.RawEquals(cty.StringVal("hero 1, noir")) {
+		t.Errorf("prompt = %#v", got)
+	}
+	if insts["video.clip"].Endpoint != EndpointImage2Video || fmt.Sprint(c.Graph()["video.clip"]) != "[image.hero]" {
+		t.Errorf("clip: %s %v", insts["video.clip"].Endpoint, c.Graph()["video.clip"])
+	}
+}
+
+func TestNoConfigurationFiles(t *testing.T) {
+	c, diags := Load(t.TempDir(), Options{})
+	if c == nil || !diags.HasErrors() || diags[0].Summary != "No configuration files" {
+		t.Errorf("got %v, %s", c, diagList(diags))
+	}
+}
+
+func TestLoadReportsEverythingTogether(t *testing.T) {
+	diags := loadErrors(t, `
+image "a" {
+  prompt       = "a"
+  image_number = 9
+}
+image "b" {
+  prompt     = "b"
+  resolution = 1
+}
+video "c" { gen_mode = "x" }
+`, Options{})
+	var summaries []string
+	for _, d := range diags {
+		summaries = append(summaries, d.Summary)
+	}
+	want := "Invalid image_number, Invalid resolution, Invalid gen_mode, Missing required argument"
+	if got := strings.Join(summaries, ", "); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// An error inside a resource with many instances is reported once.
+func TestDiagnosticsNotRepeatedPerInstance(t *testing.T) {
+	diags := loadErrors(t, `
+image "a" {
+  count        = 50
+  prompt       = "a"
+  image_number = 9
+}
+`, Options{})
+	if len(diags) != 1 {
+		t.Errorf("got %d diagnostics:\n%s", len(diags), diagList(diags))
+	}
+}

@@ -1,0 +1,102 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+)
+
+// bigConfig is a configuration well over two chunks, with constructs that
+// a cut must not split: a heredoc and a comment holding lines that look
+// like block starts, and a multi-line list.
+func bigConfig(n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		switch i % 50 {
+		case 7:
+			fmt.Fprintf(&b, "image \"img%d\" {\n  prompt = <<EOT\nline one\nimage \"fake%d\" {\n%s\nEOT\n}\n\n", i, i, strings.Repeat("x", 300))
+		case 19:
+			fmt.Fprintf(&b, "/*\nimage \"commented%d\" {\n  prompt = \"no\"\n}\n%s\n*/\n", i, strings.Repeat("y", 200))
+		case 31:
+			fmt.Fprintf(&b, "video \"vid%d\" {\n  source_images = [\n\"https://e/a.png\",\n\"https://e/b.png\",\n  ]\n  frame_indices = [0, 1]\n  input_width = 1\n  input_height = 1\n}\n\n", i)
+		default:
+			fmt.Fprintf(&b, "image \"img%d\" {\n  prompt = \"picture %d\"\n  seed   = %d\n}\n\n", i, i, i)
+		}
+	}
+	return b.String()
+}
+
+func TestChunkedParseMatchesWholeParse(t *testing.T) {
+	src := []byte(bigConfig(4000))
+	if len(cutPoints(src)) < 3 {
+		t.Fatalf("the test file is too small to be cut: %d bytes", len(src))
+	}
+	whole, diags := hclsyntax.ParseConfig(src, "big.gen.hcl", hcl.InitialPos)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	chunked, diags := parseHCL(hclparse.NewParser(), src, "big.gen.hcl")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	wb, cb := whole.Body.(*hclsyntax.Body), chunked.Body.(*hclsyntax.Body)
+	if len(wb.Blocks) != len(cb.Blocks) {
+		t.Fatalf("%d blocks in pieces, %d whole", len(cb.Blocks), len(wb.Blocks))
+	}
+	for i := range wb.Blocks {
+		w, c := wb.Blocks[i], cb.Blocks[i]
+		if w.Type != c.Type || fmt.Sprint(w.Labels) != fmt.Sprint(c.Labels) || w.Range() != c.Range() {
+			t.Fatalf("block %d: %s %v %v, want %s %v %v", i, c.Type, c.Labels, c.Range(), w.Type, w.Labels, w.Range())
+		}
+		for name, wa := range w.Body.Attributes {
+			ca := c.Body.Attributes[name]
+			if ca == nil || ca.SrcRange != wa.SrcRange {
+				t.Fatalf("block %d attribute %s: %v, want %v", i, name, ca, wa.SrcRange)
+			}
+		}
+	}
+	if cb.SrcRange != wb.SrcRange {
+		t.Errorf("body range %v, want %v", cb.SrcRange, wb.SrcRange)
+	}
+	nav := chunked.Nav.(interface{ ContextString(int) string })
+	last := wb.Blocks[len(wb.Blocks)-1]
+	if got := nav.ContextString(last.Range().Start.Byte + 3); got != fmt.Sprintf("%s %q", last.Type, last.Labels[0]) {
+		t.Errorf("context of the last block = %q", got)
+	}
+}
+
+// A cut inside an unterminated construct falls back to one parse, so the
+// diagnostics are exactly those of an ordinary parse.
+func TestChunkedParseFallsBackOnErrors(t *testing.T) {
+	src := bigConfig(3000) + "image \"broken\" {\n  prompt = \n}\n"
+	dir := writeFiles(t, map[string]string{"main.gen.hcl": src})
+	_, diags := Load(dir, Options{})
+	if !diags.HasErrors() {
+		t.Fatal("no error")
+	}
+	_, want := hclsyntax.ParseConfig([]byte(src), "main.gen.hcl", hcl.InitialPos)
+	if diagList(diags) != diagList(want) {
+		t.Errorf("got:\n%s\nwant:\n%s", diagList(diags), diagList(want))
+	}
+	// A heredoc cut in half is the same story.
+	open := "image \"h\" {\n  prompt = <<EOT\n" + strings.Repeat("image \"inside\" {\n", 20000)
+	_, diags = parseHCL(hclparse.NewParser(), []byte(open), "h.gen.hcl")
+	_, want = hclsyntax.ParseConfig([]byte(open), "h.gen.hcl", hcl.InitialPos)
+	if diagList(diags) != diagList(want) {
+		t.Errorf("got:\n%s\nwant:\n%s", diagList(diags), diagList(want))
+	}
+}
+
+// Errors found after decoding point at the right line of a big file.
+func TestChunkedParseRanges(t *testing.T) {
+	src := bigConfig(3000) + "image \"late\" {\n  prompt       = \"p\"\n  image_number = 11\n}\n"
+	line := strings.Count(src, "\n") - 1
+	diags := loadErrors(t, src, Options{})
+	if d := findDiag(diags, "Invalid image_number", "main.gen.hcl", line); d == nil {
+		t.Errorf("want Invalid image_number on line %d; got:\n%s", line, diagList(diags))
+	}
+}
