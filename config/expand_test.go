@@ -350,7 +350,7 @@ video "c" { gen_mode = "x" }
 	for _, d := range diags {
 		summaries = append(summaries, d.Summary)
 	}
-	want := "Invalid image_number, Invalid resolution, Invalid gen_mode, Missing required argument"
+	want := "Invalid image_number, Invalid resolution, Missing required argument, Invalid gen_mode"
 	if got := strings.Join(summaries, ", "); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}

@@ -143,7 +143,24 @@ func Load(dir string, opts Options) (*Config, hcl.Diagnostics) {
 		fmt.Fprintf(hash, "var\x00%s\x00%d:%s\x00", name, len(enc), enc)
 	}
 	c.Hash = hex.EncodeToString(hash.Sum(nil))
-	return c, dedupe(diags)
+	return c, sortDiagnostics(dedupe(diags))
+}
+
+// sortDiagnostics orders diagnostics as they appear in the files (those
+// about the command line or the environment first), so a run's problems
+// read from top to bottom.
+func sortDiagnostics(diags hcl.Diagnostics) hcl.Diagnostics {
+	sort.SliceStable(diags, func(i, j int) bool {
+		a, b := diags[i].Subject, diags[j].Subject
+		switch {
+		case a == nil || b == nil:
+			return a == nil && b != nil
+		case a.Filename != b.Filename:
+			return a.Filename < b.Filename
+		}
+		return a.Start.Byte < b.Start.Byte
+	})
+	return diags
 }
 
 // configFileNames lists the configuration files of dir in lexical order.
