@@ -80,15 +80,13 @@ func Load(dir string, opts Options) (*Config, hcl.Diagnostics) {
 			Severity: hcl.DiagError,
 			Summary:  "Failed to read the working directory",
 			Detail:   fmt.Sprintf("Could not list the configuration files of %s: %v.", dir, err),
-			Subject:  &hcl.Range{Filename: dir},
 		}}
 	}
 	if len(names) == 0 {
 		return c, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
 			Summary:  "No configuration files",
-			Detail:   fmt.Sprintf("genform reads the *%s and *%s files of the working directory, and %s has none. Change to the directory that holds the configuration, or pass -chdir=DIR.", SuffixHCL, SuffixJSON, dir),
-			Subject:  &hcl.Range{Filename: dir},
+			Detail:   fmt.Sprintf("genform reads the *%s and *%s files of the working directory, and %s has none. Change to the directory that holds the configuration, or pass -chdir=DIR.", SuffixHCL, SuffixJSON, displayDir(dir)),
 		}}
 	}
 
@@ -161,6 +159,15 @@ func sortDiagnostics(diags hcl.Diagnostics) hcl.Diagnostics {
 		return a.Start.Byte < b.Start.Byte
 	})
 	return diags
+}
+
+func displayDir(dir string) string {
+	if dir == "." {
+		if wd, err := os.Getwd(); err == nil {
+			return wd
+		}
+	}
+	return dir
 }
 
 // configFileNames lists the configuration files of dir in lexical order.
@@ -630,15 +637,35 @@ func sortedKeys[V any](m map[string]V) []string {
 // refuses two instances writing to the same directory.
 func (c *Config) validateExpansion() hcl.Diagnostics {
 	var diags hcl.Diagnostics
-	scope := make(Scope, len(c.Resources))
-	dirs := map[string]*Instance{}
+	// Only resources something refers to need a value in the scope;
+	// building the value of a large for_each is not free.
+	referenced := map[string]bool{}
+	for _, r := range c.Resources {
+		for _, a := range r.direct {
+			referenced[a] = true
+		}
+	}
+	for _, l := range c.Locals {
+		for _, a := range l.direct {
+			referenced[a] = true
+		}
+	}
+	for _, o := range c.Outputs {
+		for _, a := range o.direct {
+			referenced[a] = true
+		}
+	}
+	scope := make(Scope, len(referenced))
+	dirs := make(map[string]*Instance, len(c.Resources))
 	for _, r := range c.Resources {
 		insts, known, d := c.expand(r, scope, true)
 		diags = append(diags, d...)
 		if !known || d.HasErrors() {
 			continue
 		}
-		scope[r.Addr()] = ResourceValue(r, insts, nil)
+		if referenced[r.Addr()] {
+			scope[r.Addr()] = ResourceValue(r, insts, nil)
+		}
 		if c.scopeFree(r) {
 			r.cached, r.cacheValid = insts, true
 		}
