@@ -16,7 +16,7 @@ import (
 // 10,000-block file costs hundreds of megabytes of garbage in one piece;
 // in pieces the garbage is freed as it goes and the pieces parse on every
 // core.
-const chunkSize = 64 << 10
+const chunkSize = 16 << 10
 
 // parseHCL parses a native-syntax configuration file. Large files are cut
 // at lines that start a top-level block, the pieces are parsed in parallel
