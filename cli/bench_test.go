@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -52,14 +51,54 @@ func runBinary(b *testing.B, dir string, env []string, args ...string) (stdout s
 	cmd.Env = append(os.Environ(), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	// ru_maxrss of a child counts the parent's memory at fork time, so
+	// the child's own high-water mark is read from /proc while it runs.
+	peak := make(chan float64)
+	stop := make(chan struct{})
+	go func() {
+		var hwm float64
+		status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
+		for {
+			if v := readHWM(status); v > hwm {
+				hwm = v
+			}
+			select {
+			case <-stop:
+				peak <- hwm
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	err := cmd.Wait()
+	close(stop)
+	rssMiB = <-peak
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
 			b.Fatalf("genform %s: %v\n%s\n%s", strings.Join(args, " "), err, out.String(), errb.String())
 		}
 	}
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	return out.String(), float64(ru.Maxrss) / 1024
+	return out.String(), rssMiB
+}
+
+// readHWM returns VmHWM (peak resident set) in MiB from a /proc status
+// file, or 0 once the process is gone.
+func readHWM(path string) float64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb float64
+			fmt.Sscanf(strings.TrimSpace(rest), "%f", &kb)
+			return kb / 1024
+		}
+	}
+	return 0
 }
 
 // writeImages writes a configuration of n images, as n blocks or as one
@@ -68,7 +107,11 @@ func writeImages(b *testing.B, dir string, n int, forEach bool) {
 	b.Helper()
 	var sb strings.Builder
 	if forEach {
-		sb.WriteString("locals {\n  keys = [for i in range(" + fmt.Sprint(n) + ") : format(\"k%05d\", i)]\n}\n\n")
+		sb.WriteString("locals {\n  keys = [\n")
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&sb, "    \"k%05d\",\n", i)
+		}
+		sb.WriteString("  ]\n}\n\n")
 		sb.WriteString("image \"tile\" {\n  for_each     = toset(local.keys)\n  prompt       = \"tile ${each.key}\"\n  image_number = 1\n}\n")
 	} else {
 		for i := 0; i < n; i++ {

@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"time"
@@ -88,6 +91,7 @@ func resolveEndpoint(env *Env, cfg *config.Config) endpoint {
 func connect(env *Env, cfg *config.Config, ep endpoint) (client *service.Client, stop func(), err error) {
 	stop = func() {}
 	base := ep.BaseURL
+	var httpClient *http.Client
 	if ep.builtin() {
 		dataDir := filepath.Join(filepath.Dir(cfg.Settings.StateFile), "simulator")
 		inst, err := simulator.Listen("127.0.0.1:0", simulator.Options{
@@ -100,6 +104,17 @@ func connect(env *Env, cfg *config.Config, ep endpoint) (client *service.Client,
 		}
 		base = inst.URL
 		stop = func() { inst.Close() }
+		// The simulator's media URLs name the loopback port it had when
+		// the job was made, and the built-in one gets a new port every
+		// run: every connection goes to this run's instance instead.
+		addr := strings.TrimPrefix(inst.URL, "http://")
+		var d net.Dialer
+		httpClient = &http.Client{Transport: &http.Transport{
+			DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+				return d.DialContext(ctx, network, addr)
+			},
+			MaxIdleConnsPerHost: 64,
+		}}
 	}
 	var debug io.Writer
 	if strings.EqualFold(env.Getenv("GENFORM_LOG"), "debug") {
@@ -110,6 +125,7 @@ func connect(env *Env, cfg *config.Config, ep endpoint) (client *service.Client,
 		Token:             ep.Token,
 		RequestsPerMinute: cfg.Service.RequestsPerMinute,
 		Debug:             debug,
+		HTTPClient:        httpClient,
 		AllowRemoteHTTP:   true, // the base URL was set explicitly by the user
 		UserAgent:         "genform/" + Version,
 	})

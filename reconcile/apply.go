@@ -582,40 +582,21 @@ type fetched struct {
 	mtime                  time.Time
 }
 
-// download fetches one file, trying again on failures: a download costs
-// nothing, and truncated transfers happen.
+// download fetches one file into dir as <index>.<ext>. The client retries
+// what is worth retrying (truncated transfers included).
 func (r *applyRun) download(url, dir string, index int) (*fetched, error) {
 	e := r.e
 	abs := filepath.Join(e.Dir, filepath.FromSlash(dir))
-	if err := os.MkdirAll(abs, 0o755); err != nil {
+	d, err := e.Service.Download(r.ctx, url, abs, strconv.Itoa(index))
+	if err != nil {
 		return nil, err
 	}
-	var lastErr error
-	for attempt := 0; attempt < 4; attempt++ {
-		if attempt > 0 {
-			select {
-			case <-time.After(time.Duration(attempt*attempt) * 200 * time.Millisecond):
-			case <-r.ctx.Done():
-				return nil, r.ctx.Err()
-			}
-		}
-		d, err := e.Service.Download(r.ctx, url, abs, strconv.Itoa(index))
-		if err != nil {
-			lastErr = err
-			if r.ctx.Err() != nil {
-				return nil, r.ctx.Err()
-			}
-			r.logf("download of %s failed (attempt %d): %v", url, attempt+1, err)
-			continue
-		}
-		fi, err := os.Stat(d.Path)
-		if err != nil {
-			return nil, err
-		}
-		rel := filepath.ToSlash(filepath.Join(dir, filepath.Base(d.Path)))
-		return &fetched{path: rel, sha: d.SHA256, contentType: d.ContentType, size: d.Size, mtime: fi.ModTime()}, nil
+	fi, err := os.Stat(d.Path)
+	if err != nil {
+		return nil, err
 	}
-	return nil, lastErr
+	rel := filepath.ToSlash(filepath.Join(dir, filepath.Base(d.Path)))
+	return &fetched{path: rel, sha: d.SHA256, contentType: d.ContentType, size: d.Size, mtime: fi.ModTime()}, nil
 }
 
 // removeStale deletes files of the previous generation that the new one
