@@ -59,7 +59,8 @@ type Instance struct {
 //
 // The instances of a resource that refers to no other resource do not
 // depend on scope: they are computed once by Load and shared, so callers
-// must not modify them.
+// must not modify them. Expand and EvalOutputs only read the Config, so
+// several goroutines may call them at once.
 func (c *Config) Expand(r *Resource, scope Scope) ([]*Instance, hcl.Diagnostics) {
 	if r.cacheValid {
 		return append([]*Instance(nil), r.cached...), nil

@@ -369,3 +369,46 @@ image "a" {
 		t.Errorf("got %d diagnostics:\n%s", len(diags), diagList(diags))
 	}
 }
+
+// The apply engine expands resources from several goroutines; run under
+// -race this shows Expand shares nothing mutable.
+func TestExpandConcurrently(t *testing.T) {
+	c := mustLoad(t, `
+locals { url = image.a[0].outputs[0].media_url }
+image "a" {
+  count  = 4
+  prompt = "a ${count.index}"
+}
+video "v" {
+  for_each     = toset(["x", "y"])
+  source_image = local.url
+  prompt       = each.key
+}
+`, Options{})
+	done := make(chan string)
+	for i := 0; i < 8; i++ {
+		go func() {
+			var out strings.Builder
+			for _, r := range c.Resources {
+				insts, diags := c.Expand(r, Scope{})
+				if diags.HasErrors() {
+					out.WriteString(diagList(diags))
+				}
+				for _, in := range insts {
+					out.WriteString(in.Addr + " ")
+				}
+			}
+			c.EvalOutputs(Scope{})
+			done <- out.String()
+		}()
+	}
+	first := <-done
+	for i := 1; i < 8; i++ {
+		if got := <-done; got != first {
+			t.Errorf("goroutines disagree:\n%s\n%s", got, first)
+		}
+	}
+	if !strings.Contains(first, `video.v["y"]`) || !strings.Contains(first, "image.a[3]") {
+		t.Errorf("instances: %s", first)
+	}
+}
