@@ -149,6 +149,7 @@ type bodyBuilder struct {
 	r     *Resource
 	av    *attrValues
 	ep    *endpointSpec
+	sc    *scratch
 	diags hcl.Diagnostics
 }
 
@@ -271,7 +272,7 @@ func (b *bodyBuilder) build(inst *Instance) {
 			known = false
 		}
 	}
-	inst.Body, inst.Attrs = ep.body(&vals)
+	inst.Body, inst.Attrs = ep.body(&vals, b.sc)
 	if known {
 		inst.Request = ep.appendJSON(make([]byte, 0, 256), &vals)
 	}
@@ -502,10 +503,15 @@ func anySet(fields []jsonField, vals *[numAttrs]cty.Value) bool {
 
 // body builds the request body object and the flattened attributes from
 // the final values. config and settings are left out when empty.
-func (ep *endpointSpec) body(vals *[numAttrs]cty.Value) (cty.Value, map[string]cty.Value) {
-	top := make(map[string]cty.Value, 8)
-	attrs := make(map[string]cty.Value, 8)
-	var config, settings map[string]cty.Value
+func (ep *endpointSpec) body(vals *[numAttrs]cty.Value, sc *scratch) (cty.Value, map[string]cty.Value) {
+	n := 0
+	for _, v := range vals {
+		if v != cty.NilVal {
+			n++
+		}
+	}
+	attrs := make(map[string]cty.Value, n)
+	top, config, settings := reuse(&sc.top), reuse(&sc.config), reuse(&sc.settings)
 	for id := attrID(0); id < numAttrs; id++ {
 		v := vals[id]
 		if v == cty.NilVal {
@@ -517,21 +523,15 @@ func (ep *endpointSpec) body(vals *[numAttrs]cty.Value) (cty.Value, map[string]c
 		case placeTop:
 			top[name] = v
 		case placeConfig:
-			if config == nil {
-				config = make(map[string]cty.Value, 4)
-			}
 			config[name] = v
 		case placeSettings:
-			if settings == nil {
-				settings = make(map[string]cty.Value, 4)
-			}
 			settings[name] = v
 		}
 	}
-	if config != nil {
+	if len(config) > 0 {
 		top["config"] = cty.ObjectVal(config)
 	}
-	if settings != nil {
+	if len(settings) > 0 {
 		top["settings"] = cty.ObjectVal(settings)
 	}
 	return cty.ObjectVal(top), attrs

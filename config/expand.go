@@ -79,6 +79,7 @@ func (c *Config) expand(r *Resource, scope Scope, validate bool) (insts []*Insta
 		return nil, false, diags
 	}
 	addr := r.Addr()
+	sc := &scratch{}
 	switch {
 	case r.Count != nil:
 		n, ok, d := c.evalCount(r, ctx)
@@ -90,14 +91,14 @@ func (c *Config) expand(r *Resource, scope Scope, validate bool) (insts []*Insta
 			if !validate {
 				return nil, false, append(diags, unknownRepetition(r.Count, "count"))
 			}
-			_, d := c.instance(r, childCtx(ctx, "count", cty.ObjectVal(map[string]cty.Value{"index": cty.UnknownVal(cty.Number)})), cty.UnknownVal(cty.Number), addr)
+			_, d := c.instance(r, childCtx(ctx, "count", cty.ObjectVal(map[string]cty.Value{"index": cty.UnknownVal(cty.Number)})), cty.UnknownVal(cty.Number), addr, sc)
 			return nil, false, append(diags, d...)
 		}
 		insts = make([]*Instance, 0, n)
 		for i := 0; i < n; i++ {
 			key := cty.NumberIntVal(int64(i))
-			ictx := childCtx(ctx, "count", cty.ObjectVal(map[string]cty.Value{"index": key}))
-			inst, d := c.instance(r, ictx, key, addr+"["+strconv.Itoa(i)+"]")
+			ictx := childCtx(ctx, "count", sc.countVal(key))
+			inst, d := c.instance(r, ictx, key, addr+"["+strconv.Itoa(i)+"]", sc)
 			diags = append(diags, d...)
 			insts = append(insts, inst)
 		}
@@ -112,19 +113,18 @@ func (c *Config) expand(r *Resource, scope Scope, validate bool) (insts []*Insta
 				return nil, false, append(diags, unknownRepetition(r.ForEach, "for_each"))
 			}
 			each := cty.ObjectVal(map[string]cty.Value{"key": cty.UnknownVal(cty.String), "value": cty.DynamicVal})
-			_, d := c.instance(r, childCtx(ctx, "each", each), cty.UnknownVal(cty.String), addr)
+			_, d := c.instance(r, childCtx(ctx, "each", each), cty.UnknownVal(cty.String), addr, sc)
 			return nil, false, append(diags, d...)
 		}
 		insts = make([]*Instance, 0, len(keys))
 		for i, k := range keys {
 			key := cty.StringVal(k)
-			each := cty.ObjectVal(map[string]cty.Value{"key": key, "value": vals[i]})
-			inst, d := c.instance(r, childCtx(ctx, "each", each), key, addr+"["+strconv.Quote(k)+"]")
+			inst, d := c.instance(r, childCtx(ctx, "each", sc.eachVal(key, vals[i])), key, addr+"["+strconv.Quote(k)+"]", sc)
 			diags = append(diags, d...)
 			insts = append(insts, inst)
 		}
 	default:
-		inst, d := c.instance(r, ctx, cty.NilVal, addr)
+		inst, d := c.instance(r, ctx, cty.NilVal, addr, sc)
 		diags = append(diags, d...)
 		insts = []*Instance{inst}
 	}
@@ -132,6 +132,42 @@ func (c *Config) expand(r *Resource, scope Scope, validate bool) (insts []*Insta
 		return nil, true, diags
 	}
 	return insts, true, diags
+}
+
+// scratch holds maps that one expansion reuses from instance to instance:
+// cty copies what it is given, so the maps only carry values across a call.
+// A large for_each builds thousands of instances, and these maps were a
+// good part of the garbage.
+type scratch struct {
+	top, config, settings, small map[string]cty.Value
+}
+
+func reuse(m *map[string]cty.Value) map[string]cty.Value {
+	if *m == nil {
+		*m = make(map[string]cty.Value, 8)
+	} else {
+		clear(*m)
+	}
+	return *m
+}
+
+// countVal is the count object. A map serves as well as an object for
+// count.index (references are checked before evaluation) and costs less.
+func (sc *scratch) countVal(index cty.Value) cty.Value {
+	m := reuse(&sc.small)
+	m["index"] = index
+	return cty.MapVal(m)
+}
+
+// eachVal is the each object; a map when each.value is a string, as it is
+// for a set, an object otherwise.
+func (sc *scratch) eachVal(key, value cty.Value) cty.Value {
+	m := reuse(&sc.small)
+	m["key"], m["value"] = key, value
+	if value.Type() == cty.String {
+		return cty.MapVal(m)
+	}
+	return cty.ObjectVal(m)
 }
 
 func childCtx(parent *hcl.EvalContext, name string, v cty.Value) *hcl.EvalContext {
@@ -286,7 +322,7 @@ func (av *attrValues) rng(id attrID) hcl.Range {
 }
 
 // instance evaluates r's attributes in ctx and builds the request.
-func (c *Config) instance(r *Resource, ctx *hcl.EvalContext, key cty.Value, addr string) (*Instance, hcl.Diagnostics) {
+func (c *Config) instance(r *Resource, ctx *hcl.EvalContext, key cty.Value, addr string, sc *scratch) (*Instance, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	var av attrValues
 	for _, ra := range r.attrs {
@@ -304,7 +340,7 @@ func (c *Config) instance(r *Resource, ctx *hcl.EvalContext, key cty.Value, addr
 		av.set[ra.id] = !v.IsNull()
 	}
 	inst := &Instance{Addr: addr, Resource: r, Key: key, DeclRange: r.DeclRange}
-	b := bodyBuilder{c: c, r: r, av: &av}
+	b := bodyBuilder{c: c, r: r, av: &av, sc: sc}
 	inst.Endpoint = b.endpoint()
 	b.build(inst)
 	diags = append(diags, b.diags...)
