@@ -85,6 +85,8 @@ type Settings struct {
 type Service struct {
 	// BaseURL is "" when the configuration does not set it; the caller then
 	// reads GENFORM_BASE_URL, and failing that starts the built-in simulator.
+	// It is an http or https URL without a trailing slash, so that
+	// "https://x/" and "https://x" are one service in fingerprints.
 	BaseURL string
 	// Token is "" when the configuration does not set it; the caller then
 	// reads GENFORM_TOKEN. It is never part of a fingerprint, a hash or a

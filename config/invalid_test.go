@@ -78,6 +78,10 @@ func TestInvalidConfigurations(t *testing.T) {
 		{file: "count_not_number.gen.hcl", summary: "Invalid count argument", line: 6},
 		{file: "image_gen_mode.gen.hcl", summary: "Unsupported argument", line: 3, detail: "setting of the video endpoints"},
 		{file: "frame_indices_without_sources.gen.hcl", summary: "Unsupported argument", line: 3, detail: "key-frame conditioning"},
+		{file: "cycle_through_local.gen.hcl", summary: "Cycle: image.hero", line: 5, detail: "refers to itself"},
+		{file: "output_undeclared_resource.gen.hcl", summary: "Reference to undeclared resource", line: 6, detail: `Did you mean "hero"?`},
+		{file: "service_unknown_argument.gen.hcl", summary: "Unsupported argument", line: 2, detail: `Did you mean "parallelism"?`},
+		{file: "unknown_nested_block.gen.hcl", summary: "Unsupported block type", line: 3, detail: `Did you mean "lifecycle"?`},
 		{file: "json_unknown_property.gen.json", summary: "Extraneous JSON object property", line: 5, detail: `Did you mean "prompt"?`},
 	}
 

@@ -1,0 +1,7 @@
+image "hero" {
+  prompt = "hero"
+}
+
+output "url" {
+  value = image.heroes.outputs[0].media_url
+}

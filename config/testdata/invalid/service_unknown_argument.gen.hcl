@@ -1,0 +1,3 @@
+service {
+  parralelism = 4
+}

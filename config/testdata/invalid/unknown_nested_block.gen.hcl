@@ -1,0 +1,6 @@
+image "hero" {
+  prompt = "hero"
+  lifecycel {
+    prevent_destroy = true
+  }
+}
