@@ -340,7 +340,14 @@ func (r *applyRun) acquire() error {
 	}
 }
 
-func (r *applyRun) release() { <-r.sem }
+// slot returns the release function of a generation slot just acquired;
+// calling it more than once releases once. A job stops counting against
+// parallelism as soon as the service reports it finished: detail and
+// downloads are local work and must not hold the next job back.
+func (r *applyRun) slot() func() {
+	var once sync.Once
+	return func() { once.Do(func() { <-r.sem }) }
+}
 
 // generate submits a new generation of inst, write-ahead: the intent is
 // committed before the request leaves, the generation id as soon as it is
@@ -353,7 +360,8 @@ func (r *applyRun) generate(inst *config.Instance, c *Change) error {
 	if err := r.acquire(); err != nil {
 		return err
 	}
-	defer r.release()
+	release := r.slot()
+	defer release()
 	fp := config.Fingerprint(e.ServiceID, inst.Endpoint, inst.Request)
 	intent := &statefile.Intent{
 		Addr:        inst.Addr,
@@ -363,7 +371,7 @@ func (r *applyRun) generate(inst *config.Instance, c *Change) error {
 		Request:     inst.Request,
 		CreatedAt:   time.Now().UTC(),
 	}
-	if err := e.Store.Update(func(tx *statefile.Tx) error { return tx.PutIntent(intent) }); err != nil {
+	if err := e.Store.Batch(func(tx *statefile.Tx) error { return tx.PutIntent(intent) }); err != nil {
 		return fmt.Errorf("recording the intent to submit %s: %w", inst.Addr, err)
 	}
 	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseSubmitting})
@@ -373,22 +381,23 @@ func (r *applyRun) generate(inst *config.Instance, c *Change) error {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), 2*time.Minute)
 	id, err := e.Service.Create(cctx, inst.Endpoint, inst.Request)
 	cancel()
+	answered := time.Now()
 	if err != nil {
 		if errors.Is(err, service.ErrAmbiguousCreate) {
 			return fmt.Errorf("submitting %s: %w; the service may have created the job, so the intent is kept and the next plan warns about it", inst.Addr, err)
 		}
-		if derr := e.Store.Update(func(tx *statefile.Tx) error { return tx.DeleteIntent(inst.Addr) }); derr != nil {
+		if derr := e.Store.Batch(func(tx *statefile.Tx) error { return tx.DeleteIntent(inst.Addr) }); derr != nil {
 			return fmt.Errorf("submitting %s: %w (and clearing its intent: %v)", inst.Addr, err, derr)
 		}
 		return fmt.Errorf("the service refused %s: %w", inst.Addr, err)
 	}
 	intent.GenerationID = id
-	intent.SubmittedAt = time.Now().UTC()
-	if err := e.Store.Update(func(tx *statefile.Tx) error { return tx.PutIntent(intent) }); err != nil {
+	intent.SubmittedAt = answered.UTC()
+	if err := e.Store.Batch(func(tx *statefile.Tx) error { return tx.PutIntent(intent) }); err != nil {
 		return fmt.Errorf("recording generation %s of %s: %w", id, inst.Addr, err)
 	}
 	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseSubmitted, GenerationID: id})
-	if err := r.finish(inst, c, intent); err != nil {
+	if err := r.finish(inst, c, intent, release); err != nil {
 		return err
 	}
 	r.record(&r.res.Generated, inst.Addr)
@@ -401,7 +410,8 @@ func (r *applyRun) resume(inst *config.Instance, c *Change) error {
 	if err := r.acquire(); err != nil {
 		return err
 	}
-	defer r.release()
+	release := r.slot()
+	defer release()
 	var intent *statefile.Intent
 	err := e.Store.Update(func(tx *statefile.Tx) error {
 		var err error
@@ -415,7 +425,7 @@ func (r *applyRun) resume(inst *config.Instance, c *Change) error {
 		return fmt.Errorf("%s has no recorded job to resume; run plan again", inst.Addr)
 	}
 	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseSubmitted, GenerationID: intent.GenerationID, Message: "resuming"})
-	if err := r.finish(inst, c, intent); err != nil {
+	if err := r.finish(inst, c, intent, release); err != nil {
 		return err
 	}
 	r.record(&r.res.Resumed, inst.Addr)
@@ -423,11 +433,13 @@ func (r *applyRun) resume(inst *config.Instance, c *Change) error {
 }
 
 // finish waits for a submitted job, downloads its outputs and records it.
-func (r *applyRun) finish(inst *config.Instance, c *Change, intent *statefile.Intent) error {
+// release frees the job's generation slot once the service is done with it.
+func (r *applyRun) finish(inst *config.Instance, c *Change, intent *statefile.Intent, release func()) error {
 	e := r.e
 	id := intent.GenerationID
 	r.setRunning(inst.Addr, id)
-	st, err := r.poll(inst.Addr, c.Action, id)
+	st, err := r.poll(inst.Addr, c.Action, id, intent.SubmittedAt)
+	release()
 	if err != nil {
 		if r.ctx.Err() != nil {
 			return context.Canceled
@@ -465,7 +477,7 @@ func (r *applyRun) finish(inst *config.Instance, c *Change, intent *statefile.In
 			rec.Dir = old.Dir
 			rec.CreatedAt = old.CreatedAt
 		}
-		if err := e.Store.Update(func(tx *statefile.Tx) error {
+		if err := e.Store.Batch(func(tx *statefile.Tx) error {
 			if err := tx.PutResource(rec); err != nil {
 				return err
 			}
@@ -490,7 +502,7 @@ func (r *applyRun) finish(inst *config.Instance, c *Change, intent *statefile.In
 	dlErr := r.downloadAll(rec, nil)
 	// The generation is paid for and done: record it whatever the
 	// downloads did, so a failed download is retried, never regenerated.
-	if err := e.Store.Update(func(tx *statefile.Tx) error {
+	if err := e.Store.Batch(func(tx *statefile.Tx) error {
 		if err := tx.PutResource(rec); err != nil {
 			return err
 		}
@@ -621,7 +633,7 @@ func (r *applyRun) removeStale(old, cur *statefile.Resource) {
 // poll waits for a job to finish. It starts fast and backs off to the poll
 // interval, using the reported progress to aim the next poll at the moment
 // the job should be done, so most jobs cost two or three status requests.
-func (r *applyRun) poll(addr string, action Action, id string) (service.Status, error) {
+func (r *applyRun) poll(addr string, action Action, id string, submitted time.Time) (service.Status, error) {
 	e := r.e
 	pi := e.PollInterval
 	if pi <= 0 {
@@ -631,9 +643,15 @@ func (r *applyRun) poll(addr string, action Action, id string) (service.Status, 
 	if timeout <= 0 {
 		timeout = 30 * time.Minute
 	}
+	// Waits count from the service's answer, not from when this apply
+	// started watching: a resumed job may be nearly done already.
 	start := time.Now()
 	wait := min(pi, time.Second)
-	timer := time.NewTimer(wait)
+	first := wait
+	if !submitted.IsZero() && time.Since(submitted) < timeout {
+		first = max(wait-time.Since(submitted), 0)
+	}
+	timer := time.NewTimer(first)
 	defer timer.Stop()
 	lastRaw := ""
 	for {
@@ -658,11 +676,15 @@ func (r *applyRun) poll(addr string, action Action, id string) (service.Status, 
 		case service.StateDone, service.StateFailed:
 			return st, nil
 		}
-		elapsed := time.Since(start)
-		if elapsed >= timeout {
+		if time.Since(start) >= timeout {
 			return st, fmt.Errorf("job %s of %s still %s after %s (the service timeout); it is recorded, rerun apply to resume it", id, addr, st.Raw, timeout)
 		}
-		wait = nextPoll(wait, elapsed, st.Progress, pi)
+		// Progress is the job's, so its age counts from submission.
+		age := time.Since(start)
+		if !submitted.IsZero() {
+			age = time.Since(submitted)
+		}
+		wait = nextPoll(wait, age, st.Progress, pi)
 		timer.Reset(wait)
 	}
 }

@@ -48,7 +48,7 @@ func (r *applyRun) update(inst *config.Instance, c *Change) error {
 		return err
 	}
 	rec.UpdatedAt = nowUTC()
-	if err := e.Store.Update(func(tx *statefile.Tx) error { return tx.PutResource(&rec) }); err != nil {
+	if err := e.Store.Batch(func(tx *statefile.Tx) error { return tx.PutResource(&rec) }); err != nil {
 		return fmt.Errorf("recording %s: %w", inst.Addr, err)
 	}
 	if old.Dir != rec.Dir {

@@ -97,6 +97,12 @@ func Open(path string, opts Options) (*Store, error) {
 			return os.OpenFile(name, flag, perm)
 		},
 	})
+	if db != nil {
+		// Batch coalesces the steps of parallel jobs; a short window is
+		// enough to gather the ones that arrive together, and each step
+		// waits for it, so keep it well under bbolt's 10ms default.
+		db.MaxBatchDelay = 2 * time.Millisecond
+	}
 	switch {
 	case errors.Is(err, berrors.ErrTimeout):
 		le := &LockedError{Path: path, Holder: readHolder(path)}

@@ -43,28 +43,55 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 			_ = btx.Rollback()
 		}
 	}()
-	b, err := s.begin(btx)
-	if err != nil {
+	dirty, err := s.run(btx, fn)
+	if err != nil || !dirty {
 		return err
-	}
-	tx := &Tx{s: s, b: b, now: s.now().UTC()}
-	err = fn(tx)
-	tx.done = true
-	if err != nil || !tx.dirty {
-		return err
-	}
-	serial, err := s.readUint(b.meta, keySerial)
-	if err != nil {
-		return err
-	}
-	if err := b.meta.Put(keySerial, strconv.AppendUint(nil, serial+1, 10)); err != nil {
-		return fmt.Errorf("writing state file %s: %w", s.path, err)
 	}
 	committed = true // Commit closes the transaction, even when it fails
 	if err := btx.Commit(); err != nil {
 		return fmt.Errorf("committing to state file %s: %w", s.path, err)
 	}
 	return nil
+}
+
+// Batch is Update for steps taken by many goroutines at once, such as the
+// intents and records of jobs running in parallel: concurrent calls are
+// coalesced into one transaction and one fsync (bbolt's DB.Batch) instead
+// of queueing for one each. Like Update, Batch returns only once its
+// changes are durably committed. fn may be called more than once (when a
+// step it was batched with fails), so it must only write what it is given.
+func (s *Store) Batch(fn func(tx *Tx) error) error {
+	err := s.db.Batch(func(btx *bolt.Tx) error {
+		_, err := s.run(btx, fn)
+		return err
+	})
+	var ce *CorruptError
+	if err != nil && !errors.As(err, &ce) && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrExists) {
+		return fmt.Errorf("committing to state file %s: %w", s.path, err)
+	}
+	return err
+}
+
+// run applies fn in btx and counts the serial up when fn changed something.
+func (s *Store) run(btx *bolt.Tx, fn func(tx *Tx) error) (dirty bool, err error) {
+	b, err := s.begin(btx)
+	if err != nil {
+		return false, err
+	}
+	tx := &Tx{s: s, b: b, now: s.now().UTC()}
+	err = fn(tx)
+	tx.done = true
+	if err != nil || !tx.dirty {
+		return false, err
+	}
+	serial, err := s.readUint(b.meta, keySerial)
+	if err != nil {
+		return false, err
+	}
+	if err := b.meta.Put(keySerial, strconv.AppendUint(nil, serial+1, 10)); err != nil {
+		return false, fmt.Errorf("writing state file %s: %w", s.path, err)
+	}
+	return true, nil
 }
 
 func (tx *Tx) use() error {

@@ -1,0 +1,345 @@
+package reconcile
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/genform/genform/config"
+	"github.com/genform/genform/statefile"
+)
+
+// fixture is a working directory with a configuration, and a state made
+// by "applying" an earlier configuration: records whose fingerprints are
+// the ones planning computes, with output files on disk.
+type fixture struct {
+	t     *testing.T
+	dir   string
+	state *statefile.Snapshot
+}
+
+func newFixture(t *testing.T) *fixture {
+	return &fixture{t: t, dir: t.TempDir(), state: &statefile.Snapshot{
+		Resources: map[string]*statefile.Resource{}, Intents: map[string]*statefile.Intent{}, Protections: map[string]bool{},
+	}}
+}
+
+func (f *fixture) write(src string) *config.Config {
+	f.t.Helper()
+	os.Remove(filepath.Join(f.dir, "main.gen.hcl"))
+	if err := os.WriteFile(filepath.Join(f.dir, "main.gen.hcl"), []byte(src), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+	cfg, diags := config.Load(f.dir, config.Options{})
+	if diags.HasErrors() {
+		f.t.Fatalf("config: %v", diags)
+	}
+	return cfg
+}
+
+func (f *fixture) plan(cfg *config.Config, mod ...func(*PlanInput)) (*Plan, string) {
+	f.t.Helper()
+	in := PlanInput{Config: cfg, State: f.state, Service: "simulator", Refresh: true, Dir: f.dir}
+	for _, m := range mod {
+		m(&in)
+	}
+	p, diags := MakePlan(in)
+	var msgs []string
+	for _, d := range diags {
+		msgs = append(msgs, d.Summary+": "+d.Detail)
+	}
+	return p, strings.Join(msgs, "\n")
+}
+
+// applied records every generating change of src as done, with one file
+// per output on disk.
+func (f *fixture) applied(src string) {
+	f.t.Helper()
+	cfg := f.write(src)
+	p, diags := f.plan(cfg)
+	if diags != "" {
+		f.t.Fatalf("planning %q: %s", src, diags)
+	}
+	requests := map[string][]byte{}
+	endpoints := map[string]string{}
+	for _, r := range cfg.Resources {
+		insts, _ := cfg.Expand(r, config.Scope{})
+		for _, inst := range insts {
+			requests[inst.Addr], endpoints[inst.Addr] = inst.Request, inst.Endpoint
+		}
+	}
+	for _, c := range p.Changes {
+		if !c.Action.Generates() {
+			continue
+		}
+		if c.Fingerprint == "" {
+			f.t.Fatalf("applied() cannot record %s: its request depends on another resource; record it in two steps", c.Addr)
+		}
+		rec := &statefile.Resource{
+			Addr: c.Addr, Kind: c.Kind, Endpoint: endpoints[c.Addr], Request: requests[c.Addr], Fingerprint: c.Fingerprint,
+			GenerationID: "job-" + c.Addr, CreationID: "job-" + c.Addr, Status: StatusSucceed, Dir: c.Dir,
+		}
+		for i := 0; i < c.Media; i++ {
+			rel := filepath.ToSlash(filepath.Join(c.Dir, string(rune('0'+i))+".png"))
+			abs := filepath.Join(f.dir, rel)
+			os.MkdirAll(filepath.Dir(abs), 0o755)
+			data := []byte("bytes of " + rel)
+			if err := os.WriteFile(abs, data, 0o644); err != nil {
+				f.t.Fatal(err)
+			}
+			fi, _ := os.Stat(abs)
+			sum := sha256.Sum256(data)
+			rec.Outputs = append(rec.Outputs, statefile.Output{Index: i, Path: rel, Size: fi.Size(), ModTime: fi.ModTime(),
+				SHA256: hex.EncodeToString(sum[:]), MediaURL: "http://127.0.0.1/media/" + rel})
+		}
+		f.state.Resources[c.Addr] = rec
+	}
+}
+
+func actions(p *Plan) map[string]Action {
+	m := map[string]Action{}
+	for _, c := range p.Changes {
+		m[c.Addr] = c.Action
+	}
+	return m
+}
+
+const twoImages = `
+image "a" {
+  prompt       = "a red apple"
+  image_number = 1
+}
+image "b" {
+  prompt       = "a green pear"
+  image_number = 2
+}
+`
+
+func TestPlanActions(t *testing.T) {
+	t.Run("create from nothing", func(t *testing.T) {
+		f := newFixture(t)
+		p, d := f.plan(f.write(twoImages))
+		if d != "" {
+			t.Fatal(d)
+		}
+		if got := actions(p); got["image.a"] != Create || got["image.b"] != Create {
+			t.Fatalf("actions %v", got)
+		}
+		s := p.Summary()
+		if s.Generate != 2 || s.Images != 3 {
+			t.Errorf("summary %+v, want 2 generations of 3 images", s)
+		}
+	})
+	t.Run("no-op after apply, even with a default written out", func(t *testing.T) {
+		f := newFixture(t)
+		f.applied(twoImages)
+		explicit := strings.Replace(twoImages, `image_number = 1`, "image_number = 1\n  seed = -1\n  aspect_ratio = \"16:9\"\n  is_public = false", 1)
+		p, _ := f.plan(f.write(explicit))
+		if p.HasChanges() {
+			t.Fatalf("changes after apply: %v", actions(p))
+		}
+	})
+	t.Run("prompt change replaces with a word-diffable reason", func(t *testing.T) {
+		f := newFixture(t)
+		f.applied(twoImages)
+		p, _ := f.plan(f.write(strings.Replace(twoImages, "red apple", "yellow apple", 1)))
+		c := p.Change("image.a")
+		if c.Action != Replace || c.Reason != "prompt changed" {
+			t.Fatalf("image.a: %s %q", c.Action, c.Reason)
+		}
+		if len(c.Attrs) != 1 || c.Attrs[0].Name != "prompt" || c.Attrs[0].After != "a yellow apple" {
+			t.Errorf("attrs %+v", c.Attrs)
+		}
+		if p.Change("image.b").Action != NoOp {
+			t.Errorf("image.b should be untouched")
+		}
+	})
+	t.Run("ignore_changes keeps what was made", func(t *testing.T) {
+		f := newFixture(t)
+		f.applied(twoImages)
+		src := strings.Replace(twoImages, "red apple\"\n  image_number = 1", "red apple, again\"\n  image_number = 1\n  lifecycle {\n    ignore_changes = [prompt]\n  }", 1)
+		p, d := f.plan(f.write(src))
+		if d != "" || p.Change("image.a").Action != NoOp {
+			t.Fatalf("image.a %s (%s)", p.Change("image.a").Action, d)
+		}
+	})
+	t.Run("rename is a move", func(t *testing.T) {
+		f := newFixture(t)
+		f.applied(twoImages)
+		p, _ := f.plan(f.write(strings.Replace(twoImages, `image "a"`, `image "apple"`, 1)))
+		c := p.Change("image.apple")
+		if c.Action != Move || c.PrevAddr != "image.a" {
+			t.Fatalf("image.apple: %s from %q", c.Action, c.PrevAddr)
+		}
+		if p.Change("image.a") != nil {
+			t.Errorf("image.a should be claimed by the move, not deleted")
+		}
+	})
+	t.Run("removed is deleted, protected refuses", func(t *testing.T) {
+		f := newFixture(t)
+		f.applied(twoImages)
+		only := twoImages[:strings.Index(twoImages, `image "b"`)]
+		p, d := f.plan(f.write(only))
+		if p.Change("image.b").Action != Delete || d != "" {
+			t.Fatalf("image.b: %s (%s)", p.Change("image.b").Action, d)
+		}
+		f.state.Protections["image.b"] = true
+		_, d = f.plan(f.write(only))
+		if !strings.Contains(d, "Instance cannot be destroyed") {
+			t.Errorf("a protection kept in state must refuse the delete, got %q", d)
+		}
+	})
+	t.Run("prevent_destroy refuses a replace", func(t *testing.T) {
+		f := newFixture(t)
+		f.applied(twoImages)
+		src := strings.Replace(twoImages, "red apple\"", "red apple, ripe\"\n  lifecycle {\n    prevent_destroy = true\n  }", 1)
+		_, d := f.plan(f.write(src))
+		if !strings.Contains(d, "Instance cannot be destroyed") {
+			t.Errorf("want refusal, got %q", d)
+		}
+	})
+	t.Run("files: missing, edited, touched", func(t *testing.T) {
+		f := newFixture(t)
+		f.applied(twoImages)
+		cfg := f.write(twoImages)
+		b := f.state.Resources["image.b"]
+		os.Remove(filepath.Join(f.dir, b.Outputs[1].Path))
+		p, _ := f.plan(cfg)
+		if c := p.Change("image.b"); c.Action != Update || len(c.Redownload) != 1 || c.Redownload[0] != 1 {
+			t.Fatalf("missing file: %s %v", c.Action, c.Redownload)
+		}
+		if p, _ := f.plan(cfg, func(in *PlanInput) { in.Refresh = false }); p.HasChanges() {
+			t.Errorf("-refresh=false must not look at files")
+		}
+		a := f.state.Resources["image.a"]
+		path := filepath.Join(f.dir, a.Outputs[0].Path)
+		orig, _ := os.ReadFile(path)
+		edited := []byte(strings.ToUpper(string(orig))) // same size, other bytes
+		os.WriteFile(path, edited, 0o644)
+		if c, _ := f.plan(cfg); c.Change("image.a").Action != Update {
+			t.Errorf("edited file (same size) not noticed")
+		}
+		os.WriteFile(path, orig, 0o644)
+		future := time.Now().Add(time.Hour)
+		os.Chtimes(path, future, future)
+		if c, _ := f.plan(cfg); c.Change("image.a").Action != NoOp {
+			t.Errorf("a touched but identical file is not a change")
+		}
+	})
+	t.Run("dir change moves files without generating", func(t *testing.T) {
+		f := newFixture(t)
+		f.applied(twoImages)
+		p, _ := f.plan(f.write(strings.Replace(twoImages, "image_number = 2", "image_number = 2\n  dir = \"art/pears\"", 1)))
+		if c := p.Change("image.b"); c.Action != Update || c.Dir != "art/pears" {
+			t.Fatalf("image.b: %s dir %q", c.Action, c.Dir)
+		}
+	})
+	t.Run("failed generation is replaced", func(t *testing.T) {
+		f := newFixture(t)
+		f.applied(twoImages)
+		f.state.Resources["image.a"].Status = StatusFailed
+		p, _ := f.plan(f.write(twoImages))
+		if c := p.Change("image.a"); c.Action != Replace || !strings.Contains(c.Reason, "failed") {
+			t.Fatalf("image.a: %s %q", c.Action, c.Reason)
+		}
+	})
+	t.Run("intent with id resumes, without id warns", func(t *testing.T) {
+		f := newFixture(t)
+		cfg := f.write(twoImages)
+		p, _ := f.plan(cfg)
+		f.state.Intents["image.a"] = &statefile.Intent{Addr: "image.a", Fingerprint: p.Change("image.a").Fingerprint, GenerationID: "job-1"}
+		f.state.Intents["image.b"] = &statefile.Intent{Addr: "image.b", Fingerprint: p.Change("image.b").Fingerprint}
+		p, _ = f.plan(cfg)
+		if c := p.Change("image.a"); c.Action != Resume || c.GenerationID != "job-1" {
+			t.Errorf("image.a: %s %q", c.Action, c.GenerationID)
+		}
+		if c := p.Change("image.b"); c.Action != Create || len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "may already have been paid for") {
+			t.Errorf("image.b: %s %v", c.Action, c.Warnings)
+		}
+	})
+	t.Run("-replace and -target", func(t *testing.T) {
+		f := newFixture(t)
+		f.applied(twoImages)
+		cfg := f.write(twoImages)
+		p, d := f.plan(cfg, func(in *PlanInput) { in.Replace = []string{"image.b"} })
+		if p.Change("image.b").Action != Replace || p.Change("image.a").Action != NoOp || d != "" {
+			t.Errorf("-replace: %v %s", actions(p), d)
+		}
+		_, d = f.plan(cfg, func(in *PlanInput) { in.Replace = []string{"image.nope"} })
+		if !strings.Contains(d, "Invalid replace address") {
+			t.Errorf("unknown -replace: %q", d)
+		}
+		f2 := newFixture(t)
+		p, _ = f2.plan(f2.write(twoImages), func(in *PlanInput) { in.Targets = []string{"image.a"} })
+		if len(p.Changes) != 1 || p.Changes[0].Addr != "image.a" {
+			t.Errorf("-target: %v", actions(p))
+		}
+	})
+}
+
+func TestPlanCascade(t *testing.T) {
+	const src = `
+image "hero" {
+  prompt       = "a lighthouse at dusk"
+  image_number = 1
+}
+video "motion" {
+  source_image = image.hero.outputs[0].media_url
+  duration     = 2
+}
+video "intro" {
+  prompt = "title card"
+}
+`
+	f := newFixture(t)
+	cfg := f.write(src)
+	p, _ := f.plan(cfg)
+	if c := p.Change("video.motion"); c.Action != Create || c.Fingerprint != "" || len(c.AfterUnknown) == 0 {
+		t.Fatalf("video.motion before apply: %s fp %q unknown %v", c.Action, c.Fingerprint, c.AfterUnknown)
+	}
+	// Record the image, then the video made from its media URL.
+	f.applied(src[:strings.Index(src, "video")])
+	p, _ = f.plan(cfg)
+	c := p.Change("video.motion")
+	if c.Fingerprint == "" {
+		t.Fatal("the video's request should be known once the image is recorded")
+	}
+	f.state.Resources["video.motion"] = &statefile.Resource{Addr: "video.motion", Kind: "video", Fingerprint: c.Fingerprint, Status: StatusSucceed, Dir: c.Dir}
+	f.state.Resources["video.intro"] = &statefile.Resource{Addr: "video.intro", Kind: "video", Fingerprint: p.Change("video.intro").Fingerprint, Status: StatusSucceed, Dir: p.Change("video.intro").Dir}
+	if p, _ := f.plan(cfg); p.HasChanges() {
+		t.Fatalf("not converged: %v", actions(p))
+	}
+	p, _ = f.plan(f.write(strings.Replace(src, "at dusk", "at dawn", 1)))
+	got := actions(p)
+	if got["image.hero"] != Replace || got["video.motion"] != Replace || got["video.intro"] != NoOp {
+		t.Fatalf("cascade: %v", got)
+	}
+	if r := p.Change("video.motion").Reason; !strings.Contains(r, "image.hero will change") {
+		t.Errorf("cascade reason %q", r)
+	}
+}
+
+func TestNextPoll(t *testing.T) {
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		name              string
+		prev, elapsed     time.Duration
+		progress          float64
+		interval, wantMin time.Duration
+		wantMax           time.Duration
+	}{
+		{"half way aims at the end", 1000 * ms, 1000 * ms, 0.5, 5 * time.Second, 1000 * ms, 1100 * ms},
+		{"no progress doubles", 500 * ms, 500 * ms, 0, 5 * time.Second, 1000 * ms, 1000 * ms},
+		{"capped by the interval", 4 * time.Second, 10 * time.Second, 0.1, 5 * time.Second, 5 * time.Second, 5 * time.Second},
+		{"post-processing polls soon", 1000 * ms, 1200 * ms, 1, 5 * time.Second, 50 * ms, 150 * ms},
+	} {
+		got := nextPoll(tc.prev, tc.elapsed, tc.progress, tc.interval)
+		if got < tc.wantMin || got > tc.wantMax {
+			t.Errorf("%s: %v, want %v..%v", tc.name, got, tc.wantMin, tc.wantMax)
+		}
+	}
+}
