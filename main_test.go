@@ -1,15 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -57,6 +61,8 @@ func TestScript(t *testing.T) {
 			"sim-wait":     cmdSimWait,
 			"state-verify": cmdStateVerify,
 			"sleep":        cmdSleep,
+			"free-port":    cmdFreePort,
+			"http":         cmdHTTP,
 		},
 	})
 }
@@ -211,4 +217,83 @@ func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
 	d, err := time.ParseDuration(args[0])
 	ts.Check(err)
 	time.Sleep(d)
+}
+
+// free-port VAR sets VAR to a loopback TCP port that is free now.
+func cmdFreePort(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: free-port VAR")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	ts.Setenv(args[0], strconv.Itoa(port))
+}
+
+// http [-token T] [-wait] [-save VAR=path.to.field] METHOD URL [BODYFILE]
+// sends one request, as curl would, and prints "status N" and the body.
+// -wait retries connection errors for up to 10s (a server starting);
+// -save stores a string field of the JSON answer (dot path) in VAR.
+func cmdHTTP(ts *testscript.TestScript, neg bool, args []string) {
+	fs := flag.NewFlagSet("http", flag.ContinueOnError)
+	token := fs.String("token", "", "")
+	wait := fs.Bool("wait", false, "")
+	save := fs.String("save", "", "")
+	ts.Check(fs.Parse(args))
+	if fs.NArg() < 2 {
+		ts.Fatalf("usage: http [-token T] [-wait] [-save VAR=path] METHOD URL [BODYFILE]")
+	}
+	var body []byte
+	if fs.NArg() > 2 {
+		body = []byte(ts.ReadFile(fs.Arg(2)))
+	}
+	var resp *http.Response
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		req, err := http.NewRequest(fs.Arg(0), fs.Arg(1), bytes.NewReader(body))
+		ts.Check(err)
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		if *token != "" {
+			req.Header.Set("Authorization", "Bearer "+*token)
+		}
+		resp, err = http.DefaultClient.Do(req)
+		if err == nil {
+			break
+		}
+		if !*wait || time.Now().After(deadline) {
+			ts.Fatalf("%s %s: %v", fs.Arg(0), fs.Arg(1), err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	ts.Check(err)
+	fmt.Fprintf(ts.Stdout(), "status %d\n%s\n", resp.StatusCode, b)
+	if *save != "" {
+		name, path, _ := strings.Cut(*save, "=")
+		var v any
+		ts.Check(json.Unmarshal(b, &v))
+		for _, k := range strings.Split(path, ".") {
+			switch x := v.(type) {
+			case map[string]any:
+				v = x[k]
+			case []any:
+				i, err := strconv.Atoi(k)
+				if err != nil || i < 0 || i >= len(x) {
+					ts.Fatalf("-save %s: no element %q in %s", *save, k, b)
+				}
+				v = x[i]
+			default:
+				ts.Fatalf("-save %s: no field %q in %s", *save, k, b)
+			}
+		}
+		s, ok := v.(string)
+		if !ok {
+			ts.Fatalf("-save %s: %v is not a string", *save, v)
+		}
+		ts.Setenv(name, s)
+	}
 }
