@@ -685,6 +685,10 @@ func (r *applyRun) poll(addr string, action Action, id string, submitted time.Ti
 			age = time.Since(submitted)
 		}
 		wait = nextPoll(wait, age, st.Progress, pi)
+		// The last poll falls on the deadline, not past it.
+		if left := timeout - time.Since(start); wait > left {
+			wait = max(left, 0)
+		}
 		timer.Reset(wait)
 	}
 }
