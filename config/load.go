@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/ext/typeexpr"
@@ -656,20 +659,56 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 		}
 	}
 	scope := make(Scope, len(referenced))
+
+	// Resources of one level refer only to resources of lower levels, so
+	// a level's resources expand in parallel, reading a scope no one writes
+	// until the level is done.
+	level := make(map[string]int, len(c.Resources))
+	var levels [][]int
+	for i, r := range c.Resources {
+		l := 0
+		for _, a := range r.Refs {
+			if dl, ok := level[a]; ok && dl+1 > l {
+				l = dl + 1
+			}
+		}
+		level[r.Addr()] = l
+		for len(levels) <= l {
+			levels = append(levels, nil)
+		}
+		levels[l] = append(levels[l], i)
+	}
+	type result struct {
+		insts []*Instance
+		known bool
+		diags hcl.Diagnostics
+	}
+	results := make([]result, len(c.Resources))
+	expandOne := func(i int) {
+		res := &results[i]
+		res.insts, res.known, res.diags = c.expand(c.Resources[i], scope, true)
+	}
+	for _, group := range levels {
+		parallel(len(group), func(k int) { expandOne(group[k]) })
+		for _, i := range group {
+			r, res := c.Resources[i], &results[i]
+			diags = append(diags, res.diags...)
+			if !res.known || res.diags.HasErrors() {
+				res.insts = nil
+				continue
+			}
+			if referenced[r.Addr()] {
+				scope[r.Addr()] = ResourceValue(r, res.insts, nil)
+			}
+			if c.scopeFree(r) {
+				r.cached, r.cacheValid = res.insts, true
+			}
+		}
+	}
+
 	dirs := make(map[string]*Instance, len(c.Resources))
-	for _, r := range c.Resources {
-		insts, known, d := c.expand(r, scope, true)
-		diags = append(diags, d...)
-		if !known || d.HasErrors() {
-			continue
-		}
-		if referenced[r.Addr()] {
-			scope[r.Addr()] = ResourceValue(r, insts, nil)
-		}
-		if c.scopeFree(r) {
-			r.cached, r.cacheValid = insts, true
-		}
-		for _, inst := range insts {
+	for i, r := range c.Resources {
+		for _, inst := range results[i].insts {
 			if inst.Dir == "" {
 				continue
 			}
@@ -690,6 +729,37 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 		}
 	}
 	return diags
+}
+
+// parallel calls f(0) ... f(n-1), on every core when n is large enough for
+// that to pay, and returns when all calls have.
+func parallel(n int, f func(int)) {
+	workers := runtime.GOMAXPROCS(0)
+	const batch = 64
+	if n < 4*batch || workers < 2 {
+		for i := 0; i < n; i++ {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				start := int(next.Add(batch)) - batch
+				if start >= n {
+					return
+				}
+				for i := start; i < min(start+batch, n); i++ {
+					f(i)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // scopeFree reports whether r's instances are the same whatever the Scope:
