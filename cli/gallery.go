@@ -1,0 +1,541 @@
+package cli
+
+import (
+	"bufio"
+	"crypto/sha256"
+	_ "embed" // the page template
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"html/template"
+	"image"
+	_ "image/gif" // DecodeConfig of the simulator's videos
+	_ "image/jpeg"
+	_ "image/png"
+	"io"
+	"io/fs"
+	"mime"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "golang.org/x/image/webp" // DecodeConfig of WebP outputs
+
+	"github.com/genform/genform/config"
+	"github.com/genform/genform/statefile"
+)
+
+func init() {
+	register(&command{
+		name:     "gallery",
+		synopsis: "Write a static HTML page showing every managed output",
+		usage: `Usage: genform gallery [flags]
+
+  Writes one HTML page showing every output recorded in the state: images
+  inline, videos playable, each with its address, prompt, seed, creation id
+  and status. The page needs no server and loads nothing from anywhere: by
+  default every file is embedded in it, so it can be mailed or attached to
+  a review as it is. It reads the state and the files; it changes nothing.
+
+Flags:
+  -out=FILE            where to write the page (default gallery.html)
+  -link                reference the output files by their path relative to
+                       the page instead of embedding them (for outputs too
+                       large to embed; the page then needs the files beside it)
+  -var 'NAME=VALUE'    set a variable (repeatable)
+  -var-file=FILE       read variables from a *.genvars.hcl file (repeatable)
+  -lock-timeout=DUR    wait this long for the state lock (default 0s)
+`,
+		run: runGallery,
+	})
+}
+
+// galleryEmbedLimit is the most output bytes the gallery embeds in one
+// page. Past it browsers grow slow to open the file and mail systems refuse
+// it, so the user is asked to choose -link instead. A variable so tests can
+// lower it.
+var galleryEmbedLimit int64 = 200 << 20
+
+//go:embed gallery.html.tmpl
+var galleryTemplateText string
+
+var galleryTemplate = template.Must(template.New("gallery").Parse(galleryTemplateText))
+
+func runGallery(env *Env, args []string) int {
+	fs := flag.NewFlagSet("gallery", flag.ContinueOnError)
+	out := fs.String("out", "gallery.html", "")
+	link := fs.Bool("link", false, "")
+	lockTimeout := fs.Duration("lock-timeout", 0, "")
+	var vars varFlags
+	vars.register(fs)
+	if ok, code := parseFlags(env, commands["gallery"], fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return env.Errorf("gallery takes no arguments, got %q; name the page with -out=FILE", fs.Args())
+	}
+	if *out == "" {
+		return env.Errorf("-out is empty; name the page to write, e.g. -out=gallery.html")
+	}
+	cfg := loadConfig(env, vars.options(env))
+	if cfg == nil {
+		return ExitError
+	}
+	// The lock is held until the page is written, so an apply cannot
+	// replace files while they are read.
+	st, err := openState(cfg, "gallery", *lockTimeout, false)
+	if err != nil {
+		return env.Errorf("%v", err)
+	}
+	if st == nil {
+		return env.Errorf("no state: run genform apply first (there is no state file at %s)", cfg.Settings.StateFile)
+	}
+	defer st.Close()
+	snap, err := st.Snapshot()
+	if err != nil {
+		return env.Errorf("reading the state: %v", err)
+	}
+
+	outAbs, err := filepath.Abs(*out)
+	if err != nil {
+		return env.Errorf("-out=%s: %v", *out, err)
+	}
+	page := buildGallery(snap, cfg.Settings.StateFile, filepath.Dir(outAbs), *link)
+	if !*link && page.embedBytes > galleryEmbedLimit {
+		return env.Errorf("the outputs total %s, more than the %s one self-contained page can hold; rerun with -link to reference the files by their relative path instead", byteSize(page.embedBytes), byteSize(galleryEmbedLimit))
+	}
+	size, err := writeGallery(outAbs, page)
+	if err != nil {
+		return env.Errorf("writing the gallery: %v", err)
+	}
+	fmt.Fprintf(env.Stdout, "Gallery written to %s: %d resource%s, %d output%s (%s).\n",
+		*out, len(page.Resources), plural(len(page.Resources)), page.Outputs, plural(page.Outputs), byteSize(size))
+	if page.Missing > 0 {
+		fmt.Fprintf(env.Stdout, "%d output file%s missing from disk; run 'genform apply' to download %s again.\n",
+			page.Missing, plural(page.Missing), map[bool]string{true: "it", false: "them"}[page.Missing == 1])
+	}
+	if *link {
+		fmt.Fprintln(env.Stdout, "The page links to the files by relative path: keep it where it is, or copy it with them.")
+	}
+	return ExitOK
+}
+
+// galleryPage is what the template renders.
+type galleryPage struct {
+	Title     string
+	StateFile string
+	Serial    uint64
+	Written   string
+	Resources []*galleryResource
+	Outputs   int
+	Missing   int
+	InFlight  []string
+	Linked    bool
+
+	embedBytes int64 // total size of the files to embed
+}
+
+// galleryResource is one card: a resource of the state and its outputs.
+type galleryResource struct {
+	Addr           string
+	Kind           string // "image" or "video"
+	Mode           string // "text to image", "key frames to video", ...
+	Status         string // the service's last status
+	Error          string
+	Prompt         string
+	NegativePrompt string
+	Seed           string
+	CreationID     string
+	GenerationID   string
+	Updated        string
+	Request        []galleryAttr // the other request attributes
+	Media          []*galleryMedia
+}
+
+// galleryAttr is one request attribute, formatted for reading.
+type galleryAttr struct{ Name, Value string }
+
+// galleryMedia is one output file.
+type galleryMedia struct {
+	Index       int
+	Path        string
+	Alt         string
+	ContentType string
+	Video       bool
+	Image       bool
+	Width       int
+	Height      int
+	Size        string
+	SHA256      string // as recorded, shortened
+	// Problem says why the file is not shown as recorded: missing,
+	// changed since apply, or not an image or video.
+	Problem string
+	// Changed marks a file shown as it is now, not as it was applied.
+	Changed bool
+
+	abs     string // the file to show; "" when there is none to show
+	link    string // in -link mode: the URL relative to the page
+	bytes   int64  // the file's size now
+	missing bool
+}
+
+// Dims is "1280×720", or "" when the size is not known.
+func (m *galleryMedia) Dims() string {
+	if m.Width <= 0 || m.Height <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d×%d", m.Width, m.Height)
+}
+
+// Src is the image or video source: a data: URI of the file read at the
+// moment the template asks for it, so that only one file at a time is held
+// in memory, or the relative link in -link mode.
+func (m *galleryMedia) Src() (template.URL, error) {
+	if m.link != "" {
+		return template.URL(m.link), nil
+	}
+	data, err := os.ReadFile(m.abs)
+	if err != nil {
+		return "", fmt.Errorf("embedding %s: %w", m.Path, err)
+	}
+	// The content type was checked to be a well-formed image/* or video/*
+	// type, and base64 has no character that could end the attribute: the
+	// URI is safe to mark as trusted.
+	return template.URL("data:" + m.ContentType + ";base64," + base64.StdEncoding.EncodeToString(data)), nil
+}
+
+// buildGallery reads the state records and the files they name. Files are
+// opened to hash them and read their pixel size; their bytes are read again
+// only while the page is written.
+func buildGallery(snap *statefile.Snapshot, stateFile, pageDir string, link bool) *galleryPage {
+	wd, _ := os.Getwd()
+	title := "genform gallery"
+	if base := filepath.Base(wd); base != "" && base != "." && base != string(filepath.Separator) {
+		title += " — " + base
+	}
+	page := &galleryPage{
+		Title:     title,
+		StateFile: filepath.ToSlash(stateFile),
+		Serial:    snap.Meta.Serial,
+		Written:   time.Now().UTC().Format("2006-01-02 15:04 UTC"),
+		Linked:    link,
+	}
+	addrs := make([]string, 0, len(snap.Resources))
+	for a := range snap.Resources {
+		addrs = append(addrs, a)
+	}
+	sort.Slice(addrs, func(i, j int) bool { return addrLess(addrs[i], addrs[j]) })
+	for _, a := range addrs {
+		rec := snap.Resources[a]
+		r := galleryResourceOf(rec)
+		for _, o := range rec.Outputs {
+			m := galleryMediaOf(rec, o, r, pageDir, link)
+			r.Media = append(r.Media, m)
+			page.Outputs++
+			if m.missing {
+				page.Missing++
+			}
+			if !link && m.abs != "" {
+				page.embedBytes += m.bytes
+			}
+		}
+		page.Resources = append(page.Resources, r)
+	}
+	for a := range snap.Intents {
+		page.InFlight = append(page.InFlight, a)
+	}
+	sort.Slice(page.InFlight, func(i, j int) bool { return addrLess(page.InFlight[i], page.InFlight[j]) })
+	return page
+}
+
+// galleryModes names each endpoint the way a reader thinks of it.
+var galleryModes = map[string]string{
+	config.EndpointText2Image:  "text to image",
+	config.EndpointImage2Video: "image to video",
+	config.EndpointKeyFrames:   "key frames to video",
+	config.EndpointText2Video:  "text to video",
+}
+
+func galleryResourceOf(rec *statefile.Resource) *galleryResource {
+	r := &galleryResource{
+		Addr:         rec.Addr,
+		Kind:         rec.Kind,
+		Mode:         galleryModes[rec.Endpoint],
+		Status:       rec.Status,
+		Error:        rec.Error,
+		CreationID:   rec.CreationID,
+		GenerationID: rec.GenerationID,
+		Seed:         "random",
+	}
+	if r.Mode == "" {
+		r.Mode = rec.Endpoint
+	}
+	if r.Status == "" {
+		r.Status = "unknown"
+	}
+	if !rec.UpdatedAt.IsZero() {
+		r.Updated = rec.UpdatedAt.UTC().Format("2006-01-02 15:04 UTC")
+	}
+	attrs, err := config.FlattenRequest(rec.Endpoint, rec.Request)
+	if err != nil {
+		// An endpoint this version does not know: show the body as sent.
+		r.Request = []galleryAttr{{"request", galleryValue(string(rec.Request))}}
+		return r
+	}
+	r.Prompt, _ = attrs["prompt"].(string)
+	r.NegativePrompt, _ = attrs["negative_prompt"].(string)
+	if s, ok := attrs["seed"]; ok {
+		if v := galleryValue(s); v != "-1" {
+			r.Seed = v
+		}
+	}
+	names := make([]string, 0, len(attrs))
+	for k := range attrs {
+		switch k {
+		case "prompt", "negative_prompt", "seed":
+		default:
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		r.Request = append(r.Request, galleryAttr{k, galleryValue(attrs[k])})
+	}
+	return r
+}
+
+// galleryValue formats a flattened request value for reading: data URIs
+// and very long strings are shortened, lists joined.
+func galleryValue(v any) string {
+	switch v := v.(type) {
+	case string:
+		if strings.HasPrefix(v, "data:") {
+			head, _, _ := strings.Cut(v, ",")
+			return fmt.Sprintf("%s,… (%s)", head, byteSize(int64(len(v))))
+		}
+		if r := []rune(v); len(r) > 300 {
+			return string(r[:300]) + "…"
+		}
+		return v
+	case []any:
+		parts := make([]string, len(v))
+		for i, e := range v {
+			parts[i] = galleryValue(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case nil:
+		return "null"
+	case map[string]any:
+		b, _ := json.Marshal(v)
+		return galleryValue(string(b))
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+func galleryMediaOf(rec *statefile.Resource, o statefile.Output, r *galleryResource, pageDir string, link bool) *galleryMedia {
+	m := &galleryMedia{
+		Index:  o.Index,
+		Path:   filepath.ToSlash(o.Path),
+		SHA256: shortHash(o.SHA256),
+		Size:   byteSize(o.Size),
+	}
+	m.Alt = fmt.Sprintf("%s output %d", rec.Addr, o.Index)
+	if r.Prompt != "" {
+		m.Alt += ": " + r.Prompt
+	}
+	abs, err := filepath.Abs(filepath.FromSlash(o.Path))
+	if err != nil || o.Path == "" {
+		m.Problem = "no file recorded"
+		return m
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			m.missing = true
+			m.Problem = "file missing: run genform apply to download it again"
+		} else {
+			m.Problem = fmt.Sprintf("cannot read the file: %v", err)
+		}
+		return m
+	}
+	defer f.Close()
+
+	// The pixel size comes from the file's header; where that cannot be
+	// read (a video/mp4, say) from the size the service reported.
+	if c, _, err := image.DecodeConfig(bufio.NewReader(f)); err == nil {
+		m.Width, m.Height = c.Width, c.Height
+	} else {
+		m.Width, m.Height = detailSize(rec.Detail)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		m.Problem = fmt.Sprintf("cannot read the file: %v", err)
+		return m
+	}
+	h := sha256.New()
+	sniff := make([]byte, 512)
+	n, _ := io.ReadFull(f, sniff)
+	h.Write(sniff[:n])
+	size, err := io.Copy(h, f)
+	if err != nil {
+		m.Problem = fmt.Sprintf("cannot read the file: %v", err)
+		return m
+	}
+	m.bytes = size + int64(n)
+	m.Size = byteSize(m.bytes)
+	if o.SHA256 != "" && hex.EncodeToString(h.Sum(nil)) != o.SHA256 {
+		m.Changed = true
+		m.Problem = "changed on disk since apply: shown as it is now"
+	}
+
+	m.ContentType = mediaType(o.ContentType, sniff[:n])
+	switch {
+	case strings.HasPrefix(m.ContentType, "image/"):
+		m.Image = true
+	case strings.HasPrefix(m.ContentType, "video/"):
+		m.Video = true
+	default:
+		m.Problem = fmt.Sprintf("not an image or video (%s)", m.ContentType)
+		return m
+	}
+	m.abs = abs
+	if link {
+		m.link = relativeLink(pageDir, abs)
+	}
+	return m
+}
+
+// mediaType is the type to show a file as: the content type recorded from
+// the service when it is an image or video type, otherwise what the bytes
+// look like. The result is a bare, well-formed type without parameters.
+func mediaType(recorded string, head []byte) string {
+	if t, _, err := mime.ParseMediaType(recorded); err == nil {
+		if strings.HasPrefix(t, "image/") || strings.HasPrefix(t, "video/") {
+			return t
+		}
+	}
+	t, _, err := mime.ParseMediaType(http.DetectContentType(head))
+	if err != nil {
+		return "application/octet-stream"
+	}
+	return t
+}
+
+// relativeLink is the URL of file as seen from a page in pageDir: a
+// relative path with every segment escaped, or a file: URL when there is no
+// relative path (another drive).
+func relativeLink(pageDir, file string) string {
+	rel, err := filepath.Rel(pageDir, file)
+	if err != nil {
+		return (&url.URL{Scheme: "file", Path: filepath.ToSlash(file)}).String()
+	}
+	// url.URL escapes '#', '?' and spaces, and guards a first segment that
+	// would read as a scheme ("a:b.png") with "./".
+	return (&url.URL{Path: filepath.ToSlash(rel)}).String()
+}
+
+// detailSize reads the width and height the service reported in a
+// creation detail.
+func detailSize(detail json.RawMessage) (w, h int) {
+	var d struct {
+		Settings struct {
+			Width  float64 `json:"width"`
+			Height float64 `json:"height"`
+		} `json:"settings"`
+	}
+	if json.Unmarshal(detail, &d) != nil {
+		return 0, 0
+	}
+	return int(d.Settings.Width), int(d.Settings.Height)
+}
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// byteSize formats a size the way people read it: 912 B, 14.2 KiB, 3.0 MiB.
+func byteSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
+}
+
+// addrLess orders addresses by resource, then by instance key, numbers by
+// value: image.a[2] before image.a[10].
+func addrLess(a, b string) bool {
+	ab, ak, _ := strings.Cut(a, "[")
+	bb, bk, _ := strings.Cut(b, "[")
+	if ab != bb {
+		return ab < bb
+	}
+	ak, bk = strings.TrimSuffix(ak, "]"), strings.TrimSuffix(bk, "]")
+	ai, aerr := strconv.Atoi(ak)
+	bi, berr := strconv.Atoi(bk)
+	if aerr == nil && berr == nil {
+		return ai < bi
+	}
+	return ak < bk
+}
+
+// writeGallery renders the page to a temporary file beside path and
+// renames it into place, so a failed write never leaves half a page where
+// an old one was. It returns the page's size.
+func writeGallery(path string, page *galleryPage) (int64, error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
+	}
+	tmp, err := os.CreateTemp(dir, ".gallery-*.tmp")
+	if err != nil {
+		return 0, err
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename this fails harmlessly
+	w := bufio.NewWriterSize(tmp, 1<<20)
+	cw := &countingWriter{w: w}
+	err = galleryTemplate.Execute(cw, page)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return 0, err
+	}
+	return cw.n, nil
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
