@@ -1,0 +1,318 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/genform/genform/cli"
+)
+
+// TestExamples runs every example configuration as a user would, on the
+// built-in simulator (no service block, no GENFORM_BASE_URL): validate,
+// apply, then plan again, which must find nothing to do; then the gallery.
+// Each example is copied first, so the repository stays clean.
+func TestExamples(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join("examples", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	for _, dir := range dirs {
+		if configs, _ := filepath.Glob(filepath.Join(dir, "*.gen.hcl")); len(configs) == 0 {
+			continue // examples/ci is a workflow, tested below
+		}
+		ran++
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			work := copyExample(t, dir)
+			builtinSimulatorEnv(t)
+			runGenform(t, 0, "-chdir="+work, "validate")
+			runGenform(t, 0, "-chdir="+work, "apply", "-auto-approve")
+			runGenform(t, 0, "-chdir="+work, "plan", "-detailed-exitcode")
+			out := runGenform(t, 0, "-chdir="+work, "gallery")
+			if !strings.Contains(out, "Gallery written to gallery.html") || strings.Contains(out, "missing") {
+				t.Errorf("gallery said:\n%s", out)
+			}
+		})
+	}
+	if ran < 3 {
+		t.Errorf("ran %d examples, want at least quickstart, storyboard and catalog", ran)
+	}
+}
+
+// copyExample copies an example into a temporary directory, leaving out
+// what a local run may have left in it.
+func copyExample(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if d.IsDir() {
+			if rel == "generated" || rel == ".genform" {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		if rel == "gallery.html" {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// builtinSimulatorEnv makes genform use its built-in simulator whatever the
+// caller's environment says, and restores the working directory that
+// -chdir changes.
+func builtinSimulatorEnv(t *testing.T) {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(wd)
+	t.Setenv("GENFORM_BASE_URL", "")
+	t.Setenv("GENFORM_TOKEN", "")
+	t.Setenv("GENFORM_IN_AUTOMATION", "1")
+	t.Setenv("NO_COLOR", "1")
+}
+
+// runGenform runs genform in-process and checks its exit code.
+func runGenform(t *testing.T, wantCode int, args ...string) string {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if code := cli.Run(args, strings.NewReader(""), &stdout, &stderr); code != wantCode {
+		t.Fatalf("genform %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, wantCode, &stdout, &stderr)
+	}
+	return stdout.String()
+}
+
+// TestExampleCIWorkflow runs the shell steps of examples/ci's workflow,
+// job by job, on a copy of the quickstart in a git repository with a local
+// "origin": the pull-request job must comment a markdown plan (through a
+// stand-in for the gh CLI), and the main-branch job must apply it and push
+// the outputs and the state, so that a fresh clone plans no changes.
+// Steps that use actions, and the install step, are GitHub's part.
+func TestExampleCIWorkflow(t *testing.T) {
+	for _, tool := range []string{"bash", "git", "genform"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is not on PATH: %v", tool, err)
+		}
+	}
+	steps := workflowSteps(t, filepath.Join("examples", "ci", ".github", "workflows", "genform.yml"))
+	builtinSimulatorEnv(t)
+	tmp := t.TempDir()
+	origin := filepath.Join(tmp, "origin.git")
+	pr := filepath.Join(tmp, "pr")
+	fakeBin := filepath.Join(tmp, "bin")
+	ghLog := filepath.Join(tmp, "gh.log")
+	comment := filepath.Join(tmp, "comment.md")
+	ghOutput := filepath.Join(tmp, "github-output")
+	// gh stands in for the GitHub CLI: with --edit-last and no comment yet
+	// it fails, as the real one does.
+	gh := `#!/usr/bin/env bash
+echo "gh $*" >> "$GH_LOG"
+body=""; edit=""
+while [ $# -gt 0 ]; do
+  case "$1" in --body-file) body="$2"; shift;; --edit-last) edit=1;; esac; shift
+done
+if [ -n "$edit" ] && [ ! -f "$COMMENT" ]; then echo "no comments found for current user" >&2; exit 1; fi
+cp "$body" "$COMMENT"
+`
+	if err := os.MkdirAll(fakeBin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(fakeBin, "gh"), []byte(gh), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(),
+		"PATH="+fakeBin+string(filepath.ListSeparator)+os.Getenv("PATH"),
+		"GH_LOG="+ghLog, "COMMENT="+comment, "GITHUB_OUTPUT="+ghOutput,
+		"GH_TOKEN=test", "PR_NUMBER=7", "GITHUB_SHA=0123456789abcdef0123456789abcdef01234567",
+		"GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=dev", "GIT_AUTHOR_EMAIL=dev@example.com",
+		"GIT_COMMITTER_NAME=dev", "GIT_COMMITTER_EMAIL=dev@example.com",
+	)
+	sh := func(dir, script string) string {
+		t.Helper()
+		cmd := exec.Command("bash", "-e", "-c", script)
+		cmd.Dir, cmd.Env = dir, env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("in %s:\n%s\n%v\n%s", dir, script, err, out)
+		}
+		return string(out)
+	}
+	// The team's repository: the quickstart configuration on main.
+	if err := os.Rename(copyExample(t, filepath.Join("examples", "quickstart")), pr); err != nil {
+		t.Fatal(err)
+	}
+	sh(tmp, "git init -q --bare -b main origin.git")
+	sh(pr, "git init -q -b main && git add . && git commit -q -m config && git remote add origin "+origin+" && git push -q -u origin main")
+
+	// A pull request: the plan job.
+	runJob(t, steps, "plan", func(name, run string) { sh(pr, run) }, ghOutput)
+	out, _ := os.ReadFile(ghOutput)
+	if !strings.Contains(string(out), "exitcode=2") {
+		t.Errorf("GITHUB_OUTPUT is %q, want exitcode=2 (changes present)", out)
+	}
+	body, err := os.ReadFile(comment)
+	if err != nil {
+		t.Fatalf("no plan was commented: %v", err)
+	}
+	for _, want := range []string{"### genform plan", "4 to generate", "`image.hero`", "`video.hero_motion`"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("the comment lacks %q:\n%s", want, body)
+		}
+	}
+	if log, _ := os.ReadFile(ghLog); !strings.Contains(string(log), "gh pr comment 7 --body-file plan.md") {
+		t.Errorf("gh was called as:\n%s", log)
+	}
+
+	// The merge to main: the apply job, in a fresh checkout.
+	mainCheckout := filepath.Join(tmp, "main")
+	sh(tmp, "git clone -q "+origin+" main")
+	runJob(t, steps, "apply", func(name, run string) { sh(mainCheckout, run) }, ghOutput)
+	files := sh(tmp, "git -C origin.git ls-tree -r --name-only main")
+	for _, want := range []string{".genform/state.db", "generated/image/hero/0.png", "generated/image/hero/1.png", "generated/image/poster/0.png", "generated/video/hero_motion/0.gif", "generated/video/intro/0.gif"} {
+		if !strings.Contains(files, want+"\n") {
+			t.Errorf("main lacks %s after the apply job; it has:\n%s", want, files)
+		}
+	}
+	if strings.Contains(files, ".genform/simulator") || strings.Contains(files, "plan.bin") || strings.Contains(files, "gallery.html") {
+		t.Errorf("the apply job committed more than the outputs and the state:\n%s", files)
+	}
+	if msg := sh(tmp, "git -C origin.git log -1 --format=%s main"); msg != "genform apply for 0123456789ab [skip ci]\n" {
+		t.Errorf("the apply job's commit is %q", msg)
+	}
+	if _, err := os.Stat(filepath.Join(mainCheckout, "gallery.html")); err != nil {
+		t.Errorf("the apply job wrote no gallery: %v", err)
+	}
+
+	// The next pull request starts from what main recorded: nothing to do.
+	sh(tmp, "git clone -q "+origin+" next")
+	runGenform(t, 0, "-chdir="+filepath.Join(tmp, "next"), "plan", "-detailed-exitcode")
+}
+
+// workflowStep is one step of a GitHub Actions job.
+type workflowStep struct {
+	job, name, cond, run string
+	uses                 bool
+}
+
+// workflowSteps reads the steps of a workflow file. It knows only the
+// layout genform.yml is written in (two-space indentation, `run: |`
+// blocks), which is all it needs to read.
+func workflowSteps(t *testing.T, path string) []workflowStep {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var steps []workflowStep
+	var job string
+	inJobs := false
+	blockIndent := -1 // indentation of the run: key of the block being read
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		trimmed := strings.TrimSpace(line)
+		indent := len(line) - len(strings.TrimLeft(line, " "))
+		if blockIndent >= 0 {
+			if trimmed == "" || indent > blockIndent {
+				if len(line) > blockIndent+2 {
+					line = line[blockIndent+2:]
+				} else {
+					line = ""
+				}
+				steps[len(steps)-1].run += line + "\n"
+				continue
+			}
+			blockIndent = -1
+		}
+		switch {
+		case trimmed == "" || strings.HasPrefix(trimmed, "#"):
+		case indent == 0:
+			inJobs = trimmed == "jobs:"
+		case inJobs && indent == 2 && strings.HasSuffix(trimmed, ":"):
+			job = strings.TrimSuffix(trimmed, ":")
+		case inJobs && indent == 6 && strings.HasPrefix(trimmed, "- "):
+			steps = append(steps, workflowStep{job: job})
+			trimmed = strings.TrimPrefix(trimmed, "- ")
+			indent += 2
+			fallthrough
+		case inJobs && indent == 8 && len(steps) > 0:
+			key, value, _ := strings.Cut(trimmed, ":")
+			value = strings.TrimSpace(value)
+			s := &steps[len(steps)-1]
+			switch key {
+			case "name":
+				s.name = value
+			case "if":
+				s.cond = value
+			case "uses":
+				s.uses = true
+			case "run":
+				if value == "|" {
+					blockIndent = indent
+				} else {
+					s.run = value + "\n"
+				}
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return steps
+}
+
+// runJob runs the shell steps of one job in order. It evaluates the few
+// conditions genform.yml uses and fails on any other, so that a changed
+// workflow cannot go untested.
+func runJob(t *testing.T, steps []workflowStep, job string, run func(name, script string), ghOutput string) {
+	t.Helper()
+	ran := 0
+	for _, s := range steps {
+		if s.job != job || s.uses || s.name == "Install genform" {
+			continue
+		}
+		if s.run == "" {
+			t.Fatalf("step %q of job %s has neither run nor uses", s.name, job)
+		}
+		if strings.Contains(s.run, "${{") {
+			t.Errorf("step %q pastes a ${{ }} expression into its script; pass it through env instead", s.name)
+		}
+		switch s.cond {
+		case "", "always()", "github.event.pull_request.head.repo.full_name == github.repository":
+		case "steps.plan.outputs.exitcode == '1'":
+			out, _ := os.ReadFile(ghOutput)
+			if !strings.Contains(string(out), "exitcode=1") {
+				continue
+			}
+		default:
+			t.Fatalf("step %q: the test does not know the condition %q", s.name, s.cond)
+		}
+		run(s.name, s.run)
+		ran++
+	}
+	if ran == 0 {
+		t.Fatalf("job %s has no step to run", job)
+	}
+}
