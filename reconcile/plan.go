@@ -3,13 +3,13 @@ package reconcile
 import (
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
-	ctyjson "github.com/zclconf/go-cty/cty/json"
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/statefile"
@@ -724,17 +724,41 @@ func equalJSON(a, b any) bool {
 	return err1 == nil && err2 == nil && string(ja) == string(jb)
 }
 
-// ctyToAny converts a wholly known value to plain JSON-shaped Go values.
+// ctyToAny converts a wholly known value to plain JSON-shaped Go values:
+// string, bool, int64 or float64, []any and map[string]any.
 func ctyToAny(v cty.Value) any {
-	b, err := ctyjson.Marshal(v, v.Type())
-	if err != nil {
-		return v.GoString()
+	if v.IsNull() || !v.IsKnown() {
+		return nil
 	}
-	var out any
-	if err := json.Unmarshal(b, &out); err != nil {
-		return string(b)
+	t := v.Type()
+	switch {
+	case t == cty.String:
+		return v.AsString()
+	case t == cty.Bool:
+		return v.True()
+	case t == cty.Number:
+		bf := v.AsBigFloat()
+		if i, acc := bf.Int64(); acc == big.Exact {
+			return i
+		}
+		f, _ := bf.Float64()
+		return f
+	case t.IsListType() || t.IsSetType() || t.IsTupleType():
+		out := make([]any, 0, v.LengthInt())
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			out = append(out, ctyToAny(e))
+		}
+		return out
+	case t.IsMapType() || t.IsObjectType():
+		out := make(map[string]any, v.LengthInt())
+		for it := v.ElementIterator(); it.Next(); {
+			k, e := it.Element()
+			out[k.AsString()] = ctyToAny(e)
+		}
+		return out
 	}
-	return out
+	return v.GoString()
 }
 
 func sortedKeys[V any](m map[string]V) []string {

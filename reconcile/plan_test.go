@@ -3,11 +3,14 @@ package reconcile
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zclconf/go-cty/cty"
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/statefile"
@@ -340,6 +343,26 @@ func TestNextPoll(t *testing.T) {
 		got := nextPoll(tc.prev, tc.elapsed, tc.progress, tc.interval)
 		if got < tc.wantMin || got > tc.wantMax {
 			t.Errorf("%s: %v, want %v..%v", tc.name, got, tc.wantMin, tc.wantMax)
+		}
+	}
+}
+
+func TestCtyToAny(t *testing.T) {
+	for _, tc := range []struct {
+		in   cty.Value
+		want string
+	}{
+		{cty.StringVal("a"), `"a"`},
+		{cty.NumberIntVal(720), `720`},
+		{cty.NumberFloatVal(0.5), `0.5`},
+		{cty.True, `true`},
+		{cty.NullVal(cty.String), `null`},
+		{cty.ListVal([]cty.Value{cty.NumberIntVal(0), cty.NumberIntVal(31)}), `[0,31]`},
+		{cty.ObjectVal(map[string]cty.Value{"w": cty.NumberIntVal(1280), "s": cty.StringVal("x")}), `{"s":"x","w":1280}`},
+	} {
+		b, err := json.Marshal(ctyToAny(tc.in))
+		if err != nil || string(b) != tc.want {
+			t.Errorf("%#v: %s (%v), want %s", tc.in, b, err, tc.want)
 		}
 	}
 }
