@@ -3,10 +3,13 @@ package cli_test
 import (
 	"bytes"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -103,7 +106,7 @@ func readHWM(path string) float64 {
 
 // writeImages writes a configuration of n images, as n blocks or as one
 // for_each over n keys.
-func writeImages(b *testing.B, dir string, n int, forEach bool) {
+func writeImages(b testing.TB, dir string, n int, forEach bool) {
 	b.Helper()
 	var sb strings.Builder
 	if forEach {
@@ -125,7 +128,7 @@ func writeImages(b *testing.B, dir string, n int, forEach bool) {
 
 // seedState records every instance of the configuration in dir as applied,
 // with one small output file each on disk, so a plan is a no-op.
-func seedState(b *testing.B, dir string) {
+func seedState(b testing.TB, dir string) {
 	b.Helper()
 	wd, _ := os.Getwd()
 	if err := os.Chdir(dir); err != nil {
@@ -245,5 +248,98 @@ func BenchmarkApply200Images(b *testing.B) {
 		b.ReportMetric(elapsed.Seconds()/5, "x-ideal")
 		b.ReportMetric(float64(polls)/float64(len(rep.Jobs)), "polls/job")
 		b.StartTimer()
+	}
+}
+
+// BenchmarkVersion: SPEC target under 20 ms for `genform version`.
+func BenchmarkVersion(b *testing.B) {
+	dir := b.TempDir()
+	genformBinary(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		out, _ := runBinary(b, dir, nil, "version")
+		if !strings.Contains(out, "state schema") {
+			b.Fatalf("version printed %q", out)
+		}
+	}
+}
+
+// countingHandler records when every API request reached the service.
+type countingHandler struct {
+	next  http.Handler
+	mu    sync.Mutex
+	times []time.Time
+}
+
+func (c *countingHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/v1/") {
+		c.mu.Lock()
+		c.times = append(c.times, time.Now())
+		c.mu.Unlock()
+	}
+	c.next.ServeHTTP(w, r)
+}
+
+// peakWindow is the most requests seen in any window of length w.
+func (c *countingHandler) peakWindow(w time.Duration) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	best, j := 0, 0
+	for i := range c.times {
+		for c.times[i].Sub(c.times[j]) >= w {
+			j++
+		}
+		best = max(best, i-j+1)
+	}
+	return best
+}
+
+// applyAgainst runs apply in a fresh directory holding config against a
+// simulator behind a request counter, and returns the counter and report.
+func applyAgainst(b *testing.B, config string, opts simulator.Options) (*countingHandler, simulator.JobsReport, time.Duration) {
+	dir := b.TempDir()
+	sim, err := simulator.New(opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	counter := &countingHandler{next: sim}
+	srv := httptest.NewServer(counter)
+	defer srv.Close()
+	os.WriteFile(filepath.Join(dir, "main.gen.hcl"), []byte(config), 0o644)
+	start := time.Now()
+	out, _ := runBinary(b, dir, []string{"NO_COLOR=1", "GENFORM_BASE_URL=" + srv.URL, "GENFORM_TOKEN=t", "GENFORM_IN_AUTOMATION=1"}, "apply", "-auto-approve")
+	elapsed := time.Since(start)
+	if !strings.Contains(out, "Apply complete!") {
+		b.Fatalf("apply did not complete:\n%.3000s", out)
+	}
+	return counter, sim.Jobs(), elapsed
+}
+
+// BenchmarkRequestRate: requests_per_minute set below the service's limit
+// must never be exceeded and must draw no 429. 40 images through a budget
+// of 240 requests per minute, against a service allowing 300.
+func BenchmarkRequestRate(b *testing.B) {
+	config := "service {\n  requests_per_minute = 240\n  parallelism = 40\n}\nimage \"img\" {\n  count = 40\n  prompt = \"tile ${count.index}\"\n  image_number = 1\n}\n"
+	for i := 0; i < b.N; i++ {
+		counter, rep, elapsed := applyAgainst(b, config, simulator.Options{Latency: time.Second, RPM: 300})
+		b.ReportMetric(float64(counter.peakWindow(time.Minute)), "peak-req/min")
+		b.ReportMetric(float64(rep.Throttled), "429s")
+		b.ReportMetric(elapsed.Seconds(), "s/apply")
+	}
+}
+
+// BenchmarkPollsPerJob: status requests per job must stay within
+// latency / poll_interval + 3; here 3 s / 1 s + 3 = 6.
+func BenchmarkPollsPerJob(b *testing.B) {
+	config := "service {\n  poll_interval = \"1s\"\n  requests_per_minute = 100000\n}\nimage \"img\" {\n  count = 20\n  prompt = \"tile ${count.index}\"\n  image_number = 1\n}\n"
+	for i := 0; i < b.N; i++ {
+		_, rep, _ := applyAgainst(b, config, simulator.Options{Latency: 3 * time.Second, RPM: 100000})
+		most, total := 0, 0
+		for _, j := range rep.Jobs {
+			most = max(most, j.StatusRequests)
+			total += j.StatusRequests
+		}
+		b.ReportMetric(float64(total)/float64(len(rep.Jobs)), "polls/job")
+		b.ReportMetric(float64(most), "max-polls")
 	}
 }
