@@ -1,0 +1,135 @@
+package reconcile
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/genform/genform/statefile"
+)
+
+// mvDir is a working directory with a state recording image.a, whose two
+// files are on disk in generated/image/a, protected by prevent_destroy.
+func mvDir(t *testing.T) (string, *statefile.Store) {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := statefile.Open(filepath.Join(dir, ".genform", "state.db"), statefile.Options{Create: true, Command: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	rec := &statefile.Resource{Addr: "image.a", Kind: "image", Status: StatusSucceed, CreationID: "c1", Dir: "generated/image/a"}
+	for i, name := range []string{"0.png", "1.png"} {
+		rel := "generated/image/a/" + name
+		abs := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		data := []byte("image bytes " + name)
+		if err := os.WriteFile(abs, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fi, _ := os.Stat(abs)
+		sum := sha256.Sum256(data)
+		rec.Outputs = append(rec.Outputs, statefile.Output{Index: i, Path: rel, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: hex.EncodeToString(sum[:])})
+	}
+	if err := st.Update(func(tx *statefile.Tx) error {
+		if err := tx.PutResource(rec); err != nil {
+			return err
+		}
+		return tx.SetProtected("image.a", true)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return dir, st
+}
+
+func mvExists(dir, rel string) bool {
+	_, err := os.Stat(filepath.Join(dir, rel))
+	return err == nil
+}
+
+// TestMoveRecord checks state mv: the record, its protection and its files
+// follow the new address, and the state names files that are there.
+func TestMoveRecord(t *testing.T) {
+	tests := []struct {
+		name      string
+		dst, dir  string
+		crashed   bool // the files were moved by a run that died before committing
+		wantPaths []string
+		gone      string // a directory that must no longer exist
+	}{
+		{name: "into the declared dir", dst: "image.b", dir: "generated/image/b",
+			wantPaths: []string{"generated/image/b/0.png", "generated/image/b/1.png"}, gone: "generated/image/a"},
+		{name: "files stay", dst: "image.b", dir: "",
+			wantPaths: []string{"generated/image/a/0.png", "generated/image/a/1.png"}},
+		{name: "to an instance key", dst: `image.b["x"]`, dir: "generated/image/b/x",
+			wantPaths: []string{"generated/image/b/x/0.png", "generated/image/b/x/1.png"}, gone: "generated/image/a"},
+		{name: "rerun after a crash", dst: "image.b", dir: "generated/image/b", crashed: true,
+			wantPaths: []string{"generated/image/b/0.png", "generated/image/b/1.png"}, gone: "generated/image/a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, st := mvDir(t)
+			if tt.crashed {
+				os.MkdirAll(filepath.Join(dir, tt.dir), 0o755)
+				for _, n := range []string{"0.png", "1.png"} {
+					if err := os.Rename(filepath.Join(dir, "generated/image/a", n), filepath.Join(dir, tt.dir, n)); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			rec, err := MoveRecord(MoveInput{Store: st, Src: "image.a", Dst: tt.dst, Dir: tt.dir, WorkDir: dir, OutputDir: "generated"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			snap, err := st.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if snap.Resources["image.a"] != nil || snap.Resources[tt.dst] == nil {
+				t.Fatalf("state holds %v after the move", sortedKeys(snap.Resources))
+			}
+			if !snap.Protections[tt.dst] || snap.Protections["image.a"] {
+				t.Errorf("protection did not follow: %v", snap.Protections)
+			}
+			for i, want := range tt.wantPaths {
+				o := rec.Outputs[i]
+				if o.Path != want {
+					t.Errorf("output %d recorded at %s, want %s", i, o.Path, want)
+				}
+				if checkFile(dir, o) != fileOK {
+					t.Errorf("output %d: the file at %s does not match its record", i, o.Path)
+				}
+			}
+			if tt.gone != "" && mvExists(dir, tt.gone) {
+				t.Errorf("%s is left behind", tt.gone)
+			}
+		})
+	}
+}
+
+// TestMoveRecordRefuses checks that a move onto a recorded address, or of
+// an address not recorded, changes nothing.
+func TestMoveRecordRefuses(t *testing.T) {
+	dir, st := mvDir(t)
+	if err := st.Update(func(tx *statefile.Tx) error {
+		return tx.PutResource(&statefile.Resource{Addr: "image.b", Kind: "image", Status: StatusSucceed, Dir: "generated/image/b"})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := MoveRecord(MoveInput{Store: st, Src: "image.a", Dst: "image.b", Dir: "generated/image/b", WorkDir: dir, OutputDir: "generated"})
+	if !errors.Is(err, statefile.ErrExists) {
+		t.Errorf("move onto image.b: %v, want ErrExists", err)
+	}
+	if !mvExists(dir, "generated/image/a/0.png") || mvExists(dir, "generated/image/b/0.png") {
+		t.Error("the files moved although the move was refused")
+	}
+	_, err = MoveRecord(MoveInput{Store: st, Src: "image.zz", Dst: "image.c", WorkDir: dir, OutputDir: "generated"})
+	if !errors.Is(err, statefile.ErrNotFound) {
+		t.Errorf("move of image.zz: %v, want ErrNotFound", err)
+	}
+}
