@@ -61,6 +61,7 @@ func TestScript(t *testing.T) {
 			"sim-wait":     cmdSimWait,
 			"state-verify": cmdStateVerify,
 			"sleep":        cmdSleep,
+			"sim-create":   cmdSimCreate,
 			"free-port":    cmdFreePort,
 			"http":         cmdHTTP,
 		},

@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/genform/genform/config"
+	"github.com/genform/genform/reconcile"
+)
+
+func init() {
+	register(&command{
+		name:     "import",
+		synopsis: "Adopt a creation made elsewhere for a declared resource",
+		usage: `Usage: genform import [flags] ADDR CREATION_ID
+
+  Adopts an existing creation, made outside genform (on the service's site,
+  by a script, or by an apply that was interrupted before it recorded the
+  answer), as the declared resource instance ADDR: checks that it
+  succeeded, fetches its detail, downloads its outputs into ADDR's
+  directory and records it in the state with ADDR's declared request, so
+  the next plan has nothing to do for it. Nothing is generated.
+
+  ADDR must be declared in the configuration and not yet in the state;
+  'genform state rm ADDR' forgets an instance to import another creation.
+
+Flags:
+  -var 'NAME=VALUE'    set a variable (repeatable)
+  -var-file=FILE       read variables from a *.genvars.hcl file (repeatable)
+  -lock-timeout=DUR    wait this long for the state lock (default 0s)
+`,
+		run: runImport,
+	})
+}
+
+func runImport(env *Env, args []string) int {
+	fs := flag.NewFlagSet("import", flag.ContinueOnError)
+	var vf varFlags
+	vf.register(fs)
+	lockTimeout := fs.Duration("lock-timeout", 0, "")
+	if ok, code := parseFlags(env, commands["import"], fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 2 {
+		return env.Errorf("import takes two arguments, the address and the creation id, e.g. genform import image.hero 8f3c...; got %d", fs.NArg())
+	}
+	addr, err := parseAddr(fs.Arg(0))
+	if err != nil {
+		return env.Errorf("%v", err)
+	}
+	id := fs.Arg(1)
+	cfg := loadConfig(env, vf.options(env))
+	if cfg == nil {
+		return ExitError
+	}
+	store, err := openState(cfg, "import", *lockTimeout, true)
+	if err != nil {
+		return env.Errorf("%v", err)
+	}
+	defer store.Close()
+	snap, err := store.Snapshot()
+	if err != nil {
+		return env.Errorf("%v", err)
+	}
+	if rec := snap.Resources[addr]; rec != nil {
+		return env.Errorf("%s is already managed (creation %s); to adopt another creation, forget it first with 'genform state rm %s'", addr, rec.CreationID, shellQuote(addr))
+	}
+	_, insts, diags := reconcile.StateScope(cfg, snap)
+	var inst *config.Instance
+	names := make([]string, 0, len(insts))
+	for _, in := range insts {
+		names = append(names, in.Addr)
+		if in.Addr == addr {
+			inst = in
+		}
+	}
+	if inst == nil {
+		if r := cfg.Resource(reconcile.ResourceAddr(addr)); r != nil && diags.HasErrors() && !hasInstances(insts, r.Addr()) {
+			// The resource is declared but could not be expanded: say why.
+			writeDiagnostics(env, cfg.Files, diags)
+			return env.Errorf("cannot import %s: the instances of %s cannot be known from the configuration and the state", addr, r.Addr())
+		}
+		return env.Errorf("%v", notDeclaredError(addr, cfg, names))
+	}
+
+	ep := resolveEndpoint(env, cfg)
+	client, stop, err := connect(env, cfg, ep)
+	if err != nil {
+		return env.Errorf("%v", err)
+	}
+	defer stop()
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	fmt.Fprintf(env.Stdout, "%s: importing creation %s from %s\n", addr, id, ep.describe())
+	res, err := reconcile.Import(ctx, reconcile.ImportInput{
+		Instance: inst, CreationID: id, Store: store, Service: client, ServiceID: ep.ID, Dir: ".",
+	})
+	if res != nil {
+		for _, w := range res.Warnings {
+			fmt.Fprintf(env.Stderr, "Warning: %s\n", w)
+		}
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			fmt.Fprintln(env.Stderr, "Interrupted: nothing was recorded; run the import again.")
+			return ExitInterrupted
+		}
+		return env.Errorf("%v", err)
+	}
+	rec := res.Resource
+	fmt.Fprintf(env.Stdout, "%s %s adopted creation %s: %d file%s in %s.\n",
+		colGreen.Sprint(colBold.Sprint("Import successful!")), addr, rec.CreationID, len(rec.Outputs), plural(len(rec.Outputs)), rec.Dir)
+	return ExitOK
+}
+
+func hasInstances(insts []*config.Instance, raddr string) bool {
+	for _, in := range insts {
+		if in.Resource.Addr() == raddr {
+			return true
+		}
+	}
+	return false
+}
+
+// notDeclaredError refuses an address the configuration does not declare
+// (as expanded, in declared), pointing at the nearest one, or at the
+// instance addresses when the resource has count or for_each.
+func notDeclaredError(addr string, cfg *config.Config, declared []string) error {
+	raddr := reconcile.ResourceAddr(addr)
+	if cfg.Resource(raddr) == nil {
+		msg := fmt.Sprintf("%s is not declared in the configuration; import adopts a creation for a declared resource, so add its block first", addr)
+		if s := suggest(addr, declared); s != "" {
+			msg += fmt.Sprintf(" (did you mean %s?)", shellQuote(s))
+		}
+		return errors.New(msg)
+	}
+	var own []string
+	for _, a := range declared {
+		if reconcile.ResourceAddr(a) == raddr {
+			own = append(own, a)
+		}
+	}
+	switch {
+	case len(own) == 0:
+		return fmt.Errorf("%s is declared, but its count or for_each yields no instances, so there is nothing to import %s into", raddr, addr)
+	case addr == raddr:
+		return fmt.Errorf("%s has count or for_each: import into one of its instances, e.g. %s", addr, shellQuote(own[0]))
+	}
+	if len(own) > 5 {
+		own = append(own[:5], "...")
+	}
+	return fmt.Errorf("%s is not an instance of %s; its instances are %s", addr, raddr, strings.Join(own, ", "))
+}

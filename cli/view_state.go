@@ -1,0 +1,411 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/genform/genform/config"
+	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/statefile"
+)
+
+// The renderings of the state: the JSON document of show -json, which is
+// a documented, versioned format scripts rely on (README "State and JSON
+// formats"), and the human views of show and state show. The JSON types
+// here are that format: the statefile records are an on-disk concern and
+// may change without it changing.
+
+// stateDocument is the JSON form of the state (show -json).
+type stateDocument struct {
+	FormatVersion string `json:"format_version"`
+	Lineage       string `json:"lineage"`
+	Serial        uint64 `json:"serial"`
+	// Service is the service the configuration points at, which the
+	// fingerprints are computed for.
+	Service   string              `json:"service,omitempty"`
+	Resources []stateResourceJSON `json:"resources"`
+	Intents   []stateIntentJSON   `json:"intents"`
+}
+
+type stateResourceJSON struct {
+	Address       string            `json:"address"`
+	Resource      string            `json:"resource"`
+	Kind          string            `json:"kind"`
+	Endpoint      string            `json:"endpoint"`
+	Fingerprint   string            `json:"fingerprint"`
+	GenerationID  string            `json:"generation_id"`
+	CreationID    string            `json:"creation_id"`
+	Status        string            `json:"status"`
+	Error         string            `json:"error,omitempty"`
+	Dir           string            `json:"dir"`
+	WatermarkFree bool              `json:"watermark_free"`
+	Request       json.RawMessage   `json:"request"`
+	Attributes    map[string]any    `json:"attributes"`
+	Detail        json.RawMessage   `json:"detail,omitempty"`
+	Outputs       []stateOutputJSON `json:"outputs"`
+	DependsOn     []string          `json:"depends_on"`
+	Protected     bool              `json:"protected"`
+	CreatedAt     string            `json:"created_at,omitempty"`
+	UpdatedAt     string            `json:"updated_at,omitempty"`
+}
+
+type stateOutputJSON struct {
+	Index        int    `json:"index"`
+	ID           string `json:"id"`
+	MediaURL     string `json:"media_url"`
+	ThumbnailURL string `json:"thumbnail_url"`
+	Path         string `json:"path"`
+	Size         int64  `json:"size"`
+	ModTime      string `json:"mtime,omitempty"`
+	SHA256       string `json:"sha256"`
+	ContentType  string `json:"content_type"`
+}
+
+type stateIntentJSON struct {
+	Address      string `json:"address"`
+	Kind         string `json:"kind"`
+	Endpoint     string `json:"endpoint"`
+	Fingerprint  string `json:"fingerprint"`
+	GenerationID string `json:"generation_id"`
+	CreatedAt    string `json:"created_at,omitempty"`
+	SubmittedAt  string `json:"submitted_at,omitempty"`
+}
+
+func jsonTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// resourceJSON is one record in the JSON format.
+func resourceJSON(rec *statefile.Resource, protected bool) stateResourceJSON {
+	r := stateResourceJSON{
+		Address:       rec.Addr,
+		Resource:      reconcile.ResourceAddr(rec.Addr),
+		Kind:          rec.Kind,
+		Endpoint:      rec.Endpoint,
+		Fingerprint:   rec.Fingerprint,
+		GenerationID:  rec.GenerationID,
+		CreationID:    rec.CreationID,
+		Status:        rec.Status,
+		Error:         rec.Error,
+		Dir:           rec.Dir,
+		WatermarkFree: rec.WatermarkFree,
+		Request:       rec.Request,
+		Attributes:    recordAttrs(rec),
+		Detail:        rec.Detail,
+		Outputs:       []stateOutputJSON{},
+		DependsOn:     rec.Deps,
+		Protected:     protected,
+		CreatedAt:     jsonTime(rec.CreatedAt),
+		UpdatedAt:     jsonTime(rec.UpdatedAt),
+	}
+	if len(r.Request) == 0 {
+		r.Request = json.RawMessage("null")
+	}
+	if r.DependsOn == nil {
+		r.DependsOn = []string{}
+	}
+	for _, o := range rec.Outputs {
+		r.Outputs = append(r.Outputs, stateOutputJSON{
+			Index: o.Index, ID: o.ID, MediaURL: o.MediaURL, ThumbnailURL: o.ThumbnailURL,
+			Path: o.Path, Size: o.Size, ModTime: jsonTime(o.ModTime), SHA256: o.SHA256, ContentType: o.ContentType,
+		})
+	}
+	return r
+}
+
+// recordAttrs is the request a record was made with, under the
+// attribute names of the configuration; an empty map when the request
+// cannot be read back.
+func recordAttrs(rec *statefile.Resource) map[string]any {
+	if len(rec.Request) == 0 {
+		return map[string]any{}
+	}
+	m, err := config.FlattenRequest(rec.Endpoint, rec.Request)
+	if err != nil || m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+// renderStateJSON writes the state document. A nil snap (no state file)
+// is written as an empty state.
+func renderStateJSON(w io.Writer, snap *statefile.Snapshot, service string) error {
+	doc := stateDocument{
+		FormatVersion: reconcile.FormatVersion,
+		Service:       service,
+		Resources:     []stateResourceJSON{},
+		Intents:       []stateIntentJSON{},
+	}
+	if snap != nil {
+		doc.Lineage, doc.Serial = snap.Meta.Lineage, snap.Meta.Serial
+		for _, addr := range sortedAddrs(snap.Resources) {
+			doc.Resources = append(doc.Resources, resourceJSON(snap.Resources[addr], snap.Protections[addr]))
+		}
+		for _, addr := range sortedAddrs(snap.Intents) {
+			it := snap.Intents[addr]
+			doc.Intents = append(doc.Intents, stateIntentJSON{
+				Address: it.Addr, Kind: it.Kind, Endpoint: it.Endpoint, Fingerprint: it.Fingerprint,
+				GenerationID: it.GenerationID, CreatedAt: jsonTime(it.CreatedAt), SubmittedAt: jsonTime(it.SubmittedAt),
+			})
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+// renderStateSummary writes the human view of the whole state: for each
+// resource what a user looks for first (status, creation id, prompt and
+// files), and the submissions an apply left unfinished.
+func renderStateSummary(w io.Writer, snap *statefile.Snapshot) {
+	addrs := sortedAddrs(snap.Resources)
+	for i, addr := range addrs {
+		rec := snap.Resources[addr]
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		kind, name := splitAddr(addr)
+		fmt.Fprintf(w, "%s\n%s %q {\n", colBold.Sprint("# "+addr+":"), kind, name)
+		var rows []attrRow
+		rows = append(rows, attrRow{"status", formatValue(rec.Status)}, attrRow{"creation_id", formatValue(rec.CreationID)})
+		if p, ok := recordAttrs(rec)["prompt"]; ok {
+			rows = append(rows, attrRow{"prompt", formatValue(p)})
+		}
+		files := make([]any, 0, len(rec.Outputs))
+		for _, o := range rec.Outputs {
+			files = append(files, o.Path)
+		}
+		rows = append(rows, attrRow{"files", formatValue(files)})
+		if snap.Protections[addr] {
+			rows = append(rows, attrRow{"protected", "true"})
+		}
+		writeRows(w, "    ", rows)
+		fmt.Fprintln(w, "}")
+	}
+	pending := pendingIntents(snap)
+	if len(pending) > 0 && len(addrs) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, it := range pending {
+		fmt.Fprintf(w, "%s %s\n", colBold.Sprint("# "+it.Addr+":"), intentNote(it))
+	}
+}
+
+// pendingIntents are the intents of addresses without a record, which
+// the summary lists on their own; an intent beside a record is shown with
+// the record.
+func pendingIntents(snap *statefile.Snapshot) []*statefile.Intent {
+	var list []*statefile.Intent
+	for _, addr := range sortedAddrs(snap.Intents) {
+		if snap.Resources[addr] == nil {
+			list = append(list, snap.Intents[addr])
+		}
+	}
+	return list
+}
+
+func intentNote(it *statefile.Intent) string {
+	if it.GenerationID == "" {
+		return fmt.Sprintf("an interrupted apply sent a create request at %s and did not record the answer", it.CreatedAt.UTC().Format("2006-01-02 15:04:05Z"))
+	}
+	return fmt.Sprintf("job %s, submitted by an interrupted apply, is not finished; the next apply resumes it", it.GenerationID)
+}
+
+// renderResource writes every attribute of one record (show ADDR, state
+// show ADDR): the request as the configuration names its attributes, the
+// service's ids, where the files are and their hashes.
+func renderResource(w io.Writer, snap *statefile.Snapshot, addr string) {
+	rec := snap.Resources[addr]
+	kind, name := splitAddr(addr)
+	fmt.Fprintf(w, "%s\n%s %q {\n", colBold.Sprint("# "+addr+":"), kind, name)
+	rows := []attrRow{
+		{"creation_id", formatValue(rec.CreationID)},
+		{"generation_id", formatValue(rec.GenerationID)},
+		{"status", formatValue(rec.Status)},
+	}
+	if rec.Error != "" {
+		rows = append(rows, attrRow{"error", formatValue(rec.Error)})
+	}
+	rows = append(rows, attrRow{"endpoint", formatValue(rec.Endpoint)})
+	attrs := recordAttrs(rec)
+	for _, n := range orderedAttrNames(attrs) {
+		rows = append(rows, attrRow{n, formatValue(attrs[n])})
+	}
+	rows = append(rows, attrRow{"dir", formatValue(rec.Dir)})
+	if rec.Kind == string(config.KindVideo) {
+		rows = append(rows, attrRow{"watermark_free", strconv.FormatBool(rec.WatermarkFree)})
+	}
+	deps := make([]any, len(rec.Deps))
+	for i, d := range rec.Deps {
+		deps[i] = d
+	}
+	rows = append(rows,
+		attrRow{"depends_on", formatValue(deps)},
+		attrRow{"protected", strconv.FormatBool(snap.Protections[addr])},
+		attrRow{"fingerprint", formatValue(rec.Fingerprint)},
+		attrRow{"created_at", formatValue(jsonTime(rec.CreatedAt))},
+		attrRow{"updated_at", formatValue(jsonTime(rec.UpdatedAt))},
+	)
+	writeRows(w, "    ", rows)
+	for _, o := range rec.Outputs {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "    output {")
+		orows := []attrRow{
+			{"index", strconv.Itoa(o.Index)},
+			{"path", formatValue(o.Path)},
+			{"sha256", formatValue(o.SHA256)},
+			{"size", strconv.FormatInt(o.Size, 10)},
+			{"content_type", formatValue(o.ContentType)},
+			{"id", formatValue(o.ID)},
+			{"media_url", formatValue(o.MediaURL)},
+		}
+		if o.ThumbnailURL != "" {
+			orows = append(orows, attrRow{"thumbnail_url", formatValue(o.ThumbnailURL)})
+		}
+		writeRows(w, "        ", orows)
+		fmt.Fprintln(w, "    }")
+	}
+	fmt.Fprintln(w, "}")
+	if it := snap.Intents[addr]; it != nil {
+		fmt.Fprintf(w, "# %s\n", intentNote(it))
+	}
+}
+
+type attrRow struct{ name, value string }
+
+// writeRows writes name = value lines with the equals signs aligned, as
+// hclwrite formats a block.
+func writeRows(w io.Writer, indent string, rows []attrRow) {
+	width := 0
+	for _, r := range rows {
+		width = max(width, len(r.name))
+	}
+	for _, r := range rows {
+		fmt.Fprintf(w, "%s%-*s = %s\n", indent, width, r.name, r.value)
+	}
+}
+
+// orderedAttrNames puts the prompts first, where a reader looks for
+// them, and the rest in name order.
+func orderedAttrNames(m map[string]any) []string {
+	rank := func(n string) int {
+		switch n {
+		case "prompt":
+			return 0
+		case "negative_prompt":
+			return 1
+		}
+		return 2
+	}
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if ri, rj := rank(names[i]), rank(names[j]); ri != rj {
+			return ri < rj
+		}
+		return names[i] < names[j]
+	})
+	return names
+}
+
+// sortedAddrs lists the keys of a map of addresses in address order (see
+// lessAddr).
+func sortedAddrs[V any](m map[string]V) []string {
+	addrs := make([]string, 0, len(m))
+	for a := range m {
+		addrs = append(addrs, a)
+	}
+	sortAddrs(addrs)
+	return addrs
+}
+
+func sortAddrs(addrs []string) {
+	sort.Slice(addrs, func(i, j int) bool { return lessAddr(addrs[i], addrs[j]) })
+}
+
+// lessAddr orders addresses by resource, then by instance key, count
+// indexes numerically, so image.a[2] comes before image.a[10].
+func lessAddr(a, b string) bool {
+	ra, ka, _ := strings.Cut(a, "[")
+	rb, kb, _ := strings.Cut(b, "[")
+	if ra != rb {
+		return ra < rb
+	}
+	na, errA := strconv.Atoi(strings.TrimSuffix(ka, "]"))
+	nb, errB := strconv.Atoi(strings.TrimSuffix(kb, "]"))
+	if errA == nil && errB == nil {
+		return na < nb
+	}
+	return ka < kb
+}
+
+// parseAddr checks an address typed on the command line and returns it in
+// the form the state records it: image.NAME or video.NAME, with an
+// optional instance key, [N] for count or ["KEY"] for for_each.
+func parseAddr(s string) (string, error) {
+	bad := func(why string) error {
+		return fmt.Errorf("%q is not a resource address: %s; write image.NAME or video.NAME, with [N] or [\"KEY\"] for one instance of a counted or for_each resource", s, why)
+	}
+	trav, diags := hclsyntax.ParseTraversalAbs([]byte(s), "", hcl.InitialPos)
+	if diags.HasErrors() {
+		return "", bad(strings.TrimSuffix(diags[0].Summary, "."))
+	}
+	if len(trav) < 2 || len(trav) > 3 {
+		return "", bad("it has the wrong number of parts")
+	}
+	kind := trav.RootName()
+	if kind != string(config.KindImage) && kind != string(config.KindVideo) {
+		return "", bad(fmt.Sprintf("a resource is an image or a video, not %q", kind))
+	}
+	nameStep, ok := trav[1].(hcl.TraverseAttr)
+	if !ok {
+		return "", bad("the resource name is missing")
+	}
+	addr := kind + "." + nameStep.Name
+	if len(trav) == 2 {
+		return addr, nil
+	}
+	idx, ok := trav[2].(hcl.TraverseIndex)
+	if !ok {
+		return "", bad("only an instance key may follow the name")
+	}
+	switch key := idx.Key; {
+	case key.Type() == cty.String:
+		return addr + "[" + strconv.Quote(key.AsString()) + "]", nil
+	case key.Type() == cty.Number:
+		n, acc := key.AsBigFloat().Int64()
+		if acc != 0 || n < 0 {
+			return "", bad("a count index is a whole number, 0 or more")
+		}
+		return addr + "[" + strconv.FormatInt(n, 10) + "]", nil
+	}
+	return "", bad("an instance key is a number or a string")
+}
+
+// unknownAddrError says an address is not in the state, suggesting a near
+// one when there is.
+func unknownAddrError(addr string, snap *statefile.Snapshot) error {
+	var known []string
+	if snap != nil {
+		known = sortedAddrs(snap.Resources)
+	}
+	msg := fmt.Sprintf("%s is not in the state", addr)
+	if s := suggest(addr, known); s != "" {
+		msg += fmt.Sprintf(" (did you mean %s?)", s)
+	}
+	return fmt.Errorf("%s; 'genform state list' shows the managed addresses", msg)
+}

@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/big"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/genform/genform/statefile"
+)
+
+func TestParseAddr(t *testing.T) {
+	tests := []struct {
+		in, want, err string
+	}{
+		{in: "image.hero", want: "image.hero"},
+		{in: "video.hero_motion", want: "video.hero_motion"},
+		{in: "image.v[3]", want: "image.v[3]"},
+		{in: `image.v["red"]`, want: `image.v["red"]`},
+		{in: `image.v["a \"b\""]`, want: `image.v["a \"b\""]`},
+		{in: "sound.hero", err: "a resource is an image or a video"},
+		{in: "image", err: "wrong number of parts"},
+		{in: "image.a.b", err: "only an instance key may follow the name"},
+		{in: "image.v[1.5]", err: "a count index is a whole number"},
+		{in: "image.v[", err: "is not a resource address"},
+		{in: "image.v[-1]", err: "is not a resource address"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := parseAddr(tt.in)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("parseAddr(%q) = %q, %v; want an error containing %q", tt.in, got, err, tt.err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("parseAddr(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestSortAddrs(t *testing.T) {
+	got := []string{"video.a", "image.b[10]", "image.b[2]", `image.c["b"]`, "image.b[1]", `image.c["a"]`, "image.a"}
+	sortAddrs(got)
+	want := []string{"image.a", "image.b[1]", "image.b[2]", "image.b[10]", `image.c["a"]`, `image.c["b"]`, "video.a"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+}
+
+// TestStateJSON pins the documented field names of the state document:
+// scripts read them, so renaming one is a format change.
+func TestStateJSON(t *testing.T) {
+	when := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	snap := &statefile.Snapshot{
+		Meta: statefile.Meta{Lineage: "lin", Serial: 7},
+		Resources: map[string]*statefile.Resource{"image.a": {
+			Addr: "image.a", Kind: "image", Endpoint: "/v1/jobs/text2image", Fingerprint: "fp",
+			Request:      json.RawMessage(`{"prompt":"p","config":{"image_number":1}}`),
+			GenerationID: "g", CreationID: "c", Status: "succeed", Dir: "generated/image/a",
+			Outputs:   []statefile.Output{{Index: 0, ID: "o", MediaURL: "m", Path: "generated/image/a/0.png", Size: 3, ModTime: when, SHA256: "h", ContentType: "image/png"}},
+			CreatedAt: when, UpdatedAt: when,
+		}},
+		Intents:     map[string]*statefile.Intent{"video.v": {Addr: "video.v", Kind: "video", GenerationID: "j", CreatedAt: when}},
+		Protections: map[string]bool{"image.a": true},
+	}
+	var buf bytes.Buffer
+	if err := renderStateJSON(&buf, snap, "simulator"); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	keys := func(m map[string]any) []string {
+		var ks []string
+		for k := range m {
+			ks = append(ks, k)
+		}
+		sort.Strings(ks)
+		return ks
+	}
+	if diff := cmp.Diff([]string{"format_version", "intents", "lineage", "resources", "serial", "service"}, keys(doc)); diff != "" {
+		t.Errorf("document keys (-want +got):\n%s", diff)
+	}
+	res := doc["resources"].([]any)[0].(map[string]any)
+	wantRes := []string{"address", "attributes", "created_at", "creation_id", "depends_on", "dir", "endpoint", "fingerprint",
+		"generation_id", "kind", "outputs", "protected", "request", "resource", "status", "updated_at", "watermark_free"}
+	if diff := cmp.Diff(wantRes, keys(res)); diff != "" {
+		t.Errorf("resource keys (-want +got):\n%s", diff)
+	}
+	out := res["outputs"].([]any)[0].(map[string]any)
+	wantOut := []string{"content_type", "id", "index", "media_url", "mtime", "path", "sha256", "size", "thumbnail_url"}
+	if diff := cmp.Diff(wantOut, keys(out)); diff != "" {
+		t.Errorf("output keys (-want +got):\n%s", diff)
+	}
+	if res["protected"] != true || res["attributes"].(map[string]any)["image_number"] != 1.0 || out["mtime"] != "2026-01-02T03:04:05Z" {
+		t.Errorf("resource = %v", res)
+	}
+	it := doc["intents"].([]any)[0].(map[string]any)
+	if it["address"] != "video.v" || it["generation_id"] != "j" {
+		t.Errorf("intent = %v", it)
+	}
+}
+
+func TestFormatCty(t *testing.T) {
+	tests := []struct {
+		name string
+		v    cty.Value
+		want string
+		json string
+	}{
+		{"string", cty.StringVal("a \"b\""), `"a \"b\""`, `"a \"b\""`},
+		{"number", cty.NumberVal(big.NewFloat(1.5)), "1.5", "1.5"},
+		{"unknown", cty.UnknownVal(cty.String), "(known after apply)", "null"},
+		{"null", cty.NullVal(cty.String), "null", "null"},
+		{"empty list", cty.ListValEmpty(cty.String), "[]", "[]"},
+		{"list", cty.TupleVal([]cty.Value{cty.StringVal("x"), cty.True}), "[\n  \"x\",\n  true,\n]", `["x",true]`},
+		{"object", cty.ObjectVal(map[string]cty.Value{"b": cty.UnknownVal(cty.String), "long key": cty.NumberIntVal(2)}),
+			"{\n  b          = (known after apply)\n  \"long key\" = 2\n}", `{"b":null,"long key":2}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := formatCty(tt.v, ""); got != tt.want {
+				t.Errorf("formatCty = %q, want %q", got, tt.want)
+			}
+			b, err := json.Marshal(ctyToJSON(tt.v))
+			if err != nil || string(b) != tt.json {
+				t.Errorf("ctyToJSON = %s, %v; want %s", b, err, tt.json)
+			}
+		})
+	}
+}
+
+func TestDotQuote(t *testing.T) {
+	if got, want := dotQuote(`image.v["a\b"]`), `"image.v[\"a\\b\"]"`; got != want {
+		t.Errorf("dotQuote = %s, want %s", got, want)
+	}
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// sim-create [-nowait] ENDPOINT BODYFILE [VAR] makes a generation directly
+// on the script's simulator, the way a creation made outside genform comes
+// to exist: it posts the JSON in BODYFILE to ENDPOINT (e.g.
+// /v1/jobs/text2image) with the test token, prints the generation id and,
+// given VAR, sets that environment variable to it so later commands can
+// use $VAR. Unless -nowait, it then waits (up to 30s) for the job to end,
+// succeed or failed.
+func cmdSimCreate(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! sim-create")
+	}
+	fs := flag.NewFlagSet("sim-create", flag.ContinueOnError)
+	noWait := fs.Bool("nowait", false, "")
+	ts.Check(fs.Parse(args))
+	if fs.NArg() < 2 || fs.NArg() > 3 {
+		ts.Fatalf("usage: sim-create [-nowait] ENDPOINT BODYFILE [VAR]")
+	}
+	endpoint, body := fs.Arg(0), []byte(ts.ReadFile(fs.Arg(1)))
+	h := holder(ts)
+	h.mu.Lock()
+	url := h.inst.URL
+	h.mu.Unlock()
+
+	req, err := http.NewRequest(http.MethodPost, url+endpoint, bytes.NewReader(bytes.TrimSpace(body)))
+	ts.Check(err)
+	req.Header.Set("Authorization", "Bearer test-token")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	ts.Check(err)
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	ts.Check(err)
+	if resp.StatusCode != http.StatusOK {
+		ts.Fatalf("POST %s: %s: %s", endpoint, resp.Status, raw)
+	}
+	var env struct {
+		Value struct {
+			GenerationID string `json:"generation_id"`
+		} `json:"value"`
+	}
+	ts.Check(json.Unmarshal(raw, &env))
+	id := env.Value.GenerationID
+	if id == "" {
+		ts.Fatalf("POST %s: no generation_id in %s", endpoint, raw)
+	}
+	fmt.Fprintln(ts.Stdout(), id)
+	if fs.NArg() == 3 {
+		ts.Setenv(fs.Arg(2), id)
+	}
+	if *noWait {
+		return
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, j := range simReport(ts).Jobs {
+			if j.ID == id && (j.Status == "succeed" || j.Status == "failed") {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.Fatalf("job %s did not end within 30s", id)
+}
