@@ -178,8 +178,6 @@ type galleryMedia struct {
 	// Problem says why the file is not shown as recorded: missing,
 	// changed since apply, or not an image or video.
 	Problem string
-	// Changed marks a file shown as it is now, not as it was applied.
-	Changed bool
 
 	abs     string // the file to show; "" when there is none to show
 	link    string // in -link mode: the URL relative to the page
@@ -392,7 +390,6 @@ func galleryMediaOf(rec *statefile.Resource, o statefile.Output, r *galleryResou
 	m.bytes = size + int64(n)
 	m.Size = byteSize(m.bytes)
 	if o.SHA256 != "" && hex.EncodeToString(h.Sum(nil)) != o.SHA256 {
-		m.Changed = true
 		m.Problem = "changed on disk since apply: shown as it is now"
 	}
 
