@@ -3,6 +3,9 @@ package statefile
 import (
 	"encoding/json"
 	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -20,7 +23,10 @@ type Resource struct {
 	Error        string          // last failure message, if the last generation failed
 	Detail       json.RawMessage // creation detail as received
 	Outputs      []Output
-	Dir          string // directory of its files, relative to the working directory
+	// Dir is the directory of its files, relative to the working directory.
+	// A Dir or output Path leading outside it is refused by PutResource and
+	// read as corrupt (see checkPaths).
+	Dir string
 	// WatermarkFree records that video outputs were downloaded from the
 	// watermark-free URL.
 	WatermarkFree bool
@@ -238,7 +244,48 @@ func decodeResource(buf []byte) (*Resource, error) {
 	if res.Addr == "" {
 		return nil, fmt.Errorf("no address")
 	}
+	if err := checkPaths(res); err != nil {
+		return nil, err
+	}
 	return res, nil
+}
+
+// checkPaths refuses a resource whose directory or output paths lead
+// outside the working directory. genform never records such a path (the
+// configuration refuses them), so one in a file was put there by hand or
+// by a damaged or hostile state file, and acting on it would delete, move
+// or publish a file that genform does not own.
+func checkPaths(r *Resource) error {
+	if why := outsidePath(r.Dir); why != "" {
+		return fmt.Errorf("directory %q %s", r.Dir, why)
+	}
+	for i, o := range r.Outputs {
+		if why := outsidePath(o.Path); why != "" {
+			return fmt.Errorf("output %d: path %q %s", i, o.Path, why)
+		}
+	}
+	return nil
+}
+
+// outsidePath says why p, recorded relative to the working directory,
+// could name a file outside it, or returns "" when it cannot. Both slash
+// and backslash count as separators, so a file written on one system is
+// read safely on another.
+func outsidePath(p string) string {
+	if p == "" {
+		return ""
+	}
+	s := strings.ReplaceAll(p, `\`, "/")
+	switch {
+	case strings.ContainsRune(p, 0):
+		return "contains a NUL character"
+	case strings.HasPrefix(s, "/") || filepath.IsAbs(p) || filepath.VolumeName(p) != "":
+		return "is absolute, not relative to the working directory"
+	}
+	if c := path.Clean(s); c == ".." || strings.HasPrefix(c, "../") {
+		return "leads outside the working directory"
+	}
+	return ""
 }
 
 func decodeOutput(r *reader) (Output, error) {

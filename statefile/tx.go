@@ -136,6 +136,9 @@ func (tx *Tx) PutResource(r *Resource) error {
 	if err := validJSON(r.Addr, "creation detail", r.Detail); err != nil {
 		return err
 	}
+	if err := checkPaths(r); err != nil {
+		return fmt.Errorf("recording %s: %w", r.Addr, err)
+	}
 	rec := *r
 	rec.UpdatedAt = tx.now
 	if rec.CreatedAt.IsZero() {
