@@ -438,6 +438,27 @@ func (c *Client) scrubError(e *Error) *Error {
 	return e
 }
 
+// redact removes the token from an error leaving the client through an
+// exported method. scrubError cleans the service's error answers; this
+// catches the rest, such as a value of a success answer quoted in a
+// decoding error, so that a service echoing what it received cannot get
+// the token into a log. The error chain is kept for errors.Is and As.
+func (c *Client) redact(errp *error) {
+	if *errp == nil || c.token == "" || !strings.Contains((*errp).Error(), c.token) {
+		return
+	}
+	*errp = &redactedError{err: *errp, msg: strings.ReplaceAll((*errp).Error(), c.token, "[redacted]")}
+}
+
+// redactedError is an error whose message had the token removed.
+type redactedError struct {
+	err error
+	msg string
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
 // redactURL shows a URL without credentials or query: enough to tell which
 // request it was, nothing that grants access.
 func redactURL(u *url.URL) string {

@@ -90,7 +90,8 @@ func (c *Client) Download(ctx context.Context, mediaURL, dir, base string) (*Dow
 // sent only when the URL is on the base URL's origin. A download fails when
 // no byte arrives for the request timeout, never because it is long.
 // Truncated bodies, 429, 5xx and network failures are retried.
-func (c *Client) DownloadSized(ctx context.Context, mediaURL, dir, base string, expectSize int64) (*Downloaded, error) {
+func (c *Client) DownloadSized(ctx context.Context, mediaURL, dir, base string, expectSize int64) (_ *Downloaded, err error) {
+	defer c.redact(&err)
 	u, err := parseMediaURL(mediaURL)
 	if err != nil {
 		return nil, err

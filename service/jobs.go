@@ -28,7 +28,8 @@ var Endpoints = []string{EndpointTextToImage, EndpointImageToVideo, EndpointKeyF
 // paths, with body sent byte for byte (the canonical JSON built by package
 // config), and returns the generation_id. A failure that leaves it unknown
 // whether the job was created wraps ErrAmbiguousCreate.
-func (c *Client) Create(ctx context.Context, endpoint string, body []byte) (string, error) {
+func (c *Client) Create(ctx context.Context, endpoint string, body []byte) (_ string, err error) {
+	defer c.redact(&err)
 	if !slices.Contains(Endpoints, endpoint) {
 		return "", fmt.Errorf("unknown job endpoint %q", endpoint)
 	}
@@ -221,7 +222,8 @@ type Status struct {
 }
 
 // Status fetches the status of a job.
-func (c *Client) Status(ctx context.Context, creationID string) (Status, error) {
+func (c *Client) Status(ctx context.Context, creationID string) (_ Status, err error) {
+	defer c.redact(&err)
 	if creationID == "" {
 		return Status{}, errors.New("status: empty creation id")
 	}
@@ -305,7 +307,8 @@ type CreationOutput struct {
 
 // Detail fetches the creation detail of a job; SERVICE.md allows it once the
 // status is succeed.
-func (c *Client) Detail(ctx context.Context, creationID string) (*Creation, error) {
+func (c *Client) Detail(ctx context.Context, creationID string) (_ *Creation, err error) {
+	defer c.redact(&err)
 	if creationID == "" {
 		return nil, errors.New("detail: empty creation id")
 	}
@@ -333,7 +336,8 @@ type WatermarkFreeURL struct {
 
 // WatermarkFreeURL asks the service for a watermark-free download link of a
 // video creation. Each call mints a new link, so it is retried like a read.
-func (c *Client) WatermarkFreeURL(ctx context.Context, creationID string) (*WatermarkFreeURL, error) {
+func (c *Client) WatermarkFreeURL(ctx context.Context, creationID string) (_ *WatermarkFreeURL, err error) {
+	defer c.redact(&err)
 	if creationID == "" {
 		return nil, errors.New("watermark-free URL: empty creation id")
 	}
