@@ -89,7 +89,10 @@ func (c *Client) Download(ctx context.Context, mediaURL, dir, base string) (*Dow
 // Only http and https URLs are followed, redirects included. The token is
 // sent only when the URL is on the base URL's origin. A download fails when
 // no byte arrives for the request timeout, never because it is long.
-// Truncated bodies, 429, 5xx and network failures are retried.
+// Truncated bodies, 429, 5xx and network failures are retried. Temporary
+// files of earlier downloads of base into dir, left by a killed process,
+// are removed first, so two downloads of one base into one dir must not
+// run at once.
 func (c *Client) DownloadSized(ctx context.Context, mediaURL, dir, base string, expectSize int64) (_ *Downloaded, err error) {
 	defer c.redact(&err)
 	u, err := parseMediaURL(mediaURL)
@@ -102,6 +105,7 @@ func (c *Client) DownloadSized(ctx context.Context, mediaURL, dir, base string, 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("downloading %s: %w", redactURL(u), err)
 	}
+	removeLeftovers(dir, base)
 	bo := c.newBackOff()
 	bo.Reset()
 	for attempt := 1; ; attempt++ {
@@ -129,6 +133,22 @@ func (c *Client) DownloadSized(ctx context.Context, mediaURL, dir, base string, 
 		c.tracef("retrying GET %s in %s (attempt %d of %d): %v", redactURL(u), wait.Round(time.Millisecond), attempt+1, c.maxRetries+1, err)
 		if err := c.sleep(ctx, wait); err != nil {
 			return nil, fmt.Errorf("downloading %s: %w", redactURL(u), err)
+		}
+	}
+}
+
+// removeLeftovers removes the temporary files that downloads of base into
+// dir left when their process was killed: the download about to start
+// replaces them, and nothing else would ever remove them. Failing to is
+// harmless, so errors are ignored.
+func removeLeftovers(dir, base string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if n := e.Name(); e.Type().IsRegular() && IsTempFile(n) && strings.HasPrefix(n, "."+base+".") {
+			os.Remove(filepath.Join(dir, n))
 		}
 	}
 }

@@ -414,3 +414,27 @@ func BenchmarkDownload1GiB(b *testing.B) {
 	b.ReportMetric(float64(peakHeap.Load())/(1<<20), "peak-MiB")
 	b.ReportMetric(float64(peakSys.Load())/(1<<20), "sys-MiB")
 }
+
+// TestDownloadRemovesLeftoversOfAKilledDownload checks that the temporary
+// file a killed process left for a file goes when the file is downloaded
+// again, and that nothing else in the directory is touched.
+func TestDownloadRemovesLeftoversOfAKilledDownload(t *testing.T) {
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		w.Header().Set("Content-Type", "image/png")
+		w.Write([]byte("png bytes"))
+	})
+	c, _ := newClient(t, srv.URL, nil)
+	dir := t.TempDir()
+	for _, name := range []string{".0.123456.genform-tmp", ".1.654321.genform-tmp", ".0.notes", "0.txt", "notes.genform-tmp"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.Download(context.Background(), srv.URL+"/media/0", dir, "0"); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{".0.notes", ".1.654321.genform-tmp", "0.png", "0.txt", "notes.genform-tmp"}
+	if names := dirNames(t, dir); !slices.Equal(names, want) {
+		t.Errorf("directory holds %v, want %v", names, want)
+	}
+}
