@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
@@ -213,9 +214,9 @@ func (b *bodyBuilder) reason(id attrID) string {
 	return "the service does not document it for this endpoint."
 }
 
-// build validates the attributes against the endpoint and fills inst's
-// Body, Request, Attrs and WatermarkFree.
-func (b *bodyBuilder) build(inst *Instance) {
+// build validates the attributes against the endpoint and records the
+// request in d: its endpoint, values, JSON and watermark_free.
+func (b *bodyBuilder) build(d *instData) {
 	ep, av := b.ep, b.av
 	var vals [numAttrs]cty.Value
 	for _, ra := range b.r.attrs {
@@ -259,26 +260,43 @@ func (b *bodyBuilder) build(inst *Instance) {
 		b.checkKeyFrames(vals[aSourceImages], vals[aFrameIndices])
 	}
 
-	known := true
+	d.ep = ep
+	n := 0
 	for id := attrID(0); id < numAttrs; id++ {
 		if !ep.takes[id] || attrPlace[id] == placeLocal {
 			vals[id] = cty.NilVal
-			continue
 		}
-		if vals[id] == cty.NilVal {
-			vals[id] = ep.defaults[id] // cty.NilVal when there is none
-		}
-		if v := vals[id]; v != cty.NilVal && known && !v.IsWhollyKnown() {
-			known = false
+		if vals[id] != cty.NilVal {
+			d.set |= 1 << id
+			n++
 		}
 	}
-	inst.Body, inst.Attrs = ep.body(&vals, b.sc)
+	if n > 0 {
+		d.vals = make([]cty.Value, 0, n)
+		for id := attrID(0); id < numAttrs; id++ {
+			if vals[id] != cty.NilVal {
+				d.vals = append(d.vals, vals[id])
+			}
+		}
+	}
+	known := true
+	for id := attrID(0); id < numAttrs; id++ {
+		if vals[id] == cty.NilVal && ep.takes[id] && attrPlace[id] != placeLocal {
+			vals[id] = ep.defaults[id] // cty.NilVal when there is none
+		}
+		if v := vals[id]; v != cty.NilVal && !v.IsWhollyKnown() {
+			known = false
+			break
+		}
+	}
 	if known {
-		inst.Request = ep.appendJSON(make([]byte, 0, 256), &vals)
+		req := ep.appendJSON(b.sc.buf[:0], &vals)
+		b.sc.buf = req
+		d.request = append([]byte(nil), req...)
 	}
 	if ep.takes[aWatermarkFree] && av.set[aWatermarkFree] {
 		if v, err := convert.Convert(av.val[aWatermarkFree], cty.Bool); err == nil && v.IsKnown() && !v.IsNull() {
-			inst.WatermarkFree = v.True()
+			d.watermarkFree = v.True()
 		}
 	}
 }
@@ -505,9 +523,11 @@ func anySet(fields []jsonField, vals *[numAttrs]cty.Value) bool {
 // the final values. config and settings are left out when empty.
 func (ep *endpointSpec) body(vals *[numAttrs]cty.Value, sc *scratch) (cty.Value, map[string]cty.Value) {
 	n := 0
-	for _, v := range vals {
+	var shape uint32
+	for id, v := range vals {
 		if v != cty.NilVal {
 			n++
+			shape |= 1 << id
 		}
 	}
 	attrs := make(map[string]cty.Value, n)
@@ -534,7 +554,37 @@ func (ep *endpointSpec) body(vals *[numAttrs]cty.Value, sc *scratch) (cty.Value,
 	if len(settings) > 0 {
 		top["settings"] = cty.ObjectVal(settings)
 	}
-	return cty.ObjectVal(top), attrs
+	return sharedType(shape, cty.ObjectVal(top)), attrs
+}
+
+// bodyTypes holds, by shape (the set of attributes present), one unknown
+// value of the type of every request body of that shape. Every field has
+// a fixed type (attrType), so the shape decides the body's type.
+var bodyTypes sync.Map // uint32 → cty.Value
+
+// sharedType returns body with the type all bodies of its shape share.
+func sharedType(shape uint32, body cty.Value) cty.Value {
+	p, ok := bodyTypes.Load(shape)
+	if !ok {
+		p, _ = bodyTypes.LoadOrStore(shape, cty.UnknownVal(body.Type()))
+	}
+	return withType(p.(cty.Value), body)
+}
+
+// listIndex1 indexes the second element of a list.
+var listIndex1 = cty.NumberIntVal(1)
+
+// withType returns v with the type of proto, which must be equal to v's.
+// cty.ObjectVal gives every object a type of its own, maps as large as
+// the object's own: for a request body or an instance's value, about a
+// third of its memory. The elements of a list all have the list's element
+// type, so v taken back out of a list that starts with proto has proto's
+// type, which many values can then share.
+func withType(proto, v cty.Value) cty.Value {
+	if !proto.Type().Equals(v.Type()) {
+		return v // not expected: the callers' fields have fixed types
+	}
+	return cty.ListVal([]cty.Value{proto, v}).Index(listIndex1)
 }
 
 func init() {

@@ -57,22 +57,90 @@ type Instance struct {
 // order: count index, or for_each keys sorted. A count or for_each that is
 // not known is an error ("Invalid count argument").
 //
-// The instances of a resource that refers to no other resource do not
-// depend on scope: they are computed once by Load and shared, so callers
-// must not modify them. Expand and EvalOutputs only read the Config, so
-// several goroutines may call them at once.
+// The requests of a resource that refers to no other resource do not
+// depend on scope: Load computes them once, and Expand only assembles their
+// instances. Their Request bytes are shared, so callers must not modify
+// them. Expand and EvalOutputs only read the Config, so several goroutines
+// may call them at once.
 func (c *Config) Expand(r *Resource, scope Scope) ([]*Instance, hcl.Diagnostics) {
 	if r.cacheValid {
-		return append([]*Instance(nil), r.cached...), nil
+		return r.instances(r.cached), nil
 	}
-	insts, _, diags := c.expand(r, scope, false)
-	return insts, diags
+	data, _, diags := c.expand(r, scope, false)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return r.instances(data), diags
 }
 
-// expand does Expand's work. In validate mode (Load), a count or for_each
-// that is not known yet is not an error: the attributes are checked once
-// with an unknown key instead, and known reports false.
-func (c *Config) expand(r *Resource, scope Scope, validate bool) (insts []*Instance, known bool, diags hcl.Diagnostics) {
+// instances assembles the instances of r from their requests.
+func (r *Resource) instances(data []instData) []*Instance {
+	insts := make([]*Instance, len(data))
+	sc := &scratch{}
+	for i := range data {
+		insts[i] = data[i].instance(r, sc)
+	}
+	return insts
+}
+
+// instData is one instance in the compact form Load keeps: what the
+// request is made of, without the cty objects an Instance carries. Those
+// cost about ten times as much, and a large configuration keeps one
+// instData for every instance of a resource that refers to no other
+// resource, from Load to the end of the command.
+type instData struct {
+	addr string
+	key  cty.Value
+	ep   *endpointSpec
+	// set has a bit for each attribute the block gives a value (after
+	// conversion, before defaults), and vals holds those values in
+	// attrID order.
+	set  uint32
+	vals []cty.Value
+	// request is the canonical JSON body (exactly its length), nil when
+	// not wholly known.
+	request       []byte
+	dir           string
+	watermarkFree bool
+}
+
+// finalVals is the value of every field of the body, defaults filled in,
+// and cty.NilVal for fields not sent.
+func (d *instData) finalVals() (vals [numAttrs]cty.Value) {
+	k := 0
+	for id := attrID(0); id < numAttrs; id++ {
+		if d.set&(1<<id) != 0 {
+			vals[id] = d.vals[k]
+			k++
+		} else {
+			vals[id] = d.ep.defaults[id] // cty.NilVal when there is none
+		}
+	}
+	return vals
+}
+
+// instance builds the Instance of r that d describes.
+func (d *instData) instance(r *Resource, sc *scratch) *Instance {
+	vals := d.finalVals()
+	inst := &Instance{
+		Addr:          d.addr,
+		Resource:      r,
+		Key:           d.key,
+		Endpoint:      d.ep.path,
+		Request:       d.request,
+		Dir:           d.dir,
+		WatermarkFree: d.watermarkFree,
+		DeclRange:     r.DeclRange,
+	}
+	inst.Body, inst.Attrs = d.ep.body(&vals, sc)
+	return inst
+}
+
+// expand does Expand's work, up to the compact form of the instances. In
+// validate mode (Load), a count or for_each that is not known yet is not
+// an error: the attributes are checked once with an unknown key instead,
+// and known reports false.
+func (c *Config) expand(r *Resource, scope Scope, validate bool) (insts []instData, known bool, diags hcl.Diagnostics) {
 	memo := map[string]cty.Value{}
 	ctx, diags := c.evalContext(r.direct, r.locals, scope, memo)
 	if diags.HasErrors() {
@@ -94,7 +162,7 @@ func (c *Config) expand(r *Resource, scope Scope, validate bool) (insts []*Insta
 			_, d := c.instance(r, childCtx(ctx, "count", cty.ObjectVal(map[string]cty.Value{"index": cty.UnknownVal(cty.Number)})), cty.UnknownVal(cty.Number), addr, sc)
 			return nil, false, append(diags, d...)
 		}
-		insts = make([]*Instance, 0, n)
+		insts = make([]instData, 0, n)
 		for i := 0; i < n; i++ {
 			key := cty.NumberIntVal(int64(i))
 			ictx := childCtx(ctx, "count", sc.countVal(key))
@@ -116,7 +184,7 @@ func (c *Config) expand(r *Resource, scope Scope, validate bool) (insts []*Insta
 			_, d := c.instance(r, childCtx(ctx, "each", each), cty.UnknownVal(cty.String), addr, sc)
 			return nil, false, append(diags, d...)
 		}
-		insts = make([]*Instance, 0, len(keys))
+		insts = make([]instData, 0, len(keys))
 		for i, k := range keys {
 			key := cty.StringVal(k)
 			inst, d := c.instance(r, childCtx(ctx, "each", sc.eachVal(key, vals[i])), key, addr+"["+strconv.Quote(k)+"]", sc)
@@ -126,7 +194,7 @@ func (c *Config) expand(r *Resource, scope Scope, validate bool) (insts []*Insta
 	default:
 		inst, d := c.instance(r, ctx, cty.NilVal, addr, sc)
 		diags = append(diags, d...)
-		insts = []*Instance{inst}
+		insts = []instData{inst}
 	}
 	if diags.HasErrors() {
 		return nil, true, diags
@@ -140,6 +208,7 @@ func (c *Config) expand(r *Resource, scope Scope, validate bool) (insts []*Insta
 // good part of the garbage.
 type scratch struct {
 	top, config, settings, small map[string]cty.Value
+	buf                          []byte // a request being encoded
 }
 
 func reuse(m *map[string]cty.Value) map[string]cty.Value {
@@ -322,7 +391,7 @@ func (av *attrValues) rng(id attrID) hcl.Range {
 }
 
 // instance evaluates r's attributes in ctx and builds the request.
-func (c *Config) instance(r *Resource, ctx *hcl.EvalContext, key cty.Value, addr string, sc *scratch) (*Instance, hcl.Diagnostics) {
+func (c *Config) instance(r *Resource, ctx *hcl.EvalContext, key cty.Value, addr string, sc *scratch) (instData, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	var av attrValues
 	for _, ra := range r.attrs {
@@ -339,15 +408,15 @@ func (c *Config) instance(r *Resource, ctx *hcl.EvalContext, key cty.Value, addr
 		av.val[ra.id] = v
 		av.set[ra.id] = !v.IsNull()
 	}
-	inst := &Instance{Addr: addr, Resource: r, Key: key, DeclRange: r.DeclRange}
+	inst := instData{addr: addr, key: key}
 	b := bodyBuilder{c: c, r: r, av: &av, sc: sc}
-	inst.Endpoint = b.endpoint()
-	b.build(inst)
+	b.endpoint()
+	b.build(&inst)
 	diags = append(diags, b.diags...)
 
 	dir, d := c.instanceDir(r, &av, key)
 	diags = append(diags, d...)
-	inst.Dir = dir
+	inst.dir = dir
 	return inst, diags
 }
 

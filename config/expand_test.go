@@ -412,3 +412,76 @@ video "v" {
 		t.Errorf("instances: %s", first)
 	}
 }
+
+// The instances of a resource that refers to nothing are computed by Load
+// and assembled by Expand; they are the instances a resource that refers
+// to another would get once that one is known, and each Expand gives
+// instances of its own.
+func TestExpandFromLoadMatchesEvaluation(t *testing.T) {
+	c := mustLoad(t, `
+image "base" {
+  prompt = "base"
+}
+image "a" {
+  for_each     = toset(["x", "y"])
+  prompt       = "p ${each.key}"
+  seed         = 3
+  aspect_ratio = "1:1"
+}
+image "b" {
+  for_each     = toset(["x", "y"])
+  prompt       = "p ${each.key}${substr(image.base.id, 0, 0)}"
+  seed         = 3
+  aspect_ratio = "1:1"
+}
+video "va" {
+  source_images = ["https://e/a.png", "https://e/b.png"]
+  frame_indices = [0, 9]
+  input_width   = 640
+  input_height  = 360
+  watermark_free = true
+}
+video "vb" {
+  source_images = ["https://e/a.png", "https://e/b.png${substr(image.base.id, 0, 0)}"]
+  frame_indices = [0, 9]
+  input_width   = 640
+  input_height  = 360
+  watermark_free = true
+}
+`, Options{})
+	scope := Scope{"image.base": InstanceValue("c1", "g1", "succeed", nil)}
+	for _, pair := range [][2]string{{"image.a", "image.b"}, {"video.va", "video.vb"}} {
+		a, diags := c.Expand(c.Resource(pair[0]), scope)
+		if diags.HasErrors() {
+			t.Fatal(diagList(diags))
+		}
+		b, diags := c.Expand(c.Resource(pair[1]), scope)
+		if diags.HasErrors() {
+			t.Fatal(diagList(diags))
+		}
+		if len(a) != len(b) || len(a) == 0 {
+			t.Fatalf("%d and %d instances", len(a), len(b))
+		}
+		for i := range a {
+			x, y := a[i], b[i]
+			if !x.Body.RawEquals(y.Body) || string(x.Request) != string(y.Request) || x.Endpoint != y.Endpoint ||
+				x.WatermarkFree != y.WatermarkFree || !x.Key.RawEquals(y.Key) || len(x.Attrs) != len(y.Attrs) {
+				t.Errorf("%s differs from %s:\n%#v\n%#v", x.Addr, y.Addr, x, y)
+			}
+			for name, v := range x.Attrs {
+				if !v.RawEquals(y.Attrs[name]) {
+					t.Errorf("%s: %s = %#v, %s has %#v", x.Addr, name, v, y.Addr, y.Attrs[name])
+				}
+			}
+		}
+	}
+
+	r := c.Resource("image.a")
+	first, _ := c.Expand(r, Scope{})
+	first[0].Attrs["prompt"] = cty.StringVal("changed")
+	first[0].Dir = "elsewhere"
+	again, _ := c.Expand(r, Scope{})
+	if again[0].Attrs["prompt"].AsString() != "p x" || again[0].Dir != filepath.Join("generated", "image", "a", "x") {
+		t.Errorf("a change to one Expand's instance shows in the next: %#v", again[0])
+	}
+}

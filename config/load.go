@@ -293,6 +293,9 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 		}
 	}
 
+	// Everything needed of the syntax trees is decoded by now.
+	c.releaseSyntax()
+
 	diags = append(diags, c.settleVariables(opts, parser, defaults)...)
 	diags = append(diags, c.checkVariableValidations()...)
 	diags = append(diags, c.analyzeLocals(locals)...)
@@ -679,7 +682,7 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 		levels[l] = append(levels[l], i)
 	}
 	type result struct {
-		insts []*Instance
+		insts []instData
 		known bool
 		diags hcl.Diagnostics
 	}
@@ -698,7 +701,7 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 				continue
 			}
 			if referenced[r.Addr()] {
-				scope[r.Addr()] = ResourceValue(r, res.insts, nil)
+				scope[r.Addr()] = unknownResourceValue(r, res.insts)
 			}
 			if c.scopeFree(r) {
 				r.cached, r.cacheValid = res.insts, true
@@ -706,13 +709,13 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 		}
 	}
 
-	dirs := make(map[string]*Instance, len(c.Resources))
+	dirs := make(map[string]string, len(c.Resources))
 	for i, r := range c.Resources {
 		for _, inst := range results[i].insts {
-			if inst.Dir == "" {
+			if inst.dir == "" {
 				continue
 			}
-			if prev, ok := dirs[inst.Dir]; ok {
+			if prev, ok := dirs[inst.dir]; ok {
 				rng := r.DeclRange
 				if a, ok := r.Attributes["dir"]; ok {
 					rng = a.Expr.Range()
@@ -720,12 +723,12 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 				diags = append(diags, &hcl.Diagnostic{
 					Severity: hcl.DiagError,
 					Summary:  "Duplicate output directory",
-					Detail:   fmt.Sprintf("%s and %s both write their files to %q, so each would overwrite the other's. Give each its own dir (with count.index or each.key when one resource has several instances).", prev.Addr, inst.Addr, inst.Dir),
+					Detail:   fmt.Sprintf("%s and %s both write their files to %q, so each would overwrite the other's. Give each its own dir (with count.index or each.key when one resource has several instances).", prev, inst.addr, inst.dir),
 					Subject:  &rng,
 				})
 				continue
 			}
-			dirs[inst.Dir] = inst
+			dirs[inst.dir] = inst.addr
 		}
 	}
 	return diags

@@ -100,3 +100,63 @@ func TestChunkedParseRanges(t *testing.T) {
 		t.Errorf("want Invalid image_number on line %d; got:\n%s", line, diagList(diags))
 	}
 }
+
+// Load keeps a big file's bytes, not its syntax tree; Body and Nav still
+// answer as those of an ordinary parse, so diagnostics print with their
+// snippets and block context, and callers can read the body.
+func TestBigFileReadableAfterLoad(t *testing.T) {
+	var plain strings.Builder
+	for i := 0; i < 3000; i++ {
+		fmt.Fprintf(&plain, "image \"img%d\" {\n  prompt = \"picture %d\"\n}\n\n", i, i)
+	}
+	tests := []struct {
+		name, src string
+	}{
+		{"parsed in pieces", plain.String()},
+		{"parsed whole", bigConfig(3000)}, // a heredoc spans a cut
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := tt.src
+			c := mustLoad(t, src, Options{})
+			f := c.Files["main.gen.hcl"]
+			if f == nil || string(f.Bytes) != src {
+				t.Fatal("Files lacks the file's bytes")
+			}
+			if _, ok := f.Body.(lazyBody); !ok {
+				t.Errorf("Files keeps the syntax tree of a big file: %T", f.Body)
+			}
+			whole, diags := hclsyntax.ParseConfig([]byte(src), "main.gen.hcl", hcl.InitialPos)
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			want, _ := whole.Body.Content(fileSchema)
+			got, diags := f.Body.Content(fileSchema)
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			if len(got.Blocks) != len(want.Blocks) {
+				t.Fatalf("Body has %d blocks, want %d", len(got.Blocks), len(want.Blocks))
+			}
+			for i, b := range got.Blocks {
+				if w := want.Blocks[i]; b.Type != w.Type || b.Labels[0] != w.Labels[0] || b.DefRange != w.DefRange {
+					t.Fatalf("block %d: %s %q %v, want %s %q %v", i, b.Type, b.Labels, b.DefRange, w.Type, w.Labels, w.DefRange)
+				}
+			}
+
+			r := c.Resource("image.img2999")
+			var out strings.Builder
+			w := hcl.NewDiagnosticTextWriter(&out, c.Files, 0, false)
+			err := w.WriteDiagnostic(&hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Late", Detail: "A diagnostic after Load.", Subject: r.DeclRange.Ptr()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			line := strings.Count(src[:r.DeclRange.Start.Byte], "\n") + 1
+			for _, s := range []string{fmt.Sprintf(`on main.gen.hcl line %d, in image "img2999":`, line), `image "img2999" {`} {
+				if !strings.Contains(out.String(), s) {
+					t.Errorf("diagnostic lacks %q:\n%s", s, out.String())
+				}
+			}
+		})
+	}
+}

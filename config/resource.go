@@ -33,12 +33,12 @@ type Resource struct {
 	Attributes map[string]*hcl.Attribute
 
 	dependsOn  *hcl.Attribute
-	attrs      []resAttr // Attributes in source order, with their ids
-	index      int       // declaration order
-	direct     []string  // resource addresses its expressions refer to directly
-	locals     []string  // locals its expressions refer to directly
-	countBad   bool      // count/for_each has invalid references
-	cached     []*Instance
+	attrs      []resAttr  // Attributes in source order, with their ids
+	index      int        // declaration order
+	direct     []string   // resource addresses its expressions refer to directly
+	locals     []string   // locals its expressions refer to directly
+	countBad   bool       // count/for_each has invalid references
+	cached     []instData // the instances, when they do not depend on the Scope
 	cacheValid bool
 }
 

@@ -55,17 +55,22 @@ func InstanceValue(id, generationID, status string, outputs []OutputValue) cty.V
 		}
 		outs = cty.ListVal(vals)
 	}
-	return cty.ObjectVal(map[string]cty.Value{
+	v := cty.ObjectVal(map[string]cty.Value{
 		"id":            cty.StringVal(id),
 		"generation_id": cty.StringVal(generationID),
 		"status":        cty.StringVal(status),
 		"outputs":       outs,
 	})
+	// A plan builds the value of every recorded instance: let them all
+	// share one type rather than each carry its own.
+	return withType(unknownInstance, v)
 }
+
+var unknownInstance = cty.UnknownVal(instanceType)
 
 // UnknownInstance is the value of an instance that does not exist yet, or
 // will be generated again: every attribute is known only after apply.
-func UnknownInstance() cty.Value { return cty.UnknownVal(instanceType) }
+func UnknownInstance() cty.Value { return unknownInstance }
 
 // ResourceValue assembles the value of resource r for a Scope from its
 // instances (as Expand returned them, in order) and their values keyed by
@@ -115,4 +120,30 @@ func unknownValue(r *Resource) cty.Value {
 		return UnknownInstance()
 	}
 	return cty.DynamicVal
+}
+
+// unknownResourceValue is what ResourceValue(r, instances, nil) gives for
+// the instances data describes: every instance unknown.
+func unknownResourceValue(r *Resource, data []instData) cty.Value {
+	switch {
+	case r.Count != nil:
+		if len(data) == 0 {
+			return cty.EmptyTupleVal
+		}
+		vals := make([]cty.Value, len(data))
+		for i := range vals {
+			vals[i] = UnknownInstance()
+		}
+		return cty.TupleVal(vals)
+	case r.ForEach != nil:
+		if len(data) == 0 {
+			return cty.EmptyObjectVal
+		}
+		vals := make(map[string]cty.Value, len(data))
+		for _, d := range data {
+			vals[d.key.AsString()] = UnknownInstance()
+		}
+		return cty.ObjectVal(vals)
+	}
+	return UnknownInstance()
 }
