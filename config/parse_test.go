@@ -20,7 +20,7 @@ func bigConfig(n int) string {
 		case 7:
 			fmt.Fprintf(&b, "image \"img%d\" {\n  prompt = <<EOT\nline one\nimage \"fake%d\" {\n%s\nEOT\n}\n\n", i, i, strings.Repeat("x", 300))
 		case 19:
-			fmt.Fprintf(&b, "/*\nimage \"commented%d\" {\n  prompt = \"no\"\n}\n%s\n*/\n", i, strings.Repeat("y", 200))
+			fmt.Fprintf(&b, "/*\n%s\nimage \"commented%d\" {\n  prompt = \"no\"\n}\n*/\n", strings.Repeat("y", 200), i)
 		case 31:
 			fmt.Fprintf(&b, "video \"vid%d\" {\n  source_images = [\n\"https://e/a.png\",\n\"https://e/b.png\",\n  ]\n  frame_indices = [0, 1]\n  input_width = 1\n  input_height = 1\n}\n\n", i)
 		default:
@@ -42,6 +42,9 @@ func TestChunkedParseMatchesWholeParse(t *testing.T) {
 	chunked, diags := parseHCL(hclparse.NewParser(), src, "big.gen.hcl")
 	if diags.HasErrors() {
 		t.Fatal(diags)
+	}
+	if _, ok := chunked.Nav.(blockNav); !ok {
+		t.Fatal("parsed whole, not in pieces")
 	}
 	wb, cb := whole.Body.(*hclsyntax.Body), chunked.Body.(*hclsyntax.Body)
 	if len(wb.Blocks) != len(cb.Blocks) {
@@ -109,17 +112,26 @@ func TestBigFileReadableAfterLoad(t *testing.T) {
 	for i := 0; i < 3000; i++ {
 		fmt.Fprintf(&plain, "image \"img%d\" {\n  prompt = \"picture %d\"\n}\n\n", i, i)
 	}
+	// A heredoc holding what looks like the end of a block and the start
+	// of the next, longer than a piece: some cut falls in it, and the file
+	// is parsed whole.
+	trap := "image \"trap\" {\n  prompt = <<EOT\n" + strings.Repeat("}\nimage \"inside\" {\n", 2*chunkSize/16) + "EOT\n}\n\n"
 	tests := []struct {
 		name, src string
+		pieces    bool
 	}{
-		{"parsed in pieces", plain.String()},
-		{"parsed whole", bigConfig(3000)}, // a heredoc spans a cut
+		{"parsed in pieces", plain.String(), true},
+		{"parsed whole", trap + plain.String(), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			src := tt.src
+			f, _ := parseHCL(hclparse.NewParser(), []byte(src), "main.gen.hcl")
+			if _, pieces := f.Nav.(blockNav); pieces != tt.pieces {
+				t.Fatalf("parsed in pieces: %v, want %v", pieces, tt.pieces)
+			}
 			c := mustLoad(t, src, Options{})
-			f := c.Files["main.gen.hcl"]
+			f = c.Files["main.gen.hcl"]
 			if f == nil || string(f.Bytes) != src {
 				t.Fatal("Files lacks the file's bytes")
 			}
@@ -158,5 +170,37 @@ func TestBigFileReadableAfterLoad(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Long prompts are often heredocs whose lines start with a letter, like a
+// block does: cuts stay out of them, so such a file is still parsed in
+// pieces, with the result of a whole parse.
+func TestChunkedParseAvoidsHeredocs(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 400; i++ {
+		fmt.Fprintf(&b, "image \"img%d\" {\n  prompt = <<EOT\nA cinematic shot, number %d.\nimage \"not a block\" {\nSoft light\nEOT\n}\n\n# next\n\nimage \"b%d\" {\n  prompt = \"b\"\n}\n", i, i, i)
+	}
+	src := []byte(b.String())
+	f, diags := parseHCL(hclparse.NewParser(), src, "main.gen.hcl")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if _, ok := f.Nav.(blockNav); !ok || len(cutPoints(src)) < 10 {
+		t.Fatalf("not parsed in pieces (%d cuts)", len(cutPoints(src)))
+	}
+	whole, _ := hclsyntax.ParseConfig(src, "main.gen.hcl", hcl.InitialPos)
+	wb, cb := whole.Body.(*hclsyntax.Body), f.Body.(*hclsyntax.Body)
+	if len(cb.Blocks) != len(wb.Blocks) {
+		t.Fatalf("%d blocks, want %d", len(cb.Blocks), len(wb.Blocks))
+	}
+	for i := range wb.Blocks {
+		w, c := wb.Blocks[i], cb.Blocks[i]
+		if w.Labels[0] != c.Labels[0] || w.Range() != c.Range() {
+			t.Fatalf("block %d: %v %v, want %v %v", i, c.Labels, c.Range(), w.Labels, w.Range())
+		}
+		if wa, ca := w.Body.Attributes["prompt"], c.Body.Attributes["prompt"]; ca == nil || ca.SrcRange != wa.SrcRange {
+			t.Fatalf("block %d prompt: %v, want %v", i, ca, wa.SrcRange)
+		}
 	}
 }
