@@ -68,6 +68,9 @@ type Config struct {
 	varObj    cty.Value // object of every variable's value, for var.*
 	staticLoc cty.Value // object of every local value known without resources
 	localList []*Local  // locals in evaluation (dependency) order
+	// referenced holds the resource-level addresses some resource, local
+	// or output refers to directly.
+	referenced map[string]bool
 }
 
 // Settings is the genform block.
@@ -184,6 +187,12 @@ func (c *Config) Graph() map[string][]string {
 	}
 	return g
 }
+
+// Referenced reports whether a resource, local or output refers to the
+// resource with the resource-level address addr. Only such resources need
+// a value in a Scope: a planner can skip building the values of the
+// others, which for a large configuration are most of them.
+func (c *Config) Referenced(addr string) bool { return c.referenced[addr] }
 
 // Resource returns the resource with the resource-level address addr
 // ("image.hero"), or nil.

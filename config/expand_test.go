@@ -485,3 +485,30 @@ video "vb" {
 		t.Errorf("a change to one Expand's instance shows in the next: %#v", again[0])
 	}
 }
+
+// Only resources whose values an expression reads need one in a Scope.
+func TestReferenced(t *testing.T) {
+	c := mustLoad(t, `
+locals { c_url = image.c.outputs[0].media_url }
+image "a" { prompt = "a" }
+video "b" { source_image = image.a.outputs[0].media_url }
+image "c" { prompt = "c" }
+video "d" { source_image = local.c_url }
+image "e" { prompt = "e" }
+output "e" { value = image.e.id }
+image "f" { prompt = "f" }
+image "g" {
+  prompt     = "g"
+  depends_on = [image.f]
+}
+`, Options{})
+	want := map[string]bool{
+		"image.a": true, "video.b": false, "image.c": true, "video.d": false,
+		"image.e": true, "image.f": false, "image.g": false, "image.missing": false,
+	}
+	for addr, w := range want {
+		if got := c.Referenced(addr); got != w {
+			t.Errorf("Referenced(%s) = %v, want %v", addr, got, w)
+		}
+	}
+}

@@ -202,13 +202,41 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 	defaults := map[string]*typeexpr.Defaults{}
 	outputs := map[string]*Output{}
 
-	for _, body := range bodies {
+	// Resource blocks are most of a large configuration and decode
+	// independently: on every core, before the declarations are checked
+	// in file order.
+	type fileContent struct {
+		blocks []*hcl.Block
+		diags  hcl.Diagnostics
+	}
+	type decoded struct {
+		r     *Resource
+		diags hcl.Diagnostics
+	}
+	files := make([]fileContent, len(bodies))
+	var resBlocks []*hcl.Block
+	for i, body := range bodies {
 		content, d := body.Content(fileSchema)
-		diags = append(diags, d...)
+		files[i].diags = d
 		if content == nil {
 			continue
 		}
+		files[i].blocks = content.Blocks
 		for _, b := range content.Blocks {
+			if b.Type == string(KindImage) || b.Type == string(KindVideo) {
+				resBlocks = append(resBlocks, b)
+			}
+		}
+	}
+	decodedRes := make([]decoded, len(resBlocks))
+	parallel(len(resBlocks), func(i int) {
+		decodedRes[i].r, decodedRes[i].diags = decodeResource(resBlocks[i])
+	})
+
+	nextRes := 0
+	for _, f := range files {
+		diags = append(diags, f.diags...)
+		for _, b := range f.blocks {
 			switch b.Type {
 			case "genform", "service":
 				first := &genformBlock
@@ -262,7 +290,8 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 					locals = append(locals, l)
 				}
 			case string(KindImage), string(KindVideo):
-				r, d := c.decodeResource(b, len(resources))
+				r, d := decodedRes[nextRes].r, decodedRes[nextRes].diags
+				nextRes++
 				diags = append(diags, d...)
 				if prev, ok := c.byAddr[r.Addr()]; ok {
 					diags = append(diags, &hcl.Diagnostic{
@@ -646,6 +675,7 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 	// Only resources something refers to need a value in the scope;
 	// building the value of a large for_each is not free.
 	referenced := map[string]bool{}
+	c.referenced = referenced
 	for _, r := range c.Resources {
 		for _, a := range r.direct {
 			referenced[a] = true

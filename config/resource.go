@@ -32,9 +32,9 @@ type Resource struct {
 	// meta-arguments), by name.
 	Attributes map[string]*hcl.Attribute
 
+	addr       string // Addr, made once: callers ask for it per instance
 	dependsOn  *hcl.Attribute
 	attrs      []resAttr  // Attributes in source order, with their ids
-	index      int        // declaration order
 	direct     []string   // resource addresses its expressions refer to directly
 	locals     []string   // locals its expressions refer to directly
 	countBad   bool       // count/for_each has invalid references
@@ -49,7 +49,12 @@ type resAttr struct {
 }
 
 // Addr returns the resource-level address, e.g. "image.hero".
-func (r *Resource) Addr() string { return string(r.Kind) + "." + r.Name }
+func (r *Resource) Addr() string {
+	if r.addr != "" {
+		return r.addr
+	}
+	return string(r.Kind) + "." + r.Name
+}
 
 // attrID numbers the request and local attributes a resource block may set.
 type attrID int
@@ -122,14 +127,14 @@ var lifecycleSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "prevent_destroy"}, {Name: "ignore_changes"}},
 }
 
-func (c *Config) decodeResource(block *hcl.Block, index int) (*Resource, hcl.Diagnostics) {
+func decodeResource(block *hcl.Block) (*Resource, hcl.Diagnostics) {
 	r := &Resource{
 		Kind:       Kind(block.Type),
 		Name:       block.Labels[0],
 		DeclRange:  block.DefRange,
 		Attributes: map[string]*hcl.Attribute{},
-		index:      index,
 	}
+	r.addr = string(r.Kind) + "." + r.Name
 	var diags hcl.Diagnostics
 	if !hclsyntax.ValidIdentifier(r.Name) {
 		diags = append(diags, &hcl.Diagnostic{
