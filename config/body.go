@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -78,6 +79,9 @@ type endpointSpec struct {
 	defaults map[attrID]cty.Value
 	genModes []string
 	fields   []jsonField // body keys in canonical order
+	// configFields and settingsFields are the fields of the config and
+	// settings objects, in canonical order.
+	configFields, settingsFields []jsonField
 }
 
 var aspectRatios = []string{"21:9", "16:9", "9:16", "3:4", "4:3", "1:1"}
@@ -549,12 +553,68 @@ func (ep *endpointSpec) body(vals *[numAttrs]cty.Value, sc *scratch) (cty.Value,
 		}
 	}
 	if len(config) > 0 {
-		top["config"] = cty.ObjectVal(config)
+		top["config"] = sc.group(ep.configFields, vals, config)
 	}
 	if len(settings) > 0 {
-		top["settings"] = cty.ObjectVal(settings)
+		top["settings"] = sc.group(ep.settingsFields, vals, settings)
 	}
 	return sharedType(shape, cty.ObjectVal(top)), attrs
+}
+
+// maxGroups bounds the config and settings objects a scratch remembers.
+const maxGroups = 64
+
+// group returns the config or settings object of a body, fields being the
+// group's fields and m its values by name: the object made for an earlier
+// body when the values are equal, as they mostly are (defaults, settings
+// a for_each's instances share), so that bodies share it.
+func (sc *scratch) group(fields []jsonField, vals *[numAttrs]cty.Value, m map[string]cty.Value) cty.Value {
+	key, ok := appendGroupKey(sc.key[:0], fields, vals)
+	sc.key = key
+	if !ok {
+		return cty.ObjectVal(m)
+	}
+	if v, ok := sc.groups[string(key)]; ok {
+		return v
+	}
+	if sc.groups == nil || len(sc.groups) >= maxGroups {
+		sc.groups = make(map[string]cty.Value, maxGroups)
+	}
+	v := cty.ObjectVal(m)
+	sc.groups[string(key)] = v
+	return v
+}
+
+// appendGroupKey appends to b a text that tells the values of fields
+// apart exactly: each present field's id and value. It reports false when
+// a value is not a known string, bool or int64 (a fraction's text need
+// not tell it from a nearby number of another precision).
+func appendGroupKey(b []byte, fields []jsonField, vals *[numAttrs]cty.Value) ([]byte, bool) {
+	for _, f := range fields {
+		v := vals[f.id]
+		if v == cty.NilVal {
+			continue
+		}
+		if !v.IsKnown() || v.IsNull() {
+			return b, false
+		}
+		b = append(b, byte(f.id))
+		switch v.Type() {
+		case cty.String:
+			b = appendJSONString(b, v.AsString())
+		case cty.Bool:
+			b = strconv.AppendBool(b, v.True())
+		case cty.Number:
+			i, acc := v.AsBigFloat().Int64()
+			if acc != big.Exact {
+				return b, false
+			}
+			b = strconv.AppendInt(b, i, 10)
+		default:
+			return b, false
+		}
+	}
+	return b, true
 }
 
 // bodyTypes holds, by shape (the set of attributes present), one unknown
@@ -580,15 +640,29 @@ var listIndex1 = cty.NumberIntVal(1)
 // third of its memory. The elements of a list all have the list's element
 // type, so v taken back out of a list that starts with proto has proto's
 // type, which many values can then share.
-func withType(proto, v cty.Value) cty.Value {
-	if !proto.Type().Equals(v.Type()) {
-		return v // not expected: the callers' fields have fixed types
-	}
+//
+// cty.ListVal compares the two types, and panics if they differ, which
+// the callers' fixed field types rule out; comparing them first as well
+// took an eighth of the time of building a body.
+func withType(proto, v cty.Value) (shared cty.Value) {
+	defer func() {
+		if recover() != nil {
+			shared = v // not expected: v keeps a type of its own
+		}
+	}()
 	return cty.ListVal([]cty.Value{proto, v}).Index(listIndex1)
 }
 
 func init() {
 	for _, ep := range []*endpointSpec{specText2Image, specImage2Video, specKeyFrames, specText2Video} {
 		ep.fields = ep.layout()
+		for _, f := range ep.fields {
+			switch f.name {
+			case "config":
+				ep.configFields = f.group
+			case "settings":
+				ep.settingsFields = f.group
+			}
+		}
 	}
 }

@@ -213,6 +213,8 @@ type scratch struct {
 	top, config, settings, small map[string]cty.Value
 	buf                          []byte     // a request being encoded
 	av                           attrValues // an instance's attributes
+	key                          []byte     // a config or settings object's JSON
+	groups                       map[string]cty.Value
 }
 
 // scratches recycles scratch across expansions too: a configuration of

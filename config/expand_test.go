@@ -512,3 +512,56 @@ image "g" {
 		}
 	}
 }
+
+// Instances share equal config and settings objects; each Body is still
+// its own request, however many distinct values there are.
+func TestBodiesOfManyInstances(t *testing.T) {
+	c := mustLoad(t, `
+image "seeds" {
+  count        = 150
+  prompt       = "p"
+  seed         = count.index % 100
+  image_number = count.index % 2 + 1
+}
+video "durations" {
+  for_each = { a = 0.1, b = 0.10000000000000000001, c = 2, d = 2 }
+  prompt   = each.key
+  duration = each.value
+}
+image "i" {
+  prompt     = "same settings values, other names"
+  resolution = 720
+}
+video "v" {
+  prompt   = "v"
+  duration = 720
+  aspect_ratio = "16:9"
+  seed = -1
+}
+`, Options{})
+	for _, r := range c.Resources {
+		insts, diags := c.Expand(r, Scope{})
+		if diags.HasErrors() {
+			t.Fatal(diagList(diags))
+		}
+		for _, in := range insts {
+			body, err := canonicalJSON(in.Body)
+			if err != nil || string(body) != string(in.Request) {
+				t.Errorf("%s: Body %s, %v; Request %s", in.Addr, body, err, in.Request)
+			}
+			for _, name := range []string{"seed", "image_number", "duration", "resolution", "aspect_ratio"} {
+				v, ok := in.Attrs[name]
+				if !ok {
+					continue
+				}
+				group := "settings"
+				if name == "image_number" {
+					group = "config"
+				}
+				if got := in.Body.GetAttr(group).GetAttr(name); !got.RawEquals(v) {
+					t.Errorf("%s: Body's %s = %#v, Attrs has %#v", in.Addr, name, got, v)
+				}
+			}
+		}
+	}
+}
