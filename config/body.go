@@ -168,10 +168,10 @@ func (b *bodyBuilder) bad(id attrID, summary, detail string) {
 }
 
 // endpoint chooses the endpoint from the inputs a block sets.
-func (b *bodyBuilder) endpoint() string {
+func (b *bodyBuilder) endpoint() {
 	if b.r.Kind == KindImage {
 		b.ep = specText2Image
-		return b.ep.path
+		return
 	}
 	img, imgs := b.av.set[aSourceImage], b.av.set[aSourceImages]
 	switch {
@@ -186,7 +186,6 @@ func (b *bodyBuilder) endpoint() string {
 	default:
 		b.ep = specText2Video
 	}
-	return b.ep.path
 }
 
 // reason says why the chosen endpoint does not take attribute id.

@@ -211,10 +211,10 @@ func (c *Config) expand(r *Resource, scope Scope, validate bool) (insts []instDa
 // good part of the garbage.
 type scratch struct {
 	top, config, settings, small map[string]cty.Value
-	buf                          []byte     // a request being encoded
-	av                           attrValues // an instance's attributes
-	key                          []byte     // a config or settings object's JSON
-	groups                       map[string]cty.Value
+	buf                          []byte               // a request being encoded
+	av                           attrValues           // an instance's attributes
+	key                          []byte               // appendGroupKey's text of a config or settings object
+	groups                       map[string]cty.Value // such objects by their key (sc.group)
 }
 
 // scratches recycles scratch across expansions too: a configuration of
