@@ -1085,7 +1085,6 @@ func TestCorruptRecordRemedy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs genform many times")
 	}
-	t.Skip("bug: cli/state.go runStateRm reads the whole state with Snapshot (stateCmd.open), which fails on the very record the user is told to remove")
 	sim := startSim(t, simulator.Options{Token: fakeToken, Latency: 200 * time.Millisecond})
 	env := childEnv("GENFORM_BASE_URL="+sim.URL, "GENFORM_TOKEN="+fakeToken)
 	ws := appliedWorkspace(t, sim, env)(t)

@@ -128,7 +128,7 @@ func parseAddrs(args []string) ([]string, error) {
 // itself, a resource-level one every instance of that resource. known says
 // which addresses count as present. An address that matches nothing is an
 // error naming it.
-func matchAddrs(addrs []string, snap *statefile.Snapshot, known map[string]bool) ([]string, error) {
+func matchAddrs(addrs []string, known map[string]bool) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	for _, addr := range addrs {
@@ -144,7 +144,12 @@ func matchAddrs(addrs []string, snap *statefile.Snapshot, known map[string]bool)
 			sortAddrs(matched)
 		}
 		if len(matched) == 0 {
-			return nil, unknownAddrError(addr, snap)
+			list := make([]string, 0, len(known))
+			for a := range known {
+				list = append(list, a)
+			}
+			sortAddrs(list)
+			return nil, unknownAddrIn(addr, list)
 		}
 		for _, a := range matched {
 			if !seen[a] {
@@ -181,7 +186,7 @@ func runStateList(env *Env, sc *stateCmd) int {
 		for a := range snap.Resources {
 			known[a] = true
 		}
-		if list, err = matchAddrs(addrs, snap, known); err != nil {
+		if list, err = matchAddrs(addrs, known); err != nil {
 			return env.Errorf("%v", err)
 		}
 	}
@@ -214,28 +219,46 @@ func runStateRm(env *Env, sc *stateCmd) int {
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
-	_, store, snap, code := sc.open(env)
-	if code != ExitOK {
-		return code
+	// rm reads addresses only, never whole records: it is the remedy the
+	// state store advises for a record that no longer decodes.
+	cfg := loadConfig(env, sc.vars.options(env))
+	if cfg == nil {
+		return ExitError
 	}
-	defer store.Close()
-	known := make(map[string]bool, len(snap.Resources)+len(snap.Intents))
-	for a := range snap.Resources {
-		known[a] = true
-	}
-	for a := range snap.Intents {
-		known[a] = true
-	}
-	list, err := matchAddrs(addrs, snap, known)
+	store, err := openState(cfg, "state "+sc.name, sc.lockTimeout, false)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
+	if store == nil {
+		return env.Errorf("there is no state file (%s): nothing has been applied in this directory yet", cfg.Settings.StateFile)
+	}
+	defer store.Close()
+	resources, intents, err := store.Addresses()
+	if err != nil {
+		return env.Errorf("%v", err)
+	}
+	known := make(map[string]bool, len(resources)+len(intents))
+	isResource := make(map[string]bool, len(resources))
+	for _, a := range resources {
+		known[a], isResource[a] = true, true
+	}
+	for _, a := range intents {
+		known[a] = true
+	}
+	list, err := matchAddrs(addrs, known)
+	if err != nil {
+		return env.Errorf("%v", err)
+	}
+	abandoned := map[string]string{}
 	err = store.Update(func(tx *statefile.Tx) error {
 		for _, a := range list {
-			if snap.Resources[a] != nil {
+			if isResource[a] {
 				if err := tx.DeleteResource(a); err != nil {
 					return err
 				}
+			}
+			if it, err := tx.Intent(a); err == nil && it != nil && it.GenerationID != "" {
+				abandoned[a] = it.GenerationID
 			}
 			if err := tx.DeleteIntent(a); err != nil {
 				return err
@@ -251,8 +274,8 @@ func runStateRm(env *Env, sc *stateCmd) int {
 	}
 	for _, a := range list {
 		fmt.Fprintf(env.Stdout, "Removed %s\n", a)
-		if it := snap.Intents[a]; it != nil && it.GenerationID != "" {
-			fmt.Fprintf(env.Stdout, "  job %s, submitted by an interrupted apply, is no longer followed\n", it.GenerationID)
+		if id := abandoned[a]; id != "" {
+			fmt.Fprintf(env.Stdout, "  job %s, submitted by an interrupted apply, is no longer followed\n", id)
 		}
 	}
 	fmt.Fprintf(env.Stdout, "Successfully removed %d resource instance%s. Their files stay on disk; genform no longer manages them.\n", len(list), plural(len(list)))

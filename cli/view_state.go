@@ -403,6 +403,11 @@ func unknownAddrError(addr string, snap *statefile.Snapshot) error {
 	if snap != nil {
 		known = sortedAddrs(snap.Resources)
 	}
+	return unknownAddrIn(addr, known)
+}
+
+// unknownAddrIn is unknownAddrError with the known addresses listed.
+func unknownAddrIn(addr string, known []string) error {
 	msg := fmt.Sprintf("%s is not in the state", addr)
 	if s := suggest(addr, known); s != "" {
 		msg += fmt.Sprintf(" (did you mean %s?)", s)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // TestBatchConcurrentSteps runs the steps of many parallel jobs through
@@ -58,5 +60,34 @@ func TestBatchConcurrentSteps(t *testing.T) {
 	}
 	if err := s.Check(); err != nil {
 		t.Errorf("Check: %v", err)
+	}
+}
+
+// TestAddressesWithADamagedRecord lists addresses even when a record no
+// longer decodes, so the damaged one can be named and removed.
+func TestAddressesWithADamagedRecord(t *testing.T) {
+	s := openNew(t)
+	if err := s.Update(func(tx *Tx) error {
+		if err := tx.PutResource(sampleResource("image.a", 1)); err != nil {
+			return err
+		}
+		return tx.PutIntent(&Intent{Addr: "image.b", Fingerprint: "f"})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketRoot).Bucket(bucketResources).Put([]byte("image.a"), []byte{0x08, 0x01, 0x12, 0xff})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Snapshot(); err == nil {
+		t.Fatal("the damaged record should make Snapshot fail")
+	}
+	res, in, err := s.Addresses()
+	if err != nil || len(res) != 1 || res[0] != "image.a" || len(in) != 1 || in[0] != "image.b" {
+		t.Fatalf("Addresses: %v %v %v", res, in, err)
+	}
+	if err := s.Update(func(tx *Tx) error { return tx.DeleteResource("image.a") }); err != nil {
+		t.Errorf("deleting the damaged record: %v", err)
 	}
 }

@@ -599,3 +599,26 @@ func (s *Store) Check() error {
 	}
 	return nil
 }
+
+// Addresses lists the addresses that have a resource record and those that
+// have an intent, without decoding any record, so that a state holding a
+// damaged record can still be inspected and mended ('genform state rm').
+func (s *Store) Addresses() (resources, intents []string, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		b, err := s.begin(tx)
+		if err != nil {
+			return err
+		}
+		keys := func(bucket *bolt.Bucket) []string {
+			var out []string
+			bucket.ForEach(func(k, _ []byte) error {
+				out = append(out, string(k))
+				return nil
+			})
+			return out
+		}
+		resources, intents = keys(b.resources), keys(b.intents)
+		return nil
+	})
+	return resources, intents, err
+}
