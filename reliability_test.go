@@ -1422,7 +1422,6 @@ func TestLinkedDirsStayInside(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs genform")
 	}
-	t.Skip("bug: config.insidePath (config/settings.go) checks output_dir, state_file and dir lexically only; a link inside the working directory leads apply to write outside it")
 	sim := startSim(t, simulator.Options{Token: fakeToken, Latency: 200 * time.Millisecond})
 	env := childEnv("GENFORM_BASE_URL="+sim.URL, "GENFORM_TOKEN="+fakeToken)
 	for _, link := range []string{"generated", ".genform", "pics"} {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/service"
 	"github.com/genform/genform/simulator"
 	"github.com/genform/genform/statefile"
@@ -139,6 +140,9 @@ func connect(env *Env, cfg *config.Config, ep endpoint) (client *service.Client,
 // openState opens the state file under its exclusive lock. With create
 // false, a missing file gives (nil, nil).
 func openState(cfg *config.Config, command string, lockTimeout time.Duration, create bool) (*statefile.Store, error) {
+	if err := reconcile.CheckInside(".", filepath.Dir(cfg.Settings.StateFile)); err != nil {
+		return nil, fmt.Errorf("state_file: %w", err)
+	}
 	st, err := statefile.Open(cfg.Settings.StateFile, statefile.Options{
 		LockTimeout: lockTimeout,
 		Command:     command,

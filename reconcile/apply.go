@@ -357,6 +357,10 @@ func (r *applyRun) generate(inst *config.Instance, c *Change) error {
 	if inst.Request == nil {
 		return fmt.Errorf("the request of %s still depends on values that are not known; apply what it references first", inst.Addr)
 	}
+	// Refuse before paying for a generation whose files could not be kept.
+	if err := CheckInside(e.Dir, inst.Dir); err != nil {
+		return err
+	}
 	if err := r.acquire(); err != nil {
 		return err
 	}
@@ -598,6 +602,9 @@ type fetched struct {
 // what is worth retrying (truncated transfers included).
 func (r *applyRun) download(url, dir string, index int) (*fetched, error) {
 	e := r.e
+	if err := CheckInside(e.Dir, dir); err != nil {
+		return nil, err
+	}
 	abs := filepath.Join(e.Dir, filepath.FromSlash(dir))
 	d, err := e.Service.Download(r.ctx, url, abs, strconv.Itoa(index))
 	if err != nil {

@@ -69,6 +69,9 @@ func (r *applyRun) relocate(rec, old *statefile.Resource) error {
 		return nil
 	}
 	e := r.e
+	if err := CheckInside(e.Dir, rec.Dir); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Join(e.Dir, filepath.FromSlash(rec.Dir)), 0o755); err != nil {
 		return err
 	}
@@ -169,6 +172,10 @@ func (r *applyRun) delete(c *Change) {
 		return
 	}
 	if rec != nil {
+		if err := CheckInside(e.Dir, rec.Dir); err != nil {
+			r.fail(c, err)
+			return
+		}
 		for _, o := range rec.Outputs {
 			if o.Path == "" {
 				continue
