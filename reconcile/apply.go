@@ -248,6 +248,9 @@ func (r *applyRun) resource(res *config.Resource, changes map[string]*Change, sc
 	}
 
 	// What references this resource sees its recorded values now.
+	if !e.Config.Referenced(addr) {
+		return
+	}
 	values := map[string]cty.Value{}
 	for _, inst := range insts {
 		rec, err := e.Store.Resource(inst.Addr)

@@ -251,16 +251,30 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 				p.addOrphan(st.Resources[addr])
 			}
 		}
-		values := make(map[string]cty.Value, len(insts))
+		// Only what something refers to needs a value in the scope; for a
+		// large configuration that is few of its resources.
+		referenced := cfg.Referenced(r.Addr())
+		var values map[string]cty.Value
+		if referenced {
+			values = make(map[string]cty.Value, len(insts))
+		}
 		for _, inst := range insts {
-			c, v := p.planInstance(r, inst)
+			c, rec, dir := p.planInstance(r, inst)
 			p.add(c)
-			values[inst.Addr] = v
+			if referenced {
+				v := config.UnknownInstance()
+				if rec != nil {
+					v = recordValue(rec, dir)
+				}
+				values[inst.Addr] = v
+			}
 			if c.Action.Generates() || c.Action == Resume {
 				p.changed[r.Addr()] = true
 			}
 		}
-		scope[r.Addr()] = config.ResourceValue(r, insts, values)
+		if referenced {
+			scope[r.Addr()] = config.ResourceValue(r, insts, values)
+		}
 	}
 
 	// What is left in state and not declared is deleted.
@@ -333,7 +347,11 @@ const StatusSucceed = "succeed"
 // StatusFailed is the service's status of a failed generation.
 const StatusFailed = "failed"
 
-func (p *planner) planInstance(r *config.Resource, inst *config.Instance) (*Change, cty.Value) {
+// planInstance decides the change of one instance. When the instance keeps
+// a recorded generation, it also returns that record and the directory its
+// files will be in, from which what refers to it takes its value; a nil
+// record means its value is known only after apply.
+func (p *planner) planInstance(r *config.Resource, inst *config.Instance) (*Change, *statefile.Resource, string) {
 	st := p.state
 	rec := st.Resources[inst.Addr]
 	intent := st.Intents[inst.Addr]
@@ -352,15 +370,13 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance) (*Chan
 		p.used[inst.Addr] = true
 		p.used[r.Addr()] = true
 	}
-	unknown := config.UnknownInstance()
-
 	switch {
 	case intent != nil && intent.GenerationID != "" && (c.Fingerprint == intent.Fingerprint || c.Fingerprint == "") && !forced:
 		c.Action = Resume
 		c.GenerationID = intent.GenerationID
 		c.Reason = fmt.Sprintf("an earlier apply submitted job %s and did not finish; it is polled, not submitted again", intent.GenerationID)
 		p.fillAttrs(c, rec, inst, false)
-		return c, unknown
+		return c, nil, ""
 	case intent != nil && intent.GenerationID != "":
 		c.Action = Create
 		if rec != nil {
@@ -370,7 +386,7 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance) (*Chan
 		c.Warnings = append(c.Warnings, fmt.Sprintf("job %s, submitted by an interrupted apply for the previous configuration, is abandoned; it may already have been paid for", intent.GenerationID))
 		p.fillAttrs(c, rec, inst, true)
 		p.checkProtected(r, inst, c, rec)
-		return c, unknown
+		return c, nil, ""
 	case intent != nil:
 		c.Action = Create
 		if rec != nil {
@@ -380,7 +396,7 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance) (*Chan
 		c.Warnings = append(c.Warnings, fmt.Sprintf("an earlier apply sent the create request for %s at %s and was interrupted before the service answered; that generation may already have been paid for. Applying submits it again; if you find the earlier creation on the service, adopt it instead with: genform import %s CREATION_ID", inst.Addr, intent.CreatedAt.UTC().Format("2006-01-02 15:04:05Z"), inst.Addr))
 		p.fillAttrs(c, rec, inst, true)
 		p.checkProtected(r, inst, c, rec)
-		return c, unknown
+		return c, nil, ""
 	case rec == nil:
 		if c.Fingerprint != "" && !forced {
 			if old := p.claimOrphan(c.Fingerprint, string(r.Kind)); old != nil {
@@ -391,13 +407,13 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance) (*Chan
 					c.Attrs = append(c.Attrs, AttrChange{Name: "dir", Before: old.Dir, After: inst.Dir})
 				}
 				c.Before = beforeAttrs(old)
-				return c, recordValue(old, inst.Dir)
+				return c, old, inst.Dir
 			}
 		}
 		c.Action = Create
 		c.Reason = "not yet generated"
 		p.fillAttrs(c, nil, inst, true)
-		return c, unknown
+		return c, nil, ""
 	case rec.Status == StatusFailed:
 		c.Action = Replace
 		c.Reason = "the last generation failed"
@@ -406,13 +422,13 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance) (*Chan
 		}
 		p.fillAttrs(c, rec, inst, true)
 		p.checkProtected(r, inst, c, rec)
-		return c, unknown
+		return c, nil, ""
 	case forced:
 		c.Action = Replace
 		c.Reason = "replacement requested with -replace"
 		p.fillAttrs(c, rec, inst, true)
 		p.checkProtected(r, inst, c, rec)
-		return c, unknown
+		return c, nil, ""
 	case c.Fingerprint == "":
 		c.Action = Replace
 		var ups []string
@@ -427,7 +443,7 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance) (*Chan
 		}
 		p.fillAttrs(c, rec, inst, false)
 		p.checkProtected(r, inst, c, rec)
-		return c, unknown
+		return c, nil, ""
 	case c.Fingerprint != rec.Fingerprint:
 		p.fillAttrs(c, rec, inst, false)
 		if len(c.Attrs) > 0 && ignoredOnly(c.Attrs, r.IgnoreChanges) {
@@ -438,7 +454,7 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance) (*Chan
 		c.Action = Replace
 		c.Reason = describeDiff(c.Attrs, rec, inst, p.in.Service)
 		p.checkProtected(r, inst, c, rec)
-		return c, unknown
+		return c, nil, ""
 	}
 
 	// The generation is current; check the local side.
@@ -467,12 +483,12 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance) (*Chan
 	}
 	if len(reasons) == 0 {
 		c.Action = NoOp
-		return c, recordValue(rec, rec.Dir)
+		return c, rec, rec.Dir
 	}
 	c.Action = Update
 	c.Reason = strings.Join(reasons, "; ")
 	c.Before = beforeAttrs(rec)
-	return c, recordValue(rec, inst.Dir)
+	return c, rec, inst.Dir
 }
 
 func (p *planner) checkProtected(r *config.Resource, inst *config.Instance, c *Change, rec *statefile.Resource) {
