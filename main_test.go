@@ -53,6 +53,11 @@ func TestScript(t *testing.T) {
 			env.Setenv("GENFORM_TOKEN", "test-token")
 			env.Setenv("GENFORM_IN_AUTOMATION", "1")
 			env.Setenv("NO_COLOR", "1")
+			// Under -race every process sleeps a second at exit to let
+			// reports flush; the scripts start hundreds of them.
+			if os.Getenv("GORACE") == "" {
+				env.Setenv("GORACE", "atexit_sleep_ms=10")
+			}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
