@@ -491,20 +491,9 @@ func decodeOutput(b *hcl.Block) (*Output, hcl.Diagnostics) {
 		o.Description = s
 	}
 	if a, ok := content.Attributes["sensitive"]; ok {
-		v, d := a.Expr.Value(nil)
+		sens, d := literalBool(a, "sensitive")
 		diags = append(diags, d...)
-		if !d.HasErrors() {
-			if v.Type() != cty.Bool || v.IsNull() {
-				diags = append(diags, &hcl.Diagnostic{
-					Severity: hcl.DiagError,
-					Summary:  "Invalid sensitive value",
-					Detail:   "sensitive takes true or false.",
-					Subject:  a.Expr.Range().Ptr(),
-				})
-			} else {
-				o.Sensitive = v.True()
-			}
-		}
+		o.Sensitive = sens
 	}
 	if a, ok := content.Attributes["depends_on"]; ok {
 		deps, d := decodeDependsOn(a)

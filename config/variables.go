@@ -67,20 +67,9 @@ func decodeVariable(block *hcl.Block) (*Variable, *typeexpr.Defaults, hcl.Diagno
 		v.Description = s
 	}
 	if a, ok := content.Attributes["sensitive"]; ok {
-		val, d := a.Expr.Value(nil)
+		sens, d := literalBool(a, "sensitive")
 		diags = append(diags, d...)
-		if !d.HasErrors() {
-			if b, err := convert.Convert(val, cty.Bool); err != nil || b.IsNull() {
-				diags = append(diags, &hcl.Diagnostic{
-					Severity: hcl.DiagError,
-					Summary:  "Invalid sensitive value",
-					Detail:   "sensitive takes true or false.",
-					Subject:  a.Expr.Range().Ptr(),
-				})
-			} else {
-				v.Sensitive = b.True()
-			}
-		}
+		v.Sensitive = sens
 	}
 	if a, ok := content.Attributes["default"]; ok {
 		val, d := a.Expr.Value(nil)
@@ -373,4 +362,22 @@ func (c *Config) checkVariableValidations() hcl.Diagnostics {
 		}
 	}
 	return diags
+}
+
+// literalBool decodes an attribute that takes a literal true or false.
+func literalBool(a *hcl.Attribute, name string) (bool, hcl.Diagnostics) {
+	val, diags := a.Expr.Value(nil)
+	if diags.HasErrors() {
+		return false, diags
+	}
+	b, err := convert.Convert(val, cty.Bool)
+	if err != nil || b.IsNull() || !b.IsKnown() {
+		return false, append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Invalid " + name + " value",
+			Detail:   name + " takes true or false.",
+			Subject:  a.Expr.Range().Ptr(),
+		})
+	}
+	return b.True(), diags
 }
