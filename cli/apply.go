@@ -33,13 +33,7 @@ Flags:
   -parallelism=N       generations in flight at once (default: service.parallelism)
   -max-generations=N   refuse to submit more than N generations
   -json                print progress and the result as JSON lines
-  -target=ADDR         limit to ADDR and what it depends on (repeatable)
-  -replace=ADDR        generate ADDR anew (repeatable)
-  -var 'NAME=VALUE'    set a variable (repeatable)
-  -var-file=FILE       read variables from a *.genvars.hcl file (repeatable)
-  -refresh=false       do not check output files on disk
-  -lock-timeout=DUR    wait this long for the state lock (default 0s)
-`,
+`+planFlagsUsage,
 		run: runApply,
 	})
 }

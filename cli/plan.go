@@ -22,13 +22,7 @@ Flags:
   -detailed-exitcode   exit 0 with no changes, 1 on error, 2 with changes
   -json                print the plan as a JSON document
   -format=markdown     print the plan as a pull-request comment
-  -target=ADDR         limit to ADDR and what it depends on (repeatable)
-  -replace=ADDR        generate ADDR anew (repeatable)
-  -var 'NAME=VALUE'    set a variable (repeatable)
-  -var-file=FILE       read variables from a *.genvars.hcl file (repeatable)
-  -refresh=false       do not check output files on disk
-  -lock-timeout=DUR    wait this long for the state lock (default 0s)
-`,
+`+planFlagsUsage,
 		run: runPlan,
 	})
 }

@@ -168,6 +168,16 @@ func snapshot(cfg *config.Config, command string, lockTimeout time.Duration) (*s
 	return st.Snapshot()
 }
 
+// planFlagsUsage documents the flags planFlags registers with refresh, for
+// the usage text of plan and apply.
+const planFlagsUsage = `  -target=ADDR         limit to ADDR and what it depends on (repeatable)
+  -replace=ADDR        generate ADDR anew (repeatable)
+  -var 'NAME=VALUE'    set a variable (repeatable)
+  -var-file=FILE       read variables from a *.genvars.hcl file (repeatable)
+  -refresh=false       do not check output files on disk
+  -lock-timeout=DUR    wait this long for the state lock (default 0s)
+`
+
 // planFlags are the flags plan, apply and destroy share.
 type planFlags struct {
 	vars        varFlags
