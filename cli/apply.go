@@ -33,7 +33,7 @@ Flags:
   -parallelism=N       generations in flight at once (default: service.parallelism)
   -max-generations=N   refuse to submit more than N generations
   -json                print progress and the result as JSON lines
-`+planFlagsUsage,
+` + planFlagsUsage,
 		run: runApply,
 	})
 }

@@ -22,7 +22,7 @@ Flags:
   -detailed-exitcode   exit 0 with no changes, 1 on error, 2 with changes
   -json                print the plan as a JSON document
   -format=markdown     print the plan as a pull-request comment
-`+planFlagsUsage,
+` + planFlagsUsage,
 		run: runPlan,
 	})
 }
