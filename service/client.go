@@ -316,20 +316,8 @@ func (c *Client) call(ctx context.Context, r request) ([]byte, error) {
 		if !retry {
 			return nil, err
 		}
-		if attempt > c.maxRetries {
-			return nil, fmt.Errorf("giving up after %d attempts: %w", attempt, err)
-		}
-		wait := bo.NextBackOff()
-		if wait == backoff.Stop {
-			return nil, fmt.Errorf("giving up after %d attempts: %w", attempt, err)
-		}
-		var se *Error
-		if errors.As(err, &se) && se.RetryAfter > wait {
-			wait = se.RetryAfter
-		}
-		c.tracef("retrying %s in %s (attempt %d of %d): %v", r.op(), wait.Round(time.Millisecond), attempt+1, c.maxRetries+1, err)
-		if err := c.sleep(ctx, wait); err != nil {
-			return nil, fmt.Errorf("%s: %w", r.op(), err)
+		if err := c.backoffBefore(ctx, bo, attempt, r.op(), err); err != nil {
+			return nil, err
 		}
 	}
 }
@@ -497,4 +485,27 @@ func (c *Client) tracef(format string, args ...any) {
 	c.debugMu.Lock()
 	defer c.debugMu.Unlock()
 	fmt.Fprintf(c.debug, "service: %s\n", line)
+}
+
+// backoffBefore waits before retry number attempt+1 of op, which failed
+// with err: the next backoff step, or the service's Retry-After when that
+// is longer. It returns the error to give up with when the retries are
+// spent or ctx ends the wait.
+func (c *Client) backoffBefore(ctx context.Context, bo backoff.BackOff, attempt int, op string, err error) error {
+	if attempt > c.maxRetries {
+		return fmt.Errorf("giving up after %d attempts: %w", attempt, err)
+	}
+	wait := bo.NextBackOff()
+	if wait == backoff.Stop {
+		return fmt.Errorf("giving up after %d attempts: %w", attempt, err)
+	}
+	var se *Error
+	if errors.As(err, &se) && se.RetryAfter > wait {
+		wait = se.RetryAfter
+	}
+	c.tracef("retrying %s in %s (attempt %d of %d): %v", op, wait.Round(time.Millisecond), attempt+1, c.maxRetries+1, err)
+	if err := c.sleep(ctx, wait); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return nil
 }

@@ -15,8 +15,6 @@ import (
 	"runtime"
 	"strings"
 	"time"
-
-	"github.com/cenkalti/backoff/v4"
 )
 
 // maxRedirects bounds the redirect hops of one download.
@@ -119,20 +117,8 @@ func (c *Client) DownloadSized(ctx context.Context, mediaURL, dir, base string, 
 		if !IsRetryable(err) {
 			return nil, err
 		}
-		if attempt > c.maxRetries {
-			return nil, fmt.Errorf("giving up after %d attempts: %w", attempt, err)
-		}
-		wait := bo.NextBackOff()
-		if wait == backoff.Stop {
-			return nil, fmt.Errorf("giving up after %d attempts: %w", attempt, err)
-		}
-		var se *Error
-		if errors.As(err, &se) && se.RetryAfter > wait {
-			wait = se.RetryAfter
-		}
-		c.tracef("retrying GET %s in %s (attempt %d of %d): %v", redactURL(u), wait.Round(time.Millisecond), attempt+1, c.maxRetries+1, err)
-		if err := c.sleep(ctx, wait); err != nil {
-			return nil, fmt.Errorf("downloading %s: %w", redactURL(u), err)
+		if err := c.backoffBefore(ctx, bo, attempt, "downloading "+redactURL(u), err); err != nil {
+			return nil, err
 		}
 	}
 }
