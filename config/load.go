@@ -15,7 +15,6 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/ext/typeexpr"
 	"github.com/hashicorp/hcl/v2/hclparse"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -472,14 +471,7 @@ var outputSchema = &hcl.BodySchema{
 func decodeOutput(b *hcl.Block) (*Output, hcl.Diagnostics) {
 	o := &Output{Name: b.Labels[0], DeclRange: b.DefRange}
 	var diags hcl.Diagnostics
-	if !hclsyntax.ValidIdentifier(o.Name) {
-		diags = append(diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "Invalid output name",
-			Detail:   "A name must start with a letter or underscore and may contain only letters, digits, underscores, and dashes.",
-			Subject:  b.LabelRanges[0].Ptr(),
-		})
-	}
+	diags = append(diags, checkName(o.Name, "output", b.LabelRanges[0])...)
 	content, d := b.Body.Content(outputSchema)
 	diags = append(diags, d...)
 	if a, ok := content.Attributes["value"]; ok {

@@ -5,7 +5,6 @@ import (
 	"sort"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -136,14 +135,7 @@ func decodeResource(block *hcl.Block) (*Resource, hcl.Diagnostics) {
 	}
 	r.addr = string(r.Kind) + "." + r.Name
 	var diags hcl.Diagnostics
-	if !hclsyntax.ValidIdentifier(r.Name) {
-		diags = append(diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "Invalid resource name",
-			Detail:   "A name must start with a letter or underscore and may contain only letters, digits, underscores, and dashes.",
-			Subject:  block.LabelRanges[0].Ptr(),
-		})
-	}
+	diags = append(diags, checkName(r.Name, "resource", block.LabelRanges[0])...)
 	content, d := block.Body.Content(resourceSchema)
 	diags = append(diags, d...)
 	for name, a := range content.Attributes {

@@ -39,14 +39,7 @@ func decodeVariable(block *hcl.Block) (*Variable, *typeexpr.Defaults, hcl.Diagno
 		literal:   true,
 	}
 	var diags hcl.Diagnostics
-	if !hclsyntax.ValidIdentifier(v.Name) {
-		diags = append(diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "Invalid variable name",
-			Detail:   "A name must start with a letter or underscore and may contain only letters, digits, underscores, and dashes.",
-			Subject:  block.LabelRanges[0].Ptr(),
-		})
-	}
+	diags = append(diags, checkName(v.Name, "variable", block.LabelRanges[0])...)
 	content, d := block.Body.Content(variableSchema)
 	diags = append(diags, d...)
 	var defaults *typeexpr.Defaults
@@ -380,4 +373,17 @@ func literalBool(a *hcl.Attribute, name string) (bool, hcl.Diagnostics) {
 		})
 	}
 	return b.True(), diags
+}
+
+// checkName refuses a block label that cannot be used in a reference.
+func checkName(name, what string, rng hcl.Range) hcl.Diagnostics {
+	if hclsyntax.ValidIdentifier(name) {
+		return nil
+	}
+	return hcl.Diagnostics{{
+		Severity: hcl.DiagError,
+		Summary:  "Invalid " + what + " name",
+		Detail:   "A name must start with a letter or underscore and may contain only letters, digits, underscores, and dashes.",
+		Subject:  rng.Ptr(),
+	}}
 }
