@@ -194,9 +194,9 @@ func execute(env *Env, cfg *config.Config, ep endpoint, store *statefile.Store, 
 		defer stop()
 		eng.Service = client
 	}
-	if strings.EqualFold(env.Getenv("GENFORM_LOG"), "debug") {
-		eng.Logf = func(format string, args ...any) { fmt.Fprintf(env.Stderr, "[debug] "+format+"\n", args...) }
-	}
+	// What the engine logs (an unknown job status, a stale file it could
+	// not remove) is worth a warning in every run, not only a debug one.
+	eng.Logf = func(format string, args ...any) { fmt.Fprintf(env.Stderr, "Warning: "+format+"\n", args...) }
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
