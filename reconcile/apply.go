@@ -370,6 +370,12 @@ func (r *applyRun) generate(inst *config.Instance, c *Change) error {
 	release := r.slot()
 	defer release()
 	fp := config.Fingerprint(e.ServiceID, inst.Endpoint, inst.Request)
+	// A saved plan is checked against the configuration's hash, but a file
+	// read by file() or a value from env() can change without changing it:
+	// never submit a request other than the one the plan showed.
+	if c.Fingerprint != "" && c.Fingerprint != fp {
+		return fmt.Errorf("the request of %s is no longer the one the plan showed (a file or environment value it reads changed); nothing was submitted: run plan again", inst.Addr)
+	}
 	intent := &statefile.Intent{
 		Addr:        inst.Addr,
 		Kind:        string(inst.Resource.Kind),

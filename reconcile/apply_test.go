@@ -136,3 +136,30 @@ func TestApplyCreateAnswers(t *testing.T) {
 		}
 	})
 }
+
+// TestApplyRefusesARequestThePlanDidNotShow: when what the plan showed and
+// what would be sent differ (a file read by file() changed after plan
+// -out), nothing is submitted.
+func TestApplyRefusesARequestThePlanDidNotShow(t *testing.T) {
+	f := newFixture(t)
+	cfg := f.write(oneImage)
+	st, err := statefile.Open(filepath.Join(f.dir, ".genform", "state.db"), statefile.Options{Create: true, Command: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	p, _ := MakePlan(PlanInput{Config: cfg, State: nil, Service: "simulator", Dir: f.dir})
+	p.Change("image.a").Fingerprint = "not-the-request-that-will-be-sent"
+	svc := &fakeService{}
+	res, err := (&Engine{Config: cfg, Store: st, Service: svc, ServiceID: "simulator", Parallelism: 1, Dir: f.dir}).Apply(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if svc.creates != 0 || len(res.Failed) != 1 {
+		t.Fatalf("creates %d, failed %v", svc.creates, res.Failed)
+	}
+	snap, _ := st.Snapshot()
+	if len(snap.Intents) != 0 || len(snap.Resources) != 0 {
+		t.Errorf("state changed: %v %v", snap.Intents, snap.Resources)
+	}
+}
