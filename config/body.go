@@ -11,6 +11,8 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
+
+	"github.com/genform/genform/config/addrs"
 )
 
 // placement says where in the request body an attribute goes.
@@ -63,10 +65,9 @@ var attrType = [numAttrs]cty.Type{
 	aDir:            cty.String,
 }
 
-// endpointSpec is what one endpoint takes, per SERVICE.md.
+// endpointSpec is what one endpoint takes (docs/service.md).
 type endpointSpec struct {
-	path  string
-	title string // for messages: "text-to-image"
+	ep addrs.Endpoint
 	// what chose the endpoint, for messages: "An image", "A video with
 	// source_image"
 	chosenBy string
@@ -97,8 +98,7 @@ func takes(ids ...attrID) [numAttrs]bool {
 
 var (
 	specText2Image = &endpointSpec{
-		path:     EndpointText2Image,
-		title:    "text-to-image",
+		ep:       addrs.Text2Image,
 		chosenBy: "An image",
 		takes:    takes(aPrompt, aNegativePrompt, aIsPublic, aSeed, aImageNumber, aAspectRatio, aResolution),
 		required: []attrID{aPrompt},
@@ -111,8 +111,7 @@ var (
 		},
 	}
 	specImage2Video = &endpointSpec{
-		path:     EndpointImage2Video,
-		title:    "image-to-video",
+		ep:       addrs.Image2Video,
 		chosenBy: "A video with source_image",
 		takes:    takes(aPrompt, aNegativePrompt, aIsPublic, aSeed, aDuration, aSourceImage, aPromptEnhancer, aGenMode, aWatermarkFree),
 		required: []attrID{aSourceImage},
@@ -124,8 +123,7 @@ var (
 		genModes: []string{"smooth", "enhanced"},
 	}
 	specKeyFrames = &endpointSpec{
-		path:     EndpointKeyFrames,
-		title:    "key-frame conditioning",
+		ep:       addrs.KeyFrames,
 		chosenBy: "A video with source_images",
 		takes:    takes(aPrompt, aNegativePrompt, aIsPublic, aSeed, aDuration, aSourceImages, aFrameIndices, aInputWidth, aInputHeight, aWatermarkFree),
 		required: []attrID{aSourceImages, aFrameIndices, aInputWidth, aInputHeight},
@@ -134,8 +132,7 @@ var (
 		},
 	}
 	specText2Video = &endpointSpec{
-		path:     EndpointText2Video,
-		title:    "text-to-video",
+		ep:       addrs.Text2Video,
 		chosenBy: "A video with neither source_image nor source_images",
 		takes:    takes(aPrompt, aNegativePrompt, aIsPublic, aSeed, aDuration, aAspectRatio, aPromptEnhancer, aGenMode, aWatermarkFree),
 		required: []attrID{aPrompt},
@@ -169,7 +166,7 @@ func (b *bodyBuilder) bad(id attrID, summary, detail string) {
 
 // endpoint chooses the endpoint from the inputs a block sets.
 func (b *bodyBuilder) endpoint() {
-	if b.r.Kind == KindImage {
+	if b.r.Kind == addrs.Image {
 		b.ep = specText2Image
 		return
 	}
@@ -190,7 +187,7 @@ func (b *bodyBuilder) endpoint() {
 
 // reason says why the chosen endpoint does not take attribute id.
 func (b *bodyBuilder) reason(id attrID) string {
-	image := b.r.Kind == KindImage
+	image := b.r.Kind == addrs.Image
 	switch id {
 	case aWatermarkFree:
 		return "watermark-free downloads exist for videos only."
@@ -230,7 +227,7 @@ func (b *bodyBuilder) build(d *instData) {
 		name := attrNames[id]
 		if !ep.takes[id] {
 			b.bad(id, "Unsupported argument",
-				fmt.Sprintf("%s sends its request to %s (%s), which does not take %s: %s Remove %s.", ep.chosenBy, ep.title, ep.path, name, b.reason(id), name))
+				fmt.Sprintf("%s sends its request to %s (%s), which does not take %s: %s Remove %s.", ep.chosenBy, ep.ep.Title(), ep.ep.Path(), name, b.reason(id), name))
 			continue
 		}
 		v, err := convert.Convert(av.val[id], attrType[id])
@@ -254,7 +251,7 @@ func (b *bodyBuilder) build(d *instData) {
 			b.diags = append(b.diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Missing required argument",
-				Detail:   fmt.Sprintf("The argument %q is required, but no definition was found. %s sends its request to %s (%s), which needs %s.", attrNames[id], ep.chosenBy, ep.title, ep.path, requiredWhy(id, what)),
+				Detail:   fmt.Sprintf("The argument %q is required, but no definition was found. %s sends its request to %s (%s), which needs %s.", attrNames[id], ep.chosenBy, ep.ep.Title(), ep.ep.Path(), requiredWhy(id, what)),
 				Subject:  b.r.DeclRange.Ptr(),
 			})
 		}
@@ -326,7 +323,7 @@ func (b *bodyBuilder) check(id attrID, v cty.Value) {
 	switch id {
 	case aPrompt:
 		if strings.TrimSpace(v.AsString()) == "" && b.isRequired(aPrompt) {
-			b.bad(id, "Empty prompt", fmt.Sprintf("%s sends its request to %s, which needs a prompt describing what to generate; this one is empty.", b.ep.chosenBy, b.ep.title))
+			b.bad(id, "Empty prompt", fmt.Sprintf("%s sends its request to %s, which needs a prompt describing what to generate; this one is empty.", b.ep.chosenBy, b.ep.ep.Title()))
 		}
 	case aImageNumber:
 		if n, ok := wholeNumber(v); !ok || n < 1 || n > 4 {
@@ -345,7 +342,7 @@ func (b *bodyBuilder) check(id attrID, v cty.Value) {
 		}
 	case aGenMode:
 		if !oneOf(v.AsString(), b.ep.genModes) {
-			b.bad(id, "Invalid gen_mode", fmt.Sprintf("%s takes gen_mode %s. Got %q.", b.ep.title, quoteList(b.ep.genModes), v.AsString())+didYouMean(v.AsString(), b.ep.genModes))
+			b.bad(id, "Invalid gen_mode", fmt.Sprintf("%s takes gen_mode %s. Got %q.", b.ep.ep.Title(), quoteList(b.ep.genModes), v.AsString())+didYouMean(v.AsString(), b.ep.genModes))
 		}
 	case aSourceImage:
 		if !mediaInput(v.AsString()) {
@@ -476,7 +473,7 @@ func (ep *endpointSpec) layout() []jsonField {
 
 // appendJSON encodes the body given by vals (final values by attribute,
 // cty.NilVal for fields not sent) as canonical JSON: the same bytes as
-// canonicalJSON(ep.body(vals)), without building the cty object first.
+// JSON(ep.body(vals)), without building the cty object first.
 func (ep *endpointSpec) appendJSON(b []byte, vals *[numAttrs]cty.Value) []byte {
 	return appendFields(b, ep.fields, vals)
 }

@@ -6,6 +6,8 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
+
+	"github.com/genform/genform/config/addrs"
 )
 
 // Options are the values a command line adds to a configuration.
@@ -62,7 +64,7 @@ type Config struct {
 	Hash string
 
 	absDir    string // Dir made absolute, symlinks resolved, for file functions
-	byAddr    map[string]*Resource
+	byAddr    map[addrs.Resource]*Resource
 	environ   map[string]string
 	funcs     map[string]function.Function
 	varObj    cty.Value // object of every variable's value, for var.*
@@ -70,7 +72,7 @@ type Config struct {
 	localList []*Local  // locals in evaluation (dependency) order
 	// referenced holds the resource-level addresses some resource, local
 	// or output refers to directly.
-	referenced map[string]bool
+	referenced map[addrs.Resource]bool
 }
 
 // Settings is the genform block.
@@ -143,23 +145,14 @@ type Local struct {
 	DeclRange hcl.Range
 	// Refs are the resource-level addresses the local refers to, directly or
 	// through other locals, sorted.
-	Refs []string
+	Refs []addrs.Resource
 
-	locals  []string // locals it refers to directly
-	direct  []string // resources it refers to directly
+	locals  []string         // locals it refers to directly
+	direct  []addrs.Resource // resources it refers to directly
 	static  bool     // evaluated once at Load: refers to no resource, even indirectly
 	value   cty.Value
 	checked bool // its references were valid
 }
-
-// Kind is a resource type: what a block generates.
-type Kind string
-
-// The resource kinds.
-const (
-	KindImage Kind = "image"
-	KindVideo Kind = "video"
-)
 
 // Output is an output block.
 type Output struct {
@@ -169,19 +162,19 @@ type Output struct {
 	Expr        hcl.Expression
 	// Refs are the resource-level addresses the value refers to, directly or
 	// through locals, sorted.
-	Refs      []string
+	Refs      []addrs.Resource
 	DeclRange hcl.Range
 
-	direct    []string
+	direct    []addrs.Resource
 	locals    []string
-	dependsOn []string
+	dependsOn []addrs.Resource
 	ok        bool
 }
 
 // Graph returns, for each resource-level address, the addresses of the
 // resources it depends on (its Refs). Cycles are reported by Load.
-func (c *Config) Graph() map[string][]string {
-	g := make(map[string][]string, len(c.Resources))
+func (c *Config) Graph() map[addrs.Resource][]addrs.Resource {
+	g := make(map[addrs.Resource][]addrs.Resource, len(c.Resources))
 	for _, r := range c.Resources {
 		g[r.Addr()] = r.Refs
 	}
@@ -192,10 +185,9 @@ func (c *Config) Graph() map[string][]string {
 // resource with the resource-level address addr. Only such resources need
 // a value in a Scope: a planner can skip building the values of the
 // others, which for a large configuration are most of them.
-func (c *Config) Referenced(addr string) bool { return c.referenced[addr] }
+func (c *Config) Referenced(addr addrs.Resource) bool { return c.referenced[addr] }
 
-// Resource returns the resource with the resource-level address addr
-// ("image.hero"), or nil.
-func (c *Config) Resource(addr string) *Resource {
+// Resource returns the resource with the address addr, or nil.
+func (c *Config) Resource(addr addrs.Resource) *Resource {
 	return c.byAddr[addr]
 }

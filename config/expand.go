@@ -5,13 +5,14 @@ import (
 	"math/big"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
+
+	"github.com/genform/genform/config/addrs"
 )
 
 // MaxInstances bounds the instances of one resource, so that a mistyped
@@ -21,16 +22,12 @@ const MaxInstances = 100_000
 // Instance is one instance of a resource, evaluated into the request it
 // would send.
 type Instance struct {
-	// Addr is the instance address: "image.hero", "image.hero[0]" or
-	// `image.hero["red"]`.
-	Addr     string
+	// Addr is the instance address: image.hero, image.hero[0] or
+	// image.hero["red"]; its Key is the count index or the for_each key.
+	Addr     addrs.Instance
 	Resource *Resource
-	// Key is cty.NilVal without count or for_each, else the count index (a
-	// number) or the for_each key (a string).
-	Key cty.Value
-	// Endpoint is the path the request is posted to (one of the Endpoint*
-	// constants).
-	Endpoint string
+	// Endpoint is where the request is posted.
+	Endpoint addrs.Endpoint
 	// Body is the request body as it would be sent, with documented
 	// defaults filled in. It may hold unknowns, such as a source_image taken
 	// from a resource not generated yet.
@@ -91,8 +88,7 @@ func (r *Resource) instances(data []instData) []*Instance {
 // instData for every instance of a resource that refers to no other
 // resource, from Load to the end of the command.
 type instData struct {
-	addr string
-	key  cty.Value
+	addr addrs.Instance
 	ep   *endpointSpec
 	// set has a bit for each attribute the block gives a value (after
 	// conversion, before defaults), and vals holds those values in
@@ -127,8 +123,7 @@ func (d *instData) instance(r *Resource, sc *scratch) *Instance {
 	inst := &Instance{
 		Addr:          d.addr,
 		Resource:      r,
-		Key:           d.key,
-		Endpoint:      d.ep.path,
+		Endpoint:      d.ep.ep,
 		Request:       d.request,
 		Dir:           d.dir,
 		WatermarkFree: d.watermarkFree,
@@ -149,6 +144,7 @@ func (c *Config) expand(r *Resource, scope Scope, validate bool) (insts []instDa
 		return nil, false, diags
 	}
 	addr := r.Addr()
+	noKey := addr.Instance(addrs.NoKey)
 	sc := scratches.Get().(*scratch)
 	defer scratches.Put(sc)
 	switch {
@@ -162,14 +158,14 @@ func (c *Config) expand(r *Resource, scope Scope, validate bool) (insts []instDa
 			if !validate {
 				return nil, false, append(diags, unknownRepetition(r.Count, "count"))
 			}
-			_, d := c.instance(r, childCtx(ctx, "count", cty.ObjectVal(map[string]cty.Value{"index": cty.UnknownVal(cty.Number)})), cty.UnknownVal(cty.Number), addr, sc)
+			_, d := c.instance(r, childCtx(ctx, "count", cty.ObjectVal(map[string]cty.Value{"index": cty.UnknownVal(cty.Number)})), noKey, false, sc)
 			return nil, false, append(diags, d...)
 		}
 		insts = make([]instData, 0, n)
 		for i := 0; i < n; i++ {
-			key := cty.NumberIntVal(int64(i))
-			ictx := childCtx(ctx, "count", sc.countVal(key))
-			inst, d := c.instance(r, ictx, key, addr+"["+strconv.Itoa(i)+"]", sc)
+			key := addrs.IntKey(i)
+			ictx := childCtx(ctx, "count", sc.countVal(key.Value()))
+			inst, d := c.instance(r, ictx, addr.Instance(key), true, sc)
 			diags = append(diags, d...)
 			insts = append(insts, inst)
 		}
@@ -184,18 +180,18 @@ func (c *Config) expand(r *Resource, scope Scope, validate bool) (insts []instDa
 				return nil, false, append(diags, unknownRepetition(r.ForEach, "for_each"))
 			}
 			each := cty.ObjectVal(map[string]cty.Value{"key": cty.UnknownVal(cty.String), "value": cty.DynamicVal})
-			_, d := c.instance(r, childCtx(ctx, "each", each), cty.UnknownVal(cty.String), addr, sc)
+			_, d := c.instance(r, childCtx(ctx, "each", each), noKey, false, sc)
 			return nil, false, append(diags, d...)
 		}
 		insts = make([]instData, 0, len(keys))
 		for i, k := range keys {
-			key := cty.StringVal(k)
-			inst, d := c.instance(r, childCtx(ctx, "each", sc.eachVal(key, vals[i])), key, addr+"["+strconv.Quote(k)+"]", sc)
+			key := addrs.StringKey(k)
+			inst, d := c.instance(r, childCtx(ctx, "each", sc.eachVal(cty.StringVal(k), vals[i])), addr.Instance(key), true, sc)
 			diags = append(diags, d...)
 			insts = append(insts, inst)
 		}
 	default:
-		inst, d := c.instance(r, ctx, cty.NilVal, addr, sc)
+		inst, d := c.instance(r, ctx, noKey, true, sc)
 		diags = append(diags, d...)
 		insts = []instData{inst}
 	}
@@ -401,8 +397,10 @@ func (av *attrValues) rng(id attrID) hcl.Range {
 	return hcl.Range{}
 }
 
-// instance evaluates r's attributes in ctx and builds the request.
-func (c *Config) instance(r *Resource, ctx *hcl.EvalContext, key cty.Value, addr string, sc *scratch) (instData, hcl.Diagnostics) {
+// instance evaluates r's attributes in ctx and builds the request of the
+// instance at addr. keyKnown is false when a count or for_each is not known
+// yet, so the instance stands for all of them with an unknown key.
+func (c *Config) instance(r *Resource, ctx *hcl.EvalContext, addr addrs.Instance, keyKnown bool, sc *scratch) (instData, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	sc.av = attrValues{}
 	av := &sc.av
@@ -420,20 +418,21 @@ func (c *Config) instance(r *Resource, ctx *hcl.EvalContext, key cty.Value, addr
 		av.val[ra.id] = v
 		av.set[ra.id] = !v.IsNull()
 	}
-	inst := instData{addr: addr, key: key}
+	inst := instData{addr: addr}
 	b := bodyBuilder{c: c, r: r, av: av, sc: sc}
 	b.endpoint()
 	b.build(&inst)
 	diags = append(diags, b.diags...)
 
-	dir, d := c.instanceDir(r, av, key)
+	dir, d := c.instanceDir(r, av, addr.Key, keyKnown)
 	diags = append(diags, d...)
 	inst.dir = dir
 	return inst, diags
 }
 
-// instanceDir is where an instance's files go.
-func (c *Config) instanceDir(r *Resource, av *attrValues, key cty.Value) (string, hcl.Diagnostics) {
+// instanceDir is where an instance's files go: "" when that depends on a
+// key not known yet.
+func (c *Config) instanceDir(r *Resource, av *attrValues, key addrs.Key, keyKnown bool) (string, hcl.Diagnostics) {
 	if av.set[aDir] {
 		v := av.val[aDir]
 		s, err := convert.Convert(v, cty.String)
@@ -454,17 +453,16 @@ func (c *Config) instanceDir(r *Resource, av *attrValues, key cty.Value) (string
 		}
 		return p, nil
 	}
-	base := filepath.Join(c.Settings.OutputDir, string(r.Kind), r.Name)
+	base := filepath.Join(c.Settings.OutputDir, r.Kind.String(), r.Name)
+	k, isString := key.Str()
 	switch {
-	case key == cty.NilVal:
-		return base, nil
-	case !key.IsKnown():
+	case !keyKnown && (r.Count != nil || r.ForEach != nil):
 		return "", nil
-	case key.Type() == cty.Number:
-		i, _ := key.AsBigFloat().Int64()
-		return filepath.Join(base, strconv.FormatInt(i, 10)), nil
+	case key.IsZero():
+		return base, nil
+	case !isString:
+		return filepath.Join(base, key.PathPart()), nil
 	}
-	k := key.AsString()
 	if reason := badPathComponent(k); reason != "" {
 		rng := r.DeclRange
 		if r.ForEach != nil {

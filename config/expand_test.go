@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"github.com/genform/genform/config/addrs"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -49,7 +50,7 @@ image "none" {
 			t.Fatal(diagList(diags))
 		}
 		for _, in := range insts {
-			got[r.Addr()] = append(got[r.Addr()], fmt.Sprintf("%s %s %s", in.Addr, in.Dir, in.Attrs["prompt"].AsString()))
+			got[r.Addr().String()] = append(got[r.Addr().String()], fmt.Sprintf("%s %s %s", in.Addr, in.Dir, in.Attrs["prompt"].AsString()))
 		}
 	}
 	want := map[string][]string{
@@ -75,11 +76,11 @@ image "none" {
 	if len(got["image.none"]) != 0 {
 		t.Errorf("count = 0 gave instances: %q", got["image.none"])
 	}
-	insts, _ := c.Expand(c.Resource("image.frame"), Scope{})
+	insts, _ := c.Expand(c.Resource(res("image.frame")), Scope{})
 	if seed := insts[2].Attrs["seed"]; !seed.RawEquals(cty.NumberIntVal(2)) {
 		t.Errorf("seed of frame[2] = %#v", seed)
 	}
-	if k := insts[1].Key; !k.RawEquals(cty.NumberIntVal(1)) {
+	if k := insts[1].Addr.Key.Value(); !k.RawEquals(cty.NumberIntVal(1)) {
 		t.Errorf("key of frame[1] = %#v", k)
 	}
 }
@@ -102,13 +103,13 @@ output "clip" { value = video.motion.outputs[0].path }
 output "static" { value = "x" }
 `
 	c := mustLoad(t, src, Options{})
-	if got := fmt.Sprint(c.Graph()["video.motion"]); got != "[image.hero]" {
+	if got := fmt.Sprint(c.Graph()[res("video.motion")]); got != "[image.hero]" {
 		t.Errorf("video.motion depends on %s", got)
 	}
-	if c.Resources[0].Addr() != "image.hero" {
+	if c.Resources[0].Addr().String() != "image.hero" {
 		t.Errorf("resources not in dependency order: first is %s", c.Resources[0].Addr())
 	}
-	video := c.Resource("video.motion")
+	video := c.Resource(res("video.motion"))
 
 	// Nothing generated yet: the request is not known.
 	insts, diags := c.Expand(video, Scope{})
@@ -123,13 +124,13 @@ output "static" { value = "x" }
 	}
 
 	// The images are in state.
-	hero := c.Resource("image.hero")
+	hero := c.Resource(res("image.hero"))
 	heroInsts, _ := c.Expand(hero, Scope{})
-	values := map[string]cty.Value{
-		"image.hero[0]": InstanceValue("c0", "g0", "succeed", []OutputValue{{ID: "o", MediaURL: "https://cdn/0.png", Path: "generated/image/hero/0/0.png"}}),
-		"image.hero[1]": InstanceValue("c1", "g1", "succeed", []OutputValue{{ID: "o", MediaURL: "https://cdn/1.png", Path: "generated/image/hero/1/0.png"}}),
+	values := map[addrs.Instance]cty.Value{
+		inst("image.hero[0]"): InstanceValue("c0", "g0", "succeed", []OutputValue{{ID: "o", MediaURL: "https://cdn/0.png", Path: "generated/image/hero/0/0.png"}}),
+		inst("image.hero[1]"): InstanceValue("c1", "g1", "succeed", []OutputValue{{ID: "o", MediaURL: "https://cdn/1.png", Path: "generated/image/hero/1/0.png"}}),
 	}
-	scope := Scope{"image.hero": ResourceValue(hero, heroInsts, values)}
+	scope := Scope{res("image.hero"): ResourceValue(hero, heroInsts, values)}
 	insts, diags = c.Expand(video, scope)
 	if diags.HasErrors() {
 		t.Fatal(diagList(diags))
@@ -147,8 +148,8 @@ output "static" { value = "x" }
 	if outs["clip"].IsKnown() || outs["static"].AsString() != "x" {
 		t.Errorf("outputs = %#v", outs)
 	}
-	scope["video.motion"] = ResourceValue(video, insts, map[string]cty.Value{
-		"video.motion": InstanceValue("v", "gv", "succeed", []OutputValue{{Path: "generated/video/motion/0.mp4"}}),
+	scope[res("video.motion")] = ResourceValue(video, insts, map[addrs.Instance]cty.Value{
+		inst("video.motion"): InstanceValue("v", "gv", "succeed", []OutputValue{{Path: "generated/video/motion/0.mp4"}}),
 	})
 	outs, _ = c.EvalOutputs(scope)
 	if outs["clip"].AsString() != "generated/video/motion/0.mp4" {
@@ -166,15 +167,15 @@ image "b" {
 }
 `
 	c := mustLoad(t, src, Options{}) // Load cannot know the count yet; that is not an error
-	b := c.Resource("image.b")
+	b := c.Resource(res("image.b"))
 	_, diags := c.Expand(b, Scope{})
 	if !diags.HasErrors() || diags[0].Summary != "Invalid count argument" || !strings.Contains(diags[0].Detail, "cannot be determined until apply") {
 		t.Errorf("want Invalid count argument; got:\n%s", diagList(diags))
 	}
-	a := c.Resource("image.a")
+	a := c.Resource(res("image.a"))
 	aInsts, _ := c.Expand(a, Scope{})
-	scope := Scope{"image.a": ResourceValue(a, aInsts, map[string]cty.Value{
-		"image.a": InstanceValue("c", "g", "succeed", []OutputValue{{}, {}}),
+	scope := Scope{res("image.a"): ResourceValue(a, aInsts, map[addrs.Instance]cty.Value{
+		inst("image.a"): InstanceValue("c", "g", "succeed", []OutputValue{{}, {}}),
 	})}
 	insts, diags := c.Expand(b, scope)
 	if diags.HasErrors() || len(insts) != 2 {
@@ -207,27 +208,27 @@ video "b" {
 	for addr, want := range map[string]string{
 		"image.hero": "[]", "image.logo": "[]", "video.a": "[image.hero]", "video.b": "[image.logo video.a]",
 	} {
-		if got := fmt.Sprint(g[addr]); got != want {
+		if got := fmt.Sprint(g[res(addr)]); got != want {
 			t.Errorf("Refs of %s = %s, want %s", addr, got, want)
 		}
 	}
 	var order []string
 	for _, r := range c.Resources {
-		order = append(order, r.Addr())
+		order = append(order, r.Addr().String())
 	}
 	if got := strings.Join(order, " "); got != "image.hero image.logo video.a video.b" {
 		t.Errorf("order = %s", got)
 	}
-	if got := c.Resource("video.b").DependsOn; fmt.Sprint(got) != "[video.a image.logo]" {
+	if got := c.Resource(res("video.b")).DependsOn; fmt.Sprint(got) != "[video.a image.logo]" {
 		t.Errorf("DependsOn = %v", got)
 	}
 	// The local that reads a resource is evaluated in the scope given.
-	hero := c.Resource("image.hero")
+	hero := c.Resource(res("image.hero"))
 	hi, _ := c.Expand(hero, Scope{})
-	scope := Scope{"image.hero": ResourceValue(hero, hi, map[string]cty.Value{
-		"image.hero": InstanceValue("c", "g", "succeed", []OutputValue{{MediaURL: "https://cdn/h.png"}}),
+	scope := Scope{res("image.hero"): ResourceValue(hero, hi, map[addrs.Instance]cty.Value{
+		inst("image.hero"): InstanceValue("c", "g", "succeed", []OutputValue{{MediaURL: "https://cdn/h.png"}}),
 	})}
-	insts, diags := c.Expand(c.Resource("video.a"), scope)
+	insts, diags := c.Expand(c.Resource(res("video.a")), scope)
 	if diags.HasErrors() {
 		t.Fatal(diagList(diags))
 	}
@@ -247,7 +248,7 @@ func TestDeclarationOrderBreaksTies(t *testing.T) {
 	}
 	var order []string
 	for _, r := range c.Resources {
-		order = append(order, r.Addr())
+		order = append(order, r.Addr().String())
 	}
 	// a.gen.hcl first (lexical order): x waits for y; w, z and y are ready
 	// at once and keep their declaration order.
@@ -314,7 +315,7 @@ func TestJSONSyntax(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diagList(diags))
 	}
-	hero := c.Resource("image.hero")
+	hero := c.Resource(res("image.hero"))
 	if !hero.PreventDestroy || fmt.Sprint(hero.IgnoreChanges) != "[seed]" {
 		t.Errorf("lifecycle = %v %v", hero.PreventDestroy, hero.IgnoreChanges)
 	}
@@ -322,8 +323,8 @@ func TestJSONSyntax(t *testing.T) {
 	if got := insts["image.hero[1]"].Attrs["prompt"]; !got.RawEquals(cty.StringVal("hero 1, noir")) {
 		t.Errorf("prompt = %#v", got)
 	}
-	if insts["video.clip"].Endpoint != EndpointImage2Video || fmt.Sprint(c.Graph()["video.clip"]) != "[image.hero]" {
-		t.Errorf("clip: %s %v", insts["video.clip"].Endpoint, c.Graph()["video.clip"])
+	if insts["video.clip"].Endpoint != addrs.Image2Video || fmt.Sprint(c.Graph()[res("video.clip")]) != "[image.hero]" {
+		t.Errorf("clip: %s %v", insts["video.clip"].Endpoint, c.Graph()[res("video.clip")])
 	}
 }
 
@@ -395,7 +396,7 @@ video "v" {
 					out.WriteString(diagList(diags))
 				}
 				for _, in := range insts {
-					out.WriteString(in.Addr + " ")
+					out.WriteString(in.Addr.String() + " ")
 				}
 			}
 			c.EvalOutputs(Scope{})
@@ -449,13 +450,13 @@ video "vb" {
   watermark_free = true
 }
 `, Options{})
-	scope := Scope{"image.base": InstanceValue("c1", "g1", "succeed", nil)}
+	scope := Scope{res("image.base"): InstanceValue("c1", "g1", "succeed", nil)}
 	for _, pair := range [][2]string{{"image.a", "image.b"}, {"video.va", "video.vb"}} {
-		a, diags := c.Expand(c.Resource(pair[0]), scope)
+		a, diags := c.Expand(c.Resource(res(pair[0])), scope)
 		if diags.HasErrors() {
 			t.Fatal(diagList(diags))
 		}
-		b, diags := c.Expand(c.Resource(pair[1]), scope)
+		b, diags := c.Expand(c.Resource(res(pair[1])), scope)
 		if diags.HasErrors() {
 			t.Fatal(diagList(diags))
 		}
@@ -465,7 +466,7 @@ video "vb" {
 		for i := range a {
 			x, y := a[i], b[i]
 			if !x.Body.RawEquals(y.Body) || string(x.Request) != string(y.Request) || x.Endpoint != y.Endpoint ||
-				x.WatermarkFree != y.WatermarkFree || !x.Key.RawEquals(y.Key) || len(x.Attrs) != len(y.Attrs) {
+				x.WatermarkFree != y.WatermarkFree || x.Addr.Key != y.Addr.Key || len(x.Attrs) != len(y.Attrs) {
 				t.Errorf("%s differs from %s:\n%#v\n%#v", x.Addr, y.Addr, x, y)
 			}
 			for name, v := range x.Attrs {
@@ -476,7 +477,7 @@ video "vb" {
 		}
 	}
 
-	r := c.Resource("image.a")
+	r := c.Resource(res("image.a"))
 	first, _ := c.Expand(r, Scope{})
 	first[0].Attrs["prompt"] = cty.StringVal("changed")
 	first[0].Dir = "elsewhere"
@@ -507,7 +508,7 @@ image "g" {
 		"image.e": true, "image.f": false, "image.g": false, "image.missing": false,
 	}
 	for addr, w := range want {
-		if got := c.Referenced(addr); got != w {
+		if got := c.Referenced(res(addr)); got != w {
 			t.Errorf("Referenced(%s) = %v, want %v", addr, got, w)
 		}
 	}
@@ -545,7 +546,7 @@ video "v" {
 			t.Fatal(diagList(diags))
 		}
 		for _, in := range insts {
-			body, err := canonicalJSON(in.Body)
+			body, err := JSON(in.Body)
 			if err != nil || string(body) != string(in.Request) {
 				t.Errorf("%s: Body %s, %v; Request %s", in.Addr, body, err, in.Request)
 			}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"github.com/genform/genform/config/addrs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -48,7 +49,7 @@ func expandAll(t testing.TB, c *Config, scope Scope) map[string]*Instance {
 			t.Fatalf("Expand %s: %s", r.Addr(), diagList(diags))
 		}
 		for _, in := range insts {
-			out[in.Addr] = in
+			out[in.Addr.String()] = in
 		}
 		if _, ok := scope[r.Addr()]; !ok {
 			scope[r.Addr()] = ResourceValue(r, insts, nil)
@@ -66,4 +67,16 @@ func loadErrors(t testing.TB, src string, opts Options) hcl.Diagnostics {
 		t.Fatalf("Load passed; want errors")
 	}
 	return diags
+}
+
+// res parses a resource address for a test.
+func res(s string) addrs.Resource { return inst(s).Resource }
+
+// inst parses an instance address for a test.
+func inst(s string) addrs.Instance {
+	a, err := addrs.ParseInstance(s)
+	if err != nil {
+		panic(err)
+	}
+	return a
 }

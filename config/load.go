@@ -16,6 +16,8 @@ import (
 	"github.com/hashicorp/hcl/v2/ext/typeexpr"
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/genform/genform/config/addrs"
 )
 
 // File name suffixes of configuration and variables files.
@@ -31,8 +33,8 @@ var fileSchema = &hcl.BodySchema{
 		{Type: "service"},
 		{Type: "variable", LabelNames: []string{"name"}},
 		{Type: "locals"},
-		{Type: string(KindImage), LabelNames: []string{"name"}},
-		{Type: string(KindVideo), LabelNames: []string{"name"}},
+		{Type: addrs.Image.String(), LabelNames: []string{"name"}},
+		{Type: addrs.Video.String(), LabelNames: []string{"name"}},
 		{Type: "output", LabelNames: []string{"name"}},
 	},
 }
@@ -50,7 +52,7 @@ func Load(dir string, opts Options) (*Config, hcl.Diagnostics) {
 		Files:     map[string]*hcl.File{},
 		Variables: map[string]*Variable{},
 		Locals:    map[string]*Local{},
-		byAddr:    map[string]*Resource{},
+		byAddr:    map[addrs.Resource]*Resource{},
 		environ:   map[string]string{},
 		varObj:    cty.EmptyObjectVal,
 		staticLoc: cty.EmptyObjectVal,
@@ -136,7 +138,7 @@ func Load(dir string, opts Options) (*Config, hcl.Diagnostics) {
 		if v.Sensitive {
 			continue
 		}
-		enc, err := canonicalJSON(v.Value)
+		enc, err := JSON(v.Value)
 		if err != nil {
 			continue // not settled: reported already
 		}
@@ -222,7 +224,7 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 		}
 		files[i].blocks = content.Blocks
 		for _, b := range content.Blocks {
-			if b.Type == string(KindImage) || b.Type == string(KindVideo) {
+			if _, ok := addrs.ParseKind(b.Type); ok {
 				resBlocks = append(resBlocks, b)
 			}
 		}
@@ -288,7 +290,7 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 					c.Locals[a.Name] = l
 					locals = append(locals, l)
 				}
-			case string(KindImage), string(KindVideo):
+			case addrs.Image.String(), addrs.Video.String():
 				r, d := decodedRes[nextRes].r, decodedRes[nextRes].diags
 				nextRes++
 				diags = append(diags, d...)
@@ -296,7 +298,7 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 					diags = append(diags, &hcl.Diagnostic{
 						Severity: hcl.DiagError,
 						Summary:  "Duplicate resource",
-						Detail:   fmt.Sprintf("%s %s resource named %q was already declared at %s. Resource names must be unique per type.", article(string(r.Kind)), r.Kind, r.Name, prev.DeclRange),
+						Detail:   fmt.Sprintf("%s %s resource named %q was already declared at %s. Resource names must be unique per type.", article(r.Kind.String()), r.Kind, r.Name, prev.DeclRange),
 						Subject:  r.DeclRange.Ptr(),
 					})
 					continue
@@ -353,7 +355,7 @@ func (c *Config) analyzeResources(resources []*Resource) hcl.Diagnostics {
 			count:     r.Count != nil,
 			each:      r.ForEach != nil,
 		}
-		var refs []string
+		var refs []addrs.Resource
 		add := func(expr hcl.Expression, rules refRules) bool {
 			res, locs, d := c.analyze(expr, rules)
 			diags = append(diags, d...)
@@ -388,13 +390,7 @@ func (c *Config) analyzeResources(resources []*Resource) hcl.Diagnostics {
 		}
 		for _, dep := range r.DependsOn {
 			if _, ok := c.byAddr[dep]; !ok {
-				kind, name, _ := strings.Cut(dep, ".")
-				diags = append(diags, &hcl.Diagnostic{
-					Severity: hcl.DiagError,
-					Summary:  "Reference to undeclared resource",
-					Detail:   fmt.Sprintf("depends_on refers to %s, but no %s resource named %q is declared.", dep, kind, name) + didYouMean(name, c.resourceNames(Kind(kind))),
-					Subject:  c.dependsOnRange(r, dep).Ptr(),
-				})
+				diags = append(diags, c.undeclaredDependency(dep, c.dependsOnRange(r, dep)))
 				continue
 			}
 			refs = append(refs, dep)
@@ -405,7 +401,7 @@ func (c *Config) analyzeResources(resources []*Resource) hcl.Diagnostics {
 		r.Refs = sortedUnique(refs)
 	}
 
-	index := make(map[string]int, len(resources))
+	index := make(map[addrs.Resource]int, len(resources))
 	for i, r := range resources {
 		index[r.Addr()] = i
 	}
@@ -430,7 +426,7 @@ func (c *Config) analyzeResources(resources []*Resource) hcl.Diagnostics {
 	for _, cyc := range cycles {
 		names := make([]string, len(cyc))
 		for i, k := range cyc {
-			names[i] = resources[k].Addr()
+			names[i] = resources[k].Addr().String()
 		}
 		detail := fmt.Sprintf("These resources refer to each other in a cycle: %s. Each would have to be generated before the other; remove one of the references.", joinList(names))
 		if len(cyc) == 1 {
@@ -446,8 +442,18 @@ func (c *Config) analyzeResources(resources []*Resource) hcl.Diagnostics {
 	return diags
 }
 
+// undeclaredDependency reports a depends_on entry naming no resource.
+func (c *Config) undeclaredDependency(dep addrs.Resource, rng hcl.Range) *hcl.Diagnostic {
+	return &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  "Reference to undeclared resource",
+		Detail:   fmt.Sprintf("depends_on refers to %s, but no %s resource named %q is declared.", dep, dep.Kind, dep.Name) + didYouMean(dep.Name, c.resourceNames(dep.Kind)),
+		Subject:  rng.Ptr(),
+	}
+}
+
 // dependsOnRange finds the range of dep in r's depends_on, for diagnostics.
-func (c *Config) dependsOnRange(r *Resource, dep string) hcl.Range {
+func (c *Config) dependsOnRange(r *Resource, dep addrs.Resource) hcl.Range {
 	if r.dependsOn != nil {
 		exprs, _ := hcl.ExprList(r.dependsOn.Expr)
 		for _, e := range exprs {
@@ -502,19 +508,13 @@ func (c *Config) analyzeOutput(o *Output) hcl.Diagnostics {
 	res, locs, diags := c.analyze(o.Expr, refRules{where: "output " + o.Name, locals: true, resources: true})
 	o.ok = !diags.HasErrors()
 	o.direct, o.locals = res, locs
-	refs := append([]string(nil), res...)
+	refs := append([]addrs.Resource(nil), res...)
 	for _, l := range locs {
 		refs = append(refs, c.Locals[l].Refs...)
 	}
 	for _, dep := range o.dependsOn {
 		if _, ok := c.byAddr[dep]; !ok {
-			kind, name, _ := strings.Cut(dep, ".")
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Reference to undeclared resource",
-				Detail:   fmt.Sprintf("depends_on refers to %s, but no %s resource named %q is declared.", dep, kind, name) + didYouMean(name, c.resourceNames(Kind(kind))),
-				Subject:  o.DeclRange.Ptr(),
-			})
+			diags = append(diags, c.undeclaredDependency(dep, o.DeclRange))
 			continue
 		}
 		refs = append(refs, dep)
@@ -550,7 +550,7 @@ func (c *Config) EvalOutputs(scope Scope) (map[string]cty.Value, hcl.Diagnostics
 // the resources direct and the locals locals: only those are put in it, so
 // the cost does not grow with the size of the configuration. memo keeps the
 // values of locals that depend on resources, evaluated in this scope.
-func (c *Config) evalContext(direct, locals []string, scope Scope, memo map[string]cty.Value) (*hcl.EvalContext, hcl.Diagnostics) {
+func (c *Config) evalContext(direct []addrs.Resource, locals []string, scope Scope, memo map[string]cty.Value) (*hcl.EvalContext, hcl.Diagnostics) {
 	vars := make(map[string]cty.Value, 4)
 	vars["var"] = c.varObj
 	var diags hcl.Diagnostics
@@ -571,7 +571,7 @@ func (c *Config) evalContext(direct, locals []string, scope Scope, memo map[stri
 			if !ok || v == cty.NilVal {
 				v = unknownValue(r)
 			}
-			if r.Kind == KindImage {
+			if r.Kind == addrs.Image {
 				if images == nil {
 					images = map[string]cty.Value{}
 				}
@@ -584,10 +584,10 @@ func (c *Config) evalContext(direct, locals []string, scope Scope, memo map[stri
 			}
 		}
 		if images != nil {
-			vars[string(KindImage)] = cty.ObjectVal(images)
+			vars[addrs.Image.String()] = cty.ObjectVal(images)
 		}
 		if videos != nil {
-			vars[string(KindVideo)] = cty.ObjectVal(videos)
+			vars[addrs.Video.String()] = cty.ObjectVal(videos)
 		}
 	}
 	return &hcl.EvalContext{Variables: vars, Functions: c.funcs}, diags
@@ -655,7 +655,7 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	// Only resources something refers to need a value in the scope;
 	// building the value of a large for_each is not free.
-	referenced := map[string]bool{}
+	referenced := map[addrs.Resource]bool{}
 	c.referenced = referenced
 	for _, r := range c.Resources {
 		for _, a := range r.direct {
@@ -677,7 +677,7 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 	// Resources of one level refer only to resources of lower levels, so
 	// a level's resources expand in parallel, reading a scope no one writes
 	// until the level is done.
-	level := make(map[string]int, len(c.Resources))
+	level := make(map[addrs.Resource]int, len(c.Resources))
 	var levels [][]int
 	for i, r := range c.Resources {
 		l := 0
@@ -720,7 +720,7 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 		}
 	}
 
-	dirs := make(map[string]string, len(c.Resources))
+	dirs := make(map[string]addrs.Instance, len(c.Resources))
 	for i, r := range c.Resources {
 		for _, inst := range results[i].insts {
 			if inst.dir == "" {

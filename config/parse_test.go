@@ -156,7 +156,7 @@ func TestBigFileReadableAfterLoad(t *testing.T) {
 				}
 			}
 
-			r := c.Resource("image.img2999")
+			r := c.Resource(res("image.img2999"))
 			var out strings.Builder
 			w := hcl.NewDiagnosticTextWriter(&out, c.Files, 0, false)
 			err := w.WriteDiagnostic(&hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Late", Detail: "A diagnostic after Load.", Subject: r.DeclRange.Ptr()})

@@ -2,10 +2,12 @@ package config
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/genform/genform/config/addrs"
 )
 
 // refRules says which references an expression may make.
@@ -22,7 +24,7 @@ var rootNames = []string{"var", "local", "image", "video", "count", "each"}
 // analyze checks every reference expr makes (found with
 // Expression.Variables) and returns the resource-level addresses and local
 // names it refers to directly, deduplicated, in order of appearance.
-func (c *Config) analyze(expr hcl.Expression, rules refRules) (resources, locals []string, diags hcl.Diagnostics) {
+func (c *Config) analyze(expr hcl.Expression, rules refRules) (resources []addrs.Resource, locals []string, diags hcl.Diagnostics) {
 	if expr == nil {
 		return nil, nil, nil
 	}
@@ -72,10 +74,11 @@ func (c *Config) analyze(expr hcl.Expression, rules refRules) (resources, locals
 				bad("Invalid reference", fmt.Sprintf("A reference to a resource type must be followed by at least one attribute access, specifying the resource name, as in %s.NAME.", root))
 				continue
 			}
-			addr := root + "." + name
+			kind, _ := addrs.ParseKind(root)
+			addr := addrs.Resource{Kind: kind, Name: name}
 			if _, ok := c.byAddr[addr]; !ok {
 				bad("Reference to undeclared resource",
-					fmt.Sprintf("%s %s resource named %q has not been declared.", article(root), root, name)+didYouMean(name, c.resourceNames(Kind(root))))
+					fmt.Sprintf("%s %s resource named %q has not been declared.", article(root), root, name)+didYouMean(name, c.resourceNames(kind)))
 				continue
 			}
 			resources = appendUnique(resources, addr)
@@ -102,7 +105,7 @@ func (c *Config) analyze(expr hcl.Expression, rules refRules) (resources, locals
 	return resources, locals, diags
 }
 
-func appendUnique(list []string, s string) []string {
+func appendUnique[T comparable](list []T, s T) []T {
 	for _, x := range list {
 		if x == s {
 			return list
@@ -126,7 +129,7 @@ func (c *Config) localNames() []string {
 	return names
 }
 
-func (c *Config) resourceNames(kind Kind) []string {
+func (c *Config) resourceNames(kind addrs.Kind) []string {
 	var names []string
 	for _, r := range c.byAddr {
 		if r.Kind == kind {
@@ -142,7 +145,7 @@ func (c *Config) resourceNames(kind Kind) []string {
 // none.
 func (c *Config) analyzeLocals(list []*Local) hcl.Diagnostics {
 	var diags hcl.Diagnostics
-	direct := map[string][]string{}
+	direct := map[string][]addrs.Resource{}
 	for _, l := range list {
 		res, locs, d := c.analyze(l.Expr, refRules{where: "a local value", locals: true, resources: true})
 		diags = append(diags, d...)
@@ -180,7 +183,7 @@ func (c *Config) analyzeLocals(list []*Local) hcl.Diagnostics {
 	for _, i := range order {
 		l := list[i]
 		c.localList = append(c.localList, l)
-		refs := append([]string(nil), direct[l.Name]...)
+		refs := append([]addrs.Resource(nil), direct[l.Name]...)
 		l.static = l.checked
 		for _, n := range l.locals {
 			dep := c.Locals[n]
@@ -234,11 +237,12 @@ func subObject(m map[string]cty.Value, names []string) cty.Value {
 	return cty.ObjectVal(o)
 }
 
-func sortedUnique(list []string) []string {
+// sortedUnique sorts list in address order and drops repeats.
+func sortedUnique(list []addrs.Resource) []addrs.Resource {
 	if len(list) == 0 {
 		return nil
 	}
-	sort.Strings(list)
+	slices.SortFunc(list, addrs.Resource.Compare)
 	out := list[:1]
 	for _, s := range list[1:] {
 		if s != out[len(out)-1] {

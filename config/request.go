@@ -11,36 +11,55 @@ import (
 	"unicode/utf8"
 
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/genform/genform/config/addrs"
 )
 
-// The service endpoints a resource instance's request goes to.
-const (
-	EndpointText2Image  = "/v1/jobs/text2image"
-	EndpointImage2Video = "/v1/jobs/gen2/image2video"
-	EndpointKeyFrames   = "/v1/jobs/gen2/afc"
-	EndpointText2Video  = "/v1/jobs/gen2/text2video"
-)
-
-// SimulatorService is the service identity of the built-in simulator in a
-// fingerprint: its port changes from run to run, so its URL cannot be.
+// SimulatorService is the service identity of the built-in simulator, in
+// fingerprints, plans and the state: its port changes from run to run, so
+// its URL cannot be.
 const SimulatorService = "simulator"
 
 // Fingerprint is the hash of the exact request an instance would send: hex
 // sha256 over the service's identity (its base URL, or SimulatorService),
 // the endpoint and the canonical JSON body. The token is never an input, so
 // rotating it regenerates nothing.
-func Fingerprint(service, endpoint string, request []byte) string {
+func Fingerprint(service string, endpoint addrs.Endpoint, request []byte) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "genform-fingerprint-v1\x00%d:%s\x00%d:%s\x00", len(service), service, len(endpoint), endpoint)
+	path := endpoint.Path()
+	fmt.Fprintf(h, "genform-fingerprint-v1\x00%d:%s\x00%d:%s\x00", len(service), service, len(path), path)
 	h.Write(request)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// canonicalJSON encodes a wholly known value as JSON with object keys
-// sorted, no insignificant whitespace, and numbers in their shortest exact
-// decimal form, so that equal requests always have equal bytes.
-func canonicalJSON(v cty.Value) ([]byte, error) {
+// JSON encodes a wholly known value as canonical JSON: object keys sorted,
+// no insignificant whitespace, numbers in their shortest exact decimal
+// form, so that equal values always have equal bytes. It is the one
+// conversion of cty values to JSON in genform: requests, fingerprints,
+// plans and output values all go through it.
+func JSON(v cty.Value) ([]byte, error) {
 	return appendJSON(make([]byte, 0, 256), v)
+}
+
+// JSONValue is v as plain Go values shaped like JSON (string, bool,
+// json.Number, []any, map[string]any, nil), the way encoding/json decodes
+// JSON with UseNumber: what plans show and compare. A value that is null
+// or not wholly known is nil.
+func JSONValue(v cty.Value) any {
+	if v.IsNull() || !v.IsWhollyKnown() {
+		return nil
+	}
+	b, err := JSON(v)
+	if err != nil {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var out any
+	if dec.Decode(&out) != nil {
+		return nil
+	}
+	return out
 }
 
 func appendJSON(b []byte, v cty.Value) ([]byte, error) {
@@ -153,11 +172,9 @@ func appendJSONString(b []byte, s string) []byte {
 // attributes, the same names Instance.Attrs uses: every leaf of config and
 // settings becomes a top-level name. It shows old values in a plan's diff.
 // Numbers come back as json.Number, lists as []any.
-func FlattenRequest(endpoint string, request []byte) (map[string]any, error) {
-	switch endpoint {
-	case EndpointText2Image, EndpointImage2Video, EndpointKeyFrames, EndpointText2Video:
-	default:
-		return nil, fmt.Errorf("flattening request: unknown endpoint %q", endpoint)
+func FlattenRequest(endpoint addrs.Endpoint, request []byte) (map[string]any, error) {
+	if endpoint.Kind() == 0 {
+		return nil, fmt.Errorf("flattening request: unknown endpoint %v", endpoint)
 	}
 	dec := json.NewDecoder(bytes.NewReader(request))
 	dec.UseNumber()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/genform/genform/config/addrs"
 	"strings"
 	"testing"
 
@@ -16,13 +17,13 @@ func TestRequestBodies(t *testing.T) {
 	tests := []struct {
 		name     string
 		block    string
-		endpoint string
+		endpoint addrs.Endpoint
 		body     string
 	}{
 		{
 			name:     "image minimal",
 			block:    `image "a" { prompt = "a lighthouse" }`,
-			endpoint: EndpointText2Image,
+			endpoint: addrs.Text2Image,
 			body:     `{"config":{"image_number":4},"is_public":false,"prompt":"a lighthouse","settings":{"aspect_ratio":"16:9","resolution":720,"seed":-1}}`,
 		},
 		{
@@ -37,13 +38,13 @@ func TestRequestBodies(t *testing.T) {
   is_public       = true
   dir             = "assets/hero"
 }`,
-			endpoint: EndpointText2Image,
+			endpoint: addrs.Text2Image,
 			body:     `{"config":{"image_number":2},"is_public":true,"negative_prompt":"blurry","prompt":"a lighthouse","settings":{"aspect_ratio":"9:16","resolution":1080,"seed":42}}`,
 		},
 		{
 			name:     "image-to-video minimal",
 			block:    `video "v" { source_image = "https://example.com/a.png" }`,
-			endpoint: EndpointImage2Video,
+			endpoint: addrs.Image2Video,
 			body:     `{"config":{"source_image":"https://example.com/a.png"},"gen_mode":"smooth","is_enable_prompt_enhancer":true,"is_public":false}`,
 		},
 		{
@@ -59,7 +60,7 @@ func TestRequestBodies(t *testing.T) {
   is_public                 = true
   watermark_free            = true
 }`,
-			endpoint: EndpointImage2Video,
+			endpoint: addrs.Image2Video,
 			body:     `{"config":{"source_image":"https://example.com/a.png"},"gen_mode":"enhanced","is_enable_prompt_enhancer":false,"is_public":true,"negative_prompt":"shaky","prompt":"slow dolly in","settings":{"duration":4,"seed":3}}`,
 		},
 		{
@@ -70,7 +71,7 @@ func TestRequestBodies(t *testing.T) {
   input_width   = 1280
   input_height  = 720
 }`,
-			endpoint: EndpointKeyFrames,
+			endpoint: addrs.KeyFrames,
 			body:     `{"config":{"frame_indices":[0,31],"input_height":720,"input_width":1280,"source_images":["https://example.com/a.png","data:image/png;base64,AAAA"]},"is_public":false}`,
 		},
 		{
@@ -85,13 +86,13 @@ func TestRequestBodies(t *testing.T) {
   seed            = 9
   duration        = 4
 }`,
-			endpoint: EndpointKeyFrames,
+			endpoint: addrs.KeyFrames,
 			body:     `{"config":{"frame_indices":[0,15,31],"input_height":720,"input_width":1280,"source_images":["https://example.com/a.png","https://example.com/b.png","https://example.com/c.png"]},"is_public":false,"negative_prompt":"flicker","prompt":"morph","settings":{"duration":4,"seed":9}}`,
 		},
 		{
 			name:     "text-to-video minimal",
 			block:    `video "v" { prompt = "title card" }`,
-			endpoint: EndpointText2Video,
+			endpoint: addrs.Text2Video,
 			body:     `{"gen_mode":"standard","is_enable_prompt_enhancer":true,"is_public":false,"prompt":"title card"}`,
 		},
 		{
@@ -105,7 +106,7 @@ func TestRequestBodies(t *testing.T) {
   duration                  = 8
   is_enable_prompt_enhancer = false
 }`,
-			endpoint: EndpointText2Video,
+			endpoint: addrs.Text2Video,
 			body:     `{"gen_mode":"smooth","is_enable_prompt_enhancer":false,"is_public":false,"negative_prompt":"text","prompt":"title card \"ACME\" <b> & é","settings":{"aspect_ratio":"9:16","duration":8,"seed":1.5}}`,
 		},
 	}
@@ -124,9 +125,9 @@ func TestRequestBodies(t *testing.T) {
 					t.Errorf("request =\n%s\nwant\n%s", in.Request, tt.body)
 				}
 				// The canonical bytes are the Body's, and valid JSON.
-				fromBody, err := canonicalJSON(in.Body)
+				fromBody, err := JSON(in.Body)
 				if err != nil || !bytes.Equal(fromBody, in.Request) {
-					t.Errorf("canonicalJSON(Body) = %s, %v; want the Request bytes", fromBody, err)
+					t.Errorf("JSON(Body) = %s, %v; want the Request bytes", fromBody, err)
 				}
 				if !json.Valid(in.Request) {
 					t.Errorf("request is not valid JSON")
@@ -139,7 +140,7 @@ func TestRequestBodies(t *testing.T) {
 					t.Errorf("FlattenRequest gives %d attributes, Attrs has %d", len(flat), len(in.Attrs))
 				}
 				for name, v := range in.Attrs {
-					want, _ := canonicalJSON(v)
+					want, _ := JSON(v)
 					var got bytes.Buffer
 					enc := json.NewEncoder(&got)
 					enc.SetEscapeHTML(false)
@@ -164,8 +165,8 @@ type endpointCase struct {
 	changed  map[string]string // another value for each field of all
 }
 
-var endpointCases = map[string]endpointCase{
-	EndpointText2Image: {
+var endpointCases = map[addrs.Endpoint]endpointCase{
+	addrs.Text2Image: {
 		kind:     "image",
 		required: map[string]string{"prompt": `"a lighthouse"`},
 		all: map[string]string{
@@ -180,7 +181,7 @@ var endpointCases = map[string]endpointCase{
 			"aspect_ratio": `"4:3"`, "resolution": "720", "seed": "43", "is_public": "false",
 		},
 	},
-	EndpointImage2Video: {
+	addrs.Image2Video: {
 		kind:     "video",
 		required: map[string]string{"source_image": `"https://example.com/a.png"`},
 		all: map[string]string{
@@ -193,7 +194,7 @@ var endpointCases = map[string]endpointCase{
 			"gen_mode": `"smooth"`, "is_enable_prompt_enhancer": "true", "seed": "2", "duration": "6", "is_public": "false",
 		},
 	},
-	EndpointKeyFrames: {
+	addrs.KeyFrames: {
 		kind: "video",
 		required: map[string]string{
 			"source_images": `["https://example.com/a.png", "https://example.com/b.png"]`,
@@ -211,7 +212,7 @@ var endpointCases = map[string]endpointCase{
 			"prompt": `"melt"`, "negative_prompt": `"blur"`, "seed": "6", "duration": "2", "is_public": "false",
 		},
 	},
-	EndpointText2Video: {
+	addrs.Text2Video: {
 		kind:     "video",
 		required: map[string]string{"prompt": `"title card"`},
 		all: map[string]string{
@@ -262,7 +263,7 @@ func fingerprintOf(t *testing.T, src, service string) (string, *Instance) {
 
 func TestFingerprintDefaultsExplicit(t *testing.T) {
 	for ep, ec := range endpointCases {
-		t.Run(ep, func(t *testing.T) {
+		t.Run(ep.Title(), func(t *testing.T) {
 			implicit, _ := fingerprintOf(t, block(ec.kind, ec.required), "simulator")
 			explicit, in := fingerprintOf(t, block(ec.kind, ec.required, ec.defaults), "simulator")
 			if in.Endpoint != ep {
@@ -279,7 +280,7 @@ func TestFingerprintChangesWithEveryField(t *testing.T) {
 	for ep, ec := range endpointCases {
 		base, _ := fingerprintOf(t, block(ec.kind, ec.all), "simulator")
 		for field, v := range ec.changed {
-			t.Run(ep+"/"+field, func(t *testing.T) {
+			t.Run(ep.Title()+"/"+field, func(t *testing.T) {
 				if ec.all[field] == v {
 					t.Fatalf("test case: changed %s equals the base value", field)
 				}
@@ -330,10 +331,13 @@ func TestFingerprintIgnoresLocalAttributesAndToken(t *testing.T) {
 func TestFingerprintSeparatesInputs(t *testing.T) {
 	// Moving bytes between the service, the endpoint and the body must not
 	// give the same hash.
-	a := Fingerprint("ab", "c", []byte("{}"))
-	b := Fingerprint("a", "bc", []byte("{}"))
+	a := Fingerprint("ab", addrs.Text2Image, []byte("c"))
+	b := Fingerprint("a", addrs.Text2Image, []byte("bc"))
 	if a == b {
 		t.Errorf("fingerprints of different inputs collide")
+	}
+	if Fingerprint("s", addrs.Text2Video, []byte("{}")) == Fingerprint("s", addrs.Image2Video, []byte("{}")) {
+		t.Errorf("the endpoint is not part of the fingerprint")
 	}
 	if len(a) != 64 {
 		t.Errorf("fingerprint %q is not hex sha256", a)
@@ -350,7 +354,7 @@ func TestCanonicalJSON(t *testing.T) {
 		"big":  cty.MustParseNumberVal("123456789012345678901234567890"),
 		"frac": cty.MustParseNumberVal("2.50"),
 	})
-	got, err := canonicalJSON(v)
+	got, err := JSON(v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,13 +365,13 @@ func TestCanonicalJSON(t *testing.T) {
 	if !json.Valid(got) {
 		t.Errorf("not valid JSON")
 	}
-	if _, err := canonicalJSON(cty.UnknownVal(cty.String)); err == nil {
+	if _, err := JSON(cty.UnknownVal(cty.String)); err == nil {
 		t.Errorf("an unknown value encoded")
 	}
 }
 
 func TestFlattenRequest(t *testing.T) {
-	got, err := FlattenRequest(EndpointText2Image, []byte(`{"config":{"image_number":2},"is_public":false,"prompt":"p","settings":{"seed":-1,"aspect_ratio":"16:9","resolution":720}}`))
+	got, err := FlattenRequest(addrs.Text2Image, []byte(`{"config":{"image_number":2},"is_public":false,"prompt":"p","settings":{"seed":-1,"aspect_ratio":"16:9","resolution":720}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,10 +384,21 @@ func TestFlattenRequest(t *testing.T) {
 			t.Errorf("%s = %v, want %s", k, got[k], v)
 		}
 	}
-	if _, err := FlattenRequest("/v1/other", []byte(`{}`)); err == nil {
+	if _, err := FlattenRequest(addrs.Endpoint(0), []byte(`{}`)); err == nil {
 		t.Errorf("an unknown endpoint was accepted")
 	}
-	if _, err := FlattenRequest(EndpointText2Image, []byte(`{`)); err == nil {
+	if _, err := FlattenRequest(addrs.Text2Image, []byte(`{`)); err == nil {
 		t.Errorf("broken JSON was accepted")
+	}
+}
+
+// Fingerprints are recorded in every state file: the same request must
+// give the same fingerprint in every genform version, or an upgrade would
+// plan to generate everything again.
+func TestFingerprintIsStable(t *testing.T) {
+	got := Fingerprint(SimulatorService, addrs.Text2Image, []byte(`{"prompt":"p"}`))
+	const want = "a23405067638803302a252a2034427f2e2700ad98d15ad4f1244556ae34751ca"
+	if got != want {
+		t.Errorf("fingerprint = %s, want %s", got, want)
 	}
 }

@@ -6,16 +6,18 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/genform/genform/config/addrs"
 )
 
 // Resource is one image or video block as written.
 type Resource struct {
-	Kind Kind
+	Kind addrs.Kind
 	Name string
 	// Count and ForEach are nil when absent.
 	Count, ForEach hcl.Expression
-	// DependsOn are the resource-level addresses ("image.a") of depends_on.
-	DependsOn []string
+	// DependsOn are the addresses of depends_on.
+	DependsOn []addrs.Resource
 	// PreventDestroy is lifecycle.prevent_destroy.
 	PreventDestroy bool
 	// IgnoreChanges are the attribute names of lifecycle.ignore_changes, as
@@ -24,17 +26,16 @@ type Resource struct {
 	// Refs is every resource-level address this resource refers to, through
 	// its attributes, count/for_each, depends_on and the locals it uses;
 	// sorted, without duplicates.
-	Refs []string
+	Refs []addrs.Resource
 	// DeclRange is the block header (`image "hero"`).
 	DeclRange hcl.Range
 	// Attributes are the request and local attributes as written (not the
 	// meta-arguments), by name.
 	Attributes map[string]*hcl.Attribute
 
-	addr       string // Addr, made once: callers ask for it per instance
 	dependsOn  *hcl.Attribute
 	attrs      []resAttr  // Attributes in source order, with their ids
-	direct     []string   // resource addresses its expressions refer to directly
+	direct     []addrs.Resource // resources its expressions refer to directly
 	locals     []string   // locals its expressions refer to directly
 	countBad   bool       // count/for_each has invalid references
 	cached     []instData // the instances, when they do not depend on the Scope
@@ -47,13 +48,8 @@ type resAttr struct {
 	bad  bool // invalid references: evaluated as unknown, already reported
 }
 
-// Addr returns the resource-level address, e.g. "image.hero".
-func (r *Resource) Addr() string {
-	if r.addr != "" {
-		return r.addr
-	}
-	return string(r.Kind) + "." + r.Name
-}
+// Addr returns the resource's address, e.g. image.hero.
+func (r *Resource) Addr() addrs.Resource { return addrs.Resource{Kind: r.Kind, Name: r.Name} }
 
 // attrID numbers the request and local attributes a resource block may set.
 type attrID int
@@ -127,13 +123,13 @@ var lifecycleSchema = &hcl.BodySchema{
 }
 
 func decodeResource(block *hcl.Block) (*Resource, hcl.Diagnostics) {
+	kind, _ := addrs.ParseKind(block.Type)
 	r := &Resource{
-		Kind:       Kind(block.Type),
+		Kind:       kind,
 		Name:       block.Labels[0],
 		DeclRange:  block.DefRange,
 		Attributes: map[string]*hcl.Attribute{},
 	}
-	r.addr = string(r.Kind) + "." + r.Name
 	var diags hcl.Diagnostics
 	diags = append(diags, checkName(r.Name, "resource", block.LabelRanges[0])...)
 	content, d := block.Body.Content(resourceSchema)
@@ -181,9 +177,9 @@ func decodeResource(block *hcl.Block) (*Resource, hcl.Diagnostics) {
 	return r, diags
 }
 
-func decodeDependsOn(a *hcl.Attribute) ([]string, hcl.Diagnostics) {
+func decodeDependsOn(a *hcl.Attribute) ([]addrs.Resource, hcl.Diagnostics) {
 	exprs, diags := hcl.ExprList(a.Expr)
-	var out []string
+	var out []addrs.Resource
 	for _, e := range exprs {
 		tr, d := hcl.AbsTraversalForExpr(e)
 		if d.HasErrors() {
@@ -210,18 +206,18 @@ func decodeDependsOn(a *hcl.Attribute) ([]string, hcl.Diagnostics) {
 	return out, diags
 }
 
-// resourceAddrOf returns "image.NAME" for a traversal starting image.NAME or
-// video.NAME.
-func resourceAddrOf(tr hcl.Traversal) (string, bool) {
-	root := tr.RootName()
-	if (root != string(KindImage) && root != string(KindVideo)) || len(tr) < 2 {
-		return "", false
+// resourceAddrOf returns the resource a traversal starting image.NAME or
+// video.NAME refers to.
+func resourceAddrOf(tr hcl.Traversal) (addrs.Resource, bool) {
+	kind, ok := addrs.ParseKind(tr.RootName())
+	if !ok || len(tr) < 2 {
+		return addrs.Resource{}, false
 	}
 	at, ok := tr[1].(hcl.TraverseAttr)
 	if !ok {
-		return "", false
+		return addrs.Resource{}, false
 	}
-	return root + "." + at.Name, true
+	return addrs.Resource{Kind: kind, Name: at.Name}, true
 }
 
 func (r *Resource) decodeLifecycle(b *hcl.Block) hcl.Diagnostics {

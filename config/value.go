@@ -2,15 +2,16 @@ package config
 
 import (
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/genform/genform/config/addrs"
 )
 
-// Scope gives the value of each resource, by resource-level address
-// ("image.hero"), for evaluating the expressions that refer to it. A
+// Scope gives the value of each resource, by its address, for evaluating the expressions that refer to it. A
 // resource without count or for_each has an object of InstanceType; one
 // with count a tuple of them; one with for_each an object keyed by instance
 // key. ResourceValue builds these. A missing address means unknown; values
 // may also be wholly or partly unknown.
-type Scope map[string]cty.Value
+type Scope map[addrs.Resource]cty.Value
 
 var outputObjectType = cty.Object(map[string]cty.Type{
 	"id":            cty.String,
@@ -80,7 +81,7 @@ func UnknownInstance() cty.Value { return unknownInstance }
 // object keyed by instance key with for_each. So the reconciler builds a
 // Scope by expanding each resource in Config.Resources order and storing
 // scope[r.Addr()] = ResourceValue(r, instances, valuesFromState).
-func ResourceValue(r *Resource, instances []*Instance, values map[string]cty.Value) cty.Value {
+func ResourceValue(r *Resource, instances []*Instance, values map[addrs.Instance]cty.Value) cty.Value {
 	get := func(inst *Instance) cty.Value {
 		if v, ok := values[inst.Addr]; ok && v != cty.NilVal {
 			return v
@@ -103,7 +104,8 @@ func ResourceValue(r *Resource, instances []*Instance, values map[string]cty.Val
 		}
 		vals := make(map[string]cty.Value, len(instances))
 		for _, inst := range instances {
-			vals[inst.Key.AsString()] = get(inst)
+			k, _ := inst.Addr.Key.Str()
+			vals[k] = get(inst)
 		}
 		return cty.ObjectVal(vals)
 	default:
@@ -141,7 +143,8 @@ func unknownResourceValue(r *Resource, data []instData) cty.Value {
 		}
 		vals := make(map[string]cty.Value, len(data))
 		for _, d := range data {
-			vals[d.key.AsString()] = UnknownInstance()
+			k, _ := d.addr.Key.Str()
+			vals[k] = UnknownInstance()
 		}
 		return cty.ObjectVal(vals)
 	}

@@ -1,0 +1,287 @@
+package addrs
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Resource is the address of a resource block: image.hero.
+type Resource struct {
+	Kind Kind
+	Name string
+}
+
+// String is the address as the configuration writes it: "image.hero".
+func (r Resource) String() string { return r.Kind.String() + "." + r.Name }
+
+// IsZero reports whether r is the zero Resource, no address at all.
+func (r Resource) IsZero() bool { return r.Kind == 0 && r.Name == "" }
+
+// Instance returns the address of r's instance with key k.
+func (r Resource) Instance(k Key) Instance { return Instance{Resource: r, Key: k} }
+
+// Compare orders resources by kind, then name: -1, 0 or +1.
+func (r Resource) Compare(o Resource) int {
+	if c := cmp.Compare(r.Kind, o.Kind); c != 0 {
+		return c
+	}
+	return strings.Compare(r.Name, o.Name)
+}
+
+// keyType says which of Key's fields holds the key.
+type keyType uint8
+
+const (
+	noKey keyType = iota
+	intKey
+	stringKey
+)
+
+// Key tells one instance of a resource from the others: nothing for a
+// resource without count or for_each (the zero Key), the count index, or
+// the for_each key.
+type Key struct {
+	typ keyType
+	n   int
+	s   string
+}
+
+// NoKey is the key of the only instance of a resource without count or
+// for_each.
+var NoKey = Key{}
+
+// IntKey is the key of instance i of a resource with count.
+func IntKey(i int) Key { return Key{typ: intKey, n: i} }
+
+// StringKey is the key of the for_each instance keyed s.
+func StringKey(s string) Key { return Key{typ: stringKey, s: s} }
+
+// IsZero reports whether k is NoKey.
+func (k Key) IsZero() bool { return k.typ == noKey }
+
+// Int returns the count index, and false for any other key.
+func (k Key) Int() (int, bool) { return k.n, k.typ == intKey }
+
+// Str returns the for_each key, and false for any other key.
+func (k Key) Str() (string, bool) { return k.s, k.typ == stringKey }
+
+// String is the key as an address writes it: "", "[0]" or `["red"]`.
+func (k Key) String() string {
+	switch k.typ {
+	case intKey:
+		return "[" + strconv.Itoa(k.n) + "]"
+	case stringKey:
+		return "[" + strconv.Quote(k.s) + "]"
+	}
+	return ""
+}
+
+// PathPart is the key as one directory name ("0", "red"), and "" for
+// NoKey.
+func (k Key) PathPart() string {
+	switch k.typ {
+	case intKey:
+		return strconv.Itoa(k.n)
+	case stringKey:
+		return k.s
+	}
+	return ""
+}
+
+// Value is the key as the configuration sees it: count.index (a number)
+// or each.key (a string); cty.NilVal for NoKey.
+func (k Key) Value() cty.Value {
+	switch k.typ {
+	case intKey:
+		return cty.NumberIntVal(int64(k.n))
+	case stringKey:
+		return cty.StringVal(k.s)
+	}
+	return cty.NilVal
+}
+
+// Compare orders keys: NoKey first, then count indexes by number, then
+// for_each keys by their bytes.
+func (k Key) Compare(o Key) int {
+	if c := cmp.Compare(k.typ, o.typ); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(k.n, o.n); c != 0 {
+		return c
+	}
+	return strings.Compare(k.s, o.s)
+}
+
+// Instance is the address of one resource instance: image.hero,
+// image.hero[0] or image.hero["red"]. Instances are comparable, so they
+// serve as map keys.
+type Instance struct {
+	Resource Resource
+	Key      Key
+}
+
+// String is the address as the configuration writes it.
+func (i Instance) String() string {
+	if i.Key.typ == noKey {
+		return i.Resource.String()
+	}
+	return i.Resource.String() + i.Key.String()
+}
+
+// IsZero reports whether i is the zero Instance, no address at all.
+func (i Instance) IsZero() bool { return i.Resource.IsZero() && i.Key.IsZero() }
+
+// Compare orders instances by resource, then key, so image.a[2] comes
+// before image.a[10]: -1, 0 or +1.
+func (i Instance) Compare(o Instance) int {
+	if c := i.Resource.Compare(o.Resource); c != 0 {
+		return c
+	}
+	return i.Key.Compare(o.Key)
+}
+
+// Less reports whether i sorts before o.
+func (i Instance) Less(o Instance) bool { return i.Compare(o) < 0 }
+
+// Sort sorts addresses in address order.
+func Sort(list []Instance) {
+	slices.SortFunc(list, Instance.Compare)
+}
+
+// Shell is the address quoted for pasting into a POSIX shell: as it is when
+// it holds nothing a shell would read specially, in single quotes
+// otherwise (an instance key's brackets and double quotes).
+func (i Instance) Shell() string { return ShellQuote(i.String()) }
+
+// ShellQuote quotes s for a POSIX shell: as it is when it is made only of
+// letters, digits and ._-/:=@, in single quotes otherwise.
+func ShellQuote(s string) string {
+	plain := s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-/:=@", r))
+	})
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// ParseError is an address that does not parse, with why.
+type ParseError struct {
+	Input string
+	Why   string
+}
+
+func (e *ParseError) Error() string {
+	return fmt.Sprintf("%q is not a resource address: %s; write image.NAME or video.NAME, with [N] or [\"KEY\"] for one instance of a counted or for_each resource", e.Input, e.Why)
+}
+
+// ParseInstance reads an instance address: image.NAME or video.NAME, with
+// an optional instance key, [N] for count or ["KEY"] for for_each. It reads
+// the canonical form String prints without allocating more than the
+// address, and anything else the configuration language accepts as such a
+// reference (spaces, an index written 007) through HCL's parser. A
+// resource-level address parses as the instance with NoKey.
+func ParseInstance(s string) (Instance, error) {
+	if i, ok := parseCanonical(s); ok {
+		return i, nil
+	}
+	return parseTraversal(s)
+}
+
+// parseCanonical is the fast path for addresses as String prints them,
+// which is how the state stores them: a large state has one per record.
+func parseCanonical(s string) (Instance, bool) {
+	dot := strings.IndexByte(s, '.')
+	if dot < 0 {
+		return Instance{}, false
+	}
+	kind, ok := ParseKind(s[:dot])
+	if !ok {
+		return Instance{}, false
+	}
+	rest := s[dot+1:]
+	name, key := rest, ""
+	if b := strings.IndexByte(rest, '['); b >= 0 {
+		name, key = rest[:b], rest[b:]
+	}
+	if !hclsyntax.ValidIdentifier(name) {
+		return Instance{}, false
+	}
+	addr := Instance{Resource: Resource{Kind: kind, Name: name}}
+	if key == "" {
+		return addr, true
+	}
+	if len(key) < 3 || key[len(key)-1] != ']' {
+		return Instance{}, false
+	}
+	inner := key[1 : len(key)-1]
+	if inner[0] == '"' {
+		k, err := strconv.Unquote(inner)
+		if err != nil {
+			return Instance{}, false
+		}
+		addr.Key = StringKey(k)
+		return addr, true
+	}
+	if len(inner) > 1 && inner[0] == '0' {
+		return Instance{}, false // not canonical: let HCL read it
+	}
+	n, err := strconv.Atoi(inner)
+	if err != nil || n < 0 {
+		return Instance{}, false
+	}
+	addr.Key = IntKey(n)
+	return addr, true
+}
+
+// parseTraversal reads an address with HCL's traversal syntax, for what
+// users type.
+func parseTraversal(s string) (Instance, error) {
+	bad := func(why string) (Instance, error) { return Instance{}, &ParseError{Input: s, Why: why} }
+	if strings.TrimSpace(s) == "" {
+		return bad("it is empty")
+	}
+	trav, diags := hclsyntax.ParseTraversalAbs([]byte(s), "", hcl.InitialPos)
+	if diags.HasErrors() {
+		return bad(strings.TrimSuffix(diags[0].Summary, "."))
+	}
+	if len(trav) < 2 || len(trav) > 3 {
+		return bad("it has the wrong number of parts")
+	}
+	kind, ok := ParseKind(trav.RootName())
+	if !ok {
+		return bad(fmt.Sprintf("a resource is an image or a video, not %q", trav.RootName()))
+	}
+	nameStep, ok := trav[1].(hcl.TraverseAttr)
+	if !ok {
+		return bad("the resource name is missing")
+	}
+	addr := Instance{Resource: Resource{Kind: kind, Name: nameStep.Name}}
+	if len(trav) == 2 {
+		return addr, nil
+	}
+	idx, ok := trav[2].(hcl.TraverseIndex)
+	if !ok {
+		return bad("only an instance key may follow the name")
+	}
+	switch key := idx.Key; {
+	case key.Type() == cty.String:
+		addr.Key = StringKey(key.AsString())
+	case key.Type() == cty.Number:
+		n, acc := key.AsBigFloat().Int64()
+		if acc != 0 || n < 0 || int64(int(n)) != n {
+			return bad("a count index is a whole number, 0 or more")
+		}
+		addr.Key = IntKey(int(n))
+	default:
+		return bad("an instance key is a number or a string")
+	}
+	return addr, nil
+}

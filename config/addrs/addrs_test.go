@@ -1,0 +1,155 @@
+package addrs
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParsePrint(t *testing.T) {
+	hero := Resource{Kind: Image, Name: "hero"}
+	tests := []struct {
+		in    string
+		want  Instance
+		canon string // "" when in is canonical
+	}{
+		{in: "image.hero", want: hero.Instance(NoKey)},
+		{in: "video.intro_2-b", want: Resource{Video, "intro_2-b"}.Instance(NoKey)},
+		{in: "image.hero[0]", want: hero.Instance(IntKey(0))},
+		{in: "image.hero[12]", want: hero.Instance(IntKey(12))},
+		{in: `image.hero["red"]`, want: hero.Instance(StringKey("red"))},
+		{in: `image.hero["a \"b\" c"]`, want: hero.Instance(StringKey(`a "b" c`))},
+		{in: `image.hero["ünï"]`, want: hero.Instance(StringKey("ünï"))},
+		{in: `image.hero[""]`, want: hero.Instance(StringKey(""))},
+		// Not canonical, but what a user may type: HCL reads it.
+		{in: "image.hero[007]", want: hero.Instance(IntKey(7)), canon: "image.hero[7]"},
+		{in: "image.hero[ 3 ]", want: hero.Instance(IntKey(3)), canon: "image.hero[3]"},
+		{in: `image.hero[ "x" ]`, want: hero.Instance(StringKey("x")), canon: `image.hero["x"]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParseInstance(tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Fatalf("ParseInstance(%q) = %#v, want %#v", tt.in, got, tt.want)
+			}
+			canon := tt.canon
+			if canon == "" {
+				canon = tt.in
+			}
+			if s := got.String(); s != canon {
+				t.Fatalf("String() = %q, want %q", s, canon)
+			}
+			again, err := ParseInstance(got.String())
+			if err != nil || again != got {
+				t.Fatalf("round trip of %q: %v, %v", got.String(), again, err)
+			}
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct{ in, why string }{
+		{"", "empty"},
+		{"image", "wrong number of parts"},
+		{"data.hero", `not "data"`},
+		{"image.hero.x", "only an instance key"},
+		{"image.hero[-1]", "Index value required"},
+		{"image.hero[1.5]", "whole number"},
+		{"image.hero[true]", ""},
+		{"image.hero[0][1]", "wrong number of parts"},
+		{"image.[0]", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			_, err := ParseInstance(tt.in)
+			if err == nil {
+				t.Fatalf("ParseInstance(%q) succeeded", tt.in)
+			}
+			if !strings.Contains(err.Error(), tt.why) || !strings.Contains(err.Error(), "write image.NAME or video.NAME") {
+				t.Fatalf("error %q does not say %q and what to write", err, tt.why)
+			}
+		})
+	}
+}
+
+func TestOrder(t *testing.T) {
+	in := []string{`video.a`, `image.b["x"]`, `image.b[10]`, `image.b[2]`, `image.a`, `image.b["a"]`, `image.a-b`, `image.b`}
+	want := []string{`image.a`, `image.a-b`, `image.b`, `image.b[2]`, `image.b[10]`, `image.b["a"]`, `image.b["x"]`, `video.a`}
+	var list []Instance
+	for _, s := range in {
+		a, err := ParseInstance(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		list = append(list, a)
+	}
+	Sort(list)
+	var got []string
+	for _, a := range list {
+		got = append(got, a.String())
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("sorted %v, want %v", got, want)
+	}
+}
+
+// TestShellQuote pastes each quoted address into a real shell and checks
+// that the shell hands back the address itself.
+func TestShellQuote(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	for _, s := range []string{`image.hero`, `image.hero[0]`, `image.hero["red"]`, `image.hero["it's $HOME; rm -rf *"]`, `video.x["a b"]`} {
+		a, err := ParseInstance(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := a.Shell()
+		if a.Key.IsZero() && q != s {
+			t.Errorf("%s quoted as %s: a plain address needs no quotes", s, q)
+		}
+		out, err := exec.Command(sh, "-c", "printf %s "+q).Output()
+		if err != nil {
+			t.Fatalf("sh -c printf %s: %v", q, err)
+		}
+		if string(out) != a.String() {
+			t.Errorf("the shell read %s as %q, want %q", q, out, a.String())
+		}
+	}
+}
+
+func TestEndpoints(t *testing.T) {
+	for _, e := range Endpoints {
+		got, ok := EndpointOf(e.Path())
+		if !ok || got != e {
+			t.Errorf("EndpointOf(%q) = %v, %v", e.Path(), got, ok)
+		}
+		if e.Kind() == 0 || e.Title() == "" {
+			t.Errorf("%v has no kind or title", e)
+		}
+	}
+	if _, ok := EndpointOf("/v1/jobs/nope"); ok {
+		t.Error("an unknown path is an endpoint")
+	}
+}
+
+func FuzzParseInstance(f *testing.F) {
+	for _, s := range []string{`image.a`, `video.b[3]`, `image.c["x y"]`, `image.d[007]`, `x.y`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		a, err := ParseInstance(s)
+		if err != nil {
+			return
+		}
+		b, err := ParseInstance(a.String())
+		if err != nil || a != b {
+			t.Fatalf("%q parsed as %#v, which prints %q and parses back as %#v, %v", s, a, a.String(), b, err)
+		}
+	})
+}
