@@ -37,6 +37,26 @@ func actionColor(a reconcile.Action) *color.Color {
 	}
 }
 
+// actionSymbols are the symbols the human views show in front of an
+// address, after Terraform's.
+var actionSymbols = [...]string{
+	reconcile.NoOp:    " ",
+	reconcile.Create:  "+",
+	reconcile.Replace: "-/+",
+	reconcile.Update:  "~",
+	reconcile.Move:    ">",
+	reconcile.Resume:  "…",
+	reconcile.Delete:  "-",
+}
+
+// actionSymbol is the action's symbol in the human views.
+func actionSymbol(a reconcile.Action) string {
+	if int(a) < len(actionSymbols) {
+		return actionSymbols[a]
+	}
+	return "?"
+}
+
 func actionVerb(c *reconcile.Change) string {
 	switch c.Action {
 	case reconcile.Create:
@@ -46,7 +66,7 @@ func actionVerb(c *reconcile.Change) string {
 	case reconcile.Update:
 		return "will be updated in place (no new generation)"
 	case reconcile.Move:
-		return "has moved from " + c.PrevAddr
+		return "has moved from " + c.PrevAddr.String()
 	case reconcile.Resume:
 		return "will be resumed"
 	case reconcile.Delete:
@@ -70,8 +90,8 @@ func renderPlan(w io.Writer, p *reconcile.Plan, serviceLine string) {
 		}
 		fmt.Fprintln(w)
 		renderChange(w, c)
-		for _, wn := range c.Warnings {
-			warnings = append(warnings, c.Addr+": "+wn)
+		for _, wn := range changeWarnings(c) {
+			warnings = append(warnings, c.Addr.String()+": "+wn)
 		}
 	}
 	for _, wn := range warnings {
@@ -82,13 +102,13 @@ func renderPlan(w io.Writer, p *reconcile.Plan, serviceLine string) {
 
 func renderChange(w io.Writer, c *reconcile.Change) {
 	col := actionColor(c.Action)
-	kind, name := splitAddr(c.Addr)
-	fmt.Fprintf(w, "  %s %s", colBold.Sprint("# "+c.Addr), colBold.Sprint(actionVerb(c)))
-	if c.Reason != "" {
-		fmt.Fprintf(w, ": %s", c.Reason)
+	kind, name := c.Addr.Resource.Kind, c.Addr.Resource.Name
+	fmt.Fprintf(w, "  %s %s", colBold.Sprint("# "+c.Addr.String()), colBold.Sprint(actionVerb(c)))
+	if r := reasonText(c); r != "" {
+		fmt.Fprintf(w, ": %s", r)
 	}
 	fmt.Fprintln(w)
-	sym := fmt.Sprintf("%3s", c.Action.Symbol())
+	sym := fmt.Sprintf("%3s", actionSymbol(c.Action))
 	if c.Action == reconcile.Delete && len(c.Attrs) == 0 {
 		fmt.Fprintf(w, "%s %s %q\n", col.Sprint(sym), kind, name)
 		return
@@ -182,16 +202,6 @@ func formatValue(v any) string {
 	}
 }
 
-// splitAddr splits "image.hero[0]" into "image" and "hero"; the block
-// header shows the resource as declared, the comment above it the instance.
-func splitAddr(addr string) (kind, name string) {
-	kind, name, _ = strings.Cut(addr, ".")
-	if i := strings.IndexByte(name, '['); i >= 0 {
-		name = name[:i]
-	}
-	return kind, name
-}
-
 func plural(n int) string {
 	if n == 1 {
 		return ""
@@ -214,33 +224,106 @@ func summaryLine(p *reconcile.Plan) string {
 	return line + "."
 }
 
-// planDocument is the JSON form of a plan (plan -json, show -json PLANFILE).
+// planDocument is the public JSON form of a plan (plan -json, show -json
+// PLANFILE), format_version "1": fields are only ever added. The engine's
+// Plan is not this document; this encoder is what scripts rely on.
 type planDocument struct {
-	FormatVersion string              `json:"format_version"`
-	Service       string              `json:"service"`
-	Lineage       string              `json:"lineage,omitempty"`
-	Serial        uint64              `json:"serial"`
-	Changes       []*reconcile.Change `json:"changes"`
-	Summary       reconcile.Summary   `json:"summary"`
-	HasChanges    bool                `json:"has_changes"`
+	FormatVersion string       `json:"format_version"`
+	Service       string       `json:"service"`
+	Lineage       string       `json:"lineage,omitempty"`
+	Serial        uint64       `json:"serial"`
+	Changes       []changeJSON `json:"changes"`
+	Summary       summaryJSON  `json:"summary"`
+	HasChanges    bool         `json:"has_changes"`
 }
 
+type changeJSON struct {
+	Address         string           `json:"address"`
+	PreviousAddress string           `json:"previous_address,omitempty"`
+	Resource        string           `json:"resource"`
+	Kind            string           `json:"kind"`
+	Action          string           `json:"action"`
+	Reason          string           `json:"reason,omitempty"`
+	ReasonCode      string           `json:"reason_code,omitempty"`
+	Attrs           []attrChangeJSON `json:"attributes,omitempty"`
+	Before          map[string]any   `json:"before,omitempty"`
+	After           map[string]any   `json:"after,omitempty"`
+	AfterUnknown    []string         `json:"after_unknown,omitempty"`
+	Fingerprint     string           `json:"fingerprint,omitempty"`
+	Media           int              `json:"media"`
+	Dir             string           `json:"dir,omitempty"`
+	GenerationID    string           `json:"generation_id,omitempty"`
+	Redownload      []int            `json:"redownload,omitempty"`
+	Warnings        []string         `json:"warnings,omitempty"`
+}
+
+type attrChangeJSON struct {
+	Name    string `json:"name"`
+	Before  any    `json:"before,omitempty"`
+	After   any    `json:"after,omitempty"`
+	Unknown bool   `json:"unknown,omitempty"`
+}
+
+type summaryJSON struct {
+	Generate   int `json:"generate"`
+	Images     int `json:"images"`
+	Videos     int `json:"videos"`
+	Redownload int `json:"redownload"`
+	Move       int `json:"move"`
+	Resume     int `json:"resume"`
+	Delete     int `json:"delete"`
+	NoOp       int `json:"no_op"`
+}
+
+// jsonFormatVersion is the version of the public JSON documents: the plan
+// and state documents (show -json, plan -json).
+const jsonFormatVersion = "1"
+
 func renderPlanJSON(w io.Writer, p *reconcile.Plan) error {
+	s := p.Summary()
 	doc := planDocument{
-		FormatVersion: reconcile.FormatVersion,
+		FormatVersion: jsonFormatVersion,
 		Service:       p.Service,
 		Lineage:       p.Lineage,
 		Serial:        p.Serial,
-		Changes:       p.Changes,
-		Summary:       p.Summary(),
+		Changes:       make([]changeJSON, 0, len(p.Changes)),
+		Summary:       summaryJSON(s),
 		HasChanges:    p.HasChanges(),
 	}
-	if doc.Changes == nil {
-		doc.Changes = []*reconcile.Change{}
+	for _, c := range p.Changes {
+		doc.Changes = append(doc.Changes, changeDocument(c))
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
+}
+
+// changeDocument is one change of the plan document.
+func changeDocument(c *reconcile.Change) changeJSON {
+	cj := changeJSON{
+		Address:      c.Addr.String(),
+		Resource:     c.Addr.Resource.String(),
+		Kind:         c.Kind().String(),
+		Action:       c.Action.String(),
+		Reason:       reasonText(c),
+		ReasonCode:   c.Reason.Code.String(),
+		Before:       c.Before,
+		After:        c.After,
+		AfterUnknown: c.AfterUnknown,
+		Fingerprint:  c.Fingerprint,
+		Media:        c.Media,
+		Dir:          c.Dir,
+		GenerationID: c.GenerationID,
+		Redownload:   c.Redownload,
+		Warnings:     changeWarnings(c),
+	}
+	if !c.PrevAddr.IsZero() {
+		cj.PreviousAddress = c.PrevAddr.String()
+	}
+	for _, a := range c.Attrs {
+		cj.Attrs = append(cj.Attrs, attrChangeJSON(a))
+	}
+	return cj
 }
 
 func sprint(c *color.Color) func(string) string {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -58,7 +59,7 @@ type Config struct {
 	// Outputs are the output blocks in declaration order.
 	Outputs []*Output
 	// Hash is a hex sha256 of the configuration files (names and bytes) and
-	// the effective values of the non-sensitive variables. A saved plan
+	// the effective values of the variables that are not Secret. A saved plan
 	// records it so that applying the plan after the configuration changed
 	// can be refused. Values read with env() or file() are not part of it.
 	Hash string
@@ -73,6 +74,18 @@ type Config struct {
 	// referenced holds the resource-level addresses some resource, local
 	// or output refers to directly.
 	referenced map[addrs.Resource]bool
+	// tokenVars are the variables the service block's token refers to.
+	tokenVars []string
+}
+
+// Secret reports whether the value of the variable name must never be
+// written anywhere, a saved plan included: it is declared sensitive, or
+// the service's token is made from it.
+func (c *Config) Secret(name string) bool {
+	if v := c.Variables[name]; v != nil && v.Sensitive {
+		return true
+	}
+	return slices.Contains(c.tokenVars, name)
 }
 
 // Settings is the genform block.

@@ -135,7 +135,7 @@ func Load(dir string, opts Options) (*Config, hcl.Diagnostics) {
 	diags = append(diags, c.decode(bodies, opts, parser)...)
 	for _, name := range sortedKeys(c.Variables) {
 		v := c.Variables[name]
-		if v.Sensitive {
+		if c.Secret(name) {
 			continue
 		}
 		enc, err := JSON(v.Value)

@@ -1,8 +1,11 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
@@ -51,25 +54,28 @@ type resAttr struct {
 // Addr returns the resource's address, e.g. image.hero.
 func (r *Resource) Addr() addrs.Resource { return addrs.Resource{Kind: r.Kind, Name: r.Name} }
 
-// attrID numbers the request and local attributes a resource block may set.
+// attrID numbers the request and local attributes a resource block may set,
+// in the order every view lists them: what a reader looks for first (the
+// prompts, then what shapes the output), the service's other fields, and
+// genform's local ones last.
 type attrID int
 
 const (
 	aPrompt attrID = iota
 	aNegativePrompt
-	aIsPublic
-	aSeed
 	aImageNumber
 	aAspectRatio
 	aResolution
+	aSeed
+	aGenMode
+	aDuration
 	aSourceImage
 	aSourceImages
 	aFrameIndices
 	aInputWidth
 	aInputHeight
 	aPromptEnhancer
-	aGenMode
-	aDuration
+	aIsPublic
 	aWatermarkFree
 	aDir
 	numAttrs
@@ -94,6 +100,27 @@ var attrNames = [numAttrs]string{
 	aDuration:       "duration",
 	aWatermarkFree:  "watermark_free",
 	aDir:            "dir",
+}
+
+// AttrNames lists the attributes a resource block may set, in the order
+// every view lists them.
+func AttrNames() []string { return append([]string(nil), attrNames[:]...) }
+
+// SortAttrNames sorts attribute names in the order of AttrNames; names it
+// does not list come after, in lexical order.
+func SortAttrNames(names []string) {
+	rank := func(n string) int {
+		if id, ok := attrByName[n]; ok {
+			return int(id)
+		}
+		return int(numAttrs)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if c := cmp.Compare(rank(a), rank(b)); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
 }
 
 var attrByName = func() map[string]attrID {

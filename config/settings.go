@@ -159,6 +159,13 @@ func (c *Config) decodeService(b *hcl.Block) hcl.Diagnostics {
 		}
 	}
 	if a, ok := content.Attributes["token"]; ok {
+		for _, tr := range a.Expr.Variables() {
+			if len(tr) > 1 && tr.RootName() == "var" {
+				if at, ok := tr[1].(hcl.TraverseAttr); ok {
+					c.tokenVars = appendUnique(c.tokenVars, at.Name)
+				}
+			}
+		}
 		// The value is never put in a diagnostic: only its type is checked.
 		v, ok, d := c.settingValue(a, where, cty.String)
 		diags = append(diags, d...)

@@ -2,22 +2,22 @@ package reconcile
 
 import "fmt"
 
-// Action is what a plan does to one resource instance. Its value is the
-// symbol the human view shows in front of the address.
-type Action string
+// Action is what a plan does to one resource instance. The views give each
+// its symbol and words; String is the stable name scripts see.
+type Action uint8
 
-// The actions of SPEC section 3.
+// The actions. Only Create and Replace cost a generation.
 const (
-	NoOp    Action = " "
-	Create  Action = "+"
-	Replace Action = "-/+"
-	Update  Action = "~"
-	Move    Action = ">"
-	Resume  Action = "…"
-	Delete  Action = "-"
+	NoOp    Action = iota // the instance is as declared
+	Create                // generate an instance not in the state
+	Replace               // generate anew an instance the state holds
+	Update                // move files or download them again; nothing is generated
+	Move                  // a rename: the state and the files follow the new address
+	Resume                // poll a job an interrupted apply submitted
+	Delete                // remove the files and forget the instance
 )
 
-var actionNames = map[Action]string{
+var actionNames = [...]string{
 	NoOp:    "no-op",
 	Create:  "create",
 	Replace: "replace",
@@ -27,36 +27,27 @@ var actionNames = map[Action]string{
 	Delete:  "delete",
 }
 
-// Symbol is the action's display symbol.
-func (a Action) Symbol() string { return string(a) }
+// Actions lists every action, in the order above.
+var Actions = []Action{NoOp, Create, Replace, Update, Move, Resume, Delete}
 
-// String is the action's name as the JSON formats spell it.
+// String is the action's name as the JSON documents spell it: "create",
+// "no-op" ...
 func (a Action) String() string {
-	if n, ok := actionNames[a]; ok {
-		return n
+	if int(a) < len(actionNames) {
+		return actionNames[a]
 	}
-	return fmt.Sprintf("Action(%q)", string(a))
+	return fmt.Sprintf("Action(%d)", uint8(a))
+}
+
+// ParseAction reads an action's name.
+func ParseAction(s string) (Action, error) {
+	for a, n := range actionNames {
+		if n == s {
+			return Action(a), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown action %q", s)
 }
 
 // Generates reports whether the action submits a paid generation.
 func (a Action) Generates() bool { return a == Create || a == Replace }
-
-// MarshalText encodes the action by name.
-func (a Action) MarshalText() ([]byte, error) {
-	n, ok := actionNames[a]
-	if !ok {
-		return nil, fmt.Errorf("unknown action %q", string(a))
-	}
-	return []byte(n), nil
-}
-
-// UnmarshalText decodes an action name.
-func (a *Action) UnmarshalText(b []byte) error {
-	for act, n := range actionNames {
-		if n == string(b) {
-			*a = act
-			return nil
-		}
-	}
-	return fmt.Errorf("unknown action %q", string(b))
-}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -14,6 +14,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/config/addrs"
 	"github.com/genform/genform/service"
 	"github.com/genform/genform/statefile"
 )
@@ -21,7 +22,7 @@ import (
 // Service is what applying needs of the generation service. *service.Client
 // implements it. Implementations must be safe for concurrent use.
 type Service interface {
-	Create(ctx context.Context, endpoint string, body []byte) (string, error)
+	Create(ctx context.Context, endpoint addrs.Endpoint, body []byte) (string, error)
 	Status(ctx context.Context, creationID string) (service.Status, error)
 	Detail(ctx context.Context, creationID string) (*service.Creation, error)
 	WatermarkFreeURL(ctx context.Context, creationID string) (*service.WatermarkFreeURL, error)
@@ -29,31 +30,68 @@ type Service interface {
 }
 
 // Phase is a step of one instance's apply, reported in Events.
-type Phase string
+type Phase uint8
 
 // The phases an Event reports.
 const (
-	PhaseSubmitting  Phase = "submitting"
-	PhaseSubmitted   Phase = "submitted"
-	PhaseRunning     Phase = "running"
-	PhaseDownloading Phase = "downloading"
-	PhaseDone        Phase = "done"
-	PhaseFailed      Phase = "failed"
-	PhaseSkipped     Phase = "skipped"
-	PhaseInterrupted Phase = "interrupted"
+	PhaseSubmitting  Phase = iota + 1 // the intent is recorded; the create request is being sent
+	PhaseSubmitted                    // the job's id is recorded (Resumed: an earlier apply's job)
+	PhaseRunning                      // the service reported Status and Progress
+	PhaseDownloading                  // the outputs are being downloaded
+	PhaseDone                         // the change is made and recorded
+	PhaseFailed                       // the change failed with Err
+	PhaseSkipped                      // not attempted, because what it depends on failed (Err)
+	PhaseInterrupted                  // stopped by the interrupt; a rerun resumes it
+	PhaseWarning                      // something worth telling, Err, that does not fail the change
 )
+
+var phaseNames = [...]string{
+	PhaseSubmitting:  "submitting",
+	PhaseSubmitted:   "submitted",
+	PhaseRunning:     "running",
+	PhaseDownloading: "downloading",
+	PhaseDone:        "done",
+	PhaseFailed:      "failed",
+	PhaseSkipped:     "skipped",
+	PhaseInterrupted: "interrupted",
+	PhaseWarning:     "warning",
+}
+
+// String is the phase's stable name.
+func (p Phase) String() string {
+	if p >= PhaseSubmitting && int(p) < len(phaseNames) {
+		return phaseNames[p]
+	}
+	return fmt.Sprintf("Phase(%d)", uint8(p))
+}
 
 // Event reports progress of one instance. Events are delivered from many
 // goroutines; the callback must be safe for concurrent use and quick.
 type Event struct {
-	Time         time.Time `json:"time"`
-	Addr         string    `json:"address"`
-	Action       Action    `json:"action"`
-	Phase        Phase     `json:"phase"`
-	Status       string    `json:"status,omitempty"` // the service's raw status
-	Progress     float64   `json:"progress,omitempty"`
-	GenerationID string    `json:"generation_id,omitempty"`
-	Message      string    `json:"message,omitempty"`
+	Time   time.Time
+	Addr   addrs.Instance
+	Action Action
+	Phase  Phase
+	// Status is the service's raw status and Progress its progress
+	// (PhaseRunning); KnownStatus is false for a status the service does
+	// not document, which is treated as running.
+	Status      string
+	Progress    float64
+	KnownStatus bool
+	// GenerationID is the job concerned, when there is one.
+	GenerationID string
+	// Resumed marks the PhaseSubmitted of a job an earlier apply submitted.
+	Resumed bool
+	// Files and Dir say what a finished generation or update left on disk
+	// (PhaseDone).
+	Files int
+	Dir   string
+	// PrevAddr is where a finished move came from (PhaseDone).
+	PrevAddr addrs.Instance
+	// Reason is the change's reason (PhaseDone of an update).
+	Reason Reason
+	// Err is why a change failed or was skipped, or the warning.
+	Err error
 }
 
 // Engine applies plans.
@@ -73,36 +111,26 @@ type Engine struct {
 	Dir string
 	// Events receives progress; nil discards it.
 	Events func(Event)
-	// Logf receives diagnostics worth a line in a debug log; nil discards.
-	Logf func(format string, args ...any)
 }
 
 // Failure is one instance that did not reach its planned state.
 type Failure struct {
-	Addr string `json:"address"`
-	Err  error  `json:"-"`
-	// Message is Err's text, for JSON.
-	Message string `json:"message"`
+	Addr addrs.Instance
+	Err  error
 }
 
 // Job is a generation left running on the service.
 type Job struct {
-	Addr         string `json:"address"`
-	GenerationID string `json:"generation_id"`
+	Addr         addrs.Instance
+	GenerationID string
 }
 
-// Result is what an apply did.
+// Result is what an apply did. The address lists are in address order.
 type Result struct {
-	Generated   []string  `json:"generated"`
-	Resumed     []string  `json:"resumed"`
-	Updated     []string  `json:"updated"`
-	Moved       []string  `json:"moved"`
-	Deleted     []string  `json:"deleted"`
-	Failed      []Failure `json:"failed"`
-	Skipped     []Failure `json:"skipped"`
-	Running     []Job     `json:"running"`
-	Warnings    []string  `json:"warnings"`
-	Interrupted bool      `json:"interrupted"`
+	Generated, Resumed, Updated, Moved, Deleted []addrs.Instance
+	Failed, Skipped                             []Failure
+	Running                                     []Job
+	Interrupted                                 bool
 }
 
 type applyRun struct {
@@ -112,8 +140,8 @@ type applyRun struct {
 	sem     chan struct{}
 	mu      sync.Mutex
 	res     *Result
-	failed  map[string]string // resource-level address -> why it failed
-	running map[string]string // addr -> generation id of jobs in flight
+	failed  map[addrs.Resource]string // resource -> why it failed
+	running map[addrs.Instance]string // instance -> generation id of a job in flight
 }
 
 // Apply carries out plan. Cancelling ctx is the first Ctrl-C: no new
@@ -131,10 +159,10 @@ func (e *Engine) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 		plan:    plan,
 		sem:     make(chan struct{}, par),
 		res:     &Result{},
-		failed:  map[string]string{},
-		running: map[string]string{},
+		failed:  map[addrs.Resource]string{},
+		running: map[addrs.Instance]string{},
 	}
-	changes := map[string]*Change{}
+	changes := map[addrs.Instance]*Change{}
 	for _, c := range plan.Changes {
 		changes[c.Addr] = c
 	}
@@ -149,7 +177,7 @@ func (e *Engine) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 
 	// Then the configuration's resources in dependency order, each as soon
 	// as what it depends on is done.
-	done := map[string]chan struct{}{}
+	done := map[addrs.Resource]chan struct{}{}
 	for _, res := range e.Config.Resources {
 		done[res.Addr()] = make(chan struct{})
 	}
@@ -182,18 +210,19 @@ func (e *Engine) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 	for addr, id := range r.running {
 		r.res.Running = append(r.res.Running, Job{Addr: addr, GenerationID: id})
 	}
-	sort.Slice(r.res.Running, func(i, j int) bool { return r.res.Running[i].Addr < r.res.Running[j].Addr })
-	for _, l := range [][]string{r.res.Generated, r.res.Resumed, r.res.Updated, r.res.Moved, r.res.Deleted} {
-		sort.Strings(l)
+	slices.SortFunc(r.res.Running, func(a, b Job) int { return a.Addr.Compare(b.Addr) })
+	for _, l := range [][]addrs.Instance{r.res.Generated, r.res.Resumed, r.res.Updated, r.res.Moved, r.res.Deleted} {
+		addrs.Sort(l)
 	}
-	sort.Slice(r.res.Failed, func(i, j int) bool { return r.res.Failed[i].Addr < r.res.Failed[j].Addr })
-	sort.Slice(r.res.Skipped, func(i, j int) bool { return r.res.Skipped[i].Addr < r.res.Skipped[j].Addr })
+	byAddr := func(a, b Failure) int { return a.Addr.Compare(b.Addr) }
+	slices.SortFunc(r.res.Failed, byAddr)
+	slices.SortFunc(r.res.Skipped, byAddr)
 	return r.res, nil
 }
 
 // resource expands one resource with its dependencies' recorded values and
 // applies the changes of its instances.
-func (r *applyRun) resource(res *config.Resource, changes map[string]*Change, scope config.Scope, scopeMu *sync.Mutex) {
+func (r *applyRun) resource(res *config.Resource, changes map[addrs.Instance]*Change, scope config.Scope, scopeMu *sync.Mutex) {
 	e := r.e
 	addr := res.Addr()
 	var blocked []string
@@ -243,7 +272,7 @@ func (r *applyRun) resource(res *config.Resource, changes map[string]*Change, sc
 	if diags.HasErrors() {
 		r.mu.Lock()
 		r.failed[addr] = diags.Error()
-		r.res.Failed = append(r.res.Failed, Failure{Addr: addr, Err: diags, Message: diags.Error()})
+		r.res.Failed = append(r.res.Failed, Failure{Addr: addr.Instance(addrs.NoKey), Err: diags})
 		r.mu.Unlock()
 	}
 
@@ -251,7 +280,7 @@ func (r *applyRun) resource(res *config.Resource, changes map[string]*Change, sc
 	if !e.Config.Referenced(addr) {
 		return
 	}
-	values := map[string]cty.Value{}
+	values := map[addrs.Instance]cty.Value{}
 	for _, inst := range insts {
 		rec, err := e.Store.Resource(inst.Addr)
 		if err == nil && rec != nil && rec.Status == StatusSucceed {
@@ -287,39 +316,33 @@ func (r *applyRun) emit(ev Event) {
 	r.e.Events(ev)
 }
 
-func (r *applyRun) logf(format string, args ...any) {
-	if r.e.Logf != nil {
-		r.e.Logf(format, args...)
-	}
-}
-
 func (r *applyRun) fail(c *Change, err error) {
 	if errors.Is(err, context.Canceled) && r.ctx.Err() != nil {
 		r.emit(Event{Addr: c.Addr, Action: c.Action, Phase: PhaseInterrupted})
 		return
 	}
 	r.mu.Lock()
-	r.failed[c.Resource] = err.Error()
-	r.res.Failed = append(r.res.Failed, Failure{Addr: c.Addr, Err: err, Message: err.Error()})
+	r.failed[c.Addr.Resource] = err.Error()
+	r.res.Failed = append(r.res.Failed, Failure{Addr: c.Addr, Err: err})
 	r.mu.Unlock()
-	r.emit(Event{Addr: c.Addr, Action: c.Action, Phase: PhaseFailed, Message: err.Error()})
+	r.emit(Event{Addr: c.Addr, Action: c.Action, Phase: PhaseFailed, Err: err})
 }
 
 func (r *applyRun) skip(c *Change, err error) {
 	r.mu.Lock()
-	r.failed[c.Resource] = "a dependency failed"
-	r.res.Skipped = append(r.res.Skipped, Failure{Addr: c.Addr, Err: err, Message: err.Error()})
+	r.failed[c.Addr.Resource] = "a dependency failed"
+	r.res.Skipped = append(r.res.Skipped, Failure{Addr: c.Addr, Err: err})
 	r.mu.Unlock()
-	r.emit(Event{Addr: c.Addr, Action: c.Action, Phase: PhaseSkipped, Message: err.Error()})
+	r.emit(Event{Addr: c.Addr, Action: c.Action, Phase: PhaseSkipped, Err: err})
 }
 
-func (r *applyRun) record(list *[]string, addr string) {
+func (r *applyRun) record(list *[]addrs.Instance, addr addrs.Instance) {
 	r.mu.Lock()
 	*list = append(*list, addr)
 	r.mu.Unlock()
 }
 
-func (r *applyRun) setRunning(addr, id string) {
+func (r *applyRun) setRunning(addr addrs.Instance, id string) {
 	r.mu.Lock()
 	if id == "" {
 		delete(r.running, addr)
@@ -378,13 +401,12 @@ func (r *applyRun) generate(inst *config.Instance, c *Change) error {
 	}
 	intent := &statefile.Intent{
 		Addr:        inst.Addr,
-		Kind:        string(inst.Resource.Kind),
 		Endpoint:    inst.Endpoint,
 		Fingerprint: fp,
 		Request:     inst.Request,
 		CreatedAt:   time.Now().UTC(),
 	}
-	if err := e.Store.Batch(func(tx *statefile.Tx) error { return tx.PutIntent(intent) }); err != nil {
+	if err := e.Store.Batch(func(tx *statefile.Tx) error { return tx.RecordIntent(intent) }); err != nil {
 		return fmt.Errorf("recording the intent to submit %s: %w", inst.Addr, err)
 	}
 	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseSubmitting})
@@ -399,14 +421,14 @@ func (r *applyRun) generate(inst *config.Instance, c *Change) error {
 		if errors.Is(err, service.ErrAmbiguousCreate) {
 			return fmt.Errorf("submitting %s: %w; the service may have created the job, so the intent is kept and the next plan warns about it", inst.Addr, err)
 		}
-		if derr := e.Store.Batch(func(tx *statefile.Tx) error { return tx.DeleteIntent(inst.Addr) }); derr != nil {
+		if derr := e.Store.Batch(func(tx *statefile.Tx) error { return tx.ClearIntent(inst.Addr) }); derr != nil {
 			return fmt.Errorf("submitting %s: %w (and clearing its intent: %v)", inst.Addr, err, derr)
 		}
 		return fmt.Errorf("the service refused %s: %w", inst.Addr, err)
 	}
 	intent.GenerationID = id
 	intent.SubmittedAt = answered.UTC()
-	if err := e.Store.Batch(func(tx *statefile.Tx) error { return tx.PutIntent(intent) }); err != nil {
+	if err := e.Store.Batch(func(tx *statefile.Tx) error { return tx.RecordIntent(intent) }); err != nil {
 		return fmt.Errorf("recording generation %s of %s: %w", id, inst.Addr, err)
 	}
 	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseSubmitted, GenerationID: id})
@@ -437,7 +459,7 @@ func (r *applyRun) resume(inst *config.Instance, c *Change) error {
 	if intent == nil || intent.GenerationID == "" {
 		return fmt.Errorf("%s has no recorded job to resume; run plan again", inst.Addr)
 	}
-	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseSubmitted, GenerationID: intent.GenerationID, Message: "resuming"})
+	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseSubmitted, GenerationID: intent.GenerationID, Resumed: true})
 	if err := r.finish(inst, c, intent, release); err != nil {
 		return err
 	}
@@ -467,7 +489,6 @@ func (r *applyRun) finish(inst *config.Instance, c *Change, intent *statefile.In
 	now := time.Now().UTC()
 	rec := &statefile.Resource{
 		Addr:          inst.Addr,
-		Kind:          string(inst.Resource.Kind),
 		Endpoint:      intent.Endpoint,
 		Fingerprint:   intent.Fingerprint,
 		Request:       intent.Request,
@@ -490,12 +511,7 @@ func (r *applyRun) finish(inst *config.Instance, c *Change, intent *statefile.In
 			rec.Dir = old.Dir
 			rec.CreatedAt = old.CreatedAt
 		}
-		if err := e.Store.Batch(func(tx *statefile.Tx) error {
-			if err := tx.PutResource(rec); err != nil {
-				return err
-			}
-			return tx.DeleteIntent(inst.Addr)
-		}); err != nil {
+		if err := e.Store.Batch(func(tx *statefile.Tx) error { return tx.Record(rec) }); err != nil {
 			return fmt.Errorf("recording the failure of %s: %w", inst.Addr, err)
 		}
 		return fmt.Errorf("generation %s of %s failed on the service; fix the request (or retry) and apply again", id, inst.Addr)
@@ -516,13 +532,10 @@ func (r *applyRun) finish(inst *config.Instance, c *Change, intent *statefile.In
 	// The generation is paid for and done: record it whatever the
 	// downloads did, so a failed download is retried, never regenerated.
 	if err := e.Store.Batch(func(tx *statefile.Tx) error {
-		if err := tx.PutResource(rec); err != nil {
+		if err := tx.Record(rec); err != nil {
 			return err
 		}
-		if err := tx.SetProtected(inst.Addr, inst.Resource.PreventDestroy); err != nil {
-			return err
-		}
-		return tx.DeleteIntent(inst.Addr)
+		return tx.Protect(inst.Addr, inst.Resource.PreventDestroy)
 	}); err != nil {
 		return fmt.Errorf("recording %s (job %s): %w", inst.Addr, id, err)
 	}
@@ -532,14 +545,14 @@ func (r *applyRun) finish(inst *config.Instance, c *Change, intent *statefile.In
 	if dlErr != nil {
 		return fmt.Errorf("%w; the generation is recorded, rerun apply to download again (nothing is regenerated)", dlErr)
 	}
-	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseDone, GenerationID: id, Message: fmt.Sprintf("%d file(s) in %s", len(rec.Outputs), rec.Dir)})
+	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseDone, GenerationID: id, Files: len(rec.Outputs), Dir: rec.Dir})
 	return nil
 }
 
 // outputsOf lists the files a creation offers: one per image, or the video.
-func outputsOf(kind config.Kind, det *service.Creation) []statefile.Output {
+func outputsOf(kind addrs.Kind, det *service.Creation) []statefile.Output {
 	var outs []statefile.Output
-	if kind == config.KindVideo {
+	if kind == addrs.Video {
 		o := statefile.Output{Index: 0, MediaURL: det.VideoURL, ThumbnailURL: det.ThumbnailURL}
 		if len(det.Outputs) > 0 {
 			o.ID = det.Outputs[0].ID
@@ -574,7 +587,7 @@ func (r *applyRun) downloadAll(rec *statefile.Resource, which map[int]bool) erro
 			continue
 		}
 		url := o.MediaURL
-		if rec.Kind == string(config.KindVideo) && rec.WatermarkFree {
+		if rec.Addr.Resource.Kind == addrs.Video && rec.WatermarkFree {
 			if wmURL == "" {
 				w, err := e.Service.WatermarkFreeURL(r.ctx, rec.CreationID)
 				if err != nil {
@@ -637,7 +650,7 @@ func (r *applyRun) removeStale(old, cur *statefile.Resource) {
 	for _, o := range old.Outputs {
 		if o.Path != "" && !keep[o.Path] {
 			if err := removeFile(filepath.Join(r.e.Dir, filepath.FromSlash(o.Path))); err != nil {
-				r.logf("removing %s: %v", o.Path, err)
+				r.emit(Event{Addr: cur.Addr, Phase: PhaseWarning, Err: fmt.Errorf("removing %s, a file of the previous generation: %w", o.Path, err)})
 			}
 		}
 	}
@@ -649,7 +662,7 @@ func (r *applyRun) removeStale(old, cur *statefile.Resource) {
 // poll waits for a job to finish. It starts fast and backs off to the poll
 // interval, using the reported progress to aim the next poll at the moment
 // the job should be done, so most jobs cost two or three status requests.
-func (r *applyRun) poll(addr string, action Action, id string, submitted time.Time) (service.Status, error) {
+func (r *applyRun) poll(addr addrs.Instance, action Action, id string, submitted time.Time) (service.Status, error) {
 	e := r.e
 	pi := e.PollInterval
 	if pi <= 0 {
@@ -684,10 +697,11 @@ func (r *applyRun) poll(addr string, action Action, id string, submitted time.Ti
 			return st, fmt.Errorf("polling %s (job %s): %w; the job is recorded, rerun apply to resume it", addr, id, err)
 		}
 		if !st.Known && st.Raw != lastRaw {
-			r.logf("%s: job %s reports unknown status %q; treating it as running", addr, id, st.Raw)
+			r.emit(Event{Addr: addr, Action: action, Phase: PhaseWarning, GenerationID: id,
+				Err: fmt.Errorf("job %s reports status %q, which the service does not document; it is treated as running", id, st.Raw)})
 		}
 		lastRaw = st.Raw
-		r.emit(Event{Addr: addr, Action: action, Phase: PhaseRunning, Status: st.Raw, Progress: st.Progress, GenerationID: id})
+		r.emit(Event{Addr: addr, Action: action, Phase: PhaseRunning, Status: st.Raw, KnownStatus: st.Known, Progress: st.Progress, GenerationID: id})
 		switch st.State {
 		case service.StateDone, service.StateFailed:
 			return st, nil

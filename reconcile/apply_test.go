@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/genform/genform/config/addrs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -24,7 +25,7 @@ type fakeService struct {
 	polls     int
 }
 
-func (f *fakeService) Create(ctx context.Context, endpoint string, body []byte) (string, error) {
+func (f *fakeService) Create(ctx context.Context, endpoint addrs.Endpoint, body []byte) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.creates++
@@ -102,7 +103,7 @@ func TestApplyCreateAnswers(t *testing.T) {
 		svc := &fakeService{}
 		st, res, dir := applyWith(t, oneImage, svc)
 		snap, _ := st.Snapshot()
-		rec := snap.Resources["image.a"]
+		rec := snap.Resources[a("image.a")]
 		if len(res.Generated) != 1 || rec == nil || rec.CreationID != "job-1" || len(snap.Intents) != 0 {
 			t.Fatalf("result %+v, record %+v, intents %v", res, rec, snap.Intents)
 		}
@@ -122,14 +123,14 @@ func TestApplyCreateAnswers(t *testing.T) {
 		svc := &fakeService{createErr: fmt.Errorf("reading the answer: %w", service.ErrAmbiguousCreate)}
 		st, res, dir := applyWith(t, oneImage, svc)
 		snap, _ := st.Snapshot()
-		it := snap.Intents["image.a"]
+		it := snap.Intents[a("image.a")]
 		if len(res.Failed) != 1 || it == nil || it.GenerationID != "" {
 			t.Fatalf("failed %v, intent %+v", res.Failed, it)
 		}
 		cfg := (&fixture{t: t, dir: dir}).write(oneImage)
 		p, _ := MakePlan(PlanInput{Config: cfg, State: snap, Service: "simulator", Dir: dir})
-		if c := p.Change("image.a"); c.Action != Create || len(c.Warnings) == 0 {
-			t.Errorf("next plan: %s %v", c.Action, c.Warnings)
+		if c := p.Change(a("image.a")); c.Action != Create || c.Reason.Code != ReasonAnswerLost || !c.Reason.MayHaveBeenPaid() {
+			t.Errorf("next plan: %s %+v", c.Action, c.Reason)
 		}
 		if !errors.Is(res.Failed[0].Err, service.ErrAmbiguousCreate) {
 			t.Errorf("the failure should say the create was ambiguous: %v", res.Failed[0].Err)
@@ -149,7 +150,7 @@ func TestApplyRefusesARequestThePlanDidNotShow(t *testing.T) {
 	}
 	defer st.Close()
 	p, _ := MakePlan(PlanInput{Config: cfg, State: nil, Service: "simulator", Dir: f.dir})
-	p.Change("image.a").Fingerprint = "not-the-request-that-will-be-sent"
+	p.Change(a("image.a")).Fingerprint = "not-the-request-that-will-be-sent"
 	svc := &fakeService{}
 	res, err := (&Engine{Config: cfg, Store: st, Service: svc, ServiceID: "simulator", Parallelism: 1, Dir: f.dir}).Apply(context.Background(), p)
 	if err != nil {

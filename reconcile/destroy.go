@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/genform/genform/config/addrs"
 )
 
 // MakeDestroyPlan plans the deletion of every recorded instance (or of the
@@ -12,7 +14,7 @@ import (
 // state, make the plan an error.
 func MakeDestroyPlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 	st := in.State
-	plan := &Plan{FormatVersion: FormatVersion, Service: in.Service, Targets: in.Targets}
+	plan := &Plan{Service: in.Service, Targets: in.Targets}
 	if in.Config != nil {
 		plan.ConfigHash = in.Config.Hash
 	}
@@ -20,7 +22,7 @@ func MakeDestroyPlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 		return plan, nil
 	}
 	plan.Lineage, plan.Serial = st.Meta.Lineage, st.Meta.Serial
-	protected := map[string]bool{}
+	protected := map[addrs.Resource]bool{}
 	if in.Config != nil {
 		for _, r := range in.Config.Resources {
 			if r.PreventDestroy {
@@ -28,26 +30,20 @@ func MakeDestroyPlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 			}
 		}
 	}
-	want := func(addr string) bool {
-		if len(in.Targets) == 0 {
-			return true
-		}
-		for _, t := range in.Targets {
-			if t == addr || t == ResourceAddr(addr) {
-				return true
-			}
-		}
-		return false
+	targets := map[addrs.Instance]bool{}
+	for _, t := range in.Targets {
+		targets[t] = true
 	}
+	want := func(addr addrs.Instance) bool { return len(in.Targets) == 0 || matches(targets, addr) }
 	var diags hcl.Diagnostics
-	matched := map[string]bool{}
-	for _, addr := range sortedKeys(st.Resources) {
+	matched := map[addrs.Instance]bool{}
+	for _, addr := range sortedAddrs(st.Resources) {
 		if !want(addr) {
 			continue
 		}
-		matched[addr], matched[ResourceAddr(addr)] = true, true
+		matched[addr], matched[addr.Resource.Instance(addrs.NoKey)] = true, true
 		rec := st.Resources[addr]
-		if st.Protections[addr] || protected[ResourceAddr(addr)] {
+		if st.Protections[addr] || protected[addr.Resource] {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Instance cannot be destroyed",
@@ -56,23 +52,19 @@ func MakeDestroyPlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 			continue
 		}
 		plan.Changes = append(plan.Changes, &Change{
-			Addr: addr, Resource: ResourceAddr(addr), Kind: rec.Kind, Action: Delete,
-			Reason: "destroy: its files are removed (the creation stays on the service)",
+			Addr: addr, Action: Delete, Reason: Reason{Code: ReasonDestroy},
 			Before: beforeAttrs(rec), Dir: rec.Dir,
 		})
 	}
-	for _, addr := range sortedKeys(st.Intents) {
+	for _, addr := range sortedAddrs(st.Intents) {
 		if !want(addr) || st.Resources[addr] != nil {
 			continue
 		}
-		matched[addr], matched[ResourceAddr(addr)] = true, true
-		it := st.Intents[addr]
-		c := &Change{Addr: addr, Resource: ResourceAddr(addr), Kind: it.Kind, Action: Delete,
-			Reason: "destroy: an interrupted submission is forgotten"}
-		if it.GenerationID != "" {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("job %s may still be running on the service and may have been paid for; its outputs will not be downloaded", it.GenerationID))
-		}
-		plan.Changes = append(plan.Changes, c)
+		matched[addr], matched[addr.Resource.Instance(addrs.NoKey)] = true, true
+		plan.Changes = append(plan.Changes, &Change{
+			Addr: addr, Action: Delete,
+			Reason: Reason{Code: ReasonDestroyIntent, GenerationID: st.Intents[addr].GenerationID},
+		})
 	}
 	for _, t := range in.Targets {
 		if !matched[t] {

@@ -9,6 +9,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/config/addrs"
 	"github.com/genform/genform/service"
 	"github.com/genform/genform/statefile"
 )
@@ -33,7 +34,35 @@ type ImportResult struct {
 	Resource *statefile.Resource
 	// Warnings point out what looks unlike the declaration; the import
 	// went ahead regardless.
-	Warnings []string
+	Warnings []ImportWarning
+}
+
+// ImportWarningKind is a kind of ImportWarning.
+type ImportWarningKind uint8
+
+// The things Import warns about.
+const (
+	// PromptDiffers: the creation's prompt Got is not the declared Want;
+	// the plan will not show it, since the declaration becomes the record.
+	PromptDiffers ImportWarningKind = iota + 1
+	// ImageCountDiffers: the creation has GotN images, the declaration
+	// asks for WantN.
+	ImageCountDiffers
+	// AlsoRecorded: the creation is also recorded for Other.
+	AlsoRecorded
+	// JobAbandoned: the job GenerationID an interrupted apply submitted
+	// for the address is no longer followed.
+	JobAbandoned
+)
+
+// ImportWarning is one thing about an imported creation that looks unlike
+// the declaration.
+type ImportWarning struct {
+	Kind         ImportWarningKind
+	Got, Want    string
+	GotN, WantN  int
+	Other        addrs.Instance
+	GenerationID string
 }
 
 // Import adopts a creation made elsewhere (on the service's site, by a
@@ -59,7 +88,7 @@ func Import(ctx context.Context, in ImportInput) (*ImportResult, error) {
 		return nil, fmt.Errorf("reading the state of %s: %w", inst.Addr, err)
 	}
 	if old != nil {
-		return nil, fmt.Errorf("%s is already managed (creation %s); to adopt another creation, forget it first with: genform state rm %s", inst.Addr, old.CreationID, shellAddr(inst.Addr))
+		return nil, fmt.Errorf("%s is already managed (creation %s); to adopt another creation, forget it first with: genform state rm %s", inst.Addr, old.CreationID, inst.Addr.Shell())
 	}
 	if inst.Request == nil {
 		return nil, fmt.Errorf("the request of %s depends on values known only after apply, so the creation cannot be matched to it; apply what it references first", inst.Addr)
@@ -81,8 +110,8 @@ func Import(ctx context.Context, in ImportInput) (*ImportResult, error) {
 		return nil, fmt.Errorf("fetching the detail of creation %s: %w", id, err)
 	}
 	kind := inst.Resource.Kind
-	if t := det.OutputType; (t == string(config.KindImage) || t == string(config.KindVideo)) && t != string(kind) {
-		return nil, fmt.Errorf("creation %s is %s %s, but %s is declared as %s %s", id, article(t), t, inst.Addr, article(string(kind)), kind)
+	if t, ok := addrs.ParseKind(det.OutputType); ok && t != kind {
+		return nil, fmt.Errorf("creation %s is %s %s, but %s is declared as %s %s", id, article(t.String()), t, inst.Addr, article(kind.String()), kind)
 	}
 	outs := outputsOf(kind, det)
 	if len(outs) == 0 {
@@ -91,19 +120,18 @@ func Import(ctx context.Context, in ImportInput) (*ImportResult, error) {
 
 	res := &ImportResult{Warnings: importWarnings(inst, det, len(outs))}
 	if snap, err := in.Store.Snapshot(); err == nil {
-		for _, addr := range sortedKeys(snap.Resources) {
+		for _, addr := range sortedAddrs(snap.Resources) {
 			if snap.Resources[addr].CreationID == id {
-				res.Warnings = append(res.Warnings, fmt.Sprintf("creation %s is also recorded for %s; both now hold copies of its files", id, addr))
+				res.Warnings = append(res.Warnings, ImportWarning{Kind: AlsoRecorded, Other: addr})
 			}
 		}
 		if it := snap.Intents[inst.Addr]; it != nil && it.GenerationID != "" && it.GenerationID != id {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("job %s, submitted for %s by an interrupted apply, is abandoned: the imported creation takes its place", it.GenerationID, inst.Addr))
+			res.Warnings = append(res.Warnings, ImportWarning{Kind: JobAbandoned, GenerationID: it.GenerationID})
 		}
 	}
 
 	rec := &statefile.Resource{
 		Addr:          inst.Addr,
-		Kind:          string(kind),
 		Endpoint:      inst.Endpoint,
 		Fingerprint:   config.Fingerprint(in.ServiceID, inst.Endpoint, inst.Request),
 		Request:       inst.Request,
@@ -136,13 +164,10 @@ func Import(ctx context.Context, in ImportInput) (*ImportResult, error) {
 		if cur != nil {
 			return fmt.Errorf("%s was recorded while importing it", inst.Addr)
 		}
-		if err := tx.PutResource(rec); err != nil {
+		if err := tx.Record(rec); err != nil {
 			return err
 		}
-		if err := tx.SetProtected(inst.Addr, inst.Resource.PreventDestroy); err != nil {
-			return err
-		}
-		return tx.DeleteIntent(inst.Addr)
+		return tx.Protect(inst.Addr, inst.Resource.PreventDestroy)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("recording %s (creation %s): %w", inst.Addr, id, err)
@@ -157,16 +182,16 @@ func Import(ctx context.Context, in ImportInput) (*ImportResult, error) {
 // importWarnings compares what the service says about a creation with the
 // declaration it is imported for. The service's detail does not echo every
 // request field, so only what it does echo is compared.
-func importWarnings(inst *config.Instance, det *service.Creation, files int) []string {
-	var warns []string
+func importWarnings(inst *config.Instance, det *service.Creation, files int) []ImportWarning {
+	var warns []ImportWarning
 	if v, ok := inst.Attrs["prompt"]; ok && v.IsKnown() && !v.IsNull() && v.Type() == cty.String {
 		if want := v.AsString(); det.Prompt != "" && det.Prompt != want {
-			warns = append(warns, fmt.Sprintf("the creation's prompt is %q, but %s declares %q; the next plan will not show this difference, because the declaration is recorded as its request", det.Prompt, inst.Addr, want))
+			warns = append(warns, ImportWarning{Kind: PromptDiffers, Got: det.Prompt, Want: want})
 		}
 	}
-	if inst.Resource.Kind == config.KindImage {
+	if inst.Resource.Kind == addrs.Image {
 		if want := mediaCount(inst); want != files {
-			warns = append(warns, fmt.Sprintf("the creation has %d image%s, but %s declares image_number = %d", files, pluralS(files), inst.Addr, want))
+			warns = append(warns, ImportWarning{Kind: ImageCountDiffers, GotN: files, WantN: want})
 		}
 	}
 	return warns
@@ -186,18 +211,3 @@ func article(word string) string {
 	return "a"
 }
 
-func pluralS(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
-// shellAddr quotes an address for pasting into a shell when it holds an
-// instance key (brackets, double quotes).
-func shellAddr(addr string) string {
-	if strings.ContainsAny(addr, `[]"' `) {
-		return "'" + strings.ReplaceAll(addr, "'", `'\''`) + "'"
-	}
-	return addr
-}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/genform/genform/config/addrs"
+	"github.com/google/go-cmp/cmp"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -70,7 +72,7 @@ func (d *simDir) instance(addr string) *config.Instance {
 	d.t.Helper()
 	_, insts, _ := StateScope(d.cfg, d.snapshot())
 	for _, inst := range insts {
-		if inst.Addr == addr {
+		if inst.Addr.String() == addr {
 			return inst
 		}
 	}
@@ -80,7 +82,7 @@ func (d *simDir) instance(addr string) *config.Instance {
 
 // create makes a job on the simulator, as someone outside genform would,
 // and with wait set, waits for it to end.
-func (d *simDir) create(endpoint string, body []byte, wait bool) string {
+func (d *simDir) create(endpoint addrs.Endpoint, body []byte, wait bool) string {
 	d.t.Helper()
 	ctx := context.Background()
 	id, err := d.client.Create(ctx, endpoint, body)
@@ -139,7 +141,7 @@ func TestImportAdopts(t *testing.T) {
 	id := d.create(boat.Endpoint, boat.Request, true)
 	// An apply interrupted before it recorded the answer left an intent.
 	if err := d.store.Update(func(tx *statefile.Tx) error {
-		return tx.PutIntent(&statefile.Intent{Addr: "image.boat", Kind: "image", Endpoint: boat.Endpoint, Request: boat.Request})
+		return tx.RecordIntent(&statefile.Intent{Addr: a("image.boat"), Endpoint: boat.Endpoint, Request: boat.Request})
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -149,14 +151,14 @@ func TestImportAdopts(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(res.Warnings) > 0 {
-		t.Errorf("warnings for a creation of the declared request: %q", res.Warnings)
+		t.Errorf("warnings for a creation of the declared request: %+v", res.Warnings)
 	}
 	snap := d.snapshot()
-	rec := snap.Resources["image.boat"]
+	rec := snap.Resources[a("image.boat")]
 	if rec == nil || rec.CreationID != id || rec.Status != StatusSucceed {
 		t.Fatalf("recorded %+v", rec)
 	}
-	if snap.Intents["image.boat"] != nil {
+	if snap.Intents[a("image.boat")] != nil {
 		t.Error("the interrupted submission's intent is still there")
 	}
 	if len(rec.Outputs) != 2 {
@@ -173,11 +175,11 @@ func TestImportAdopts(t *testing.T) {
 		}
 	}
 	p := d.plan()
-	if c := p.Change("image.boat"); c == nil || c.Action != NoOp {
+	if c := p.Change(a("image.boat")); c == nil || c.Action != NoOp {
 		t.Errorf("after import, plan for image.boat = %+v, want no-op", c)
 	}
 	// What is made from the imported image now sees its outputs.
-	if c := p.Change("video.sail"); c == nil || c.Action != Create || c.Fingerprint == "" {
+	if c := p.Change(a("video.sail")); c == nil || c.Action != Create || c.Fingerprint == "" {
 		t.Errorf("video.sail: %+v, want a create with a known request", c)
 	}
 }
@@ -207,7 +209,7 @@ func TestImportRefuses(t *testing.T) {
 		{
 			name: "failed creation", latency: 10 * time.Millisecond, addr: "image.boat",
 			setup: func(d *simDir) string {
-				return d.create(config.EndpointText2Image, []byte(`{"prompt":"[fail] a boat","config":{"image_number":2}}`), true)
+				return d.create(addrs.Text2Image, []byte(`{"prompt":"[fail] a boat","config":{"image_number":2}}`), true)
 			},
 			wantErr: "failed on the service",
 		},
@@ -267,16 +269,17 @@ func TestImportRefuses(t *testing.T) {
 // will not show the difference, since the declaration is what is recorded.
 func TestImportWarnsOnDifferences(t *testing.T) {
 	d := newSimDir(t, importConfig, 10*time.Millisecond)
-	id := d.create(config.EndpointText2Image, []byte(`{"prompt":"a stone boat","config":{"image_number":1}}`), true)
+	id := d.create(addrs.Text2Image, []byte(`{"prompt":"a stone boat","config":{"image_number":1}}`), true)
 	res, err := d.importInto("image.boat", id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	joined := strings.Join(res.Warnings, "\n")
-	for _, want := range []string{`prompt is "a stone boat"`, "has 1 image, but image.boat declares image_number = 2"} {
-		if !strings.Contains(joined, want) {
-			t.Errorf("warnings %q lack %q", res.Warnings, want)
-		}
+	want := []ImportWarning{
+		{Kind: PromptDiffers, Got: "a stone boat", Want: "a paper boat"},
+		{Kind: ImageCountDiffers, GotN: 1, WantN: 2},
+	}
+	if diff := cmp.Diff(want, res.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }
 

@@ -48,7 +48,7 @@ func (r *applyRun) update(inst *config.Instance, c *Change) error {
 		return err
 	}
 	rec.UpdatedAt = nowUTC()
-	if err := e.Store.Batch(func(tx *statefile.Tx) error { return tx.PutResource(&rec) }); err != nil {
+	if err := e.Store.Batch(func(tx *statefile.Tx) error { return tx.Record(&rec) }); err != nil {
 		return fmt.Errorf("recording %s: %w", inst.Addr, err)
 	}
 	if old.Dir != rec.Dir {
@@ -58,7 +58,7 @@ func (r *applyRun) update(inst *config.Instance, c *Change) error {
 		return fmt.Errorf("%w; rerun apply to download again", dlErr)
 	}
 	r.record(&r.res.Updated, inst.Addr)
-	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseDone, Message: c.Reason})
+	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseDone, Reason: c.Reason, Files: len(rec.Outputs), Dir: rec.Dir})
 	return nil
 }
 
@@ -135,22 +135,7 @@ func (r *applyRun) move(c *Change) {
 		return
 	}
 	rec.UpdatedAt = nowUTC()
-	err = e.Store.Update(func(tx *statefile.Tx) error {
-		prot, err := tx.Protected(c.PrevAddr)
-		if err != nil {
-			return err
-		}
-		if err := tx.DeleteResource(c.PrevAddr); err != nil {
-			return err
-		}
-		if err := tx.SetProtected(c.PrevAddr, false); err != nil {
-			return err
-		}
-		if err := tx.PutResource(&rec); err != nil {
-			return err
-		}
-		return tx.SetProtected(c.Addr, prot)
-	})
+	err = e.Store.Update(func(tx *statefile.Tx) error { return tx.Move(c.PrevAddr, &rec) })
 	if err != nil {
 		r.fail(c, fmt.Errorf("recording the move of %s to %s: %w", c.PrevAddr, c.Addr, err))
 		return
@@ -159,7 +144,7 @@ func (r *applyRun) move(c *Change) {
 		pruneDirs(filepath.Join(e.Dir, old.Dir), filepath.Join(e.Dir, e.Config.Settings.OutputDir))
 	}
 	r.record(&r.res.Moved, c.Addr)
-	r.emit(Event{Addr: c.Addr, Action: Move, Phase: PhaseDone, Message: "moved from " + c.PrevAddr})
+	r.emit(Event{Addr: c.Addr, Action: Move, Phase: PhaseDone, PrevAddr: c.PrevAddr, Files: len(rec.Outputs), Dir: rec.Dir})
 }
 
 // delete removes an instance's files and forgets it. The creation stays on
@@ -188,18 +173,13 @@ func (r *applyRun) delete(c *Change) {
 		pruneDirs(filepath.Join(e.Dir, rec.Dir), filepath.Join(e.Dir, e.Config.Settings.OutputDir))
 	}
 	err = e.Store.Update(func(tx *statefile.Tx) error {
-		if err := tx.DeleteResource(c.Addr); err != nil {
-			return err
-		}
-		if err := tx.DeleteIntent(c.Addr); err != nil {
-			return err
-		}
-		return tx.SetProtected(c.Addr, false)
+		_, err := tx.Forget(c.Addr)
+		return err
 	})
 	if err != nil {
 		r.fail(c, fmt.Errorf("forgetting %s: %w", c.Addr, err))
 		return
 	}
 	r.record(&r.res.Deleted, c.Addr)
-	r.emit(Event{Addr: c.Addr, Action: Delete, Phase: PhaseDone, Message: "files removed"})
+	r.emit(Event{Addr: c.Addr, Action: Delete, Phase: PhaseDone})
 }

@@ -3,95 +3,84 @@ package reconcile
 import (
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"path/filepath"
-	"sort"
-	"strings"
+	"slices"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/config/addrs"
 	"github.com/genform/genform/statefile"
 )
 
-// FormatVersion is the version of the plan and state JSON documents and of
-// saved plan files.
-const FormatVersion = "1"
-
 // Plan is the set of changes that would make the files and the state match
-// the configuration. It holds plain data only, so it can be saved to a file
-// and applied later.
+// the configuration. It is the engine's model, not a file format: the
+// public JSON document and the saved plan file are the views' encodings
+// of it.
 type Plan struct {
-	FormatVersion string `json:"format_version"`
 	// Service identifies the service the fingerprints were computed for:
-	// the base URL, or "simulator" for the built-in one.
-	Service string `json:"service"`
+	// the base URL, or config.SimulatorService.
+	Service string
 	// Lineage and Serial are the state's when the plan was made; applying
 	// a saved plan to a state that moved on since is refused.
-	Lineage string `json:"lineage,omitempty"`
-	Serial  uint64 `json:"serial"`
-	// ConfigHash is the configuration's hash (files and variable values).
-	ConfigHash string `json:"config_hash"`
-	// Variables are the variable sources the plan was made with, so a
-	// saved plan is applied with the same values.
-	Variables config.Options `json:"variables"`
-	Targets   []string       `json:"targets,omitempty"`
-	Replace   []string       `json:"replace,omitempty"`
+	Lineage string
+	Serial  uint64
+	// ConfigHash is the configuration's hash (files and the values of
+	// non-sensitive variables).
+	ConfigHash string
+	// Targets and Replace are the -target and -replace addresses the plan
+	// was made with. An address without a key also names every instance
+	// of its resource.
+	Targets, Replace []addrs.Instance
 	// Changes are in dependency order, no-ops included.
-	Changes []*Change `json:"changes"`
+	Changes []*Change
 }
 
 // Change is what the plan does to one resource instance, and why.
 type Change struct {
-	Addr     string `json:"address"`
-	PrevAddr string `json:"previous_address,omitempty"`
-	// Resource is the resource-level address ("image.hero" for "image.hero[0]").
-	Resource string `json:"resource"`
-	Kind     string `json:"kind"`
-	Action   Action `json:"action"`
-	Reason   string `json:"reason,omitempty"`
+	Addr addrs.Instance
+	// PrevAddr is where a move comes from; the zero Instance otherwise.
+	PrevAddr addrs.Instance
+	Action   Action
+	Reason   Reason
 	// Attrs lists the attributes that differ (all of them for a create),
 	// for explaining the change.
-	Attrs []AttrChange `json:"attributes,omitempty"`
+	Attrs []AttrChange
 	// Before and After are the user-facing attributes of the recorded and
-	// the declared instance; values known only after apply are absent
-	// from After and listed in AfterUnknown.
-	Before       map[string]any `json:"before,omitempty"`
-	After        map[string]any `json:"after,omitempty"`
-	AfterUnknown []string       `json:"after_unknown,omitempty"`
+	// the declared instance, as JSON-shaped values (config.JSONValue);
+	// values known only after apply are absent from After and listed in
+	// AfterUnknown.
+	Before       map[string]any
+	After        map[string]any
+	AfterUnknown []string
 	// Fingerprint is the declared request's fingerprint, "" while it
 	// depends on values known only after apply.
-	Fingerprint string `json:"fingerprint,omitempty"`
+	Fingerprint string
 	// Media is how many files one generation of this instance yields.
-	Media int `json:"media"`
+	Media int
 	// Dir is where the instance's files go.
-	Dir string `json:"dir,omitempty"`
+	Dir string
 	// GenerationID is the job a resume polls.
-	GenerationID string `json:"generation_id,omitempty"`
+	GenerationID string
 	// Redownload lists the output indexes an update fetches again.
-	Redownload []int    `json:"redownload,omitempty"`
-	Warnings   []string `json:"warnings,omitempty"`
+	Redownload []int
 }
 
-// AttrChange is one attribute's old and new value.
+// Kind is the change's resource kind.
+func (c *Change) Kind() addrs.Kind { return c.Addr.Resource.Kind }
+
+// AttrChange is one attribute's old and new value; Unknown is true when
+// the new value is known only after apply.
 type AttrChange struct {
-	Name    string `json:"name"`
-	Before  any    `json:"before,omitempty"`
-	After   any    `json:"after,omitempty"`
-	Unknown bool   `json:"unknown,omitempty"`
+	Name          string
+	Before, After any
+	Unknown       bool
 }
 
-// Summary counts a plan's changes for its closing line.
+// Summary counts a plan's changes.
 type Summary struct {
-	Generate   int `json:"generate"`
-	Images     int `json:"images"`
-	Videos     int `json:"videos"`
-	Redownload int `json:"redownload"`
-	Move       int `json:"move"`
-	Resume     int `json:"resume"`
-	Delete     int `json:"delete"`
-	NoOp       int `json:"no_op"`
+	Generate, Images, Videos, Redownload, Move, Resume, Delete, NoOp int
 }
 
 // Summary counts the plan's changes.
@@ -101,7 +90,7 @@ func (p *Plan) Summary() Summary {
 		switch c.Action {
 		case Create, Replace:
 			s.Generate++
-			if c.Kind == string(config.KindImage) {
+			if c.Kind() == addrs.Image {
 				s.Images += c.Media
 			} else {
 				s.Videos += c.Media
@@ -143,7 +132,7 @@ func (p *Plan) Generations() int {
 }
 
 // Change returns the change of addr, or nil.
-func (p *Plan) Change(addr string) *Change {
+func (p *Plan) Change(addr addrs.Instance) *Change {
 	for _, c := range p.Changes {
 		if c.Addr == addr {
 			return c
@@ -160,9 +149,9 @@ type PlanInput struct {
 	// Service is the service identity that enters fingerprints.
 	Service string
 	// Targets limits the plan to these addresses and what they depend on.
-	Targets []string
+	Targets []addrs.Instance
 	// Replace forces these instances to be generated anew.
-	Replace []string
+	Replace []addrs.Instance
 	// Refresh checks output files on disk (size and mtime, hashing only
 	// files whose size or mtime changed).
 	Refresh bool
@@ -171,20 +160,26 @@ type PlanInput struct {
 	Dir string
 }
 
+// matches reports whether the address list names addr: itself, or its
+// resource by an address without a key.
+func matches(list map[addrs.Instance]bool, addr addrs.Instance) bool {
+	return list[addr] || list[addr.Resource.Instance(addrs.NoKey)]
+}
+
 type planner struct {
 	in      PlanInput
 	state   *statefile.Snapshot
 	plan    *Plan
 	diags   hcl.Diagnostics
-	changed map[string]bool // resource-level addresses with a generating change
-	replace map[string]bool
-	used    map[string]bool // replace flags that matched an instance
+	changed map[addrs.Resource]bool // resources with a generating change
+	replace map[addrs.Instance]bool
+	used    map[addrs.Instance]bool // replace addresses that matched an instance
 	// orphans indexes records that left the configuration by fingerprint,
 	// so a create of the same request becomes a move.
 	orphans map[string][]*statefile.Resource
-	claimed map[string]bool // orphan addresses taken by a move
-	byAddr  map[string]*Change
-	byRes   map[string][]string // state addresses by resource-level address
+	claimed map[addrs.Instance]bool // orphan addresses taken by a move
+	byAddr  map[addrs.Instance]*Change
+	byRes   map[addrs.Resource][]addrs.Instance // state addresses by resource
 }
 
 // MakePlan compares the configuration with the state and the files on disk.
@@ -196,21 +191,20 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 	p := &planner{
 		in:      in,
 		state:   st,
-		changed: map[string]bool{},
-		replace: map[string]bool{},
-		used:    map[string]bool{},
+		changed: map[addrs.Resource]bool{},
+		replace: map[addrs.Instance]bool{},
+		used:    map[addrs.Instance]bool{},
 		orphans: map[string][]*statefile.Resource{},
-		claimed: map[string]bool{},
-		byAddr:  map[string]*Change{},
-		byRes:   map[string][]string{},
+		claimed: map[addrs.Instance]bool{},
+		byAddr:  map[addrs.Instance]*Change{},
+		byRes:   map[addrs.Resource][]addrs.Instance{},
 		plan: &Plan{
-			FormatVersion: FormatVersion,
-			Service:       in.Service,
-			Lineage:       st.Meta.Lineage,
-			Serial:        st.Meta.Serial,
-			ConfigHash:    in.Config.Hash,
-			Targets:       in.Targets,
-			Replace:       in.Replace,
+			Service:    in.Service,
+			Lineage:    st.Meta.Lineage,
+			Serial:     st.Meta.Serial,
+			ConfigHash: in.Config.Hash,
+			Targets:    in.Targets,
+			Replace:    in.Replace,
 		},
 	}
 	for _, a := range in.Replace {
@@ -218,28 +212,28 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 	}
 	cfg := in.Config
 
-	declared := make(map[string]bool, len(cfg.Resources))
+	declared := make(map[addrs.Resource]bool, len(cfg.Resources))
 	for _, r := range cfg.Resources {
 		declared[r.Addr()] = true
 	}
 	// Records of resources no longer declared can be claimed by a rename.
-	for _, addr := range sortedKeys(st.Resources) {
-		raddr := ResourceAddr(addr)
-		p.byRes[raddr] = append(p.byRes[raddr], addr)
-		if !declared[raddr] {
+	recorded := sortedAddrs(st.Resources)
+	for _, addr := range recorded {
+		p.byRes[addr.Resource] = append(p.byRes[addr.Resource], addr)
+		if !declared[addr.Resource] {
 			p.addOrphan(st.Resources[addr])
 		}
 	}
 
 	scope := make(config.Scope, len(cfg.Resources))
-	instAddrs := map[string]bool{}
+	instAddrs := map[addrs.Instance]bool{}
 	for _, r := range cfg.Resources {
 		insts, diags := cfg.Expand(r, scope)
 		p.diags = append(p.diags, diags...)
 		if diags.HasErrors() {
 			continue
 		}
-		own := make(map[string]bool, len(insts))
+		own := make(map[addrs.Instance]bool, len(insts))
 		for _, inst := range insts {
 			own[inst.Addr] = true
 			instAddrs[inst.Addr] = true
@@ -254,9 +248,9 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 		// Only what something refers to needs a value in the scope; for a
 		// large configuration that is few of its resources.
 		referenced := cfg.Referenced(r.Addr())
-		var values map[string]cty.Value
+		var values map[addrs.Instance]cty.Value
 		if referenced {
-			values = make(map[string]cty.Value, len(insts))
+			values = make(map[addrs.Instance]cty.Value, len(insts))
 		}
 		for _, inst := range insts {
 			c, rec, dir := p.planInstance(r, inst)
@@ -278,19 +272,11 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 	}
 
 	// What is left in state and not declared is deleted.
-	for _, addr := range sortedKeys(st.Resources) {
+	for _, addr := range recorded {
 		if instAddrs[addr] || p.claimed[addr] {
 			continue
 		}
 		rec := st.Resources[addr]
-		c := &Change{
-			Addr:     addr,
-			Resource: ResourceAddr(addr),
-			Kind:     rec.Kind,
-			Action:   Delete,
-			Reason:   "no longer in the configuration; its files are removed (the creation stays on the service)",
-			Before:   beforeAttrs(rec),
-		}
 		if st.Protections[addr] {
 			p.diags = append(p.diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
@@ -298,21 +284,16 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 				Detail:   fmt.Sprintf("%s has lifecycle.prevent_destroy set (kept in the state), but it is no longer in the configuration, so the plan would delete its files. Put the block back, or lift the protection by declaring it with prevent_destroy = false and applying before removing it.", addr),
 			})
 		}
-		p.add(c)
+		p.add(&Change{Addr: addr, Action: Delete, Reason: Reason{Code: ReasonRemoved}, Before: beforeAttrs(rec)})
 	}
 	// Interrupted submissions of instances that left the configuration are
 	// forgotten; the plan says so, because the job may have been paid for.
-	for _, addr := range sortedKeys(st.Intents) {
+	for _, addr := range sortedAddrs(st.Intents) {
 		if instAddrs[addr] || p.byAddr[addr] != nil {
 			continue
 		}
 		it := st.Intents[addr]
-		c := &Change{Addr: addr, Resource: ResourceAddr(addr), Kind: it.Kind, Action: Delete,
-			Reason: "an interrupted submission of a resource no longer in the configuration is forgotten"}
-		if it.GenerationID != "" {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("job %s was submitted by an earlier apply and may have been paid for; its outputs will not be downloaded", it.GenerationID))
-		}
-		p.add(c)
+		p.add(&Change{Addr: addr, Action: Delete, Reason: Reason{Code: ReasonRemovedIntent, GenerationID: it.GenerationID}})
 	}
 	for _, a := range in.Replace {
 		if !p.used[a] {
@@ -347,151 +328,94 @@ const StatusSucceed = "succeed"
 // StatusFailed is the service's status of a failed generation.
 const StatusFailed = "failed"
 
-// planInstance decides the change of one instance. When the instance keeps
-// a recorded generation, it also returns that record and the directory its
-// files will be in, from which what refers to it takes its value; a nil
-// record means its value is known only after apply.
+// planInstance decides the change of one instance: it gathers the facts,
+// lets decide choose, and fills in what the views show. When the instance
+// keeps a recorded generation, it also returns that record and the
+// directory its files will be in, from which what refers to it takes its
+// value; a nil record means its value is known only after apply.
 func (p *planner) planInstance(r *config.Resource, inst *config.Instance) (*Change, *statefile.Resource, string) {
 	st := p.state
 	rec := st.Resources[inst.Addr]
-	intent := st.Intents[inst.Addr]
 	c := &Change{
-		Addr:     inst.Addr,
-		Resource: r.Addr(),
-		Kind:     string(r.Kind),
-		Media:    mediaCount(inst),
-		Dir:      inst.Dir,
+		Addr:  inst.Addr,
+		Media: mediaCount(inst),
+		Dir:   inst.Dir,
+	}
+	f := facts{
+		endpoint: inst.Endpoint,
+		service:  p.in.Service,
+		record:   rec,
+		intent:   st.Intents[inst.Addr],
+		ignore:   r.IgnoreChanges,
 	}
 	if inst.Request != nil {
-		c.Fingerprint = config.Fingerprint(p.in.Service, inst.Endpoint, inst.Request)
+		f.fingerprint = config.Fingerprint(p.in.Service, inst.Endpoint, inst.Request)
 	}
-	forced := p.replace[inst.Addr] || p.replace[r.Addr()]
-	if forced {
+	c.Fingerprint = f.fingerprint
+	if matches(p.replace, inst.Addr) {
+		f.forced = true
 		p.used[inst.Addr] = true
-		p.used[r.Addr()] = true
+		p.used[inst.Addr.Resource.Instance(addrs.NoKey)] = true
 	}
 	switch {
-	case intent != nil && intent.GenerationID != "" && (c.Fingerprint == intent.Fingerprint || c.Fingerprint == "") && !forced:
-		c.Action = Resume
-		c.GenerationID = intent.GenerationID
-		c.Reason = fmt.Sprintf("an earlier apply submitted job %s and did not finish; it is polled, not submitted again", intent.GenerationID)
-		p.fillAttrs(c, rec, inst, false)
-		return c, nil, ""
-	case intent != nil && intent.GenerationID != "":
-		c.Action = Create
-		if rec != nil {
-			c.Action = Replace
-		}
-		c.Reason = "the configuration changed since an interrupted apply submitted its job"
-		c.Warnings = append(c.Warnings, fmt.Sprintf("job %s, submitted by an interrupted apply for the previous configuration, is abandoned; it may already have been paid for", intent.GenerationID))
-		p.fillAttrs(c, rec, inst, true)
-		p.checkProtected(r, inst, c, rec)
-		return c, nil, ""
-	case intent != nil:
-		c.Action = Create
-		if rec != nil {
-			c.Action = Replace
-		}
-		c.Reason = "an earlier apply sent a create request but did not record the answer"
-		c.Warnings = append(c.Warnings, fmt.Sprintf("an earlier apply sent the create request for %s at %s and was interrupted before the service answered; that generation may already have been paid for. Applying submits it again; if you find the earlier creation on the service, adopt it instead with: genform import %s CREATION_ID", inst.Addr, intent.CreatedAt.UTC().Format("2006-01-02 15:04:05Z"), inst.Addr))
-		p.fillAttrs(c, rec, inst, true)
-		p.checkProtected(r, inst, c, rec)
-		return c, nil, ""
-	case rec == nil:
-		if c.Fingerprint != "" && !forced {
-			if old := p.claimOrphan(c.Fingerprint, string(r.Kind)); old != nil {
-				c.Action = Move
-				c.PrevAddr = old.Addr
-				c.Reason = fmt.Sprintf("%s was renamed to %s: the same request, so its state and files move and nothing is generated", old.Addr, inst.Addr)
-				if old.Dir != inst.Dir {
-					c.Attrs = append(c.Attrs, AttrChange{Name: "dir", Before: old.Dir, After: inst.Dir})
-				}
-				c.Before = beforeAttrs(old)
-				return c, old, inst.Dir
-			}
-		}
-		c.Action = Create
-		c.Reason = "not yet generated"
-		p.fillAttrs(c, nil, inst, true)
-		return c, nil, ""
-	case rec.Status == StatusFailed:
-		c.Action = Replace
-		c.Reason = "the last generation failed"
-		if rec.Error != "" {
-			c.Reason += ": " + rec.Error
-		}
-		p.fillAttrs(c, rec, inst, true)
-		p.checkProtected(r, inst, c, rec)
-		return c, nil, ""
-	case forced:
-		c.Action = Replace
-		c.Reason = "replacement requested with -replace"
-		p.fillAttrs(c, rec, inst, true)
-		p.checkProtected(r, inst, c, rec)
-		return c, nil, ""
-	case c.Fingerprint == "":
-		c.Action = Replace
-		var ups []string
+	case rec == nil && f.intent == nil && f.fingerprint != "":
+		f.orphan = p.peekOrphan(f.fingerprint, r.Kind)
+	case rec != nil && f.fingerprint == "":
 		for _, ref := range r.Refs {
 			if p.changed[ref] {
-				ups = append(ups, ref)
+				f.upstream = append(f.upstream, ref)
 			}
 		}
-		c.Reason = "an input it references will change"
-		if len(ups) > 0 {
-			c.Reason = fmt.Sprintf("%s will change, and this resource is made from it", strings.Join(ups, ", "))
+	case rec != nil && f.fingerprint != rec.Fingerprint && f.intent == nil && !f.forced && rec.Status != StatusFailed:
+		p.fillAttrs(c, rec, inst)
+		f.diff = c.Attrs
+	}
+
+	d := decide(f)
+	c.Action, c.Reason = d.action, d.reason
+	switch {
+	case d.action == Move:
+		old := p.claimOrphan(f.orphan)
+		c.PrevAddr = old.Addr
+		if old.Dir != inst.Dir {
+			c.Attrs = append(c.Attrs, AttrChange{Name: "dir", Before: old.Dir, After: inst.Dir})
 		}
-		p.fillAttrs(c, rec, inst, false)
-		p.checkProtected(r, inst, c, rec)
+		c.Before = beforeAttrs(old)
+		return c, old, inst.Dir
+	case d.action == Resume:
+		c.GenerationID = d.reason.GenerationID
+		p.fillAttrs(c, rec, inst)
 		return c, nil, ""
-	case c.Fingerprint != rec.Fingerprint:
-		p.fillAttrs(c, rec, inst, false)
-		if len(c.Attrs) > 0 && ignoredOnly(c.Attrs, r.IgnoreChanges) {
-			// Every difference is in ignore_changes: keep what was made.
-			c.Attrs = nil
-			break
+	case !d.keep:
+		if f.diff == nil {
+			p.fillAttrs(c, rec, inst)
 		}
-		c.Action = Replace
-		c.Reason = describeDiff(c.Attrs, rec, inst, p.in.Service)
-		p.checkProtected(r, inst, c, rec)
+		if d.action == Replace {
+			p.checkProtected(r, inst, rec)
+		}
 		return c, nil, ""
 	}
 
-	// The generation is current; check the local side.
-	var reasons []string
-	if rec.Dir != inst.Dir {
-		reasons = append(reasons, fmt.Sprintf("dir changed from %s to %s: files move", rec.Dir, inst.Dir))
-		c.Attrs = append(c.Attrs, AttrChange{Name: "dir", Before: rec.Dir, After: inst.Dir})
-	}
-	if rec.WatermarkFree != inst.WatermarkFree {
-		reasons = append(reasons, "watermark_free changed: the other file is downloaded")
-		c.Attrs = append(c.Attrs, AttrChange{Name: "watermark_free", Before: rec.WatermarkFree, After: inst.WatermarkFree})
-		for _, o := range rec.Outputs {
-			c.Redownload = append(c.Redownload, o.Index)
-		}
-	} else if p.in.Refresh {
-		for _, o := range rec.Outputs {
-			switch checkFile(p.in.Dir, o) {
-			case fileMissing:
-				reasons = append(reasons, fmt.Sprintf("output %d (%s) is missing", o.Index, o.Path))
-				c.Redownload = append(c.Redownload, o.Index)
-			case fileModified:
-				reasons = append(reasons, fmt.Sprintf("output %d (%s) changed on disk", o.Index, o.Path))
-				c.Redownload = append(c.Redownload, o.Index)
-			}
+	// The generation is kept; the local side decides.
+	c.Attrs = nil
+	l := local{record: rec, dir: inst.Dir, watermarkFree: inst.WatermarkFree}
+	if p.in.Refresh && rec.WatermarkFree == inst.WatermarkFree {
+		l.files = make([]fileState, len(rec.Outputs))
+		for i, o := range rec.Outputs {
+			l.files[i] = checkFile(p.in.Dir, o)
 		}
 	}
-	if len(reasons) == 0 {
-		c.Action = NoOp
+	var attrs []AttrChange
+	c.Action, c.Reason, attrs, c.Redownload = decideLocal(l)
+	if c.Action == NoOp {
 		return c, rec, rec.Dir
 	}
-	c.Action = Update
-	c.Reason = strings.Join(reasons, "; ")
+	c.Attrs = attrs
 	c.Before = beforeAttrs(rec)
 	return c, rec, inst.Dir
 }
 
-func (p *planner) checkProtected(r *config.Resource, inst *config.Instance, c *Change, rec *statefile.Resource) {
+func (p *planner) checkProtected(r *config.Resource, inst *config.Instance, rec *statefile.Resource) {
 	if rec == nil || len(rec.Outputs) == 0 {
 		return
 	}
@@ -500,35 +424,43 @@ func (p *planner) checkProtected(r *config.Resource, inst *config.Instance, c *C
 		p.diags = append(p.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "Instance cannot be destroyed",
-			Detail:   fmt.Sprintf("%s has lifecycle.prevent_destroy set, but the plan would replace it (%s), discarding its files. Undo the change, or set prevent_destroy = false and apply that first.", inst.Addr, c.Reason),
+			Detail:   fmt.Sprintf("%s has lifecycle.prevent_destroy set, but the plan would replace it (generate it anew), discarding its files. Undo the change, or set prevent_destroy = false and apply that first.", inst.Addr),
 			Subject:  &rng,
 		})
 	}
 }
 
-func (p *planner) claimOrphan(fp, kind string) *statefile.Resource {
-	list := p.orphans[fp]
-	for i, rec := range list {
-		if rec.Kind == kind && !p.claimed[rec.Addr] {
-			p.claimed[rec.Addr] = true
-			p.orphans[fp] = append(list[:i:i], list[i+1:]...)
+// peekOrphan finds an unclaimed record of kind with fingerprint fp.
+func (p *planner) peekOrphan(fp string, kind addrs.Kind) *statefile.Resource {
+	for _, rec := range p.orphans[fp] {
+		if rec.Addr.Resource.Kind == kind && !p.claimed[rec.Addr] {
 			return rec
 		}
 	}
 	return nil
 }
 
+// claimOrphan takes rec for a move, so no other instance claims it.
+func (p *planner) claimOrphan(rec *statefile.Resource) *statefile.Resource {
+	p.claimed[rec.Addr] = true
+	list := p.orphans[rec.Fingerprint]
+	if i := slices.Index(list, rec); i >= 0 {
+		p.orphans[rec.Fingerprint] = append(list[:i:i], list[i+1:]...)
+	}
+	return rec
+}
+
 // applyTargets keeps only the changes of targeted resources and of what
 // they depend on.
 func (p *planner) applyTargets() {
-	deps := map[string][]string{}
+	deps := map[addrs.Resource][]addrs.Resource{}
 	for _, r := range p.in.Config.Resources {
 		deps[r.Addr()] = r.Refs
 	}
-	keepRes := map[string]bool{}
-	keepInst := map[string]bool{}
-	var visit func(string)
-	visit = func(raddr string) {
+	keepRes := map[addrs.Resource]bool{}
+	keepInst := map[addrs.Instance]bool{}
+	var visit func(addrs.Resource)
+	visit = func(raddr addrs.Resource) {
 		if keepRes[raddr] {
 			return
 		}
@@ -540,10 +472,10 @@ func (p *planner) applyTargets() {
 	for _, t := range p.in.Targets {
 		matched := false
 		for _, c := range p.plan.Changes {
-			if c.Addr == t || c.Resource == t {
+			if c.Addr == t || t.Key.IsZero() && c.Addr.Resource == t.Resource {
 				matched = true
 				keepInst[c.Addr] = true
-				for _, d := range deps[c.Resource] {
+				for _, d := range deps[c.Addr.Resource] {
 					visit(d)
 				}
 			}
@@ -558,23 +490,15 @@ func (p *planner) applyTargets() {
 	}
 	kept := p.plan.Changes[:0]
 	for _, c := range p.plan.Changes {
-		if keepInst[c.Addr] || keepRes[c.Resource] {
+		if keepInst[c.Addr] || keepRes[c.Addr.Resource] {
 			kept = append(kept, c)
 		}
 	}
 	p.plan.Changes = kept
 }
 
-// ResourceAddr is the resource-level part of an instance address.
-func ResourceAddr(addr string) string {
-	if i := strings.IndexByte(addr, '['); i >= 0 {
-		return addr[:i]
-	}
-	return addr
-}
-
 func mediaCount(inst *config.Instance) int {
-	if inst.Resource.Kind == config.KindVideo {
+	if inst.Resource.Kind == addrs.Video {
 		return 1
 	}
 	if v, ok := inst.Attrs["image_number"]; ok && v.IsKnown() && !v.IsNull() && v.Type() == cty.Number {
@@ -598,30 +522,6 @@ func recordValue(rec *statefile.Resource, dir string) cty.Value {
 	return config.InstanceValue(rec.CreationID, rec.GenerationID, rec.Status, outs)
 }
 
-// attribute display order: the service's fields first, then local ones.
-var attrOrder = []string{"prompt", "negative_prompt", "image_number", "aspect_ratio", "resolution", "seed",
-	"gen_mode", "duration", "source_image", "source_images", "frame_indices", "input_width", "input_height",
-	"is_enable_prompt_enhancer", "is_public", "watermark_free", "dir"}
-
-func attrRank(name string) int {
-	for i, n := range attrOrder {
-		if n == name {
-			return i
-		}
-	}
-	return len(attrOrder)
-}
-
-func sortAttrNames(names []string) {
-	sort.Slice(names, func(i, j int) bool {
-		ri, rj := attrRank(names[i]), attrRank(names[j])
-		if ri != rj {
-			return ri < rj
-		}
-		return names[i] < names[j]
-	})
-}
-
 // beforeAttrs is the user-facing view of a recorded instance.
 func beforeAttrs(rec *statefile.Resource) map[string]any {
 	if rec == nil {
@@ -632,16 +532,17 @@ func beforeAttrs(rec *statefile.Resource) map[string]any {
 		m = map[string]any{}
 	}
 	m["dir"] = rec.Dir
-	if rec.Kind == string(config.KindVideo) {
+	if rec.Addr.Resource.Kind == addrs.Video {
 		m["watermark_free"] = rec.WatermarkFree
 	}
 	return m
 }
 
-// fillAttrs sets Before, After and Attrs: every declared attribute for a
-// generation from scratch (all true), only the differing ones otherwise.
-func (p *planner) fillAttrs(c *Change, rec *statefile.Resource, inst *config.Instance, all bool) {
+// fillAttrs sets Before, After and Attrs: every declared attribute when
+// there is no record, only the differing ones otherwise.
+func (p *planner) fillAttrs(c *Change, rec *statefile.Resource, inst *config.Instance) {
 	after := map[string]any{}
+	c.AfterUnknown = c.AfterUnknown[:0]
 	for name, v := range inst.Attrs {
 		if !v.IsWhollyKnown() {
 			c.AfterUnknown = append(c.AfterUnknown, name)
@@ -650,44 +551,36 @@ func (p *planner) fillAttrs(c *Change, rec *statefile.Resource, inst *config.Ins
 		if v.IsNull() {
 			continue
 		}
-		after[name] = ctyToAny(v)
+		after[name] = config.JSONValue(v)
 	}
 	after["dir"] = inst.Dir
-	if inst.Resource.Kind == config.KindVideo {
+	if inst.Resource.Kind == addrs.Video {
 		after["watermark_free"] = inst.WatermarkFree
 	}
-	sort.Strings(c.AfterUnknown)
+	if len(c.AfterUnknown) == 0 {
+		c.AfterUnknown = nil
+	}
+	slices.Sort(c.AfterUnknown)
 	c.After = after
 	c.Before = beforeAttrs(rec)
-	if rec == nil {
-		all = true
-	}
-	names := map[string]bool{}
+	c.Attrs = nil
+	names := make([]string, 0, len(after)+len(c.AfterUnknown)+len(c.Before))
 	for n := range after {
-		names[n] = true
+		names = append(names, n)
 	}
-	for _, n := range c.AfterUnknown {
-		names[n] = true
-	}
+	names = append(names, c.AfterUnknown...)
 	for n := range c.Before {
-		names[n] = true
+		names = append(names, n)
 	}
-	list := make([]string, 0, len(names))
-	for n := range names {
-		list = append(list, n)
-	}
-	sortAttrNames(list)
-	unknown := map[string]bool{}
-	for _, n := range c.AfterUnknown {
-		unknown[n] = true
-	}
-	for _, n := range list {
+	config.SortAttrNames(names)
+	names = slices.Compact(names)
+	for _, n := range names {
 		b, hadB := c.Before[n]
 		a, hadA := after[n]
 		switch {
-		case unknown[n]:
+		case slices.Contains(c.AfterUnknown, n):
 			c.Attrs = append(c.Attrs, AttrChange{Name: n, Before: b, Unknown: true})
-		case all && rec == nil:
+		case rec == nil:
 			if hadA {
 				c.Attrs = append(c.Attrs, AttrChange{Name: n, After: a})
 			}
@@ -698,90 +591,21 @@ func (p *planner) fillAttrs(c *Change, rec *statefile.Resource, inst *config.Ins
 	}
 }
 
-func ignoredOnly(attrs []AttrChange, ignore []string) bool {
-	if len(ignore) == 0 {
-		return false
-	}
-	set := map[string]bool{}
-	for _, n := range ignore {
-		set[n] = true
-	}
-	for _, a := range attrs {
-		if !set[a.Name] && a.Name != "dir" && a.Name != "watermark_free" {
-			return false
-		}
-	}
-	return true
-}
-
-func describeDiff(attrs []AttrChange, rec *statefile.Resource, inst *config.Instance, service string) string {
-	var names []string
-	for _, a := range attrs {
-		if a.Name == "dir" || a.Name == "watermark_free" {
-			continue
-		}
-		names = append(names, a.Name)
-	}
-	switch {
-	case len(names) == 1:
-		return names[0] + " changed"
-	case len(names) > 1:
-		return strings.Join(names, ", ") + " changed"
-	case rec.Endpoint != inst.Endpoint:
-		return fmt.Sprintf("the endpoint changed from %s to %s", rec.Endpoint, inst.Endpoint)
-	default:
-		return fmt.Sprintf("the request differs from the recorded one (service %s, or a default changed)", service)
-	}
-}
-
+// equalJSON compares two JSON-shaped values by their encoding. Both
+// sides hold numbers as config.JSON writes them, so equal numbers are
+// equal text.
 func equalJSON(a, b any) bool {
 	ja, err1 := json.Marshal(a)
 	jb, err2 := json.Marshal(b)
 	return err1 == nil && err2 == nil && string(ja) == string(jb)
 }
 
-// ctyToAny converts a wholly known value to plain JSON-shaped Go values:
-// string, bool, int64 or float64, []any and map[string]any.
-func ctyToAny(v cty.Value) any {
-	if v.IsNull() || !v.IsKnown() {
-		return nil
+// sortedAddrs lists the keys of a map of addresses in address order.
+func sortedAddrs[V any](m map[addrs.Instance]V) []addrs.Instance {
+	list := make([]addrs.Instance, 0, len(m))
+	for a := range m {
+		list = append(list, a)
 	}
-	t := v.Type()
-	switch {
-	case t == cty.String:
-		return v.AsString()
-	case t == cty.Bool:
-		return v.True()
-	case t == cty.Number:
-		bf := v.AsBigFloat()
-		if i, acc := bf.Int64(); acc == big.Exact {
-			return i
-		}
-		f, _ := bf.Float64()
-		return f
-	case t.IsListType() || t.IsSetType() || t.IsTupleType():
-		out := make([]any, 0, v.LengthInt())
-		for it := v.ElementIterator(); it.Next(); {
-			_, e := it.Element()
-			out = append(out, ctyToAny(e))
-		}
-		return out
-	case t.IsMapType() || t.IsObjectType():
-		out := make(map[string]any, v.LengthInt())
-		for it := v.ElementIterator(); it.Next(); {
-			k, e := it.Element()
-			out[k.AsString()] = ctyToAny(e)
-		}
-		return out
-	}
-	return v.GoString()
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	addrs.Sort(list)
+	return list
 }

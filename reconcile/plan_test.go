@@ -3,14 +3,13 @@ package reconcile
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
+	"fmt"
+	"github.com/genform/genform/config/addrs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/zclconf/go-cty/cty"
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/statefile"
@@ -27,7 +26,7 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	return &fixture{t: t, dir: t.TempDir(), state: &statefile.Snapshot{
-		Resources: map[string]*statefile.Resource{}, Intents: map[string]*statefile.Intent{}, Protections: map[string]bool{},
+		Resources: map[addrs.Instance]*statefile.Resource{}, Intents: map[addrs.Instance]*statefile.Intent{}, Protections: map[addrs.Instance]bool{},
 	}}
 }
 
@@ -67,8 +66,8 @@ func (f *fixture) applied(src string) {
 	if diags != "" {
 		f.t.Fatalf("planning %q: %s", src, diags)
 	}
-	requests := map[string][]byte{}
-	endpoints := map[string]string{}
+	requests := map[addrs.Instance][]byte{}
+	endpoints := map[addrs.Instance]addrs.Endpoint{}
 	for _, r := range cfg.Resources {
 		insts, _ := cfg.Expand(r, config.Scope{})
 		for _, inst := range insts {
@@ -83,8 +82,8 @@ func (f *fixture) applied(src string) {
 			f.t.Fatalf("applied() cannot record %s: its request depends on another resource; record it in two steps", c.Addr)
 		}
 		rec := &statefile.Resource{
-			Addr: c.Addr, Kind: c.Kind, Endpoint: endpoints[c.Addr], Request: requests[c.Addr], Fingerprint: c.Fingerprint,
-			GenerationID: "job-" + c.Addr, CreationID: "job-" + c.Addr, Status: StatusSucceed, Dir: c.Dir,
+			Addr: c.Addr, Endpoint: endpoints[c.Addr], Request: requests[c.Addr], Fingerprint: c.Fingerprint,
+			GenerationID: "job-" + c.Addr.String(), CreationID: "job-" + c.Addr.String(), Status: StatusSucceed, Dir: c.Dir,
 		}
 		for i := 0; i < c.Media; i++ {
 			rel := filepath.ToSlash(filepath.Join(c.Dir, string(rune('0'+i))+".png"))
@@ -106,7 +105,7 @@ func (f *fixture) applied(src string) {
 func actions(p *Plan) map[string]Action {
 	m := map[string]Action{}
 	for _, c := range p.Changes {
-		m[c.Addr] = c.Action
+		m[c.Addr.String()] = c.Action
 	}
 	return m
 }
@@ -150,14 +149,14 @@ func TestPlanActions(t *testing.T) {
 		f := newFixture(t)
 		f.applied(twoImages)
 		p, _ := f.plan(f.write(strings.Replace(twoImages, "red apple", "yellow apple", 1)))
-		c := p.Change("image.a")
-		if c.Action != Replace || c.Reason != "prompt changed" {
-			t.Fatalf("image.a: %s %q", c.Action, c.Reason)
+		c := p.Change(a("image.a"))
+		if c.Action != Replace || c.Reason.Code != ReasonChanged || fmt.Sprint(c.Reason.Attrs) != "[prompt]" {
+			t.Fatalf("image.a: %s %+v", c.Action, c.Reason)
 		}
 		if len(c.Attrs) != 1 || c.Attrs[0].Name != "prompt" || c.Attrs[0].After != "a yellow apple" {
 			t.Errorf("attrs %+v", c.Attrs)
 		}
-		if p.Change("image.b").Action != NoOp {
+		if p.Change(a("image.b")).Action != NoOp {
 			t.Errorf("image.b should be untouched")
 		}
 	})
@@ -166,19 +165,19 @@ func TestPlanActions(t *testing.T) {
 		f.applied(twoImages)
 		src := strings.Replace(twoImages, "red apple\"\n  image_number = 1", "red apple, again\"\n  image_number = 1\n  lifecycle {\n    ignore_changes = [prompt]\n  }", 1)
 		p, d := f.plan(f.write(src))
-		if d != "" || p.Change("image.a").Action != NoOp {
-			t.Fatalf("image.a %s (%s)", p.Change("image.a").Action, d)
+		if d != "" || p.Change(a("image.a")).Action != NoOp {
+			t.Fatalf("image.a %s (%s)", p.Change(a("image.a")).Action, d)
 		}
 	})
 	t.Run("rename is a move", func(t *testing.T) {
 		f := newFixture(t)
 		f.applied(twoImages)
 		p, _ := f.plan(f.write(strings.Replace(twoImages, `image "a"`, `image "apple"`, 1)))
-		c := p.Change("image.apple")
-		if c.Action != Move || c.PrevAddr != "image.a" {
+		c := p.Change(a("image.apple"))
+		if c.Action != Move || c.PrevAddr.String() != "image.a" {
 			t.Fatalf("image.apple: %s from %q", c.Action, c.PrevAddr)
 		}
-		if p.Change("image.a") != nil {
+		if p.Change(a("image.a")) != nil {
 			t.Errorf("image.a should be claimed by the move, not deleted")
 		}
 	})
@@ -187,10 +186,10 @@ func TestPlanActions(t *testing.T) {
 		f.applied(twoImages)
 		only := twoImages[:strings.Index(twoImages, `image "b"`)]
 		p, d := f.plan(f.write(only))
-		if p.Change("image.b").Action != Delete || d != "" {
-			t.Fatalf("image.b: %s (%s)", p.Change("image.b").Action, d)
+		if p.Change(a("image.b")).Action != Delete || d != "" {
+			t.Fatalf("image.b: %s (%s)", p.Change(a("image.b")).Action, d)
 		}
-		f.state.Protections["image.b"] = true
+		f.state.Protections[a("image.b")] = true
 		_, d = f.plan(f.write(only))
 		if !strings.Contains(d, "Instance cannot be destroyed") {
 			t.Errorf("a protection kept in state must refuse the delete, got %q", d)
@@ -209,27 +208,27 @@ func TestPlanActions(t *testing.T) {
 		f := newFixture(t)
 		f.applied(twoImages)
 		cfg := f.write(twoImages)
-		b := f.state.Resources["image.b"]
+		b := f.state.Resources[a("image.b")]
 		os.Remove(filepath.Join(f.dir, b.Outputs[1].Path))
 		p, _ := f.plan(cfg)
-		if c := p.Change("image.b"); c.Action != Update || len(c.Redownload) != 1 || c.Redownload[0] != 1 {
+		if c := p.Change(a("image.b")); c.Action != Update || len(c.Redownload) != 1 || c.Redownload[0] != 1 {
 			t.Fatalf("missing file: %s %v", c.Action, c.Redownload)
 		}
 		if p, _ := f.plan(cfg, func(in *PlanInput) { in.Refresh = false }); p.HasChanges() {
 			t.Errorf("-refresh=false must not look at files")
 		}
-		a := f.state.Resources["image.a"]
-		path := filepath.Join(f.dir, a.Outputs[0].Path)
+		recA := f.state.Resources[a("image.a")]
+		path := filepath.Join(f.dir, recA.Outputs[0].Path)
 		orig, _ := os.ReadFile(path)
 		edited := []byte(strings.ToUpper(string(orig))) // same size, other bytes
 		os.WriteFile(path, edited, 0o644)
-		if c, _ := f.plan(cfg); c.Change("image.a").Action != Update {
+		if c, _ := f.plan(cfg); c.Change(a("image.a")).Action != Update {
 			t.Errorf("edited file (same size) not noticed")
 		}
 		os.WriteFile(path, orig, 0o644)
 		future := time.Now().Add(time.Hour)
 		os.Chtimes(path, future, future)
-		if c, _ := f.plan(cfg); c.Change("image.a").Action != NoOp {
+		if c, _ := f.plan(cfg); c.Change(a("image.a")).Action != NoOp {
 			t.Errorf("a touched but identical file is not a change")
 		}
 	})
@@ -237,48 +236,48 @@ func TestPlanActions(t *testing.T) {
 		f := newFixture(t)
 		f.applied(twoImages)
 		p, _ := f.plan(f.write(strings.Replace(twoImages, "image_number = 2", "image_number = 2\n  dir = \"art/pears\"", 1)))
-		if c := p.Change("image.b"); c.Action != Update || c.Dir != "art/pears" {
+		if c := p.Change(a("image.b")); c.Action != Update || c.Dir != "art/pears" {
 			t.Fatalf("image.b: %s dir %q", c.Action, c.Dir)
 		}
 	})
 	t.Run("failed generation is replaced", func(t *testing.T) {
 		f := newFixture(t)
 		f.applied(twoImages)
-		f.state.Resources["image.a"].Status = StatusFailed
+		f.state.Resources[a("image.a")].Status = StatusFailed
 		p, _ := f.plan(f.write(twoImages))
-		if c := p.Change("image.a"); c.Action != Replace || !strings.Contains(c.Reason, "failed") {
-			t.Fatalf("image.a: %s %q", c.Action, c.Reason)
+		if c := p.Change(a("image.a")); c.Action != Replace || c.Reason.Code != ReasonFailed {
+			t.Fatalf("image.a: %s %+v", c.Action, c.Reason)
 		}
 	})
 	t.Run("intent with id resumes, without id warns", func(t *testing.T) {
 		f := newFixture(t)
 		cfg := f.write(twoImages)
 		p, _ := f.plan(cfg)
-		f.state.Intents["image.a"] = &statefile.Intent{Addr: "image.a", Fingerprint: p.Change("image.a").Fingerprint, GenerationID: "job-1"}
-		f.state.Intents["image.b"] = &statefile.Intent{Addr: "image.b", Fingerprint: p.Change("image.b").Fingerprint}
+		f.state.Intents[a("image.a")] = &statefile.Intent{Addr: a("image.a"), Fingerprint: p.Change(a("image.a")).Fingerprint, GenerationID: "job-1"}
+		f.state.Intents[a("image.b")] = &statefile.Intent{Addr: a("image.b"), Fingerprint: p.Change(a("image.b")).Fingerprint}
 		p, _ = f.plan(cfg)
-		if c := p.Change("image.a"); c.Action != Resume || c.GenerationID != "job-1" {
+		if c := p.Change(a("image.a")); c.Action != Resume || c.GenerationID != "job-1" {
 			t.Errorf("image.a: %s %q", c.Action, c.GenerationID)
 		}
-		if c := p.Change("image.b"); c.Action != Create || len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "may already have been paid for") {
-			t.Errorf("image.b: %s %v", c.Action, c.Warnings)
+		if c := p.Change(a("image.b")); c.Action != Create || c.Reason.Code != ReasonAnswerLost || !c.Reason.MayHaveBeenPaid() {
+			t.Errorf("image.b: %s %+v", c.Action, c.Reason)
 		}
 	})
 	t.Run("-replace and -target", func(t *testing.T) {
 		f := newFixture(t)
 		f.applied(twoImages)
 		cfg := f.write(twoImages)
-		p, d := f.plan(cfg, func(in *PlanInput) { in.Replace = []string{"image.b"} })
-		if p.Change("image.b").Action != Replace || p.Change("image.a").Action != NoOp || d != "" {
+		p, d := f.plan(cfg, func(in *PlanInput) { in.Replace = []addrs.Instance{a("image.b")} })
+		if p.Change(a("image.b")).Action != Replace || p.Change(a("image.a")).Action != NoOp || d != "" {
 			t.Errorf("-replace: %v %s", actions(p), d)
 		}
-		_, d = f.plan(cfg, func(in *PlanInput) { in.Replace = []string{"image.nope"} })
+		_, d = f.plan(cfg, func(in *PlanInput) { in.Replace = []addrs.Instance{a("image.nope")} })
 		if !strings.Contains(d, "Invalid replace address") {
 			t.Errorf("unknown -replace: %q", d)
 		}
 		f2 := newFixture(t)
-		p, _ = f2.plan(f2.write(twoImages), func(in *PlanInput) { in.Targets = []string{"image.a"} })
-		if len(p.Changes) != 1 || p.Changes[0].Addr != "image.a" {
+		p, _ = f2.plan(f2.write(twoImages), func(in *PlanInput) { in.Targets = []addrs.Instance{a("image.a")} })
+		if len(p.Changes) != 1 || p.Changes[0].Addr.String() != "image.a" {
 			t.Errorf("-target: %v", actions(p))
 		}
 	})
@@ -301,18 +300,18 @@ video "intro" {
 	f := newFixture(t)
 	cfg := f.write(src)
 	p, _ := f.plan(cfg)
-	if c := p.Change("video.motion"); c.Action != Create || c.Fingerprint != "" || len(c.AfterUnknown) == 0 {
+	if c := p.Change(a("video.motion")); c.Action != Create || c.Fingerprint != "" || len(c.AfterUnknown) == 0 {
 		t.Fatalf("video.motion before apply: %s fp %q unknown %v", c.Action, c.Fingerprint, c.AfterUnknown)
 	}
 	// Record the image, then the video made from its media URL.
 	f.applied(src[:strings.Index(src, "video")])
 	p, _ = f.plan(cfg)
-	c := p.Change("video.motion")
+	c := p.Change(a("video.motion"))
 	if c.Fingerprint == "" {
 		t.Fatal("the video's request should be known once the image is recorded")
 	}
-	f.state.Resources["video.motion"] = &statefile.Resource{Addr: "video.motion", Kind: "video", Fingerprint: c.Fingerprint, Status: StatusSucceed, Dir: c.Dir}
-	f.state.Resources["video.intro"] = &statefile.Resource{Addr: "video.intro", Kind: "video", Fingerprint: p.Change("video.intro").Fingerprint, Status: StatusSucceed, Dir: p.Change("video.intro").Dir}
+	f.state.Resources[a("video.motion")] = &statefile.Resource{Addr: a("video.motion"), Fingerprint: c.Fingerprint, Status: StatusSucceed, Dir: c.Dir}
+	f.state.Resources[a("video.intro")] = &statefile.Resource{Addr: a("video.intro"), Fingerprint: p.Change(a("video.intro")).Fingerprint, Status: StatusSucceed, Dir: p.Change(a("video.intro")).Dir}
 	if p, _ := f.plan(cfg); p.HasChanges() {
 		t.Fatalf("not converged: %v", actions(p))
 	}
@@ -321,8 +320,8 @@ video "intro" {
 	if got["image.hero"] != Replace || got["video.motion"] != Replace || got["video.intro"] != NoOp {
 		t.Fatalf("cascade: %v", got)
 	}
-	if r := p.Change("video.motion").Reason; !strings.Contains(r, "image.hero will change") {
-		t.Errorf("cascade reason %q", r)
+	if r := p.Change(a("video.motion")).Reason; r.Code != ReasonUpstream || fmt.Sprint(r.Upstream) != "[image.hero]" {
+		t.Errorf("cascade reason %+v", r)
 	}
 }
 
@@ -343,26 +342,6 @@ func TestNextPoll(t *testing.T) {
 		got := nextPoll(tc.prev, tc.elapsed, tc.progress, tc.interval)
 		if got < tc.wantMin || got > tc.wantMax {
 			t.Errorf("%s: %v, want %v..%v", tc.name, got, tc.wantMin, tc.wantMax)
-		}
-	}
-}
-
-func TestCtyToAny(t *testing.T) {
-	for _, tc := range []struct {
-		in   cty.Value
-		want string
-	}{
-		{cty.StringVal("a"), `"a"`},
-		{cty.NumberIntVal(720), `720`},
-		{cty.NumberFloatVal(0.5), `0.5`},
-		{cty.True, `true`},
-		{cty.NullVal(cty.String), `null`},
-		{cty.ListVal([]cty.Value{cty.NumberIntVal(0), cty.NumberIntVal(31)}), `[0,31]`},
-		{cty.ObjectVal(map[string]cty.Value{"w": cty.NumberIntVal(1280), "s": cty.StringVal("x")}), `{"s":"x","w":1280}`},
-	} {
-		b, err := json.Marshal(ctyToAny(tc.in))
-		if err != nil || string(b) != tc.want {
-			t.Errorf("%#v: %s (%v), want %s", tc.in, b, err, tc.want)
 		}
 	}
 }
@@ -389,4 +368,13 @@ func TestCheckInside(t *testing.T) {
 			t.Errorf("%s: unclear error %v", rel, err)
 		}
 	}
+}
+
+// a parses an instance address for a test.
+func a(s string) addrs.Instance {
+	addr, err := addrs.ParseInstance(s)
+	if err != nil {
+		panic(err)
+	}
+	return addr
 }

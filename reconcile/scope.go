@@ -5,6 +5,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/config/addrs"
 	"github.com/genform/genform/statefile"
 )
 
@@ -21,7 +22,7 @@ import (
 // instances and stays unknown in the scope; its diagnostics are returned.
 // A nil snap is an empty state.
 func StateScope(cfg *config.Config, snap *statefile.Snapshot) (config.Scope, []*config.Instance, hcl.Diagnostics) {
-	var records map[string]*statefile.Resource
+	var records map[addrs.Instance]*statefile.Resource
 	if snap != nil {
 		records = snap.Resources
 	}
@@ -34,7 +35,7 @@ func StateScope(cfg *config.Config, snap *statefile.Snapshot) (config.Scope, []*
 		if d.HasErrors() {
 			continue
 		}
-		values := make(map[string]cty.Value, len(insts))
+		values := make(map[addrs.Instance]cty.Value, len(insts))
 		for _, inst := range insts {
 			if rec := records[inst.Addr]; rec != nil && rec.Status == StatusSucceed {
 				values[inst.Addr] = recordValue(rec, rec.Dir)

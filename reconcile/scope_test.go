@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"github.com/genform/genform/config/addrs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,7 +54,7 @@ func loadConfigText(t *testing.T, src string) *config.Config {
 func TestStateScope(t *testing.T) {
 	cfg := loadConfigText(t, scopeConfig)
 	recA := &statefile.Resource{
-		Addr: "image.a", Kind: "image", Status: StatusSucceed, CreationID: "c-a", GenerationID: "c-a",
+		Addr: a("image.a"), Status: StatusSucceed, CreationID: "c-a", GenerationID: "c-a",
 		Dir: "generated/image/a",
 		Outputs: []statefile.Output{
 			{Index: 0, Path: "generated/image/a/0.png", MediaURL: "http://m/0"},
@@ -66,27 +67,27 @@ func TestStateScope(t *testing.T) {
 	tests := []struct {
 		name      string
 		snap      *statefile.Snapshot
-		wantInsts []string
+		wantInsts string
 		wantErr   string // a diagnostic expected, "" for none
 		wantFirst cty.Value
 	}{
 		{
 			name:      "no state",
 			snap:      nil,
-			wantInsts: []string{"image.a", "video.v"},
+			wantInsts: "image.a video.v",
 			wantErr:   "Invalid count argument",
 			wantFirst: cty.UnknownVal(cty.String),
 		},
 		{
 			name:      "image recorded",
-			snap:      &statefile.Snapshot{Resources: map[string]*statefile.Resource{"image.a": recA}},
-			wantInsts: []string{"image.a", "image.b[0]", "image.b[1]", "video.v"},
+			snap:      &statefile.Snapshot{Resources: map[addrs.Instance]*statefile.Resource{a("image.a"): recA}},
+			wantInsts: "image.a image.b[0] image.b[1] video.v",
 			wantFirst: cty.StringVal("generated/image/a/0.png"),
 		},
 		{
 			name:      "last generation failed",
-			snap:      &statefile.Snapshot{Resources: map[string]*statefile.Resource{"image.a": &failedA}},
-			wantInsts: []string{"image.a", "video.v"},
+			snap:      &statefile.Snapshot{Resources: map[addrs.Instance]*statefile.Resource{a("image.a"): &failedA}},
+			wantInsts: "image.a video.v",
 			wantErr:   "Invalid count argument",
 			wantFirst: cty.UnknownVal(cty.String),
 		},
@@ -96,9 +97,9 @@ func TestStateScope(t *testing.T) {
 			scope, insts, diags := StateScope(cfg, tt.snap)
 			var got []string
 			for _, inst := range insts {
-				got = append(got, inst.Addr)
+				got = append(got, inst.Addr.String())
 			}
-			if strings.Join(got, " ") != strings.Join(tt.wantInsts, " ") {
+			if strings.Join(got, " ") != tt.wantInsts {
 				t.Errorf("instances %q, want %q", got, tt.wantInsts)
 			}
 			if tt.wantErr == "" && diags.HasErrors() {

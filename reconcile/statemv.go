@@ -7,14 +7,15 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/genform/genform/config/addrs"
 	"github.com/genform/genform/statefile"
 )
 
 // MoveInput says which record MoveRecord moves, and where its files go.
 type MoveInput struct {
 	Store *statefile.Store
-	// Src and Dst are instance addresses; Dst must be free.
-	Src, Dst string
+	// Dst must be free: no record and no intent.
+	Src, Dst addrs.Instance
 	// Dir is the directory Dst's files belong in, relative to WorkDir; ""
 	// keeps them where they are.
 	Dir string
@@ -63,12 +64,7 @@ func MoveRecord(in MoveInput) (*statefile.Resource, error) {
 	if err := r.refreshStats(&rec); err != nil {
 		return nil, err
 	}
-	err = in.Store.Update(func(tx *statefile.Tx) error {
-		if err := tx.MoveResource(in.Src, in.Dst); err != nil {
-			return err
-		}
-		return tx.PutResource(&rec)
-	})
+	err = in.Store.Update(func(tx *statefile.Tx) error { return tx.Move(in.Src, &rec) })
 	if err != nil {
 		if berr := r.moveBack(&rec, old, in.OutputDir); berr != nil {
 			return nil, fmt.Errorf("recording the move of %s to %s: %w (and moving its files back: %v)", in.Src, in.Dst, err, berr)

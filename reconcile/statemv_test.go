@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"github.com/genform/genform/config/addrs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -21,7 +22,7 @@ func mvDir(t *testing.T) (string, *statefile.Store) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	rec := &statefile.Resource{Addr: "image.a", Kind: "image", Status: StatusSucceed, CreationID: "c1", Dir: "generated/image/a"}
+	rec := &statefile.Resource{Addr: a("image.a"), Endpoint: addrs.Text2Image, Status: StatusSucceed, CreationID: "c1", Dir: "generated/image/a"}
 	for i, name := range []string{"0.png", "1.png"} {
 		rel := "generated/image/a/" + name
 		abs := filepath.Join(dir, rel)
@@ -37,10 +38,10 @@ func mvDir(t *testing.T) (string, *statefile.Store) {
 		rec.Outputs = append(rec.Outputs, statefile.Output{Index: i, Path: rel, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: hex.EncodeToString(sum[:])})
 	}
 	if err := st.Update(func(tx *statefile.Tx) error {
-		if err := tx.PutResource(rec); err != nil {
+		if err := tx.Record(rec); err != nil {
 			return err
 		}
-		return tx.SetProtected("image.a", true)
+		return tx.Protect(a("image.a"), true)
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func TestMoveRecord(t *testing.T) {
 					}
 				}
 			}
-			rec, err := MoveRecord(MoveInput{Store: st, Src: "image.a", Dst: tt.dst, Dir: tt.dir, WorkDir: dir, OutputDir: "generated"})
+			rec, err := MoveRecord(MoveInput{Store: st, Src: a("image.a"), Dst: a(tt.dst), Dir: tt.dir, WorkDir: dir, OutputDir: "generated"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,10 +91,10 @@ func TestMoveRecord(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if snap.Resources["image.a"] != nil || snap.Resources[tt.dst] == nil {
-				t.Fatalf("state holds %v after the move", sortedKeys(snap.Resources))
+			if snap.Resources[a("image.a")] != nil || snap.Resources[a(tt.dst)] == nil {
+				t.Fatalf("state holds %v after the move", sortedAddrs(snap.Resources))
 			}
-			if !snap.Protections[tt.dst] || snap.Protections["image.a"] {
+			if !snap.Protections[a(tt.dst)] || snap.Protections[a("image.a")] {
 				t.Errorf("protection did not follow: %v", snap.Protections)
 			}
 			for i, want := range tt.wantPaths {
@@ -117,18 +118,18 @@ func TestMoveRecord(t *testing.T) {
 func TestMoveRecordRefuses(t *testing.T) {
 	dir, st := mvDir(t)
 	if err := st.Update(func(tx *statefile.Tx) error {
-		return tx.PutResource(&statefile.Resource{Addr: "image.b", Kind: "image", Status: StatusSucceed, Dir: "generated/image/b"})
+		return tx.Record(&statefile.Resource{Addr: a("image.b"), Endpoint: addrs.Text2Image, Status: StatusSucceed, Dir: "generated/image/b"})
 	}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := MoveRecord(MoveInput{Store: st, Src: "image.a", Dst: "image.b", Dir: "generated/image/b", WorkDir: dir, OutputDir: "generated"})
+	_, err := MoveRecord(MoveInput{Store: st, Src: a("image.a"), Dst: a("image.b"), Dir: "generated/image/b", WorkDir: dir, OutputDir: "generated"})
 	if !errors.Is(err, statefile.ErrExists) {
 		t.Errorf("move onto image.b: %v, want ErrExists", err)
 	}
 	if !mvExists(dir, "generated/image/a/0.png") || mvExists(dir, "generated/image/b/0.png") {
 		t.Error("the files moved although the move was refused")
 	}
-	_, err = MoveRecord(MoveInput{Store: st, Src: "image.zz", Dst: "image.c", WorkDir: dir, OutputDir: "generated"})
+	_, err = MoveRecord(MoveInput{Store: st, Src: a("image.zz"), Dst: a("image.c"), WorkDir: dir, OutputDir: "generated"})
 	if !errors.Is(err, statefile.ErrNotFound) {
 		t.Errorf("move of image.zz: %v, want ErrNotFound", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/genform/genform/config/addrs"
 	"io"
 	"net/http"
 	"strings"
@@ -88,7 +89,7 @@ func FuzzAnswers(f *testing.F) {
 			}
 		}
 
-		id, err := c.Create(ctx, EndpointTextToImage, []byte(`{"prompt":"x"}`))
+		id, err := c.Create(ctx, addrs.Text2Image, []byte(`{"prompt":"x"}`))
 		check("POST /v1/jobs/text2image", err)
 		switch {
 		case err == nil && id == "":

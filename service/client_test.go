@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/genform/genform/config/addrs"
 	"net"
 	"net/http"
 	"net/url"
@@ -71,7 +72,7 @@ func TestEndpointsSendWhatTheServiceDocuments(t *testing.T) {
 		{
 			name: "create sends the body byte for byte",
 			call: func(ctx context.Context, c *Client) (string, error) {
-				return c.Create(ctx, EndpointTextToImage, []byte(`{"prompt": "a  lighthouse"}`))
+				return c.Create(ctx, addrs.Text2Image, []byte(`{"prompt": "a  lighthouse"}`))
 			},
 			wantPath: "/v1/jobs/text2image",
 			wantBody: `{"prompt": "a  lighthouse"}`,
@@ -169,10 +170,10 @@ var cmpSeen = cmp.Options{
 func TestCreateRefusesWhatItCannotSend(t *testing.T) {
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) { writeJSON(w, 500, `{}`) })
 	c, _ := newClient(t, srv.URL, nil)
-	if _, err := c.Create(context.Background(), "/v1/jobs/delete-everything", []byte(`{}`)); err == nil || !strings.Contains(err.Error(), "unknown job endpoint") {
+	if _, err := c.Create(context.Background(), addrs.Endpoint(99), []byte(`{}`)); err == nil || !strings.Contains(err.Error(), "unknown job endpoint") {
 		t.Errorf("unknown endpoint: err = %v", err)
 	}
-	if _, err := c.Create(context.Background(), EndpointTextToImage, []byte(`{"prompt":`)); err == nil || !strings.Contains(err.Error(), "not valid JSON") {
+	if _, err := c.Create(context.Background(), addrs.Text2Image, []byte(`{"prompt":`)); err == nil || !strings.Contains(err.Error(), "not valid JSON") {
 		t.Errorf("invalid body: err = %v", err)
 	}
 	if n := srv.count(); n != 0 {
@@ -322,7 +323,7 @@ func TestErrorAnswers(t *testing.T) {
 				writeJSON(w, tt.status, tt.body)
 			})
 			c, _ := newClient(t, srv.URL, nil)
-			_, err := c.Create(context.Background(), EndpointTextToImage, []byte(`{"prompt":"p"}`))
+			_, err := c.Create(context.Background(), addrs.Text2Image, []byte(`{"prompt":"p"}`))
 			var se *Error
 			if !errors.As(err, &se) {
 				t.Fatalf("error = %v (%T), want *Error", err, err)
@@ -537,7 +538,7 @@ func TestCreateRetriesOnlyWhenNoJobWasMade(t *testing.T) {
 				tt.answers[min(n, len(tt.answers)-1)](t, w)
 			})
 			c, _ := newClient(t, srv.URL, nil)
-			id, err := c.Create(context.Background(), EndpointTextToImage, []byte(`{"prompt":"p"}`))
+			id, err := c.Create(context.Background(), addrs.Text2Image, []byte(`{"prompt":"p"}`))
 			if got := errors.Is(err, ErrAmbiguousCreate); got != tt.wantAmbiguous {
 				t.Fatalf("err = %v; ambiguous = %v, want %v", err, got, tt.wantAmbiguous)
 			}
@@ -559,7 +560,7 @@ func TestCreateTimeoutAfterSendIsAmbiguous(t *testing.T) {
 		<-r.Context().Done() // the service is slow; the client gives up first
 	})
 	c, _ := newClient(t, srv.URL, func(cfg *Config) { cfg.RequestTimeout = 100 * time.Millisecond })
-	_, err := c.Create(context.Background(), EndpointTextToImage, []byte(`{"prompt":"p"}`))
+	_, err := c.Create(context.Background(), addrs.Text2Image, []byte(`{"prompt":"p"}`))
 	if !errors.Is(err, ErrAmbiguousCreate) {
 		t.Fatalf("err = %v, want ErrAmbiguousCreate", err)
 	}
@@ -584,7 +585,7 @@ func TestCreateRetriedWhenConnectionNeverOpened(t *testing.T) {
 	}}
 	t.Cleanup(tr.CloseIdleConnections)
 	c, w := newClient(t, srv.URL, func(cfg *Config) { cfg.HTTPClient = &http.Client{Transport: tr} })
-	id, err := c.Create(context.Background(), EndpointTextToImage, []byte(`{"prompt":"p"}`))
+	id, err := c.Create(context.Background(), addrs.Text2Image, []byte(`{"prompt":"p"}`))
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}
@@ -714,7 +715,7 @@ func TestTokenNeverInTraceOrErrors(t *testing.T) {
 	})
 	var trace bytes.Buffer
 	c, _ := newClient(t, srv.URL, func(cfg *Config) { cfg.Debug = &trace })
-	_, err := c.Create(context.Background(), EndpointTextToImage, []byte(`{"prompt":"p"}`))
+	_, err := c.Create(context.Background(), addrs.Text2Image, []byte(`{"prompt":"p"}`))
 	if err == nil {
 		t.Fatal("want an error")
 	}
@@ -762,7 +763,7 @@ func TestCreateCancelledInFlightIsAmbiguous(t *testing.T) {
 		<-r.Context().Done()
 	})
 	c, _ := newClient(t, srv.URL, nil)
-	_, err := c.Create(ctx, EndpointTextToImage, []byte(`{"prompt":"p"}`))
+	_, err := c.Create(ctx, addrs.Text2Image, []byte(`{"prompt":"p"}`))
 	if !errors.Is(err, ErrAmbiguousCreate) || !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want both ErrAmbiguousCreate and context.Canceled", err)
 	}
@@ -771,7 +772,7 @@ func TestCreateCancelledInFlightIsAmbiguous(t *testing.T) {
 	}
 
 	// Cancelled before anything was sent: a plain cancellation.
-	_, err = c.Create(ctx, EndpointTextToImage, []byte(`{"prompt":"p"}`))
+	_, err = c.Create(ctx, addrs.Text2Image, []byte(`{"prompt":"p"}`))
 	if errors.Is(err, ErrAmbiguousCreate) || !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want a plain cancellation", err)
 	}

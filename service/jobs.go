@@ -8,35 +8,26 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
+
+	"github.com/genform/genform/config/addrs"
 )
 
-// Endpoint paths of the four job-creation endpoints.
-const (
-	EndpointTextToImage  = "/v1/jobs/text2image"
-	EndpointImageToVideo = "/v1/jobs/gen2/image2video"
-	EndpointKeyFrame     = "/v1/jobs/gen2/afc"
-	EndpointTextToVideo  = "/v1/jobs/gen2/text2video"
-)
-
-// Endpoints lists the job-creation endpoints, the only paths Create sends to.
-var Endpoints = []string{EndpointTextToImage, EndpointImageToVideo, EndpointKeyFrame, EndpointTextToVideo}
-
-// Create sends a job-creation request to endpoint, one of the Endpoint*
-// paths, with body sent byte for byte (the canonical JSON built by package
-// config), and returns the generation_id. A failure that leaves it unknown
-// whether the job was created wraps ErrAmbiguousCreate.
-func (c *Client) Create(ctx context.Context, endpoint string, body []byte) (_ string, err error) {
+// Create sends a job-creation request to endpoint with body sent byte for
+// byte (the canonical JSON built by package config), and returns the
+// generation_id. A failure that leaves it unknown whether the job was
+// created wraps ErrAmbiguousCreate.
+func (c *Client) Create(ctx context.Context, endpoint addrs.Endpoint, body []byte) (_ string, err error) {
 	defer c.redact(&err)
-	if !slices.Contains(Endpoints, endpoint) {
-		return "", fmt.Errorf("unknown job endpoint %q", endpoint)
+	path := endpoint.Path()
+	if path == "" {
+		return "", fmt.Errorf("unknown job endpoint %v", endpoint)
 	}
 	if !json.Valid(body) {
-		return "", fmt.Errorf("POST %s: the request body is not valid JSON", endpoint)
+		return "", fmt.Errorf("POST %s: the request body is not valid JSON", path)
 	}
-	r := request{method: http.MethodPost, path: endpoint, body: body, create: true}
+	r := request{method: http.MethodPost, path: path, body: body, create: true}
 	value, err := c.call(ctx, r)
 	if err != nil {
 		return "", err
@@ -135,26 +126,26 @@ type TextToVideoSettings struct {
 
 // TextToImage submits a Text to Image job and returns its generation_id.
 func (c *Client) TextToImage(ctx context.Context, r TextToImageRequest) (string, error) {
-	return c.createJSON(ctx, EndpointTextToImage, r)
+	return c.createJSON(ctx, addrs.Text2Image, r)
 }
 
 // ImageToVideo submits an Image to Video job and returns its generation_id.
 func (c *Client) ImageToVideo(ctx context.Context, r ImageToVideoRequest) (string, error) {
-	return c.createJSON(ctx, EndpointImageToVideo, r)
+	return c.createJSON(ctx, addrs.Image2Video, r)
 }
 
 // KeyFrame submits a Key Frame Conditioning job and returns its
 // generation_id.
 func (c *Client) KeyFrame(ctx context.Context, r KeyFrameRequest) (string, error) {
-	return c.createJSON(ctx, EndpointKeyFrame, r)
+	return c.createJSON(ctx, addrs.KeyFrames, r)
 }
 
 // TextToVideo submits a Text to Video job and returns its generation_id.
 func (c *Client) TextToVideo(ctx context.Context, r TextToVideoRequest) (string, error) {
-	return c.createJSON(ctx, EndpointTextToVideo, r)
+	return c.createJSON(ctx, addrs.Text2Video, r)
 }
 
-func (c *Client) createJSON(ctx context.Context, endpoint string, v any) (string, error) {
+func (c *Client) createJSON(ctx context.Context, endpoint addrs.Endpoint, v any) (string, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // prompts go out as written, not as \u0026

@@ -6,7 +6,9 @@ import (
 	"sync"
 	"testing"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/genform/genform/config/addrs"
 )
 
 // TestBatchConcurrentSteps runs the steps of many parallel jobs through
@@ -24,7 +26,7 @@ func TestBatchConcurrentSteps(t *testing.T) {
 			defer wg.Done()
 			addr := fmt.Sprintf("image.p%02d", i)
 			errs[i] = s.Batch(func(tx *Tx) error {
-				if err := tx.PutResource(sampleResource(addr, 2)); err != nil {
+				if err := tx.Record(sampleResource(addr, 2)); err != nil {
 					return err
 				}
 				if i%7 == 0 {
@@ -43,7 +45,7 @@ func TestBatchConcurrentSteps(t *testing.T) {
 	want := 0
 	for i := 0; i < n; i++ {
 		addr := fmt.Sprintf("image.p%02d", i)
-		_, got := snap.Resources[addr]
+		_, got := snap.Resources[a(addr)]
 		if i%7 == 0 {
 			if errs[i] == nil || got {
 				t.Errorf("%s: failed step returned %v and left a record: %v", addr, errs[i], got)
@@ -64,30 +66,41 @@ func TestBatchConcurrentSteps(t *testing.T) {
 }
 
 // TestAddressesWithADamagedRecord lists addresses even when a record no
-// longer decodes, so the damaged one can be named and removed.
+// longer decodes, so the damaged one can be named and forgotten. A key that
+// is no address is left out.
 func TestAddressesWithADamagedRecord(t *testing.T) {
 	s := openNew(t)
 	if err := s.Update(func(tx *Tx) error {
-		if err := tx.PutResource(sampleResource("image.a", 1)); err != nil {
+		if err := tx.Record(sampleResource("image.a", 1)); err != nil {
 			return err
 		}
-		return tx.PutIntent(&Intent{Addr: "image.b", Fingerprint: "f"})
+		return tx.RecordIntent(intent("image.b", ""))
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.db.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketRoot).Bucket(bucketResources).Put([]byte("image.a"), []byte{0x08, 0x01, 0x12, 0xff})
-	}); err != nil {
-		t.Fatal(err)
-	}
+	rawPut(t, s, bucketResources, "image.a", []byte{0x08, 0x01, 0x12, 0xff})
+	rawPut(t, s, bucketResources, "not an address", []byte{0xff})
 	if _, err := s.Snapshot(); err == nil {
 		t.Fatal("the damaged record should make Snapshot fail")
 	}
 	res, in, err := s.Addresses()
-	if err != nil || len(res) != 1 || res[0] != "image.a" || len(in) != 1 || in[0] != "image.b" {
-		t.Fatalf("Addresses: %v %v %v", res, in, err)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := s.Update(func(tx *Tx) error { return tx.DeleteResource("image.a") }); err != nil {
-		t.Errorf("deleting the damaged record: %v", err)
+	if diff := cmp.Diff([]addrs.Instance{a("image.a")}, res, cmpAddrs); diff != "" {
+		t.Errorf("Addresses: resources (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]addrs.Instance{a("image.b")}, in, cmpAddrs); diff != "" {
+		t.Errorf("Addresses: intents (-want +got):\n%s", diff)
+	}
+	var f Forgotten
+	if err := s.Update(func(tx *Tx) (err error) { f, err = tx.Forget(a("image.a")); return err }); err != nil {
+		t.Errorf("forgetting the damaged record: %v", err)
+	}
+	if !f.Record || f.Intent {
+		t.Errorf("Forget = %+v, want the record only", f)
+	}
+	if res, _, _ := s.Addresses(); len(res) != 0 {
+		t.Errorf("Addresses after Forget: %v", res)
 	}
 }

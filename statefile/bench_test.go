@@ -14,7 +14,7 @@ func fill(b testing.TB, s *Store, n int) {
 	for start := 0; start < n; start += batch {
 		err := s.Update(func(tx *Tx) error {
 			for i := start; i < min(start+batch, n); i++ {
-				if err := tx.PutResource(sampleResource(fmt.Sprintf("image.hero[%d]", i), 4)); err != nil {
+				if err := tx.Record(sampleResource(fmt.Sprintf("image.hero[%d]", i), 4)); err != nil {
 					return err
 				}
 			}
@@ -68,7 +68,7 @@ func BenchmarkUpdate(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		r.Status = fmt.Sprint(b.N)
-		if err := s.Update(func(tx *Tx) error { return tx.PutResource(r) }); err != nil {
+		if err := s.Update(func(tx *Tx) error { return tx.Record(r) }); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -77,11 +77,12 @@ func BenchmarkUpdate(b *testing.B) {
 // BenchmarkDecodeResource measures decoding one resource record with four
 // outputs.
 func BenchmarkDecodeResource(b *testing.B) {
-	rec := encodeResource(sampleResource("image.hero[0]", 4))
+	r := sampleResource("image.hero[0]", 4)
+	key, rec := []byte(r.Addr.String()), encodeResource(r)
 	b.SetBytes(int64(len(rec)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := decodeResource(rec); err != nil {
+		if _, err := decodeResource(key, rec); err != nil {
 			b.Fatal(err)
 		}
 	}

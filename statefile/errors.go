@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/genform/genform/config/addrs"
 )
 
 var (
@@ -33,21 +35,25 @@ type CorruptError struct {
 }
 
 func (e *CorruptError) Error() string {
+	const restore = "restore the state file from version control or a backup"
+	what := e.Record + " record for"
 	switch e.Record {
 	case "":
 		return fmt.Sprintf("state file %s is not readable: %v; restore it from version control or a backup, or move it aside to start from an empty state", e.Path, e.Err)
 	case "meta":
-		return fmt.Sprintf("state file %s: meta record %q is corrupt: %v; restore the state file from version control or a backup", e.Path, e.Addr, e.Err)
-	case "protection":
-		return fmt.Sprintf("state file %s: protection record for %s is corrupt: %v; restore the state file from version control or a backup, or forget the resource with: genform state rm %s",
-			e.Path, displayAddr(e.Addr), e.Err, shellQuote(e.Addr))
+		return fmt.Sprintf("state file %s: meta record %q is corrupt: %v; %s", e.Path, e.Addr, e.Err, restore)
 	case "intent":
-		return fmt.Sprintf("state file %s: pending-submission record for %s is corrupt: %v; restore the state file from version control or a backup, or forget the resource with: genform state rm %s",
-			e.Path, displayAddr(e.Addr), e.Err, shellQuote(e.Addr))
-	default:
-		return fmt.Sprintf("state file %s: %s record %s is corrupt: %v; restore the state file from version control or a backup, or forget the resource with: genform state rm %s",
-			e.Path, e.Record, displayAddr(e.Addr), e.Err, shellQuote(e.Addr))
+		what = "pending-submission record for"
+	case "resource":
+		what = "resource record"
 	}
+	msg := fmt.Sprintf("state file %s: %s %s is corrupt: %v; %s", e.Path, what, displayAddr(e.Addr), e.Err, restore)
+	// The remedy names the address, so it is offered only for a key that
+	// is one.
+	if a, err := addrs.ParseInstance(e.Addr); err == nil {
+		msg += ", or forget the resource with: genform state rm " + a.Shell()
+	}
+	return msg
 }
 
 func (e *CorruptError) Unwrap() error { return e.Err }
@@ -62,18 +68,6 @@ func displayAddr(addr string) string {
 		return strconv.Quote(addr)
 	}
 	return addr
-}
-
-// shellQuote quotes an address for pasting into a shell: instance keys
-// carry brackets and double quotes.
-func shellQuote(addr string) string {
-	plain := addr != "" && !strings.ContainsFunc(addr, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-')
-	})
-	if plain {
-		return addr
-	}
-	return "'" + strings.ReplaceAll(addr, "'", `'\''`) + "'"
 }
 
 // noStateError reports a state file that exists but holds no state yet (an

@@ -7,7 +7,48 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/genform/genform/config/addrs"
 )
+
+// a parses an instance address, and panics on one that does not parse: it
+// is for addresses written in tests.
+func a(s string) addrs.Instance {
+	addr, err := addrs.ParseInstance(s)
+	if err != nil {
+		panic(err)
+	}
+	return addr
+}
+
+// dep parses a resource address (no instance key), for Deps.
+func dep(s string) addrs.Resource {
+	addr := a(s)
+	if !addr.Key.IsZero() {
+		panic(fmt.Sprintf("%s is not a resource address", s))
+	}
+	return addr.Resource
+}
+
+// endpointFor is the endpoint a test records for addr: text-to-image for an
+// image, text-to-video for a video.
+func endpointFor(addr addrs.Instance) addrs.Endpoint {
+	if addr.Resource.Kind == addrs.Video {
+		return addrs.Text2Video
+	}
+	return addrs.Text2Image
+}
+
+// intent is the intent apply records before it submits addr.
+func intent(addr, generationID string) *Intent {
+	i := a(addr)
+	return &Intent{Addr: i, Endpoint: endpointFor(i), GenerationID: generationID}
+}
+
+// key is the bbolt key a record of addr is filed under.
+func key(addr addrs.Instance) []byte { return []byte(addr.String()) }
 
 // openNew creates a state file in a fresh directory and closes it when the
 // test ends.
@@ -45,21 +86,20 @@ var t0 = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 // request and creation detail, and n downloaded outputs.
 func sampleResource(addr string, n int) *Resource {
 	r := &Resource{
-		Addr:         addr,
-		Kind:         "image",
-		Endpoint:     "/v1/jobs/text2image",
+		Addr:         a(addr),
+		Endpoint:     endpointFor(a(addr)),
 		Fingerprint:  "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
 		Request:      json.RawMessage(`{"prompt":"a lighthouse at dusk, cinematic","negative_prompt":"blurry","config":{"image_number":4,"aspect_ratio":"16:9","resolution":1080},"settings":{"seed":42,"is_public":false}}`),
 		GenerationID: "gen-01JD8Z3W8K2Q",
 		CreationID:   "cr-01JD8Z3W8K2Q",
 		Status:       "succeed",
-		Dir:          "generated/image/" + addr,
-		Deps:         []string{"image.base"},
+		Dir:          "generated/" + a(addr).Resource.Kind.String() + "/" + addr,
+		Deps:         []addrs.Resource{dep("image.base")},
 		CreatedAt:    t0,
 		UpdatedAt:    t0.Add(time.Minute),
 	}
 	detail := map[string]any{
-		"creation_id": r.CreationID, "user_id": "u-1", "username": "someone", "type": "image", "input_type": "text",
+		"creation_id": r.CreationID, "user_id": "u-1", "username": "someone", "type": r.Addr.Resource.Kind.String(), "input_type": "text",
 		"prompt": "a lighthouse at dusk, cinematic", "negative_prompt": "blurry", "status": "succeed",
 		"create_time": "2026-11-21T10:00:00Z", "update_time": "2026-11-21T10:00:09Z",
 		"settings": map[string]any{"fps": 0, "width": 1920, "height": 1080},
@@ -93,4 +133,65 @@ func readFile(t testing.TB, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// tamper returns a copy of the record rec with its string field num set to
+// val (left out when val is ""), and every other field as it was: a record
+// as a damaged or hand-edited file would hold it.
+func tamper(rec []byte, num int, val string) []byte {
+	e := encoder{}
+	r := newReader(rec, string(rec))
+	done := false
+	for start := 0; r.next(); start = r.off {
+		if r.f.num != num {
+			e.b = append(e.b, rec[start:r.off]...)
+			continue
+		}
+		if !done {
+			e.string(num, val)
+			done = true
+		}
+	}
+	if r.err != nil {
+		panic(r.err)
+	}
+	if !done {
+		e.string(num, val)
+	}
+	return e.b
+}
+
+// fieldOf returns the string field num of the record rec as a decoder
+// reads it (the last one, when there are several), or "".
+func fieldOf(rec []byte, num int) string {
+	r := newReader(rec, string(rec))
+	v := ""
+	for r.next() {
+		if r.f.num == num && r.f.wire == wireBytes {
+			v = r.str[r.f.start:r.f.end]
+		}
+	}
+	return v
+}
+
+// rawPut files value under key in bucket of s, past the store's checks,
+// as a damaged or hand-edited file would hold it.
+func rawPut(t testing.TB, s *Store, bucket []byte, key string, value []byte) {
+	t.Helper()
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketRoot).Bucket(bucket).Put([]byte(key), value)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// serial returns the state's serial.
+func serial(t testing.TB, s *Store) uint64 {
+	t.Helper()
+	m, err := s.Meta()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Serial
 }

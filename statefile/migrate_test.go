@@ -43,7 +43,7 @@ func withSchema(t *testing.T, v int, ms ...migration) {
 func schema1File(t *testing.T) (path string, meta Meta) {
 	t.Helper()
 	s := openNew(t)
-	if err := s.Update(func(tx *Tx) error { return tx.PutResource(sampleResource("image.hero", 2)) }); err != nil {
+	if err := s.Update(func(tx *Tx) error { return tx.Record(sampleResource("image.hero", 2)) }); err != nil {
 		t.Fatal(err)
 	}
 	m, err := s.Meta()
@@ -70,11 +70,11 @@ func TestMigrationUpgradesOldFile(t *testing.T) {
 				return err
 			}
 			return root.Bucket(bucketResources).ForEach(func(k, v []byte) error {
-				r, err := decodeResource(v)
+				r, err := decodeResource(k, v)
 				if err != nil {
 					return err
 				}
-				return kinds.Put(k, []byte(r.Kind))
+				return kinds.Put(k, []byte(r.Addr.Resource.Kind.String()))
 			})
 		}},
 		migration{3, "add notes", func(tx *bolt.Tx) error {
@@ -110,7 +110,7 @@ func TestMigrationUpgradesOldFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, err := s.Resource("image.hero"); err != nil || r == nil || len(r.Outputs) != 2 {
+	if r, err := s.Resource(a("image.hero")); err != nil || r == nil || len(r.Outputs) != 2 {
 		t.Errorf("resource after migration = %v, %v", r, err)
 	}
 
@@ -176,7 +176,7 @@ func TestFailingMigrationLeavesFileUntouched(t *testing.T) {
 	if m, _ := s.Meta(); m != before {
 		t.Errorf("meta = %+v, want %+v", m, before)
 	}
-	if r, err := s.Resource("image.hero"); err != nil || r == nil {
+	if r, err := s.Resource(a("image.hero")); err != nil || r == nil {
 		t.Errorf("resource lost: %v, %v", r, err)
 	}
 }

@@ -44,20 +44,20 @@ func TestPathsOutsideTheWorkingDirectory(t *testing.T) {
 
 			// Written through the store.
 			s := openNew(t)
-			err := s.Update(func(tx *Tx) error { return tx.PutResource(rec) })
+			err := s.Update(func(tx *Tx) error { return tx.Record(rec) })
 			if tt.want == "" {
 				if err != nil {
-					t.Fatalf("PutResource refused a path inside the working directory: %v", err)
+					t.Fatalf("Record refused a path inside the working directory: %v", err)
 				}
 			} else if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "image.hero") {
-				t.Errorf("PutResource error = %v, want one naming image.hero and saying %q", err, tt.want)
+				t.Errorf("Record error = %v, want one naming image.hero and saying %q", err, tt.want)
 			}
 
 			// Written past the store, as a hand-edited or hostile file would.
 			path := s.Path()
 			s.Close()
 			rawBolt(t, path, func(tx *bolt.Tx) error {
-				return tx.Bucket(bucketRoot).Bucket(bucketResources).Put([]byte(rec.Addr), encodeResource(rec))
+				return tx.Bucket(bucketRoot).Bucket(bucketResources).Put(key(rec.Addr), encodeResource(rec))
 			})
 			s, err = Open(path, Options{})
 			if err != nil {

@@ -7,15 +7,16 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/genform/genform/config/addrs"
 )
 
 // Resource is the recorded state of one resource instance: what was asked
 // for, what the service answered, and what is on disk.
 type Resource struct {
-	Addr         string          // "image.hero", `image.hero[0]`, `image.hero["red"]`
-	Kind         string          // "image" or "video"
-	Endpoint     string          // e.g. "/v1/jobs/text2image"
-	Fingerprint  string          // hash of the request genform would send (see SPEC section 3)
+	Addr         addrs.Instance
+	Endpoint     addrs.Endpoint  // where the request was sent
+	Fingerprint  string          // hash of the service, endpoint and request (config.Fingerprint)
 	Request      json.RawMessage // the request body sent, without secrets
 	GenerationID string
 	CreationID   string
@@ -33,7 +34,7 @@ type Resource struct {
 	// Deps are the addresses of the resources it was generated from, kept so
 	// that destroy can run in reverse order and a replace can cascade even
 	// after the configuration is gone.
-	Deps []string
+	Deps []addrs.Resource
 	// CreatedAt is when the resource was first recorded; UpdatedAt when it was
 	// last written. PutResource fills both (see there).
 	CreatedAt, UpdatedAt time.Time
@@ -59,8 +60,10 @@ type Output struct {
 // as soon as the service answers, so an apply that dies at any point can be
 // resumed without paying twice.
 type Intent struct {
-	Addr, Kind, Endpoint, Fingerprint string
-	Request                           json.RawMessage
+	Addr        addrs.Instance
+	Endpoint    addrs.Endpoint
+	Fingerprint string
+	Request     json.RawMessage
 	// GenerationID is "" until the service answered: an intent without one
 	// means a create request may or may not have reached the service.
 	GenerationID string
@@ -71,7 +74,7 @@ type Intent struct {
 // Protection records lifecycle.prevent_destroy for an address. It is kept in
 // state so that deleting a block alone does not lift it.
 type Protection struct {
-	Addr           string
+	Addr           addrs.Instance
 	PreventDestroy bool
 }
 
@@ -142,9 +145,9 @@ const (
 func encodeResource(r *Resource) []byte {
 	e := encoder{b: make([]byte, 0, 256+len(r.Request)+len(r.Detail)+200*len(r.Outputs))}
 	e.uvarint(resFormat, resourceFormat)
-	e.string(resAddr, r.Addr)
-	e.string(resKind, r.Kind)
-	e.string(resEndpoint, r.Endpoint)
+	e.string(resAddr, r.Addr.String())
+	e.string(resKind, r.Addr.Resource.Kind.String())
+	e.string(resEndpoint, r.Endpoint.Path())
 	e.string(resFingerprint, r.Fingerprint)
 	e.string(resGenerationID, r.GenerationID)
 	e.string(resCreationID, r.CreationID)
@@ -167,7 +170,7 @@ func encodeResource(r *Resource) []byte {
 	e.string(resDir, r.Dir)
 	e.bool(resWatermarkFree, r.WatermarkFree)
 	for _, d := range r.Deps {
-		e.repeatedString(resDep, d)
+		e.repeatedString(resDep, d.String())
 	}
 	e.time(resCreatedAt, r.CreatedAt)
 	e.time(resUpdatedAt, r.UpdatedAt)
@@ -178,10 +181,10 @@ func encodeResource(r *Resource) []byte {
 
 func isResourceBlob(num int) bool { return num == resRequest || num == resDetail }
 
-// decodeResource decodes a resource record. It never panics on bad input:
-// whatever the bytes, it returns a resource or an error saying what is
-// wrong. The caller names the record in the error it shows.
-func decodeResource(buf []byte) (*Resource, error) {
+// decodeResource decodes the resource record filed under key. It never
+// panics on bad input: whatever the bytes, it returns a resource or an error
+// saying what is wrong. The caller names the record in the error it shows.
+func decodeResource(key, buf []byte) (*Resource, error) {
 	prefix, nOutputs := stringPrefix(buf, isResourceBlob, resOutput)
 	r := newReader(buf, string(buf[:prefix]))
 	res := &Resource{}
@@ -189,6 +192,7 @@ func decodeResource(buf []byte) (*Resource, error) {
 		res.Outputs = make([]Output, 0, nOutputs)
 	}
 	var format uint64
+	var addr, kind, endpoint string
 	for r.next() {
 		switch r.f.num {
 		case resFormat:
@@ -197,11 +201,11 @@ func decodeResource(buf []byte) (*Resource, error) {
 				return nil, fmt.Errorf("record format %d is newer than this genform reads (%d); upgrade genform", format, resourceFormat)
 			}
 		case resAddr:
-			res.Addr = r.string()
+			addr = r.string()
 		case resKind:
-			res.Kind = r.string()
+			kind = r.string()
 		case resEndpoint:
-			res.Endpoint = r.string()
+			endpoint = r.string()
 		case resFingerprint:
 			res.Fingerprint = r.string()
 		case resGenerationID:
@@ -224,7 +228,11 @@ func decodeResource(buf []byte) (*Resource, error) {
 		case resWatermarkFree:
 			res.WatermarkFree = r.bool()
 		case resDep:
-			res.Deps = append(res.Deps, r.string())
+			d, err := addrs.ParseInstance(r.string())
+			if err != nil || !d.Key.IsZero() {
+				return nil, fmt.Errorf("dependency %d is not a resource address", len(res.Deps))
+			}
+			res.Deps = append(res.Deps, d.Resource)
 		case resCreatedAt:
 			res.CreatedAt = r.time()
 		case resUpdatedAt:
@@ -241,13 +249,46 @@ func decodeResource(buf []byte) (*Resource, error) {
 	if format == 0 {
 		return nil, fmt.Errorf("no record format version")
 	}
-	if res.Addr == "" {
-		return nil, fmt.Errorf("no address")
+	var err error
+	if res.Addr, err = recordAddr(addr, key); err != nil {
+		return nil, err
+	}
+	if kind != res.Addr.Resource.Kind.String() {
+		return nil, fmt.Errorf("kind %q does not match the address", kind)
+	}
+	if res.Endpoint, err = recordEndpoint(endpoint, res.Addr); err != nil {
+		return nil, err
 	}
 	if err := checkPaths(res); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// recordAddr parses the address a record carries, which must be the key it
+// is filed under: a record under another key was moved by hand or damaged.
+func recordAddr(addr string, key []byte) (addrs.Instance, error) {
+	if addr == "" {
+		return addrs.Instance{}, fmt.Errorf("no address")
+	}
+	if addr != string(key) {
+		return addrs.Instance{}, fmt.Errorf("record says it is %s", displayAddr(addr))
+	}
+	a, err := addrs.ParseInstance(addr)
+	if err != nil || a.String() != addr {
+		return addrs.Instance{}, fmt.Errorf("%s is not an address genform writes", displayAddr(addr))
+	}
+	return a, nil
+}
+
+// recordEndpoint reads a record's endpoint, which must make what its
+// address's kind is.
+func recordEndpoint(path string, addr addrs.Instance) (addrs.Endpoint, error) {
+	ep, ok := addrs.EndpointOf(path)
+	if !ok || ep.Kind() != addr.Resource.Kind {
+		return 0, fmt.Errorf("endpoint %q is not one a %s is generated by", path, addr.Resource.Kind)
+	}
+	return ep, nil
 }
 
 // checkPaths refuses a resource whose directory or output paths lead
@@ -318,9 +359,9 @@ func decodeOutput(r *reader) (Output, error) {
 func encodeIntent(i *Intent) []byte {
 	e := encoder{b: make([]byte, 0, 128+len(i.Request))}
 	e.uvarint(intFormat, intentFormat)
-	e.string(intAddr, i.Addr)
-	e.string(intKind, i.Kind)
-	e.string(intEndpoint, i.Endpoint)
+	e.string(intAddr, i.Addr.String())
+	e.string(intKind, i.Addr.Resource.Kind.String())
+	e.string(intEndpoint, i.Endpoint.Path())
 	e.string(intFingerprint, i.Fingerprint)
 	e.string(intGenerationID, i.GenerationID)
 	e.time(intCreatedAt, i.CreatedAt)
@@ -331,13 +372,14 @@ func encodeIntent(i *Intent) []byte {
 
 func isIntentBlob(num int) bool { return num == intRequest }
 
-// decodeIntent decodes an intent record; like decodeResource it never
-// panics on bad input.
-func decodeIntent(buf []byte) (*Intent, error) {
+// decodeIntent decodes the intent record filed under key; like
+// decodeResource it never panics on bad input.
+func decodeIntent(key, buf []byte) (*Intent, error) {
 	prefix, _ := stringPrefix(buf, isIntentBlob, 0)
 	r := newReader(buf, string(buf[:prefix]))
 	in := &Intent{}
 	var format uint64
+	var addr, kind, endpoint string
 	for r.next() {
 		switch r.f.num {
 		case intFormat:
@@ -346,11 +388,11 @@ func decodeIntent(buf []byte) (*Intent, error) {
 				return nil, fmt.Errorf("record format %d is newer than this genform reads (%d); upgrade genform", format, intentFormat)
 			}
 		case intAddr:
-			in.Addr = r.string()
+			addr = r.string()
 		case intKind:
-			in.Kind = r.string()
+			kind = r.string()
 		case intEndpoint:
-			in.Endpoint = r.string()
+			endpoint = r.string()
 		case intFingerprint:
 			in.Fingerprint = r.string()
 		case intGenerationID:
@@ -369,26 +411,35 @@ func decodeIntent(buf []byte) (*Intent, error) {
 	if format == 0 {
 		return nil, fmt.Errorf("no record format version")
 	}
-	if in.Addr == "" {
-		return nil, fmt.Errorf("no address")
+	var err error
+	if in.Addr, err = recordAddr(addr, key); err != nil {
+		return nil, err
+	}
+	if kind != in.Addr.Resource.Kind.String() {
+		return nil, fmt.Errorf("kind %q does not match the address", kind)
+	}
+	if in.Endpoint, err = recordEndpoint(endpoint, in.Addr); err != nil {
+		return nil, err
 	}
 	return in, nil
 }
 
 func encodeProtection(p *Protection) []byte {
-	e := encoder{b: make([]byte, 0, 16+len(p.Addr))}
+	addr := p.Addr.String()
+	e := encoder{b: make([]byte, 0, 16+len(addr))}
 	e.uvarint(protFormat, protectionFormat)
-	e.string(protAddr, p.Addr)
+	e.string(protAddr, addr)
 	e.bool(protPreventDestroy, p.PreventDestroy)
 	return e.b
 }
 
-// decodeProtection decodes a protection record; like decodeResource it
-// never panics on bad input.
-func decodeProtection(buf []byte) (*Protection, error) {
+// decodeProtection decodes the protection record filed under key; like
+// decodeResource it never panics on bad input.
+func decodeProtection(key, buf []byte) (*Protection, error) {
 	r := newReader(buf, string(buf))
 	p := &Protection{}
 	var format uint64
+	var addr string
 	for r.next() {
 		switch r.f.num {
 		case protFormat:
@@ -397,7 +448,7 @@ func decodeProtection(buf []byte) (*Protection, error) {
 				return nil, fmt.Errorf("record format %d is newer than this genform reads (%d); upgrade genform", format, protectionFormat)
 			}
 		case protAddr:
-			p.Addr = r.string()
+			addr = r.string()
 		case protPreventDestroy:
 			p.PreventDestroy = r.bool()
 		}
@@ -408,8 +459,9 @@ func decodeProtection(buf []byte) (*Protection, error) {
 	if format == 0 {
 		return nil, fmt.Errorf("no record format version")
 	}
-	if p.Addr == "" {
-		return nil, fmt.Errorf("no address")
+	var err error
+	if p.Addr, err = recordAddr(addr, key); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

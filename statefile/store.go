@@ -13,6 +13,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/genform/genform/config/addrs"
 )
 
 // Options says how to open a state file.
@@ -57,9 +59,9 @@ type Meta struct {
 // Snapshot is the whole state as of one moment.
 type Snapshot struct {
 	Meta        Meta
-	Resources   map[string]*Resource // by address
-	Intents     map[string]*Intent   // by address
-	Protections map[string]bool      // by address; true means prevent_destroy
+	Resources   map[addrs.Instance]*Resource
+	Intents     map[addrs.Instance]*Intent
+	Protections map[addrs.Instance]bool // true means prevent_destroy
 }
 
 // Open opens the state file at path and takes its exclusive lock, waiting
@@ -395,7 +397,7 @@ func (s *Store) Meta() (Meta, error) {
 
 // Resource returns the resource recorded at addr, or nil, nil when there is
 // none.
-func (s *Store) Resource(addr string) (*Resource, error) {
+func (s *Store) Resource(addr addrs.Instance) (*Resource, error) {
 	var r *Resource
 	err := s.db.View(func(tx *bolt.Tx) error {
 		b, err := s.begin(tx)
@@ -424,37 +426,37 @@ func (s *Store) Snapshot() (*Snapshot, error) {
 		}
 		snap = &Snapshot{
 			Meta:        meta,
-			Resources:   make(map[string]*Resource, b.resources.Stats().KeyN),
-			Intents:     make(map[string]*Intent),
-			Protections: make(map[string]bool),
+			Resources:   make(map[addrs.Instance]*Resource, b.resources.Stats().KeyN),
+			Intents:     make(map[addrs.Instance]*Intent),
+			Protections: make(map[addrs.Instance]bool),
 		}
 		if err := s.forEach(b.resources, "resource", func(k, v []byte) error {
-			r, err := decodeResource(v)
+			r, err := decodeResource(k, v)
 			if err != nil {
 				return err
 			}
 			snap.Resources[r.Addr] = r
-			return checkAddr(r.Addr, k)
+			return nil
 		}); err != nil {
 			return err
 		}
 		if err := s.forEach(b.intents, "intent", func(k, v []byte) error {
-			in, err := decodeIntent(v)
+			in, err := decodeIntent(k, v)
 			if err != nil {
 				return err
 			}
 			snap.Intents[in.Addr] = in
-			return checkAddr(in.Addr, k)
+			return nil
 		}); err != nil {
 			return err
 		}
 		return s.forEach(b.protections, "protection", func(k, v []byte) error {
-			p, err := decodeProtection(v)
+			p, err := decodeProtection(k, v)
 			if err != nil {
 				return err
 			}
 			snap.Protections[p.Addr] = p.PreventDestroy
-			return checkAddr(p.Addr, k)
+			return nil
 		})
 	})
 	if err != nil {
@@ -477,57 +479,31 @@ func (s *Store) forEach(bucket *bolt.Bucket, record string, fn func(k, v []byte)
 	})
 }
 
-// checkAddr catches a record filed under another address than its own.
-func checkAddr(addr string, key []byte) error {
-	if addr != string(key) {
-		return fmt.Errorf("record says it is %s", displayAddr(addr))
-	}
-	return nil
-}
-
-func (s *Store) getResource(b buckets, addr string) (*Resource, error) {
-	v := b.resources.Get([]byte(addr))
+// get decodes the record filed under addr in bucket, or returns nil, nil
+// when there is none; an undecodable one is a CorruptError naming it.
+func get[T any](s *Store, bucket *bolt.Bucket, record string, addr addrs.Instance, decode func(k, v []byte) (*T, error)) (*T, error) {
+	key := []byte(addr.String())
+	v := bucket.Get(key)
 	if v == nil {
 		return nil, nil
 	}
-	r, err := decodeResource(v)
-	if err == nil {
-		err = checkAddr(r.Addr, []byte(addr))
-	}
+	rec, err := decode(key, v)
 	if err != nil {
-		return nil, &CorruptError{Path: s.path, Record: "resource", Addr: addr, Err: err}
+		return nil, &CorruptError{Path: s.path, Record: record, Addr: string(key), Err: err}
 	}
-	return r, nil
+	return rec, nil
 }
 
-func (s *Store) getIntent(b buckets, addr string) (*Intent, error) {
-	v := b.intents.Get([]byte(addr))
-	if v == nil {
-		return nil, nil
-	}
-	in, err := decodeIntent(v)
-	if err == nil {
-		err = checkAddr(in.Addr, []byte(addr))
-	}
-	if err != nil {
-		return nil, &CorruptError{Path: s.path, Record: "intent", Addr: addr, Err: err}
-	}
-	return in, nil
+func (s *Store) getResource(b buckets, addr addrs.Instance) (*Resource, error) {
+	return get(s, b.resources, "resource", addr, decodeResource)
 }
 
-func (s *Store) getProtection(b buckets, addr string) (*Protection, error) {
-	v := b.protections.Get([]byte(addr))
-	if v == nil {
-		return nil, nil
-	}
-	p, err := decodeProtection(v)
-	if err == nil {
-		err = checkAddr(p.Addr, []byte(addr))
-	}
-	if err != nil {
-		return nil, &CorruptError{Path: s.path, Record: "protection", Addr: addr, Err: err}
-	}
-	return p, nil
+func (s *Store) getIntent(b buckets, addr addrs.Instance) (*Intent, error) {
+	return get(s, b.intents, "intent", addr, decodeIntent)
+}
+
+func (s *Store) getProtection(b buckets, addr addrs.Instance) (*Protection, error) {
+	return get(s, b.protections, "protection", addr, decodeProtection)
 }
 
 // Check runs bbolt's consistency check of the file's page structure and
@@ -551,16 +527,11 @@ func (s *Store) Check() error {
 		if _, err := s.readMeta(b); err != nil {
 			problems = append(problems, err)
 		}
-		collect := func(bucket *bolt.Bucket, record string, decode func(v []byte) (string, error)) {
+		collect := func(bucket *bolt.Bucket, record string, decode func(k, v []byte) error) {
 			_ = bucket.ForEach(func(k, v []byte) error {
-				var err error
-				if v == nil {
-					err = errors.New("a bucket where a record belongs")
-				} else {
-					var addr string
-					if addr, err = decode(v); err == nil {
-						err = checkAddr(addr, k)
-					}
+				err := errors.New("a bucket where a record belongs")
+				if v != nil {
+					err = decode(k, v)
 				}
 				if err != nil {
 					problems = append(problems, &CorruptError{Path: s.path, Record: record, Addr: string(k), Err: err})
@@ -568,26 +539,17 @@ func (s *Store) Check() error {
 				return nil
 			})
 		}
-		collect(b.resources, "resource", func(v []byte) (string, error) {
-			r, err := decodeResource(v)
-			if err != nil {
-				return "", err
-			}
-			return r.Addr, nil
+		collect(b.resources, "resource", func(k, v []byte) error {
+			_, err := decodeResource(k, v)
+			return err
 		})
-		collect(b.intents, "intent", func(v []byte) (string, error) {
-			in, err := decodeIntent(v)
-			if err != nil {
-				return "", err
-			}
-			return in.Addr, nil
+		collect(b.intents, "intent", func(k, v []byte) error {
+			_, err := decodeIntent(k, v)
+			return err
 		})
-		collect(b.protections, "protection", func(v []byte) (string, error) {
-			p, err := decodeProtection(v)
-			if err != nil {
-				return "", err
-			}
-			return p.Addr, nil
+		collect(b.protections, "protection", func(k, v []byte) error {
+			_, err := decodeProtection(k, v)
+			return err
 		})
 		return nil
 	})
@@ -602,17 +564,20 @@ func (s *Store) Check() error {
 
 // Addresses lists the addresses that have a resource record and those that
 // have an intent, without decoding any record, so that a state holding a
-// damaged record can still be inspected and mended ('genform state rm').
-func (s *Store) Addresses() (resources, intents []string, err error) {
+// damaged record can still be inspected and mended ('genform state rm'). A
+// key that is no address at all is left out: no command could name it.
+func (s *Store) Addresses() (resources, intents []addrs.Instance, err error) {
 	err = s.db.View(func(tx *bolt.Tx) error {
 		b, err := s.begin(tx)
 		if err != nil {
 			return err
 		}
-		keys := func(bucket *bolt.Bucket) []string {
-			var out []string
+		keys := func(bucket *bolt.Bucket) []addrs.Instance {
+			var out []addrs.Instance
 			bucket.ForEach(func(k, _ []byte) error {
-				out = append(out, string(k))
+				if a, err := addrs.ParseInstance(string(k)); err == nil {
+					out = append(out, a)
+				}
 				return nil
 			})
 			return out

@@ -14,6 +14,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/genform/genform/config/addrs"
 )
 
 func TestOpenCreatesPrivateFile(t *testing.T) {
@@ -127,26 +129,33 @@ func TestLineageAndSerial(t *testing.T) {
 		wantErr    bool
 		wantSerial uint64
 	}{
-		{"a change commits and counts", func(tx *Tx) error { return tx.PutResource(sampleResource("image.a", 1)) }, false, 1},
+		{"a change commits and counts", func(tx *Tx) error { return tx.Record(sampleResource("image.a", 1)) }, false, 1},
 		{"several changes in one Update count once", func(tx *Tx) error {
-			if err := tx.PutResource(sampleResource("image.b", 1)); err != nil {
+			if err := tx.Record(sampleResource("image.b", 1)); err != nil {
 				return err
 			}
-			return tx.PutIntent(&Intent{Addr: "image.c"})
+			return tx.RecordIntent(intent("image.c", ""))
 		}, false, 2},
 		{"reading only does not count", func(tx *Tx) error {
-			_, err := tx.Resource("image.a")
+			_, err := tx.Resource(a("image.a"))
 			return err
 		}, false, 2},
-		{"deleting nothing does not count", func(tx *Tx) error { return tx.DeleteIntent("image.none") }, false, 2},
-		{"setting what is set does not count", func(tx *Tx) error { return tx.SetProtected("image.none", false) }, false, 2},
+		{"clearing nothing does not count", func(tx *Tx) error { return tx.ClearIntent(a("image.none")) }, false, 2},
+		{"setting what is set does not count", func(tx *Tx) error { return tx.Protect(a("image.none"), false) }, false, 2},
+		{"forgetting nothing does not count", func(tx *Tx) error {
+			_, err := tx.Forget(a("image.none"))
+			return err
+		}, false, 2},
 		{"a failed Update does not count", func(tx *Tx) error {
-			if err := tx.PutResource(sampleResource("image.d", 1)); err != nil {
+			if err := tx.Record(sampleResource("image.d", 1)); err != nil {
 				return err
 			}
 			return errors.New("boom")
 		}, true, 2},
-		{"a delete counts", func(tx *Tx) error { return tx.DeleteResource("image.a") }, false, 3},
+		{"a Forget counts", func(tx *Tx) error {
+			_, err := tx.Forget(a("image.a"))
+			return err
+		}, false, 3},
 	}
 	outer := t
 	for _, st := range steps {
@@ -171,15 +180,15 @@ func TestLineageAndSerial(t *testing.T) {
 
 func TestUpdateErrorRollsBack(t *testing.T) {
 	s := openNew(t)
-	if err := s.Update(func(tx *Tx) error { return tx.PutResource(sampleResource("image.kept", 1)) }); err != nil {
+	if err := s.Update(func(tx *Tx) error { return tx.Record(sampleResource("image.kept", 1)) }); err != nil {
 		t.Fatal(err)
 	}
 	boom := errors.New("boom")
 	err := s.Update(func(tx *Tx) error {
-		if err := tx.PutResource(sampleResource("image.lost", 1)); err != nil {
+		if err := tx.Record(sampleResource("image.lost", 1)); err != nil {
 			return err
 		}
-		if err := tx.DeleteResource("image.kept"); err != nil {
+		if _, err := tx.Forget(a("image.kept")); err != nil {
 			return err
 		}
 		return boom
@@ -197,13 +206,13 @@ func TestUpdateErrorRollsBack(t *testing.T) {
 				}
 			}()
 			_ = s.Update(func(tx *Tx) error {
-				_ = tx.PutResource(sampleResource("image.lost", 1))
+				_ = tx.Record(sampleResource("image.lost", 1))
 				panic("boom")
 			})
 		}()
 		assertAddrs(t, s, "image.kept")
 		// The write lock must have been released.
-		if err := s.Update(func(tx *Tx) error { return tx.PutResource(sampleResource("image.after", 1)) }); err != nil {
+		if err := s.Update(func(tx *Tx) error { return tx.Record(sampleResource("image.after", 1)) }); err != nil {
 			t.Fatal(err)
 		}
 		assertAddrs(t, s, "image.after", "image.kept")
@@ -216,11 +225,22 @@ func TestTxUnusableAfterUpdate(t *testing.T) {
 	if err := s.Update(func(tx *Tx) error { leaked = tx; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if err := leaked.PutResource(sampleResource("image.a", 1)); !errors.Is(err, errTxDone) {
-		t.Errorf("PutResource after Update = %v, want errTxDone", err)
+	writes := map[string]func() error{
+		"Record":       func() error { return leaked.Record(sampleResource("image.a", 1)) },
+		"RecordIntent": func() error { return leaked.RecordIntent(intent("image.a", "")) },
+		"ClearIntent":  func() error { return leaked.ClearIntent(a("image.a")) },
+		"Protect":      func() error { return leaked.Protect(a("image.a"), true) },
+		"Forget":       func() error { _, err := leaked.Forget(a("image.a")); return err },
+		"Move":         func() error { return leaked.Move(a("image.a"), sampleResource("image.b", 1)) },
+		"Resource":     func() error { _, err := leaked.Resource(a("image.a")); return err },
+		"Intent":       func() error { _, err := leaked.Intent(a("image.a")); return err },
+		"Protected":    func() error { _, err := leaked.Protected(a("image.a")); return err },
+		"Meta":         func() error { _, err := leaked.Meta(); return err },
 	}
-	if _, err := leaked.Resource("image.a"); !errors.Is(err, errTxDone) {
-		t.Errorf("Resource after Update = %v, want errTxDone", err)
+	for name, fn := range writes {
+		if err := fn(); !errors.Is(err, errTxDone) {
+			t.Errorf("%s after Update = %v, want errTxDone", name, err)
+		}
 	}
 }
 
@@ -231,8 +251,8 @@ func assertAddrs(t *testing.T, s *Store, want ...string) {
 		t.Fatal(err)
 	}
 	var got []string
-	for a := range snap.Resources {
-		got = append(got, a)
+	for addr := range snap.Resources {
+		got = append(got, addr.String())
 	}
 	if diff := cmp.Diff(want, got, cmpSorted); diff != "" {
 		t.Errorf("resources in state (-want +got):\n%s", diff)
@@ -241,27 +261,30 @@ func assertAddrs(t *testing.T, s *Store, want ...string) {
 
 var cmpSorted = cmpopts.SortSlices(func(a, b string) bool { return a < b })
 
+// cmpAddrs compares addresses as values: their fields are unexported.
+var cmpAddrs = cmp.Comparer(func(x, y addrs.Instance) bool { return x == y })
+
 func TestSnapshotRoundTrip(t *testing.T) {
 	s := openNew(t)
 	fixedClock(s, t0.Add(time.Hour))
-	a := sampleResource("image.hero", 4)
-	b := sampleResource(`image.hero["red"]`, 1)
-	b.Kind, b.Endpoint, b.WatermarkFree, b.Deps = "video", "/v1/jobs/image2video", true, []string{"image.hero", ""}
-	c := &Resource{Addr: "image.failed[0]", Kind: "image", Status: "failed", Error: "prompt refused", CreatedAt: t0}
-	in := &Intent{Addr: "video.intro", Kind: "video", Endpoint: "/v1/jobs/text2video", Fingerprint: "sha256:1", Request: []byte(`{"prompt":"title"}`), GenerationID: "gen-9", CreatedAt: t0, SubmittedAt: t0.Add(time.Second)}
-	in2 := &Intent{Addr: "image.pending", Request: []byte(`{}`), CreatedAt: t0}
+	hero := sampleResource("image.hero", 4)
+	clip := sampleResource(`video.clip["red"]`, 1)
+	clip.Endpoint, clip.WatermarkFree, clip.Deps = addrs.Image2Video, true, []addrs.Resource{dep("image.hero"), dep("video.intro")}
+	failed := &Resource{Addr: a("image.failed[0]"), Endpoint: addrs.Text2Image, Status: "failed", Error: "prompt refused", CreatedAt: t0}
+	in := &Intent{Addr: a("video.intro"), Endpoint: addrs.KeyFrames, Fingerprint: "sha256:1", Request: []byte(`{"prompt":"title"}`), GenerationID: "gen-9", CreatedAt: t0, SubmittedAt: t0.Add(time.Second)}
+	in2 := &Intent{Addr: a("image.pending"), Endpoint: addrs.Text2Image, Request: []byte(`{}`), CreatedAt: t0}
 	err := s.Update(func(tx *Tx) error {
-		for _, r := range []*Resource{a, b, c} {
-			if err := tx.PutResource(r); err != nil {
+		for _, r := range []*Resource{hero, clip, failed} {
+			if err := tx.Record(r); err != nil {
 				return err
 			}
 		}
 		for _, i := range []*Intent{in, in2} {
-			if err := tx.PutIntent(i); err != nil {
+			if err := tx.RecordIntent(i); err != nil {
 				return err
 			}
 		}
-		return tx.SetProtected("image.hero", true)
+		return tx.Protect(a("image.hero"), true)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -272,32 +295,32 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, _ := s.Meta()
-	// PutResource stamps UpdatedAt with the transaction's time.
+	// Record stamps UpdatedAt with the transaction's time.
 	want := &Snapshot{
 		Meta:        m,
-		Resources:   map[string]*Resource{},
-		Intents:     map[string]*Intent{"video.intro": in, "image.pending": in2},
-		Protections: map[string]bool{"image.hero": true},
+		Resources:   map[addrs.Instance]*Resource{},
+		Intents:     map[addrs.Instance]*Intent{a("video.intro"): in, a("image.pending"): in2},
+		Protections: map[addrs.Instance]bool{a("image.hero"): true},
 	}
-	for _, r := range []*Resource{a, b, c} {
+	for _, r := range []*Resource{hero, clip, failed} {
 		r2 := *r
 		r2.UpdatedAt = t0.Add(time.Hour)
 		want.Resources[r.Addr] = &r2
 	}
-	if diff := cmp.Diff(want, snap); diff != "" {
+	if diff := cmp.Diff(want, snap, cmpAddrs); diff != "" {
 		t.Errorf("snapshot after reopen (-want +got):\n%s", diff)
 	}
 	if m.Serial != 1 {
 		t.Errorf("serial = %d, want 1", m.Serial)
 	}
-	got, err := s.Resource("image.hero")
+	got, err := s.Resource(a("image.hero"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(want.Resources["image.hero"], got); diff != "" {
+	if diff := cmp.Diff(want.Resources[a("image.hero")], got, cmpAddrs); diff != "" {
 		t.Errorf("Resource(image.hero) (-want +got):\n%s", diff)
 	}
-	if got, err := s.Resource("image.absent"); got != nil || err != nil {
+	if got, err := s.Resource(a("image.absent")); got != nil || err != nil {
 		t.Errorf("Resource(absent) = %v, %v; want nil, nil", got, err)
 	}
 }
@@ -359,14 +382,10 @@ func TestConcurrentSteps(t *testing.T) {
 		wg.Go(func() {
 			addr := fmt.Sprintf("image.job[%d]", i)
 			steps := []func(tx *Tx) error{
-				func(tx *Tx) error { return tx.PutIntent(&Intent{Addr: addr, Kind: "image"}) },
-				func(tx *Tx) error { return tx.PutIntent(&Intent{Addr: addr, Kind: "image", GenerationID: "g-" + addr}) },
-				func(tx *Tx) error {
-					if err := tx.PutResource(sampleResource(addr, 2)); err != nil {
-						return err
-					}
-					return tx.DeleteIntent(addr)
-				},
+				func(tx *Tx) error { return tx.RecordIntent(intent(addr, "")) },
+				func(tx *Tx) error { return tx.RecordIntent(intent(addr, "g-"+addr)) },
+				// Record clears the intent in the same transaction.
+				func(tx *Tx) error { return tx.Record(sampleResource(addr, 2)) },
 			}
 			for _, step := range steps {
 				if err := s.Update(step); err != nil {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/genform/genform/config/addrs"
 )
 
 // Tx is one read-write transaction, given to the function passed to
@@ -112,22 +114,195 @@ func (tx *Tx) Meta() (Meta, error) {
 
 // Resource returns the resource recorded at addr, as this transaction sees
 // it, or nil, nil when there is none.
-func (tx *Tx) Resource(addr string) (*Resource, error) {
+func (tx *Tx) Resource(addr addrs.Instance) (*Resource, error) {
 	if err := tx.use(); err != nil {
 		return nil, err
 	}
 	return tx.s.getResource(tx.b, addr)
 }
 
-// PutResource records r at r.Addr, replacing any record there. UpdatedAt is
-// set to the time of the transaction; a zero CreatedAt is kept from the
-// record it replaces, or set to the time of the transaction. r itself is
-// not modified.
-func (tx *Tx) PutResource(r *Resource) error {
+// Intent returns the intent recorded at addr, or nil, nil when there is
+// none.
+func (tx *Tx) Intent(addr addrs.Instance) (*Intent, error) {
+	if err := tx.use(); err != nil {
+		return nil, err
+	}
+	return tx.s.getIntent(tx.b, addr)
+}
+
+// Protected reports whether prevent_destroy is recorded for addr.
+func (tx *Tx) Protected(addr addrs.Instance) (bool, error) {
+	if err := tx.use(); err != nil {
+		return false, err
+	}
+	p, err := tx.s.getProtection(tx.b, addr)
+	if err != nil || p == nil {
+		return false, err
+	}
+	return p.PreventDestroy, nil
+}
+
+// The state changes. Every command changes the state through these named
+// operations and nothing else, each one keeping the records, intents and
+// protections of an address consistent with each other.
+
+// RecordIntent records the intent to submit i.Addr, replacing any intent
+// there: before a create request is sent (GenerationID ""), and again
+// once the service answered with the job's id. A zero CreatedAt is kept
+// from the intent it replaces, or set to the time of the transaction; a
+// zero SubmittedAt, when GenerationID is set, is set to the time of the
+// transaction. i itself is not modified.
+func (tx *Tx) RecordIntent(i *Intent) error {
 	if err := tx.use(); err != nil {
 		return err
 	}
-	if r == nil || r.Addr == "" {
+	if i == nil || i.Addr.IsZero() {
+		return errors.New("recording a submission: no address")
+	}
+	if err := validJSON(i.Addr, "request", i.Request); err != nil {
+		return err
+	}
+	rec := *i
+	if rec.CreatedAt.IsZero() {
+		rec.CreatedAt = tx.now
+		if old, err := tx.s.getIntent(tx.b, i.Addr); err == nil && old != nil && !old.CreatedAt.IsZero() {
+			rec.CreatedAt = old.CreatedAt
+		}
+	}
+	if rec.SubmittedAt.IsZero() && rec.GenerationID != "" {
+		rec.SubmittedAt = tx.now
+	}
+	return tx.put(tx.b.intents, rec.Addr, encodeIntent(&rec))
+}
+
+// ClearIntent removes the intent at addr: its submission was refused, so
+// nothing was paid for. Clearing an intent that is not there does nothing,
+// so finishing a step twice is harmless.
+func (tx *Tx) ClearIntent(addr addrs.Instance) error {
+	if err := tx.use(); err != nil {
+		return err
+	}
+	return tx.deleteIf(tx.b.intents, addr)
+}
+
+// Record stores r as the record of r.Addr, replacing any record there,
+// and clears the intent at r.Addr: the submission it stood for has ended
+// in this record (a generation that succeeded or failed, a creation
+// adopted by import), or the record's files changed (moved, downloaded
+// again). UpdatedAt is set to the time of the transaction; a zero
+// CreatedAt is kept from the record it replaces, or set to the time of
+// the transaction. r itself is not modified.
+func (tx *Tx) Record(r *Resource) error {
+	if err := tx.use(); err != nil {
+		return err
+	}
+	if err := tx.putResource(r); err != nil {
+		return err
+	}
+	return tx.deleteIf(tx.b.intents, r.Addr)
+}
+
+// Protect records (on) or lifts (off) lifecycle.prevent_destroy for addr.
+// Setting what is already recorded changes nothing.
+func (tx *Tx) Protect(addr addrs.Instance, on bool) error {
+	if err := tx.use(); err != nil {
+		return err
+	}
+	if addr.IsZero() {
+		return errors.New("protecting a resource: no address")
+	}
+	if !on {
+		return tx.deleteIf(tx.b.protections, addr)
+	}
+	key := addr.String()
+	rec := encodeProtection(&Protection{Addr: addr, PreventDestroy: true})
+	if bytes.Equal(tx.b.protections.Get([]byte(key)), rec) {
+		return nil
+	}
+	return tx.put(tx.b.protections, addr, rec)
+}
+
+// Forgotten says what Forget removed.
+type Forgotten struct {
+	// Record and Intent report whether addr had a record and an intent.
+	Record, Intent bool
+	// GenerationID is the job of the intent, "" when it had none (or
+	// could not be read): a job the service may still run, and that the
+	// state no longer follows.
+	GenerationID string
+}
+
+// Forget removes everything the state holds for addr: its record, its
+// intent and its protection. The files stay where they are; deleting them
+// is the caller's. Forgetting an address that has only an intent, or
+// nothing, succeeds. It reads no record, so it also forgets one that can
+// no longer be decoded.
+func (tx *Tx) Forget(addr addrs.Instance) (Forgotten, error) {
+	var f Forgotten
+	if err := tx.use(); err != nil {
+		return f, err
+	}
+	key := []byte(addr.String())
+	f.Record = tx.b.resources.Get(key) != nil
+	if v := tx.b.intents.Get(key); v != nil {
+		f.Intent = true
+		if in, err := decodeIntent(key, v); err == nil {
+			f.GenerationID = in.GenerationID
+		}
+	}
+	for _, b := range []*bolt.Bucket{tx.b.resources, tx.b.intents, tx.b.protections} {
+		if err := tx.deleteIf(b, addr); err != nil {
+			return f, err
+		}
+	}
+	return f, nil
+}
+
+// Move records r, the record of src as it now is (its files moved by the
+// caller and its paths updated), under r.Addr instead of src, with src's
+// protection. It is an error matching ErrNotFound if src has no record,
+// and one matching ErrExists if r.Addr has a record or an intent of its
+// own. An intent at src stays where it is.
+func (tx *Tx) Move(src addrs.Instance, r *Resource) error {
+	if err := tx.use(); err != nil {
+		return err
+	}
+	if r == nil || r.Addr.IsZero() {
+		return fmt.Errorf("moving resource %s: no destination address", src)
+	}
+	dst := r.Addr
+	if tx.b.resources.Get([]byte(src.String())) == nil {
+		return fmt.Errorf("moving resource %s: %w", src, ErrNotFound)
+	}
+	if dst != src {
+		if tx.b.resources.Get([]byte(dst.String())) != nil {
+			return fmt.Errorf("moving resource %s to %s: resource %s: %w", src, dst, dst, ErrExists)
+		}
+		if tx.b.intents.Get([]byte(dst.String())) != nil {
+			return fmt.Errorf("moving resource %s to %s: an unfinished submission of %s: %w", src, dst, dst, ErrExists)
+		}
+	}
+	prot, err := tx.Protected(src)
+	if err != nil {
+		return err
+	}
+	if dst != src {
+		if err := tx.deleteIf(tx.b.resources, src); err != nil {
+			return err
+		}
+		if err := tx.deleteIf(tx.b.protections, src); err != nil {
+			return err
+		}
+	}
+	if err := tx.putResource(r); err != nil {
+		return err
+	}
+	return tx.Protect(dst, prot)
+}
+
+// putResource writes r's record (see Record).
+func (tx *Tx) putResource(r *Resource) error {
+	if r == nil || r.Addr.IsZero() {
 		return errors.New("recording a resource: no address")
 	}
 	if err := validJSON(r.Addr, "request", r.Request); err != nil {
@@ -151,165 +326,22 @@ func (tx *Tx) PutResource(r *Resource) error {
 	return tx.put(tx.b.resources, rec.Addr, encodeResource(&rec))
 }
 
-// DeleteResource forgets the resource at addr, and its protection with it:
-// a protection is for a resource, and one left behind would guard whatever
-// is created at that address next. An intent at addr is left alone (see
-// DeleteIntent). A missing resource is an error matching ErrNotFound.
-func (tx *Tx) DeleteResource(addr string) error {
-	if err := tx.use(); err != nil {
-		return err
-	}
-	key := []byte(addr)
-	if tx.b.resources.Get(key) == nil {
-		return fmt.Errorf("resource %s: %w", displayAddr(addr), ErrNotFound)
-	}
-	if err := tx.delete(tx.b.resources, key); err != nil {
-		return err
-	}
-	if tx.b.protections.Get(key) != nil {
-		return tx.delete(tx.b.protections, key)
-	}
-	return nil
-}
-
-// MoveResource records the resource at src under dst instead, with its
-// protection, and sets its UpdatedAt. It is an error matching ErrNotFound
-// if src has no resource, and one matching ErrExists if dst has one. Output
-// paths are recorded as they are: moving the files, and recording their new
-// paths, is the caller's.
-func (tx *Tx) MoveResource(src, dst string) error {
-	if err := tx.use(); err != nil {
-		return err
-	}
-	if dst == "" {
-		return fmt.Errorf("moving resource %s: no destination address", displayAddr(src))
-	}
-	r, err := tx.s.getResource(tx.b, src)
-	if err != nil {
-		return err
-	}
-	if r == nil {
-		return fmt.Errorf("moving resource %s: %w", displayAddr(src), ErrNotFound)
-	}
-	if tx.b.resources.Get([]byte(dst)) != nil {
-		return fmt.Errorf("moving resource %s to %s: resource %s: %w", displayAddr(src), displayAddr(dst), displayAddr(dst), ErrExists)
-	}
-	r.Addr = dst
-	r.UpdatedAt = tx.now
-	if err := tx.put(tx.b.resources, dst, encodeResource(r)); err != nil {
-		return err
-	}
-	if err := tx.delete(tx.b.resources, []byte(src)); err != nil {
-		return err
-	}
-	p, err := tx.s.getProtection(tx.b, src)
-	if err != nil || p == nil {
-		return err
-	}
-	p.Addr = dst
-	if err := tx.put(tx.b.protections, dst, encodeProtection(p)); err != nil {
-		return err
-	}
-	return tx.delete(tx.b.protections, []byte(src))
-}
-
-// PutIntent records the intent to submit i.Addr, replacing any intent
-// there. A zero CreatedAt is kept from the intent it replaces, or set to the
-// time of the transaction; a zero SubmittedAt, when GenerationID is set, is
-// set to the time of the transaction. i itself is not modified.
-func (tx *Tx) PutIntent(i *Intent) error {
-	if err := tx.use(); err != nil {
-		return err
-	}
-	if i == nil || i.Addr == "" {
-		return errors.New("recording a submission: no address")
-	}
-	if err := validJSON(i.Addr, "request", i.Request); err != nil {
-		return err
-	}
-	rec := *i
-	if rec.CreatedAt.IsZero() {
-		rec.CreatedAt = tx.now
-		if old, err := tx.s.getIntent(tx.b, i.Addr); err == nil && old != nil && !old.CreatedAt.IsZero() {
-			rec.CreatedAt = old.CreatedAt
-		}
-	}
-	if rec.SubmittedAt.IsZero() && rec.GenerationID != "" {
-		rec.SubmittedAt = tx.now
-	}
-	return tx.put(tx.b.intents, rec.Addr, encodeIntent(&rec))
-}
-
-// Intent returns the intent recorded at addr, or nil, nil when there is
-// none.
-func (tx *Tx) Intent(addr string) (*Intent, error) {
-	if err := tx.use(); err != nil {
-		return nil, err
-	}
-	return tx.s.getIntent(tx.b, addr)
-}
-
-// DeleteIntent removes the intent at addr, once its generation is
-// recorded or abandoned. Deleting an intent that is not there does nothing,
-// so finishing a step twice is harmless.
-func (tx *Tx) DeleteIntent(addr string) error {
-	if err := tx.use(); err != nil {
-		return err
-	}
-	key := []byte(addr)
-	if tx.b.intents.Get(key) == nil {
-		return nil
-	}
-	return tx.delete(tx.b.intents, key)
-}
-
-// SetProtected records (on) or lifts (off) prevent_destroy for addr.
-// Setting what is already recorded changes nothing.
-func (tx *Tx) SetProtected(addr string, on bool) error {
-	if err := tx.use(); err != nil {
-		return err
-	}
-	if addr == "" {
-		return errors.New("protecting a resource: no address")
-	}
-	key := []byte(addr)
-	old := tx.b.protections.Get(key)
-	if !on {
-		if old == nil {
-			return nil
-		}
-		return tx.delete(tx.b.protections, key)
-	}
-	rec := encodeProtection(&Protection{Addr: addr, PreventDestroy: true})
-	if bytes.Equal(old, rec) {
-		return nil
-	}
-	return tx.put(tx.b.protections, addr, rec)
-}
-
-// Protected reports whether prevent_destroy is recorded for addr.
-func (tx *Tx) Protected(addr string) (bool, error) {
-	if err := tx.use(); err != nil {
-		return false, err
-	}
-	p, err := tx.s.getProtection(tx.b, addr)
-	if err != nil || p == nil {
-		return false, err
-	}
-	return p.PreventDestroy, nil
-}
-
-func (tx *Tx) put(b *bolt.Bucket, addr string, rec []byte) error {
-	if err := b.Put([]byte(addr), rec); err != nil {
-		return fmt.Errorf("recording %s: %w", displayAddr(addr), err)
+func (tx *Tx) put(b *bolt.Bucket, addr addrs.Instance, rec []byte) error {
+	if err := b.Put([]byte(addr.String()), rec); err != nil {
+		return fmt.Errorf("recording %s: %w", addr, err)
 	}
 	tx.dirty = true
 	return nil
 }
 
-func (tx *Tx) delete(b *bolt.Bucket, key []byte) error {
+// deleteIf removes addr's entry from b when there is one.
+func (tx *Tx) deleteIf(b *bolt.Bucket, addr addrs.Instance) error {
+	key := []byte(addr.String())
+	if b.Get(key) == nil {
+		return nil
+	}
 	if err := b.Delete(key); err != nil {
-		return fmt.Errorf("forgetting %s: %w", displayAddr(string(key)), err)
+		return fmt.Errorf("forgetting %s: %w", addr, err)
 	}
 	tx.dirty = true
 	return nil
@@ -318,9 +350,9 @@ func (tx *Tx) delete(b *bolt.Bucket, key []byte) error {
 // validJSON refuses bytes that are not JSON in a json.RawMessage field:
 // they would be stored fine and fail much later, when a command prints the
 // state.
-func validJSON(addr, what string, raw json.RawMessage) error {
+func validJSON(addr addrs.Instance, what string, raw json.RawMessage) error {
 	if len(raw) > 0 && !json.Valid(raw) {
-		return fmt.Errorf("recording %s: the %s is not valid JSON", displayAddr(addr), what)
+		return fmt.Errorf("recording %s: the %s is not valid JSON", addr, what)
 	}
 	return nil
 }

@@ -3,11 +3,14 @@ package statefile
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/genform/genform/config/addrs"
 )
 
 // state is what a test expects to find after an Update: the addresses of
@@ -23,36 +26,47 @@ func snapshotState(t *testing.T, s *Store) state {
 		t.Fatal(err)
 	}
 	var st state
-	for a := range snap.Resources {
-		st.resources = append(st.resources, a)
+	for addr := range snap.Resources {
+		st.resources = append(st.resources, addr.String())
 	}
-	for a := range snap.Intents {
-		st.intents = append(st.intents, a)
+	for addr := range snap.Intents {
+		st.intents = append(st.intents, addr.String())
 	}
-	for a, on := range snap.Protections {
+	for addr, on := range snap.Protections {
 		if on {
-			st.protections = append(st.protections, a)
+			st.protections = append(st.protections, addr.String())
 		}
 	}
 	return st
 }
 
-// seed is the state every table case starts from: image.a (protected) and
-// image.b, an intent for video.c.
+// seed is the state every table case starts from:
+//   - image.a has a record, prevent_destroy and an intent (a replacement
+//     submitted as job gen-a2);
+//   - image.b has a record;
+//   - image.c has only an intent, of job gen-c: an apply was killed after
+//     submitting it;
+//   - video.d has only an intent, without a job: an apply was killed
+//     before the service answered.
 func seed(t *testing.T) *Store {
 	t.Helper()
 	s := openNew(t)
 	fixedClock(s, t0)
 	err := s.Update(func(tx *Tx) error {
-		for _, a := range []string{"image.a", "image.b"} {
-			if err := tx.PutResource(sampleResource(a, 2)); err != nil {
+		for _, addr := range []string{"image.a", "image.b"} {
+			if err := tx.Record(sampleResource(addr, 2)); err != nil {
 				return err
 			}
 		}
-		if err := tx.SetProtected("image.a", true); err != nil {
+		if err := tx.Protect(a("image.a"), true); err != nil {
 			return err
 		}
-		return tx.PutIntent(&Intent{Addr: "video.c", Kind: "video"})
+		for _, in := range []*Intent{intent("image.a", "gen-a2"), intent("image.c", "gen-c"), intent("video.d", "")} {
+			if err := tx.RecordIntent(in); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -60,169 +74,289 @@ func seed(t *testing.T) *Store {
 	return s
 }
 
-func TestTxWrites(t *testing.T) {
-	seeded := state{
-		resources:   []string{"image.a", "image.b"},
-		intents:     []string{"video.c"},
-		protections: []string{"image.a"},
+var seeded = state{
+	resources:   []string{"image.a", "image.b"},
+	intents:     []string{"image.a", "image.c", "video.d"},
+	protections: []string{"image.a"},
+}
+
+// move moves the record of src to dst as a caller of Move does: it reads
+// the record, updates its address and directory (the caller moves the
+// files), and gives it to Move. A src without a record moves a new one.
+func move(tx *Tx, src, dst string) error {
+	r, err := tx.Resource(a(src))
+	if err != nil {
+		return err
 	}
+	if r == nil {
+		r = sampleResource(dst, 1)
+	}
+	r.Addr = a(dst)
+	r.Dir = "generated/" + dst
+	for i := range r.Outputs {
+		r.Outputs[i].Path = fmt.Sprintf("%s/%d.png", r.Dir, i)
+	}
+	return tx.Move(a(src), r)
+}
+
+func forget(tx *Tx, addr string) error {
+	_, err := tx.Forget(a(addr))
+	return err
+}
+
+func TestTxWrites(t *testing.T) {
 	tests := []struct {
 		name    string
 		fn      func(tx *Tx) error
 		wantErr error  // matched with errors.Is, when set
 		errText string // contained in the error, when set
 		want    state
+		// noop says the Update changes nothing, so the serial stays; it
+		// goes up by one after every other Update that succeeds.
+		noop bool
 	}{
 		{
-			name: "PutResource adds",
-			fn:   func(tx *Tx) error { return tx.PutResource(sampleResource(`image.x["k"]`, 1)) },
+			name: "Record adds",
+			fn:   func(tx *Tx) error { return tx.Record(sampleResource(`image.x["k"]`, 1)) },
 			want: state{[]string{"image.a", "image.b", `image.x["k"]`}, seeded.intents, seeded.protections},
 		},
 		{
-			name: "PutResource replaces",
-			fn:   func(tx *Tx) error { return tx.PutResource(sampleResource("image.b", 4)) },
+			name: "Record replaces",
+			fn:   func(tx *Tx) error { return tx.Record(sampleResource("image.b", 4)) },
 			want: seeded,
 		},
 		{
-			name:    "PutResource without address",
-			fn:      func(tx *Tx) error { return tx.PutResource(&Resource{Kind: "image"}) },
+			name: "Record clears the intent at its address and keeps its protection",
+			fn:   func(tx *Tx) error { return tx.Record(sampleResource("image.a", 4)) },
+			want: state{seeded.resources, []string{"image.c", "video.d"}, seeded.protections},
+		},
+		{
+			name: "Record of an address with only an intent clears it",
+			fn:   func(tx *Tx) error { return tx.Record(sampleResource("video.d", 1)) },
+			want: state{[]string{"image.a", "image.b", "video.d"}, []string{"image.a", "image.c"}, seeded.protections},
+		},
+		{
+			name:    "Record without address",
+			fn:      func(tx *Tx) error { return tx.Record(&Resource{Endpoint: addrs.Text2Image}) },
 			errText: "no address",
 			want:    seeded,
 		},
 		{
-			name:    "PutResource nil",
-			fn:      func(tx *Tx) error { return tx.PutResource(nil) },
+			name:    "Record nil",
+			fn:      func(tx *Tx) error { return tx.Record(nil) },
 			errText: "no address",
 			want:    seeded,
 		},
 		{
-			name: "PutResource with a request that is not JSON",
+			name: "Record with a request that is not JSON",
 			fn: func(tx *Tx) error {
-				r := sampleResource("image.x", 1)
+				r := sampleResource("image.c", 1)
 				r.Request = json.RawMessage(`{"prompt":`)
-				return tx.PutResource(r)
+				return tx.Record(r)
 			},
-			errText: "recording image.x: the request is not valid JSON",
+			errText: "recording image.c: the request is not valid JSON",
 			want:    seeded,
 		},
 		{
-			name: "PutResource with a detail that is not JSON",
+			name: "Record with a detail that is not JSON",
 			fn: func(tx *Tx) error {
-				r := sampleResource("image.x", 1)
+				r := sampleResource("image.c", 1)
 				r.Detail = json.RawMessage(`nope`)
-				return tx.PutResource(r)
+				return tx.Record(r)
 			},
 			errText: "creation detail is not valid JSON",
 			want:    seeded,
 		},
 		{
-			name: "DeleteResource forgets the resource and its protection, not its intent",
+			name: "RecordIntent adds",
 			fn: func(tx *Tx) error {
-				if err := tx.PutIntent(&Intent{Addr: "image.a"}); err != nil {
-					return err
-				}
-				return tx.DeleteResource("image.a")
+				return tx.RecordIntent(&Intent{Addr: a("image.n"), Endpoint: addrs.Text2Image, Request: []byte(`{"prompt":"x"}`)})
 			},
-			want: state{[]string{"image.b"}, []string{"image.a", "video.c"}, nil},
+			want: state{seeded.resources, []string{"image.a", "image.c", "image.n", "video.d"}, seeded.protections},
 		},
 		{
-			name:    "DeleteResource of a missing resource",
-			fn:      func(tx *Tx) error { return tx.DeleteResource("image.zz") },
-			wantErr: ErrNotFound,
-			errText: "resource image.zz: not in the state",
+			name: "RecordIntent beside a record keeps the record",
+			fn:   func(tx *Tx) error { return tx.RecordIntent(intent("image.b", "")) },
+			want: state{seeded.resources, []string{"image.a", "image.b", "image.c", "video.d"}, seeded.protections},
+		},
+		{
+			name: "RecordIntent replaces",
+			fn:   func(tx *Tx) error { return tx.RecordIntent(intent("video.d", "gen-d")) },
+			want: seeded,
+		},
+		{
+			name:    "RecordIntent without address",
+			fn:      func(tx *Tx) error { return tx.RecordIntent(&Intent{Endpoint: addrs.Text2Image}) },
+			errText: "no address",
 			want:    seeded,
 		},
 		{
-			name: "MoveResource renames and takes the protection along",
-			fn:   func(tx *Tx) error { return tx.MoveResource("image.a", "image.renamed") },
+			name:    "RecordIntent nil",
+			fn:      func(tx *Tx) error { return tx.RecordIntent(nil) },
+			errText: "no address",
+			want:    seeded,
+		},
+		{
+			name: "RecordIntent with a request that is not JSON",
+			fn: func(tx *Tx) error {
+				return tx.RecordIntent(&Intent{Addr: a("image.n"), Endpoint: addrs.Text2Image, Request: []byte(`{`)})
+			},
+			errText: "not valid JSON",
+			want:    seeded,
+		},
+		{
+			name: "ClearIntent removes",
+			fn:   func(tx *Tx) error { return tx.ClearIntent(a("image.c")) },
+			want: state{seeded.resources, []string{"image.a", "video.d"}, seeded.protections},
+		},
+		{
+			name: "ClearIntent keeps the record and protection",
+			fn:   func(tx *Tx) error { return tx.ClearIntent(a("image.a")) },
+			want: state{seeded.resources, []string{"image.c", "video.d"}, seeded.protections},
+		},
+		{
+			name: "ClearIntent of a missing intent does nothing",
+			fn:   func(tx *Tx) error { return tx.ClearIntent(a("image.b")) },
+			want: seeded,
+			noop: true,
+		},
+		{
+			name: "Protect on",
+			fn:   func(tx *Tx) error { return tx.Protect(a("image.b"), true) },
+			want: state{seeded.resources, seeded.intents, []string{"image.a", "image.b"}},
+		},
+		{
+			name: "Protect an address without a record",
+			fn:   func(tx *Tx) error { return tx.Protect(a(`video.e["x"]`), true) },
+			want: state{seeded.resources, seeded.intents, []string{"image.a", `video.e["x"]`}},
+		},
+		{
+			name: "Protect off",
+			fn:   func(tx *Tx) error { return tx.Protect(a("image.a"), false) },
+			want: state{seeded.resources, seeded.intents, nil},
+		},
+		{
+			name: "Protect on when on changes nothing",
+			fn:   func(tx *Tx) error { return tx.Protect(a("image.a"), true) },
+			want: seeded,
+			noop: true,
+		},
+		{
+			name: "Protect off when off changes nothing",
+			fn:   func(tx *Tx) error { return tx.Protect(a("image.b"), false) },
+			want: seeded,
+			noop: true,
+		},
+		{
+			name: "Protect twice in one Update counts once",
+			fn: func(tx *Tx) error {
+				if err := tx.Protect(a("image.b"), true); err != nil {
+					return err
+				}
+				return tx.Protect(a("image.b"), true)
+			},
+			want: state{seeded.resources, seeded.intents, []string{"image.a", "image.b"}},
+		},
+		{
+			name:    "Protect without address",
+			fn:      func(tx *Tx) error { return tx.Protect(addrs.Instance{}, true) },
+			errText: "no address",
+			want:    seeded,
+		},
+		{
+			name: "Forget removes the record, intent and protection",
+			fn:   func(tx *Tx) error { return forget(tx, "image.a") },
+			want: state{[]string{"image.b"}, []string{"image.c", "video.d"}, nil},
+		},
+		{
+			name: "Forget of an address with only an intent",
+			fn:   func(tx *Tx) error { return forget(tx, "image.c") },
+			want: state{seeded.resources, []string{"image.a", "video.d"}, seeded.protections},
+		},
+		{
+			name: "Forget of a missing address does nothing",
+			fn:   func(tx *Tx) error { return forget(tx, "image.zz") },
+			want: seeded,
+			noop: true,
+		},
+		{
+			name: "Move renames and takes the protection along; the intent at the source stays",
+			fn:   func(tx *Tx) error { return move(tx, "image.a", "image.renamed") },
 			want: state{[]string{"image.b", "image.renamed"}, seeded.intents, []string{"image.renamed"}},
 		},
 		{
-			name:    "MoveResource from a missing address",
-			fn:      func(tx *Tx) error { return tx.MoveResource("image.zz", "image.y") },
+			name: "Move of an unprotected resource",
+			fn:   func(tx *Tx) error { return move(tx, "image.b", `image.b[0]`) },
+			want: state{[]string{"image.a", `image.b[0]`}, seeded.intents, seeded.protections},
+		},
+		{
+			name: "Move onto itself records the resource as given",
+			fn:   func(tx *Tx) error { return move(tx, "image.a", "image.a") },
+			want: seeded,
+		},
+		{
+			name:    "Move from a missing address",
+			fn:      func(tx *Tx) error { return move(tx, "image.zz", "image.y") },
 			wantErr: ErrNotFound,
 			errText: "moving resource image.zz",
 			want:    seeded,
 		},
 		{
-			name:    "MoveResource onto an existing resource",
-			fn:      func(tx *Tx) error { return tx.MoveResource("image.a", "image.b") },
+			name:    "Move from an address with only an intent",
+			fn:      func(tx *Tx) error { return move(tx, "image.c", "image.y") },
+			wantErr: ErrNotFound,
+			errText: "moving resource image.c",
+			want:    seeded,
+		},
+		{
+			name:    "Move onto an existing resource",
+			fn:      func(tx *Tx) error { return move(tx, "image.a", "image.b") },
 			wantErr: ErrExists,
 			errText: "moving resource image.a to image.b",
 			want:    seeded,
 		},
 		{
-			name:    "MoveResource onto itself",
-			fn:      func(tx *Tx) error { return tx.MoveResource("image.a", "image.a") },
+			name:    "Move onto an unfinished submission",
+			fn:      func(tx *Tx) error { return move(tx, "image.b", "image.c") },
+			wantErr: ErrExists,
+			errText: "moving resource image.b to image.c: an unfinished submission of image.c",
+			want:    seeded,
+		},
+		{
+			name:    "Move onto a resource that also has an intent",
+			fn:      func(tx *Tx) error { return move(tx, "image.b", "image.a") },
 			wantErr: ErrExists,
 			want:    seeded,
 		},
 		{
-			name:    "MoveResource to no address",
-			fn:      func(tx *Tx) error { return tx.MoveResource("image.a", "") },
+			name:    "Move to no address",
+			fn:      func(tx *Tx) error { return tx.Move(a("image.a"), &Resource{Endpoint: addrs.Text2Image}) },
 			errText: "no destination address",
 			want:    seeded,
 		},
 		{
-			name: "PutIntent adds",
-			fn:   func(tx *Tx) error { return tx.PutIntent(&Intent{Addr: "image.n", Request: []byte(`{"prompt":"x"}`)}) },
-			want: state{seeded.resources, []string{"image.n", "video.c"}, seeded.protections},
-		},
-		{
-			name:    "PutIntent without address",
-			fn:      func(tx *Tx) error { return tx.PutIntent(&Intent{Kind: "image"}) },
-			errText: "no address",
-			want:    seeded,
-		},
-		{
-			name:    "PutIntent with a request that is not JSON",
-			fn:      func(tx *Tx) error { return tx.PutIntent(&Intent{Addr: "image.n", Request: []byte(`{`)}) },
-			errText: "not valid JSON",
-			want:    seeded,
-		},
-		{
-			name: "DeleteIntent removes",
-			fn:   func(tx *Tx) error { return tx.DeleteIntent("video.c") },
-			want: state{seeded.resources, nil, seeded.protections},
-		},
-		{
-			name: "DeleteIntent of a missing intent does nothing",
-			fn:   func(tx *Tx) error { return tx.DeleteIntent("video.zz") },
-			want: seeded,
-		},
-		{
-			name: "SetProtected on",
-			fn:   func(tx *Tx) error { return tx.SetProtected("image.b", true) },
-			want: state{seeded.resources, seeded.intents, []string{"image.a", "image.b"}},
-		},
-		{
-			name: "SetProtected off",
-			fn:   func(tx *Tx) error { return tx.SetProtected("image.a", false) },
-			want: state{seeded.resources, seeded.intents, nil},
-		},
-		{
-			name:    "SetProtected without address",
-			fn:      func(tx *Tx) error { return tx.SetProtected("", true) },
-			errText: "no address",
+			name:    "Move of no record",
+			fn:      func(tx *Tx) error { return tx.Move(a("image.a"), nil) },
+			errText: "no destination address",
 			want:    seeded,
 		},
 		{
 			name: "several writes in one Update are kept together",
 			fn: func(tx *Tx) error {
-				if err := tx.DeleteResource("image.b"); err != nil {
+				if err := forget(tx, "image.b"); err != nil {
 					return err
 				}
-				return tx.MoveResource("image.a", "image.zz2")
+				return move(tx, "image.a", "image.zz2")
 			},
 			want: state{[]string{"image.zz2"}, seeded.intents, []string{"image.zz2"}},
 		},
 		{
 			name: "a failed step rolls back the whole Update",
 			fn: func(tx *Tx) error {
-				if err := tx.DeleteResource("image.b"); err != nil {
+				if err := forget(tx, "image.b"); err != nil {
 					return err
 				}
-				return tx.MoveResource("image.missing", "image.y")
+				return move(tx, "image.missing", "image.y")
 			},
 			wantErr: ErrNotFound,
 			want:    seeded,
@@ -231,6 +365,7 @@ func TestTxWrites(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := seed(t)
+			before := serial(t, s)
 			err := s.Update(tt.fn)
 			wantErr := tt.wantErr != nil || tt.errText != ""
 			if (err != nil) != wantErr {
@@ -242,11 +377,236 @@ func TestTxWrites(t *testing.T) {
 			if tt.errText != "" && !strings.Contains(err.Error(), tt.errText) {
 				t.Errorf("error %q does not contain %q", err, tt.errText)
 			}
-			got := snapshotState(t, reopen(t, s))
+			s = reopen(t, s)
+			got := snapshotState(t, s)
 			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(state{}), cmpSorted); diff != "" {
 				t.Errorf("state after Update (-want +got):\n%s", diff)
 			}
+			want := before + 1
+			if wantErr || tt.noop {
+				want = before
+			}
+			if got := serial(t, s); got != want {
+				t.Errorf("serial %d after Update, want %d", got, want)
+			}
 		})
+	}
+}
+
+// TestForget checks what Forget reports and removes. Forget is what
+// genform state rm and destroy use, and what apply uses for a block
+// removed from the configuration: it must work on whatever an interrupted
+// apply or a damaged file left at an address.
+func TestForget(t *testing.T) {
+	garbage := []byte{0x08, 0x01, 0x12, 0xff}
+	tests := []struct {
+		name    string
+		prepare func(t *testing.T, s *Store) // after seed, before Forget
+		addr    string
+		want    Forgotten
+		state   state
+		noop    bool
+	}{
+		{
+			name:  "a record, an intent and a protection",
+			addr:  "image.a",
+			want:  Forgotten{Record: true, Intent: true, GenerationID: "gen-a2"},
+			state: state{[]string{"image.b"}, []string{"image.c", "video.d"}, nil},
+		},
+		{
+			name:  "a record only",
+			addr:  "image.b",
+			want:  Forgotten{Record: true},
+			state: state{[]string{"image.a"}, seeded.intents, seeded.protections},
+		},
+		{
+			// An apply killed after submitting image.c, whose block was
+			// then removed: apply and destroy must be able to forget it.
+			name:  "only an intent, of a submitted job",
+			addr:  "image.c",
+			want:  Forgotten{Intent: true, GenerationID: "gen-c"},
+			state: state{seeded.resources, []string{"image.a", "video.d"}, seeded.protections},
+		},
+		{
+			name:  "only an intent, before the service answered",
+			addr:  "video.d",
+			want:  Forgotten{Intent: true},
+			state: state{seeded.resources, []string{"image.a", "image.c"}, seeded.protections},
+		},
+		{
+			name: "only a protection",
+			prepare: func(t *testing.T, s *Store) {
+				if err := s.Update(func(tx *Tx) error { return tx.Protect(a("image.p"), true) }); err != nil {
+					t.Fatal(err)
+				}
+			},
+			addr:  "image.p",
+			want:  Forgotten{},
+			state: seeded,
+		},
+		{
+			name:  "nothing",
+			addr:  `image.a["a"]`,
+			want:  Forgotten{},
+			state: seeded,
+			noop:  true,
+		},
+		{
+			name:    "a damaged record",
+			prepare: func(t *testing.T, s *Store) { rawPut(t, s, bucketResources, "image.b", garbage) },
+			addr:    "image.b",
+			want:    Forgotten{Record: true},
+			state:   state{[]string{"image.a"}, seeded.intents, seeded.protections},
+		},
+		{
+			name: "a record of the wrong kind, with its intent",
+			prepare: func(t *testing.T, s *Store) {
+				rawPut(t, s, bucketResources, "image.a", tamper(encodeResource(sampleResource("image.a", 1)), resKind, "video"))
+			},
+			addr:  "image.a",
+			want:  Forgotten{Record: true, Intent: true, GenerationID: "gen-a2"},
+			state: state{[]string{"image.b"}, []string{"image.c", "video.d"}, nil},
+		},
+		{
+			name:    "a damaged intent",
+			prepare: func(t *testing.T, s *Store) { rawPut(t, s, bucketIntents, "image.c", garbage) },
+			addr:    "image.c",
+			want:    Forgotten{Intent: true},
+			state:   state{seeded.resources, []string{"image.a", "video.d"}, seeded.protections},
+		},
+		{
+			name:    "a damaged protection",
+			prepare: func(t *testing.T, s *Store) { rawPut(t, s, bucketProtections, "image.a", garbage) },
+			addr:    "image.a",
+			want:    Forgotten{Record: true, Intent: true, GenerationID: "gen-a2"},
+			state:   state{[]string{"image.b"}, []string{"image.c", "video.d"}, nil},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := seed(t)
+			if tt.prepare != nil {
+				tt.prepare(t, s)
+			}
+			before := serial(t, s)
+			var got Forgotten
+			err := s.Update(func(tx *Tx) error {
+				var err error
+				got, err = tx.Forget(a(tt.addr))
+				return err
+			})
+			if err != nil {
+				t.Fatalf("Forget(%s): %v", tt.addr, err)
+			}
+			if got != tt.want {
+				t.Errorf("Forget(%s) = %+v, want %+v", tt.addr, got, tt.want)
+			}
+			s = reopen(t, s)
+			if diff := cmp.Diff(tt.state, snapshotState(t, s), cmp.AllowUnexported(state{}), cmpSorted); diff != "" {
+				t.Errorf("state after Forget (-want +got):\n%s", diff)
+			}
+			if err := s.Check(); err != nil {
+				t.Errorf("Check after Forget: %v", err)
+			}
+			want := before + 1
+			if tt.noop {
+				want = before
+			}
+			if got := serial(t, s); got != want {
+				t.Errorf("serial %d after Forget, want %d", got, want)
+			}
+			// Forgetting again finds nothing and changes nothing.
+			err = s.Update(func(tx *Tx) error {
+				var err error
+				got, err = tx.Forget(a(tt.addr))
+				return err
+			})
+			if err != nil || got != (Forgotten{}) || serial(t, s) != want {
+				t.Errorf("second Forget = %+v, %v, serial %d; want nothing forgotten, serial %d", got, err, serial(t, s), want)
+			}
+		})
+	}
+}
+
+// TestForgetAfterAnInterruptedApply: an apply killed after submitting a
+// job leaves an intent, and no record; once the block is removed, the
+// address must still be forgotten, and can be used again.
+func TestForgetAfterAnInterruptedApply(t *testing.T) {
+	s := openNew(t)
+	if err := s.Update(func(tx *Tx) error { return tx.RecordIntent(intent("video.gone[1]", "")) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(func(tx *Tx) error { return tx.RecordIntent(intent("video.gone[1]", "gen-1")) }); err != nil {
+		t.Fatal(err)
+	}
+	s = reopen(t, s) // kill -9, and the next command
+	var f Forgotten
+	if err := s.Update(func(tx *Tx) (err error) { f, err = tx.Forget(a("video.gone[1]")); return err }); err != nil {
+		t.Fatalf("Forget: %v", err)
+	}
+	if f != (Forgotten{Intent: true, GenerationID: "gen-1"}) {
+		t.Errorf("Forget = %+v", f)
+	}
+	snap, err := s.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Resources)+len(snap.Intents)+len(snap.Protections) != 0 {
+		t.Errorf("state after Forget: %+v", snap)
+	}
+}
+
+// TestMove checks the record Move leaves: the one given, under its new
+// address, with the source's creation time and protection.
+func TestMove(t *testing.T) {
+	s := seed(t)
+	t1 := t0.Add(time.Hour)
+	fixedClock(s, t1)
+	var want *Resource
+	err := s.Update(func(tx *Tx) error {
+		r, err := tx.Resource(a("image.a"))
+		if err != nil {
+			return err
+		}
+		r.Addr = a(`image.a["x"]`)
+		r.Dir = "generated/image/x"
+		r.Outputs = r.Outputs[:1]
+		r.Outputs[0].Path = "generated/image/x/0.png"
+		want = r
+		return tx.Move(a("image.a"), r)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = reopen(t, s)
+	got, err := s.Resource(a(`image.a["x"]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := *want
+	w.UpdatedAt = t1
+	if diff := cmp.Diff(&w, got, cmpAddrs); diff != "" {
+		t.Errorf("moved record (-want +got):\n%s", diff)
+	}
+	if !got.CreatedAt.Equal(t0) {
+		t.Errorf("moved record created %v, want the source's %v", got.CreatedAt, t0)
+	}
+	err = s.Update(func(tx *Tx) error {
+		for addr, want := range map[string]bool{"image.a": false, `image.a["x"]`: true} {
+			if got, err := tx.Protected(a(addr)); err != nil || got != want {
+				t.Errorf("Protected(%s) = %v, %v; want %v", addr, got, err, want)
+			}
+		}
+		if in, err := tx.Intent(a("image.a")); err != nil || in == nil || in.GenerationID != "gen-a2" {
+			t.Errorf("intent at the source = %+v, %v; want it kept", in, err)
+		}
+		if r, err := tx.Resource(a("image.a")); err != nil || r != nil {
+			t.Errorf("record at the source = %+v, %v; want none", r, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -255,31 +615,31 @@ func TestTxReads(t *testing.T) {
 	err := s.Update(func(tx *Tx) error {
 		t.Run("Resource sees the transaction's own writes", func(t *testing.T) {
 			r := sampleResource("image.new", 1)
-			if err := tx.PutResource(r); err != nil {
+			if err := tx.Record(r); err != nil {
 				t.Fatal(err)
 			}
-			got, err := tx.Resource("image.new")
+			got, err := tx.Resource(a("image.new"))
 			if err != nil || got == nil || got.Fingerprint != r.Fingerprint {
 				t.Errorf("Resource(image.new) = %+v, %v", got, err)
 			}
 		})
 		t.Run("Resource of a missing address", func(t *testing.T) {
-			if got, err := tx.Resource("image.none"); got != nil || err != nil {
+			if got, err := tx.Resource(a("image.none")); got != nil || err != nil {
 				t.Errorf("Resource = %v, %v; want nil, nil", got, err)
 			}
 		})
 		t.Run("Intent", func(t *testing.T) {
-			got, err := tx.Intent("video.c")
-			if err != nil || got == nil || got.Kind != "video" {
-				t.Errorf("Intent(video.c) = %+v, %v", got, err)
+			got, err := tx.Intent(a("video.d"))
+			if err != nil || got == nil || got.Addr != a("video.d") || got.Endpoint != addrs.Text2Video {
+				t.Errorf("Intent(video.d) = %+v, %v", got, err)
 			}
-			if got, err := tx.Intent("video.none"); got != nil || err != nil {
+			if got, err := tx.Intent(a("video.none")); got != nil || err != nil {
 				t.Errorf("Intent(missing) = %v, %v; want nil, nil", got, err)
 			}
 		})
 		t.Run("Protected", func(t *testing.T) {
 			for addr, want := range map[string]bool{"image.a": true, "image.b": false, "image.none": false} {
-				got, err := tx.Protected(addr)
+				got, err := tx.Protected(a(addr))
 				if err != nil || got != want {
 					t.Errorf("Protected(%s) = %v, %v; want %v", addr, got, err, want)
 				}
@@ -303,33 +663,33 @@ func TestTimestamps(t *testing.T) {
 	fixedClock(s, t0)
 	put := func(r *Resource) {
 		t.Helper()
-		if err := s.Update(func(tx *Tx) error { return tx.PutResource(r) }); err != nil {
+		if err := s.Update(func(tx *Tx) error { return tx.Record(r) }); err != nil {
 			t.Fatal(err)
 		}
 	}
 	get := func(addr string) *Resource {
 		t.Helper()
-		r, err := s.Resource(addr)
+		r, err := s.Resource(a(addr))
 		if err != nil || r == nil {
 			t.Fatalf("Resource(%s) = %v, %v", addr, r, err)
 		}
 		return r
 	}
-	put(&Resource{Addr: "image.a"})
+	put(&Resource{Addr: a("image.a"), Endpoint: addrs.Text2Image})
 	if r := get("image.a"); !r.CreatedAt.Equal(t0) || !r.UpdatedAt.Equal(t0) {
 		t.Errorf("new record: created %v updated %v, want both %v", r.CreatedAt, r.UpdatedAt, t0)
 	}
 
 	t1 := t0.Add(time.Hour)
 	fixedClock(s, t1)
-	put(&Resource{Addr: "image.a", Status: "succeed"})
+	put(&Resource{Addr: a("image.a"), Endpoint: addrs.Text2Image, Status: "succeed"})
 	if r := get("image.a"); !r.CreatedAt.Equal(t0) || !r.UpdatedAt.Equal(t1) {
 		t.Errorf("replaced record: created %v updated %v, want %v and %v", r.CreatedAt, r.UpdatedAt, t0, t1)
 	}
 
 	t2 := t1.Add(time.Hour)
 	fixedClock(s, t2)
-	if err := s.Update(func(tx *Tx) error { return tx.MoveResource("image.a", "image.b") }); err != nil {
+	if err := s.Update(func(tx *Tx) error { return move(tx, "image.a", "image.b") }); err != nil {
 		t.Fatal(err)
 	}
 	if r := get("image.b"); !r.CreatedAt.Equal(t0) || !r.UpdatedAt.Equal(t2) || r.Status != "succeed" {
@@ -337,7 +697,7 @@ func TestTimestamps(t *testing.T) {
 	}
 
 	err := s.Update(func(tx *Tx) error {
-		if err := tx.PutIntent(&Intent{Addr: "image.c"}); err != nil {
+		if err := tx.RecordIntent(intent("image.c", "")); err != nil {
 			return err
 		}
 		return nil
@@ -347,7 +707,7 @@ func TestTimestamps(t *testing.T) {
 	}
 	fixedClock(s, t2.Add(time.Minute))
 	err = s.Update(func(tx *Tx) error {
-		return tx.PutIntent(&Intent{Addr: "image.c", GenerationID: "gen-1"})
+		return tx.RecordIntent(intent("image.c", "gen-1"))
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -356,7 +716,7 @@ func TestTimestamps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := snap.Intents["image.c"]
+	in := snap.Intents[a("image.c")]
 	if !in.CreatedAt.Equal(t2) || !in.SubmittedAt.Equal(t2.Add(time.Minute)) {
 		t.Errorf("intent: created %v submitted %v, want %v and %v", in.CreatedAt, in.SubmittedAt, t2, t2.Add(time.Minute))
 	}

@@ -107,6 +107,9 @@ func (k Key) Value() cty.Value {
 	return cty.NilVal
 }
 
+// Equal reports whether k and o are the same key (go-cmp uses it).
+func (k Key) Equal(o Key) bool { return k == o }
+
 // Compare orders keys: NoKey first, then count indexes by number, then
 // for_each keys by their bytes.
 func (k Key) Compare(o Key) int {
@@ -134,6 +137,9 @@ func (i Instance) String() string {
 	}
 	return i.Resource.String() + i.Key.String()
 }
+
+// Equal reports whether i and o are the same address (go-cmp uses it).
+func (i Instance) Equal(o Instance) bool { return i == o }
 
 // IsZero reports whether i is the zero Instance, no address at all.
 func (i Instance) IsZero() bool { return i.Resource.IsZero() && i.Key.IsZero() }

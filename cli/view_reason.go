@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/reconcile"
+)
+
+// The words of a plan: why each change is made, and what to watch out for.
+// The engine decides with codes (reconcile.Reason); every view, human,
+// markdown and JSON, writes them with the functions here, so a reason
+// reads the same everywhere.
+
+// reasonText says why a change is planned.
+func reasonText(c *reconcile.Change) string {
+	r := c.Reason
+	switch r.Code {
+	case reconcile.ReasonNew:
+		return "not yet generated"
+	case reconcile.ReasonAnswerLost:
+		return "an earlier apply sent a create request but did not record the answer"
+	case reconcile.ReasonAbandoned:
+		return "the configuration changed since an interrupted apply submitted its job"
+	case reconcile.ReasonFailed:
+		if r.Error != "" {
+			return "the last generation failed: " + r.Error
+		}
+		return "the last generation failed"
+	case reconcile.ReasonForced:
+		return "replacement requested with -replace"
+	case reconcile.ReasonChanged:
+		return strings.Join(r.Attrs, ", ") + " changed"
+	case reconcile.ReasonEndpoint:
+		return fmt.Sprintf("the endpoint changed from %s to %s", r.From, r.To)
+	case reconcile.ReasonRequest:
+		return fmt.Sprintf("the request differs from the recorded one (service %s, or a default changed)", r.Service)
+	case reconcile.ReasonUpstream:
+		ups := make([]string, len(r.Upstream))
+		for i, u := range r.Upstream {
+			ups[i] = u.String()
+		}
+		return fmt.Sprintf("%s will change, and this resource is made from it", strings.Join(ups, ", "))
+	case reconcile.ReasonInputUnknown:
+		return "an input it references will change"
+	case reconcile.ReasonLocal:
+		parts := make([]string, len(r.Local))
+		for i, l := range r.Local {
+			parts[i] = localText(l)
+		}
+		return strings.Join(parts, "; ")
+	case reconcile.ReasonRenamed:
+		return fmt.Sprintf("%s was renamed to %s: the same request, so its state and files move and nothing is generated", c.PrevAddr, c.Addr)
+	case reconcile.ReasonInterrupted:
+		return fmt.Sprintf("an earlier apply submitted job %s and did not finish; it is polled, not submitted again", r.GenerationID)
+	case reconcile.ReasonRemoved:
+		return "no longer in the configuration; its files are removed (the creation stays on the service)"
+	case reconcile.ReasonRemovedIntent:
+		return "an interrupted submission of a resource no longer in the configuration is forgotten"
+	case reconcile.ReasonDestroy:
+		return "destroy: its files are removed (the creation stays on the service)"
+	case reconcile.ReasonDestroyIntent:
+		return "destroy: an interrupted submission is forgotten"
+	}
+	return ""
+}
+
+// localText is one local change of an update.
+func localText(l reconcile.LocalChange) string {
+	switch l.What {
+	case reconcile.DirMoved:
+		return fmt.Sprintf("dir changed from %s to %s: files move", l.From, l.To)
+	case reconcile.WatermarkChanged:
+		return "watermark_free changed: the other file is downloaded"
+	case reconcile.OutputMissing:
+		return fmt.Sprintf("output %d (%s) is missing", l.Output, l.Path)
+	case reconcile.OutputModified:
+		return fmt.Sprintf("output %d (%s) changed on disk", l.Output, l.Path)
+	}
+	return l.What.String()
+}
+
+// changeWarnings are what a reviewer must know before applying a change:
+// a job an interrupted apply left, which may have been paid for.
+func changeWarnings(c *reconcile.Change) []string {
+	r := c.Reason
+	switch {
+	case r.Code == reconcile.ReasonAnswerLost:
+		return []string{fmt.Sprintf("an earlier apply sent the create request for %s at %s and was interrupted before the service answered; that generation may already have been paid for. Applying submits it again; if you find the earlier creation on the service, adopt it instead with: genform import %s CREATION_ID",
+			c.Addr, r.Since.UTC().Format("2006-01-02 15:04:05Z"), c.Addr.Shell())}
+	case r.Code == reconcile.ReasonAbandoned:
+		return []string{fmt.Sprintf("job %s, submitted by an interrupted apply for the previous configuration, is abandoned; it may already have been paid for", r.GenerationID)}
+	case r.Code == reconcile.ReasonRemovedIntent && r.GenerationID != "":
+		return []string{fmt.Sprintf("job %s was submitted by an earlier apply and may have been paid for; its outputs will not be downloaded", r.GenerationID)}
+	case r.Code == reconcile.ReasonDestroyIntent && r.GenerationID != "":
+		return []string{fmt.Sprintf("job %s may still be running on the service and may have been paid for; its outputs will not be downloaded", r.GenerationID)}
+	}
+	return nil
+}
+
+// importWarningText says what an import warning is about.
+func importWarningText(addr addrs.Instance, id string, w reconcile.ImportWarning) string {
+	switch w.Kind {
+	case reconcile.PromptDiffers:
+		return fmt.Sprintf("the creation's prompt is %q, but %s declares %q; the next plan will not show this difference, because the declaration is recorded as its request", w.Got, addr, w.Want)
+	case reconcile.ImageCountDiffers:
+		return fmt.Sprintf("the creation has %d image%s, but %s declares image_number = %d", w.GotN, plural(w.GotN), addr, w.WantN)
+	case reconcile.AlsoRecorded:
+		return fmt.Sprintf("creation %s is also recorded for %s; both now hold copies of its files", id, w.Other)
+	case reconcile.JobAbandoned:
+		return fmt.Sprintf("job %s, submitted for %s by an interrupted apply, is abandoned: the imported creation takes its place", w.GenerationID, addr)
+	}
+	return ""
+}

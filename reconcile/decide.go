@@ -1,0 +1,177 @@
+package reconcile
+
+import (
+	"slices"
+
+	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/statefile"
+)
+
+// facts is everything the planner knows of one declared instance when it
+// decides what to do with it: what is declared, what the state holds, and
+// what planning found so far. Gathering them is the planner's; deciding
+// from them is decide's, which reads nothing else.
+type facts struct {
+	// fingerprint is the declared request's, "" while it depends on values
+	// known only after apply.
+	fingerprint string
+	endpoint    addrs.Endpoint
+	service     string
+	// forced is -replace naming the instance or its resource.
+	forced bool
+	record *statefile.Resource
+	intent *statefile.Intent
+	// orphan is a record that left the configuration with the same
+	// fingerprint and kind, free to be claimed by a rename; nil when
+	// there is none.
+	orphan *statefile.Resource
+	// upstream are the resources this one refers to that will be
+	// generated anew.
+	upstream []addrs.Resource
+	// diff are the request attributes that differ from the record; only
+	// needed, and only filled, when both fingerprints are known and differ.
+	diff []AttrChange
+	// ignore is lifecycle.ignore_changes.
+	ignore []string
+}
+
+// decision is what decide makes of facts.
+type decision struct {
+	action Action
+	reason Reason
+	// keep is true when the recorded generation stays: whether the
+	// instance is a no-op or an update is then up to its local side (see
+	// decideLocal).
+	keep bool
+}
+
+// decide chooses the action of one declared instance, in this order:
+//
+//  1. An intent with a job id whose request is still the declared one (or
+//     not known yet) is resumed, unless -replace asks otherwise; one whose
+//     request changed is abandoned, and one without a job id (the answer
+//     was lost) is submitted again, both as a create or a replace.
+//  2. Without a record: a rename (move) when a record that left the
+//     configuration has the same request, a create otherwise.
+//  3. With a record: a replace when its generation failed, when -replace
+//     names it, when its request depends on an upstream that changes, or
+//     when the request changed other than in ignore_changes; otherwise
+//     the generation is kept.
+func decide(f facts) decision {
+	rec, intent := f.record, f.intent
+	generate := Create
+	if rec != nil {
+		generate = Replace
+	}
+	switch {
+	case intent != nil && intent.GenerationID != "" && (f.fingerprint == intent.Fingerprint || f.fingerprint == "") && !f.forced:
+		return decision{action: Resume, reason: Reason{Code: ReasonInterrupted, GenerationID: intent.GenerationID}}
+	case intent != nil && intent.GenerationID != "":
+		return decision{action: generate, reason: Reason{Code: ReasonAbandoned, GenerationID: intent.GenerationID}}
+	case intent != nil:
+		return decision{action: generate, reason: Reason{Code: ReasonAnswerLost, Since: intent.CreatedAt}}
+	case rec == nil && f.orphan != nil && f.fingerprint != "" && !f.forced:
+		return decision{action: Move, reason: Reason{Code: ReasonRenamed}}
+	case rec == nil:
+		return decision{action: Create, reason: Reason{Code: ReasonNew}}
+	case rec.Status == StatusFailed:
+		return decision{action: Replace, reason: Reason{Code: ReasonFailed, Error: rec.Error}}
+	case f.forced:
+		return decision{action: Replace, reason: Reason{Code: ReasonForced}}
+	case f.fingerprint == "":
+		if len(f.upstream) > 0 {
+			return decision{action: Replace, reason: Reason{Code: ReasonUpstream, Upstream: f.upstream}}
+		}
+		return decision{action: Replace, reason: Reason{Code: ReasonInputUnknown}}
+	case f.fingerprint != rec.Fingerprint:
+		if len(f.diff) > 0 && ignoredOnly(f.diff, f.ignore) {
+			// Every difference is in ignore_changes: keep what was made.
+			return decision{keep: true}
+		}
+		return decision{action: Replace, reason: requestChanged(f.diff, rec, f.endpoint, f.service)}
+	}
+	return decision{keep: true}
+}
+
+// requestChanged says how a request differs from the recorded one.
+func requestChanged(diff []AttrChange, rec *statefile.Resource, endpoint addrs.Endpoint, service string) Reason {
+	var names []string
+	for _, a := range diff {
+		if !isLocalAttr(a.Name) {
+			names = append(names, a.Name)
+		}
+	}
+	switch {
+	case len(names) > 0:
+		return Reason{Code: ReasonChanged, Attrs: names}
+	case rec.Endpoint != endpoint:
+		return Reason{Code: ReasonEndpoint, From: rec.Endpoint, To: endpoint}
+	}
+	return Reason{Code: ReasonRequest, Service: service}
+}
+
+// ignoredOnly reports whether every attribute of diff is local or listed
+// in ignore.
+func ignoredOnly(diff []AttrChange, ignore []string) bool {
+	if len(ignore) == 0 {
+		return false
+	}
+	for _, a := range diff {
+		if !slices.Contains(ignore, a.Name) && !isLocalAttr(a.Name) {
+			return false
+		}
+	}
+	return true
+}
+
+// isLocalAttr reports whether an attribute is genform's own, never sent.
+func isLocalAttr(name string) bool { return name == "dir" || name == "watermark_free" }
+
+// local is what decideLocal reads: a kept generation's record, where the
+// declaration wants its files, and what was found of them on disk.
+type local struct {
+	record        *statefile.Resource
+	dir           string
+	watermarkFree bool
+	// files is the state of each recorded output on disk, in the
+	// record's order; nil when the files were not checked (-refresh=false).
+	files []fileState
+}
+
+// decideLocal chooses between no-op and update for an instance whose
+// generation is kept: its files move when dir changed, are all downloaded
+// again when watermark_free changed, and one by one when missing or
+// changed on disk.
+func decideLocal(l local) (Action, Reason, []AttrChange, []int) {
+	rec := l.record
+	var changes []LocalChange
+	var attrs []AttrChange
+	var redownload []int
+	if rec.Dir != l.dir {
+		changes = append(changes, LocalChange{What: DirMoved, From: rec.Dir, To: l.dir})
+		attrs = append(attrs, AttrChange{Name: "dir", Before: rec.Dir, After: l.dir})
+	}
+	if rec.WatermarkFree != l.watermarkFree {
+		changes = append(changes, LocalChange{What: WatermarkChanged})
+		attrs = append(attrs, AttrChange{Name: "watermark_free", Before: rec.WatermarkFree, After: l.watermarkFree})
+		for _, o := range rec.Outputs {
+			redownload = append(redownload, o.Index)
+		}
+	} else {
+		for i, st := range l.files {
+			o := rec.Outputs[i]
+			switch st {
+			case fileMissing:
+				changes = append(changes, LocalChange{What: OutputMissing, Output: o.Index, Path: o.Path})
+				redownload = append(redownload, o.Index)
+			case fileModified:
+				changes = append(changes, LocalChange{What: OutputModified, Output: o.Index, Path: o.Path})
+				redownload = append(redownload, o.Index)
+			}
+		}
+	}
+	if len(changes) == 0 {
+		return NoOp, Reason{}, nil, nil
+	}
+	return Update, Reason{Code: ReasonLocal, Local: changes}, attrs, redownload
+}

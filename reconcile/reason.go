@@ -1,0 +1,167 @@
+package reconcile
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/genform/genform/config/addrs"
+)
+
+// ReasonCode says why a change is planned. Each action has its own codes;
+// the fields of Reason that a code uses are listed with it. Reasons are for
+// explaining a plan, never for deciding one.
+type ReasonCode uint8
+
+// The reason codes.
+const (
+	ReasonNone ReasonCode = iota
+
+	// Create.
+	ReasonNew        // not in the state: not generated yet
+	ReasonAnswerLost // an apply sent the create request at Since and was stopped before the service answered: it may have been paid for
+	ReasonAbandoned  // the request changed since an interrupted apply submitted job GenerationID, which is abandoned (it may have been paid for)
+
+	// Replace (ReasonAnswerLost and ReasonAbandoned too, when the state
+	// holds an earlier generation).
+	ReasonFailed       // the last generation failed, with Error
+	ReasonForced       // -replace asked for it
+	ReasonChanged      // the request attributes Attrs changed
+	ReasonEndpoint     // the endpoint changed From one To another
+	ReasonRequest      // the request differs from the recorded one with no attribute changed: the service Service, or a default, changed
+	ReasonUpstream     // the resources Upstream will be generated anew, and this instance is made from them
+	ReasonInputUnknown // an input it refers to is not known until apply
+
+	// Update.
+	ReasonLocal // the local changes Local: files move, or are downloaded again
+
+	// Move.
+	ReasonRenamed // the same request left the configuration at Change.PrevAddr: a rename
+
+	// Resume.
+	ReasonInterrupted // an interrupted apply submitted job GenerationID and did not finish
+
+	// Delete.
+	ReasonRemoved       // no longer in the configuration
+	ReasonRemovedIntent // an interrupted submission (job GenerationID, "" when its answer was lost) of an instance no longer in the configuration
+	ReasonDestroy       // destroy asked for it
+	ReasonDestroyIntent // destroy: an interrupted submission (job GenerationID, or "") is forgotten
+)
+
+var reasonNames = [...]string{
+	ReasonNone:          "",
+	ReasonNew:           "new",
+	ReasonAnswerLost:    "answer_lost",
+	ReasonAbandoned:     "abandoned",
+	ReasonFailed:        "failed",
+	ReasonForced:        "replace_requested",
+	ReasonChanged:       "changed",
+	ReasonEndpoint:      "endpoint_changed",
+	ReasonRequest:       "request_differs",
+	ReasonUpstream:      "upstream_changed",
+	ReasonInputUnknown:  "input_unknown",
+	ReasonLocal:         "local",
+	ReasonRenamed:       "renamed",
+	ReasonInterrupted:   "interrupted",
+	ReasonRemoved:       "removed",
+	ReasonRemovedIntent: "removed_intent",
+	ReasonDestroy:       "destroy",
+	ReasonDestroyIntent: "destroy_intent",
+}
+
+// String is the code's stable name, as the JSON documents spell it.
+func (c ReasonCode) String() string {
+	if int(c) < len(reasonNames) {
+		return reasonNames[c]
+	}
+	return fmt.Sprintf("ReasonCode(%d)", uint8(c))
+}
+
+// ParseReasonCode reads a code's name.
+func ParseReasonCode(s string) (ReasonCode, error) {
+	for c, n := range reasonNames {
+		if n == s {
+			return ReasonCode(c), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown reason %q", s)
+}
+
+// MayHaveBeenPaid reports whether the reason is a submission an apply
+// left behind whose job the service may have made, and charged for,
+// without the state following it.
+func (r Reason) MayHaveBeenPaid() bool {
+	switch r.Code {
+	case ReasonAnswerLost, ReasonAbandoned:
+		return true
+	case ReasonRemovedIntent, ReasonDestroyIntent:
+		return r.GenerationID != ""
+	}
+	return false
+}
+
+// Reason says why a change is planned: a code, and the fields the code
+// uses.
+type Reason struct {
+	Code ReasonCode
+	// Attrs are the request attributes that changed (ReasonChanged).
+	Attrs []string
+	// Upstream are the resources whose regeneration this one follows
+	// (ReasonUpstream).
+	Upstream []addrs.Resource
+	// Service is the service the fingerprints are computed for
+	// (ReasonRequest).
+	Service string
+	// From and To are the old and new endpoints (ReasonEndpoint).
+	From, To addrs.Endpoint
+	// GenerationID is the job of an interrupted submission (ReasonInterrupted,
+	// ReasonAbandoned, ReasonRemovedIntent, ReasonDestroyIntent).
+	GenerationID string
+	// Since is when an interrupted apply sent its create request
+	// (ReasonAnswerLost).
+	Since time.Time
+	// Error is the failure the state recorded (ReasonFailed).
+	Error string
+	// Local are the local changes of an update (ReasonLocal).
+	Local []LocalChange
+}
+
+// LocalWhat is a kind of local change.
+type LocalWhat uint8
+
+// The local changes an update makes.
+const (
+	DirMoved         LocalWhat = iota + 1 // dir changed From To: the files move
+	WatermarkChanged                      // watermark_free changed: the other file is downloaded
+	OutputMissing                         // output Output (at Path) is missing: downloaded again
+	OutputModified                        // output Output (at Path) changed on disk: downloaded again
+)
+
+var localNames = [...]string{DirMoved: "dir_moved", WatermarkChanged: "watermark_changed", OutputMissing: "output_missing", OutputModified: "output_modified"}
+
+// String is the local change's stable name.
+func (w LocalWhat) String() string {
+	if w >= DirMoved && int(w) < len(localNames) {
+		return localNames[w]
+	}
+	return fmt.Sprintf("LocalWhat(%d)", uint8(w))
+}
+
+// ParseLocalWhat reads a local change's name.
+func ParseLocalWhat(s string) (LocalWhat, error) {
+	for w, n := range localNames {
+		if n == s && n != "" {
+			return LocalWhat(w), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown local change %q", s)
+}
+
+// LocalChange is one thing an update does.
+type LocalChange struct {
+	What LocalWhat
+	// Output and Path name the output file (OutputMissing, OutputModified).
+	Output int
+	Path   string
+	// From and To are the old and new directory (DirMoved).
+	From, To string
+}
