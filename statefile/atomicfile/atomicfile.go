@@ -51,7 +51,9 @@ func WriteFile(path string, data []byte, perm os.FileMode, opts ...Option) error
 // it, synced, then renamed over it, and the directory synced. The file gets
 // permission bits perm exactly, not narrowed by the umask (they are set with
 // a chmod), unless KeepPermissions keeps those of the file it replaces.
-// Until Write returns, readers of path see the old bytes.
+// The temporary file is made 0600, so bytes meant for the owner alone (a
+// saved plan holds variable values) are never readable by others. Until
+// Write returns, readers of path see the old bytes.
 //
 // w is not buffered. An error write returns is returned unchanged, since
 // write knows best what it was doing; every other error names path and the
@@ -60,8 +62,8 @@ func WriteFile(path string, data []byte, perm os.FileMode, opts ...Option) error
 // cut is in doubt. On every other error path is untouched and no temporary
 // file is left behind.
 //
-// A path that is not a regular file, a symbolic link or a directory is
-// written to directly; see the package documentation.
+// A device or a FIFO at path is written to directly, a symbolic link is
+// followed, and a directory is an error; see the package documentation.
 func Write(path string, perm os.FileMode, write func(w io.Writer) error, opts ...Option) error {
 	var o options
 	for _, opt := range opts {
