@@ -17,6 +17,7 @@ import (
 	"github.com/rogpeppe/go-internal/diff"
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/statefile/atomicfile"
 )
 
 func init() {
@@ -122,7 +123,7 @@ func runFmt(env *Env, args []string) int {
 		if o.check {
 			continue
 		}
-		if err := writeFileAtomic(name, out); err != nil {
+		if err := atomicfile.WriteFile(name, out, 0o644, atomicfile.KeepPermissions()); err != nil {
 			env.Errorf("fmt: %v", err)
 			failed = true
 		}
@@ -202,38 +203,4 @@ func formattableFiles(dir string, recursive bool) ([]string, error) {
 	})
 	sort.Strings(files)
 	return files, err
-}
-
-// writeFileAtomic replaces name with data so that a reader (or a crash)
-// sees either the old file or the new one, never half of it, keeping the
-// file's permissions.
-func writeFileAtomic(name string, data []byte) error {
-	fi, err := os.Stat(name)
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", name, err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", name, err)
-	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", name, err)
-	}
-	if err := tmp.Chmod(fi.Mode().Perm()); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", name, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", name, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", name, err)
-	}
-	if err := os.Rename(tmp.Name(), name); err != nil {
-		return fmt.Errorf("writing %s: %w", name, err)
-	}
-	return nil
 }

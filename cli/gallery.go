@@ -31,6 +31,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/statefile"
+	"github.com/genform/genform/statefile/atomicfile"
 )
 
 func init() {
@@ -500,30 +501,20 @@ func writeGallery(path string, page *galleryPage) (int64, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, err
 	}
-	tmp, err := os.CreateTemp(dir, ".gallery-*.tmp")
+	var n int64
+	err := atomicfile.Write(path, 0o644, func(f io.Writer) error {
+		w := bufio.NewWriterSize(f, 1<<20)
+		cw := &countingWriter{w: w}
+		if err := galleryTemplate.Execute(cw, page); err != nil {
+			return err
+		}
+		n = cw.n
+		return w.Flush()
+	})
 	if err != nil {
 		return 0, err
 	}
-	defer os.Remove(tmp.Name()) // after a successful rename this fails harmlessly
-	w := bufio.NewWriterSize(tmp, 1<<20)
-	cw := &countingWriter{w: w}
-	err = galleryTemplate.Execute(cw, page)
-	if err == nil {
-		err = w.Flush()
-	}
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return 0, err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return 0, err
-	}
-	return cw.n, nil
+	return n, nil
 }
 
 type countingWriter struct {

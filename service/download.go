@@ -12,9 +12,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
+
+	"github.com/genform/genform/statefile/atomicfile"
 )
 
 // maxRedirects bounds the redirect hops of one download.
@@ -179,66 +180,45 @@ func (c *Client) downloadOnce(ctx context.Context, u *url.URL, dir, base string,
 
 	ct := resp.Header.Get("Content-Type")
 	final := filepath.Join(dir, base+"."+ExtensionFor(ct))
-	tmp, err := os.CreateTemp(dir, "."+base+".*"+tempSuffix)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	done := false
-	defer func() {
-		if !done {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-
 	want := resp.ContentLength
 	if want < 0 && expectSize > 0 {
 		want = expectSize
 	}
 	h := sha256.New()
-	buf := make([]byte, downloadBufferSize)
 	var n int64
-	for {
-		nr, rerr := resp.Body.Read(buf)
-		if nr > 0 {
-			stall.Reset(c.timeout)
-			if _, werr := tmp.Write(buf[:nr]); werr != nil {
-				return nil, fmt.Errorf("%s: writing %s: %w", op, final, werr)
+	err = atomicfile.Write(final, 0o644, func(tmp io.Writer) error {
+		buf := make([]byte, downloadBufferSize)
+		for {
+			nr, rerr := resp.Body.Read(buf)
+			if nr > 0 {
+				stall.Reset(c.timeout)
+				if _, werr := tmp.Write(buf[:nr]); werr != nil {
+					return fmt.Errorf("writing %s: %w", final, werr)
+				}
+				h.Write(buf[:nr])
+				n += int64(nr)
+				if want >= 0 && n > want {
+					return &transportError{op: op, err: fmt.Errorf("more than the %d bytes announced", want)}
+				}
 			}
-			h.Write(buf[:nr])
-			n += int64(nr)
-			if want >= 0 && n > want {
-				return nil, &transportError{op: op, err: fmt.Errorf("more than the %d bytes announced", want)}
+			if rerr == io.EOF {
+				break
+			}
+			if rerr != nil {
+				return &transportError{op: op, err: fmt.Errorf("after %d bytes: %w", n, c.transportFailure(ctx, rerr))}
 			}
 		}
-		if rerr == io.EOF {
-			break
+		if want >= 0 && n != want {
+			return &transportError{op: op, err: fmt.Errorf("truncated: got %d of %d bytes", n, want)}
 		}
-		if rerr != nil {
-			return nil, &transportError{op: op, err: fmt.Errorf("after %d bytes: %w", n, c.transportFailure(ctx, rerr))}
-		}
-	}
-	if want >= 0 && n != want {
-		return nil, &transportError{op: op, err: fmt.Errorf("truncated: got %d of %d bytes", n, want)}
-	}
-
-	if err := tmp.Chmod(0o644); err != nil {
+		return nil
+	}, atomicfile.TempPattern("."+base+".*"+tempSuffix))
+	var te *transportError
+	switch {
+	case errors.As(err, &te):
+		return nil, err // it names op already
+	case err != nil:
 		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return nil, fmt.Errorf("%s: syncing %s: %w", op, tmp.Name(), err)
-	}
-	if err := tmp.Close(); err != nil {
-		return nil, fmt.Errorf("%s: closing %s: %w", op, tmp.Name(), err)
-	}
-	if err := os.Rename(tmp.Name(), final); err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	done = true
-	if err := syncDir(dir); err != nil {
-		// The file is complete under its name; only the rename's durability
-		// across a power cut is in doubt, and the caller should know.
-		return nil, fmt.Errorf("%s: syncing directory %s: %w", op, dir, err)
 	}
 	return &Downloaded{Path: final, Size: n, SHA256: hex.EncodeToString(h.Sum(nil)), ContentType: ct}, nil
 }
@@ -290,18 +270,4 @@ func (c *Client) getFollowing(ctx context.Context, u *url.URL, op string, attemp
 		}
 		u = loc
 	}
-}
-
-// syncDir makes a rename in dir durable. Windows cannot fsync a directory
-// and does not need to.
-func syncDir(dir string) error {
-	if runtime.GOOS == "windows" {
-		return nil
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/genform/genform/statefile/atomicfile"
 )
 
 // Job statuses, as the service's documentation lists them.
@@ -147,7 +149,7 @@ func (s *store) secret() ([]byte, error) {
 	if _, err := rand.Read(key); err != nil {
 		return nil, fmt.Errorf("generating the URL signing key: %w", err)
 	}
-	if err := writeAtomic(path, []byte(hex.EncodeToString(key)+"\n")); err != nil {
+	if err := atomicfile.WriteFile(path, []byte(hex.EncodeToString(key)+"\n"), 0o600); err != nil {
 		return nil, fmt.Errorf("saving the URL signing key: %w", err)
 	}
 	return key, nil
@@ -158,7 +160,7 @@ func (s *store) save(j *job) error {
 	if err != nil {
 		return fmt.Errorf("encoding job %s: %w", j.ID, err)
 	}
-	if err := writeAtomic(filepath.Join(s.jobsDir, j.ID+".json"), append(b, '\n')); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(s.jobsDir, j.ID+".json"), append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("saving job %s: %w", j.ID, err)
 	}
 	return nil
@@ -203,28 +205,4 @@ func (s *store) load() ([]*job, error) {
 		jobs = append(jobs, j)
 	}
 	return jobs, nil
-}
-
-// writeAtomic writes data to path through a synced temporary file (created
-// 0600) and a rename, so readers see the old file or the new, never a part.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
 }

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"time"
+
+	"github.com/genform/genform/statefile/atomicfile"
 )
 
 // The lock itself is bbolt's exclusive flock on the state file: the
@@ -63,19 +64,7 @@ func writeHolder(path string, h Holder) error {
 	if err != nil {
 		return err
 	}
-	info := path + infoSuffix
-	f, err := os.CreateTemp(filepath.Dir(info), filepath.Base(info)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("recording the lock holder: %w", err)
-	}
-	_, werr := f.Write(append(b, '\n'))
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("recording the lock holder: %w", err)
-	}
-	if err := os.Rename(f.Name(), info); err != nil {
-		os.Remove(f.Name())
+	if err := atomicfile.WriteFile(path+infoSuffix, append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("recording the lock holder: %w", err)
 	}
 	return nil

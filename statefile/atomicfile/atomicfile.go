@@ -1,0 +1,186 @@
+package atomicfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+)
+
+// maxLinks bounds a chain of symbolic links, as Linux's ELOOP limit does.
+const maxLinks = 40
+
+// An Option changes how Write and WriteFile write a file.
+type Option func(*options)
+
+type options struct {
+	keepPerm bool
+	pattern  string
+}
+
+// KeepPermissions makes a replaced file keep its permission bits instead of
+// taking perm, as a file edited in place would; perm still applies to a new
+// file. genform fmt uses it: formatting a file must not change who may read
+// it.
+func KeepPermissions() Option {
+	return func(o *options) { o.keepPerm = true }
+}
+
+// TempPattern names the temporary file as os.CreateTemp's pattern does: the
+// last "*" becomes a random string. The default is "."+name+".*.tmp", name
+// being the target's base name. A caller that removes the leftovers of a
+// killed process picks a pattern it can recognise them by.
+func TempPattern(pattern string) Option {
+	return func(o *options) { o.pattern = pattern }
+}
+
+// WriteFile writes data to path atomically (see Write).
+func WriteFile(path string, data []byte, perm os.FileMode, opts ...Option) error {
+	return Write(path, perm, func(w io.Writer) error {
+		if _, err := w.Write(data); err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		return nil
+	}, opts...)
+}
+
+// Write replaces path with what write writes to w: a temporary file beside
+// it, synced, then renamed over it, and the directory synced. The file gets
+// permission bits perm exactly, not narrowed by the umask (they are set with
+// a chmod), unless KeepPermissions keeps those of the file it replaces.
+// The temporary file is made 0600, so bytes meant for the owner alone (a
+// saved plan holds variable values) are never readable by others. Until
+// Write returns, readers of path see the old bytes.
+//
+// w is not buffered. An error write returns is returned unchanged, since
+// write knows best what it was doing; every other error names path and the
+// step that failed. If the returned error is about syncing the directory,
+// the new file is in place and only the rename's durability across a power
+// cut is in doubt. On every other error path is untouched and no temporary
+// file is left behind.
+//
+// A device or a FIFO at path is written to directly, a symbolic link is
+// followed, and a directory is an error; see the package documentation.
+func Write(path string, perm os.FileMode, write func(w io.Writer) error, opts ...Option) error {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return fmt.Errorf("writing %s: is a directory", path)
+	case err == nil && !fi.Mode().IsRegular():
+		return writeDirect(path, write)
+	case err == nil && o.keepPerm:
+		perm = fi.Mode().Perm()
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	target, err := resolve(path)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	dir, name := filepath.Split(target)
+	if dir == "" {
+		dir = "."
+	}
+	pattern := o.pattern
+	if pattern == "" {
+		pattern = "." + name + ".*.tmp"
+	}
+	fail := func(step string, err error) error {
+		return fmt.Errorf("writing %s: %s: %w", path, step, err)
+	}
+
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return fail("creating a temporary file", err)
+	}
+	renamed := false
+	defer func() {
+		if !renamed {
+			f.Close() // an error here means it was closed already
+			os.Remove(f.Name())
+		}
+	}()
+	if err := write(f); err != nil {
+		return err
+	}
+	if err := f.Chmod(perm); err != nil {
+		return fail("setting permissions", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail("syncing", err)
+	}
+	if err := f.Close(); err != nil {
+		return fail("closing", err)
+	}
+	if err := os.Rename(f.Name(), target); err != nil {
+		return fail("renaming into place", err)
+	}
+	renamed = true
+	if err := syncDir(dir); err != nil {
+		return fail("syncing its directory", err)
+	}
+	return nil
+}
+
+// writeDirect writes to a target that is not a regular file, such as
+// /dev/null or a FIFO. It does not truncate: that means nothing to them.
+func writeDirect(path string, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing %s: closing: %w", path, err)
+	}
+	return nil
+}
+
+// resolve follows the chain of symbolic links at path to the path it ends
+// at, which may not exist yet.
+func resolve(path string) (string, error) {
+	for range maxLinks {
+		fi, err := os.Lstat(path)
+		if errors.Is(err, fs.ErrNotExist) || err == nil && fi.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		link, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(link) {
+			// Not filepath.Join: it would clean "dir/../x" to "x", while
+			// the system resolves ".." from where dir's links lead.
+			dir, _ := filepath.Split(path)
+			link = dir + link
+		}
+		path = link
+	}
+	return "", fmt.Errorf("more than %d levels of symbolic links", maxLinks)
+}
+
+// syncDir makes a rename in dir durable. Windows cannot sync a directory
+// and does not need to.
+func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	return errors.Join(d.Sync(), d.Close())
+}
