@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/genform/genform/config"
@@ -62,17 +64,16 @@ func runApply(env *Env, args []string) int {
 	}
 	planFile := fs.Arg(0)
 
-	var saved *reconcile.Plan
+	var saved *savedPlan
 	opts := ac.vars.options(env)
 	if planFile != "" {
-		if len(ac.vars.vars) > 0 || len(ac.vars.files) > 0 || len(ac.targets) > 0 || len(ac.replace) > 0 {
-			return env.Errorf("a saved plan is applied as it was made; -var, -var-file, -target and -replace belong to 'genform plan -out'")
-		}
 		var err error
-		if saved, err = reconcile.ReadPlanFile(planFile); err != nil {
+		if saved, err = readPlanFile(planFile); err != nil {
 			return env.Errorf("%v", err)
 		}
-		opts.Vars, opts.VarFiles = saved.Variables.Vars, saved.Variables.VarFiles
+		if code := savedPlanOptions(env, saved, &ac, &opts); code != ExitOK {
+			return code
+		}
 	}
 	cfg := loadConfig(env, opts)
 	if cfg == nil {
@@ -87,10 +88,10 @@ func runApply(env *Env, args []string) int {
 
 	var plan *reconcile.Plan
 	if saved != nil {
-		if code := checkSavedPlan(env, saved, cfg, ep, store); code != ExitOK {
+		if code := checkSavedPlan(env, saved.Plan, cfg, ep, store); code != ExitOK {
 			return code
 		}
-		plan = saved
+		plan = saved.Plan
 	} else {
 		snap, err := store.Snapshot()
 		if err != nil {
@@ -113,7 +114,7 @@ func runApply(env *Env, args []string) int {
 	}
 	if !plan.HasChanges() {
 		if ac.json {
-			writeApplyJSON(env, &reconcile.Result{})
+			writeApplyJSON(env, &reconcile.Result{}, nil)
 		} else if saved != nil {
 			fmt.Fprintln(env.Stdout, "No changes. Your media matches the configuration.")
 		}
@@ -128,6 +129,36 @@ func runApply(env *Env, args []string) int {
 		}
 	}
 	return execute(env, cfg, ep, store, plan, ac.parallelism, ac.json)
+}
+
+// savedPlanOptions sets opts to the variables a saved plan was made with.
+// Only the values the plan left out, of secret variables, may be given
+// again (-var, or GENFORM_VAR_<name>); everything else belongs to plan.
+func savedPlanOptions(env *Env, saved *savedPlan, ac *applyCmd, opts *config.Options) int {
+	asMade := "a saved plan is applied as it was made; -var, -var-file, -target and -replace belong to 'genform plan -out'"
+	if len(saved.Secret) > 0 {
+		asMade += fmt.Sprintf(" (give again only the values the plan left out: -var for %s)", strings.Join(saved.Secret, ", "))
+	}
+	if len(ac.vars.files) > 0 || len(ac.targets) > 0 || len(ac.replace) > 0 {
+		return env.Errorf("%s", asMade)
+	}
+	given := map[string]bool{}
+	for _, v := range ac.vars.vars {
+		name, _, _ := strings.Cut(v, "=")
+		name = strings.TrimSpace(name)
+		if !slices.Contains(saved.Secret, name) {
+			return env.Errorf("%s", asMade)
+		}
+		given[name] = true
+	}
+	for _, name := range saved.Secret {
+		if !given[name] && env.Getenv("GENFORM_VAR_"+name) == "" {
+			return env.Errorf("the saved plan does not hold the value of %s, which is secret (sensitive, or part of the service token): give it again with -var '%s=...' or GENFORM_VAR_%s", name, name, name)
+		}
+	}
+	opts.Vars = append(append([]string(nil), saved.Vars...), ac.vars.vars...)
+	opts.VarFiles = saved.VarFiles
+	return ExitOK
 }
 
 // checkSavedPlan refuses a plan made for another service, state or
@@ -194,10 +225,6 @@ func execute(env *Env, cfg *config.Config, ep endpoint, store *statefile.Store, 
 		defer stop()
 		eng.Service = client
 	}
-	// What the engine logs (an unknown job status, a stale file it could
-	// not remove) is worth a warning in every run, not only a debug one.
-	eng.Logf = func(format string, args ...any) { fmt.Fprintf(env.Stderr, "Warning: "+format+"\n", args...) }
-
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sigs := make(chan os.Signal, 2)
@@ -224,7 +251,22 @@ func execute(env *Env, cfg *config.Config, ep endpoint, store *statefile.Store, 
 		}
 	}
 	view := newProgress(env, asJSON, total)
-	eng.Events = view.event
+	var warnMu sync.Mutex
+	var warnings []string
+	eng.Events = func(ev reconcile.Event) {
+		if ev.Phase == reconcile.PhaseWarning {
+			// Worth telling in every run (an undocumented job status, a
+			// stale file that could not be removed), not only a debug one.
+			msg := fmt.Sprintf("%s: %v", ev.Addr, ev.Err)
+			warnMu.Lock()
+			warnings = append(warnings, msg)
+			warnMu.Unlock()
+			if !asJSON {
+				fmt.Fprintf(env.Stderr, "Warning: %s\n", msg)
+			}
+		}
+		view.event(ev)
+	}
 	if !asJSON {
 		fmt.Fprintln(env.Stdout)
 	}
@@ -234,7 +276,7 @@ func execute(env *Env, cfg *config.Config, ep endpoint, store *statefile.Store, 
 		return env.Errorf("%v", err)
 	}
 	if asJSON {
-		writeApplyJSON(env, res)
+		writeApplyJSON(env, res, warnings)
 	} else {
 		renderResult(env, res)
 	}
@@ -247,11 +289,55 @@ func execute(env *Env, cfg *config.Config, ep endpoint, store *statefile.Store, 
 	return ExitOK
 }
 
-func writeApplyJSON(env *Env, res *reconcile.Result) {
-	json.NewEncoder(env.Stdout).Encode(struct {
-		Type string `json:"type"`
-		*reconcile.Result
-	}{"result", res})
+// resultJSON is the last line of apply -json.
+type resultJSON struct {
+	Type        string        `json:"type"`
+	Generated   []string      `json:"generated"`
+	Resumed     []string      `json:"resumed"`
+	Updated     []string      `json:"updated"`
+	Moved       []string      `json:"moved"`
+	Deleted     []string      `json:"deleted"`
+	Failed      []failureJSON `json:"failed"`
+	Skipped     []failureJSON `json:"skipped"`
+	Running     []jobJSON     `json:"running"`
+	Warnings    []string      `json:"warnings"`
+	Interrupted bool          `json:"interrupted"`
+}
+
+type failureJSON struct {
+	Address string `json:"address"`
+	Message string `json:"message"`
+}
+
+type jobJSON struct {
+	Address      string `json:"address"`
+	GenerationID string `json:"generation_id"`
+}
+
+func writeApplyJSON(env *Env, res *reconcile.Result, warnings []string) {
+	failures := func(list []reconcile.Failure) []failureJSON {
+		var out []failureJSON
+		for _, f := range list {
+			out = append(out, failureJSON{Address: f.Addr.String(), Message: f.Err.Error()})
+		}
+		return out
+	}
+	doc := resultJSON{
+		Type:        "result",
+		Generated:   addrStrings(res.Generated),
+		Resumed:     addrStrings(res.Resumed),
+		Updated:     addrStrings(res.Updated),
+		Moved:       addrStrings(res.Moved),
+		Deleted:     addrStrings(res.Deleted),
+		Failed:      failures(res.Failed),
+		Skipped:     failures(res.Skipped),
+		Warnings:    warnings,
+		Interrupted: res.Interrupted,
+	}
+	for _, j := range res.Running {
+		doc.Running = append(doc.Running, jobJSON{Address: j.Addr.String(), GenerationID: j.GenerationID})
+	}
+	json.NewEncoder(env.Stdout).Encode(doc)
 }
 
 func renderResult(env *Env, res *reconcile.Result) {
@@ -275,10 +361,10 @@ func renderResult(env *Env, res *reconcile.Result) {
 	}
 	fmt.Fprintf(w, "\n%s %s\n", colRed.Sprint(colBold.Sprint("Apply finished with errors.")), summary)
 	for _, f := range res.Failed {
-		env.Errorf("%s: %s", f.Addr, f.Message)
+		env.Errorf("%s: %v", f.Addr, f.Err)
 	}
 	for _, f := range res.Skipped {
-		env.Errorf("%s: %s", f.Addr, f.Message)
+		env.Errorf("%s: %v", f.Addr, f.Err)
 	}
 	for _, j := range res.Running {
 		fmt.Fprintf(w, "  still running on the service: %s (job %s); rerun apply to resume it\n", j.Addr, j.GenerationID)

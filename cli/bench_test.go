@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/config/addrs"
 	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/simulator"
 	"github.com/genform/genform/statefile"
@@ -162,9 +163,9 @@ func seedState(b testing.TB, dir string) {
 			if err != nil {
 				return err
 			}
-			err = tx.PutResource(&statefile.Resource{
-				Addr: c.Addr, Kind: c.Kind, Endpoint: "/v1/jobs/text2image", Fingerprint: c.Fingerprint,
-				GenerationID: "g-" + c.Addr, CreationID: "g-" + c.Addr, Status: "succeed", Dir: c.Dir,
+			err = tx.Record(&statefile.Resource{
+				Addr: c.Addr, Endpoint: addrs.Text2Image, Fingerprint: c.Fingerprint,
+				GenerationID: "g-" + c.Addr.String(), CreationID: "g-" + c.Addr.String(), Status: "succeed", Dir: c.Dir,
 				Outputs: []statefile.Output{{Index: 0, Path: filepath.ToSlash(path), Size: fi.Size(), ModTime: fi.ModTime(), SHA256: hashBytes(content), MediaURL: "http://127.0.0.1/media/x.png"}},
 			})
 			if err != nil {

@@ -22,14 +22,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	_ "golang.org/x/image/webp" // DecodeConfig of WebP outputs
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/config/addrs"
 	"github.com/genform/genform/statefile"
 	"github.com/genform/genform/statefile/atomicfile"
 )
@@ -227,12 +226,7 @@ func buildGallery(snap *statefile.Snapshot, stateFile, pageDir string, link bool
 		Written:   time.Now().UTC().Format("2006-01-02 15:04 UTC"),
 		Linked:    link,
 	}
-	addrs := make([]string, 0, len(snap.Resources))
-	for a := range snap.Resources {
-		addrs = append(addrs, a)
-	}
-	sort.Slice(addrs, func(i, j int) bool { return addrLess(addrs[i], addrs[j]) })
-	for _, a := range addrs {
+	for _, a := range sortedAddrs(snap.Resources) {
 		rec := snap.Resources[a]
 		r := galleryResourceOf(rec)
 		for _, o := range rec.Outputs {
@@ -248,25 +242,24 @@ func buildGallery(snap *statefile.Snapshot, stateFile, pageDir string, link bool
 		}
 		page.Resources = append(page.Resources, r)
 	}
-	for a := range snap.Intents {
-		page.InFlight = append(page.InFlight, a)
+	for _, a := range sortedAddrs(snap.Intents) {
+		page.InFlight = append(page.InFlight, a.String())
 	}
-	sort.Slice(page.InFlight, func(i, j int) bool { return addrLess(page.InFlight[i], page.InFlight[j]) })
 	return page
 }
 
 // galleryModes names each endpoint the way a reader thinks of it.
-var galleryModes = map[string]string{
-	config.EndpointText2Image:  "text to image",
-	config.EndpointImage2Video: "image to video",
-	config.EndpointKeyFrames:   "key frames to video",
-	config.EndpointText2Video:  "text to video",
+var galleryModes = map[addrs.Endpoint]string{
+	addrs.Text2Image:  "text to image",
+	addrs.Image2Video: "image to video",
+	addrs.KeyFrames:   "key frames to video",
+	addrs.Text2Video:  "text to video",
 }
 
 func galleryResourceOf(rec *statefile.Resource) *galleryResource {
 	r := &galleryResource{
-		Addr:         rec.Addr,
-		Kind:         rec.Kind,
+		Addr:         rec.Addr.String(),
+		Kind:         rec.Addr.Resource.Kind.String(),
 		Mode:         galleryModes[rec.Endpoint],
 		Status:       rec.Status,
 		Error:        rec.Error,
@@ -275,7 +268,7 @@ func galleryResourceOf(rec *statefile.Resource) *galleryResource {
 		Seed:         "random",
 	}
 	if r.Mode == "" {
-		r.Mode = rec.Endpoint
+		r.Mode = rec.Endpoint.String()
 	}
 	if r.Status == "" {
 		r.Status = "unknown"
@@ -304,7 +297,7 @@ func galleryResourceOf(rec *statefile.Resource) *galleryResource {
 			names = append(names, k)
 		}
 	}
-	sort.Strings(names)
+	config.SortAttrNames(names)
 	for _, k := range names {
 		r.Request = append(r.Request, galleryAttr{k, galleryValue(attrs[k])})
 	}
@@ -474,23 +467,6 @@ func byteSize(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
-}
-
-// addrLess orders addresses by resource, then by instance key, numbers by
-// value: image.a[2] before image.a[10].
-func addrLess(a, b string) bool {
-	ab, ak, _ := strings.Cut(a, "[")
-	bb, bk, _ := strings.Cut(b, "[")
-	if ab != bb {
-		return ab < bb
-	}
-	ak, bk = strings.TrimSuffix(ak, "]"), strings.TrimSuffix(bk, "]")
-	ai, aerr := strconv.Atoi(ak)
-	bi, berr := strconv.Atoi(bk)
-	if aerr == nil && berr == nil {
-		return ai < bi
-	}
-	return ak < bk
 }
 
 // writeGallery renders the page to a temporary file beside path and

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/config/addrs"
 	"github.com/genform/genform/simulator"
 	"github.com/genform/genform/statefile"
 )
@@ -52,7 +53,7 @@ func (f *galleryFixture) file(path, contentType string, data []byte) statefile.O
 	return statefile.Output{Path: path, Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:]), ContentType: contentType}
 }
 
-func (f *galleryFixture) resource(addr, endpoint, request, status string, outs ...statefile.Output) *statefile.Resource {
+func (f *galleryFixture) resource(addr string, endpoint addrs.Endpoint, request, status string, outs ...statefile.Output) *statefile.Resource {
 	kind, _, _ := strings.Cut(addr, ".")
 	id := fmt.Sprintf("c-%s-%d", kind, len(f.recs))
 	for i := range outs {
@@ -60,7 +61,7 @@ func (f *galleryFixture) resource(addr, endpoint, request, status string, outs .
 		outs[i].ID = fmt.Sprintf("%s-%d", id, i)
 	}
 	r := &statefile.Resource{
-		Addr: addr, Kind: kind, Endpoint: endpoint, Fingerprint: "fp-" + addr,
+		Addr: mustAddr(addr), Endpoint: endpoint, Fingerprint: "fp-" + addr,
 		Request: json.RawMessage(request), GenerationID: id, CreationID: id, Status: status,
 		Outputs: outs, Detail: json.RawMessage(`{"settings":{"width":640,"height":360}}`),
 	}
@@ -77,7 +78,7 @@ func (f *galleryFixture) save() {
 	defer st.Close()
 	if err := st.Update(func(tx *statefile.Tx) error {
 		for _, r := range f.recs {
-			if err := tx.PutResource(r); err != nil {
+			if err := tx.Record(r); err != nil {
 				return err
 			}
 		}
@@ -110,21 +111,21 @@ func TestGalleryPage(t *testing.T) {
 	f := &galleryFixture{t: t, files: map[string][]byte{}}
 	hero0 := f.file("generated/image/hero/0.png", "image/png", pngBytes(t, 32, 18))
 	hero1 := f.file("generated/image/hero/1.png", "image/png", pngBytes(t, 30, 18))
-	f.resource(`image.hero`, config.EndpointText2Image,
+	f.resource(`image.hero`, addrs.Text2Image,
 		`{"prompt":"a lighthouse <script>alert(1)</script> & \"quotes\"","negative_prompt":"blurry","is_public":false,"config":{"image_number":2},"settings":{"seed":42,"aspect_ratio":"16:9","resolution":720}}`,
 		"succeed", hero0, hero1)
 	gif := f.file("generated/video/motion/0.gif", "image/gif", []byte("GIF89a\x02\x00\x03\x00\x00\x00\x00;"))
-	f.resource(`video.motion`, config.EndpointImage2Video,
+	f.resource(`video.motion`, addrs.Image2Video,
 		`{"prompt":"slow dolly in","config":{"source_image":"data:image/png;base64,`+strings.Repeat("A", 5000)+`"},"settings":{"seed":-1,"duration":4}}`,
 		"succeed", gif)
 	mp4 := f.file("generated/video/clip/0.mp4", "video/mp4; codecs=avc1", []byte("\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom"))
-	f.resource(`video.clip`, config.EndpointText2Video, `{"prompt":"title card","settings":{"duration":2}}`, "succeed", mp4)
-	broken := f.resource(`image.broken`, config.EndpointText2Image, `{"prompt":"never [fail]"}`, "failed")
+	f.resource(`video.clip`, addrs.Text2Video, `{"prompt":"title card","settings":{"duration":2}}`, "succeed", mp4)
+	broken := f.resource(`image.broken`, addrs.Text2Image, `{"prompt":"never [fail]"}`, "failed")
 	broken.Error = "the generation failed on the service"
 	gone := f.file("generated/image/gone/0.png", "image/png", pngBytes(t, 4, 4))
-	f.resource(`image.gone`, config.EndpointText2Image, `{"prompt":"deleted by hand"}`, "succeed", gone)
+	f.resource(`image.gone`, addrs.Text2Image, `{"prompt":"deleted by hand"}`, "succeed", gone)
 	edited := f.file("generated/image/edited/0.png", "image/png", pngBytes(t, 8, 8))
-	f.resource(`image.edited`, config.EndpointText2Image, `{"prompt":"edited by hand"}`, "succeed", edited)
+	f.resource(`image.edited`, addrs.Text2Image, `{"prompt":"edited by hand"}`, "succeed", edited)
 	f.save()
 	if err := os.Remove("generated/image/gone/0.png"); err != nil {
 		t.Fatal(err)
@@ -230,7 +231,7 @@ func TestGalleryPage(t *testing.T) {
 func TestGalleryLink(t *testing.T) {
 	inDir(t, map[string]string{"main.gen.hcl": "image \"a\" {\n  prompt = \"x\"\n}\n"})
 	f := &galleryFixture{t: t, files: map[string][]byte{}}
-	f.resource(`image.a["x #1"]`, config.EndpointText2Image, `{"prompt":"x"}`, "succeed",
+	f.resource(`image.a["x #1"]`, addrs.Text2Image, `{"prompt":"x"}`, "succeed",
 		f.file("generated/image/a/x #1/0.png", "image/png", pngBytes(t, 4, 4)))
 	f.save()
 	env, _, stderr := cmdEnv()
@@ -286,7 +287,7 @@ func TestGalleryRefusals(t *testing.T) {
 	t.Run("too large to embed", func(t *testing.T) {
 		inDir(t, map[string]string{"main.gen.hcl": cfg})
 		f := &galleryFixture{t: t, files: map[string][]byte{}}
-		f.resource("image.a", config.EndpointText2Image, `{"prompt":"x"}`, "succeed",
+		f.resource("image.a", addrs.Text2Image, `{"prompt":"x"}`, "succeed",
 			f.file("generated/image/a/0.png", "image/png", pngBytes(t, 64, 64)))
 		f.save()
 		old := galleryEmbedLimit
@@ -326,24 +327,6 @@ func TestGalleryRefusals(t *testing.T) {
 			t.Errorf("empty gallery: stdout %q, page:\n%s", stdout, b)
 		}
 	})
-}
-
-func TestAddrLess(t *testing.T) {
-	in := []string{`image.b`, `image.a[10]`, `image.a[2]`, `image.a["z"]`, `image.a["b"]`, `video.a`}
-	want := []string{`image.a["b"]`, `image.a["z"]`, `image.a[2]`, `image.a[10]`, `image.b`, `video.a`}
-	got := append([]string(nil), in...)
-	sortStrings(got, addrLess)
-	if strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("got %v, want %v", got, want)
-	}
-}
-
-func sortStrings(s []string, less func(a, b string) bool) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && less(s[j], s[j-1]); j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
 }
 
 // TestGalleryInChromium is the gallery as a person sees it: apply a small
@@ -418,7 +401,7 @@ video "intro" {
 	outputs := 0
 	for _, r := range snap.Resources {
 		prompt, _ := config.FlattenRequest(r.Endpoint, r.Request)
-		wantText = append(wantText, r.Addr, r.CreationID, prompt["prompt"].(string))
+		wantText = append(wantText, r.Addr.String(), r.CreationID, prompt["prompt"].(string))
 		outputs += len(r.Outputs)
 	}
 	if outputs != 5 {

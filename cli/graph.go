@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/config/addrs"
 )
 
 func init() {
@@ -55,7 +56,7 @@ func runGraph(env *Env, args []string) int {
 // configuration's dependency order, each followed by its edges, so the
 // output is the same from run to run.
 func writeGraph(w io.Writer, cfg *config.Config) {
-	nodes := map[string][]string{} // resource-level address -> its node names
+	nodes := map[addrs.Resource][]string{} // a resource's node names
 	fmt.Fprintln(w, "digraph genform {")
 	fmt.Fprintln(w, `  rankdir = "RL";`)
 	scope := config.Scope{}
@@ -63,15 +64,15 @@ func writeGraph(w io.Writer, cfg *config.Config) {
 		insts, diags := cfg.Expand(r, scope)
 		var names []string
 		if diags.HasErrors() {
-			names = []string{r.Addr()}
+			names = []string{r.Addr().String()}
 		} else {
 			for _, inst := range insts {
-				names = append(names, inst.Addr)
+				names = append(names, inst.Addr.String())
 			}
 		}
 		nodes[r.Addr()] = names
 		shape := "box"
-		if r.Kind == config.KindVideo {
+		if r.Kind == addrs.Video {
 			shape = "ellipse"
 		}
 		for _, n := range names {

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/config/addrs"
 	"github.com/genform/genform/reconcile"
 )
 
@@ -50,7 +51,7 @@ func runImport(env *Env, args []string) int {
 	if fs.NArg() != 2 {
 		return env.Errorf("import takes two arguments, the address and the creation id, e.g. genform import image.hero 8f3c...; got %d", fs.NArg())
 	}
-	addr, err := parseAddr(fs.Arg(0))
+	addr, err := addrs.ParseInstance(fs.Arg(0))
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
@@ -69,24 +70,22 @@ func runImport(env *Env, args []string) int {
 		return env.Errorf("%v", err)
 	}
 	if rec := snap.Resources[addr]; rec != nil {
-		return env.Errorf("%s is already managed (creation %s); to adopt another creation, forget it first with 'genform state rm %s'", addr, rec.CreationID, shellQuote(addr))
+		return env.Errorf("%s is already managed (creation %s); to adopt another creation, forget it first with 'genform state rm %s'", addr, rec.CreationID, addr.Shell())
 	}
 	_, insts, diags := reconcile.StateScope(cfg, snap)
 	var inst *config.Instance
-	names := make([]string, 0, len(insts))
 	for _, in := range insts {
-		names = append(names, in.Addr)
 		if in.Addr == addr {
 			inst = in
 		}
 	}
 	if inst == nil {
-		if r := cfg.Resource(reconcile.ResourceAddr(addr)); r != nil && diags.HasErrors() && !hasInstances(insts, r.Addr()) {
+		if r := cfg.Resource(addr.Resource); r != nil && diags.HasErrors() && !hasInstances(insts, r.Addr()) {
 			// The resource is declared but could not be expanded: say why.
 			writeDiagnostics(env, cfg.Files, diags)
 			return env.Errorf("cannot import %s: the instances of %s cannot be known from the configuration and the state", addr, r.Addr())
 		}
-		return env.Errorf("%v", notDeclaredError(addr, cfg, names))
+		return env.Errorf("%v", notDeclaredError(addr, cfg, insts))
 	}
 
 	ep := resolveEndpoint(env, cfg)
@@ -103,7 +102,7 @@ func runImport(env *Env, args []string) int {
 	})
 	if res != nil {
 		for _, w := range res.Warnings {
-			fmt.Fprintf(env.Stderr, "Warning: %s\n", w)
+			fmt.Fprintf(env.Stderr, "Warning: %s\n", importWarningText(addr, id, w))
 		}
 	}
 	if err != nil {
@@ -119,9 +118,9 @@ func runImport(env *Env, args []string) int {
 	return ExitOK
 }
 
-func hasInstances(insts []*config.Instance, raddr string) bool {
+func hasInstances(insts []*config.Instance, r addrs.Resource) bool {
 	for _, in := range insts {
-		if in.Resource.Addr() == raddr {
+		if in.Addr.Resource == r {
 			return true
 		}
 	}
@@ -131,26 +130,30 @@ func hasInstances(insts []*config.Instance, raddr string) bool {
 // notDeclaredError refuses an address the configuration does not declare
 // (as expanded, in declared), pointing at the nearest one, or at the
 // instance addresses when the resource has count or for_each.
-func notDeclaredError(addr string, cfg *config.Config, declared []string) error {
-	raddr := reconcile.ResourceAddr(addr)
+func notDeclaredError(addr addrs.Instance, cfg *config.Config, declared []*config.Instance) error {
+	raddr := addr.Resource
 	if cfg.Resource(raddr) == nil {
 		msg := fmt.Sprintf("%s is not declared in the configuration; import adopts a creation for a declared resource, so add its block first", addr)
-		if s := suggest(addr, declared); s != "" {
-			msg += fmt.Sprintf(" (did you mean %s?)", shellQuote(s))
+		names := make([]string, len(declared))
+		for i, in := range declared {
+			names[i] = in.Addr.String()
+		}
+		if s := suggest(addr.String(), names); s != "" {
+			msg += fmt.Sprintf(" (did you mean %s?)", addrs.ShellQuote(s))
 		}
 		return errors.New(msg)
 	}
 	var own []string
-	for _, a := range declared {
-		if reconcile.ResourceAddr(a) == raddr {
-			own = append(own, a)
+	for _, in := range declared {
+		if in.Addr.Resource == raddr {
+			own = append(own, in.Addr.String())
 		}
 	}
 	switch {
 	case len(own) == 0:
 		return fmt.Errorf("%s is declared, but its count or for_each yields no instances, so there is nothing to import %s into", raddr, addr)
-	case addr == raddr:
-		return fmt.Errorf("%s has count or for_each: import into one of its instances, e.g. %s", addr, shellQuote(own[0]))
+	case addr.Key.IsZero():
+		return fmt.Errorf("%s has count or for_each: import into one of its instances, e.g. %s", addr, addrs.ShellQuote(own[0]))
 	}
 	if len(own) > 5 {
 		own = append(own[:5], "...")

@@ -96,7 +96,7 @@ func runOutput(env *Env, args []string) int {
 		v := values[name]
 		switch {
 		case *asJSON:
-			b, err := json.Marshal(ctyToJSON(v))
+			b, err := json.Marshal(config.JSONValue(v))
 			if err != nil {
 				return env.Errorf("encoding output %s: %v", name, err)
 			}
@@ -150,7 +150,7 @@ func writeOutputsJSON(env *Env, outs []*config.Output, values map[string]cty.Val
 		if err != nil {
 			ty = json.RawMessage(`"dynamic"`)
 		}
-		doc[o.Name] = outputJSON{Value: ctyToJSON(v), Type: ty, Sensitive: o.Sensitive, Known: v.IsWhollyKnown()}
+		doc[o.Name] = outputJSON{Value: config.JSONValue(v), Type: ty, Sensitive: o.Sensitive, Known: v.IsWhollyKnown()}
 	}
 	enc := json.NewEncoder(env.Stdout)
 	enc.SetIndent("", "  ")
@@ -158,38 +158,6 @@ func writeOutputsJSON(env *Env, outs []*config.Output, values map[string]cty.Val
 		return env.Errorf("writing the outputs: %v", err)
 	}
 	return ExitOK
-}
-
-// ctyToJSON converts a value to plain JSON-shaped Go values; what is not
-// known yet becomes null.
-func ctyToJSON(v cty.Value) any {
-	if !v.IsKnown() || v.IsNull() {
-		return nil
-	}
-	ty := v.Type()
-	switch {
-	case ty == cty.String:
-		return v.AsString()
-	case ty == cty.Number:
-		return json.Number(v.AsBigFloat().Text('f', -1))
-	case ty == cty.Bool:
-		return v.True()
-	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType():
-		out := make([]any, 0, v.LengthInt())
-		for it := v.ElementIterator(); it.Next(); {
-			_, e := it.Element()
-			out = append(out, ctyToJSON(e))
-		}
-		return out
-	case ty.IsMapType() || ty.IsObjectType():
-		out := make(map[string]any, v.LengthInt())
-		for it := v.ElementIterator(); it.Next(); {
-			k, e := it.Element()
-			out[k.AsString()] = ctyToJSON(e)
-		}
-		return out
-	}
-	return nil
 }
 
 // rawValue is a primitive value as a shell script wants it.

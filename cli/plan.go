@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/genform/genform/config"
 	"github.com/genform/genform/reconcile"
 )
 
@@ -76,7 +75,6 @@ func runPlan(env *Env, args []string) int {
 	if diags.HasErrors() {
 		return ExitError
 	}
-	plan.Variables = config.Options{Vars: opts.Vars, VarFiles: opts.VarFiles}
 	switch {
 	case pc.json:
 		if err := renderPlanJSON(env.Stdout, plan); err != nil {
@@ -88,7 +86,7 @@ func runPlan(env *Env, args []string) int {
 		renderPlan(env.Stdout, plan, ep.describe())
 	}
 	if pc.out != "" {
-		if err := reconcile.WritePlanFile(pc.out, plan); err != nil {
+		if err := writePlanFile(pc.out, newSavedPlan(plan, cfg, opts)); err != nil {
 			return env.Errorf("%v", err)
 		}
 		if !pc.json && pc.format == "" {

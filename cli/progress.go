@@ -10,6 +10,7 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
+	"github.com/genform/genform/config/addrs"
 	"github.com/genform/genform/reconcile"
 )
 
@@ -29,7 +30,7 @@ func newProgress(env *Env, asJSON bool, total int) progress {
 	case isTerminal(env.Stdout) && !env.Automation():
 		return newBarProgress(env.Stdout, total)
 	default:
-		return &lineProgress{w: env.Stdout, last: map[string]string{}, start: map[string]time.Time{}}
+		return &lineProgress{w: env.Stdout, last: map[addrs.Instance]string{}, start: map[addrs.Instance]time.Time{}}
 	}
 }
 
@@ -38,13 +39,59 @@ type jsonProgress struct {
 	enc *json.Encoder
 }
 
+// eventJSON is one progress line of apply -json.
+type eventJSON struct {
+	Type         string    `json:"type"`
+	Time         time.Time `json:"time"`
+	Address      string    `json:"address"`
+	Action       string    `json:"action"`
+	Phase        string    `json:"phase"`
+	Status       string    `json:"status,omitempty"`
+	Progress     float64   `json:"progress,omitempty"`
+	GenerationID string    `json:"generation_id,omitempty"`
+	Message      string    `json:"message,omitempty"`
+}
+
 func (p *jsonProgress) event(ev reconcile.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.enc.Encode(struct {
-		Type string `json:"type"`
-		reconcile.Event
-	}{"progress", ev})
+	p.enc.Encode(eventJSON{
+		Type:         "progress",
+		Time:         ev.Time,
+		Address:      ev.Addr.String(),
+		Action:       ev.Action.String(),
+		Phase:        ev.Phase.String(),
+		Status:       ev.Status,
+		Progress:     ev.Progress,
+		GenerationID: ev.GenerationID,
+		Message:      eventMessage(ev),
+	})
+}
+
+// eventMessage is what an event says beyond its phase and status, in words.
+func eventMessage(ev reconcile.Event) string {
+	switch ev.Phase {
+	case reconcile.PhaseSubmitted:
+		if ev.Resumed {
+			return "resuming"
+		}
+	case reconcile.PhaseDone:
+		switch ev.Action {
+		case reconcile.Create, reconcile.Replace, reconcile.Resume:
+			return fmt.Sprintf("%d file(s) in %s", ev.Files, ev.Dir)
+		case reconcile.Update:
+			return reasonText(&reconcile.Change{Addr: ev.Addr, Action: ev.Action, Reason: ev.Reason})
+		case reconcile.Move:
+			return "moved from " + ev.PrevAddr.String()
+		case reconcile.Delete:
+			return "files removed"
+		}
+	case reconcile.PhaseFailed, reconcile.PhaseSkipped, reconcile.PhaseWarning:
+		if ev.Err != nil {
+			return ev.Err.Error()
+		}
+	}
+	return ""
 }
 
 func (p *jsonProgress) close() {}
@@ -54,14 +101,17 @@ func (p *jsonProgress) close() {}
 type lineProgress struct {
 	mu    sync.Mutex
 	w     io.Writer
-	last  map[string]string
-	start map[string]time.Time
+	last  map[addrs.Instance]string
+	start map[addrs.Instance]time.Time
 }
 
 func (p *lineProgress) event(ev reconcile.Event) {
+	if ev.Phase == reconcile.PhaseWarning {
+		return // apply prints warnings on stderr
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	key := string(ev.Phase) + "/" + ev.Status
+	key := ev.Phase.String() + "/" + ev.Status
 	if p.last[ev.Addr] == key {
 		return
 	}
@@ -76,14 +126,15 @@ func (p *lineProgress) event(ev reconcile.Event) {
 func (p *lineProgress) close() {}
 
 func eventLine(ev reconcile.Event, elapsed time.Duration) string {
-	line := ev.Addr + ": "
+	line := ev.Addr.String() + ": "
+	msg := eventMessage(ev)
 	switch ev.Phase {
 	case reconcile.PhaseSubmitting:
 		line += "submitting"
 	case reconcile.PhaseSubmitted:
 		line += "submitted, job " + ev.GenerationID
-		if ev.Message != "" {
-			line += " (" + ev.Message + ")"
+		if msg != "" {
+			line += " (" + msg + ")"
 		}
 	case reconcile.PhaseRunning:
 		line += fmt.Sprintf("%s %.0f%%", ev.Status, ev.Progress*100)
@@ -91,17 +142,17 @@ func eventLine(ev reconcile.Event, elapsed time.Duration) string {
 		line += "downloading"
 	case reconcile.PhaseDone:
 		line += "done"
-		if ev.Message != "" {
-			line += ": " + ev.Message
+		if msg != "" {
+			line += ": " + msg
 		}
 	case reconcile.PhaseFailed:
-		line += "failed: " + ev.Message
+		line += "failed: " + msg
 	case reconcile.PhaseSkipped:
-		line += "skipped: " + ev.Message
+		line += "skipped: " + msg
 	case reconcile.PhaseInterrupted:
 		line += "interrupted"
 	default:
-		line += string(ev.Phase)
+		line += ev.Phase.String()
 	}
 	if elapsed > 0 && ev.Phase != reconcile.PhaseSubmitting {
 		line += fmt.Sprintf(" [%s]", elapsed)
@@ -114,7 +165,7 @@ type barProgress struct {
 	mu      sync.Mutex
 	p       *mpb.Progress
 	overall *mpb.Bar
-	bars    map[string]*jobBar
+	bars    map[addrs.Instance]*jobBar
 }
 
 type jobBar struct {
@@ -129,19 +180,22 @@ func newBarProgress(w io.Writer, total int) *barProgress {
 		mpb.PrependDecorators(decor.Name("overall", decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d", decor.WCSyncSpace)),
 		mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace)),
 	)
-	return &barProgress{p: p, overall: overall, bars: map[string]*jobBar{}}
+	return &barProgress{p: p, overall: overall, bars: map[addrs.Instance]*jobBar{}}
 }
 
 func (b *barProgress) event(ev reconcile.Event) {
+	if ev.Phase == reconcile.PhaseWarning {
+		return // apply prints warnings on stderr
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	jb := b.bars[ev.Addr]
 	if jb == nil {
-		jb = &jobBar{status: string(ev.Phase)}
+		jb = &jobBar{status: ev.Phase.String()}
 		status := func(decor.Statistics) string { return jb.status }
 		jb.bar = b.p.AddBar(1000,
 			mpb.BarRemoveOnComplete(),
-			mpb.PrependDecorators(decor.Name(ev.Addr, decor.WCSyncSpaceR), decor.Any(status, decor.WCSyncSpaceR)),
+			mpb.PrependDecorators(decor.Name(ev.Addr.String(), decor.WCSyncSpaceR), decor.Any(status, decor.WCSyncSpaceR)),
 			mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace)),
 		)
 		b.bars[ev.Addr] = jb
@@ -162,7 +216,7 @@ func (b *barProgress) event(ev reconcile.Event) {
 			fmt.Fprintln(b.p, eventLine(ev, 0))
 		}
 	default:
-		jb.status = string(ev.Phase)
+		jb.status = ev.Phase.String()
 	}
 }
 

@@ -6,7 +6,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/config"
+	"github.com/genform/genform/config/addrs"
 	"github.com/genform/genform/statefile"
 )
 
@@ -53,10 +54,10 @@ func runShow(env *Env, args []string) int {
 			return showPlanFile(env, arg, *asJSON)
 		}
 	}
-	var addr string
+	var addr addrs.Instance
 	if arg != "" {
 		var err error
-		if addr, err = parseAddr(arg); err != nil {
+		if addr, err = addrs.ParseInstance(arg); err != nil {
 			return env.Errorf("%v (and there is no plan file by that name)", err)
 		}
 	}
@@ -66,10 +67,11 @@ func runShow(env *Env, args []string) int {
 // showPlanFile renders a saved plan the way plan rendered it. It needs no
 // configuration: the plan holds everything it shows.
 func showPlanFile(env *Env, path string, asJSON bool) int {
-	plan, err := reconcile.ReadPlanFile(path)
+	saved, err := readPlanFile(path)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
+	plan := saved.Plan
 	if asJSON {
 		if err := renderPlanJSON(env.Stdout, plan); err != nil {
 			return env.Errorf("writing the plan: %v", err)
@@ -83,7 +85,7 @@ func showPlanFile(env *Env, path string, asJSON bool) int {
 // describeService is the plan header's service line for a service
 // identity as a plan records it.
 func describeService(id string) string {
-	if id == builtinService {
+	if id == config.SimulatorService {
 		return endpoint{ID: id}.describe()
 	}
 	return endpoint{ID: id, BaseURL: id}.describe()
@@ -91,7 +93,7 @@ func describeService(id string) string {
 
 // showState shows the whole state, or the instance at addr, read under the
 // state lock. show and state show share it.
-func showState(env *Env, command string, vf varFlags, lockTimeout time.Duration, addr string, asJSON bool) int {
+func showState(env *Env, command string, vf varFlags, lockTimeout time.Duration, addr addrs.Instance, asJSON bool) int {
 	cfg := loadConfig(env, vf.options(env))
 	if cfg == nil {
 		return ExitError
@@ -100,18 +102,18 @@ func showState(env *Env, command string, vf varFlags, lockTimeout time.Duration,
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
-	if addr != "" {
+	if !addr.IsZero() {
 		if snap == nil || snap.Resources[addr] == nil {
 			return env.Errorf("%v", unknownAddrError(addr, snap))
 		}
 		if asJSON {
 			one := &statefile.Snapshot{
 				Meta:        snap.Meta,
-				Resources:   map[string]*statefile.Resource{addr: snap.Resources[addr]},
+				Resources:   map[addrs.Instance]*statefile.Resource{addr: snap.Resources[addr]},
 				Protections: snap.Protections,
 			}
 			if it := snap.Intents[addr]; it != nil {
-				one.Intents = map[string]*statefile.Intent{addr: it}
+				one.Intents = map[addrs.Instance]*statefile.Intent{addr: it}
 			}
 			if err := renderStateJSON(env.Stdout, one, resolveEndpoint(env, cfg).ID); err != nil {
 				return env.Errorf("writing the state: %v", err)

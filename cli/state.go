@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/config/addrs"
 	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/statefile"
 )
@@ -112,44 +113,39 @@ func (sc *stateCmd) open(env *Env) (*config.Config, *statefile.Store, *statefile
 }
 
 // parseAddrs checks every address argument before anything is done.
-func parseAddrs(args []string) ([]string, error) {
-	addrs := make([]string, len(args))
-	for i, a := range args {
-		addr, err := parseAddr(a)
+func parseAddrs(args []string) ([]addrs.Instance, error) {
+	list := make([]addrs.Instance, len(args))
+	for i, arg := range args {
+		a, err := addrs.ParseInstance(arg)
 		if err != nil {
 			return nil, err
 		}
-		addrs[i] = addr
+		list[i] = a
 	}
-	return addrs, nil
+	return list, nil
 }
 
 // matchAddrs resolves addrs against the state: an instance address matches
-// itself, a resource-level one every instance of that resource. known says
-// which addresses count as present. An address that matches nothing is an
-// error naming it.
-func matchAddrs(addrs []string, known map[string]bool) ([]string, error) {
-	var out []string
-	seen := map[string]bool{}
-	for _, addr := range addrs {
-		var matched []string
+// itself, an address without a key every instance of that resource. known
+// says which addresses count as present. An address that matches nothing
+// is an error naming it.
+func matchAddrs(list []addrs.Instance, known map[addrs.Instance]bool) ([]addrs.Instance, error) {
+	var out []addrs.Instance
+	seen := map[addrs.Instance]bool{}
+	for _, addr := range list {
+		var matched []addrs.Instance
 		if known[addr] {
-			matched = []string{addr}
-		} else if !strings.Contains(addr, "[") {
+			matched = []addrs.Instance{addr}
+		} else if addr.Key.IsZero() {
 			for a := range known {
-				if reconcile.ResourceAddr(a) == addr {
+				if a.Resource == addr.Resource {
 					matched = append(matched, a)
 				}
 			}
-			sortAddrs(matched)
+			addrs.Sort(matched)
 		}
 		if len(matched) == 0 {
-			list := make([]string, 0, len(known))
-			for a := range known {
-				list = append(list, a)
-			}
-			sortAddrs(list)
-			return nil, unknownAddrIn(addr, list)
+			return nil, unknownAddrIn(addr, sortedAddrs(known))
 		}
 		for _, a := range matched {
 			if !seen[a] {
@@ -162,7 +158,7 @@ func matchAddrs(addrs []string, known map[string]bool) ([]string, error) {
 }
 
 func runStateList(env *Env, sc *stateCmd) int {
-	addrs, err := parseAddrs(sc.args)
+	list, err := parseAddrs(sc.args)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
@@ -175,22 +171,22 @@ func runStateList(env *Env, sc *stateCmd) int {
 		return env.Errorf("%v", err)
 	}
 	if snap == nil {
-		if len(addrs) > 0 {
-			return env.Errorf("there is no state file (%s), so %s is not in it", cfg.Settings.StateFile, addrs[0])
+		if len(list) > 0 {
+			return env.Errorf("there is no state file (%s), so %s is not in it", cfg.Settings.StateFile, list[0])
 		}
 		return ExitOK
 	}
-	list := sortedAddrs(snap.Resources)
-	if len(addrs) > 0 {
-		known := make(map[string]bool, len(snap.Resources))
+	shown := sortedAddrs(snap.Resources)
+	if len(list) > 0 {
+		known := make(map[addrs.Instance]bool, len(snap.Resources))
 		for a := range snap.Resources {
 			known[a] = true
 		}
-		if list, err = matchAddrs(addrs, known); err != nil {
+		if shown, err = matchAddrs(list, known); err != nil {
 			return env.Errorf("%v", err)
 		}
 	}
-	for _, a := range list {
+	for _, a := range shown {
 		fmt.Fprintln(env.Stdout, a)
 	}
 	return ExitOK
@@ -200,7 +196,7 @@ func runStateShow(env *Env, sc *stateCmd) int {
 	if len(sc.args) != 1 {
 		return env.Errorf("state show takes one address, e.g. genform state show image.hero; got %d arguments", len(sc.args))
 	}
-	addr, err := parseAddr(sc.args[0])
+	addr, err := addrs.ParseInstance(sc.args[0])
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
@@ -215,7 +211,7 @@ func runStateRm(env *Env, sc *stateCmd) int {
 	if len(sc.args) == 0 {
 		return env.Errorf("state rm takes the addresses to forget, e.g. genform state rm image.hero")
 	}
-	addrs, err := parseAddrs(sc.args)
+	list, err := parseAddrs(sc.args)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
@@ -237,34 +233,26 @@ func runStateRm(env *Env, sc *stateCmd) int {
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
-	known := make(map[string]bool, len(resources)+len(intents))
-	isResource := make(map[string]bool, len(resources))
+	known := make(map[addrs.Instance]bool, len(resources)+len(intents))
 	for _, a := range resources {
-		known[a], isResource[a] = true, true
+		known[a] = true
 	}
 	for _, a := range intents {
 		known[a] = true
 	}
-	list, err := matchAddrs(addrs, known)
+	forget, err := matchAddrs(list, known)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
-	abandoned := map[string]string{}
+	abandoned := map[addrs.Instance]string{}
 	err = store.Update(func(tx *statefile.Tx) error {
-		for _, a := range list {
-			if isResource[a] {
-				if err := tx.DeleteResource(a); err != nil {
-					return err
-				}
-			}
-			if it, err := tx.Intent(a); err == nil && it != nil && it.GenerationID != "" {
-				abandoned[a] = it.GenerationID
-			}
-			if err := tx.DeleteIntent(a); err != nil {
+		for _, a := range forget {
+			f, err := tx.Forget(a)
+			if err != nil {
 				return err
 			}
-			if err := tx.SetProtected(a, false); err != nil {
-				return err
+			if f.GenerationID != "" {
+				abandoned[a] = f.GenerationID
 			}
 		}
 		return nil
@@ -272,33 +260,31 @@ func runStateRm(env *Env, sc *stateCmd) int {
 	if err != nil {
 		return env.Errorf("removing from the state: %v; nothing was removed", err)
 	}
-	for _, a := range list {
+	for _, a := range forget {
 		fmt.Fprintf(env.Stdout, "Removed %s\n", a)
 		if id := abandoned[a]; id != "" {
 			fmt.Fprintf(env.Stdout, "  job %s, submitted by an interrupted apply, is no longer followed\n", id)
 		}
 	}
-	fmt.Fprintf(env.Stdout, "Successfully removed %d resource instance%s. Their files stay on disk; genform no longer manages them.\n", len(list), plural(len(list)))
+	fmt.Fprintf(env.Stdout, "Successfully removed %d resource instance%s. Their files stay on disk; genform no longer manages them.\n", len(forget), plural(len(forget)))
 	return ExitOK
 }
 
 // runStateMv records SRC under DST. An instance address moves that
-// instance; a resource-level one moves every instance of it, keeping
-// their keys. The files follow to DST's directory when DST is declared in
-// the configuration; otherwise they stay where they are.
+// instance; an address without a key moves every instance of its
+// resource, keeping their keys. The files follow to DST's directory when
+// DST is declared in the configuration; otherwise they stay where they are.
 func runStateMv(env *Env, sc *stateCmd) int {
 	if len(sc.args) != 2 {
 		return env.Errorf("state mv takes two addresses, SRC and DST, e.g. genform state mv image.old image.new; got %d arguments", len(sc.args))
 	}
-	addrs, err := parseAddrs(sc.args)
+	list, err := parseAddrs(sc.args)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
-	src, dst := addrs[0], addrs[1]
-	srcKind, _ := splitAddr(src)
-	dstKind, _ := splitAddr(dst)
-	if srcKind != dstKind {
-		return env.Errorf("cannot move %s to %s: a record keeps its kind, and %s is not %s", src, dst, withArticle(srcKind), withArticle(dstKind))
+	src, dst := list[0], list[1]
+	if src.Resource.Kind != dst.Resource.Kind {
+		return env.Errorf("cannot move %s to %s: a record keeps its kind, and %s is not %s", src, dst, withArticle(src.Resource.Kind), withArticle(dst.Resource.Kind))
 	}
 	cfg, store, snap, code := sc.open(env)
 	if code != ExitOK {
@@ -313,11 +299,11 @@ func runStateMv(env *Env, sc *stateCmd) int {
 	// The directory each destination's files belong in, as the
 	// configuration declares it; where the files already are otherwise.
 	_, insts, _ := reconcile.StateScope(cfg, snap)
-	declared := make(map[string]*config.Instance, len(insts))
+	declared := make(map[addrs.Instance]*config.Instance, len(insts))
 	for _, inst := range insts {
 		declared[inst.Addr] = inst
 	}
-	dirOwner := map[string]string{}
+	dirOwner := map[string]addrs.Instance{}
 	for a, rec := range snap.Resources {
 		dirOwner[rec.Dir] = a
 	}
@@ -347,28 +333,31 @@ func runStateMv(env *Env, sc *stateCmd) int {
 	return ExitOK
 }
 
-type movePair struct{ src, dst, dir string }
+type movePair struct {
+	src, dst addrs.Instance
+	dir      string
+}
 
 // movePairs checks a move against the state and lists the instance moves
 // it makes.
-func movePairs(src, dst string, snap *statefile.Snapshot) ([]movePair, error) {
+func movePairs(src, dst addrs.Instance, snap *statefile.Snapshot) ([]movePair, error) {
 	var pairs []movePair
 	switch {
 	case snap.Resources[src] != nil:
 		pairs = []movePair{{src: src, dst: dst}}
-	case !strings.Contains(src, "["):
-		if strings.Contains(dst, "[") {
+	case src.Key.IsZero():
+		if !dst.Key.IsZero() {
 			return nil, fmt.Errorf("cannot move every instance of %s to the single instance %s; move them one by one", src, dst)
 		}
 		for _, a := range sortedAddrs(snap.Resources) {
-			if reconcile.ResourceAddr(a) == src {
-				pairs = append(pairs, movePair{src: a, dst: dst + a[len(src):]})
+			if a.Resource == src.Resource {
+				pairs = append(pairs, movePair{src: a, dst: dst.Resource.Instance(a.Key)})
 			}
 		}
 	}
 	if len(pairs) == 0 {
 		if snap.Intents[src] != nil {
-			return nil, fmt.Errorf("%s has only an unfinished submission, no record to move; run 'genform apply' to finish it, or 'genform state rm %s' to forget it", src, shellQuote(src))
+			return nil, fmt.Errorf("%s has only an unfinished submission, no record to move; run 'genform apply' to finish it, or 'genform state rm %s' to forget it", src, src.Shell())
 		}
 		return nil, unknownAddrError(src, snap)
 	}
@@ -377,10 +366,10 @@ func movePairs(src, dst string, snap *statefile.Snapshot) ([]movePair, error) {
 			return nil, fmt.Errorf("%s is already at %s", p.src, p.dst)
 		}
 		if snap.Resources[p.dst] != nil {
-			return nil, fmt.Errorf("cannot move %s to %s: %s is already in the state; remove it first with 'genform state rm %s'", p.src, p.dst, p.dst, shellQuote(p.dst))
+			return nil, fmt.Errorf("cannot move %s to %s: %s is already in the state; remove it first with 'genform state rm %s'", p.src, p.dst, p.dst, p.dst.Shell())
 		}
 		if snap.Intents[p.dst] != nil {
-			return nil, fmt.Errorf("cannot move %s to %s: an apply left an unfinished submission for %s; run 'genform apply' to finish it, or 'genform state rm %s' to forget it", p.src, p.dst, p.dst, shellQuote(p.dst))
+			return nil, fmt.Errorf("cannot move %s to %s: an apply left an unfinished submission for %s; run 'genform apply' to finish it, or 'genform state rm %s' to forget it", p.src, p.dst, p.dst, p.dst.Shell())
 		}
 		if snap.Intents[p.src] != nil {
 			return nil, fmt.Errorf("cannot move %s: an apply left an unfinished submission for it; run 'genform apply' to finish it first", p.src)
@@ -389,18 +378,9 @@ func movePairs(src, dst string, snap *statefile.Snapshot) ([]movePair, error) {
 	return pairs, nil
 }
 
-func withArticle(kind string) string {
-	if kind == string(config.KindImage) {
+func withArticle(kind addrs.Kind) string {
+	if kind == addrs.Image {
 		return "an image"
 	}
-	return "a " + kind
-}
-
-// shellQuote quotes an address holding an instance key for pasting into
-// a shell.
-func shellQuote(addr string) string {
-	if strings.ContainsAny(addr, `[]"' `) {
-		return "'" + strings.ReplaceAll(addr, "'", `'\''`) + "'"
-	}
-	return addr
+	return "a " + kind.String()
 }

@@ -50,7 +50,7 @@ func renderPlanMarkdown(w io.Writer, p *reconcile.Plan, serviceLine string) {
 	var diffs strings.Builder
 	shown := 0
 	for i, c := range changed {
-		row := fmt.Sprintf("| `%s` | `%s` | %s | %s |\n", strings.TrimSpace(c.Action.Symbol()), c.Addr, c.Action, mdEscape(c.Reason))
+		row := fmt.Sprintf("| `%s` | `%s` | %s | %s |\n", strings.TrimSpace(actionSymbol(c.Action)), c.Addr, c.Action, mdEscape(reasonText(c)))
 		var diff string
 		for _, a := range c.Attrs {
 			if a.Name != "prompt" && a.Name != "negative_prompt" {

@@ -4,17 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
-	"strings"
 	"time"
 
-	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
-	"github.com/zclconf/go-cty/cty"
-
 	"github.com/genform/genform/config"
-	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/config/addrs"
 	"github.com/genform/genform/statefile"
 )
 
@@ -90,10 +84,10 @@ func jsonTime(t time.Time) string {
 // resourceJSON is one record in the JSON format.
 func resourceJSON(rec *statefile.Resource, protected bool) stateResourceJSON {
 	r := stateResourceJSON{
-		Address:       rec.Addr,
-		Resource:      reconcile.ResourceAddr(rec.Addr),
-		Kind:          rec.Kind,
-		Endpoint:      rec.Endpoint,
+		Address:       rec.Addr.String(),
+		Resource:      rec.Addr.Resource.String(),
+		Kind:          rec.Addr.Resource.Kind.String(),
+		Endpoint:      rec.Endpoint.Path(),
 		Fingerprint:   rec.Fingerprint,
 		GenerationID:  rec.GenerationID,
 		CreationID:    rec.CreationID,
@@ -105,7 +99,7 @@ func resourceJSON(rec *statefile.Resource, protected bool) stateResourceJSON {
 		Attributes:    recordAttrs(rec),
 		Detail:        rec.Detail,
 		Outputs:       []stateOutputJSON{},
-		DependsOn:     rec.Deps,
+		DependsOn:     make([]string, 0, len(rec.Deps)),
 		Protected:     protected,
 		CreatedAt:     jsonTime(rec.CreatedAt),
 		UpdatedAt:     jsonTime(rec.UpdatedAt),
@@ -113,8 +107,8 @@ func resourceJSON(rec *statefile.Resource, protected bool) stateResourceJSON {
 	if len(r.Request) == 0 {
 		r.Request = json.RawMessage("null")
 	}
-	if r.DependsOn == nil {
-		r.DependsOn = []string{}
+	for _, d := range rec.Deps {
+		r.DependsOn = append(r.DependsOn, d.String())
 	}
 	for _, o := range rec.Outputs {
 		r.Outputs = append(r.Outputs, stateOutputJSON{
@@ -143,7 +137,7 @@ func recordAttrs(rec *statefile.Resource) map[string]any {
 // is written as an empty state.
 func renderStateJSON(w io.Writer, snap *statefile.Snapshot, service string) error {
 	doc := stateDocument{
-		FormatVersion: reconcile.FormatVersion,
+		FormatVersion: jsonFormatVersion,
 		Service:       service,
 		Resources:     []stateResourceJSON{},
 		Intents:       []stateIntentJSON{},
@@ -156,7 +150,7 @@ func renderStateJSON(w io.Writer, snap *statefile.Snapshot, service string) erro
 		for _, addr := range sortedAddrs(snap.Intents) {
 			it := snap.Intents[addr]
 			doc.Intents = append(doc.Intents, stateIntentJSON{
-				Address: it.Addr, Kind: it.Kind, Endpoint: it.Endpoint, Fingerprint: it.Fingerprint,
+				Address: it.Addr.String(), Kind: it.Addr.Resource.Kind.String(), Endpoint: it.Endpoint.Path(), Fingerprint: it.Fingerprint,
 				GenerationID: it.GenerationID, CreatedAt: jsonTime(it.CreatedAt), SubmittedAt: jsonTime(it.SubmittedAt),
 			})
 		}
@@ -170,14 +164,13 @@ func renderStateJSON(w io.Writer, snap *statefile.Snapshot, service string) erro
 // resource what a user looks for first (status, creation id, prompt and
 // files), and the submissions an apply left unfinished.
 func renderStateSummary(w io.Writer, snap *statefile.Snapshot) {
-	addrs := sortedAddrs(snap.Resources)
-	for i, addr := range addrs {
+	recorded := sortedAddrs(snap.Resources)
+	for i, addr := range recorded {
 		rec := snap.Resources[addr]
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		kind, name := splitAddr(addr)
-		fmt.Fprintf(w, "%s\n%s %q {\n", colBold.Sprint("# "+addr+":"), kind, name)
+		fmt.Fprintf(w, "%s\n%s %q {\n", colBold.Sprint("# "+addr.String()+":"), addr.Resource.Kind, addr.Resource.Name)
 		var rows []attrRow
 		rows = append(rows, attrRow{"status", formatValue(rec.Status)}, attrRow{"creation_id", formatValue(rec.CreationID)})
 		if p, ok := recordAttrs(rec)["prompt"]; ok {
@@ -195,11 +188,11 @@ func renderStateSummary(w io.Writer, snap *statefile.Snapshot) {
 		fmt.Fprintln(w, "}")
 	}
 	pending := pendingIntents(snap)
-	if len(pending) > 0 && len(addrs) > 0 {
+	if len(pending) > 0 && len(recorded) > 0 {
 		fmt.Fprintln(w)
 	}
 	for _, it := range pending {
-		fmt.Fprintf(w, "%s %s\n", colBold.Sprint("# "+it.Addr+":"), intentNote(it))
+		fmt.Fprintf(w, "%s %s\n", colBold.Sprint("# "+it.Addr.String()+":"), intentNote(it))
 	}
 }
 
@@ -226,10 +219,9 @@ func intentNote(it *statefile.Intent) string {
 // renderResource writes every attribute of one record (show ADDR, state
 // show ADDR): the request as the configuration names its attributes, the
 // service's ids, where the files are and their hashes.
-func renderResource(w io.Writer, snap *statefile.Snapshot, addr string) {
+func renderResource(w io.Writer, snap *statefile.Snapshot, addr addrs.Instance) {
 	rec := snap.Resources[addr]
-	kind, name := splitAddr(addr)
-	fmt.Fprintf(w, "%s\n%s %q {\n", colBold.Sprint("# "+addr+":"), kind, name)
+	fmt.Fprintf(w, "%s\n%s %q {\n", colBold.Sprint("# "+addr.String()+":"), addr.Resource.Kind, addr.Resource.Name)
 	rows := []attrRow{
 		{"creation_id", formatValue(rec.CreationID)},
 		{"generation_id", formatValue(rec.GenerationID)},
@@ -240,11 +232,11 @@ func renderResource(w io.Writer, snap *statefile.Snapshot, addr string) {
 	}
 	rows = append(rows, attrRow{"endpoint", formatValue(rec.Endpoint)})
 	attrs := recordAttrs(rec)
-	for _, n := range orderedAttrNames(attrs) {
+	for _, n := range attrNames(attrs) {
 		rows = append(rows, attrRow{n, formatValue(attrs[n])})
 	}
 	rows = append(rows, attrRow{"dir", formatValue(rec.Dir)})
-	if rec.Kind == string(config.KindVideo) {
+	if rec.Addr.Resource.Kind == addrs.Video {
 		rows = append(rows, attrRow{"watermark_free", strconv.FormatBool(rec.WatermarkFree)})
 	}
 	deps := make([]any, len(rec.Deps))
@@ -297,109 +289,31 @@ func writeRows(w io.Writer, indent string, rows []attrRow) {
 	}
 }
 
-// orderedAttrNames puts the prompts first, where a reader looks for
-// them, and the rest in name order.
-func orderedAttrNames(m map[string]any) []string {
-	rank := func(n string) int {
-		switch n {
-		case "prompt":
-			return 0
-		case "negative_prompt":
-			return 1
-		}
-		return 2
-	}
+// attrNames lists m's attribute names in the order every view uses
+// (config.SortAttrNames).
+func attrNames(m map[string]any) []string {
 	names := make([]string, 0, len(m))
 	for n := range m {
 		names = append(names, n)
 	}
-	sort.Slice(names, func(i, j int) bool {
-		if ri, rj := rank(names[i]), rank(names[j]); ri != rj {
-			return ri < rj
-		}
-		return names[i] < names[j]
-	})
+	config.SortAttrNames(names)
 	return names
 }
 
-// sortedAddrs lists the keys of a map of addresses in address order (see
-// lessAddr).
-func sortedAddrs[V any](m map[string]V) []string {
-	addrs := make([]string, 0, len(m))
+// sortedAddrs lists the keys of a map of addresses in address order.
+func sortedAddrs[V any](m map[addrs.Instance]V) []addrs.Instance {
+	list := make([]addrs.Instance, 0, len(m))
 	for a := range m {
-		addrs = append(addrs, a)
+		list = append(list, a)
 	}
-	sortAddrs(addrs)
-	return addrs
-}
-
-func sortAddrs(addrs []string) {
-	sort.Slice(addrs, func(i, j int) bool { return lessAddr(addrs[i], addrs[j]) })
-}
-
-// lessAddr orders addresses by resource, then by instance key, count
-// indexes numerically, so image.a[2] comes before image.a[10].
-func lessAddr(a, b string) bool {
-	ra, ka, _ := strings.Cut(a, "[")
-	rb, kb, _ := strings.Cut(b, "[")
-	if ra != rb {
-		return ra < rb
-	}
-	na, errA := strconv.Atoi(strings.TrimSuffix(ka, "]"))
-	nb, errB := strconv.Atoi(strings.TrimSuffix(kb, "]"))
-	if errA == nil && errB == nil {
-		return na < nb
-	}
-	return ka < kb
-}
-
-// parseAddr checks an address typed on the command line and returns it in
-// the form the state records it: image.NAME or video.NAME, with an
-// optional instance key, [N] for count or ["KEY"] for for_each.
-func parseAddr(s string) (string, error) {
-	bad := func(why string) error {
-		return fmt.Errorf("%q is not a resource address: %s; write image.NAME or video.NAME, with [N] or [\"KEY\"] for one instance of a counted or for_each resource", s, why)
-	}
-	trav, diags := hclsyntax.ParseTraversalAbs([]byte(s), "", hcl.InitialPos)
-	if diags.HasErrors() {
-		return "", bad(strings.TrimSuffix(diags[0].Summary, "."))
-	}
-	if len(trav) < 2 || len(trav) > 3 {
-		return "", bad("it has the wrong number of parts")
-	}
-	kind := trav.RootName()
-	if kind != string(config.KindImage) && kind != string(config.KindVideo) {
-		return "", bad(fmt.Sprintf("a resource is an image or a video, not %q", kind))
-	}
-	nameStep, ok := trav[1].(hcl.TraverseAttr)
-	if !ok {
-		return "", bad("the resource name is missing")
-	}
-	addr := kind + "." + nameStep.Name
-	if len(trav) == 2 {
-		return addr, nil
-	}
-	idx, ok := trav[2].(hcl.TraverseIndex)
-	if !ok {
-		return "", bad("only an instance key may follow the name")
-	}
-	switch key := idx.Key; {
-	case key.Type() == cty.String:
-		return addr + "[" + strconv.Quote(key.AsString()) + "]", nil
-	case key.Type() == cty.Number:
-		n, acc := key.AsBigFloat().Int64()
-		if acc != 0 || n < 0 {
-			return "", bad("a count index is a whole number, 0 or more")
-		}
-		return addr + "[" + strconv.FormatInt(n, 10) + "]", nil
-	}
-	return "", bad("an instance key is a number or a string")
+	addrs.Sort(list)
+	return list
 }
 
 // unknownAddrError says an address is not in the state, suggesting a near
 // one when there is.
-func unknownAddrError(addr string, snap *statefile.Snapshot) error {
-	var known []string
+func unknownAddrError(addr addrs.Instance, snap *statefile.Snapshot) error {
+	var known []addrs.Instance
 	if snap != nil {
 		known = sortedAddrs(snap.Resources)
 	}
@@ -407,9 +321,9 @@ func unknownAddrError(addr string, snap *statefile.Snapshot) error {
 }
 
 // unknownAddrIn is unknownAddrError with the known addresses listed.
-func unknownAddrIn(addr string, known []string) error {
+func unknownAddrIn(addr addrs.Instance, known []addrs.Instance) error {
 	msg := fmt.Sprintf("%s is not in the state", addr)
-	if s := suggest(addr, known); s != "" {
+	if s := suggest(addr.String(), addrStrings(known)); s != "" {
 		msg += fmt.Sprintf(" (did you mean %s?)", s)
 	}
 	return fmt.Errorf("%s; 'genform state list' shows the managed addresses", msg)

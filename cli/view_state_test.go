@@ -5,56 +5,16 @@ import (
 	"encoding/json"
 	"math/big"
 	"sort"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/genform/genform/config"
+	"github.com/genform/genform/config/addrs"
 	"github.com/genform/genform/statefile"
 )
-
-func TestParseAddr(t *testing.T) {
-	tests := []struct {
-		in, want, err string
-	}{
-		{in: "image.hero", want: "image.hero"},
-		{in: "video.hero_motion", want: "video.hero_motion"},
-		{in: "image.v[3]", want: "image.v[3]"},
-		{in: `image.v["red"]`, want: `image.v["red"]`},
-		{in: `image.v["a \"b\""]`, want: `image.v["a \"b\""]`},
-		{in: "sound.hero", err: "a resource is an image or a video"},
-		{in: "image", err: "wrong number of parts"},
-		{in: "image.a.b", err: "only an instance key may follow the name"},
-		{in: "image.v[1.5]", err: "a count index is a whole number"},
-		{in: "image.v[", err: "is not a resource address"},
-		{in: "image.v[-1]", err: "is not a resource address"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			got, err := parseAddr(tt.in)
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("parseAddr(%q) = %q, %v; want an error containing %q", tt.in, got, err, tt.err)
-				}
-				return
-			}
-			if err != nil || got != tt.want {
-				t.Fatalf("parseAddr(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
-			}
-		})
-	}
-}
-
-func TestSortAddrs(t *testing.T) {
-	got := []string{"video.a", "image.b[10]", "image.b[2]", `image.c["b"]`, "image.b[1]", `image.c["a"]`, "image.a"}
-	sortAddrs(got)
-	want := []string{"image.a", "image.b[1]", "image.b[2]", "image.b[10]", `image.c["a"]`, `image.c["b"]`, "video.a"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("order (-want +got):\n%s", diff)
-	}
-}
 
 // TestStateJSON pins the documented field names of the state document:
 // scripts read them, so renaming one is a format change.
@@ -62,15 +22,15 @@ func TestStateJSON(t *testing.T) {
 	when := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	snap := &statefile.Snapshot{
 		Meta: statefile.Meta{Lineage: "lin", Serial: 7},
-		Resources: map[string]*statefile.Resource{"image.a": {
-			Addr: "image.a", Kind: "image", Endpoint: "/v1/jobs/text2image", Fingerprint: "fp",
+		Resources: map[addrs.Instance]*statefile.Resource{mustAddr("image.a"): {
+			Addr: mustAddr("image.a"), Endpoint: addrs.Text2Image, Fingerprint: "fp",
 			Request:      json.RawMessage(`{"prompt":"p","config":{"image_number":1}}`),
 			GenerationID: "g", CreationID: "c", Status: "succeed", Dir: "generated/image/a",
 			Outputs:   []statefile.Output{{Index: 0, ID: "o", MediaURL: "m", Path: "generated/image/a/0.png", Size: 3, ModTime: when, SHA256: "h", ContentType: "image/png"}},
 			CreatedAt: when, UpdatedAt: when,
 		}},
-		Intents:     map[string]*statefile.Intent{"video.v": {Addr: "video.v", Kind: "video", GenerationID: "j", CreatedAt: when}},
-		Protections: map[string]bool{"image.a": true},
+		Intents:     map[addrs.Instance]*statefile.Intent{mustAddr("video.v"): {Addr: mustAddr("video.v"), Endpoint: addrs.Text2Video, GenerationID: "j", CreatedAt: when}},
+		Protections: map[addrs.Instance]bool{mustAddr("image.a"): true},
 	}
 	var buf bytes.Buffer
 	if err := renderStateJSON(&buf, snap, "simulator"); err != nil {
@@ -132,7 +92,7 @@ func TestFormatCty(t *testing.T) {
 			if got := formatCty(tt.v, ""); got != tt.want {
 				t.Errorf("formatCty = %q, want %q", got, tt.want)
 			}
-			b, err := json.Marshal(ctyToJSON(tt.v))
+			b, err := json.Marshal(config.JSONValue(tt.v))
 			if err != nil || string(b) != tt.json {
 				t.Errorf("ctyToJSON = %s, %v; want %s", b, err, tt.json)
 			}
@@ -144,4 +104,13 @@ func TestDotQuote(t *testing.T) {
 	if got, want := dotQuote(`image.v["a\b"]`), `"image.v[\"a\\b\"]"`; got != want {
 		t.Errorf("dotQuote = %s, want %s", got, want)
 	}
+}
+
+// mustAddr parses an instance address for a test.
+func mustAddr(s string) addrs.Instance {
+	a, err := addrs.ParseInstance(s)
+	if err != nil {
+		panic(err)
+	}
+	return a
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/config/addrs"
 	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/service"
 	"github.com/genform/genform/simulator"
@@ -24,18 +25,23 @@ import (
 // configuration, naming the service, opening the state, starting the
 // built-in simulator. Each command takes only the pieces it needs.
 
-// builtinService is the service identity of the built-in simulator. Its
-// port changes from run to run, so the port cannot be part of fingerprints.
-const builtinService = "simulator"
-
 // builtinToken is what genform presents to its own in-process simulator.
 const builtinToken = "genform-builtin"
 
-// stringsFlag collects a repeatable flag (-target, -replace).
-type stringsFlag []string
+// addrsFlag collects a repeatable address flag (-target, -replace),
+// refusing at parse time what is not an address.
+type addrsFlag []addrs.Instance
 
-func (s *stringsFlag) String() string     { return strings.Join(*s, ",") }
-func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }
+func (s *addrsFlag) String() string { return strings.Join(addrStrings(*s), ",") }
+
+func (s *addrsFlag) Set(v string) error {
+	a, err := addrs.ParseInstance(v)
+	if err != nil {
+		return err
+	}
+	*s = append(*s, a)
+	return nil
+}
 
 // loadConfig loads the configuration of the working directory and prints
 // its diagnostics. It returns nil when there were errors.
@@ -80,7 +86,7 @@ func resolveEndpoint(env *Env, cfg *config.Config) endpoint {
 		token = env.Getenv("GENFORM_TOKEN")
 	}
 	if base == "" {
-		return endpoint{ID: builtinService, Token: builtinToken}
+		return endpoint{ID: config.SimulatorService, Token: builtinToken}
 	}
 	base = strings.TrimRight(base, "/")
 	return endpoint{ID: base, BaseURL: base, Token: token}
@@ -181,8 +187,8 @@ const planFlagsUsage = `  -target=ADDR         limit to ADDR and what it depends
 // planFlags are the flags plan, apply and destroy share.
 type planFlags struct {
 	vars        varFlags
-	targets     stringsFlag
-	replace     stringsFlag
+	targets     addrsFlag
+	replace     addrsFlag
 	lockTimeout time.Duration
 	refresh     bool
 }

@@ -500,7 +500,7 @@ func appendFields(b []byte, fields []jsonField, vals *[numAttrs]cty.Value) []byt
 			continue
 		}
 		var err error
-		b, err = appendJSON(b, vals[f.id])
+		b, err = appendJSON(b, vals[f.id], false)
 		if err != nil {
 			// Only wholly known values reach here, and every attribute
 			// type encodes.

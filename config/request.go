@@ -38,18 +38,15 @@ func Fingerprint(service string, endpoint addrs.Endpoint, request []byte) string
 // conversion of cty values to JSON in genform: requests, fingerprints,
 // plans and output values all go through it.
 func JSON(v cty.Value) ([]byte, error) {
-	return appendJSON(make([]byte, 0, 256), v)
+	return appendJSON(make([]byte, 0, 256), v, false)
 }
 
 // JSONValue is v as plain Go values shaped like JSON (string, bool,
 // json.Number, []any, map[string]any, nil), the way encoding/json decodes
-// JSON with UseNumber: what plans show and compare. A value that is null
-// or not wholly known is nil.
+// JSON with UseNumber: what plans show and compare, and output -json
+// prints. What is null or not known yet is nil.
 func JSONValue(v cty.Value) any {
-	if v.IsNull() || !v.IsWhollyKnown() {
-		return nil
-	}
-	b, err := JSON(v)
+	b, err := appendJSON(make([]byte, 0, 64), v, true)
 	if err != nil {
 		return nil
 	}
@@ -62,8 +59,13 @@ func JSONValue(v cty.Value) any {
 	return out
 }
 
-func appendJSON(b []byte, v cty.Value) ([]byte, error) {
+// appendJSON appends v's canonical JSON to b. A value not known yet is an
+// error, or null with unknownAsNull.
+func appendJSON(b []byte, v cty.Value, unknownAsNull bool) ([]byte, error) {
 	if !v.IsKnown() {
+		if unknownAsNull {
+			return append(b, "null"...), nil
+		}
 		return nil, fmt.Errorf("value is not known")
 	}
 	if v.IsNull() {
@@ -90,7 +92,7 @@ func appendJSON(b []byte, v cty.Value) ([]byte, error) {
 			}
 			first = false
 			var err error
-			if b, err = appendJSON(b, e); err != nil {
+			if b, err = appendJSON(b, e, unknownAsNull); err != nil {
 				return nil, err
 			}
 		}
@@ -108,7 +110,7 @@ func appendJSON(b []byte, v cty.Value) ([]byte, error) {
 			b = appendJSONString(b, k.AsString())
 			b = append(b, ':')
 			var err error
-			if b, err = appendJSON(b, e); err != nil {
+			if b, err = appendJSON(b, e, unknownAsNull); err != nil {
 				return nil, err
 			}
 		}
