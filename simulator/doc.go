@@ -14,7 +14,8 @@
 //
 // # Endpoints
 //
-// All under /v1, all requiring "Authorization: Bearer <token>":
+// All under /v1, all requiring "Authorization: Bearer <token>" (the route
+// table is in routes.go):
 //
 //	POST /v1/jobs/text2image          -> {"generation_id": ID}
 //	POST /v1/jobs/gen2/image2video    -> {"generation_id": ID}
@@ -72,8 +73,10 @@
 // or wrong (the code is the simulator's own; the service documented none),
 // with WWW-Authenticate; 403 "H-10002002" watermark-free URL expired or not
 // validly signed; 404 "H-10002003" unknown id, or another token's job;
-// 404 "H-10002001" unknown path or media file; 405 "H-10002001" wrong
-// method, with Allow; 429 "VB-100011" too many unfinished jobs; 429
+// 404 "H-10002001" unknown path or media file (a path with an empty, "."
+// or ".." segment names nothing and is never redirected); 405 "H-10002001"
+// wrong method on a path a route takes, with Allow listing the methods the
+// routes name (the API's GET endpoints refuse HEAD); 429 "VB-100011" too many unfinished jobs; 429
 // "VB-100012" too many requests per minute; 500 "H-10005001" injected
 // service error (the simulator's own code). Every 429 carries Retry-After
 // in whole seconds.

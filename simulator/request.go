@@ -27,7 +27,8 @@ const (
 	kindText2Video  kind = "text2video"
 )
 
-// endpointKinds maps each job-creation path to the kind of creation it makes.
+// endpointKinds maps each job-creation path (the POST routes of routes) to
+// the kind of creation it makes; a job reloaded from disk finds its kind here.
 var endpointKinds = map[string]kind{
 	"/v1/jobs/text2image":       kindText2Image,
 	"/v1/jobs/gen2/image2video": kindImage2Video,

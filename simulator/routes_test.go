@@ -73,6 +73,7 @@ func TestRouting(t *testing.T) {
 		{"POST", pathT2I + "/", token, 404, codeNotFound, "", true},
 		{"GET", "/v1/jobs//status", token, 404, codeNotFound, "", true},
 		{"GET", "/v1/x/../jobs/{id}/status", token, 404, codeNotFound, "", true},
+		{"POST", "/v1/creation/..", token, 404, codeNotFound, "", true},
 
 		{"GET", pathT2I, token, 405, codeNotFound, "POST", true},
 		{"GET", pathAFC, token, 405, codeNotFound, "POST", true},
@@ -95,6 +96,7 @@ func TestRouting(t *testing.T) {
 		{"GET", "/media", anon, 404, codeNotFound, "", false},
 		{"GET", "/media/", anon, 404, codeNotFound, "", false},
 		{"GET", "/media/{id}", anon, 404, codeNotFound, "", false},
+		{"POST", "/media/{id}", anon, 404, codeNotFound, "", false},
 		{"GET", "/media/{id}/nothing.png", anon, 404, codeNotFound, "", false},
 		{"GET", "/media/x/../{id}/" + assetVideo, anon, 404, codeNotFound, "", false},
 
