@@ -1,6 +1,6 @@
 // Package simulator is an http.Handler that implements the generation
-// service of SERVICE.md (images and videos, generated asynchronously) with
-// synthetic but real outputs. genform starts it in-process when no base_url
+// service described in docs/service.md (images and videos, generated
+// asynchronously) with synthetic but real outputs. genform starts it in-process when no base_url
 // is configured, `genform sim` runs it standalone, and genform's tests run
 // against it.
 //
@@ -8,9 +8,10 @@
 // lifecycle, limits, injected faults, media rendering and persistence of
 // its own jobs. It does not own the client: it never imports package
 // service, so a client test that passes against it proves the client speaks
-// the documented interface rather than the simulator's quirks. Where
-// SERVICE.md is silent, it follows the appendix of SERVICE.md, and where
-// that is silent too, the choices are written down here.
+// the documented interface rather than the simulator's quirks. Where the
+// service's interface is silent, it follows what the service published
+// elsewhere, and where that is silent too, the choices are written down
+// here and marked [simulator] in docs/service.md.
 //
 // # Endpoints
 //

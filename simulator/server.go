@@ -443,8 +443,8 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request, owner string, no
 	}{p.status, p.progress})
 }
 
-// creationDetail is the value of Get Creation Detail, every field of
-// SERVICE.md in its order.
+// creationDetail is the value of Get Creation Detail: every field the
+// service lists, in its order (docs/service.md).
 type creationDetail struct {
 	CreationID     string `json:"creation_id"`
 	UserID         string `json:"user_id"`
