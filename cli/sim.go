@@ -17,9 +17,10 @@ import (
 const simUsage = `Usage: genform sim [-addr=127.0.0.1:8787] [flags]
 
   Runs the simulator of the generation service as a standalone server, for
-  anyone's tests. It implements the endpoints of SERVICE.md with synthetic
-  outputs, and serves GET /_sim/jobs (no token) listing every job it made.
-  It prints the address it listens on, then runs until interrupted.
+  anyone's tests. It implements the service's endpoints (described in
+  docs/service.md) with synthetic outputs, and serves GET /_sim/jobs (no
+  token) listing every job it made. It prints the address it listens on,
+  then runs until interrupted.
 
 Flags:
   -addr=HOST:PORT      address to listen on (default 127.0.0.1:8787)

@@ -1,5 +1,5 @@
 // Package service is the typed client of the generation service described in
-// SERVICE.md: the only package that speaks its HTTP. It owns the wire format
+// docs/service.md: the only package that speaks its HTTP. It owns the wire format
 // (endpoint paths, the {"status","value"} envelope, both documented error
 // shapes), bearer authentication, the shared request budget, retries, and
 // atomic streaming downloads of the outputs.

@@ -248,8 +248,8 @@ func normaliseProgress(p float64) float64 {
 	return min(max(p, 0), 1)
 }
 
-// Creation is the creation detail, every field SERVICE.md lists, spelled as
-// the service spells it.
+// Creation is the creation detail, every field the service lists (see
+// docs/service.md), spelled as the service spells it.
 type Creation struct {
 	CreationID     string           `json:"creation_id"`
 	UserID         string           `json:"user_id"`
@@ -296,8 +296,8 @@ type CreationOutput struct {
 	ThumbnailURL string `json:"thumbnail_url"`
 }
 
-// Detail fetches the creation detail of a job; SERVICE.md allows it once the
-// status is succeed.
+// Detail fetches the creation detail of a job; the service allows it once
+// the status is succeed.
 func (c *Client) Detail(ctx context.Context, creationID string) (_ *Creation, err error) {
 	defer c.redact(&err)
 	if creationID == "" {

@@ -16,7 +16,7 @@ import (
 )
 
 // These tests run the client against the simulator: two independent
-// readings of SERVICE.md that must agree.
+// implementations of docs/service.md that must agree.
 
 type clock struct {
 	mu sync.Mutex

@@ -1,6 +1,6 @@
 // Package simulator is an http.Handler that implements the generation
-// service of SERVICE.md (images and videos, generated asynchronously) with
-// synthetic but real outputs. genform starts it in-process when no base_url
+// service described in docs/service.md (images and videos, generated
+// asynchronously) with synthetic but real outputs. genform starts it in-process when no base_url
 // is configured, `genform sim` runs it standalone, and genform's tests run
 // against it.
 //
@@ -8,13 +8,15 @@
 // lifecycle, limits, injected faults, media rendering and persistence of
 // its own jobs. It does not own the client: it never imports package
 // service, so a client test that passes against it proves the client speaks
-// the documented interface rather than the simulator's quirks. Where
-// SERVICE.md is silent, it follows the appendix of SERVICE.md, and where
-// that is silent too, the choices are written down here.
+// the documented interface rather than the simulator's quirks. Where the
+// service's interface is silent, it follows what the service published
+// elsewhere, and where that is silent too, the choices are written down
+// here and marked [simulator] in docs/service.md.
 //
 // # Endpoints
 //
-// All under /v1, all requiring "Authorization: Bearer <token>":
+// All under /v1, all requiring "Authorization: Bearer <token>" (the route
+// table is in routes.go):
 //
 //	POST /v1/jobs/text2image          -> {"generation_id": ID}
 //	POST /v1/jobs/gen2/image2video    -> {"generation_id": ID}
@@ -72,8 +74,10 @@
 // or wrong (the code is the simulator's own; the service documented none),
 // with WWW-Authenticate; 403 "H-10002002" watermark-free URL expired or not
 // validly signed; 404 "H-10002003" unknown id, or another token's job;
-// 404 "H-10002001" unknown path or media file; 405 "H-10002001" wrong
-// method, with Allow; 429 "VB-100011" too many unfinished jobs; 429
+// 404 "H-10002001" unknown path or media file (a path with an empty, "."
+// or ".." segment names nothing and is never redirected); 405 "H-10002001"
+// wrong method on a path a route takes, with Allow listing the methods the
+// routes name (the API's GET endpoints refuse HEAD); 429 "VB-100011" too many unfinished jobs; 429
 // "VB-100012" too many requests per minute; 500 "H-10005001" injected
 // service error (the simulator's own code). Every 429 carries Retry-After
 // in whole seconds.

@@ -8,7 +8,8 @@ import (
 )
 
 // Nested (string) error codes. The H- and VB- codes marked documented are
-// SERVICE.md's; the others fill gaps the documentation leaves.
+// the service's own; the others fill gaps its documentation leaves (see
+// docs/service.md).
 const (
 	codeUnauthorized  = "H-10001001" // simulator's own: missing or wrong bearer token
 	codeNotFound      = "H-10002001" // documented: content not found
@@ -62,8 +63,8 @@ func (e *apiError) write(w http.ResponseWriter) {
 	}{body})
 }
 
-// successStatus is the top-level status of every success envelope;
-// SERVICE.md does not show its values.
+// successStatus is the top-level status of every success envelope; the
+// service does not say what its values are.
 const successStatus = "success"
 
 func writeValue(w http.ResponseWriter, value any) {

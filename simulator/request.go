@@ -27,7 +27,8 @@ const (
 	kindText2Video  kind = "text2video"
 )
 
-// endpointKinds maps each job-creation path to the kind of creation it makes.
+// endpointKinds maps each job-creation path (the POST routes of routes) to
+// the kind of creation it makes; a job reloaded from disk finds its kind here.
 var endpointKinds = map[string]kind{
 	"/v1/jobs/text2image":       kindText2Image,
 	"/v1/jobs/gen2/image2video": kindImage2Video,
@@ -37,7 +38,7 @@ var endpointKinds = map[string]kind{
 
 func (k kind) isVideo() bool { return k != kindText2Image }
 
-// Limits the simulator enforces where SERVICE.md leaves the value open.
+// Limits the simulator enforces where the service leaves the value open.
 const (
 	maxPromptRunes  = 2048
 	maxSeed         = math.MaxUint32
@@ -54,8 +55,8 @@ var (
 	durations    = []int64{2, 4, 6, 8}
 )
 
-// Flat (integer) error codes of 400 answers; SERVICE.md documents the shape
-// but not the values, so these are the simulator's own.
+// Flat (integer) error codes of 400 answers; the service documents the
+// shape but not the values, so these are the simulator's own.
 const (
 	codeMalformed     = 400001 // body is not a JSON object, or too large
 	codeContentType   = 400003 // Content-Type is not application/json

@@ -80,6 +80,7 @@ const (
 // methods are safe for concurrent use.
 type Server struct {
 	opts   Options
+	mux    *http.ServeMux // the route table, built by routes
 	now    func() time.Time
 	logf   func(format string, args ...any)
 	secret []byte // signs watermark-free URLs
@@ -137,6 +138,7 @@ func New(opts Options) (*Server, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.mux = s.routes()
 	if opts.DataDir == "" {
 		s.secret = make([]byte, 32)
 		if _, err := rand.Read(s.secret); err != nil {
@@ -194,28 +196,18 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// ServeHTTP answers the API under /v1, the media files under /media, and
-// the test report at /_sim/jobs.
+// ServeHTTP answers a request as the route table (see routes) says, and
+// logs it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-	path := r.URL.Path
-	switch {
-	case path == "/v1" || strings.HasPrefix(path, "/v1/"):
-		s.serveAPI(rec, r)
-	case strings.HasPrefix(path, "/media/"):
-		s.serveMedia(rec, r)
-	case path == "/_sim/jobs":
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			methodNotAllowed(rec, r, "GET")
-			break
-		}
-		writeJSON(rec, http.StatusOK, s.Jobs())
-	default:
-		notFound("no such path: " + path).write(rec)
+	if cleanPath(r.URL.EscapedPath()) {
+		s.mux.ServeHTTP(rec, r)
+	} else {
+		s.uncleanPath(rec, r)
 	}
 	if s.logf != nil {
-		s.logf("%s %s %d %s", r.Method, path, rec.status, time.Since(start).Round(time.Microsecond))
+		s.logf("%s %s %d %s", r.Method, r.URL.Path, rec.status, time.Since(start).Round(time.Microsecond))
 	}
 }
 
@@ -241,69 +233,6 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 }
 
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
-
-func methodNotAllowed(w http.ResponseWriter, r *http.Request, allow string) {
-	w.Header().Set("Allow", allow)
-	(&apiError{status: http.StatusMethodNotAllowed, code: codeNotFound, msg: fmt.Sprintf("%s %s is not supported; use %s", r.Method, r.URL.Path, allow)}).write(w)
-}
-
-// serveAPI runs the steps every API request goes through, in this order:
-// authentication, the request rate limit, injected errors, then the
-// endpoint itself.
-func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	s.requests++
-	s.mu.Unlock()
-
-	owner, aerr := s.authenticate(r)
-	if aerr != nil {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="genform simulator"`)
-		aerr.write(w)
-		return
-	}
-	now := s.now()
-	if aerr := s.admit(owner, now); aerr != nil {
-		aerr.write(w)
-		return
-	}
-	if s.draw(s.errRand, s.opts.ErrorRate) {
-		(&apiError{status: http.StatusInternalServerError, code: codeServiceError, msg: "internal service error (injected by the simulator's error rate); retry later"}).write(w)
-		return
-	}
-
-	path := r.URL.Path
-	if _, ok := endpointKinds[path]; ok {
-		if r.Method != http.MethodPost {
-			methodNotAllowed(w, r, "POST")
-			return
-		}
-		s.create(w, r, path, owner, now)
-		return
-	}
-	parts := strings.Split(strings.TrimPrefix(path, "/v1/"), "/")
-	switch {
-	case len(parts) == 3 && parts[0] == "jobs" && parts[2] == "status" && parts[1] != "":
-		if r.Method != http.MethodGet {
-			methodNotAllowed(w, r, "GET")
-			return
-		}
-		s.status(w, parts[1], owner, now)
-	case len(parts) == 2 && parts[0] == "creation" && parts[1] != "":
-		if r.Method != http.MethodGet {
-			methodNotAllowed(w, r, "GET")
-			return
-		}
-		s.detail(w, r, parts[1], owner, now)
-	case len(parts) == 3 && parts[0] == "creation" && parts[2] == "watermark-free-url" && parts[1] != "":
-		if r.Method != http.MethodPost {
-			methodNotAllowed(w, r, "POST")
-			return
-		}
-		s.watermarkFreeURL(w, r, parts[1], owner, now)
-	default:
-		notFound("no such endpoint: " + r.Method + " " + path).write(w)
-	}
-}
 
 // authenticate checks the bearer token and returns the token's hash, which
 // names its owner in limits and job ownership.
@@ -373,7 +302,10 @@ func (s *Server) failsAtRandom(fp string, n int) bool {
 	return u < s.opts.FailRate
 }
 
-func (s *Server) create(w http.ResponseWriter, r *http.Request, endpoint, owner string, now time.Time) {
+// create answers the four job-creation endpoints. The route's path names
+// the kind of creation and is kept with the job as its endpoint.
+func (s *Server) create(w http.ResponseWriter, r *http.Request, owner string, now time.Time) {
+	_, endpoint, _ := strings.Cut(r.Pattern, " ")
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		badRequest(codeContentType, fmt.Sprintf("Content-Type must be application/json, got %q", r.Header.Get("Content-Type"))).write(w)
 		return
@@ -492,7 +424,8 @@ func (s *Server) lookup(id, owner string) (*job, *apiError) {
 	return j, nil
 }
 
-func (s *Server) status(w http.ResponseWriter, id, owner string, now time.Time) {
+func (s *Server) status(w http.ResponseWriter, r *http.Request, owner string, now time.Time) {
+	id := r.PathValue("id")
 	s.mu.Lock()
 	j, aerr := s.lookup(id, owner)
 	if aerr != nil {
@@ -510,8 +443,8 @@ func (s *Server) status(w http.ResponseWriter, id, owner string, now time.Time) 
 	}{p.status, p.progress})
 }
 
-// creationDetail is the value of Get Creation Detail, every field of
-// SERVICE.md in its order.
+// creationDetail is the value of Get Creation Detail: every field the
+// service lists, in its order (docs/service.md).
 type creationDetail struct {
 	CreationID     string `json:"creation_id"`
 	UserID         string `json:"user_id"`
@@ -549,7 +482,8 @@ type output struct {
 
 var inputTypes = map[kind]string{kindText2Image: "text", kindText2Video: "text", kindImage2Video: "image", kindAFC: "keyframes"}
 
-func (s *Server) detail(w http.ResponseWriter, r *http.Request, id, owner string, now time.Time) {
+func (s *Server) detail(w http.ResponseWriter, r *http.Request, owner string, now time.Time) {
+	id := r.PathValue("id")
 	s.mu.Lock()
 	j, aerr := s.lookup(id, owner)
 	if aerr != nil {
@@ -603,7 +537,8 @@ func (s *Server) detail(w http.ResponseWriter, r *http.Request, id, owner string
 	writeValue(w, d)
 }
 
-func (s *Server) watermarkFreeURL(w http.ResponseWriter, r *http.Request, id, owner string, now time.Time) {
+func (s *Server) watermarkFreeURL(w http.ResponseWriter, r *http.Request, owner string, now time.Time) {
+	id := r.PathValue("id")
 	s.mu.Lock()
 	j, aerr := s.lookup(id, owner)
 	var p phase
@@ -655,20 +590,13 @@ func ceilSeconds(d time.Duration) int {
 	return max(1, int(math.Ceil(d.Seconds())))
 }
 
-// serveMedia serves rendered files. Media URLs need no token, like the
-// storage links of the real service, and do not count against RPM.
+// serveMedia serves rendered files, /media/{id}/{file}, and avatars,
+// /media/avatar/{user}.png. Media URLs need no token, like the storage
+// links of the real service, and do not count against RPM.
 func (s *Server) serveMedia(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		methodNotAllowed(w, r, "GET, HEAD")
-		return
-	}
-	parts := strings.Split(strings.TrimPrefix(r.URL.Path, "/media/"), "/")
-	if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
-		notFound("no such media file: " + r.URL.Path).write(w)
-		return
-	}
-	if parts[0] == "avatar" {
-		user, ok := strings.CutSuffix(parts[1], ".png")
+	id, asset := r.PathValue("id"), r.PathValue("file")
+	if id == "avatar" {
+		user, ok := strings.CutSuffix(asset, ".png")
 		if !ok || user == "" {
 			notFound("no such media file: " + r.URL.Path).write(w)
 			return
@@ -684,7 +612,6 @@ func (s *Server) serveMedia(w http.ResponseWriter, r *http.Request) {
 		s.sendMedia(w, r, f)
 		return
 	}
-	id, asset := parts[0], parts[1]
 	now := s.now()
 	s.mu.Lock()
 	j, ok := s.jobs[id]
@@ -792,6 +719,11 @@ type JobInfo struct {
 	Seed           int64 `json:"seed"`
 	StatusRequests int   `json:"status_requests"`
 	DetailRequests int   `json:"detail_requests"`
+}
+
+// serveJobs serves GET /_sim/jobs, which needs no token.
+func (s *Server) serveJobs(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, s.Jobs())
 }
 
 // Jobs returns what GET /_sim/jobs serves.
