@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -22,7 +20,6 @@ import (
 
 	"github.com/genform/genform/cli"
 	"github.com/genform/genform/simulator"
-	"github.com/genform/genform/statefile"
 )
 
 var update = flag.Bool("u", false, "update testscript golden files")
@@ -186,11 +183,7 @@ func cmdStateVerify(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) > 0 {
 		path = args[0]
 	}
-	st, err := statefile.Open(ts.MkAbs(path), statefile.Options{Command: "state-verify"})
-	ts.Check(err)
-	defer st.Close()
-	ts.Check(st.Check())
-	snap, err := st.Snapshot()
+	snap, err := readCheckedState(ts.MkAbs(path), "state-verify")
 	ts.Check(err)
 	if len(snap.Intents) > 0 {
 		for addr := range snap.Intents {
@@ -201,14 +194,7 @@ func cmdStateVerify(ts *testscript.TestScript, neg bool, args []string) {
 	n := 0
 	for addr, r := range snap.Resources {
 		for _, o := range r.Outputs {
-			b, err := os.ReadFile(ts.MkAbs(o.Path))
-			if err != nil {
-				ts.Fatalf("%s output %d: %v", addr, o.Index, err)
-			}
-			sum := sha256.Sum256(b)
-			if got := hex.EncodeToString(sum[:]); got != o.SHA256 {
-				ts.Fatalf("%s output %d (%s): sha256 %s on disk, %s recorded", addr, o.Index, o.Path, got, o.SHA256)
-			}
+			ts.Check(checkOutput(ts.MkAbs("."), addr, o))
 			n++
 		}
 	}

@@ -24,7 +24,6 @@ import (
 	"time"
 
 	"github.com/genform/genform/simulator"
-	"github.com/genform/genform/statefile"
 )
 
 var (
@@ -205,15 +204,11 @@ func TestCrashApply(t *testing.T) {
 // far as creating one, and runs bbolt's check and every record's decoder.
 func checkStateAfterKill(t *testing.T, ws workspace, round int) {
 	t.Helper()
-	st, err := statefile.Open(ws.statePath(), statefile.Options{Command: "crash-check"})
+	_, err := readCheckedState(ws.statePath(), "crash-check")
 	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}
 	if err != nil {
-		t.Fatalf("round %d: the state left by the killed apply does not open: %v", round, err)
-	}
-	defer st.Close()
-	if err := st.Check(); err != nil {
-		t.Fatalf("round %d: the state left by the killed apply fails its check: %v", round, err)
+		t.Fatalf("round %d: the state left by the killed apply is not sound: %v", round, err)
 	}
 }

@@ -3,7 +3,8 @@
 // under that name) against a simulator or a fake service in this process,
 // in a working directory whose parent holds nothing else, and checks what a
 // suspicious user would: the state file, the files on disk, and what the
-// service saw.
+// service saw. The state checks here also back the state-verify command of
+// the end-to-end scripts.
 
 package main
 
@@ -255,15 +256,7 @@ type verified struct {
 // files of killed downloads, which it returns.
 func verifyState(t testing.TB, ws workspace, sim *simulator.Instance, token string, want []string) verified {
 	t.Helper()
-	st, err := statefile.Open(ws.statePath(), statefile.Options{Command: "verify"})
-	if err != nil {
-		t.Fatalf("opening the state: %v", err)
-	}
-	defer st.Close()
-	if err := st.Check(); err != nil {
-		t.Fatalf("bbolt check: %v", err)
-	}
-	snap, err := st.Snapshot()
+	snap, err := readCheckedState(ws.statePath(), "verify")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,15 +281,10 @@ func verifyState(t testing.TB, ws workspace, sim *simulator.Instance, token stri
 			continue
 		}
 		for _, o := range rec.Outputs {
-			b, err := os.ReadFile(filepath.Join(ws.dir, filepath.FromSlash(o.Path)))
-			if err != nil {
-				t.Errorf("%s output %d: %v", addr, o.Index, err)
-				continue
+			if err := checkOutput(ws.dir, addr, o); err != nil {
+				t.Error(err)
 			}
 			known[filepath.Clean(filepath.FromSlash(o.Path))] = true
-			if sum := sha(b); sum != o.SHA256 {
-				t.Errorf("%s output %d (%s): sha256 %s on disk, %s recorded", addr, o.Index, o.Path, sum, o.SHA256)
-			}
 			if sum := sha(simBytes(t, sim, token, rec, o)); sum != o.SHA256 {
 				t.Errorf("%s output %d (%s): the simulator serves sha256 %s, %s recorded", addr, o.Index, o.Path, sum, o.SHA256)
 			}
@@ -322,6 +310,36 @@ func verifyState(t testing.TB, ws workspace, sim *simulator.Instance, token stri
 	return v
 }
 
+// readCheckedState opens the state file at path as command would, runs
+// bbolt's consistency check and every record's decoder, and returns what
+// the file holds. An error from opening is returned as it is, so that a
+// caller can tell a missing file (fs.ErrNotExist) from a damaged one.
+func readCheckedState(path, command string) (*statefile.Snapshot, error) {
+	st, err := statefile.Open(path, statefile.Options{Command: command})
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	if err := st.Check(); err != nil {
+		return nil, fmt.Errorf("checking state file %s: %w", path, err)
+	}
+	return st.Snapshot()
+}
+
+// checkOutput reports whether output o of addr is in dir with the sha256
+// the state recorded for it.
+func checkOutput(dir, addr string, o statefile.Output) error {
+	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(o.Path)))
+	if err != nil {
+		return fmt.Errorf("%s output %d: %w", addr, o.Index, err)
+	}
+	if sum := sha(b); sum != o.SHA256 {
+		return fmt.Errorf("%s output %d (%s): sha256 %s on disk, %s recorded", addr, o.Index, o.Path, sum, o.SHA256)
+	}
+	return nil
+}
+
+// sha is the hex sha256 of b, as the state records it.
 func sha(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])

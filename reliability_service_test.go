@@ -16,8 +16,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-
-	"github.com/genform/genform/statefile"
 )
 
 // fakeService answers like the service, except where a test overrides an
@@ -283,15 +281,7 @@ image "a" {
 				t.Logf("%s", r)
 			}
 
-			st, err := statefile.Open(ws.statePath(), statefile.Options{Command: "check"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := st.Check(); err != nil {
-				t.Error(err)
-			}
-			snap, err := st.Snapshot()
-			st.Close()
+			snap, err := readCheckedState(ws.statePath(), "check")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -108,13 +108,9 @@ func TestBadStateFile(t *testing.T) {
 			want: []string{fmt.Sprintf("written by a newer genform (schema %d", statefile.SchemaVersion+1), "upgrade genform"},
 		},
 		{
-			name: "one record damaged",
-			damage: func(t *testing.T, path string) {
-				rawBolt(t, path, func(tx *bolt.Tx) error {
-					return tx.Bucket([]byte("genform")).Bucket([]byte("resources")).Put([]byte("image.a"), []byte{0x08, 0x01, 0x12, 0xff, 0xff})
-				})
-			},
-			want: []string{"resource record image.a is corrupt", "genform state rm image.a"},
+			name:   "one record damaged",
+			damage: func(t *testing.T, path string) { damageRecord(t, path, "image.a") },
+			want:   []string{"resource record image.a is corrupt", "genform state rm image.a"},
 		},
 	}
 	commands := [][]string{
@@ -195,6 +191,16 @@ func rawBolt(t testing.TB, path string, fn func(tx *bolt.Tx) error) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// damageRecord replaces the resource record of addr with one that breaks
+// off in the length of its second field, the address, as a bad sector or a
+// bad merge leaves it; the rest of the file stays sound.
+func damageRecord(t testing.TB, path, addr string) {
+	t.Helper()
+	rawBolt(t, path, func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte("genform")).Bucket([]byte("resources")).Put([]byte(addr), []byte{0x08, 0x01, 0x12, 0xff, 0xff})
+	})
 }
 
 // TestStatePathsStayInside gives the state file records whose output paths
@@ -286,9 +292,7 @@ func TestCorruptRecordRemedy(t *testing.T) {
 	sim := startSim(t, simulator.Options{Token: fakeToken, Latency: 200 * time.Millisecond})
 	env := childEnv("GENFORM_BASE_URL="+sim.URL, "GENFORM_TOKEN="+fakeToken)
 	ws := appliedWorkspace(t, sim, env)(t)
-	rawBolt(t, ws.statePath(), func(tx *bolt.Tx) error {
-		return tx.Bucket([]byte("genform")).Bucket([]byte("resources")).Put([]byte("image.a"), []byte{0x08, 0x01, 0x12, 0xff, 0xff})
-	})
+	damageRecord(t, ws.statePath(), "image.a")
 	r := genform(t, ws.dir, env, "plan")
 	if r.code != 1 || !strings.Contains(r.stderr, "forget the resource with: genform state rm image.a") {
 		t.Fatalf("want the advice to forget image.a:\n%s", r)
