@@ -118,6 +118,9 @@ func TestCrashApply(t *testing.T) {
 	}
 	kills := 0
 	for round := range *crashRounds {
+		// The kill waits a random wall-clock time, not a condition: the
+		// test is about a kill that can land anywhere, between any two
+		// steps of the apply, not at a point chosen in advance.
 		delay := 50*time.Millisecond + time.Duration(rng.Int64N(int64(2450*time.Millisecond)))
 		cmd, stdout, stderr := command(t, ws.dir, env, "apply", "-auto-approve", "-parallelism", "10")
 		if err := cmd.Start(); err != nil {

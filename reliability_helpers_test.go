@@ -231,6 +231,8 @@ func fetch(t testing.TB, method, url, token string) []byte {
 			last = fmt.Errorf("%s", resp.Status)
 		case resp.StatusCode == http.StatusTooManyRequests:
 			last = fmt.Errorf("%s", resp.Status)
+			// The simulator's request budget refills with wall time;
+			// there is nothing else to wait on.
 			time.Sleep(time.Second)
 		case resp.StatusCode != http.StatusOK:
 			t.Fatalf("%s %s: %s: %s", method, url, resp.Status, b)
