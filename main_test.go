@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -22,7 +20,6 @@ import (
 
 	"github.com/genform/genform/cli"
 	"github.com/genform/genform/simulator"
-	"github.com/genform/genform/statefile"
 )
 
 var update = flag.Bool("u", false, "update testscript golden files")
@@ -48,8 +45,8 @@ func TestScript(t *testing.T) {
 			}
 			env.Defer(h.close)
 			env.Values[simKey{}] = h
-			env.Setenv("GENFORM_BASE_URL", h.inst.URL)
-			env.Setenv("SIM_URL", h.inst.URL)
+			env.Setenv("GENFORM_BASE_URL", h.url())
+			env.Setenv("SIM_URL", h.url())
 			env.Setenv("GENFORM_TOKEN", "test-token")
 			env.Setenv("GENFORM_IN_AUTOMATION", "1")
 			env.Setenv("NO_COLOR", "1")
@@ -105,6 +102,13 @@ func (h *simHolder) close() {
 	}
 }
 
+// url is the address of the simulator running now.
+func (h *simHolder) url() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.inst.URL
+}
+
 func holder(ts *testscript.TestScript) *simHolder { return ts.Value(simKey{}).(*simHolder) }
 
 // sim-start [-latency D] [-error-rate F] [-truncate-rate F] [-fail-rate F] [-rpm N]
@@ -131,16 +135,13 @@ func cmdSimStart(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	h := holder(ts)
 	ts.Check(h.start(opts))
-	ts.Setenv("GENFORM_BASE_URL", h.inst.URL)
-	ts.Setenv("SIM_URL", h.inst.URL)
+	ts.Setenv("GENFORM_BASE_URL", h.url())
+	ts.Setenv("SIM_URL", h.url())
 }
 
+// simReport is what the script's simulator serves at GET /_sim/jobs.
 func simReport(ts *testscript.TestScript) simulator.JobsReport {
-	h := holder(ts)
-	h.mu.Lock()
-	url := h.inst.URL
-	h.mu.Unlock()
-	resp, err := http.Get(url + "/_sim/jobs")
+	resp, err := http.Get(holder(ts).url() + "/_sim/jobs")
 	ts.Check(err)
 	defer resp.Body.Close()
 	var rep simulator.JobsReport
@@ -160,21 +161,58 @@ func cmdSimStats(ts *testscript.TestScript, neg bool, args []string) {
 	fmt.Fprintf(ts.Stdout(), "jobs %d\ncreates-max %d\nrequests %d\nthrottled %d\n", len(rep.Jobs), most, rep.Requests, rep.Throttled)
 }
 
-// sim-wait N waits (up to 30s) until the simulator holds at least N jobs.
+// sim-wait [-polled] N waits (up to 30s) until the simulator holds at
+// least N jobs. With -polled it waits until at least N jobs have each
+// answered a status request: genform commits a job's generation id to its
+// state before it first polls the job, so a polled job is one a killed or
+// interrupted apply has recorded and the next apply resumes. Scripts wait
+// on this rather than sleeping for a while and hoping genform got there.
 func cmdSimWait(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 1 {
-		ts.Fatalf("usage: sim-wait N")
+	if neg {
+		ts.Fatalf("unsupported: ! sim-wait")
 	}
-	n, err := strconv.Atoi(args[0])
+	fs := flag.NewFlagSet("sim-wait", flag.ContinueOnError)
+	polled := fs.Bool("polled", false, "")
+	ts.Check(fs.Parse(args))
+	if fs.NArg() != 1 {
+		ts.Fatalf("usage: sim-wait [-polled] N")
+	}
+	n, err := strconv.Atoi(fs.Arg(0))
 	ts.Check(err)
+	if !*polled {
+		waitSim(ts, fmt.Sprintf("the simulator holds %d jobs", n), func(rep simulator.JobsReport) bool {
+			return len(rep.Jobs) >= n
+		})
+		return
+	}
+	waitSim(ts, fmt.Sprintf("%d jobs have been polled", n), func(rep simulator.JobsReport) bool {
+		seen := 0
+		for _, j := range rep.Jobs {
+			if j.StatusRequests >= 1 {
+				seen++
+			}
+		}
+		return seen >= n
+	})
+}
+
+// waitSim polls the simulator's job report until done holds, and fails the
+// script when it does not within 30s; what names the awaited condition.
+func waitSim(ts *testscript.TestScript, what string, done func(simulator.JobsReport) bool) {
 	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if len(simReport(ts).Jobs) >= n {
+	for {
+		rep := simReport(ts)
+		if done(rep) {
 			return
+		}
+		if time.Now().After(deadline) {
+			for _, j := range rep.Jobs {
+				ts.Logf("job %s: %s, %d status requests", j.ID, j.Status, j.StatusRequests)
+			}
+			ts.Fatalf("gave up after 30s waiting until %s", what)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	ts.Fatalf("simulator holds fewer than %d jobs after 30s", n)
 }
 
 // state-verify [STATEFILE] checks the state the way a suspicious user would:
@@ -186,11 +224,7 @@ func cmdStateVerify(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) > 0 {
 		path = args[0]
 	}
-	st, err := statefile.Open(ts.MkAbs(path), statefile.Options{Command: "state-verify"})
-	ts.Check(err)
-	defer st.Close()
-	ts.Check(st.Check())
-	snap, err := st.Snapshot()
+	snap, err := readCheckedState(ts.MkAbs(path), "state-verify")
 	ts.Check(err)
 	if len(snap.Intents) > 0 {
 		for addr := range snap.Intents {
@@ -201,21 +235,16 @@ func cmdStateVerify(ts *testscript.TestScript, neg bool, args []string) {
 	n := 0
 	for addr, r := range snap.Resources {
 		for _, o := range r.Outputs {
-			b, err := os.ReadFile(ts.MkAbs(o.Path))
-			if err != nil {
-				ts.Fatalf("%s output %d: %v", addr, o.Index, err)
-			}
-			sum := sha256.Sum256(b)
-			if got := hex.EncodeToString(sum[:]); got != o.SHA256 {
-				ts.Fatalf("%s output %d (%s): sha256 %s on disk, %s recorded", addr, o.Index, o.Path, got, o.SHA256)
-			}
+			ts.Check(checkOutput(ts.MkAbs("."), addr, o))
 			n++
 		}
 	}
 	fmt.Fprintf(ts.Stdout(), "verified %d outputs of %d resources\n", n, len(snap.Resources))
 }
 
-// sleep DURATION pauses the script.
+// sleep DURATION pauses the script. It is for waits that are about wall
+// time, such as a simulator job's latency; to let genform reach a point,
+// wait on what the simulator saw instead (sim-wait).
 func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 {
 		ts.Fatalf("usage: sleep DURATION")

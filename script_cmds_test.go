@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/genform/genform/simulator"
 )
 
 // sim-create [-nowait] ENDPOINT BODYFILE [VAR] makes a generation directly
@@ -30,12 +31,7 @@ func cmdSimCreate(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: sim-create [-nowait] ENDPOINT BODYFILE [VAR]")
 	}
 	endpoint, body := fs.Arg(0), []byte(ts.ReadFile(fs.Arg(1)))
-	h := holder(ts)
-	h.mu.Lock()
-	url := h.inst.URL
-	h.mu.Unlock()
-
-	req, err := http.NewRequest(http.MethodPost, url+endpoint, bytes.NewReader(bytes.TrimSpace(body)))
+	req, err := http.NewRequest(http.MethodPost, holder(ts).url()+endpoint, bytes.NewReader(bytes.TrimSpace(body)))
 	ts.Check(err)
 	req.Header.Set("Authorization", "Bearer test-token")
 	req.Header.Set("Content-Type", "application/json")
@@ -64,14 +60,12 @@ func cmdSimCreate(ts *testscript.TestScript, neg bool, args []string) {
 	if *noWait {
 		return
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		for _, j := range simReport(ts).Jobs {
+	waitSim(ts, "job "+id+" has ended", func(rep simulator.JobsReport) bool {
+		for _, j := range rep.Jobs {
 			if j.ID == id && (j.Status == "succeed" || j.Status == "failed") {
-				return
+				return true
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	ts.Fatalf("job %s did not end within 30s", id)
+		return false
+	})
 }

@@ -1,0 +1,377 @@
+// The machinery the reliability tests share. Each test runs the real
+// genform binary (the test binary, which testscript.Main installs in PATH
+// under that name) against a simulator or a fake service in this process,
+// in a working directory whose parent holds nothing else, and checks what a
+// suspicious user would: the state file, the files on disk, and what the
+// service saw. The state checks here also back the state-verify command of
+// the end-to-end scripts.
+
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/genform/genform/service"
+	"github.com/genform/genform/simulator"
+	"github.com/genform/genform/statefile"
+)
+
+// fakeToken is the token of the tests that are not about tokens. genform
+// redacts the token wherever it appears in a message, so a realistic one
+// keeps the messages the tests read intact.
+const fakeToken = "test-token-rel-0451"
+
+// result is what one genform process did.
+type result struct {
+	args           []string
+	stdout, stderr string
+	code           int
+	took           time.Duration
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("genform %s: exit %d after %s\n--- stdout\n%s--- stderr\n%s", strings.Join(r.args, " "), r.code, r.took.Round(time.Millisecond), r.stdout, r.stderr)
+}
+
+// genformPath is the genform command testscript.Main put in PATH.
+func genformPath(t testing.TB) string {
+	t.Helper()
+	p, err := exec.LookPath("genform")
+	if err != nil {
+		t.Fatalf("genform is not in PATH (testscript.Main installs it): %v", err)
+	}
+	return p
+}
+
+// childEnv is the environment of a genform process: the test's own minus
+// every GENFORM_ variable, plus automation mode and extra.
+func childEnv(extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "GENFORM_") || strings.HasPrefix(kv, "NO_COLOR=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	if os.Getenv("GORACE") == "" {
+		// Under -race genform is the race-enabled test binary, which by
+		// default sleeps a second at exit.
+		env = append(env, "GORACE=atexit_sleep_ms=10")
+	}
+	return append(env, append([]string{"GENFORM_IN_AUTOMATION=1", "NO_COLOR=1"}, extra...)...)
+}
+
+// command prepares genform args in dir.
+func command(t testing.TB, dir string, env []string, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+	cmd := exec.Command(genformPath(t), args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	return cmd, &stdout, &stderr
+}
+
+// genform runs genform args in dir to completion.
+func genform(t testing.TB, dir string, env []string, args ...string) result {
+	t.Helper()
+	cmd, stdout, stderr := command(t, dir, env, args...)
+	start := time.Now()
+	err := cmd.Run()
+	r := result{args: args, stdout: stdout.String(), stderr: stderr.String(), took: time.Since(start)}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+	default:
+		t.Fatalf("running genform %s: %v", strings.Join(args, " "), err)
+	}
+	return r
+}
+
+// startSim starts a simulator on a loopback port for the test's lifetime.
+func startSim(t testing.TB, opts simulator.Options) *simulator.Instance {
+	t.Helper()
+	inst, err := simulator.Listen("127.0.0.1:0", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inst.Close() })
+	return inst
+}
+
+// promptOf is the prompt of a job's request body.
+func promptOf(t testing.TB, body json.RawMessage) string {
+	t.Helper()
+	var b struct {
+		Prompt string `json:"prompt"`
+	}
+	if err := json.Unmarshal(body, &b); err != nil {
+		t.Fatalf("job body %s: %v", body, err)
+	}
+	return b.Prompt
+}
+
+// jobsByPrompt counts the simulator's jobs per prompt, all of them and
+// those that ended failed.
+func jobsByPrompt(t testing.TB, rep simulator.JobsReport) (all, failed map[string]int) {
+	all, failed = map[string]int{}, map[string]int{}
+	for _, j := range rep.Jobs {
+		p := promptOf(t, j.Body)
+		all[p]++
+		if j.Status == "failed" {
+			failed[p]++
+		}
+	}
+	return all, failed
+}
+
+// workspace is a working directory inside a parent that holds nothing
+// else, so that anything genform writes outside it is seen.
+type workspace struct {
+	parent, dir string
+}
+
+func newWorkspace(t testing.TB, files map[string]string) workspace {
+	t.Helper()
+	parent := t.TempDir()
+	ws := workspace{parent: parent, dir: filepath.Join(parent, "work")}
+	for name, text := range files {
+		p := filepath.Join(ws.dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(ws.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
+// checkNothingOutside fails when the parent holds anything but the working
+// directory and the names in allowed.
+func (ws workspace) checkNothingOutside(t testing.TB, allowed ...string) {
+	t.Helper()
+	entries, err := os.ReadDir(ws.parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() != "work" && !slices.Contains(allowed, e.Name()) {
+			t.Errorf("genform wrote %s outside its working directory", filepath.Join(ws.parent, e.Name()))
+		}
+	}
+}
+
+func (ws workspace) statePath() string { return filepath.Join(ws.dir, ".genform", "state.db") }
+
+// simBytes fetches what the simulator serves for an output: the plain
+// media URL, or for a watermark-free video a freshly signed URL. Injected
+// faults (500s, truncated bodies) are retried.
+func simBytes(t testing.TB, sim *simulator.Instance, token string, rec *statefile.Resource, o statefile.Output) []byte {
+	t.Helper()
+	url := o.MediaURL
+	if rec.Kind == "video" && rec.WatermarkFree {
+		var v struct {
+			Value struct {
+				URL string `json:"url"`
+			} `json:"value"`
+		}
+		b := fetch(t, http.MethodPost, sim.URL+"/v1/creation/"+rec.CreationID+"/watermark-free-url", token)
+		if err := json.Unmarshal(b, &v); err != nil || v.Value.URL == "" {
+			t.Fatalf("watermark-free URL of %s: %s (%v)", rec.Addr, b, err)
+		}
+		url = v.Value.URL
+	}
+	return fetch(t, http.MethodGet, url, token)
+}
+
+// fetch sends one request, retrying the simulator's injected faults.
+func fetch(t testing.TB, method, url, token string) []byte {
+	t.Helper()
+	var last error
+	for range 40 {
+		req, err := http.NewRequest(method, url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			last = err
+			continue
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		switch {
+		case err != nil:
+			last = err
+		case resp.StatusCode == http.StatusInternalServerError:
+			last = fmt.Errorf("%s", resp.Status)
+		case resp.StatusCode == http.StatusTooManyRequests:
+			last = fmt.Errorf("%s", resp.Status)
+			// The simulator's request budget refills with wall time;
+			// there is nothing else to wait on.
+			time.Sleep(time.Second)
+		case resp.StatusCode != http.StatusOK:
+			t.Fatalf("%s %s: %s: %s", method, url, resp.Status, b)
+		default:
+			return b
+		}
+	}
+	t.Fatalf("%s %s: %v", method, url, last)
+	return nil
+}
+
+// verified is what verifyState found.
+type verified struct {
+	outputs   int
+	tempFiles []string
+}
+
+// verifyState checks the end state of a converged apply: bbolt's check
+// passes; exactly the addresses of want are recorded, each succeeded, no
+// intent left; every output is on disk with the recorded sha256, which is
+// also the sha256 of the bytes the simulator serves for it; and the output
+// directory holds no file the state does not know, apart from temporary
+// files of killed downloads, which it returns.
+func verifyState(t testing.TB, ws workspace, sim *simulator.Instance, token string, want []string) verified {
+	t.Helper()
+	snap, err := readCheckedState(ws.statePath(), "verify")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for addr, in := range snap.Intents {
+		t.Errorf("intent left for %s (generation %q)", addr, in.GenerationID)
+	}
+	var got []string
+	for addr := range snap.Resources {
+		got = append(got, addr)
+	}
+	sort.Strings(got)
+	want = slices.Sorted(slices.Values(want))
+	if !slices.Equal(got, want) {
+		t.Fatalf("state holds %d resources %v\nwant %d %v", len(got), got, len(want), want)
+	}
+	var v verified
+	known := map[string]bool{}
+	for _, addr := range want {
+		rec := snap.Resources[addr]
+		if rec.Status != "succeed" || len(rec.Outputs) == 0 {
+			t.Errorf("%s: status %q with %d outputs, want succeed", addr, rec.Status, len(rec.Outputs))
+			continue
+		}
+		for _, o := range rec.Outputs {
+			if err := checkOutput(ws.dir, addr, o); err != nil {
+				t.Error(err)
+			}
+			known[filepath.Clean(filepath.FromSlash(o.Path))] = true
+			if sum := sha(simBytes(t, sim, token, rec, o)); sum != o.SHA256 {
+				t.Errorf("%s output %d (%s): the simulator serves sha256 %s, %s recorded", addr, o.Index, o.Path, sum, o.SHA256)
+			}
+			v.outputs++
+		}
+	}
+	err = filepath.WalkDir(filepath.Join(ws.dir, "generated"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(ws.dir, path)
+		switch {
+		case service.IsTempFile(d.Name()):
+			v.tempFiles = append(v.tempFiles, rel)
+		case !known[rel]:
+			t.Errorf("%s is in the output directory but not in the state", rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// readCheckedState opens the state file at path as command would, runs
+// bbolt's consistency check and every record's decoder, and returns what
+// the file holds. An error from opening is returned as it is, so that a
+// caller can tell a missing file (fs.ErrNotExist) from a damaged one.
+func readCheckedState(path, command string) (*statefile.Snapshot, error) {
+	st, err := statefile.Open(path, statefile.Options{Command: command})
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	if err := st.Check(); err != nil {
+		return nil, fmt.Errorf("checking state file %s: %w", path, err)
+	}
+	return st.Snapshot()
+}
+
+// checkOutput reports whether output o of addr is in dir with the sha256
+// the state recorded for it.
+func checkOutput(dir, addr string, o statefile.Output) error {
+	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(o.Path)))
+	if err != nil {
+		return fmt.Errorf("%s output %d: %w", addr, o.Index, err)
+	}
+	if sum := sha(b); sum != o.SHA256 {
+		return fmt.Errorf("%s output %d (%s): sha256 %s on disk, %s recorded", addr, o.Index, o.Path, sum, o.SHA256)
+	}
+	return nil
+}
+
+// sha is the hex sha256 of b, as the state records it.
+func sha(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// treeSums maps every regular file under dir to its sha256.
+func treeSums(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	sums := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		sums[filepath.ToSlash(rel)] = sha(b)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sums
+}
+
+func writeFile(t testing.TB, path string, b []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}

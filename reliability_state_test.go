@@ -1,0 +1,375 @@
+// A user's state file is damaged, written by a newer genform, or holds
+// records that lead outside the working directory (a bad merge, a file
+// committed by someone else), or the working directory links its output or
+// state directory elsewhere: every command refuses with a message that
+// says what to do, and nothing outside the working directory is read,
+// written, moved or deleted.
+
+package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"io/fs"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/genform/genform/simulator"
+	"github.com/genform/genform/statefile"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// appliedWorkspace applies a small configuration once and returns a
+// function that gives each caller a fresh copy of the result: the working
+// directory with its state file and outputs.
+func appliedWorkspace(t *testing.T, sim *simulator.Instance, env []string) func(t *testing.T) workspace {
+	t.Helper()
+	tmpl := newWorkspace(t, map[string]string{"main.gen.hcl": `
+image "a" {
+  prompt       = "an apple"
+  image_number = 2
+}
+
+image "b" {
+  prompt       = "a pear"
+  image_number = 1
+}
+`})
+	if r := genform(t, tmpl.dir, env, "apply", "-auto-approve"); r.code != 0 {
+		t.Fatalf("%s", r)
+	}
+	return func(t *testing.T) workspace {
+		ws := newWorkspace(t, nil)
+		copyTree(t, tmpl.dir, ws.dir)
+		return ws
+	}
+}
+
+// TestBadStateFile damages the state file in each way a disk, a merge or a
+// newer genform can, and runs every command that reads it: each refuses
+// with a message that names the file and says what to do, and nothing is
+// lost, changed, generated or written outside the working directory.
+func TestBadStateFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs genform many times")
+	}
+	sim := startSim(t, simulator.Options{Token: fakeToken, Latency: 200 * time.Millisecond})
+	env := childEnv("GENFORM_BASE_URL="+sim.URL, "GENFORM_TOKEN="+fakeToken)
+	fresh := appliedWorkspace(t, sim, env)
+	jobsBefore := len(sim.Server.Jobs().Jobs)
+
+	tests := []struct {
+		name   string
+		damage func(t *testing.T, path string)
+		want   []string
+	}{
+		{
+			name: "random bytes",
+			damage: func(t *testing.T, path string) {
+				rng := rand.New(rand.NewPCG(1, 2))
+				b := make([]byte, 32<<10)
+				for i := range b {
+					b[i] = byte(rng.Uint32())
+				}
+				writeFile(t, path, b)
+			},
+			want: []string{"is not readable", "not a bbolt database", "restore it from version control or a backup"},
+		},
+		{
+			name: "a text file",
+			damage: func(t *testing.T, path string) {
+				writeFile(t, path, []byte("<<<<<<< HEAD\nthis is not a state file\n=======\n>>>>>>> branch\n"))
+			},
+			want: []string{"is not readable", "restore it from version control or a backup"},
+		},
+		{
+			name: "truncated to half",
+			damage: func(t *testing.T, path string) {
+				b := readFile(t, path)
+				writeFile(t, path, b[:len(b)/2])
+			},
+			want: []string{"is not readable", "truncated"},
+		},
+		{
+			name: "written by a newer genform",
+			damage: func(t *testing.T, path string) {
+				rawBolt(t, path, func(tx *bolt.Tx) error {
+					return tx.Bucket([]byte("genform")).Bucket([]byte("meta")).Put([]byte("schema_version"), []byte(fmt.Sprint(statefile.SchemaVersion+1)))
+				})
+			},
+			want: []string{fmt.Sprintf("written by a newer genform (schema %d", statefile.SchemaVersion+1), "upgrade genform"},
+		},
+		{
+			name:   "one record damaged",
+			damage: func(t *testing.T, path string) { damageRecord(t, path, "image.a") },
+			want:   []string{"resource record image.a is corrupt", "genform state rm image.a"},
+		},
+	}
+	commands := [][]string{
+		{"plan"},
+		{"apply", "-auto-approve"},
+		{"destroy", "-auto-approve"},
+		{"show"},
+		{"state", "list"},
+		{"gallery"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := fresh(t)
+			tt.damage(t, ws.statePath())
+			before := treeSums(t, ws.dir)
+			for _, args := range commands {
+				r := genform(t, ws.dir, env, args...)
+				if r.code != 1 {
+					t.Errorf("exit %d, want 1:\n%s", r.code, r)
+					continue
+				}
+				for _, want := range append(tt.want, "state file .genform/state.db") {
+					if !strings.Contains(r.stderr, want) {
+						t.Errorf("genform %s: stderr does not say %q:\n%s", strings.Join(args, " "), want, r.stderr)
+					}
+				}
+			}
+			after := treeSums(t, ws.dir)
+			delete(after, ".genform/state.db.lock.info") // the last holder's name
+			if diff := cmpSums(before, after); diff != "" {
+				t.Errorf("files changed:\n%s", diff)
+			}
+			ws.checkNothingOutside(t)
+		})
+	}
+	if n := len(sim.Server.Jobs().Jobs); n != jobsBefore {
+		t.Errorf("the simulator made %d new jobs from damaged states", n-jobsBefore)
+	}
+}
+
+func cmpSums(before, after map[string]string) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(before)) {
+		switch a, ok := after[k]; {
+		case !ok:
+			fmt.Fprintf(&b, "  %s was removed\n", k)
+		case a != before[k]:
+			fmt.Fprintf(&b, "  %s was changed\n", k)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(after)) {
+		if _, ok := before[k]; !ok {
+			fmt.Fprintf(&b, "  %s was added\n", k)
+		}
+	}
+	return b.String()
+}
+
+func readFile(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// rawBolt changes a bbolt file with fn, as a tool other than genform would.
+func rawBolt(t testing.TB, path string, fn func(tx *bolt.Tx) error) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(fn); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// damageRecord replaces the resource record of addr with one that breaks
+// off in the length of its second field, the address, as a bad sector or a
+// bad merge leaves it; the rest of the file stays sound.
+func damageRecord(t testing.TB, path, addr string) {
+	t.Helper()
+	rawBolt(t, path, func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte("genform")).Bucket([]byte("resources")).Put([]byte(addr), []byte{0x08, 0x01, 0x12, 0xff, 0xff})
+	})
+}
+
+// TestStatePathsStayInside gives the state file records whose output paths
+// or directory lead outside the working directory, as a state file
+// committed by someone else could, written past genform's own checks: every
+// command refuses the record, and none deletes, moves, reads or publishes
+// the file outside.
+func TestStatePathsStayInside(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs genform many times")
+	}
+	sim := startSim(t, simulator.Options{Token: fakeToken, Latency: 200 * time.Millisecond})
+	env := childEnv("GENFORM_BASE_URL="+sim.URL, "GENFORM_TOKEN="+fakeToken)
+	fresh := appliedWorkspace(t, sim, env)
+
+	const victimText = "a file of the user's, outside the working directory\n"
+	// The record is patched in place, each string replaced by one of the
+	// same length so the encoding stays well-formed: "generated/image/a"
+	// and its output paths become paths that clean to "..".
+	patches := map[string][][2]string{
+		"output path": {{"generated/image/a/0.png", "./././././../victim.txt"}},
+		"directory and output path": {
+			{"\x11generated/image/a", "\x11.//////////////.."},
+			{"generated/image/a/0.png", "./././././../victim.txt"},
+		},
+	}
+	configs := map[string]string{
+		"kept in the configuration": "",
+		"deleted from the configuration": `image "b" {
+  prompt       = "a pear"
+  image_number = 1
+}
+`,
+	}
+	for pname, patch := range patches {
+		for cname, config := range configs {
+			t.Run(pname+", "+cname, func(t *testing.T) {
+				ws := fresh(t)
+				victim := filepath.Join(ws.parent, "victim.txt")
+				writeFile(t, victim, []byte(victimText))
+				rawBolt(t, ws.statePath(), func(tx *bolt.Tx) error {
+					b := tx.Bucket([]byte("genform")).Bucket([]byte("resources"))
+					rec := bytes.Clone(b.Get([]byte("image.a")))
+					for _, p := range patch {
+						if !bytes.Contains(rec, []byte(p[0])) {
+							t.Fatalf("the record holds no %q", p[0])
+						}
+						rec = bytes.Replace(rec, []byte(p[0]), []byte(p[1]), 1)
+					}
+					return b.Put([]byte("image.a"), rec)
+				})
+				if config != "" {
+					writeFile(t, filepath.Join(ws.dir, "main.gen.hcl"), []byte(config))
+				}
+				for _, args := range [][]string{
+					{"plan"},
+					{"gallery", "-out=gallery.html"},
+					{"apply", "-auto-approve"},
+					{"destroy", "-auto-approve"},
+					{"show"},
+				} {
+					r := genform(t, ws.dir, env, args...)
+					if r.code != 1 || !strings.Contains(r.stderr, "resource record image.a is corrupt") || !strings.Contains(r.stderr, "leads outside the working directory") {
+						t.Errorf("want a refusal naming the record and why:\n%s", r)
+					}
+				}
+				if b, err := os.ReadFile(victim); err != nil || string(b) != victimText {
+					t.Errorf("the file outside the working directory was deleted, moved or changed (%v)", err)
+				}
+				if g, err := os.ReadFile(filepath.Join(ws.dir, "gallery.html")); err == nil {
+					if bytes.Contains(g, []byte(victimText)) || bytes.Contains(g, []byte(base64.StdEncoding.EncodeToString([]byte(victimText)))) {
+						t.Errorf("the gallery publishes the file outside the working directory")
+					}
+				}
+				ws.checkNothingOutside(t, "victim.txt")
+			})
+		}
+	}
+}
+
+// TestCorruptRecordRemedy follows the advice every corrupt-record error
+// gives, "forget the resource with: genform state rm ADDR": it must work,
+// and the next plan generates the forgotten resource again while keeping
+// the others.
+func TestCorruptRecordRemedy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs genform many times")
+	}
+	sim := startSim(t, simulator.Options{Token: fakeToken, Latency: 200 * time.Millisecond})
+	env := childEnv("GENFORM_BASE_URL="+sim.URL, "GENFORM_TOKEN="+fakeToken)
+	ws := appliedWorkspace(t, sim, env)(t)
+	damageRecord(t, ws.statePath(), "image.a")
+	r := genform(t, ws.dir, env, "plan")
+	if r.code != 1 || !strings.Contains(r.stderr, "forget the resource with: genform state rm image.a") {
+		t.Fatalf("want the advice to forget image.a:\n%s", r)
+	}
+	if r := genform(t, ws.dir, env, "state", "rm", "image.a"); r.code != 0 || !strings.Contains(r.stdout, "Removed image.a") {
+		t.Fatalf("the advised command fails:\n%s", r)
+	}
+	r = genform(t, ws.dir, env, "plan")
+	if r.code != 0 || !strings.Contains(r.stdout, "image.a will be generated") || strings.Contains(r.stdout, "image.b will") {
+		t.Fatalf("after state rm, plan should generate image.a and leave image.b alone:\n%s", r)
+	}
+}
+
+// copyTree copies the regular files under src into dst.
+func copyTree(t testing.TB, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, info.Mode().Perm())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLinkedDirsStayInside makes the output directory and the state
+// directory links to directories outside the working directory, as a
+// repository can hold them: apply must refuse rather than write there.
+func TestLinkedDirsStayInside(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs genform")
+	}
+	sim := startSim(t, simulator.Options{Token: fakeToken, Latency: 200 * time.Millisecond})
+	env := childEnv("GENFORM_BASE_URL="+sim.URL, "GENFORM_TOKEN="+fakeToken)
+	for _, link := range []string{"generated", ".genform", "pics"} {
+		t.Run(link, func(t *testing.T) {
+			ws := newWorkspace(t, map[string]string{"main.gen.hcl": `
+image "a" {
+  prompt       = "an apple"
+  image_number = 1
+}
+
+image "b" {
+  prompt       = "a pear"
+  image_number = 1
+  dir          = "pics/pears"
+}
+`})
+			outside := filepath.Join(ws.parent, "outside")
+			if err := os.Mkdir(outside, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join("..", "outside"), filepath.Join(ws.dir, link)); err != nil {
+				t.Skipf("no symbolic links here: %v", err)
+			}
+			r := genform(t, ws.dir, env, "apply", "-auto-approve")
+			if r.code != 1 || !strings.Contains(r.stderr, link) || !strings.Contains(r.stderr, "outside the working directory") {
+				t.Errorf("want apply to refuse the link %s:\n%s", link, r)
+			}
+			if entries, _ := os.ReadDir(outside); len(entries) > 0 {
+				t.Errorf("apply wrote %d entries through the link into %s", len(entries), outside)
+			}
+		})
+	}
+}
