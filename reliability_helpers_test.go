@@ -27,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/genform/genform/config/addrs"
 	"github.com/genform/genform/service"
 	"github.com/genform/genform/simulator"
 	"github.com/genform/genform/statefile"
@@ -190,7 +191,7 @@ func (ws workspace) statePath() string { return filepath.Join(ws.dir, ".genform"
 func simBytes(t testing.TB, sim *simulator.Instance, token string, rec *statefile.Resource, o statefile.Output) []byte {
 	t.Helper()
 	url := o.MediaURL
-	if rec.Kind == "video" && rec.WatermarkFree {
+	if rec.Addr.Resource.Kind == addrs.Video && rec.WatermarkFree {
 		var v struct {
 			Value struct {
 				URL string `json:"url"`
@@ -267,7 +268,7 @@ func verifyState(t testing.TB, ws workspace, sim *simulator.Instance, token stri
 	}
 	var got []string
 	for addr := range snap.Resources {
-		got = append(got, addr)
+		got = append(got, addr.String())
 	}
 	sort.Strings(got)
 	want = slices.Sorted(slices.Values(want))
@@ -276,7 +277,11 @@ func verifyState(t testing.TB, ws workspace, sim *simulator.Instance, token stri
 	}
 	var v verified
 	known := map[string]bool{}
-	for _, addr := range want {
+	for _, s := range want {
+		addr, err := addrs.ParseInstance(s)
+		if err != nil {
+			t.Fatal(err)
+		}
 		rec := snap.Resources[addr]
 		if rec.Status != "succeed" || len(rec.Outputs) == 0 {
 			t.Errorf("%s: status %q with %d outputs, want succeed", addr, rec.Status, len(rec.Outputs))
@@ -330,7 +335,7 @@ func readCheckedState(path, command string) (*statefile.Snapshot, error) {
 
 // checkOutput reports whether output o of addr is in dir with the sha256
 // the state recorded for it.
-func checkOutput(dir, addr string, o statefile.Output) error {
+func checkOutput(dir string, addr addrs.Instance, o statefile.Output) error {
 	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(o.Path)))
 	if err != nil {
 		return fmt.Errorf("%s output %d: %w", addr, o.Index, err)

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/genform/genform/config/addrs"
 )
 
 // fakeService answers like the service, except where a test overrides an
@@ -285,7 +287,8 @@ image "a" {
 			if err != nil {
 				t.Fatal(err)
 			}
-			in := snap.Intents["image.a"]
+			imageA := addrs.Resource{Kind: addrs.Image, Name: "a"}.Instance(addrs.NoKey)
+			in := snap.Intents[imageA]
 			switch {
 			case tt.noIntent && in != nil:
 				t.Errorf("an intent is left: %+v", in)
@@ -294,7 +297,7 @@ image "a" {
 			case !tt.noIntent && in.GenerationID != tt.intent:
 				t.Errorf("the intent keeps generation %q, want %q", in.GenerationID, tt.intent)
 			}
-			if rec := snap.Resources["image.a"]; (rec != nil) != tt.recorded {
+			if rec := snap.Resources[imageA]; (rec != nil) != tt.recorded {
 				t.Errorf("image.a recorded: %v, want %v", rec != nil, tt.recorded)
 			}
 			if n := f.creates.Load(); n != tt.creates {

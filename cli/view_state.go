@@ -230,7 +230,7 @@ func renderResource(w io.Writer, snap *statefile.Snapshot, addr addrs.Instance) 
 	if rec.Error != "" {
 		rows = append(rows, attrRow{"error", formatValue(rec.Error)})
 	}
-	rows = append(rows, attrRow{"endpoint", formatValue(rec.Endpoint)})
+	rows = append(rows, attrRow{"endpoint", formatValue(rec.Endpoint.Path())})
 	attrs := recordAttrs(rec)
 	for _, n := range attrNames(attrs) {
 		rows = append(rows, attrRow{n, formatValue(attrs[n])})
@@ -241,7 +241,7 @@ func renderResource(w io.Writer, snap *statefile.Snapshot, addr addrs.Instance) 
 	}
 	deps := make([]any, len(rec.Deps))
 	for i, d := range rec.Deps {
-		deps[i] = d
+		deps[i] = d.String()
 	}
 	rows = append(rows,
 		attrRow{"depends_on", formatValue(deps)},

@@ -698,7 +698,7 @@ func (r *applyRun) poll(addr addrs.Instance, action Action, id string, submitted
 		}
 		if !st.Known && st.Raw != lastRaw {
 			r.emit(Event{Addr: addr, Action: action, Phase: PhaseWarning, GenerationID: id,
-				Err: fmt.Errorf("job %s reports status %q, which the service does not document; it is treated as running", id, st.Raw)})
+				Err: fmt.Errorf("job %s reports unknown status %q; treating it as running", id, st.Raw)})
 		}
 		lastRaw = st.Raw
 		r.emit(Event{Addr: addr, Action: action, Phase: PhaseRunning, Status: st.Raw, KnownStatus: st.Known, Progress: st.Progress, GenerationID: id})
