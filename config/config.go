@@ -162,7 +162,7 @@ type Local struct {
 
 	locals  []string         // locals it refers to directly
 	direct  []addrs.Resource // resources it refers to directly
-	static  bool     // evaluated once at Load: refers to no resource, even indirectly
+	static  bool             // evaluated once at Load: refers to no resource, even indirectly
 	value   cty.Value
 	checked bool // its references were valid
 }

@@ -37,11 +37,11 @@ type Resource struct {
 	Attributes map[string]*hcl.Attribute
 
 	dependsOn  *hcl.Attribute
-	attrs      []resAttr  // Attributes in source order, with their ids
+	attrs      []resAttr        // Attributes in source order, with their ids
 	direct     []addrs.Resource // resources its expressions refer to directly
-	locals     []string   // locals its expressions refer to directly
-	countBad   bool       // count/for_each has invalid references
-	cached     []instData // the instances, when they do not depend on the Scope
+	locals     []string         // locals its expressions refer to directly
+	countBad   bool             // count/for_each has invalid references
+	cached     []instData       // the instances, when they do not depend on the Scope
 	cacheValid bool
 }
 

@@ -210,4 +210,3 @@ func article(word string) string {
 	}
 	return "a"
 }
-
