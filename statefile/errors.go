@@ -7,16 +7,14 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/genform/genform/config/addrs"
 )
 
 var (
 	// ErrNotFound is wrapped by errors about an address that has no record
-	// where one is required (DeleteResource, MoveResource's source).
+	// where one is required (the source of Tx.Move).
 	ErrNotFound = errors.New("not in the state")
-	// ErrExists is wrapped by MoveResource when the destination address
-	// already has a resource.
+	// ErrExists is wrapped by Tx.Move when the destination address
+	// already has a record or an intent.
 	ErrExists = errors.New("already in the state")
 	// ErrCorrupt is matched (errors.Is) by every *CorruptError.
 	ErrCorrupt = errors.New("state file is corrupt")
@@ -49,8 +47,8 @@ func (e *CorruptError) Error() string {
 	}
 	msg := fmt.Sprintf("state file %s: %s %s is corrupt: %v; %s", e.Path, what, displayAddr(e.Addr), e.Err, restore)
 	// The remedy names the address, so it is offered only for a key that
-	// is one.
-	if a, err := addrs.ParseInstance(e.Addr); err == nil {
+	// is one, written as genform writes it (Forget finds it by that key).
+	if a, ok := canonicalAddr(e.Addr); ok {
 		msg += ", or forget the resource with: genform state rm " + a.Shell()
 	}
 	return msg

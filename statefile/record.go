@@ -25,7 +25,7 @@ type Resource struct {
 	Detail       json.RawMessage // creation detail as received
 	Outputs      []Output
 	// Dir is the directory of its files, relative to the working directory.
-	// A Dir or output Path leading outside it is refused by PutResource and
+	// A Dir or output Path leading outside it is refused by Tx.Record and
 	// read as corrupt (see checkPaths).
 	Dir string
 	// WatermarkFree records that video outputs were downloaded from the
@@ -36,7 +36,7 @@ type Resource struct {
 	// after the configuration is gone.
 	Deps []addrs.Resource
 	// CreatedAt is when the resource was first recorded; UpdatedAt when it was
-	// last written. PutResource fills both (see there).
+	// last written. Tx.Record fills both (see there).
 	CreatedAt, UpdatedAt time.Time
 }
 
@@ -274,11 +274,57 @@ func recordAddr(addr string, key []byte) (addrs.Instance, error) {
 	if addr != string(key) {
 		return addrs.Instance{}, fmt.Errorf("record says it is %s", displayAddr(addr))
 	}
-	a, err := addrs.ParseInstance(addr)
-	if err != nil || a.String() != addr {
+	a, ok := canonicalAddr(addr)
+	if !ok {
 		return addrs.Instance{}, fmt.Errorf("%s is not an address genform writes", displayAddr(addr))
 	}
 	return a, nil
+}
+
+// canonicalAddr parses key as an address, and reports whether it is one
+// written as genform writes them: only such a key can be found again from
+// the address it names.
+func canonicalAddr(key string) (addrs.Instance, bool) {
+	a, err := addrs.ParseInstance(key)
+	if err != nil || a.String() != key {
+		return addrs.Instance{}, false
+	}
+	return a, true
+}
+
+// checkAddr refuses, before it is written, an address genform could not
+// read back: no kind, or a name that is no identifier.
+func checkAddr(a addrs.Instance) error {
+	if _, ok := canonicalAddr(a.String()); !ok || kindName(a.Resource.Kind) == "" {
+		return fmt.Errorf("%q is not a resource address", a.String())
+	}
+	return nil
+}
+
+// kindName is the name of a valid kind, "" for any other.
+func kindName(k addrs.Kind) string {
+	if k == addrs.Image || k == addrs.Video {
+		return k.String()
+	}
+	return ""
+}
+
+// checkRecord refuses, before it is written, what decoding would refuse:
+// an invalid address, an endpoint that does not make the address's kind,
+// a dependency that is no resource address.
+func checkRecord(a addrs.Instance, ep addrs.Endpoint, deps []addrs.Resource) error {
+	if err := checkAddr(a); err != nil {
+		return err
+	}
+	if ep.Kind() != a.Resource.Kind {
+		return fmt.Errorf("recording %s: endpoint %v does not generate a %s", a, ep, a.Resource.Kind)
+	}
+	for _, d := range deps {
+		if err := checkAddr(d.Instance(addrs.NoKey)); err != nil {
+			return fmt.Errorf("recording %s: dependency %w", a, err)
+		}
+	}
+	return nil
 }
 
 // recordEndpoint reads a record's endpoint, which must make what its

@@ -575,7 +575,7 @@ func (s *Store) Addresses() (resources, intents []addrs.Instance, err error) {
 		keys := func(bucket *bolt.Bucket) []addrs.Instance {
 			var out []addrs.Instance
 			bucket.ForEach(func(k, _ []byte) error {
-				if a, err := addrs.ParseInstance(string(k)); err == nil {
+				if a, ok := canonicalAddr(string(k)); ok {
 					out = append(out, a)
 				}
 				return nil

@@ -159,6 +159,9 @@ func (tx *Tx) RecordIntent(i *Intent) error {
 	if i == nil || i.Addr.IsZero() {
 		return errors.New("recording a submission: no address")
 	}
+	if err := checkRecord(i.Addr, i.Endpoint, nil); err != nil {
+		return err
+	}
 	if err := validJSON(i.Addr, "request", i.Request); err != nil {
 		return err
 	}
@@ -210,6 +213,9 @@ func (tx *Tx) Protect(addr addrs.Instance, on bool) error {
 	}
 	if addr.IsZero() {
 		return errors.New("protecting a resource: no address")
+	}
+	if err := checkAddr(addr); err != nil {
+		return err
 	}
 	if !on {
 		return tx.deleteIf(tx.b.protections, addr)
@@ -304,6 +310,9 @@ func (tx *Tx) Move(src addrs.Instance, r *Resource) error {
 func (tx *Tx) putResource(r *Resource) error {
 	if r == nil || r.Addr.IsZero() {
 		return errors.New("recording a resource: no address")
+	}
+	if err := checkRecord(r.Addr, r.Endpoint, r.Deps); err != nil {
+		return err
 	}
 	if err := validJSON(r.Addr, "request", r.Request); err != nil {
 		return err

@@ -721,3 +721,80 @@ func TestTimestamps(t *testing.T) {
 		t.Errorf("intent: created %v submitted %v, want %v and %v", in.CreatedAt, in.SubmittedAt, t2, t2.Add(time.Minute))
 	}
 }
+
+// TestWritesRefuseWhatCannotBeRead: a record the decoder would refuse is
+// refused when written, with nothing committed, so a bad caller cannot
+// leave a state that every later command reports as corrupt.
+func TestWritesRefuseWhatCannotBeRead(t *testing.T) {
+	noName := addrs.Resource{Kind: addrs.Image}.Instance(addrs.NoKey)
+	noKind := addrs.Resource{Name: "x"}.Instance(addrs.NoKey)
+	badName := addrs.Resource{Kind: addrs.Image, Name: "has space"}.Instance(addrs.NoKey)
+	withEndpoint := func(addr string, ep addrs.Endpoint) *Resource {
+		r := sampleResource(addr, 1)
+		r.Endpoint = ep
+		return r
+	}
+	tests := []struct {
+		name  string
+		write func(tx *Tx) error
+		want  string
+	}{
+		{"record without an endpoint", func(tx *Tx) error { return tx.Record(withEndpoint("image.a", 0)) }, "does not generate a image"},
+		{"record with the other kind's endpoint", func(tx *Tx) error { return tx.Record(withEndpoint("video.v", addrs.Text2Image)) }, "does not generate a video"},
+		{"record with a zero dependency", func(tx *Tx) error {
+			r := sampleResource("image.a", 1)
+			r.Deps = []addrs.Resource{{}}
+			return tx.Record(r)
+		}, "dependency"},
+		{"record without a kind", func(tx *Tx) error {
+			r := sampleResource("image.a", 1)
+			r.Addr = noKind
+			return tx.Record(r)
+		}, "not a resource address"},
+		{"intent with a name that is no identifier", func(tx *Tx) error {
+			return tx.RecordIntent(&Intent{Addr: badName, Endpoint: addrs.Text2Image})
+		}, "not a resource address"},
+		{"intent without an endpoint", func(tx *Tx) error { return tx.RecordIntent(&Intent{Addr: a("image.a")}) }, "does not generate"},
+		{"protection of an address without a name", func(tx *Tx) error { return tx.Protect(noName, true) }, "not a resource address"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := openNew(t)
+			before := serial(t, s)
+			err := s.Update(tt.write)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want one saying %q", err, tt.want)
+			}
+			if got := serial(t, s); got != before {
+				t.Errorf("serial %d -> %d: something was committed", before, got)
+			}
+			if _, err := s.Snapshot(); err != nil {
+				t.Errorf("the state no longer reads: %v", err)
+			}
+		})
+	}
+}
+
+// TestNonCanonicalKeys: a key that parses as an address but is not written
+// the way genform writes it (image.hero[007]) cannot be found from the
+// address it names, so it is neither listed for state rm nor offered as
+// the remedy of its corrupt record.
+func TestNonCanonicalKeys(t *testing.T) {
+	s := openNew(t)
+	fill(t, s, 1)
+	rawPut(t, s, bucketResources, "image.hero[007]", []byte{0xff})
+	res, _, err := s.Addresses()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.String() == "image.hero[7]" {
+			t.Errorf("Addresses lists %s for the key image.hero[007]", r)
+		}
+	}
+	_, err = s.Snapshot()
+	var ce *CorruptError
+	if !errors.As(err, &ce) || strings.Contains(err.Error(), "state rm") {
+		t.Errorf("Snapshot: %v; want a corrupt record without a state rm remedy", err)
+	}
+}
