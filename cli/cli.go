@@ -13,7 +13,7 @@ import (
 	"github.com/mattn/go-isatty"
 )
 
-// Exit codes, as SPEC section 1 fixes them.
+// Exit codes, as the README documents them.
 const (
 	ExitOK          = 0
 	ExitError       = 1

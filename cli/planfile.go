@@ -74,6 +74,8 @@ type planChangeJSON struct {
 	Dir             string           `json:"dir,omitempty"`
 	GenerationID    string           `json:"generation_id,omitempty"`
 	Redownload      []int            `json:"redownload,omitempty"`
+	// Sensitive names the attributes whose values the file leaves out.
+	Sensitive []string `json:"sensitive,omitempty"`
 }
 
 type planReasonJSON struct {
@@ -145,11 +147,13 @@ func writePlanFile(path string, sp *savedPlan) error {
 
 func encodePlanChange(c *reconcile.Change) planChangeJSON {
 	r := c.Reason
+	attrs, before, after := redact(c, nil)
 	cj := planChangeJSON{
 		Address:      c.Addr.String(),
 		Action:       c.Action.String(),
-		Before:       c.Before,
-		After:        c.After,
+		Before:       before,
+		After:        after,
+		Sensitive:    c.Sensitive,
 		AfterUnknown: c.AfterUnknown,
 		Fingerprint:  c.Fingerprint,
 		Media:        c.Media,
@@ -167,7 +171,7 @@ func encodePlanChange(c *reconcile.Change) planChangeJSON {
 	if !c.PrevAddr.IsZero() {
 		cj.PreviousAddress = c.PrevAddr.String()
 	}
-	for _, a := range c.Attrs {
+	for _, a := range attrs {
 		cj.Attrs = append(cj.Attrs, attrChangeJSON(a))
 	}
 	for _, u := range r.Upstream {
@@ -243,6 +247,7 @@ func decodePlanChange(cj planChangeJSON) (*reconcile.Change, error) {
 		Dir:          cj.Dir,
 		GenerationID: cj.GenerationID,
 		Redownload:   cj.Redownload,
+		Sensitive:    cj.Sensitive,
 	}
 	if c.Addr, err = addrs.ParseInstance(cj.Address); err != nil {
 		return nil, err

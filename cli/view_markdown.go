@@ -52,7 +52,8 @@ func renderPlanMarkdown(w io.Writer, p *reconcile.Plan, serviceLine string) {
 	for i, c := range changed {
 		row := fmt.Sprintf("| `%s` | `%s` | %s | %s |\n", strings.TrimSpace(actionSymbol(c.Action)), c.Addr, c.Action, mdEscape(reasonText(c)))
 		var diff string
-		for _, a := range c.Attrs {
+		attrs, _, _ := redact(c, sensitiveValue{})
+		for _, a := range attrs {
 			if a.Name != "prompt" && a.Name != "negative_prompt" {
 				continue
 			}

@@ -119,7 +119,8 @@ func renderChange(w io.Writer, c *reconcile.Change) {
 		width = max(width, len(a.Name))
 	}
 	hidden := 0
-	for _, a := range c.Attrs {
+	attrs, _, _ := redact(c, sensitiveValue{})
+	for _, a := range attrs {
 		fmt.Fprintf(w, "      %s %-*s = %s\n", attrSymbol(c, a), width, a.Name, attrValue(c, a))
 	}
 	if c.Action != reconcile.Create && c.After != nil {
@@ -147,6 +148,9 @@ func attrSymbol(c *reconcile.Change, a reconcile.AttrChange) string {
 }
 
 func attrValue(c *reconcile.Change, a reconcile.AttrChange) string {
+	if _, ok := a.Before.(sensitiveValue); ok && !a.Unknown {
+		return sensitiveText
+	}
 	after := formatValue(a.After)
 	if a.Unknown {
 		after = "(known after apply)"
@@ -171,6 +175,8 @@ func formatValue(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return "null"
+	case sensitiveValue:
+		return sensitiveText
 	case string:
 		if len(x) > 120 {
 			return fmt.Sprintf("%q", x[:60]+fmt.Sprintf("… (%d bytes)", len(x)))
@@ -237,6 +243,10 @@ type planDocument struct {
 	HasChanges    bool         `json:"has_changes"`
 }
 
+// In the plan document, a value that derives from a sensitive variable is
+// the string sensitiveText, and the change lists the attribute's name in
+// "sensitive".
+
 type changeJSON struct {
 	Address         string           `json:"address"`
 	PreviousAddress string           `json:"previous_address,omitempty"`
@@ -255,6 +265,7 @@ type changeJSON struct {
 	GenerationID    string           `json:"generation_id,omitempty"`
 	Redownload      []int            `json:"redownload,omitempty"`
 	Warnings        []string         `json:"warnings,omitempty"`
+	Sensitive       []string         `json:"sensitive,omitempty"`
 }
 
 type attrChangeJSON struct {
@@ -300,6 +311,7 @@ func renderPlanJSON(w io.Writer, p *reconcile.Plan) error {
 
 // changeDocument is one change of the plan document.
 func changeDocument(c *reconcile.Change) changeJSON {
+	attrs, before, after := redact(c, sensitiveText)
 	cj := changeJSON{
 		Address:      c.Addr.String(),
 		Resource:     c.Addr.Resource.String(),
@@ -307,8 +319,8 @@ func changeDocument(c *reconcile.Change) changeJSON {
 		Action:       c.Action.String(),
 		Reason:       reasonText(c),
 		ReasonCode:   c.Reason.Code.String(),
-		Before:       c.Before,
-		After:        c.After,
+		Before:       before,
+		After:        after,
 		AfterUnknown: c.AfterUnknown,
 		Fingerprint:  c.Fingerprint,
 		Media:        c.Media,
@@ -316,11 +328,12 @@ func changeDocument(c *reconcile.Change) changeJSON {
 		GenerationID: c.GenerationID,
 		Redownload:   c.Redownload,
 		Warnings:     changeWarnings(c),
+		Sensitive:    c.Sensitive,
 	}
 	if !c.PrevAddr.IsZero() {
 		cj.PreviousAddress = c.PrevAddr.String()
 	}
-	for _, a := range c.Attrs {
+	for _, a := range attrs {
 		cj.Attrs = append(cj.Attrs, attrChangeJSON(a))
 	}
 	return cj

@@ -204,3 +204,9 @@ func (c *Config) Referenced(addr addrs.Resource) bool { return c.referenced[addr
 func (c *Config) Resource(addr addrs.Resource) *Resource {
 	return c.byAddr[addr]
 }
+
+// markSensitive marks the values of sensitive variables, and through cty
+// and HCL every value computed from one.
+const markSensitive = valueMark("sensitive")
+
+type valueMark string

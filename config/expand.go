@@ -46,6 +46,10 @@ type Instance struct {
 	Dir string
 	// WatermarkFree asks for a video's watermark-free download.
 	WatermarkFree bool
+	// Sensitive names the attributes whose values derive from a sensitive
+	// variable: the views show them as (sensitive), and a saved plan
+	// leaves them out. The request holds their real values.
+	Sensitive []string
 	// DeclRange is the resource's block header.
 	DeclRange hcl.Range
 }
@@ -100,6 +104,7 @@ type instData struct {
 	request       []byte
 	dir           string
 	watermarkFree bool
+	sensitive     uint32 // attrValues.sensitive
 }
 
 // finalVals is the value of every field of the body, defaults filled in,
@@ -128,6 +133,11 @@ func (d *instData) instance(r *Resource, sc *scratch) *Instance {
 		Dir:           d.dir,
 		WatermarkFree: d.watermarkFree,
 		DeclRange:     r.DeclRange,
+	}
+	for id := attrID(0); d.sensitive != 0 && id < numAttrs; id++ {
+		if d.sensitive&(1<<id) != 0 {
+			inst.Sensitive = append(inst.Sensitive, attrNames[id])
+		}
 	}
 	inst.Body, inst.Attrs = d.ep.body(&vals, sc)
 	return inst
@@ -269,6 +279,7 @@ func (c *Config) evalCount(r *Resource, ctx *hcl.EvalContext) (int, bool, hcl.Di
 	if diags.HasErrors() {
 		return 0, false, diags
 	}
+	v, _ = v.UnmarkDeep() // a count shows nothing of the value it came from
 	bad := func(detail string) (int, bool, hcl.Diagnostics) {
 		return 0, false, append(diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
@@ -305,6 +316,14 @@ func (c *Config) evalForEach(r *Resource, ctx *hcl.EvalContext) ([]string, []cty
 	v, diags := r.ForEach.Value(ctx)
 	if diags.HasErrors() {
 		return nil, nil, false, diags
+	}
+	if v.ContainsMarked() {
+		return nil, nil, false, append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Invalid for_each argument",
+			Detail:   "The for_each value derives from a sensitive variable, and its keys would be shown in every instance address. Use a value that is not sensitive, or count.",
+			Subject:  r.ForEach.Range().Ptr(),
+		})
 	}
 	bad := func(detail string) ([]string, []cty.Value, bool, hcl.Diagnostics) {
 		return nil, nil, false, append(diags, &hcl.Diagnostic{
@@ -387,6 +406,9 @@ type attrValues struct {
 	val  [numAttrs]cty.Value
 	set  [numAttrs]bool
 	expr [numAttrs]hcl.Expression
+	// sensitive has a bit for each attribute whose value derives from a
+	// sensitive variable.
+	sensitive uint32
 }
 
 // rng is the source range of attribute id's expression.
@@ -415,10 +437,16 @@ func (c *Config) instance(r *Resource, ctx *hcl.EvalContext, addr addrs.Instance
 		if d.HasErrors() {
 			v = cty.DynamicVal
 		}
+		// The request carries the real value; which attributes came from
+		// a sensitive variable is kept beside it, for the views.
+		v, marks := v.UnmarkDeep()
+		if _, ok := marks[markSensitive]; ok {
+			av.sensitive |= 1 << ra.id
+		}
 		av.val[ra.id] = v
 		av.set[ra.id] = !v.IsNull()
 	}
-	inst := instData{addr: addr}
+	inst := instData{addr: addr, sensitive: av.sensitive}
 	b := bodyBuilder{c: c, r: r, av: av, sc: sc}
 	b.endpoint()
 	b.build(&inst)

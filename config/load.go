@@ -541,6 +541,7 @@ func (c *Config) EvalOutputs(scope Scope) (map[string]cty.Value, hcl.Diagnostics
 		if d.HasErrors() {
 			v = cty.DynamicVal
 		}
+		v, _ = v.UnmarkDeep()
 		out[o.Name] = v
 	}
 	return out, diags

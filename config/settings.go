@@ -53,6 +53,7 @@ func (c *Config) settingValue(a *hcl.Attribute, where string, ty cty.Type) (cty.
 		Functions: c.funcs,
 	}
 	v, d := a.Expr.Value(ctx)
+	v, _ = v.UnmarkDeep()
 	diags = append(diags, d...)
 	if d.HasErrors() {
 		return cty.NilVal, false, diags

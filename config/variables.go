@@ -212,6 +212,11 @@ func (c *Config) settleVariables(opts Options, parser *hclparse.Parser, defaults
 			v.Value = cty.UnknownVal(v.Type)
 		}
 		vals[name] = v.Value
+		if v.Sensitive {
+			// Marked, so that every value made from it is known to be
+			// sensitive however it was computed.
+			vals[name] = v.Value.Mark(markSensitive)
+		}
 	}
 	if len(vals) == 0 {
 		c.varObj = cty.EmptyObjectVal
@@ -319,6 +324,7 @@ func (c *Config) checkVariableValidations() hcl.Diagnostics {
 				continue
 			}
 			ok, d := val.Condition.Value(ctx)
+			ok, _ = ok.UnmarkDeep()
 			diags = append(diags, d...)
 			if d.HasErrors() || !ok.IsKnown() {
 				continue
@@ -338,6 +344,7 @@ func (c *Config) checkVariableValidations() hcl.Diagnostics {
 			}
 			msg := "The value is not valid."
 			if m, d := val.ErrorMessage.Value(ctx); !d.HasErrors() && m.IsKnown() && !m.IsNull() {
+				m, _ = m.UnmarkDeep()
 				if s, err := convert.Convert(m, cty.String); err == nil {
 					msg = s.AsString()
 				}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -182,5 +183,67 @@ variable "any" {
 	}
 	if !c.Variables["any"].Value.Type().IsObjectType() {
 		t.Errorf("an `any` variable from the environment is not parsed as HCL: %#v", c.Variables["any"].Value)
+	}
+}
+
+// A value made from a sensitive variable, however it was computed, is
+// known to be sensitive: the instance names its attributes, while the
+// request holds the real value to send.
+func TestSensitiveValuesAreTracked(t *testing.T) {
+	c := mustLoad(t, `
+variable "secret" {
+  type      = string
+  sensitive = true
+  default   = "abracadabra"
+}
+variable "plain" {
+  default = "noir"
+}
+variable "n" {
+  type      = number
+  sensitive = true
+  default   = 2
+}
+locals {
+  word = upper(var.secret)
+}
+image "a" {
+  count        = var.n
+  prompt       = "a ${var.plain} poster saying ${local.word}"
+  negative_prompt = format("no %s", var.plain)
+  seed         = length(var.secret)
+  image_number = 1
+}
+output "o" { value = local.word }
+`, Options{})
+	insts := expandAll(t, c, nil)
+	if len(insts) != 2 {
+		t.Fatalf("count from a sensitive variable: %d instances", len(insts))
+	}
+	in := insts["image.a[0]"]
+	if got := fmt.Sprint(in.Sensitive); got != "[prompt seed]" {
+		t.Errorf("Sensitive = %s, want [prompt seed]", got)
+	}
+	if !strings.Contains(string(in.Request), "ABRACADABRA") || !strings.Contains(string(in.Request), `"seed":11`) {
+		t.Errorf("the request must hold the real values: %s", in.Request)
+	}
+	outs, diags := c.EvalOutputs(Scope{})
+	if diags.HasErrors() || outs["o"].AsString() != "ABRACADABRA" {
+		t.Errorf("output o = %#v, %v", outs["o"], diags)
+	}
+
+	diags = loadErrors(t, `
+variable "keys" {
+  type      = set(string)
+  sensitive = true
+  default   = ["a"]
+}
+image "b" {
+  for_each = var.keys
+  prompt   = each.key
+}
+`, Options{})
+	if !strings.Contains(diagList(diags), "derives from a sensitive variable") {
+		t.Errorf("for_each from a sensitive variable: %s", diagList(diags))
 	}
 }

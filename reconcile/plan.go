@@ -65,6 +65,10 @@ type Change struct {
 	GenerationID string
 	// Redownload lists the output indexes an update fetches again.
 	Redownload []int
+	// Sensitive names the attributes whose declared values derive from a
+	// sensitive variable; the views never show their values, before or
+	// after.
+	Sensitive []string
 }
 
 // Kind is the change's resource kind.
@@ -337,9 +341,10 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance) (*Chan
 	st := p.state
 	rec := st.Resources[inst.Addr]
 	c := &Change{
-		Addr:  inst.Addr,
-		Media: mediaCount(inst),
-		Dir:   inst.Dir,
+		Addr:      inst.Addr,
+		Media:     mediaCount(inst),
+		Dir:       inst.Dir,
+		Sensitive: inst.Sensitive,
 	}
 	f := facts{
 		endpoint: inst.Endpoint,

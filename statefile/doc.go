@@ -1,6 +1,6 @@
 // Package statefile is genform's state store: one bbolt file per working
-// directory (SPEC section 5). It is the only package that imports bbolt, and
-// no bbolt type leaves it. It owns the file's layout, its records and their
+// directory. It is the only package that imports bbolt, and no bbolt type
+// leaves it. It owns the file's layout, its records and their
 // encoding, schema migrations, and the exclusive lock with the information
 // about who holds it. It does not decide anything: fingerprints, plans,
 // output files and their hashes belong to reconcile, which records here what

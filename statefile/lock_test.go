@@ -121,7 +121,7 @@ func TestLockHeldByAnotherProcess(t *testing.T) {
 	s.Close()
 }
 
-// TestLockDiesWithItsHolder checks what SPEC section 5 promises: the lock
+// TestLockDiesWithItsHolder checks what the state promises: the lock
 // cannot go stale, since the OS drops it with the process, and the info
 // file a killed holder leaves is overwritten by the next one.
 func TestLockDiesWithItsHolder(t *testing.T) {
