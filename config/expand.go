@@ -317,7 +317,11 @@ func (c *Config) evalForEach(r *Resource, ctx *hcl.EvalContext) ([]string, []cty
 	if diags.HasErrors() {
 		return nil, nil, false, diags
 	}
-	if v.ContainsMarked() {
+	// A value made from a sensitive variable carries the mark on the
+	// whole collection: set elements cannot be marked, and map keys never
+	// are. Walking every element to look would cost a second sort of a
+	// large set.
+	if v.IsMarked() {
 		return nil, nil, false, append(diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "Invalid for_each argument",

