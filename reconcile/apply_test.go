@@ -4,59 +4,253 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/genform/genform/config/addrs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/genform/genform/config/addrs"
 	"github.com/genform/genform/service"
 	"github.com/genform/genform/statefile"
 )
 
-// fakeService answers as a scripted service would: createErr decides what
-// a create request gets; every job succeeds at the first poll.
+// fakeService answers as a scripted service would. Jobs get the ids
+// job-1, job-2 ... in the order they are created. What a job does is its
+// fakeJob: the one of scripts whose key its request body contains (a
+// prompt, say), or the one addJob gave a job made before the test; a job
+// without a script succeeds at its first poll. Media URLs
+// name their job: http://fake.test/media/<job>/<index>.<ext>, and
+// http://fake.test/nowm/<job>.mp4 for a video's watermark-free file. A
+// download writes "content of <url>".
 type fakeService struct {
+	// createErr is what a create request gets when its script says
+	// nothing.
+	createErr error
+	// scripts are the jobs' scripts by a part of their request body.
+	scripts map[string]fakeJob
+	// afterCreate runs when a create request is answered, before the
+	// answer is returned (it may cancel the apply's context).
+	afterCreate func(id string)
+
 	mu        sync.Mutex
 	creates   int
+	jobs      map[string]*fakeRun
+	calls     map[string]int
+	bodies    []string // create request bodies, in order
+	downloads []string // URLs downloaded, in order
+}
+
+// fakeJob scripts a job.
+type fakeJob struct {
 	createErr error
-	polls     int
+	// statuses are the raw statuses successive polls report; the last one
+	// repeats. None: "succeed".
+	statuses  []string
+	statusErr error
+	detailErr error
+	// outputs is the number of images the detail lists (videos have one),
+	// by default the request's image_number; noOutputs makes it list none.
+	outputs   int
+	noOutputs bool
+	// downloadErr fails every download of the job's files, and wmErr the
+	// request for its watermark-free URL.
+	downloadErr error
+	wmErr       error
+}
+
+type fakeRun struct {
+	fakeJob
+	kind  addrs.Kind
+	polls int
+}
+
+func (f *fakeService) call(ctx context.Context, method string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.calls == nil {
+		f.calls = map[string]int{}
+	}
+	f.calls[method]++
+	return ctx.Err()
+}
+
+// count is how many requests of method (Create, Status, Detail,
+// WatermarkFreeURL, Download) the service answered.
+func (f *fakeService) count(method string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls[method]
+}
+
+// addJob makes a job as an earlier apply would have.
+func (f *fakeService) addJob(id string, kind addrs.Kind, job fakeJob) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.jobs == nil {
+		f.jobs = map[string]*fakeRun{}
+	}
+	f.jobs[id] = &fakeRun{fakeJob: job, kind: kind}
+}
+
+// rescript changes what job id does from now on.
+func (f *fakeService) rescript(id string, fn func(*fakeJob)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fn(&f.jobs[id].fakeJob)
+}
+
+func (f *fakeService) job(id string) (*fakeRun, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	j := f.jobs[id]
+	if j == nil {
+		return nil, &service.Error{HTTPStatus: 404, Message: "no job " + id}
+	}
+	return j, nil
 }
 
 func (f *fakeService) Create(ctx context.Context, endpoint addrs.Endpoint, body []byte) (string, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.creates++
-	if f.createErr != nil {
-		return "", f.createErr
+	if err := f.call(ctx, "Create"); err != nil {
+		return "", err
 	}
-	return fmt.Sprintf("job-%d", f.creates), nil
+	f.mu.Lock()
+	f.creates++
+	f.bodies = append(f.bodies, string(body))
+	job := fakeJob{createErr: f.createErr}
+	for key, s := range f.scripts {
+		if strings.Contains(string(body), key) {
+			job = s
+		}
+	}
+	id := fmt.Sprintf("job-%d", f.creates)
+	f.mu.Unlock()
+	if job.createErr != nil {
+		return "", job.createErr
+	}
+	if job.outputs == 0 {
+		// As many images as the request asks for, as the service makes.
+		var req struct {
+			Config struct {
+				ImageNumber int `json:"image_number"`
+			} `json:"config"`
+		}
+		json.Unmarshal(body, &req)
+		job.outputs = req.Config.ImageNumber
+	}
+	f.addJob(id, endpoint.Kind(), job)
+	if f.afterCreate != nil {
+		f.afterCreate(id)
+	}
+	return id, nil
 }
 
 func (f *fakeService) Status(ctx context.Context, id string) (service.Status, error) {
+	if err := f.call(ctx, "Status"); err != nil {
+		return service.Status{}, err
+	}
+	j, err := f.job(id)
+	if err != nil {
+		return service.Status{}, err
+	}
 	f.mu.Lock()
-	f.polls++
-	f.mu.Unlock()
-	return service.Status{Raw: "succeed", State: service.StateDone, Known: true, Progress: 1}, nil
+	defer f.mu.Unlock()
+	if j.statusErr != nil {
+		return service.Status{}, j.statusErr
+	}
+	raw := "succeed"
+	if n := len(j.statuses); n > 0 {
+		raw = j.statuses[min(j.polls, n-1)]
+	}
+	j.polls++
+	st, known := service.ParseState(raw)
+	progress := 0.5
+	if st != service.StateRunning {
+		progress = 1
+	}
+	return service.Status{Raw: raw, State: st, Known: known, Progress: progress}, nil
 }
 
 func (f *fakeService) Detail(ctx context.Context, id string) (*service.Creation, error) {
-	return &service.Creation{CreationID: id, Status: "succeed", Raw: []byte(`{"creation_id":"` + id + `"}`),
-		Outputs: []service.CreationOutput{{ID: id + "-0", MediaURL: "http://127.0.0.1/m/" + id}}}, nil
+	if err := f.call(ctx, "Detail"); err != nil {
+		return nil, err
+	}
+	j, err := f.job(id)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if j.detailErr != nil {
+		return nil, j.detailErr
+	}
+	c := &service.Creation{CreationID: id, Status: "succeed", Raw: []byte(`{"creation_id":"` + id + `"}`)}
+	switch {
+	case j.noOutputs:
+	case j.kind == addrs.Video:
+		c.VideoURL = "http://fake.test/media/" + id + "/0.mp4"
+		c.Outputs = []service.CreationOutput{{ID: id + "-0"}}
+	default:
+		for i := range max(j.outputs, 1) {
+			c.Outputs = append(c.Outputs, service.CreationOutput{
+				ID: fmt.Sprintf("%s-%d", id, i), MediaURL: fmt.Sprintf("http://fake.test/media/%s/%d.png", id, i)})
+		}
+	}
+	return c, nil
 }
 
 func (f *fakeService) WatermarkFreeURL(ctx context.Context, id string) (*service.WatermarkFreeURL, error) {
-	return &service.WatermarkFreeURL{URL: "http://127.0.0.1/nowm/" + id}, nil
+	if err := f.call(ctx, "WatermarkFreeURL"); err != nil {
+		return nil, err
+	}
+	j, err := f.job(id)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if j.wmErr != nil {
+		return nil, j.wmErr
+	}
+	return &service.WatermarkFreeURL{URL: "http://fake.test/nowm/" + id + ".mp4"}, nil
 }
 
 func (f *fakeService) Download(ctx context.Context, url, dir, base string) (*service.Downloaded, error) {
+	if err := f.call(ctx, "Download"); err != nil {
+		return nil, err
+	}
+	// The job is the URL's last directory, or its file name for a
+	// watermark-free URL.
+	id := strings.TrimSuffix(filepath.Base(url), ".mp4")
+	if strings.Contains(url, "/media/") {
+		id = filepath.Base(filepath.Dir(url))
+	}
+	j, _ := f.job(id)
+	f.mu.Lock()
+	var err error
+	if j != nil {
+		err = j.downloadErr
+	}
+	if err == nil {
+		f.downloads = append(f.downloads, url)
+	}
+	f.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
 	data := []byte("content of " + url)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, base+".png")
+	ext := filepath.Ext(url)
+	if ext == "" {
+		ext = ".png"
+	}
+	path := filepath.Join(dir, base+ext)
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return nil, err
 	}
@@ -79,7 +273,7 @@ func applyWith(t *testing.T, src string, svc Service) (*statefile.Store, *Result
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	eng := &Engine{Config: cfg, Store: st, Service: svc, ServiceID: "simulator", Parallelism: 2, Dir: f.dir}
+	eng := &Engine{Config: cfg, Store: st, Service: svc, ServiceID: "simulator", Parallelism: 2, PollInterval: time.Millisecond, Dir: f.dir}
 	res, err := eng.Apply(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
@@ -156,8 +350,8 @@ func TestApplyRefusesARequestThePlanDidNotShow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if svc.creates != 0 || len(res.Failed) != 1 {
-		t.Fatalf("creates %d, failed %v", svc.creates, res.Failed)
+	if svc.count("Create") != 0 || len(res.Failed) != 1 {
+		t.Fatalf("creates %d, failed %v", svc.count("Create"), res.Failed)
 	}
 	snap, _ := st.Snapshot()
 	if len(snap.Intents) != 0 || len(snap.Resources) != 0 {
