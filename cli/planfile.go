@@ -146,7 +146,10 @@ func writePlanFile(path string, sp *savedPlan) error {
 }
 
 func encodePlanChange(c *reconcile.Change) planChangeJSON {
-	r := c.Reason
+	var r reconcile.Reason
+	if c.Reason != nil {
+		r = *c.Reason
+	}
 	attrs, before, after := redact(c, nil)
 	cj := planChangeJSON{
 		Address:      c.Addr.String(),
@@ -298,7 +301,9 @@ func decodePlanChange(cj planChangeJSON) (*reconcile.Change, error) {
 		}
 		r.Local = append(r.Local, reconcile.LocalChange{What: what, Output: l.Output, Path: l.Path, From: l.From, To: l.To})
 	}
-	c.Reason = r
+	if r.Code != reconcile.ReasonNone {
+		c.Reason = &r
+	}
 	return c, nil
 }
 

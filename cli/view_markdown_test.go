@@ -18,10 +18,10 @@ func TestPlanMarkdownLimit(t *testing.T) {
 			p := &reconcile.Plan{Service: "simulator"}
 			for i := 0; i < n; i++ {
 				c := &reconcile.Change{Addr: mustAddr(fmt.Sprintf("image.tile[%d]", i)), Media: 1,
-					Action: reconcile.Replace, Reason: reconcile.Reason{Code: reconcile.ReasonChanged, Attrs: []string{"prompt"}},
+					Action: reconcile.Replace, Reason: &reconcile.Reason{Code: reconcile.ReasonChanged, Attrs: []string{"prompt"}},
 					Attrs: []reconcile.AttrChange{{Name: "prompt", Before: fmt.Sprintf("a red tile number %d at dusk", i), After: fmt.Sprintf("a blue tile number %d at dusk", i)}}}
 				if i%10 == 0 {
-					c = &reconcile.Change{Addr: mustAddr(fmt.Sprintf("image.old[%d]", i)), Action: reconcile.Delete, Reason: reconcile.Reason{Code: reconcile.ReasonRemoved}}
+					c = &reconcile.Change{Addr: mustAddr(fmt.Sprintf("image.old[%d]", i)), Action: reconcile.Delete, Reason: &reconcile.Reason{Code: reconcile.ReasonRemoved}}
 				}
 				p.Changes = append(p.Changes, c)
 			}

@@ -309,6 +309,14 @@ func renderPlanJSON(w io.Writer, p *reconcile.Plan) error {
 	return enc.Encode(doc)
 }
 
+// reasonCode is the change's reason code, "" for a no-op.
+func reasonCode(c *reconcile.Change) string {
+	if c.Reason == nil {
+		return ""
+	}
+	return c.Reason.Code.String()
+}
+
 // changeDocument is one change of the plan document.
 func changeDocument(c *reconcile.Change) changeJSON {
 	attrs, before, after := redact(c, sensitiveText)
@@ -318,7 +326,7 @@ func changeDocument(c *reconcile.Change) changeJSON {
 		Kind:         c.Kind().String(),
 		Action:       c.Action.String(),
 		Reason:       reasonText(c),
-		ReasonCode:   c.Reason.Code.String(),
+		ReasonCode:   reasonCode(c),
 		Before:       before,
 		After:        after,
 		AfterUnknown: c.AfterUnknown,

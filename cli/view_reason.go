@@ -16,6 +16,9 @@ import (
 
 // reasonText says why a change is planned.
 func reasonText(c *reconcile.Change) string {
+	if c.Reason == nil {
+		return ""
+	}
 	r := c.Reason
 	switch r.Code {
 	case reconcile.ReasonNew:
@@ -87,6 +90,8 @@ func localText(l reconcile.LocalChange) string {
 func changeWarnings(c *reconcile.Change) []string {
 	r := c.Reason
 	switch {
+	case r == nil:
+		return nil
 	case r.Code == reconcile.ReasonAnswerLost:
 		return []string{fmt.Sprintf("an earlier apply sent the create request for %s at %s and was interrupted before the service answered; that generation may already have been paid for. Applying submits it again; if you find the earlier creation on the service, adopt it instead with: genform import %s CREATION_ID",
 			c.Addr, r.Since.UTC().Format("2006-01-02 15:04:05Z"), c.Addr.Shell())}

@@ -442,10 +442,14 @@ func (c *Config) instance(r *Resource, ctx *hcl.EvalContext, addr addrs.Instance
 			v = cty.DynamicVal
 		}
 		// The request carries the real value; which attributes came from
-		// a sensitive variable is kept beside it, for the views.
-		v, marks := v.UnmarkDeep()
-		if _, ok := marks[markSensitive]; ok {
-			av.sensitive |= 1 << ra.id
+		// a sensitive variable is kept beside it, for the views. (Most
+		// values carry no mark, and UnmarkDeep allocates even then.)
+		if v.IsMarked() || !v.Type().IsPrimitiveType() && v.ContainsMarked() {
+			var marks cty.ValueMarks
+			v, marks = v.UnmarkDeep()
+			if _, ok := marks[markSensitive]; ok {
+				av.sensitive |= 1 << ra.id
+			}
 		}
 		av.val[ra.id] = v
 		av.set[ra.id] = !v.IsNull()

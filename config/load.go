@@ -678,16 +678,16 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 	// Resources of one level refer only to resources of lower levels, so
 	// a level's resources expand in parallel, reading a scope no one writes
 	// until the level is done.
-	level := make(map[addrs.Resource]int, len(c.Resources))
+	level := make(map[*Resource]int, len(c.Resources))
 	var levels [][]int
 	for i, r := range c.Resources {
 		l := 0
 		for _, a := range r.Refs {
-			if dl, ok := level[a]; ok && dl+1 > l {
+			if dl, ok := level[c.byAddr[a]]; ok && dl+1 > l {
 				l = dl + 1
 			}
 		}
-		level[r.Addr()] = l
+		level[r] = l
 		for len(levels) <= l {
 			levels = append(levels, nil)
 		}
@@ -721,9 +721,10 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 		}
 	}
 
-	dirs := make(map[string]addrs.Instance, len(c.Resources))
+	dirs := make(map[string]*instData, len(c.Resources))
 	for i, r := range c.Resources {
-		for _, inst := range results[i].insts {
+		for j := range results[i].insts {
+			inst := &results[i].insts[j]
 			if inst.dir == "" {
 				continue
 			}
@@ -735,12 +736,12 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 				diags = append(diags, &hcl.Diagnostic{
 					Severity: hcl.DiagError,
 					Summary:  "Duplicate output directory",
-					Detail:   fmt.Sprintf("%s and %s both write their files to %q, so each would overwrite the other's. Give each its own dir (with count.index or each.key when one resource has several instances).", prev, inst.addr, inst.dir),
+					Detail:   fmt.Sprintf("%s and %s both write their files to %q, so each would overwrite the other's. Give each its own dir (with count.index or each.key when one resource has several instances).", prev.addr, inst.addr, inst.dir),
 					Subject:  &rng,
 				})
 				continue
 			}
-			dirs[inst.dir] = inst.addr
+			dirs[inst.dir] = inst
 		}
 	}
 	return diags

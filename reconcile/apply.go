@@ -89,7 +89,7 @@ type Event struct {
 	// PrevAddr is where a finished move came from (PhaseDone).
 	PrevAddr addrs.Instance
 	// Reason is the change's reason (PhaseDone of an update).
-	Reason Reason
+	Reason *Reason
 	// Err is why a change failed or was skipped, or the warning.
 	Err error
 }

@@ -43,7 +43,9 @@ type Change struct {
 	// PrevAddr is where a move comes from; the zero Instance otherwise.
 	PrevAddr addrs.Instance
 	Action   Action
-	Reason   Reason
+	// Reason says why; nil for a no-op, which needs no reason (and, being
+	// most changes of a large plan, is kept small).
+	Reason *Reason
 	// Attrs lists the attributes that differ (all of them for a create),
 	// for explaining the change.
 	Attrs []AttrChange
@@ -182,8 +184,18 @@ type planner struct {
 	// so a create of the same request becomes a move.
 	orphans map[string][]*statefile.Resource
 	claimed map[addrs.Instance]bool // orphan addresses taken by a move
-	byAddr  map[addrs.Instance]*Change
-	byRes   map[addrs.Resource][]addrs.Instance // state addresses by resource
+	// recorded are the state's addresses in order; planned[i] is set once
+	// recorded[i] is planned as a declared instance; byRes indexes
+	// recorded by resource. (A slice, not a set of every address: a
+	// large no-op plan would hold one more map of all its instances.)
+	recorded []addrs.Instance
+	planned  []bool
+	byRes    map[addrs.Resource][]int
+	// intentDone holds the addresses of intents a change already covers.
+	intentDone map[addrs.Instance]bool
+	// files is reused for each instance's file checks (decideLocal keeps
+	// nothing of it).
+	files []fileState
 }
 
 // MakePlan compares the configuration with the state and the files on disk.
@@ -199,9 +211,9 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 		replace: map[addrs.Instance]bool{},
 		used:    map[addrs.Instance]bool{},
 		orphans: map[string][]*statefile.Resource{},
-		claimed: map[addrs.Instance]bool{},
-		byAddr:  map[addrs.Instance]*Change{},
-		byRes:   map[addrs.Resource][]addrs.Instance{},
+		claimed:    map[addrs.Instance]bool{},
+		byRes:      map[addrs.Resource][]int{},
+		intentDone: map[addrs.Instance]bool{},
 		plan: &Plan{
 			Service:    in.Service,
 			Lineage:    st.Meta.Lineage,
@@ -221,33 +233,38 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 		declared[r.Addr()] = true
 	}
 	// Records of resources no longer declared can be claimed by a rename.
-	recorded := sortedAddrs(st.Resources)
-	for _, addr := range recorded {
-		p.byRes[addr.Resource] = append(p.byRes[addr.Resource], addr)
+	p.recorded = sortedAddrs(st.Resources)
+	p.planned = make([]bool, len(p.recorded))
+	for i, addr := range p.recorded {
+		p.byRes[addr.Resource] = append(p.byRes[addr.Resource], i)
 		if !declared[addr.Resource] {
 			p.addOrphan(st.Resources[addr])
 		}
 	}
 
 	scope := make(config.Scope, len(cfg.Resources))
-	instAddrs := map[addrs.Instance]bool{}
 	for _, r := range cfg.Resources {
 		insts, diags := cfg.Expand(r, scope)
 		p.diags = append(p.diags, diags...)
 		if diags.HasErrors() {
 			continue
 		}
-		own := make(map[addrs.Instance]bool, len(insts))
-		for _, inst := range insts {
-			own[inst.Addr] = true
-			instAddrs[inst.Addr] = true
-		}
 		// Instances of this resource that its expansion no longer yields
-		// (count lowered, for_each key removed) may be claimed too.
-		for _, addr := range p.byRes[r.Addr()] {
-			if !own[addr] {
-				p.addOrphan(st.Resources[addr])
+		// (count lowered, for_each key removed) may be claimed too. Both
+		// lists are in key order, so one walk finds them without a set of
+		// every instance.
+		recs, i := p.byRes[r.Addr()], 0
+		for _, inst := range insts {
+			for ; i < len(recs) && p.recorded[recs[i]].Compare(inst.Addr) < 0; i++ {
+				p.addOrphan(st.Resources[p.recorded[recs[i]]])
 			}
+			if i < len(recs) && p.recorded[recs[i]] == inst.Addr {
+				p.planned[recs[i]] = true
+				i++
+			}
+		}
+		for ; i < len(recs); i++ {
+			p.addOrphan(st.Resources[p.recorded[recs[i]]])
 		}
 		// Only what something refers to needs a value in the scope; for a
 		// large configuration that is few of its resources.
@@ -275,11 +292,13 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 		}
 	}
 
-	// What is left in state and not declared is deleted.
-	for _, addr := range recorded {
-		if instAddrs[addr] || p.claimed[addr] {
+	// What is left in state and not declared is deleted. Every declared
+	// instance has its change by now.
+	for i, addr := range p.recorded {
+		if p.planned[i] || p.claimed[addr] {
 			continue
 		}
+		p.intentDone[addr] = true // forgetting the record forgets its intent
 		rec := st.Resources[addr]
 		if st.Protections[addr] {
 			p.diags = append(p.diags, &hcl.Diagnostic{
@@ -288,16 +307,16 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 				Detail:   fmt.Sprintf("%s has lifecycle.prevent_destroy set (kept in the state), but it is no longer in the configuration, so the plan would delete its files. Put the block back, or lift the protection by declaring it with prevent_destroy = false and applying before removing it.", addr),
 			})
 		}
-		p.add(&Change{Addr: addr, Action: Delete, Reason: Reason{Code: ReasonRemoved}, Before: beforeAttrs(rec)})
+		p.add(&Change{Addr: addr, Action: Delete, Reason: &Reason{Code: ReasonRemoved}, Before: beforeAttrs(rec)})
 	}
 	// Interrupted submissions of instances that left the configuration are
 	// forgotten; the plan says so, because the job may have been paid for.
 	for _, addr := range sortedAddrs(st.Intents) {
-		if instAddrs[addr] || p.byAddr[addr] != nil {
+		if p.intentDone[addr] {
 			continue
 		}
 		it := st.Intents[addr]
-		p.add(&Change{Addr: addr, Action: Delete, Reason: Reason{Code: ReasonRemovedIntent, GenerationID: it.GenerationID}})
+		p.add(&Change{Addr: addr, Action: Delete, Reason: &Reason{Code: ReasonRemovedIntent, GenerationID: it.GenerationID}})
 	}
 	for _, a := range in.Replace {
 		if !p.used[a] {
@@ -316,7 +335,6 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 
 func (p *planner) add(c *Change) {
 	p.plan.Changes = append(p.plan.Changes, c)
-	p.byAddr[c.Addr] = c
 }
 
 func (p *planner) addOrphan(rec *statefile.Resource) {
@@ -353,6 +371,9 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance) (*Chan
 		intent:   st.Intents[inst.Addr],
 		ignore:   r.IgnoreChanges,
 	}
+	if f.intent != nil {
+		p.intentDone[inst.Addr] = true
+	}
 	if inst.Request != nil {
 		f.fingerprint = config.Fingerprint(p.in.Service, inst.Endpoint, inst.Request)
 	}
@@ -377,7 +398,11 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance) (*Chan
 	}
 
 	d := decide(f)
-	c.Action, c.Reason = d.action, d.reason
+	c.Action = d.action
+	if d.reason.Code != ReasonNone {
+		why := d.reason // a copy: pointing into d would put every d on the heap
+		c.Reason = &why
+	}
 	switch {
 	case d.action == Move:
 		old := p.claimOrphan(f.orphan)
@@ -405,16 +430,19 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance) (*Chan
 	c.Attrs = nil
 	l := local{record: rec, dir: inst.Dir, watermarkFree: inst.WatermarkFree}
 	if p.in.Refresh && rec.WatermarkFree == inst.WatermarkFree {
-		l.files = make([]fileState, len(rec.Outputs))
-		for i, o := range rec.Outputs {
-			l.files[i] = checkFile(p.in.Dir, o)
+		p.files = p.files[:0]
+		for _, o := range rec.Outputs {
+			p.files = append(p.files, checkFile(p.in.Dir, o))
 		}
+		l.files = p.files
 	}
-	var attrs []AttrChange
-	c.Action, c.Reason, attrs, c.Redownload = decideLocal(l)
-	if c.Action == NoOp {
+	action, why, attrs, redownload := decideLocal(l)
+	if action == NoOp {
 		return c, rec, rec.Dir
 	}
+	c.Action, c.Redownload = action, redownload
+	c.Reason = new(Reason)
+	*c.Reason = why
 	c.Attrs = attrs
 	c.Before = beforeAttrs(rec)
 	return c, rec, inst.Dir

@@ -285,11 +285,7 @@ func recordAddr(addr string, key []byte) (addrs.Instance, error) {
 // written as genform writes them: only such a key can be found again from
 // the address it names.
 func canonicalAddr(key string) (addrs.Instance, bool) {
-	a, err := addrs.ParseInstance(key)
-	if err != nil || a.String() != key {
-		return addrs.Instance{}, false
-	}
-	return a, true
+	return addrs.ParseCanonical(key)
 }
 
 // checkAddr refuses, before it is written, an address genform could not

@@ -2,10 +2,12 @@ package addrs
 
 import (
 	"cmp"
+	"math"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -46,19 +48,22 @@ const (
 
 // Key tells one instance of a resource from the others: nothing for a
 // resource without count or for_each (the zero Key), the count index, or
-// the for_each key.
+// the for_each key. A count index fits in 32 bits (a resource has at most
+// 100,000 instances), which keeps an Instance at 48 bytes: a large plan
+// holds several maps keyed by them.
 type Key struct {
-	typ keyType
-	n   int
 	s   string
+	n   int32
+	typ keyType
 }
 
 // NoKey is the key of the only instance of a resource without count or
 // for_each.
 var NoKey = Key{}
 
-// IntKey is the key of instance i of a resource with count.
-func IntKey(i int) Key { return Key{typ: intKey, n: i} }
+// IntKey is the key of instance i of a resource with count; i must fit in
+// an int32.
+func IntKey(i int) Key { return Key{typ: intKey, n: int32(i)} }
 
 // StringKey is the key of the for_each instance keyed s.
 func StringKey(s string) Key { return Key{typ: stringKey, s: s} }
@@ -67,7 +72,7 @@ func StringKey(s string) Key { return Key{typ: stringKey, s: s} }
 func (k Key) IsZero() bool { return k.typ == noKey }
 
 // Int returns the count index, and false for any other key.
-func (k Key) Int() (int, bool) { return k.n, k.typ == intKey }
+func (k Key) Int() (int, bool) { return int(k.n), k.typ == intKey }
 
 // Str returns the for_each key, and false for any other key.
 func (k Key) Str() (string, bool) { return k.s, k.typ == stringKey }
@@ -76,7 +81,7 @@ func (k Key) Str() (string, bool) { return k.s, k.typ == stringKey }
 func (k Key) String() string {
 	switch k.typ {
 	case intKey:
-		return "[" + strconv.Itoa(k.n) + "]"
+		return "[" + strconv.Itoa(int(k.n)) + "]"
 	case stringKey:
 		return "[" + strconv.Quote(k.s) + "]"
 	}
@@ -88,7 +93,7 @@ func (k Key) String() string {
 func (k Key) PathPart() string {
 	switch k.typ {
 	case intKey:
-		return strconv.Itoa(k.n)
+		return strconv.Itoa(int(k.n))
 	case stringKey:
 		return k.s
 	}
@@ -195,15 +200,18 @@ func (e *ParseError) Error() string {
 // reference (spaces, an index written 007) through HCL's parser. A
 // resource-level address parses as the instance with NoKey.
 func ParseInstance(s string) (Instance, error) {
-	if i, ok := parseCanonical(s); ok {
+	if i, ok := ParseCanonical(s); ok {
 		return i, nil
 	}
 	return parseTraversal(s)
 }
 
-// parseCanonical is the fast path for addresses as String prints them,
-// which is how the state stores them: a large state has one per record.
-func parseCanonical(s string) (Instance, bool) {
+// ParseCanonical reads an address written exactly as String prints it,
+// and reports false for anything else, even what ParseInstance would read
+// (image.hero[007]). It is the fast path for addresses as the state stores
+// them, a large state having one per record, and tells a key genform wrote
+// from one it could not have.
+func ParseCanonical(s string) (Instance, bool) {
 	dot := strings.IndexByte(s, '.')
 	if dot < 0 {
 		return Instance{}, false
@@ -217,7 +225,7 @@ func parseCanonical(s string) (Instance, bool) {
 	if b := strings.IndexByte(rest, '['); b >= 0 {
 		name, key = rest[:b], rest[b:]
 	}
-	if !hclsyntax.ValidIdentifier(name) {
+	if !validName(name) {
 		return Instance{}, false
 	}
 	addr := Instance{Resource: Resource{Kind: kind, Name: name}}
@@ -233,14 +241,20 @@ func parseCanonical(s string) (Instance, bool) {
 		if err != nil {
 			return Instance{}, false
 		}
+		// Quoted back the way String quotes, in a buffer on the stack: "\x41"
+		// unquotes like "A" but is not how genform writes it.
+		var buf [128]byte
+		if string(strconv.AppendQuote(buf[:0], k)) != inner {
+			return Instance{}, false
+		}
 		addr.Key = StringKey(k)
 		return addr, true
 	}
-	if len(inner) > 1 && inner[0] == '0' {
-		return Instance{}, false // not canonical: let HCL read it
+	if inner[0] < '0' || inner[0] > '9' || len(inner) > 1 && inner[0] == '0' {
+		return Instance{}, false // a sign or a leading zero: not canonical
 	}
 	n, err := strconv.Atoi(inner)
-	if err != nil || n < 0 {
+	if err != nil || n < 0 || n > math.MaxInt32 {
 		return Instance{}, false
 	}
 	addr.Key = IntKey(n)
@@ -282,7 +296,7 @@ func parseTraversal(s string) (Instance, error) {
 		addr.Key = StringKey(key.AsString())
 	case key.Type() == cty.Number:
 		n, acc := key.AsBigFloat().Int64()
-		if acc != 0 || n < 0 || int64(int(n)) != n {
+		if acc != 0 || n < 0 || n > math.MaxInt32 {
 			return bad("a count index is a whole number, 0 or more")
 		}
 		addr.Key = IntKey(int(n))
@@ -290,4 +304,26 @@ func parseTraversal(s string) (Instance, error) {
 		return bad("an instance key is a number or a string")
 	}
 	return addr, nil
+}
+
+// validName reports whether s is an identifier, as a resource name must
+// be. ASCII names, nearly all of them, are checked here; hclsyntax's own
+// check runs its scanner and is kept for the others, since a state holds
+// one name per record.
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			return hclsyntax.ValidIdentifier(s)
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_':
+		case (c >= '0' && c <= '9' || c == '-') && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
 }

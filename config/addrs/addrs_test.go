@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
 
 func TestParsePrint(t *testing.T) {
@@ -151,5 +153,37 @@ func FuzzParseInstance(f *testing.F) {
 		if err != nil || a != b {
 			t.Fatalf("%q parsed as %#v, which prints %q and parses back as %#v, %v", s, a, a.String(), b, err)
 		}
+		if c, ok := ParseCanonical(a.String()); !ok || c != a {
+			t.Fatalf("%q prints %q, which ParseCanonical reads as %#v, %v", s, a.String(), c, ok)
+		}
+		if c, ok := ParseCanonical(s); ok && c.String() != s {
+			t.Fatalf("ParseCanonical(%q) = %#v, which prints %q", s, c, c.String())
+		}
 	})
+}
+
+// TestParseCanonical reads only what String prints.
+func TestParseCanonical(t *testing.T) {
+	for s, want := range map[string]bool{
+		`image.hero`: true, `image.hero[12]`: true, `image.hero["a b"]`: true, `video.v["\u00e9"]`: false, `video.v["é"]`: true,
+		`image.hero[007]`: false, `image.hero[+1]`: false, `image.hero[-0]`: false, `image.hero["\x41"]`: false,
+		`image.hero[ 1 ]`: false, `image.hero[1.0]`: false, `data.x`: false, `image.`: false,
+	} {
+		a, ok := ParseCanonical(s)
+		if ok != want {
+			t.Errorf("ParseCanonical(%s) = %v, want %v", s, ok, want)
+		}
+		if ok && a.String() != s {
+			t.Errorf("ParseCanonical(%s) reads %s", s, a)
+		}
+	}
+}
+
+// TestValidName agrees with HCL's own identifier check.
+func TestValidName(t *testing.T) {
+	for _, s := range []string{"a", "hero", "_x", "a-b", "a_1", "1a", "-a", "a b", "", "é", "a.b", "aé", "x$", "ÿ1"} {
+		if got, want := validName(s), hclsyntax.ValidIdentifier(s); got != want {
+			t.Errorf("validName(%q) = %v, hclsyntax says %v", s, got, want)
+		}
+	}
 }
