@@ -205,12 +205,12 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 		st = &statefile.Snapshot{}
 	}
 	p := &planner{
-		in:      in,
-		state:   st,
-		changed: map[addrs.Resource]bool{},
-		replace: map[addrs.Instance]bool{},
-		used:    map[addrs.Instance]bool{},
-		orphans: map[string][]*statefile.Resource{},
+		in:         in,
+		state:      st,
+		changed:    map[addrs.Resource]bool{},
+		replace:    map[addrs.Instance]bool{},
+		used:       map[addrs.Instance]bool{},
+		orphans:    map[string][]*statefile.Resource{},
 		claimed:    map[addrs.Instance]bool{},
 		byRes:      map[addrs.Resource][]int{},
 		intentDone: map[addrs.Instance]bool{},

@@ -2,8 +2,8 @@ package addrs
 
 import (
 	"cmp"
-	"math"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
