@@ -92,11 +92,12 @@ type planReasonJSON struct {
 }
 
 type localChangeJSON struct {
-	What   string `json:"what"`
-	Output int    `json:"output,omitempty"`
-	Path   string `json:"path,omitempty"`
-	From   string `json:"from,omitempty"`
-	To     string `json:"to,omitempty"`
+	What    string `json:"what"`
+	Output  int    `json:"output,omitempty"`
+	Path    string `json:"path,omitempty"`
+	From    string `json:"from,omitempty"`
+	To      string `json:"to,omitempty"`
+	Protect bool   `json:"protect,omitempty"`
 }
 
 // newSavedPlan is plan with the variables of opts as a saved plan keeps
@@ -191,7 +192,7 @@ func encodePlanChange(c *reconcile.Change) planChangeJSON {
 		cj.Reason.Since = &since
 	}
 	for _, l := range r.Local {
-		cj.Reason.Local = append(cj.Reason.Local, localChangeJSON{What: l.What.String(), Output: l.Output, Path: l.Path, From: l.From, To: l.To})
+		cj.Reason.Local = append(cj.Reason.Local, localChangeJSON{What: l.What.String(), Output: l.Output, Path: l.Path, From: l.From, To: l.To, Protect: l.Protect})
 	}
 	return cj
 }
@@ -299,7 +300,7 @@ func decodePlanChange(cj planChangeJSON) (*reconcile.Change, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.Local = append(r.Local, reconcile.LocalChange{What: what, Output: l.Output, Path: l.Path, From: l.From, To: l.To})
+		r.Local = append(r.Local, reconcile.LocalChange{What: what, Output: l.Output, Path: l.Path, From: l.From, To: l.To, Protect: l.Protect})
 	}
 	if r.Code != reconcile.ReasonNone {
 		c.Reason = &r

@@ -81,6 +81,11 @@ func localText(l reconcile.LocalChange) string {
 		return fmt.Sprintf("output %d (%s) is missing", l.Output, l.Path)
 	case reconcile.OutputModified:
 		return fmt.Sprintf("output %d (%s) changed on disk", l.Output, l.Path)
+	case reconcile.ProtectionChanged:
+		if l.Protect {
+			return "prevent_destroy is set: the state records the protection"
+		}
+		return "prevent_destroy is lifted: the state no longer protects it"
 	}
 	return l.What.String()
 }
@@ -101,6 +106,9 @@ func changeWarnings(c *reconcile.Change) []string {
 		return []string{fmt.Sprintf("job %s was submitted by an earlier apply and may have been paid for; its outputs will not be downloaded", r.GenerationID)}
 	case r.Code == reconcile.ReasonDestroyIntent && r.GenerationID != "":
 		return []string{fmt.Sprintf("job %s may still be running on the service and may have been paid for; its outputs will not be downloaded", r.GenerationID)}
+	case r.Code == reconcile.ReasonRemovedIntent || r.Code == reconcile.ReasonDestroyIntent:
+		return []string{fmt.Sprintf("an earlier apply sent the create request for %s at %s and was interrupted before the service answered; that generation may already have been paid for, and is forgotten",
+			c.Addr, r.Since.UTC().Format("2006-01-02 15:04:05Z"))}
 	}
 	return nil
 }

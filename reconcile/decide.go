@@ -110,29 +110,37 @@ func requestChanged(diff []AttrChange, rec *statefile.Resource, endpoint addrs.E
 	return Reason{Code: ReasonRequest, Service: service}
 }
 
-// ignoredOnly reports whether every attribute of diff is local or listed
-// in ignore.
+// ignoredOnly reports whether the request differs only in attributes
+// listed in ignore: at least one request attribute differs, and every one
+// that does is ignored. A request that differs in no attribute at all
+// (the service, or a default, changed) is not covered by ignore_changes.
 func ignoredOnly(diff []AttrChange, ignore []string) bool {
-	if len(ignore) == 0 {
-		return false
-	}
+	ignored := false
 	for _, a := range diff {
-		if !slices.Contains(ignore, a.Name) && !isLocalAttr(a.Name) {
+		switch {
+		case isLocalAttr(a.Name):
+		case slices.Contains(ignore, a.Name):
+			ignored = true
+		default:
 			return false
 		}
 	}
-	return true
+	return ignored
 }
 
 // isLocalAttr reports whether an attribute is genform's own, never sent.
 func isLocalAttr(name string) bool { return name == "dir" || name == "watermark_free" }
 
 // local is what decideLocal reads: a kept generation's record, where the
-// declaration wants its files, and what was found of them on disk.
+// declaration wants its files, whether it is protected, and what was found
+// of its files on disk.
 type local struct {
 	record        *statefile.Resource
 	dir           string
 	watermarkFree bool
+	// protect is the declared lifecycle.prevent_destroy, protected the one
+	// the state records.
+	protect, protected bool
 	// files is the state of each recorded output on disk, in the
 	// record's order; nil when the files were not checked (-refresh=false).
 	files []fileState
@@ -141,7 +149,9 @@ type local struct {
 // decideLocal chooses between no-op and update for an instance whose
 // generation is kept: its files move when dir changed, are all downloaded
 // again when watermark_free changed, and one by one when missing or
-// changed on disk.
+// changed on disk; the state records prevent_destroy anew when the
+// declaration changed it, so that the protection it keeps for a removed
+// block is the one last declared.
 func decideLocal(l local) (Action, Reason, []AttrChange, []int) {
 	rec := l.record
 	var changes []LocalChange
@@ -169,6 +179,10 @@ func decideLocal(l local) (Action, Reason, []AttrChange, []int) {
 				redownload = append(redownload, o.Index)
 			}
 		}
+	}
+	if l.protect != l.protected {
+		changes = append(changes, LocalChange{What: ProtectionChanged, Protect: l.protect})
+		attrs = append(attrs, AttrChange{Name: "prevent_destroy", Before: l.protected, After: l.protect})
 	}
 	if len(changes) == 0 {
 		return NoOp, Reason{}, nil, nil

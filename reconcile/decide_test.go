@@ -218,6 +218,20 @@ var decideTests = []decideTest{
 			{What: OutputMissing, Output: 0, Path: "generated/image/a/0.png"},
 		}},
 		attrs: []string{"dir"}, redownload: []int{0}},
+	{name: "prevent_destroy declared: the state records it", keep: true,
+		facts: facts{fingerprint: "fp-old", record: succeededRecord()},
+		local: local{dir: "generated/image/a", protect: true, files: []fileState{fileOK, fileOK}},
+		want:  Update, reason: Reason{Code: ReasonLocal, Local: []LocalChange{{What: ProtectionChanged, Protect: true}}},
+		attrs: []string{"prevent_destroy"}},
+	{name: "prevent_destroy lifted: the state forgets it", keep: true,
+		facts: facts{fingerprint: "fp-old", record: succeededRecord()},
+		local: local{dir: "generated/image/a", protected: true, files: []fileState{fileOK, fileOK}},
+		want:  Update, reason: Reason{Code: ReasonLocal, Local: []LocalChange{{What: ProtectionChanged}}},
+		attrs: []string{"prevent_destroy"}},
+	{name: "prevent_destroy as recorded", keep: true,
+		facts: facts{fingerprint: "fp-old", record: succeededRecord()},
+		local: local{dir: "generated/image/a", protect: true, protected: true, files: []fileState{fileOK, fileOK}},
+		want:  NoOp},
 }
 
 func TestDecide(t *testing.T) {
@@ -424,9 +438,6 @@ func TestDeleteReasons(t *testing.T) {
 // the fingerprints are computed for) just because dir changed too.
 // Without the dir change the same plan is a replace.
 func TestIgnoreChangesDoesNotHideARequestChange(t *testing.T) {
-	t.Skip("bug: decide keeps the generation when the diff holds only local attributes (dir) and ignore_changes is set, " +
-		"because ignoredOnly ignores local attributes and is true for any non-empty ignore list; " +
-		"the plan is an update, and only the plan after it the replace")
 	const src = `
 image "a" {
   prompt       = "a red apple"
@@ -454,8 +465,6 @@ image "a" {
 // instance is declared); forgetting it when the instance leaves the
 // configuration, or on destroy, is the same submission.
 func TestForgottenLostAnswerMayHaveBeenPaid(t *testing.T) {
-	t.Skip("bug: Reason.MayHaveBeenPaid is false for ReasonRemovedIntent and ReasonDestroyIntent without a job id, " +
-		"though its doc and ReasonAnswerLost say a lost answer may have been paid for; the plan shows no warning for it")
 	for _, code := range []ReasonCode{ReasonRemovedIntent, ReasonDestroyIntent} {
 		if !(Reason{Code: code}).MayHaveBeenPaid() {
 			t.Errorf("%s without a job id: MayHaveBeenPaid() = false", code)

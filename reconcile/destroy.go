@@ -63,7 +63,7 @@ func MakeDestroyPlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 		matched[addr], matched[addr.Resource.Instance(addrs.NoKey)] = true, true
 		plan.Changes = append(plan.Changes, &Change{
 			Addr: addr, Action: Delete,
-			Reason: &Reason{Code: ReasonDestroyIntent, GenerationID: st.Intents[addr].GenerationID},
+			Reason: &Reason{Code: ReasonDestroyIntent, GenerationID: st.Intents[addr].GenerationID, Since: st.Intents[addr].CreatedAt},
 		})
 	}
 	for _, t := range in.Targets {

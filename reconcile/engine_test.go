@@ -1272,9 +1272,6 @@ func TestJoinList(t *testing.T) {
 // instance tells the user to set prevent_destroy = false and apply; after
 // doing so, destroy and removing the block must go through.
 func TestApplyLiftsPreventDestroy(t *testing.T) {
-	t.Skip("bug: the protection is recorded only when a generation finishes (finish, Import), " +
-		"so applying prevent_destroy = false on an unchanged instance is a no-op plan that leaves it in the state, " +
-		"and destroy or removing the block is still refused")
 	protect := func(on string) string {
 		return strings.Replace(appleConfig, "image_number = 2", "image_number = 2\n  lifecycle {\n    prevent_destroy = "+on+"\n  }", 1)
 	}

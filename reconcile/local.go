@@ -48,7 +48,12 @@ func (r *applyRun) update(inst *config.Instance, c *Change) error {
 		return err
 	}
 	rec.UpdatedAt = nowUTC()
-	if err := e.Store.Batch(func(tx *statefile.Tx) error { return tx.Record(&rec) }); err != nil {
+	if err := e.Store.Batch(func(tx *statefile.Tx) error {
+		if err := tx.Record(&rec); err != nil {
+			return err
+		}
+		return tx.Protect(inst.Addr, inst.Resource.PreventDestroy)
+	}); err != nil {
 		return fmt.Errorf("recording %s: %w", inst.Addr, err)
 	}
 	if old.Dir != rec.Dir {
@@ -135,7 +140,16 @@ func (r *applyRun) move(c *Change) {
 		return
 	}
 	rec.UpdatedAt = nowUTC()
-	err = e.Store.Update(func(tx *statefile.Tx) error { return tx.Move(c.PrevAddr, &rec) })
+	err = e.Store.Update(func(tx *statefile.Tx) error {
+		if err := tx.Move(c.PrevAddr, &rec); err != nil {
+			return err
+		}
+		// The renamed block's own prevent_destroy, not the old one's.
+		if r := e.Config.Resource(c.Addr.Resource); r != nil {
+			return tx.Protect(c.Addr, r.PreventDestroy)
+		}
+		return nil
+	})
 	if err != nil {
 		r.fail(c, fmt.Errorf("recording the move of %s to %s: %w", c.PrevAddr, c.Addr, err))
 		return

@@ -316,7 +316,7 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 			continue
 		}
 		it := st.Intents[addr]
-		p.add(&Change{Addr: addr, Action: Delete, Reason: &Reason{Code: ReasonRemovedIntent, GenerationID: it.GenerationID}})
+		p.add(&Change{Addr: addr, Action: Delete, Reason: &Reason{Code: ReasonRemovedIntent, GenerationID: it.GenerationID, Since: it.CreatedAt}})
 	}
 	for _, a := range in.Replace {
 		if !p.used[a] {
@@ -428,7 +428,8 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance) (*Chan
 
 	// The generation is kept; the local side decides.
 	c.Attrs = nil
-	l := local{record: rec, dir: inst.Dir, watermarkFree: inst.WatermarkFree}
+	l := local{record: rec, dir: inst.Dir, watermarkFree: inst.WatermarkFree,
+		protect: r.PreventDestroy, protected: st.Protections[inst.Addr]}
 	if p.in.Refresh && rec.WatermarkFree == inst.WatermarkFree {
 		p.files = p.files[:0]
 		for _, o := range rec.Outputs {
@@ -452,7 +453,9 @@ func (p *planner) checkProtected(r *config.Resource, inst *config.Instance, rec 
 	if rec == nil || len(rec.Outputs) == 0 {
 		return
 	}
-	if r.PreventDestroy || p.state.Protections[inst.Addr] {
+	// The declaration decides while the block is there; the protection
+	// the state keeps is for when it is removed.
+	if r.PreventDestroy {
 		rng := r.DeclRange
 		p.diags = append(p.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,

@@ -42,9 +42,9 @@ const (
 
 	// Delete.
 	ReasonRemoved       // no longer in the configuration
-	ReasonRemovedIntent // an interrupted submission (job GenerationID, "" when its answer was lost) of an instance no longer in the configuration
+	ReasonRemovedIntent // an interrupted submission (job GenerationID, or sent at Since with its answer lost) of an instance no longer in the configuration
 	ReasonDestroy       // destroy asked for it
-	ReasonDestroyIntent // destroy: an interrupted submission (job GenerationID, or "") is forgotten
+	ReasonDestroyIntent // destroy: an interrupted submission (job GenerationID, or sent at Since with its answer lost) is forgotten
 )
 
 var reasonNames = [...]string{
@@ -94,7 +94,9 @@ func (r Reason) MayHaveBeenPaid() bool {
 	case ReasonAnswerLost, ReasonAbandoned:
 		return true
 	case ReasonRemovedIntent, ReasonDestroyIntent:
-		return r.GenerationID != ""
+		// With a job id the job exists; without one, the create request
+		// was sent and its answer lost, as for ReasonAnswerLost.
+		return true
 	}
 	return false
 }
@@ -117,7 +119,8 @@ type Reason struct {
 	// ReasonAbandoned, ReasonRemovedIntent, ReasonDestroyIntent).
 	GenerationID string
 	// Since is when an interrupted apply sent its create request
-	// (ReasonAnswerLost).
+	// (ReasonAnswerLost, and ReasonRemovedIntent or ReasonDestroyIntent
+	// without a job).
 	Since time.Time
 	// Error is the failure the state recorded (ReasonFailed).
 	Error string
@@ -130,13 +133,14 @@ type LocalWhat uint8
 
 // The local changes an update makes.
 const (
-	DirMoved         LocalWhat = iota + 1 // dir changed From To: the files move
-	WatermarkChanged                      // watermark_free changed: the other file is downloaded
-	OutputMissing                         // output Output (at Path) is missing: downloaded again
-	OutputModified                        // output Output (at Path) changed on disk: downloaded again
+	DirMoved          LocalWhat = iota + 1 // dir changed From To: the files move
+	WatermarkChanged                       // watermark_free changed: the other file is downloaded
+	OutputMissing                          // output Output (at Path) is missing: downloaded again
+	OutputModified                         // output Output (at Path) changed on disk: downloaded again
+	ProtectionChanged                      // lifecycle.prevent_destroy is now Protect: the state records it
 )
 
-var localNames = [...]string{DirMoved: "dir_moved", WatermarkChanged: "watermark_changed", OutputMissing: "output_missing", OutputModified: "output_modified"}
+var localNames = [...]string{DirMoved: "dir_moved", WatermarkChanged: "watermark_changed", OutputMissing: "output_missing", OutputModified: "output_modified", ProtectionChanged: "protection_changed"}
 
 // String is the local change's stable name.
 func (w LocalWhat) String() string {
@@ -164,4 +168,6 @@ type LocalChange struct {
 	Path   string
 	// From and To are the old and new directory (DirMoved).
 	From, To string
+	// Protect is the new lifecycle.prevent_destroy (ProtectionChanged).
+	Protect bool
 }
