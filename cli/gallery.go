@@ -226,7 +226,7 @@ func buildGallery(snap *statefile.Snapshot, stateFile, pageDir string, link bool
 		Written:   time.Now().UTC().Format("2006-01-02 15:04 UTC"),
 		Linked:    link,
 	}
-	for _, a := range sortedAddrs(snap.Resources) {
+	for _, a := range addrs.SortedKeys(snap.Resources) {
 		rec := snap.Resources[a]
 		r := galleryResourceOf(rec)
 		for _, o := range rec.Outputs {
@@ -242,7 +242,7 @@ func buildGallery(snap *statefile.Snapshot, stateFile, pageDir string, link bool
 		}
 		page.Resources = append(page.Resources, r)
 	}
-	for _, a := range sortedAddrs(snap.Intents) {
+	for _, a := range addrs.SortedKeys(snap.Intents) {
 		page.InFlight = append(page.InFlight, a.String())
 	}
 	return page

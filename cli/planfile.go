@@ -60,22 +60,14 @@ type planVarsJSON struct {
 	Secret   []string `json:"secret,omitempty"`
 }
 
+// planChangeJSON is one change; the values of the attributes its
+// "sensitive" names are left out (null).
 type planChangeJSON struct {
-	Address         string           `json:"address"`
-	PreviousAddress string           `json:"previous_address,omitempty"`
-	Action          string           `json:"action"`
-	Reason          planReasonJSON   `json:"reason"`
-	Attrs           []attrChangeJSON `json:"attributes,omitempty"`
-	Before          map[string]any   `json:"before,omitempty"`
-	After           map[string]any   `json:"after,omitempty"`
-	AfterUnknown    []string         `json:"after_unknown,omitempty"`
-	Fingerprint     string           `json:"fingerprint,omitempty"`
-	Media           int              `json:"media"`
-	Dir             string           `json:"dir,omitempty"`
-	GenerationID    string           `json:"generation_id,omitempty"`
-	Redownload      []int            `json:"redownload,omitempty"`
-	// Sensitive names the attributes whose values the file leaves out.
-	Sensitive []string `json:"sensitive,omitempty"`
+	Address         string         `json:"address"`
+	PreviousAddress string         `json:"previous_address,omitempty"`
+	Action          string         `json:"action"`
+	Reason          planReasonJSON `json:"reason"`
+	changeValuesJSON
 }
 
 type planReasonJSON struct {
@@ -151,19 +143,10 @@ func encodePlanChange(c *reconcile.Change) planChangeJSON {
 	if c.Reason != nil {
 		r = *c.Reason
 	}
-	attrs, before, after := redact(c, nil)
 	cj := planChangeJSON{
-		Address:      c.Addr.String(),
-		Action:       c.Action.String(),
-		Before:       before,
-		After:        after,
-		Sensitive:    c.Sensitive,
-		AfterUnknown: c.AfterUnknown,
-		Fingerprint:  c.Fingerprint,
-		Media:        c.Media,
-		Dir:          c.Dir,
-		GenerationID: c.GenerationID,
-		Redownload:   c.Redownload,
+		Address:          c.Addr.String(),
+		Action:           c.Action.String(),
+		changeValuesJSON: changeValues(c, nil),
 		Reason: planReasonJSON{
 			Code:         r.Code.String(),
 			Attrs:        r.Attrs,
@@ -174,9 +157,6 @@ func encodePlanChange(c *reconcile.Change) planChangeJSON {
 	}
 	if !c.PrevAddr.IsZero() {
 		cj.PreviousAddress = c.PrevAddr.String()
-	}
-	for _, a := range attrs {
-		cj.Attrs = append(cj.Attrs, attrChangeJSON(a))
 	}
 	for _, u := range r.Upstream {
 		cj.Reason.Upstream = append(cj.Reason.Upstream, u.String())
@@ -242,17 +222,8 @@ func readPlanFile(path string) (*savedPlan, error) {
 
 func decodePlanChange(cj planChangeJSON) (*reconcile.Change, error) {
 	var err error
-	c := &reconcile.Change{
-		Before:       cj.Before,
-		After:        cj.After,
-		AfterUnknown: cj.AfterUnknown,
-		Fingerprint:  cj.Fingerprint,
-		Media:        cj.Media,
-		Dir:          cj.Dir,
-		GenerationID: cj.GenerationID,
-		Redownload:   cj.Redownload,
-		Sensitive:    cj.Sensitive,
-	}
+	c := &reconcile.Change{}
+	cj.values(c)
 	if c.Addr, err = addrs.ParseInstance(cj.Address); err != nil {
 		return nil, err
 	}
@@ -263,9 +234,6 @@ func decodePlanChange(cj planChangeJSON) (*reconcile.Change, error) {
 	}
 	if c.Action, err = reconcile.ParseAction(cj.Action); err != nil {
 		return nil, err
-	}
-	for _, a := range cj.Attrs {
-		c.Attrs = append(c.Attrs, reconcile.AttrChange(a))
 	}
 	rj := cj.Reason
 	r := reconcile.Reason{Attrs: rj.Attrs, Service: rj.Service, GenerationID: rj.GenerationID, Error: rj.Error}

@@ -145,7 +145,7 @@ func matchAddrs(list []addrs.Instance, known map[addrs.Instance]bool) ([]addrs.I
 			addrs.Sort(matched)
 		}
 		if len(matched) == 0 {
-			return nil, unknownAddrIn(addr, sortedAddrs(known))
+			return nil, unknownAddrIn(addr, addrs.SortedKeys(known))
 		}
 		for _, a := range matched {
 			if !seen[a] {
@@ -176,7 +176,7 @@ func runStateList(env *Env, sc *stateCmd) int {
 		}
 		return ExitOK
 	}
-	shown := sortedAddrs(snap.Resources)
+	shown := addrs.SortedKeys(snap.Resources)
 	if len(list) > 0 {
 		known := make(map[addrs.Instance]bool, len(snap.Resources))
 		for a := range snap.Resources {
@@ -349,7 +349,7 @@ func movePairs(src, dst addrs.Instance, snap *statefile.Snapshot) ([]movePair, e
 		if !dst.Key.IsZero() {
 			return nil, fmt.Errorf("cannot move every instance of %s to the single instance %s; move them one by one", src, dst)
 		}
-		for _, a := range sortedAddrs(snap.Resources) {
+		for _, a := range addrs.SortedKeys(snap.Resources) {
 			if a.Resource == src.Resource {
 				pairs = append(pairs, movePair{src: a, dst: dst.Resource.Instance(a.Key)})
 			}

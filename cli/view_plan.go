@@ -248,24 +248,61 @@ type planDocument struct {
 // "sensitive".
 
 type changeJSON struct {
-	Address         string           `json:"address"`
-	PreviousAddress string           `json:"previous_address,omitempty"`
-	Resource        string           `json:"resource"`
-	Kind            string           `json:"kind"`
-	Action          string           `json:"action"`
-	Reason          string           `json:"reason,omitempty"`
-	ReasonCode      string           `json:"reason_code,omitempty"`
-	Attrs           []attrChangeJSON `json:"attributes,omitempty"`
-	Before          map[string]any   `json:"before,omitempty"`
-	After           map[string]any   `json:"after,omitempty"`
-	AfterUnknown    []string         `json:"after_unknown,omitempty"`
-	Fingerprint     string           `json:"fingerprint,omitempty"`
-	Media           int              `json:"media"`
-	Dir             string           `json:"dir,omitempty"`
-	GenerationID    string           `json:"generation_id,omitempty"`
-	Redownload      []int            `json:"redownload,omitempty"`
-	Warnings        []string         `json:"warnings,omitempty"`
-	Sensitive       []string         `json:"sensitive,omitempty"`
+	Address         string `json:"address"`
+	PreviousAddress string `json:"previous_address,omitempty"`
+	Resource        string `json:"resource"`
+	Kind            string `json:"kind"`
+	Action          string `json:"action"`
+	Reason          string `json:"reason,omitempty"`
+	ReasonCode      string `json:"reason_code,omitempty"`
+	changeValuesJSON
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// changeValuesJSON is what the plan document and the saved plan file say
+// alike of a change: its attributes and where its files go. The values of
+// sensitive attributes are whatever placeholder the encoder chose.
+type changeValuesJSON struct {
+	Attrs        []attrChangeJSON `json:"attributes,omitempty"`
+	Before       map[string]any   `json:"before,omitempty"`
+	After        map[string]any   `json:"after,omitempty"`
+	AfterUnknown []string         `json:"after_unknown,omitempty"`
+	Fingerprint  string           `json:"fingerprint,omitempty"`
+	Media        int              `json:"media"`
+	Dir          string           `json:"dir,omitempty"`
+	GenerationID string           `json:"generation_id,omitempty"`
+	Redownload   []int            `json:"redownload,omitempty"`
+	Sensitive    []string         `json:"sensitive,omitempty"`
+}
+
+// changeValues encodes c's values, sensitive ones as placeholder.
+func changeValues(c *reconcile.Change, placeholder any) changeValuesJSON {
+	attrs, before, after := redact(c, placeholder)
+	v := changeValuesJSON{
+		Before:       before,
+		After:        after,
+		AfterUnknown: c.AfterUnknown,
+		Fingerprint:  c.Fingerprint,
+		Media:        c.Media,
+		Dir:          c.Dir,
+		GenerationID: c.GenerationID,
+		Redownload:   c.Redownload,
+		Sensitive:    c.Sensitive,
+	}
+	for _, a := range attrs {
+		v.Attrs = append(v.Attrs, attrChangeJSON(a))
+	}
+	return v
+}
+
+// values is the change that v encodes, as far as v tells.
+func (v changeValuesJSON) values(c *reconcile.Change) {
+	c.Before, c.After, c.AfterUnknown = v.Before, v.After, v.AfterUnknown
+	c.Fingerprint, c.Media, c.Dir = v.Fingerprint, v.Media, v.Dir
+	c.GenerationID, c.Redownload, c.Sensitive = v.GenerationID, v.Redownload, v.Sensitive
+	for _, a := range v.Attrs {
+		c.Attrs = append(c.Attrs, reconcile.AttrChange(a))
+	}
 }
 
 type attrChangeJSON struct {
@@ -319,30 +356,18 @@ func reasonCode(c *reconcile.Change) string {
 
 // changeDocument is one change of the plan document.
 func changeDocument(c *reconcile.Change) changeJSON {
-	attrs, before, after := redact(c, sensitiveText)
 	cj := changeJSON{
-		Address:      c.Addr.String(),
-		Resource:     c.Addr.Resource.String(),
-		Kind:         c.Kind().String(),
-		Action:       c.Action.String(),
-		Reason:       reasonText(c),
-		ReasonCode:   reasonCode(c),
-		Before:       before,
-		After:        after,
-		AfterUnknown: c.AfterUnknown,
-		Fingerprint:  c.Fingerprint,
-		Media:        c.Media,
-		Dir:          c.Dir,
-		GenerationID: c.GenerationID,
-		Redownload:   c.Redownload,
-		Warnings:     changeWarnings(c),
-		Sensitive:    c.Sensitive,
+		Address:          c.Addr.String(),
+		Resource:         c.Addr.Resource.String(),
+		Kind:             c.Kind().String(),
+		Action:           c.Action.String(),
+		Reason:           reasonText(c),
+		ReasonCode:       reasonCode(c),
+		changeValuesJSON: changeValues(c, sensitiveText),
+		Warnings:         changeWarnings(c),
 	}
 	if !c.PrevAddr.IsZero() {
 		cj.PreviousAddress = c.PrevAddr.String()
-	}
-	for _, a := range attrs {
-		cj.Attrs = append(cj.Attrs, attrChangeJSON(a))
 	}
 	return cj
 }

@@ -144,10 +144,10 @@ func renderStateJSON(w io.Writer, snap *statefile.Snapshot, service string) erro
 	}
 	if snap != nil {
 		doc.Lineage, doc.Serial = snap.Meta.Lineage, snap.Meta.Serial
-		for _, addr := range sortedAddrs(snap.Resources) {
+		for _, addr := range addrs.SortedKeys(snap.Resources) {
 			doc.Resources = append(doc.Resources, resourceJSON(snap.Resources[addr], snap.Protections[addr]))
 		}
-		for _, addr := range sortedAddrs(snap.Intents) {
+		for _, addr := range addrs.SortedKeys(snap.Intents) {
 			it := snap.Intents[addr]
 			doc.Intents = append(doc.Intents, stateIntentJSON{
 				Address: it.Addr.String(), Kind: it.Addr.Resource.Kind.String(), Endpoint: it.Endpoint.Path(), Fingerprint: it.Fingerprint,
@@ -164,7 +164,7 @@ func renderStateJSON(w io.Writer, snap *statefile.Snapshot, service string) erro
 // resource what a user looks for first (status, creation id, prompt and
 // files), and the submissions an apply left unfinished.
 func renderStateSummary(w io.Writer, snap *statefile.Snapshot) {
-	recorded := sortedAddrs(snap.Resources)
+	recorded := addrs.SortedKeys(snap.Resources)
 	for i, addr := range recorded {
 		rec := snap.Resources[addr]
 		if i > 0 {
@@ -201,7 +201,7 @@ func renderStateSummary(w io.Writer, snap *statefile.Snapshot) {
 // the record.
 func pendingIntents(snap *statefile.Snapshot) []*statefile.Intent {
 	var list []*statefile.Intent
-	for _, addr := range sortedAddrs(snap.Intents) {
+	for _, addr := range addrs.SortedKeys(snap.Intents) {
 		if snap.Resources[addr] == nil {
 			list = append(list, snap.Intents[addr])
 		}
@@ -300,22 +300,12 @@ func attrNames(m map[string]any) []string {
 	return names
 }
 
-// sortedAddrs lists the keys of a map of addresses in address order.
-func sortedAddrs[V any](m map[addrs.Instance]V) []addrs.Instance {
-	list := make([]addrs.Instance, 0, len(m))
-	for a := range m {
-		list = append(list, a)
-	}
-	addrs.Sort(list)
-	return list
-}
-
 // unknownAddrError says an address is not in the state, suggesting a near
 // one when there is.
 func unknownAddrError(addr addrs.Instance, snap *statefile.Snapshot) error {
 	var known []addrs.Instance
 	if snap != nil {
-		known = sortedAddrs(snap.Resources)
+		known = addrs.SortedKeys(snap.Resources)
 	}
 	return unknownAddrIn(addr, known)
 }

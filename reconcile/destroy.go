@@ -37,7 +37,7 @@ func MakeDestroyPlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 	want := func(addr addrs.Instance) bool { return len(in.Targets) == 0 || matches(targets, addr) }
 	var diags hcl.Diagnostics
 	matched := map[addrs.Instance]bool{}
-	for _, addr := range sortedAddrs(st.Resources) {
+	for _, addr := range addrs.SortedKeys(st.Resources) {
 		if !want(addr) {
 			continue
 		}
@@ -56,7 +56,7 @@ func MakeDestroyPlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 			Before: beforeAttrs(rec), Dir: rec.Dir,
 		})
 	}
-	for _, addr := range sortedAddrs(st.Intents) {
+	for _, addr := range addrs.SortedKeys(st.Intents) {
 		if !want(addr) || st.Resources[addr] != nil {
 			continue
 		}

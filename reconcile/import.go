@@ -120,7 +120,7 @@ func Import(ctx context.Context, in ImportInput) (*ImportResult, error) {
 
 	res := &ImportResult{Warnings: importWarnings(inst, det, len(outs))}
 	if snap, err := in.Store.Snapshot(); err == nil {
-		for _, addr := range sortedAddrs(snap.Resources) {
+		for _, addr := range addrs.SortedKeys(snap.Resources) {
 			if snap.Resources[addr].CreationID == id {
 				res.Warnings = append(res.Warnings, ImportWarning{Kind: AlsoRecorded, Other: addr})
 			}

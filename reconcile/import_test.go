@@ -4,14 +4,16 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"github.com/genform/genform/config/addrs"
-	"github.com/google/go-cmp/cmp"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/genform/genform/config/addrs"
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/service"

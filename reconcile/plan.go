@@ -233,7 +233,7 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 		declared[r.Addr()] = true
 	}
 	// Records of resources no longer declared can be claimed by a rename.
-	p.recorded = sortedAddrs(st.Resources)
+	p.recorded = addrs.SortedKeys(st.Resources)
 	p.planned = make([]bool, len(p.recorded))
 	for i, addr := range p.recorded {
 		p.byRes[addr.Resource] = append(p.byRes[addr.Resource], i)
@@ -311,7 +311,7 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 	}
 	// Interrupted submissions of instances that left the configuration are
 	// forgotten; the plan says so, because the job may have been paid for.
-	for _, addr := range sortedAddrs(st.Intents) {
+	for _, addr := range addrs.SortedKeys(st.Intents) {
 		if p.intentDone[addr] {
 			continue
 		}
@@ -634,14 +634,4 @@ func equalJSON(a, b any) bool {
 	ja, err1 := json.Marshal(a)
 	jb, err2 := json.Marshal(b)
 	return err1 == nil && err2 == nil && string(ja) == string(jb)
-}
-
-// sortedAddrs lists the keys of a map of addresses in address order.
-func sortedAddrs[V any](m map[addrs.Instance]V) []addrs.Instance {
-	list := make([]addrs.Instance, 0, len(m))
-	for a := range m {
-		list = append(list, a)
-	}
-	addrs.Sort(list)
-	return list
 }

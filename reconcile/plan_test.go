@@ -4,12 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/genform/genform/config/addrs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/genform/genform/config/addrs"
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/statefile"

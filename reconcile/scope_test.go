@@ -1,11 +1,12 @@
 package reconcile
 
 import (
-	"github.com/genform/genform/config/addrs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/genform/genform/config/addrs"
 
 	"github.com/zclconf/go-cty/cty"
 

@@ -4,10 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"github.com/genform/genform/config/addrs"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/genform/genform/config/addrs"
 
 	"github.com/genform/genform/statefile"
 )
@@ -92,7 +93,7 @@ func TestMoveRecord(t *testing.T) {
 				t.Fatal(err)
 			}
 			if snap.Resources[a("image.a")] != nil || snap.Resources[a(tt.dst)] == nil {
-				t.Fatalf("state holds %v after the move", sortedAddrs(snap.Resources))
+				t.Fatalf("state holds %v after the move", addrs.SortedKeys(snap.Resources))
 			}
 			if !snap.Protections[a(tt.dst)] || snap.Protections[a("image.a")] {
 				t.Errorf("protection did not follow: %v", snap.Protections)

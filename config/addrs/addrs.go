@@ -166,6 +166,16 @@ func Sort(list []Instance) {
 	slices.SortFunc(list, Instance.Compare)
 }
 
+// SortedKeys lists the addresses a map is keyed by, in address order.
+func SortedKeys[V any](m map[Instance]V) []Instance {
+	list := make([]Instance, 0, len(m))
+	for a := range m {
+		list = append(list, a)
+	}
+	Sort(list)
+	return list
+}
+
 // Shell is the address quoted for pasting into a POSIX shell: as it is when
 // it holds nothing a shell would read specially, in single quotes
 // otherwise (an instance key's brackets and double quotes).
