@@ -27,8 +27,12 @@ const (
 	kindText2Video  kind = "text2video"
 )
 
-// endpointKinds maps each job-creation path (the POST routes of routes) to
-// the kind of creation it makes; a job reloaded from disk finds its kind here.
+// endpointKinds maps each job-creation path to the kind of creation it
+// makes: the simulator's one list of them, from which routes makes its
+// POST routes, and where a job reloaded from disk finds its kind. It is
+// written from the service's interface (docs/service.md), not taken from
+// genform's own table (config/addrs), so that a client test against the
+// simulator checks genform's paths rather than repeating them.
 var endpointKinds = map[string]kind{
 	"/v1/jobs/text2image":       kindText2Image,
 	"/v1/jobs/gen2/image2video": kindImage2Video,

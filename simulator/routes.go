@@ -19,10 +19,9 @@ import (
 // answer plain text.
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.Handle("POST /v1/jobs/text2image", s.api(s.create))
-	mux.Handle("POST /v1/jobs/gen2/image2video", s.api(s.create))
-	mux.Handle("POST /v1/jobs/gen2/afc", s.api(s.create))
-	mux.Handle("POST /v1/jobs/gen2/text2video", s.api(s.create))
+	for p := range endpointKinds { // the job-creation endpoints
+		mux.Handle("POST "+p, s.api(s.create))
+	}
 	mux.Handle("GET /v1/jobs/{id}/status", s.api(s.status))
 	mux.Handle("GET /v1/creation/{id}", s.api(s.detail))
 	mux.Handle("POST /v1/creation/{id}/watermark-free-url", s.api(s.watermarkFreeURL))
