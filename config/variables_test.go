@@ -246,4 +246,23 @@ image "b" {
 	if !strings.Contains(diagList(diags), "derives from a sensitive variable") {
 		t.Errorf("for_each from a sensitive variable: %s", diagList(diags))
 	}
+	// for_each is checked for a mark on the whole value only, which is
+	// enough because cty hoists an element's mark to a set, and HCL a
+	// key's mark to the object: these guard that shortcut.
+	for _, expr := range []string{`toset([var.k, "plain"])`, `{(var.k) = 1, x = 2}`} {
+		diags := loadErrors(t, `
+variable "k" {
+  type      = string
+  sensitive = true
+  default   = "a"
+}
+image "b" {
+  for_each = `+expr+`
+  prompt   = each.key
+}
+`, Options{})
+		if !strings.Contains(diagList(diags), "derives from a sensitive variable") {
+			t.Errorf("for_each = %s: %s", expr, diagList(diags))
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
@@ -185,5 +186,13 @@ func TestValidName(t *testing.T) {
 		if got, want := validName(s), hclsyntax.ValidIdentifier(s); got != want {
 			t.Errorf("validName(%q) = %v, hclsyntax says %v", s, got, want)
 		}
+	}
+}
+
+// TestInstanceSize guards the size the Key's int32 index buys: a large plan
+// and state hold several maps keyed by addresses.
+func TestInstanceSize(t *testing.T) {
+	if n := unsafe.Sizeof(Instance{}); n > 48 {
+		t.Errorf("an Instance is %d bytes, more than 48", n)
 	}
 }
