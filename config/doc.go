@@ -16,7 +16,14 @@
 // the endpoint its request goes to, the exact JSON body with the service's
 // documented defaults filled in, and the local-only settings (output
 // directory, watermark-free download). Fingerprint hashes such a request;
-// the token never enters it.
+// the token never enters it. The values of sensitive variables are marked,
+// so an instance knows which of its attributes are made from one
+// (Instance.Sensitive) while its request holds the real values.
+//
+// It also holds what the packages after it share of the language: JSON and
+// JSONValue are the one conversion of cty values to JSON, AttrNames and
+// SortAttrNames the one order of attributes every view uses. Names of
+// things (addresses, kinds, endpoints) are its subpackage addrs.
 //
 // What the package does not do: it does not know what exists (that is the
 // state, package statefile), it does not decide what to change (package

@@ -6,6 +6,18 @@
 // output files and their hashes belong to reconcile, which records here what
 // it learned.
 //
+// # Changing the state
+//
+// A state is changed only through the named operations of Tx, each keeping
+// an address's record, intent and protection consistent: RecordIntent before
+// a create request is sent and again with the job's id; ClearIntent when
+// the service refused it; Record when a generation ends (or is adopted, or
+// its files change), which clears the intent; Protect; Forget, which removes
+// record, intent and protection and succeeds for an address with only an
+// intent, or nothing; Move for a rename. Apply, destroy, import and the state
+// commands call these and nothing else. Store.Update runs several in one
+// transaction, Store.Batch coalesces those of parallel jobs.
+//
 // # Layout
 //
 // Schema 1, drawn as bbolt buckets (ending in /) and keys:
@@ -22,8 +34,9 @@
 //	└── protections/          bucketProtections
 //	    └── <address>         protection record (Protection)
 //
-// Addresses are written as in configuration: image.hero, image.hero[0],
-// image.hero["red"].
+// Addresses are written as config/addrs prints them: image.hero,
+// image.hero[0], image.hero["red"]. A key written otherwise is reported as
+// damaged, since no command could name it.
 //
 // Records are protocol-buffers-wire-format messages whose field 1 is the
 // record format version (see wire.go for why not JSON, and record.go for
