@@ -90,6 +90,9 @@ type localChangeJSON struct {
 	From    string `json:"from,omitempty"`
 	To      string `json:"to,omitempty"`
 	Protect bool   `json:"protect,omitempty"`
+	// GenerationID and Since are a settled submission's.
+	GenerationID string     `json:"generation_id,omitempty"`
+	Since        *time.Time `json:"since,omitempty"`
 }
 
 // newSavedPlan is plan with the variables of opts as a saved plan keeps
@@ -172,7 +175,12 @@ func encodePlanChange(c *reconcile.Change) planChangeJSON {
 		cj.Reason.Since = &since
 	}
 	for _, l := range r.Local {
-		cj.Reason.Local = append(cj.Reason.Local, localChangeJSON{What: l.What.String(), Output: l.Output, Path: l.Path, From: l.From, To: l.To, Protect: l.Protect})
+		lj := localChangeJSON{What: l.What.String(), Output: l.Output, Path: l.Path, From: l.From, To: l.To, Protect: l.Protect, GenerationID: l.GenerationID}
+		if !l.Since.IsZero() {
+			since := l.Since.UTC()
+			lj.Since = &since
+		}
+		cj.Reason.Local = append(cj.Reason.Local, lj)
 	}
 	return cj
 }
@@ -268,7 +276,11 @@ func decodePlanChange(cj planChangeJSON) (*reconcile.Change, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.Local = append(r.Local, reconcile.LocalChange{What: what, Output: l.Output, Path: l.Path, From: l.From, To: l.To, Protect: l.Protect})
+		lc := reconcile.LocalChange{What: what, Output: l.Output, Path: l.Path, From: l.From, To: l.To, Protect: l.Protect, GenerationID: l.GenerationID}
+		if l.Since != nil {
+			lc.Since = *l.Since
+		}
+		r.Local = append(r.Local, lc)
 	}
 	if r.Code != reconcile.ReasonNone {
 		c.Reason = &r

@@ -48,6 +48,12 @@ func reasonText(c *reconcile.Change) string {
 		return fmt.Sprintf("%s will change, and this resource is made from it", strings.Join(ups, ", "))
 	case reconcile.ReasonInputUnknown:
 		return "an input it references will change"
+	case reconcile.ReasonTriggered:
+		ups := make([]string, len(r.Upstream))
+		for i, u := range r.Upstream {
+			ups[i] = u.String()
+		}
+		return fmt.Sprintf("replace_triggered_by: %s will be generated anew", strings.Join(ups, ", "))
 	case reconcile.ReasonLocal:
 		parts := make([]string, len(r.Local))
 		for i, l := range r.Local {
@@ -81,6 +87,11 @@ func localText(l reconcile.LocalChange) string {
 		return fmt.Sprintf("output %d (%s) is missing", l.Output, l.Path)
 	case reconcile.OutputModified:
 		return fmt.Sprintf("output %d (%s) changed on disk", l.Output, l.Path)
+	case reconcile.IntentSettled:
+		if l.GenerationID != "" {
+			return fmt.Sprintf("the state already holds the declared request, so job %s, submitted by an interrupted apply for another one, is settled and nothing is generated", l.GenerationID)
+		}
+		return "the state already holds the declared request, so the create request an interrupted apply sent for another one is settled and nothing is generated"
 	case reconcile.ProtectionChanged:
 		if l.Protect {
 			return "prevent_destroy is set: the state records the protection"
@@ -109,6 +120,18 @@ func changeWarnings(c *reconcile.Change) []string {
 	case r.Code == reconcile.ReasonRemovedIntent || r.Code == reconcile.ReasonDestroyIntent:
 		return []string{fmt.Sprintf("an earlier apply sent the create request for %s at %s and was interrupted before the service answered; that generation may already have been paid for, and is forgotten",
 			c.Addr, r.Since.UTC().Format("2006-01-02 15:04:05Z"))}
+	case r.Code == reconcile.ReasonLocal:
+		var out []string
+		for _, l := range r.Local {
+			switch {
+			case l.What == reconcile.IntentSettled && l.GenerationID != "":
+				out = append(out, fmt.Sprintf("job %s, submitted by an interrupted apply for a request no longer declared, may have been paid for; it is no longer followed, and its outputs are not downloaded", l.GenerationID))
+			case l.What == reconcile.IntentSettled:
+				out = append(out, fmt.Sprintf("an earlier apply sent a create request for %s at %s, for a request no longer declared, and was interrupted before the service answered; that generation may have been paid for, and is forgotten",
+					c.Addr, l.Since.UTC().Format("2006-01-02 15:04:05Z")))
+			}
+		}
+		return out
 	}
 	return nil
 }

@@ -50,6 +50,18 @@ type stateResourceJSON struct {
 	Protected     bool              `json:"protected"`
 	CreatedAt     string            `json:"created_at,omitempty"`
 	UpdatedAt     string            `json:"updated_at,omitempty"`
+	// Failure is the generation that failed after the one recorded.
+	Failure *stateFailureJSON `json:"failure,omitempty"`
+}
+
+type stateFailureJSON struct {
+	Endpoint     string          `json:"endpoint"`
+	Fingerprint  string          `json:"fingerprint"`
+	Request      json.RawMessage `json:"request"`
+	Attributes   map[string]any  `json:"attributes"`
+	GenerationID string          `json:"generation_id"`
+	Error        string          `json:"error"`
+	At           string          `json:"at,omitempty"`
 }
 
 type stateOutputJSON struct {
@@ -109,6 +121,13 @@ func resourceJSON(rec *statefile.Resource, protected bool) stateResourceJSON {
 	}
 	for _, d := range rec.Deps {
 		r.DependsOn = append(r.DependsOn, d.String())
+	}
+	if f := rec.Failure; f != nil {
+		r.Failure = &stateFailureJSON{Endpoint: f.Endpoint.Path(), Fingerprint: f.Fingerprint, Request: f.Request,
+			Attributes: failureAttrs(f), GenerationID: f.GenerationID, Error: f.Error, At: jsonTime(f.At)}
+		if len(r.Failure.Request) == 0 {
+			r.Failure.Request = json.RawMessage("null")
+		}
 	}
 	for _, o := range rec.Outputs {
 		r.Outputs = append(r.Outputs, stateOutputJSON{
@@ -183,6 +202,9 @@ func renderStateSummary(w io.Writer, snap *statefile.Snapshot) {
 		rows = append(rows, attrRow{"files", formatValue(files)})
 		if snap.Protections[addr] {
 			rows = append(rows, attrRow{"protected", "true"})
+		}
+		if f := rec.Failure; f != nil {
+			rows = append(rows, attrRow{"last_failure", formatValue(failureNote(f))})
 		}
 		writeRows(w, "    ", rows)
 		fmt.Fprintln(w, "}")
@@ -269,10 +291,45 @@ func renderResource(w io.Writer, snap *statefile.Snapshot, addr addrs.Instance) 
 		writeRows(w, "        ", orows)
 		fmt.Fprintln(w, "    }")
 	}
+	if f := rec.Failure; f != nil {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "    last_failure {")
+		frows := []attrRow{
+			{"generation_id", formatValue(f.GenerationID)},
+			{"error", formatValue(f.Error)},
+			{"at", formatValue(jsonTime(f.At))},
+		}
+		attrs := failureAttrs(f)
+		for _, n := range attrNames(attrs) {
+			frows = append(frows, attrRow{n, formatValue(attrs[n])})
+		}
+		writeRows(w, "        ", frows)
+		fmt.Fprintln(w, "    }")
+	}
 	fmt.Fprintln(w, "}")
 	if it := snap.Intents[addr]; it != nil {
 		fmt.Fprintf(w, "# %s\n", intentNote(it))
 	}
+}
+
+// failureAttrs is the request of a failed generation under the
+// configuration's attribute names.
+func failureAttrs(f *statefile.Failure) map[string]any {
+	m, err := config.FlattenRequest(f.Endpoint, f.Request)
+	if err != nil || m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+// failureNote says in one line which generation failed after the one the
+// record holds, for the summary of the whole state.
+func failureNote(f *statefile.Failure) string {
+	note := "job " + f.GenerationID + " failed"
+	if p, ok := failureAttrs(f)["prompt"].(string); ok {
+		note += fmt.Sprintf(" (prompt %q)", p)
+	}
+	return note + "; the files above are the generation before it"
 }
 
 type attrRow struct{ name, value string }

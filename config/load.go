@@ -395,6 +395,20 @@ func (c *Config) analyzeResources(resources []*Resource) hcl.Diagnostics {
 			}
 			refs = append(refs, dep)
 		}
+		// replace_triggered_by orders the graph as a reference does: what
+		// triggers a replacement is planned first.
+		for _, t := range r.ReplaceTriggeredBy {
+			if _, ok := c.byAddr[t]; !ok {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Reference to undeclared resource",
+					Detail:   fmt.Sprintf("replace_triggered_by refers to %s, but no %s resource named %q is declared.", t, t.Kind, t.Name) + didYouMean(t.Name, c.resourceNames(t.Kind)),
+					Subject:  r.replaceTriggeredBy.Expr.Range().Ptr(),
+				})
+				continue
+			}
+			refs = append(refs, t)
+		}
 		for _, l := range r.locals {
 			refs = append(refs, c.Locals[l].Refs...)
 		}

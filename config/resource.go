@@ -26,6 +26,10 @@ type Resource struct {
 	// IgnoreChanges are the attribute names of lifecycle.ignore_changes, as
 	// the user wrote them ("prompt").
 	IgnoreChanges []string
+	// ReplaceTriggeredBy are the resources of lifecycle.replace_triggered_by:
+	// when one of them is generated anew, so is this resource, even if its
+	// own request did not change.
+	ReplaceTriggeredBy []addrs.Resource
 	// Refs is every resource-level address this resource refers to, through
 	// its attributes, count/for_each, depends_on and the locals it uses;
 	// sorted, without duplicates.
@@ -36,13 +40,15 @@ type Resource struct {
 	// meta-arguments), by name.
 	Attributes map[string]*hcl.Attribute
 
-	dependsOn  *hcl.Attribute
-	attrs      []resAttr        // Attributes in source order, with their ids
-	direct     []addrs.Resource // resources its expressions refer to directly
-	locals     []string         // locals its expressions refer to directly
-	countBad   bool             // count/for_each has invalid references
-	cached     []instData       // the instances, when they do not depend on the Scope
-	cacheValid bool
+	dependsOn *hcl.Attribute
+	// replaceTriggeredBy is the lifecycle attribute, for diagnostics.
+	replaceTriggeredBy *hcl.Attribute
+	attrs              []resAttr        // Attributes in source order, with their ids
+	direct             []addrs.Resource // resources its expressions refer to directly
+	locals             []string         // locals its expressions refer to directly
+	countBad           bool             // count/for_each has invalid references
+	cached             []instData       // the instances, when they do not depend on the Scope
+	cacheValid         bool
 }
 
 type resAttr struct {
@@ -146,7 +152,7 @@ var resourceSchema = func() *hcl.BodySchema {
 }()
 
 var lifecycleSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "prevent_destroy"}, {Name: "ignore_changes"}},
+	Attributes: []hcl.AttributeSchema{{Name: "prevent_destroy"}, {Name: "ignore_changes"}, {Name: "replace_triggered_by"}},
 }
 
 func decodeResource(block *hcl.Block) (*Resource, hcl.Diagnostics) {
@@ -263,6 +269,25 @@ func (r *Resource) decodeLifecycle(b *hcl.Block) hcl.Diagnostics {
 			} else {
 				r.PreventDestroy = v.True()
 			}
+		}
+	}
+	if a, ok := content.Attributes["replace_triggered_by"]; ok {
+		r.replaceTriggeredBy = a
+		exprs, d := hcl.ExprList(a.Expr)
+		diags = append(diags, d...)
+		for _, e := range exprs {
+			tr, d := hcl.AbsTraversalForExpr(e)
+			addr, ok := resourceAddrOf(tr)
+			if d.HasErrors() || !ok {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Invalid replace_triggered_by reference",
+					Detail:   "replace_triggered_by takes references to resources, such as [image.hero] or [video.intro]: when one of them is generated anew, so is this resource.",
+					Subject:  e.Range().Ptr(),
+				})
+				continue
+			}
+			r.ReplaceTriggeredBy = appendUnique(r.ReplaceTriggeredBy, addr)
 		}
 	}
 	if a, ok := content.Attributes["ignore_changes"]; ok {

@@ -130,7 +130,14 @@ type Result struct {
 	Generated, Resumed, Updated, Moved, Deleted []addrs.Instance
 	Failed, Skipped                             []Failure
 	Running                                     []Job
-	Interrupted                                 bool
+	// Unrecorded are jobs the service accepted, and so paid for, whose ids
+	// the state could not be made to hold (a full or read-only disk): the
+	// user adopts each with genform import once the state can be written.
+	Unrecorded []Job
+	// StateErr is why the state could not be written, when it could not:
+	// from then on the apply submitted nothing new.
+	StateErr    error
+	Interrupted bool
 }
 
 type applyRun struct {
@@ -142,6 +149,9 @@ type applyRun struct {
 	res     *Result
 	failed  map[addrs.Resource]string // resource -> why it failed
 	running map[addrs.Instance]string // instance -> generation id of a job in flight
+	// stateErr is set once a write to the state failed: nothing more is
+	// submitted, since the next id might not be recorded either.
+	stateErr error
 }
 
 // Apply carries out plan. Cancelling ctx is the first Ctrl-C: no new
@@ -352,8 +362,50 @@ func (r *applyRun) setRunning(addr addrs.Instance, id string) {
 	r.mu.Unlock()
 }
 
-// acquire takes a generation slot; it fails when the apply is interrupted.
+// errStateUnwritable is wrapped by the refusal to submit once the state
+// could not be written.
+var errStateUnwritable = errors.New("the state cannot be written, so nothing more is submitted")
+
+// stateFailed records that a write to the state failed.
+func (r *applyRun) stateFailed(err error) {
+	r.mu.Lock()
+	if r.stateErr == nil {
+		r.stateErr = err
+	}
+	r.mu.Unlock()
+}
+
+// commit writes a step of a paid job (its id, its record) to the state. A
+// write that fails is tried again a few times over two seconds, since a
+// full disk may be freed; if it still fails, nothing more is submitted.
+func (r *applyRun) commit(fn func(tx *statefile.Tx) error) error {
+	var err error
+	for _, wait := range []time.Duration{0, 100 * time.Millisecond, 500 * time.Millisecond, 1500 * time.Millisecond} {
+		time.Sleep(wait)
+		if err = r.e.Store.Batch(fn); err == nil {
+			return nil
+		}
+	}
+	r.stateFailed(err)
+	return err
+}
+
+// unrecorded notes a paid job whose id the state does not hold.
+func (r *applyRun) unrecorded(addr addrs.Instance, id string) {
+	r.mu.Lock()
+	r.res.Unrecorded = append(r.res.Unrecorded, Job{Addr: addr, GenerationID: id})
+	r.mu.Unlock()
+}
+
+// acquire takes a generation slot; it fails when the apply is interrupted,
+// or when the state could not be written.
 func (r *applyRun) acquire() error {
+	r.mu.Lock()
+	serr := r.stateErr
+	r.mu.Unlock()
+	if serr != nil {
+		return fmt.Errorf("%w (%v)", errStateUnwritable, serr)
+	}
 	select {
 	case r.sem <- struct{}{}:
 		if r.ctx.Err() != nil {
@@ -407,7 +459,9 @@ func (r *applyRun) generate(inst *config.Instance, c *Change) error {
 		CreatedAt:   time.Now().UTC(),
 	}
 	if err := e.Store.Batch(func(tx *statefile.Tx) error { return tx.RecordIntent(intent) }); err != nil {
-		return fmt.Errorf("recording the intent to submit %s: %w", inst.Addr, err)
+		// Nothing is paid for yet; the next submissions would fail alike.
+		r.stateFailed(err)
+		return fmt.Errorf("recording the intent to submit %s: %w; nothing was submitted", inst.Addr, err)
 	}
 	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseSubmitting})
 
@@ -428,8 +482,11 @@ func (r *applyRun) generate(inst *config.Instance, c *Change) error {
 	}
 	intent.GenerationID = id
 	intent.SubmittedAt = answered.UTC()
-	if err := e.Store.Batch(func(tx *statefile.Tx) error { return tx.RecordIntent(intent) }); err != nil {
-		return fmt.Errorf("recording generation %s of %s: %w", id, inst.Addr, err)
+	if err := r.commit(func(tx *statefile.Tx) error { return tx.RecordIntent(intent) }); err != nil {
+		// The job is paid for: its id is kept here and the job followed
+		// to the end, where recording it is tried again.
+		r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseWarning, GenerationID: id,
+			Err: fmt.Errorf("recording job %s in the state: %w; the job is followed, and its id kept until it can be recorded", id, err)})
 	}
 	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseSubmitted, GenerationID: id})
 	if err := r.finish(inst, c, intent, release); err != nil {
@@ -458,6 +515,12 @@ func (r *applyRun) resume(inst *config.Instance, c *Change) error {
 	}
 	if intent == nil || intent.GenerationID == "" {
 		return fmt.Errorf("%s has no recorded job to resume; run plan again", inst.Addr)
+	}
+	// A job is resumed only for the request it was submitted for: a
+	// request the plan could not know (its inputs come from resources
+	// made in this apply) may turn out to be another one now.
+	if inst.Request != nil && config.Fingerprint(e.ServiceID, inst.Endpoint, inst.Request) != intent.Fingerprint {
+		return fmt.Errorf("the request of %s is no longer the one job %s was submitted for, so the job is not resumed and nothing was submitted; run plan again: it shows what to generate", inst.Addr, intent.GenerationID)
 	}
 	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseSubmitted, GenerationID: intent.GenerationID, Resumed: true})
 	if err := r.finish(inst, c, intent, release); err != nil {
@@ -502,17 +565,23 @@ func (r *applyRun) finish(inst *config.Instance, c *Change, intent *statefile.In
 		UpdatedAt:     now,
 	}
 	if st.State == service.StateFailed {
-		rec.Status = StatusFailed
-		rec.Error = "the service reported the generation failed"
-		if old != nil {
-			// Keep what the previous generation made; the next plan
-			// replaces it again.
-			rec.Outputs = old.Outputs
-			rec.Dir = old.Dir
-			rec.CreatedAt = old.CreatedAt
+		const failed = "the service reported the generation failed"
+		if old != nil && old.Status == StatusSucceed {
+			// The record keeps the last good generation, its request,
+			// files and hashes; the failure is kept beside it. Declaring
+			// the old request again is then a no-op, and the failed one
+			// again a retry.
+			kept := *old
+			kept.Failure = &statefile.Failure{Endpoint: intent.Endpoint, Fingerprint: intent.Fingerprint,
+				Request: intent.Request, GenerationID: id, Error: failed, At: now}
+			rec = &kept
+		} else {
+			rec.Status = StatusFailed
+			rec.Error = failed
 		}
-		if err := e.Store.Batch(func(tx *statefile.Tx) error { return tx.Record(rec) }); err != nil {
-			return fmt.Errorf("recording the failure of %s: %w", inst.Addr, err)
+		if err := r.commit(func(tx *statefile.Tx) error { return tx.Record(rec) }); err != nil {
+			r.unrecorded(inst.Addr, id)
+			return fmt.Errorf("recording the failure of %s (job %s): %w", inst.Addr, id, err)
 		}
 		return fmt.Errorf("generation %s of %s failed on the service; fix the request (or retry) and apply again", id, inst.Addr)
 	}
@@ -531,12 +600,13 @@ func (r *applyRun) finish(inst *config.Instance, c *Change, intent *statefile.In
 	dlErr := r.downloadAll(rec, nil)
 	// The generation is paid for and done: record it whatever the
 	// downloads did, so a failed download is retried, never regenerated.
-	if err := e.Store.Batch(func(tx *statefile.Tx) error {
+	if err := r.commit(func(tx *statefile.Tx) error {
 		if err := tx.Record(rec); err != nil {
 			return err
 		}
 		return tx.Protect(inst.Addr, inst.Resource.PreventDestroy)
 	}); err != nil {
+		r.unrecorded(inst.Addr, id)
 		return fmt.Errorf("recording %s (job %s): %w", inst.Addr, id, err)
 	}
 	if old != nil {

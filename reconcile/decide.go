@@ -26,10 +26,14 @@ type facts struct {
 	// there is none.
 	orphan *statefile.Resource
 	// upstream are the resources this one refers to that will be
-	// generated anew.
+	// generated anew; filled when the declared request is not known.
 	upstream []addrs.Resource
-	// diff are the request attributes that differ from the record; only
-	// needed, and only filled, when both fingerprints are known and differ.
+	// triggered are the resources of lifecycle.replace_triggered_by that
+	// will be generated anew.
+	triggered []addrs.Resource
+	// diff are the attributes that differ from the record (unknown ones
+	// included); only needed, and only filled, when the fingerprints differ
+	// or the declared one is not known while ignore_changes is set.
 	diff []AttrChange
 	// ignore is lifecycle.ignore_changes.
 	ignore []string
@@ -43,20 +47,31 @@ type decision struct {
 	// instance is a no-op or an update is then up to its local side (see
 	// decideLocal).
 	keep bool
+	// settle is true, with keep, when the record already holds the
+	// declared request and an interrupted submission was for another:
+	// nothing is generated, and the submission is settled.
+	settle bool
 }
 
 // decide chooses the action of one declared instance, in this order:
 //
-//  1. An intent with a job id whose request is still the declared one (or
-//     not known yet) is resumed, unless -replace asks otherwise; one whose
-//     request changed is abandoned, and one without a job id (the answer
-//     was lost) is submitted again, both as a create or a replace.
+//  1. An intent with a job id whose request is still the declared one is
+//     resumed, unless -replace asks otherwise; so is one whose request is
+//     not known yet, unless what it is made from is generated anew (then
+//     the job's inputs are not the ones declared). When the record already
+//     holds the declared request, an intent for another one is settled and
+//     nothing is generated (a revert after an interrupted apply). Otherwise
+//     an intent whose request changed is abandoned, and one without a job
+//     id (the answer was lost) is submitted again, both as a create or a
+//     replace.
 //  2. Without a record: a rename (move) when a record that left the
 //     configuration has the same request, a create otherwise.
-//  3. With a record: a replace when its generation failed, when -replace
-//     names it, when its request depends on an upstream that changes, or
-//     when the request changed other than in ignore_changes; otherwise
-//     the generation is kept.
+//  3. With a record: a replace when its only generation failed, when
+//     -replace names it, when replace_triggered_by names a resource
+//     generated anew, when the declared request is the one whose
+//     generation failed last, when its request depends on an upstream
+//     that changes, or when the request changed other than in
+//     ignore_changes; otherwise the generation is kept.
 func decide(f facts) decision {
 	rec, intent := f.record, f.intent
 	generate := Create
@@ -64,8 +79,12 @@ func decide(f facts) decision {
 		generate = Replace
 	}
 	switch {
-	case intent != nil && intent.GenerationID != "" && (f.fingerprint == intent.Fingerprint || f.fingerprint == "") && !f.forced:
+	case intent != nil && intent.GenerationID != "" && !f.forced &&
+		(f.fingerprint == intent.Fingerprint || f.fingerprint == "" && len(f.upstream) == 0):
 		return decision{action: Resume, reason: Reason{Code: ReasonInterrupted, GenerationID: intent.GenerationID}}
+	case intent != nil && rec != nil && !f.forced && f.fingerprint != "" &&
+		f.fingerprint == rec.Fingerprint && rec.Status != StatusFailed && intent.Fingerprint != f.fingerprint:
+		return decision{keep: true, settle: true}
 	case intent != nil && intent.GenerationID != "":
 		return decision{action: generate, reason: Reason{Code: ReasonAbandoned, GenerationID: intent.GenerationID}}
 	case intent != nil:
@@ -78,7 +97,17 @@ func decide(f facts) decision {
 		return decision{action: Replace, reason: Reason{Code: ReasonFailed, Error: rec.Error}}
 	case f.forced:
 		return decision{action: Replace, reason: Reason{Code: ReasonForced}}
+	case len(f.triggered) > 0:
+		return decision{action: Replace, reason: Reason{Code: ReasonTriggered, Upstream: f.triggered}}
+	case rec.Failure != nil && f.fingerprint != "" && f.fingerprint == rec.Failure.Fingerprint:
+		// The declared request is the one that failed last: try it again.
+		return decision{action: Replace, reason: Reason{Code: ReasonFailed, Error: rec.Failure.Error}}
 	case f.fingerprint == "":
+		if len(f.diff) > 0 && ignoredOnly(f.diff, f.ignore) {
+			// What is not known yet is ignored (a source_image in
+			// ignore_changes): the cascade stops here.
+			return decision{keep: true}
+		}
 		if len(f.upstream) > 0 {
 			return decision{action: Replace, reason: Reason{Code: ReasonUpstream, Upstream: f.upstream}}
 		}
@@ -141,6 +170,9 @@ type local struct {
 	// protect is the declared lifecycle.prevent_destroy, protected the one
 	// the state records.
 	protect, protected bool
+	// settle is the intent of a submission for another request than the
+	// record's, which the update settles; nil when there is none.
+	settle *statefile.Intent
 	// files is the state of each recorded output on disk, in the
 	// record's order; nil when the files were not checked (-refresh=false).
 	files []fileState
@@ -179,6 +211,9 @@ func decideLocal(l local) (Action, Reason, []AttrChange, []int) {
 				redownload = append(redownload, o.Index)
 			}
 		}
+	}
+	if it := l.settle; it != nil {
+		changes = append(changes, LocalChange{What: IntentSettled, GenerationID: it.GenerationID, Since: it.CreatedAt})
 	}
 	if l.protect != l.protected {
 		changes = append(changes, LocalChange{What: ProtectionChanged, Protect: l.protect})

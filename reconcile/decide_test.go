@@ -232,6 +232,49 @@ var decideTests = []decideTest{
 		facts: facts{fingerprint: "fp-old", record: succeededRecord()},
 		local: local{dir: "generated/image/a", protect: true, protected: true, files: []fileState{fileOK, fileOK}},
 		want:  NoOp},
+
+	// Money safety.
+	{name: "a revert after an interrupted apply settles its job: the record holds the declared request", keep: true,
+		facts: facts{fingerprint: "fp-old", record: succeededRecord(), intent: intentFor("fp-new", "job-2")},
+		local: local{dir: "generated/image/a", files: []fileState{fileOK, fileOK}},
+		want:  Update, reason: Reason{Code: ReasonLocal, Local: []LocalChange{{What: IntentSettled, GenerationID: "job-2", Since: intentTime}}}},
+	{name: "a revert settles a submission whose answer was lost too", keep: true,
+		facts: facts{fingerprint: "fp-old", record: succeededRecord(), intent: intentFor("fp-new", "")},
+		local: local{dir: "generated/image/a", files: []fileState{fileOK, fileOK}},
+		want:  Update, reason: Reason{Code: ReasonLocal, Local: []LocalChange{{What: IntentSettled, Since: intentTime}}}},
+	{name: "-replace beats settling: the job is abandoned",
+		facts: facts{fingerprint: "fp-old", record: succeededRecord(), intent: intentFor("fp-new", "job-2"), forced: true},
+		want:  Replace, reason: Reason{Code: ReasonAbandoned, GenerationID: "job-2"}},
+	{name: "a job whose inputs are generated anew is not resumed",
+		facts: facts{record: succeededRecord(), intent: intentFor("fp-old-inputs", "job-2"), upstream: []addrs.Resource{upstreamHero}},
+		want:  Replace, reason: Reason{Code: ReasonAbandoned, GenerationID: "job-2"}},
+	{name: "replace_triggered_by a resource generated anew",
+		facts: facts{fingerprint: "fp-old", record: succeededRecord(), triggered: []addrs.Resource{upstreamHero}},
+		want:  Replace, reason: Reason{Code: ReasonTriggered, Upstream: []addrs.Resource{upstreamHero}}},
+	{name: "the request that failed last is tried again",
+		facts: facts{fingerprint: "fp-failed", record: recordWithFailure()},
+		want:  Replace, reason: Reason{Code: ReasonFailed, Error: "the service reported the generation failed"}},
+	{name: "a revert to the kept generation after a failure is a no-op", keep: true,
+		facts: facts{fingerprint: "fp-old", record: recordWithFailure()},
+		local: local{dir: "generated/image/a", files: []fileState{fileOK, fileOK}},
+		want:  NoOp},
+	{name: "a source_image in ignore_changes stops the cascade", keep: true,
+		facts: facts{record: succeededRecord(), upstream: []addrs.Resource{upstreamHero}, ignore: []string{"source_image"},
+			diff: []AttrChange{{Name: "source_image", Before: "https://old", Unknown: true}}},
+		local: local{dir: "generated/image/a", files: []fileState{fileOK, fileOK}},
+		want:  NoOp},
+	{name: "an unknown input not in ignore_changes still cascades",
+		facts: facts{record: succeededRecord(), upstream: []addrs.Resource{upstreamHero}, ignore: []string{"seed"},
+			diff: []AttrChange{{Name: "source_image", Before: "https://old", Unknown: true}}},
+		want: Replace, reason: Reason{Code: ReasonUpstream, Upstream: []addrs.Resource{upstreamHero}}},
+}
+
+// recordWithFailure is succeededRecord with a later generation, of request
+// "fp-failed", failed beside it.
+func recordWithFailure() *statefile.Resource {
+	r := succeededRecord()
+	r.Failure = &statefile.Failure{Endpoint: addrs.Text2Image, Fingerprint: "fp-failed", GenerationID: "job-failed", Error: "the service reported the generation failed"}
+	return r
 }
 
 func TestDecide(t *testing.T) {
@@ -247,6 +290,9 @@ func TestDecide(t *testing.T) {
 			if d.keep {
 				l := tc.local
 				l.record = tc.facts.record
+				if d.settle {
+					l.settle = tc.facts.intent
+				}
 				act, reason, attrs, redownload = decideLocal(l)
 			}
 			if act != tc.want {

@@ -708,9 +708,10 @@ func TestApplyFailures(t *testing.T) {
 }
 
 // TestApplyFailedReplaceKeepsThePreviousFiles: when the generation meant
-// to replace one fails, the files of the one before stay, recorded where
-// they are, and the next plan tries again; when that one succeeds, the new
-// files take their place.
+// to replace one fails, the record keeps the one before, its request,
+// files and hashes, with the failure beside it; declaring the old request
+// again is a no-op, the failed one again a retry; when that one succeeds,
+// the new files take their place.
 func TestApplyFailedReplaceKeepsThePreviousFiles(t *testing.T) {
 	svc := &fakeService{}
 	w := newWorkdir(t, svc)
@@ -725,8 +726,11 @@ func TestApplyFailedReplaceKeepsThePreviousFiles(t *testing.T) {
 	}
 	snap := w.snapshot()
 	rec := snap.Resources[a("image.a")]
-	if rec.Status != StatusFailed || rec.CreationID != "job-2" || rec.Error == "" {
-		t.Errorf("record %s of %s (%q), want job-2 failed", rec.Status, rec.CreationID, rec.Error)
+	if rec.Status != StatusSucceed || rec.CreationID != "job-1" || rec.Fingerprint != before.Fingerprint || string(rec.Request) != string(before.Request) {
+		t.Errorf("record %s of %s, want the previous generation job-1 kept as it was", rec.Status, rec.CreationID)
+	}
+	if f := rec.Failure; f == nil || f.GenerationID != "job-2" || f.Error == "" || !strings.Contains(string(f.Request), "green apple") {
+		t.Errorf("failure beside the record: %+v, want job-2 with the green request", f)
 	}
 	if rec.Dir != before.Dir || len(rec.Outputs) != 2 || rec.Outputs[1].Path != before.Outputs[1].Path || rec.Outputs[1].SHA256 != before.Outputs[1].SHA256 {
 		t.Errorf("the failed record lost the previous files: dir %q, outputs %+v", rec.Dir, rec.Outputs)
@@ -739,6 +743,9 @@ func TestApplyFailedReplaceKeepsThePreviousFiles(t *testing.T) {
 		t.Error("the intent is still there")
 	}
 
+	if p := w.plan(appleConfig); p.HasChanges() {
+		t.Errorf("declaring the previous request again is not a no-op: %v", p.Changes[0].Action)
+	}
 	svc.scripts = nil
 	p := w.plan(green)
 	if c := p.Change(a("image.a")); c.Action != Replace || c.Reason.Code != ReasonFailed {

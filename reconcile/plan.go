@@ -383,16 +383,23 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance) (*Chan
 		p.used[inst.Addr] = true
 		p.used[inst.Addr.Resource.Instance(addrs.NoKey)] = true
 	}
-	switch {
-	case rec == nil && f.intent == nil && f.fingerprint != "":
-		f.orphan = p.peekOrphan(f.fingerprint, r.Kind)
-	case rec != nil && f.fingerprint == "":
+	if f.fingerprint == "" {
 		for _, ref := range r.Refs {
 			if p.changed[ref] {
 				f.upstream = append(f.upstream, ref)
 			}
 		}
-	case rec != nil && f.fingerprint != rec.Fingerprint && f.intent == nil && !f.forced && rec.Status != StatusFailed:
+	}
+	for _, t := range r.ReplaceTriggeredBy {
+		if p.changed[t] {
+			f.triggered = append(f.triggered, t)
+		}
+	}
+	switch {
+	case rec == nil && f.intent == nil && f.fingerprint != "":
+		f.orphan = p.peekOrphan(f.fingerprint, r.Kind)
+	case rec != nil && f.fingerprint == "" && len(f.ignore) > 0 && rec.Status != StatusFailed,
+		rec != nil && f.fingerprint != rec.Fingerprint && f.intent == nil && !f.forced && rec.Status != StatusFailed:
 		p.fillAttrs(c, rec, inst)
 		f.diff = c.Attrs
 	}
@@ -430,6 +437,9 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance) (*Chan
 	c.Attrs = nil
 	l := local{record: rec, dir: inst.Dir, watermarkFree: inst.WatermarkFree,
 		protect: r.PreventDestroy, protected: st.Protections[inst.Addr]}
+	if d.settle {
+		l.settle = f.intent
+	}
 	if p.in.Refresh && rec.WatermarkFree == inst.WatermarkFree {
 		p.files = p.files[:0]
 		for _, o := range rec.Outputs {

@@ -30,6 +30,7 @@ const (
 	ReasonRequest      // the request differs from the recorded one with no attribute changed: the service Service, or a default, changed
 	ReasonUpstream     // the resources Upstream will be generated anew, and this instance is made from them
 	ReasonInputUnknown // an input it refers to is not known until apply
+	ReasonTriggered    // lifecycle.replace_triggered_by names the resources Upstream, which will be generated anew
 
 	// Update.
 	ReasonLocal // the local changes Local: files move, or are downloaded again
@@ -59,6 +60,7 @@ var reasonNames = [...]string{
 	ReasonRequest:       "request_differs",
 	ReasonUpstream:      "upstream_changed",
 	ReasonInputUnknown:  "input_unknown",
+	ReasonTriggered:     "replace_triggered",
 	ReasonLocal:         "local",
 	ReasonRenamed:       "renamed",
 	ReasonInterrupted:   "interrupted",
@@ -97,6 +99,12 @@ func (r Reason) MayHaveBeenPaid() bool {
 		// With a job id the job exists; without one, the create request
 		// was sent and its answer lost, as for ReasonAnswerLost.
 		return true
+	case ReasonLocal:
+		for _, l := range r.Local {
+			if l.What == IntentSettled {
+				return true
+			}
+		}
 	}
 	return false
 }
@@ -138,9 +146,10 @@ const (
 	OutputMissing                          // output Output (at Path) is missing: downloaded again
 	OutputModified                         // output Output (at Path) changed on disk: downloaded again
 	ProtectionChanged                      // lifecycle.prevent_destroy is now Protect: the state records it
+	IntentSettled                          // an interrupted submission for another request than the record's (job GenerationID, or sent at Since with its answer lost) is settled: nothing is generated
 )
 
-var localNames = [...]string{DirMoved: "dir_moved", WatermarkChanged: "watermark_changed", OutputMissing: "output_missing", OutputModified: "output_modified", ProtectionChanged: "protection_changed"}
+var localNames = [...]string{DirMoved: "dir_moved", WatermarkChanged: "watermark_changed", OutputMissing: "output_missing", OutputModified: "output_modified", ProtectionChanged: "protection_changed", IntentSettled: "intent_settled"}
 
 // String is the local change's stable name.
 func (w LocalWhat) String() string {
@@ -170,4 +179,8 @@ type LocalChange struct {
 	From, To string
 	// Protect is the new lifecycle.prevent_destroy (ProtectionChanged).
 	Protect bool
+	// GenerationID and Since are the settled submission's job, or when its
+	// request was sent (IntentSettled).
+	GenerationID string
+	Since        time.Time
 }

@@ -38,6 +38,22 @@ type Resource struct {
 	// CreatedAt is when the resource was first recorded; UpdatedAt when it was
 	// last written. Tx.Record fills both (see there).
 	CreatedAt, UpdatedAt time.Time
+	// Failure is the generation that failed after the one this record
+	// holds: the record keeps the last good generation (its request, files
+	// and hashes) and the failure is kept beside it. nil when the last
+	// generation succeeded, and for a record whose only generation failed
+	// (Status says so then).
+	Failure *Failure
+}
+
+// Failure is a generation the service reported failed.
+type Failure struct {
+	Endpoint     addrs.Endpoint
+	Fingerprint  string
+	Request      json.RawMessage // the request that failed, without secrets
+	GenerationID string
+	Error        string
+	At           time.Time
 }
 
 // Output is one downloaded output file of a resource.
@@ -107,6 +123,17 @@ const (
 	resUpdatedAt     = 15
 	resRequest       = 16
 	resDetail        = 17
+	resFailure       = 18 // message, fields fail*; written before the blobs
+)
+
+// Field numbers of a failure, nested in a resource record.
+const (
+	failEndpoint     = 1
+	failFingerprint  = 2
+	failGenerationID = 3
+	failError        = 4
+	failAt           = 5
+	failRequest      = 6
 )
 
 // Field numbers of an output, nested in a resource record.
@@ -174,6 +201,16 @@ func encodeResource(r *Resource) []byte {
 	}
 	e.time(resCreatedAt, r.CreatedAt)
 	e.time(resUpdatedAt, r.UpdatedAt)
+	if f := r.Failure; f != nil {
+		e.message(resFailure, func(e *encoder) {
+			e.string(failEndpoint, f.Endpoint.Path())
+			e.string(failFingerprint, f.Fingerprint)
+			e.string(failGenerationID, f.GenerationID)
+			e.string(failError, f.Error)
+			e.time(failAt, f.At)
+			e.bytes(failRequest, f.Request)
+		})
+	}
 	e.bytes(resRequest, r.Request)
 	e.bytes(resDetail, r.Detail)
 	return e.b
@@ -241,6 +278,13 @@ func decodeResource(key, buf []byte) (*Resource, error) {
 			res.Request = r.bytes()
 		case resDetail:
 			res.Detail = r.bytes()
+		case resFailure:
+			sub := r.sub()
+			f, err := decodeFailure(&sub)
+			if err != nil {
+				return nil, fmt.Errorf("failure: %w", err)
+			}
+			res.Failure = f
 		}
 	}
 	if r.err != nil {
@@ -369,6 +413,36 @@ func outsidePath(p string) string {
 		return "leads outside the working directory"
 	}
 	return ""
+}
+
+func decodeFailure(r *reader) (*Failure, error) {
+	f := &Failure{}
+	var endpoint string
+	for r.next() {
+		switch r.f.num {
+		case failEndpoint:
+			endpoint = r.string()
+		case failFingerprint:
+			f.Fingerprint = r.string()
+		case failGenerationID:
+			f.GenerationID = r.string()
+		case failError:
+			f.Error = r.string()
+		case failAt:
+			f.At = r.time()
+		case failRequest:
+			f.Request = r.bytes()
+		}
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	ep, ok := addrs.EndpointOf(endpoint)
+	if !ok {
+		return nil, fmt.Errorf("unknown endpoint %q", endpoint)
+	}
+	f.Endpoint = ep
+	return f, nil
 }
 
 func decodeOutput(r *reader) (Output, error) {

@@ -3,6 +3,7 @@ package statefile
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -432,4 +433,41 @@ func FuzzDecodeProtection(f *testing.F) {
 			t.Fatalf("round trip: %+v, %v; want %+v", again, err, p)
 		}
 	})
+}
+
+// TestFailureRoundTrip: a failure kept beside a record reads back as it was
+// written, and a record without one reads back without one.
+func TestFailureRoundTrip(t *testing.T) {
+	s := openNew(t)
+	rec := sampleResource("image.hero", 2)
+	rec.Failure = &Failure{Endpoint: addrs.Text2Image, Fingerprint: "fp-failed", Request: json.RawMessage(`{"prompt":"a [fail]"}`),
+		GenerationID: "job-9", Error: "the service reported the generation failed", At: t0.Add(time.Hour)}
+	plain := sampleResource("image.plain", 1)
+	if err := s.Update(func(tx *Tx) error {
+		if err := tx.Record(rec); err != nil {
+			return err
+		}
+		return tx.Record(plain)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s = reopen(t, s)
+	got, err := s.Resource(a("image.hero"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(rec.Failure, got.Failure); diff != "" {
+		t.Errorf("failure (-written +read):\n%s", diff)
+	}
+	if len(got.Outputs) != 2 || got.Fingerprint != rec.Fingerprint {
+		t.Errorf("the record beside the failure changed: %+v", got)
+	}
+	if p, _ := s.Resource(a("image.plain")); p.Failure != nil {
+		t.Errorf("a record without a failure reads back with %+v", p.Failure)
+	}
+	bad := sampleResource("image.bad", 1)
+	bad.Failure = &Failure{Endpoint: addrs.Text2Video}
+	if err := s.Update(func(tx *Tx) error { return tx.Record(bad) }); err == nil {
+		t.Error("a failure of the other kind's endpoint was recorded")
+	}
 }

@@ -320,6 +320,14 @@ func (tx *Tx) putResource(r *Resource) error {
 	if err := validJSON(r.Addr, "creation detail", r.Detail); err != nil {
 		return err
 	}
+	if f := r.Failure; f != nil {
+		if f.Endpoint.Kind() != r.Addr.Resource.Kind {
+			return fmt.Errorf("recording %s: the failed request's endpoint %v does not generate a %s", r.Addr, f.Endpoint, r.Addr.Resource.Kind)
+		}
+		if err := validJSON(r.Addr, "failed request", f.Request); err != nil {
+			return err
+		}
+	}
 	if err := checkPaths(r); err != nil {
 		return fmt.Errorf("recording %s: %w", r.Addr, err)
 	}
