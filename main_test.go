@@ -66,6 +66,15 @@ func TestScript(t *testing.T) {
 			"sim-create":   cmdSimCreate,
 			"free-port":    cmdFreePort,
 			"http":         cmdHTTP,
+			"tmpfs":        cmdTmpfs,
+			"fill":         cmdFill,
+			"run-imports":  cmdRunImports,
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "mount" {
+				return canMount(), nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 	})
 }

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/config/addrs"
 	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/statefile"
 )
@@ -283,7 +284,7 @@ func execute(env *Env, cfg *config.Config, ep endpoint, store *statefile.Store, 
 	switch {
 	case res.Interrupted:
 		return ExitInterrupted
-	case len(res.Failed) > 0 || len(res.Skipped) > 0:
+	case len(res.Failed) > 0 || len(res.Skipped) > 0 || res.StateErr != nil:
 		return ExitError
 	}
 	return ExitOK
@@ -302,6 +303,11 @@ type resultJSON struct {
 	Running     []jobJSON     `json:"running"`
 	Warnings    []string      `json:"warnings"`
 	Interrupted bool          `json:"interrupted"`
+	// Unrecorded are jobs paid for whose ids the state could not hold;
+	// StateError says why.
+	Unrecorded []jobJSON `json:"unrecorded,omitempty"`
+	Unfinished []jobJSON `json:"unfinished,omitempty"`
+	StateError string    `json:"state_error,omitempty"`
 }
 
 type failureJSON struct {
@@ -337,10 +343,20 @@ func writeApplyJSON(env *Env, res *reconcile.Result, warnings []string) {
 	for _, j := range res.Running {
 		doc.Running = append(doc.Running, jobJSON{Address: j.Addr.String(), GenerationID: j.GenerationID})
 	}
+	for _, j := range res.Unrecorded {
+		doc.Unrecorded = append(doc.Unrecorded, jobJSON{Address: j.Addr.String(), GenerationID: j.GenerationID})
+	}
+	for _, j := range res.Unfinished {
+		doc.Unfinished = append(doc.Unfinished, jobJSON{Address: j.Addr.String(), GenerationID: j.GenerationID})
+	}
+	if res.StateErr != nil {
+		doc.StateError = res.StateErr.Error()
+	}
 	json.NewEncoder(env.Stdout).Encode(doc)
 }
 
 func renderResult(env *Env, res *reconcile.Result) {
+	defer renderUnrecorded(env, res)
 	w := env.Stdout
 	summary := fmt.Sprintf("%d generated, %d resumed, %d re-downloaded, %d moved, %d deleted.",
 		len(res.Generated), len(res.Resumed), len(res.Updated), len(res.Moved), len(res.Deleted))
@@ -368,5 +384,27 @@ func renderResult(env *Env, res *reconcile.Result) {
 	}
 	for _, j := range res.Running {
 		fmt.Fprintf(w, "  still running on the service: %s (job %s); rerun apply to resume it\n", j.Addr, j.GenerationID)
+	}
+}
+
+// renderUnrecorded says what to do about jobs paid for whose ids the state
+// could not be made to hold: the ready import command of each.
+func renderUnrecorded(env *Env, res *reconcile.Result) {
+	if res.StateErr == nil && len(res.Unrecorded) == 0 && len(res.Unfinished) == 0 {
+		return
+	}
+	env.Errorf("genform could not write its state (%v), so it submitted nothing more", res.StateErr)
+	if len(res.Unfinished) > 0 {
+		fmt.Fprintf(env.Stderr, "These generations are paid for; the state holds their job ids but not their results. Once the state can be written again (free some disk space, or make it writable), run 'genform apply': it resumes them and pays nothing:\n")
+		for _, j := range res.Unfinished {
+			fmt.Fprintf(env.Stderr, "  %s (job %s)\n", j.Addr, j.GenerationID)
+		}
+	}
+	if len(res.Unrecorded) == 0 {
+		return
+	}
+	fmt.Fprintf(env.Stderr, "These generations are paid for, but the state does not hold them. Once the state can be written again (free some disk space, or make it writable), adopt each instead of generating it again:\n")
+	for _, j := range res.Unrecorded {
+		fmt.Fprintf(env.Stderr, "  genform import %s %s\n", j.Addr.Shell(), addrs.ShellQuote(j.GenerationID))
 	}
 }

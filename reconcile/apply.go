@@ -134,6 +134,9 @@ type Result struct {
 	// the state could not be made to hold (a full or read-only disk): the
 	// user adopts each with genform import once the state can be written.
 	Unrecorded []Job
+	// Unfinished are jobs whose ids the state holds but whose results it
+	// could not record: the next apply resumes them, paying nothing.
+	Unfinished []Job
 	// StateErr is why the state could not be written, when it could not:
 	// from then on the apply submitted nothing new.
 	StateErr    error
@@ -217,6 +220,10 @@ func (e *Engine) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 	}
 
 	r.res.Interrupted = ctx.Err() != nil
+	r.res.StateErr = r.stateErr
+	byJobAddr := func(a, b Job) int { return a.Addr.Compare(b.Addr) }
+	slices.SortFunc(r.res.Unrecorded, byJobAddr)
+	slices.SortFunc(r.res.Unfinished, byJobAddr)
 	for addr, id := range r.running {
 		r.res.Running = append(r.res.Running, Job{Addr: addr, GenerationID: id})
 	}
@@ -390,10 +397,14 @@ func (r *applyRun) commit(fn func(tx *statefile.Tx) error) error {
 	return err
 }
 
-// unrecorded notes a paid job whose id the state does not hold.
-func (r *applyRun) unrecorded(addr addrs.Instance, id string) {
+// unrecorded notes a paid job whose result the state does not hold.
+func (r *applyRun) unrecorded(addr addrs.Instance, id string, idKept bool) {
 	r.mu.Lock()
-	r.res.Unrecorded = append(r.res.Unrecorded, Job{Addr: addr, GenerationID: id})
+	if idKept {
+		r.res.Unfinished = append(r.res.Unfinished, Job{Addr: addr, GenerationID: id})
+	} else {
+		r.res.Unrecorded = append(r.res.Unrecorded, Job{Addr: addr, GenerationID: id})
+	}
 	r.mu.Unlock()
 }
 
@@ -482,14 +493,16 @@ func (r *applyRun) generate(inst *config.Instance, c *Change) error {
 	}
 	intent.GenerationID = id
 	intent.SubmittedAt = answered.UTC()
+	idKept := true
 	if err := r.commit(func(tx *statefile.Tx) error { return tx.RecordIntent(intent) }); err != nil {
 		// The job is paid for: its id is kept here and the job followed
 		// to the end, where recording it is tried again.
+		idKept = false
 		r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseWarning, GenerationID: id,
 			Err: fmt.Errorf("recording job %s in the state: %w; the job is followed, and its id kept until it can be recorded", id, err)})
 	}
 	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseSubmitted, GenerationID: id})
-	if err := r.finish(inst, c, intent, release); err != nil {
+	if err := r.finish(inst, c, intent, idKept, release); err != nil {
 		return err
 	}
 	r.record(&r.res.Generated, inst.Addr)
@@ -523,7 +536,7 @@ func (r *applyRun) resume(inst *config.Instance, c *Change) error {
 		return fmt.Errorf("the request of %s is no longer the one job %s was submitted for, so the job is not resumed and nothing was submitted; run plan again: it shows what to generate", inst.Addr, intent.GenerationID)
 	}
 	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseSubmitted, GenerationID: intent.GenerationID, Resumed: true})
-	if err := r.finish(inst, c, intent, release); err != nil {
+	if err := r.finish(inst, c, intent, true, release); err != nil {
 		return err
 	}
 	r.record(&r.res.Resumed, inst.Addr)
@@ -532,7 +545,11 @@ func (r *applyRun) resume(inst *config.Instance, c *Change) error {
 
 // finish waits for a submitted job, downloads its outputs and records it.
 // release frees the job's generation slot once the service is done with it.
-func (r *applyRun) finish(inst *config.Instance, c *Change, intent *statefile.Intent, release func()) error {
+//
+// idKept says whether the state holds the job's id (as an intent): when
+// recording the result fails too, a job whose id is kept is resumed by the
+// next apply, and one whose id is not must be adopted with genform import.
+func (r *applyRun) finish(inst *config.Instance, c *Change, intent *statefile.Intent, idKept bool, release func()) error {
 	e := r.e
 	id := intent.GenerationID
 	r.setRunning(inst.Addr, id)
@@ -580,7 +597,7 @@ func (r *applyRun) finish(inst *config.Instance, c *Change, intent *statefile.In
 			rec.Error = failed
 		}
 		if err := r.commit(func(tx *statefile.Tx) error { return tx.Record(rec) }); err != nil {
-			r.unrecorded(inst.Addr, id)
+			r.unrecorded(inst.Addr, id, idKept)
 			return fmt.Errorf("recording the failure of %s (job %s): %w", inst.Addr, id, err)
 		}
 		return fmt.Errorf("generation %s of %s failed on the service; fix the request (or retry) and apply again", id, inst.Addr)
@@ -606,7 +623,7 @@ func (r *applyRun) finish(inst *config.Instance, c *Change, intent *statefile.In
 		}
 		return tx.Protect(inst.Addr, inst.Resource.PreventDestroy)
 	}); err != nil {
-		r.unrecorded(inst.Addr, id)
+		r.unrecorded(inst.Addr, id, idKept)
 		return fmt.Errorf("recording %s (job %s): %w", inst.Addr, id, err)
 	}
 	if old != nil {
