@@ -387,7 +387,7 @@ func (r *applyRun) stateFailed(err error) {
 // full disk may be freed; if it still fails, nothing more is submitted.
 func (r *applyRun) commit(fn func(tx *statefile.Tx) error) error {
 	var err error
-	for _, wait := range []time.Duration{0, 100 * time.Millisecond, 500 * time.Millisecond, 1500 * time.Millisecond} {
+	for _, wait := range commitWaits {
 		time.Sleep(wait)
 		if err = r.e.Store.Batch(fn); err == nil {
 			return nil
@@ -396,6 +396,10 @@ func (r *applyRun) commit(fn func(tx *statefile.Tx) error) error {
 	r.stateFailed(err)
 	return err
 }
+
+// commitWaits are the waits before each try of commit: two seconds in
+// all (a variable so that tests wait less).
+var commitWaits = []time.Duration{0, 100 * time.Millisecond, 500 * time.Millisecond, 1500 * time.Millisecond}
 
 // unrecorded notes a paid job whose result the state does not hold.
 func (r *applyRun) unrecorded(addr addrs.Instance, id string, idKept bool) {
@@ -564,7 +568,11 @@ func (r *applyRun) finish(inst *config.Instance, c *Change, intent *statefile.In
 	r.setRunning(inst.Addr, "")
 	old, err := e.Store.Resource(inst.Addr)
 	if err != nil {
-		return err
+		// The job is paid for whatever the state says: go on, and let
+		// recording it say whether the state can be written.
+		r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseWarning, GenerationID: id,
+			Err: fmt.Errorf("reading the previous record: %w; its files are not removed", err)})
+		old = nil
 	}
 	now := time.Now().UTC()
 	rec := &statefile.Resource{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -1290,5 +1291,73 @@ func TestApplyLiftsPreventDestroy(t *testing.T) {
 	}
 	if _, diags := MakeDestroyPlan(w.input()); diags.HasErrors() {
 		t.Errorf("destroy: %v", diags)
+	}
+}
+
+// TestApplyStateUnwritable: once the state cannot be written, a job the
+// service accepted is still followed to its end, nothing more is
+// submitted, and the jobs paid for and not recorded are in the result,
+// for the user to adopt with genform import.
+func TestApplyStateUnwritable(t *testing.T) {
+	const two = `
+image "a" {
+  prompt       = "a red apple"
+  image_number = 1
+}
+image "b" {
+  prompt       = "a green pear"
+  image_number = 1
+  depends_on   = [image.a]
+}
+`
+	waits := commitWaits
+	commitWaits = []time.Duration{0, time.Millisecond}
+	t.Cleanup(func() { commitWaits = waits })
+	svc := &fakeService{}
+	w := newWorkdir(t, svc)
+	p := w.plan(two)
+	// The disk fills up while the first create request is on the wire.
+	svc.afterCreate = func(string) { w.store.Close() }
+	res := w.apply(context.Background(), p)
+	if res.StateErr == nil {
+		t.Fatal("the result does not say the state could not be written")
+	}
+	if got := fmt.Sprint(res.Unrecorded); !strings.Contains(got, "image.a") || !strings.Contains(got, "job-1") {
+		t.Errorf("unrecorded %v, want image.a's job-1", res.Unrecorded)
+	}
+	if n := svc.count("Create"); n != 1 {
+		t.Errorf("%d create requests, want 1: nothing is submitted once the state cannot be written", n)
+	}
+	if n := svc.count("Status"); n == 0 {
+		t.Error("the accepted job was not followed")
+	}
+	if !strings.Contains(fmt.Sprint(res.Failed, res.Skipped), "image.b") {
+		t.Errorf("image.b was neither refused nor skipped: failed %v skipped %v", res.Failed, res.Skipped)
+	}
+}
+
+// TestResumeRefusesAnotherRequest: a job is resumed only for the request
+// it was submitted for.
+func TestResumeRefusesAnotherRequest(t *testing.T) {
+	svc := &fakeService{}
+	w := newWorkdir(t, svc)
+	w.configure(appleConfig)
+	w.interrupted("image.a", "job-old")
+	p := w.plan(appleConfig)
+	if c := p.Change(a("image.a")); c.Action != Resume {
+		t.Fatalf("plan: %s, want resume", c.Action)
+	}
+	// The request turns out to be another at apply (as when its inputs
+	// come from a resource generated in the same apply).
+	w.configure(strings.Replace(appleConfig, "a red apple", "a red apple, later", 1))
+	res := w.apply(context.Background(), p)
+	if !strings.Contains(fmt.Sprint(res.Failed), "no longer the one job job-old was submitted for") {
+		t.Errorf("failed %v, want the resume refused", res.Failed)
+	}
+	if n := svc.count("Create") + svc.count("Status"); n != 0 {
+		t.Errorf("%d requests sent, want none", n)
+	}
+	if it := w.snapshot().Intents[a("image.a")]; it == nil || it.GenerationID != "job-old" {
+		t.Errorf("intent %+v, want job-old kept", it)
 	}
 }
