@@ -95,8 +95,9 @@ output "a_file" {
 	run(0, env, "graph")
 	run(0, env, "gallery", "-out=gallery.html")
 	run(0, env, "plan", "-replace=image.a", "-out=replace.tfplan")
-	// A service that refuses the token: its errors are printed.
-	refused := run(1, childEnv("GENFORM_BASE_URL="+other.URL, "GEN_TOKEN="+secret, "GENFORM_LOG=debug"), "apply", "-auto-approve", "-target=image.a")
+	// A service that refuses the token: its errors are printed. It is
+	// another service than the state's, hence -migrate-service.
+	refused := run(1, childEnv("GENFORM_BASE_URL="+other.URL, "GEN_TOKEN="+secret, "GENFORM_LOG=debug"), "apply", "-auto-approve", "-migrate-service", "-target=image.a")
 	if !strings.Contains(refused.stderr, "401") {
 		t.Errorf("the refused apply does not report the service's 401:\n%s", refused)
 	}

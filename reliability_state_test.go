@@ -3,7 +3,8 @@
 // committed by someone else), or the working directory links its output or
 // state directory elsewhere: every command refuses with a message that
 // says what to do, and nothing outside the working directory is read,
-// written, moved or deleted.
+// written, moved or deleted. A state written by an older genform, before
+// the state named its service, is used as it is.
 
 package main
 
@@ -303,6 +304,63 @@ func TestCorruptRecordRemedy(t *testing.T) {
 	r = genform(t, ws.dir, env, "plan")
 	if r.code != 0 || !strings.Contains(r.stdout, "image.a will be generated") || strings.Contains(r.stdout, "image.b will") {
 		t.Fatalf("after state rm, plan should generate image.a and leave image.b alone:\n%s", r)
+	}
+}
+
+// TestStateFromBeforeTheServiceKey: a state written by a genform that did
+// not record the service is used as it is (the service is not known yet),
+// and names the service from the first apply that records something
+// against it; from then on another service is refused.
+func TestStateFromBeforeTheServiceKey(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs genform many times")
+	}
+	sim := startSim(t, simulator.Options{Token: fakeToken, Latency: 200 * time.Millisecond})
+	other := startSim(t, simulator.Options{Token: fakeToken, Latency: 200 * time.Millisecond})
+	env := childEnv("GENFORM_BASE_URL="+sim.URL, "GENFORM_TOKEN="+fakeToken)
+	ws := appliedWorkspace(t, sim, env)(t)
+	service := func() string {
+		t.Helper()
+		snap, err := readCheckedState(ws.statePath(), "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap.Meta.Service
+	}
+	if got := service(); got != sim.URL {
+		t.Fatalf("after the first apply the state names service %q, want %s", got, sim.URL)
+	}
+	// As a genform from before the key left the file.
+	rawBolt(t, ws.statePath(), func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte("genform")).Bucket([]byte("meta")).Delete([]byte("service"))
+	})
+
+	// Plans, and an apply with nothing to do, work and record nothing.
+	if r := genform(t, ws.dir, env, "plan", "-detailed-exitcode"); r.code != 0 {
+		t.Fatalf("a state without a service does not plan clean:\n%s", r)
+	}
+	if r := genform(t, ws.dir, env, "apply", "-auto-approve"); r.code != 0 || !strings.Contains(r.stdout, "No changes") {
+		t.Fatalf("%s", r)
+	}
+	if got := service(); got != "" {
+		t.Fatalf("an apply that changed nothing recorded service %q", got)
+	}
+
+	// The next apply that generates records it.
+	writeFile(t, filepath.Join(ws.dir, "more.gen.hcl"), []byte("image \"c\" {\n  prompt       = \"a plum\"\n  image_number = 1\n}\n"))
+	if r := genform(t, ws.dir, env, "apply", "-auto-approve"); r.code != 0 || !strings.Contains(r.stdout, "1 generated") {
+		t.Fatalf("%s", r)
+	}
+	if got := service(); got != sim.URL {
+		t.Fatalf("after an apply that generated, the state names service %q, want %s", got, sim.URL)
+	}
+	jobs := len(other.Server.Jobs().Jobs)
+	r := genform(t, ws.dir, childEnv("GENFORM_BASE_URL="+other.URL, "GENFORM_TOKEN="+fakeToken), "apply", "-auto-approve")
+	if r.code != 1 || !strings.Contains(r.stderr, "the state was made with service "+sim.URL+", but this configuration uses service "+other.URL) {
+		t.Fatalf("another service is not refused:\n%s", r)
+	}
+	if n := len(other.Server.Jobs().Jobs); n != jobs {
+		t.Errorf("the refused apply made %d jobs on the other service", n-jobs)
 	}
 }
 

@@ -86,6 +86,13 @@ func runApply(env *Env, args []string) int {
 		return env.Errorf("%v", err)
 	}
 	defer store.Close()
+	meta, err := store.Meta()
+	if err != nil {
+		return env.Errorf("%v", err)
+	}
+	if _, code := checkService(env, "apply", meta.Service, ep, ac.migrateService || saved.migratesFrom(meta.Service)); code != ExitOK {
+		return code
+	}
 
 	var plan *reconcile.Plan
 	if saved != nil {
@@ -128,6 +135,9 @@ func runApply(env *Env, args []string) int {
 		if code := confirm(env); code != ExitOK {
 			return code
 		}
+	}
+	if err := recordService(store, ep, plan); err != nil {
+		return env.Errorf("%v", err)
 	}
 	return execute(env, cfg, ep, store, plan, ac.parallelism, ac.json)
 }

@@ -59,6 +59,8 @@ func runDestroy(env *Env, args []string) int {
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
+	// Never refuses (see checkService): destroy sends nothing to a service.
+	checkService(env, "destroy", recordedService(snap), ep, false)
 	plan, diags := reconcile.MakeDestroyPlan(reconcile.PlanInput{Config: cfg, State: snap, Service: ep.ID, Targets: pf.targets})
 	if len(diags) > 0 {
 		writeDiagnostics(env, cfg.Files, diags)

@@ -13,6 +13,7 @@ import (
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/config/addrs"
 	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/statefile"
 )
 
 func init() {
@@ -35,6 +36,8 @@ Flags:
   -var 'NAME=VALUE'    set a variable (repeatable)
   -var-file=FILE       read variables from a *.genvars.hcl file (repeatable)
   -lock-timeout=DUR    wait this long for the state lock (default 0s)
+  -migrate-service     import from the configured service although the state
+                       was made with another, and have the state name it
 `,
 		run: runImport,
 	})
@@ -45,6 +48,7 @@ func runImport(env *Env, args []string) int {
 	var vf varFlags
 	vf.register(fs)
 	lockTimeout := fs.Duration("lock-timeout", 0, "")
+	migrate := fs.Bool("migrate-service", false, "")
 	if ok, code := parseFlags(env, commands["import"], fs, args); !ok {
 		return code
 	}
@@ -69,6 +73,10 @@ func runImport(env *Env, args []string) int {
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
+	ep := resolveEndpoint(env, cfg)
+	if _, code := checkService(env, "import", snap.Meta.Service, ep, *migrate); code != ExitOK {
+		return code
+	}
 	if rec := snap.Resources[addr]; rec != nil {
 		return env.Errorf("%s is already managed (creation %s); to adopt another creation, forget it first with 'genform state rm %s'", addr, rec.CreationID, addr.Shell())
 	}
@@ -88,7 +96,6 @@ func runImport(env *Env, args []string) int {
 		return env.Errorf("%v", notDeclaredError(addr, cfg, insts))
 	}
 
-	ep := resolveEndpoint(env, cfg)
 	client, stop, err := connect(env, cfg, ep)
 	if err != nil {
 		return env.Errorf("%v", err)
@@ -110,6 +117,13 @@ func runImport(env *Env, args []string) int {
 			fmt.Fprintln(env.Stderr, "Interrupted: nothing was recorded; run the import again.")
 			return ExitInterrupted
 		}
+		return env.Errorf("%v", err)
+	}
+	// Recorded after the import, not before: a refused import changes
+	// nothing. A crash in between leaves the state naming what it named
+	// before: no service (recorded at the next apply), or the one that
+	// -migrate-service moved away from, whose switch is asked again.
+	if err := store.Update(func(tx *statefile.Tx) error { return tx.SetService(ep.ID) }); err != nil {
 		return env.Errorf("%v", err)
 	}
 	rec := res.Resource

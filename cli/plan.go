@@ -61,6 +61,10 @@ func runPlan(env *Env, args []string) int {
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
+	migrateFrom, code := checkService(env, "plan", recordedService(snap), ep, pc.migrateService)
+	if code != ExitOK {
+		return code
+	}
 	plan, diags := reconcile.MakePlan(reconcile.PlanInput{
 		Config:  cfg,
 		State:   snap,
@@ -86,7 +90,9 @@ func runPlan(env *Env, args []string) int {
 		renderPlan(env.Stdout, plan, ep.describe())
 	}
 	if pc.out != "" {
-		if err := writePlanFile(pc.out, newSavedPlan(plan, cfg, opts)); err != nil {
+		sp := newSavedPlan(plan, cfg, opts)
+		sp.MigrateFrom = migrateFrom
+		if err := writePlanFile(pc.out, sp); err != nil {
 			return env.Errorf("%v", err)
 		}
 		if !pc.json && pc.format == "" {

@@ -39,12 +39,23 @@ type savedPlan struct {
 	// Secret names the variables set by -var whose values were left out:
 	// apply needs them again.
 	Secret []string
+	// MigrateFrom is the service the state named when the plan was made
+	// with -migrate-service for another one; "" when there was no switch.
+	// Applying the plan accepts that switch (and only that one).
+	MigrateFrom string
+}
+
+// migratesFrom reports whether sp, a saved plan or nil, was made to move
+// a state away from service.
+func (sp *savedPlan) migratesFrom(service string) bool {
+	return sp != nil && sp.MigrateFrom != "" && sp.MigrateFrom == service
 }
 
 type planFileJSON struct {
 	Kind          string           `json:"kind"`
 	FormatVersion string           `json:"format_version"`
 	Service       string           `json:"service"`
+	MigrateFrom   string           `json:"migrate_service_from,omitempty"`
 	Lineage       string           `json:"lineage,omitempty"`
 	Serial        uint64           `json:"serial"`
 	ConfigHash    string           `json:"config_hash"`
@@ -120,6 +131,7 @@ func writePlanFile(path string, sp *savedPlan) error {
 		Kind:          planFileKind,
 		FormatVersion: planFileVersion,
 		Service:       p.Service,
+		MigrateFrom:   sp.MigrateFrom,
 		Lineage:       p.Lineage,
 		Serial:        p.Serial,
 		ConfigHash:    p.ConfigHash,
@@ -225,7 +237,7 @@ func readPlanFile(path string) (*savedPlan, error) {
 		}
 		p.Changes = append(p.Changes, c)
 	}
-	return &savedPlan{Plan: p, Vars: doc.Variables.Vars, VarFiles: doc.Variables.VarFiles, Secret: doc.Variables.Secret}, nil
+	return &savedPlan{Plan: p, Vars: doc.Variables.Vars, VarFiles: doc.Variables.VarFiles, Secret: doc.Variables.Secret, MigrateFrom: doc.MigrateFrom}, nil
 }
 
 func decodePlanChange(cj planChangeJSON) (*reconcile.Change, error) {

@@ -59,7 +59,7 @@ func TestPlanFileRoundTrip(t *testing.T) {
 	p.Changes = append(p.Changes, secret)
 
 	path := filepath.Join(t.TempDir(), "p.plan")
-	sp := &savedPlan{Plan: p, Vars: []string{"style=noir"}, VarFiles: []string{"a.genvars.hcl"}, Secret: []string{"tok"}}
+	sp := &savedPlan{Plan: p, Vars: []string{"style=noir"}, VarFiles: []string{"a.genvars.hcl"}, Secret: []string{"tok"}, MigrateFrom: "https://gen.example.com"}
 	if err := writePlanFile(path, sp); err != nil {
 		t.Fatal(err)
 	}

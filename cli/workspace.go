@@ -63,6 +63,9 @@ type endpoint struct {
 	// BaseURL is "" for the built-in simulator.
 	BaseURL string
 	Token   string
+	// From says where BaseURL was set: "service.base_url" or
+	// "GENFORM_BASE_URL"; "" for the built-in simulator.
+	From string
 }
 
 func (ep endpoint) builtin() bool { return ep.BaseURL == "" }
@@ -77,9 +80,9 @@ func (ep endpoint) describe() string {
 
 // resolveEndpoint applies the precedence config > environment > built-in.
 func resolveEndpoint(env *Env, cfg *config.Config) endpoint {
-	base := cfg.Service.BaseURL
+	base, from := cfg.Service.BaseURL, "service.base_url"
 	if base == "" {
-		base = env.Getenv("GENFORM_BASE_URL")
+		base, from = env.Getenv("GENFORM_BASE_URL"), "GENFORM_BASE_URL"
 	}
 	token := cfg.Service.Token
 	if token == "" {
@@ -89,7 +92,106 @@ func resolveEndpoint(env *Env, cfg *config.Config) endpoint {
 		return endpoint{ID: config.SimulatorService, Token: builtinToken}
 	}
 	base = strings.TrimRight(base, "/")
-	return endpoint{ID: base, BaseURL: base, Token: token}
+	return endpoint{ID: base, BaseURL: base, Token: token, From: from}
+}
+
+// The state names the service it was made with (statefile.Meta.Service).
+// Every fingerprint includes the service, so a state used with another one
+// plans to generate everything anew, and apply would overwrite the files
+// with what that service makes: a forgotten GENFORM_BASE_URL would move a
+// state made on a paid service to the built-in simulator without a word.
+// So plan, apply, destroy and import call checkService before they use the
+// state; apply records the service (recordService) before it changes
+// anything against it, and import once it has adopted a creation.
+
+// serviceSwitch is a state made with one service used with another.
+type serviceSwitch struct {
+	// recorded is the service identity the state names.
+	recorded string
+	// to is the service the configuration points at.
+	to endpoint
+}
+
+// String says which service is which; checkService adds what to do.
+func (sw *serviceSwitch) String() string {
+	return fmt.Sprintf("the state was made with %s, but this configuration uses %s", describeServiceID(sw.recorded), sw.configured())
+}
+
+// configured names the configured service and where it was set.
+func (sw *serviceSwitch) configured() string {
+	if sw.to.builtin() {
+		return "the built-in simulator (GENFORM_BASE_URL and service.base_url are unset)"
+	}
+	return fmt.Sprintf("service %s (set by %s)", sw.to.BaseURL, sw.to.From)
+}
+
+// describeServiceID names a service identity in a sentence.
+func describeServiceID(id string) string {
+	if id == config.SimulatorService {
+		return "the built-in simulator"
+	}
+	return "service " + id
+}
+
+// recordedService is the service a state names; "" when there is no
+// state, or it names none yet.
+func recordedService(snap *statefile.Snapshot) string {
+	if snap == nil {
+		return ""
+	}
+	return snap.Meta.Service
+}
+
+// checkService is the check plan, apply, destroy and import make before
+// they use a state that names the service recorded (see recordedService)
+// with ep. A state that names ep, or none yet (a new state, or one written
+// by a genform that did not record it), passes. Otherwise, with migrate
+// (the command's -migrate-service) it warns and returns the service the
+// state moves away from; without, it prints an error naming both services
+// and the way to switch on purpose, and returns ExitError.
+func checkService(env *Env, command, recorded string, ep endpoint, migrate bool) (from string, code int) {
+	if recorded == "" || recorded == ep.ID {
+		return "", ExitOK
+	}
+	sw := &serviceSwitch{recorded: recorded, to: ep}
+	to := describeServiceID(ep.ID)
+	switch {
+	case command == "destroy":
+		// destroy deletes the files the state records and forgets them: it
+		// sends nothing to any service and compares no fingerprint, so the
+		// configured service changes nothing of what it does, and nothing
+		// is paid for again. Refusing would only leave a user who can no
+		// longer reach the old service unable to clean up. It warns, since
+		// the mismatch is usually a mistake the next plan would stop at.
+		fmt.Fprintf(env.Stderr, "Warning: %v; destroy sends nothing to a service, so it deletes what the state records all the same.\n", sw)
+		return "", ExitOK
+	case migrate && command == "import":
+		fmt.Fprintf(env.Stderr, "Warning: %v; with -migrate-service the creation is imported from %s and the state will name it: plan then generates anew what was made with %s.\n", sw, to, describeServiceID(recorded))
+		return recorded, ExitOK
+	case migrate:
+		fmt.Fprintf(env.Stderr, "Warning: %v; with -migrate-service everything made there is generated anew on %s, and the state will name it.\n", sw, to)
+		return recorded, ExitOK
+	case command == "import":
+		return "", env.Errorf("%v; set it back, or pass -migrate-service to import from %s and have the state name it", sw, to)
+	}
+	return "", env.Errorf("%v; set it back, or pass -migrate-service to plan and apply to generate everything anew on %s", sw, to)
+}
+
+// recordService records ep as the state's service before apply changes
+// anything that depends on it: a generation submitted or resumed, files
+// downloaded again, a record moved (the last two are planned only for
+// records whose fingerprint, so whose service, is ep's). It is recorded
+// before, not after, so that a crash cannot leave the state with
+// submissions to a service it does not name. A plan that only deletes
+// sends and records nothing against a service: the state keeps the one it
+// names.
+func recordService(store *statefile.Store, ep endpoint, plan *reconcile.Plan) error {
+	for _, c := range plan.Changes {
+		if c.Action != reconcile.NoOp && c.Action != reconcile.Delete {
+			return store.Update(func(tx *statefile.Tx) error { return tx.SetService(ep.ID) })
+		}
+	}
+	return nil
 }
 
 // connect returns a client of the service; for the built-in simulator it
@@ -174,7 +276,7 @@ func snapshot(cfg *config.Config, command string, lockTimeout time.Duration) (*s
 	return st.Snapshot()
 }
 
-// planFlagsUsage documents the flags planFlags registers with refresh, for
+// planFlagsUsage documents the flags planFlags registers for planning, for
 // the usage text of plan and apply.
 const planFlagsUsage = `  -target=ADDR         limit to ADDR and what it depends on (repeatable)
   -replace=ADDR        generate ADDR anew (repeatable)
@@ -182,6 +284,8 @@ const planFlagsUsage = `  -target=ADDR         limit to ADDR and what it depends
   -var-file=FILE       read variables from a *.genvars.hcl file (repeatable)
   -refresh=false       do not check output files on disk
   -lock-timeout=DUR    wait this long for the state lock (default 0s)
+  -migrate-service     use the configured service although the state was made
+                       with another: generate anew there what was made with it
 `
 
 // planFlags are the flags plan, apply and destroy share.
@@ -191,15 +295,22 @@ type planFlags struct {
 	replace     addrsFlag
 	lockTimeout time.Duration
 	refresh     bool
+	// migrateService accepts a state made with another service than the
+	// configured one (see checkService).
+	migrateService bool
 }
 
-func (p *planFlags) register(fs *flag.FlagSet, withRefresh bool) {
+// register registers the flags; planning is true for plan and apply, which
+// compare the configuration with the state and so also take -refresh and
+// -migrate-service.
+func (p *planFlags) register(fs *flag.FlagSet, planning bool) {
 	p.vars.register(fs)
 	fs.Var(&p.targets, "target", "limit to this resource address and what it depends on (repeatable)")
 	fs.Var(&p.replace, "replace", "generate this resource instance anew (repeatable)")
 	fs.DurationVar(&p.lockTimeout, "lock-timeout", 0, "how long to wait for the state lock")
 	p.refresh = true
-	if withRefresh {
+	if planning {
 		fs.BoolVar(&p.refresh, "refresh", true, "check output files on disk")
+		fs.BoolVar(&p.migrateService, "migrate-service", false, "use the configured service although the state was made with another")
 	}
 }

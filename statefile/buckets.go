@@ -25,4 +25,7 @@ var (
 	keyLineage = []byte("lineage")
 	// keySerial counts committed changes, in decimal.
 	keySerial = []byte("serial")
+	// keyService names the service the state's generations are made with
+	// (see Tx.SetService); a file without it has not said yet.
+	keyService = []byte("service")
 )

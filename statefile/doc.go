@@ -14,7 +14,8 @@
 // the service refused it; Record when a generation ends (or is adopted, or
 // its files change), which clears the intent; Protect; Forget, which removes
 // record, intent and protection and succeeds for an address with only an
-// intent, or nothing; Move for a rename. Apply, destroy, import and the state
+// intent, or nothing; Move for a rename; SetService to name the service the
+// generations are made with. Apply, destroy, import and the state
 // commands call these and nothing else. Store.Update runs several in one
 // transaction, Store.Batch coalesces those of parallel jobs.
 //
@@ -26,13 +27,27 @@
 //	├── meta/                 bucketMeta
 //	│   ├── schema_version    decimal: the layout version (SchemaVersion)
 //	│   ├── lineage           random UUID given at creation, never changed
-//	│   └── serial            decimal: +1 per committed Update that changed something
+//	│   ├── serial            decimal: +1 per committed Update that changed something
+//	│   └── service           optional: the service the generations are made with
 //	├── resources/            bucketResources
 //	│   └── <address>         resource record (Resource)
 //	├── intents/              bucketIntents
 //	│   └── <address>         intent record (Intent): a submission in flight
 //	└── protections/          bucketProtections
 //	    └── <address>         protection record (Protection)
+//
+// The service key holds the service's identity as it enters fingerprints:
+// its base URL, or "simulator" for the built-in one. It was added to schema
+// 1 without raising the schema version, because both directions read
+// safely. This genform takes a file without it (one written before the key
+// existed) as "no service recorded yet", and the next apply or import
+// records one. A genform from before the key reads meta keys by name and
+// never lists the meta bucket, so it ignores the key. It does not update
+// it either: a state that genform applied to another service still names
+// the first one, and this genform then asks, as for any switch, for the
+// switch to be confirmed (-migrate-service). Raising the schema would have
+// made older genforms refuse the file outright, for a key they can do
+// without.
 //
 // Addresses are written as config/addrs prints them: image.hero,
 // image.hero[0], image.hero["red"]. A key written otherwise is reported as

@@ -54,6 +54,11 @@ type Meta struct {
 	Lineage string
 	// Serial counts the Updates that changed the file.
 	Serial uint64
+	// Service is the identity of the service the state's generations are
+	// made with (a base URL, or the built-in simulator's name), as
+	// Tx.SetService recorded it; "" when nothing has recorded one yet: a
+	// new state, or one written by a genform that did not record it.
+	Service string
 }
 
 // Snapshot is the whole state as of one moment.
@@ -378,10 +383,18 @@ func (s *Store) readMeta(b buckets) (Meta, error) {
 		return m, &CorruptError{Path: s.path, Record: "meta", Addr: string(keyLineage), Err: errors.New("missing")}
 	}
 	m.Lineage = string(lineage)
+	// The service is optional (see the package documentation); present, it
+	// is never empty, since SetService refuses to write that.
+	if service := b.meta.Get(keyService); service != nil {
+		if len(service) == 0 {
+			return m, &CorruptError{Path: s.path, Record: "meta", Addr: string(keyService), Err: errors.New("empty")}
+		}
+		m.Service = string(service)
+	}
 	return m, nil
 }
 
-// Meta returns the file's schema version, lineage and serial.
+// Meta returns the file's schema version, lineage, serial and service.
 func (s *Store) Meta() (Meta, error) {
 	var m Meta
 	err := s.db.View(func(tx *bolt.Tx) error {

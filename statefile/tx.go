@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -145,6 +148,32 @@ func (tx *Tx) Protected(addr addrs.Instance) (bool, error) {
 // The state changes. Every command changes the state through these named
 // operations and nothing else, each one keeping the records, intents and
 // protections of an address consistent with each other.
+
+// SetService records id as the service the state's generations are made
+// with: its base URL, or the built-in simulator's name. Commands record it
+// before they submit or record anything against a service, and refuse to
+// use a state that names another one unless told to move it, since every
+// fingerprint depends on the service and a silent switch would generate
+// everything anew. Setting the service already recorded changes nothing.
+func (tx *Tx) SetService(id string) error {
+	if err := tx.use(); err != nil {
+		return err
+	}
+	if id == "" {
+		return errors.New("recording the service: no service given")
+	}
+	if !utf8.ValidString(id) || strings.ContainsFunc(id, unicode.IsControl) {
+		return fmt.Errorf("recording the service: %q is not a service identity", id)
+	}
+	if string(tx.b.meta.Get(keyService)) == id {
+		return nil
+	}
+	if err := tx.b.meta.Put(keyService, []byte(id)); err != nil {
+		return fmt.Errorf("recording the service: %w", err)
+	}
+	tx.dirty = true
+	return nil
+}
 
 // RecordIntent records the intent to submit i.Addr, replacing any intent
 // there: before a create request is sent (GenerationID ""), and again
