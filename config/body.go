@@ -9,10 +9,12 @@ import (
 	"sync"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 
 	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/service/rules"
 )
 
 // placement says where in the request body an attribute goes.
@@ -65,9 +67,11 @@ var attrType = [numAttrs]cty.Type{
 	aDir:            cty.String,
 }
 
-// endpointSpec is what one endpoint takes (docs/service.md).
+// endpointSpec is what one endpoint takes (docs/service.md); the values
+// each field may have are the service's rules (package rules).
 type endpointSpec struct {
-	ep addrs.Endpoint
+	ep  addrs.Endpoint
+	lim *rules.Limits
 	// what chose the endpoint, for messages: "An image", "A video with
 	// source_image"
 	chosenBy string
@@ -78,14 +82,11 @@ type endpointSpec struct {
 	// sent only when set. is_public defaults to false everywhere: that is
 	// genform's choice, so nothing is published unless asked.
 	defaults map[attrID]cty.Value
-	genModes []string
 	fields   []jsonField // body keys in canonical order
 	// configFields and settingsFields are the fields of the config and
 	// settings objects, in canonical order.
 	configFields, settingsFields []jsonField
 }
-
-var aspectRatios = []string{"21:9", "16:9", "9:16", "3:4", "4:3", "1:1"}
 
 func takes(ids ...attrID) [numAttrs]bool {
 	var t [numAttrs]bool
@@ -97,33 +98,40 @@ func takes(ids ...attrID) [numAttrs]bool {
 }
 
 var (
+	limText2Image  = rules.For(addrs.Text2Image)
+	limImage2Video = rules.For(addrs.Image2Video)
+	limKeyFrames   = rules.For(addrs.KeyFrames)
+	limText2Video  = rules.For(addrs.Text2Video)
+
 	specText2Image = &endpointSpec{
 		ep:       addrs.Text2Image,
+		lim:      limText2Image,
 		chosenBy: "An image",
 		takes:    takes(aPrompt, aNegativePrompt, aIsPublic, aSeed, aImageNumber, aAspectRatio, aResolution),
 		required: []attrID{aPrompt},
 		defaults: map[attrID]cty.Value{
 			aIsPublic:    cty.False,
-			aImageNumber: cty.NumberIntVal(4),
-			aSeed:        cty.NumberIntVal(-1),
-			aAspectRatio: cty.StringVal("16:9"),
-			aResolution:  cty.NumberIntVal(720),
+			aImageNumber: cty.NumberIntVal(limText2Image.DefaultImageNumber),
+			aSeed:        cty.NumberIntVal(rules.RandomSeed),
+			aAspectRatio: cty.StringVal(limText2Image.DefaultAspectRatio),
+			aResolution:  cty.NumberIntVal(limText2Image.DefaultResolution),
 		},
 	}
 	specImage2Video = &endpointSpec{
 		ep:       addrs.Image2Video,
+		lim:      limImage2Video,
 		chosenBy: "A video with source_image",
 		takes:    takes(aPrompt, aNegativePrompt, aIsPublic, aSeed, aDuration, aSourceImage, aPromptEnhancer, aGenMode, aWatermarkFree),
 		required: []attrID{aSourceImage},
 		defaults: map[attrID]cty.Value{
 			aIsPublic:       cty.False,
 			aPromptEnhancer: cty.True,
-			aGenMode:        cty.StringVal("smooth"),
+			aGenMode:        cty.StringVal(limImage2Video.DefaultGenMode),
 		},
-		genModes: []string{"smooth", "enhanced"},
 	}
 	specKeyFrames = &endpointSpec{
 		ep:       addrs.KeyFrames,
+		lim:      limKeyFrames,
 		chosenBy: "A video with source_images",
 		takes:    takes(aPrompt, aNegativePrompt, aIsPublic, aSeed, aDuration, aSourceImages, aFrameIndices, aInputWidth, aInputHeight, aWatermarkFree),
 		required: []attrID{aSourceImages, aFrameIndices, aInputWidth, aInputHeight},
@@ -133,15 +141,15 @@ var (
 	}
 	specText2Video = &endpointSpec{
 		ep:       addrs.Text2Video,
+		lim:      limText2Video,
 		chosenBy: "A video with neither source_image nor source_images",
 		takes:    takes(aPrompt, aNegativePrompt, aIsPublic, aSeed, aDuration, aAspectRatio, aPromptEnhancer, aGenMode, aWatermarkFree),
 		required: []attrID{aPrompt},
 		defaults: map[attrID]cty.Value{
 			aIsPublic:       cty.False,
 			aPromptEnhancer: cty.True,
-			aGenMode:        cty.StringVal("standard"),
+			aGenMode:        cty.StringVal(limText2Video.DefaultGenMode),
 		},
-		genModes: []string{"standard", "smooth", "enhanced"},
 	}
 )
 
@@ -257,7 +265,7 @@ func (b *bodyBuilder) build(d *instData) {
 		}
 	}
 	if ep == specKeyFrames {
-		b.checkKeyFrames(vals[aSourceImages], vals[aFrameIndices])
+		b.checkKeyFrames(vals[aSourceImages], vals[aFrameIndices], vals[aDuration])
 	}
 
 	d.ep = ep
@@ -289,7 +297,8 @@ func (b *bodyBuilder) build(d *instData) {
 			break
 		}
 	}
-	if known {
+	// A refused value is never sent, and may not encode (a seed of 1/0).
+	if known && !b.diags.HasErrors() {
 		req := ep.appendJSON(b.sc.buf[:0], &vals)
 		b.sc.buf = req
 		d.request = append([]byte(nil), req...)
@@ -313,121 +322,204 @@ func requiredWhy(id attrID, what string) string {
 	return what
 }
 
-// check validates a known value against what the service documents.
-// Values the documentation leaves open (seed range, duration, prompt
-// length) pass through for the service to judge.
+// check validates a known value against the service's rules (package
+// rules), before anything is sent: a value known only at apply is checked
+// then, when Expand runs again with it. Rules that tie several fields
+// together are checkKeyFrames'.
 func (b *bodyBuilder) check(id attrID, v cty.Value) {
 	if !v.IsKnown() {
 		return
 	}
+	lim := b.ep.lim
 	switch id {
-	case aPrompt:
-		if strings.TrimSpace(v.AsString()) == "" && b.isRequired(aPrompt) {
+	case aPrompt, aNegativePrompt:
+		s := v.AsString()
+		if id == aPrompt && lim.PromptRequired && rules.Blank(s) {
 			b.bad(id, "Empty prompt", fmt.Sprintf("%s sends its request to %s, which needs a prompt describing what to generate; this one is empty.", b.ep.chosenBy, b.ep.ep.Title()))
+			return
 		}
+		if why := rules.Prompt(s); why != "" {
+			b.refuse(id, b.av.rng(id), attrNames[id]+" "+why+".", "")
+		}
+	case aSeed:
+		b.number(id, v, rules.Seed, " A seed of -1 asks the service to pick one.")
 	case aImageNumber:
-		if n, ok := wholeNumber(v); !ok || n < 1 || n > 4 {
-			b.bad(id, "Invalid image_number", fmt.Sprintf("image_number must be 1, 2, 3 or 4: text-to-image makes at most four images per request. Got %s.", numberText(v)))
-		}
+		b.number(id, v, lim.ImageNumber, "")
 	case aResolution:
-		if n, ok := wholeNumber(v); !ok || (n != 720 && n != 1080) {
-			b.bad(id, "Invalid resolution", fmt.Sprintf("resolution must be 720 or 1080 (the short side of the image, in pixels). Got %s.", numberText(v)))
-		}
+		b.number(id, v, lim.Resolution, "")
+	case aDuration:
+		b.number(id, v, lim.Duration, "")
+	case aInputWidth, aInputHeight:
+		b.number(id, v, rules.InputSide, " It is the size of the source images, which shapes the video.")
 	case aAspectRatio:
-		if b.ep != specText2Image {
-			return // text-to-video documents no allowed values
-		}
-		if !oneOf(v.AsString(), aspectRatios) {
-			b.bad(id, "Invalid aspect_ratio", fmt.Sprintf("aspect_ratio must be one of %s. Got %q.", quoteList(aspectRatios), v.AsString()))
-		}
+		b.oneOf(id, v.AsString(), lim.AspectRatio, lim.AspectRatios)
 	case aGenMode:
-		if !oneOf(v.AsString(), b.ep.genModes) {
-			b.bad(id, "Invalid gen_mode", fmt.Sprintf("%s takes gen_mode %s. Got %q.", b.ep.ep.Title(), quoteList(b.ep.genModes), v.AsString())+didYouMean(v.AsString(), b.ep.genModes))
-		}
+		b.oneOf(id, v.AsString(), lim.GenMode, lim.GenModes)
 	case aSourceImage:
-		if !mediaInput(v.AsString()) {
-			b.bad(id, "Invalid source_image", "source_image must be an http or https URL, or a data: URI; file_data_uri(\"frame.png\") makes one from a local file.")
-		}
+		b.sourceImage(id, -1, v.AsString())
 	case aSourceImages:
-		for it := v.ElementIterator(); it.Next(); {
+		i := 0
+		for it := v.ElementIterator(); it.Next(); i++ {
 			_, e := it.Element()
-			if e.IsKnown() && !e.IsNull() && !mediaInput(e.AsString()) {
-				b.bad(id, "Invalid source_images", "Each of source_images must be an http or https URL, or a data: URI; file_data_uri(\"frame.png\") makes one from a local file.")
+			if e.IsKnown() && !e.IsNull() && b.sourceImage(id, i, e.AsString()) {
 				return
 			}
 		}
 	case aFrameIndices:
-		for it := v.ElementIterator(); it.Next(); {
+		i := 0
+		for it := v.ElementIterator(); it.Next(); i++ {
 			_, e := it.Element()
 			if !e.IsKnown() {
 				continue
 			}
-			if n, ok := wholeNumber(e); e.IsNull() || !ok || n < 0 {
-				b.bad(id, "Invalid frame_indices", "Each of frame_indices must be a whole number, zero or more: the position of its key frame in the output video.")
+			if _, ok := wholeNumber(e); e.IsNull() || !ok {
+				got := "null"
+				if !e.IsNull() {
+					got = numberText(e)
+				}
+				b.refuse(id, b.elemRange(id, i), fmt.Sprintf("frame_indices[%d] %s. Got %s.", i, rules.NotWhole, got), " Each is the position of its key frame in the video, counted in frames.")
 				return
 			}
 		}
 	}
 }
 
-func (b *bodyBuilder) isRequired(id attrID) bool {
-	for _, r := range b.ep.required {
-		if r == id {
-			return true
-		}
-	}
-	return false
+// refuse reports a value the service's rules refuse: detail says what was
+// refused and why, more what to do.
+func (b *bodyBuilder) refuse(id attrID, rng hcl.Range, detail, more string) {
+	b.diags = append(b.diags, &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  "Invalid " + attrNames[id],
+		Detail:   detail + more,
+		Subject:  rng.Ptr(),
+	})
 }
 
-// checkKeyFrames checks the documented pairing of source_images and
-// frame_indices: equal length, 2 to 6 of them.
-func (b *bodyBuilder) checkKeyFrames(images, indices cty.Value) {
+// number checks a number attribute: whole, then allowed by rule.
+func (b *bodyBuilder) number(id attrID, v cty.Value, rule func(int64) string, more string) {
+	n, ok := wholeNumber(v)
+	why := rules.NotWhole
+	if ok {
+		why = rule(n)
+	}
+	if why != "" {
+		b.refuse(id, b.av.rng(id), fmt.Sprintf("%s %s. Got %s.", attrNames[id], why, numberText(v)), more)
+	}
+}
+
+// oneOf checks a string attribute whose values the endpoint lists.
+func (b *bodyBuilder) oneOf(id attrID, s string, rule func(string) string, allowed []string) {
+	if why := rule(s); why != "" {
+		b.refuse(id, b.av.rng(id), fmt.Sprintf("%s sends its request to %s, where %s %s. Got %q.", b.ep.chosenBy, b.ep.ep.Title(), attrNames[id], why, s), didYouMean(s, allowed))
+	}
+}
+
+// sourceImage checks source_image, or element i of source_images, and
+// reports whether it refused it.
+func (b *bodyBuilder) sourceImage(id attrID, i int, s string) bool {
+	why := rules.SourceImage(s)
+	if why == "" {
+		return false
+	}
+	name := attrNames[id]
+	if i >= 0 {
+		name = fmt.Sprintf("%s[%d]", name, i)
+	}
+	more := ""
+	if !strings.Contains(s, "://") && !strings.HasPrefix(s, "data:") {
+		more = ` file_data_uri("frame.png") makes a data: URI from a local file.`
+	}
+	b.refuse(id, b.elemRange(id, i), name+" "+why+".", more)
+	return true
+}
+
+// elemRange is the source range of element i of attribute id's list when
+// the list is written out element by element, and the attribute's range
+// otherwise (or for i < 0).
+func (b *bodyBuilder) elemRange(id attrID, i int) hcl.Range {
+	if t, ok := b.av.expr[id].(*hclsyntax.TupleConsExpr); ok && i >= 0 && i < len(t.Exprs) {
+		return t.Exprs[i].Range()
+	}
+	return b.av.rng(id)
+}
+
+// checkKeyFrames checks the rules that tie key-frame conditioning's
+// fields together: as many frame_indices as source_images, 2 to 6 of
+// them, and frame positions inside a video of the request's duration,
+// strictly increasing. What is not known yet is checked when it is.
+func (b *bodyBuilder) checkKeyFrames(images, indices, duration cty.Value) {
+	lim := b.ep.lim
 	n := -1
 	if images != cty.NilVal && images.IsKnown() {
 		n = images.LengthInt()
-		if n < 2 || n > 6 {
-			b.bad(aSourceImages, "Invalid source_images", fmt.Sprintf("Key-frame conditioning takes 2 to 6 source_images; got %d.", n))
+		if why := lim.SourceImageCount(n); why != "" {
+			b.refuse(aSourceImages, b.av.rng(aSourceImages), fmt.Sprintf("source_images %s: each is a key frame of the video.", why), "")
 			return
 		}
 	}
-	if indices != cty.NilVal && indices.IsKnown() {
-		m := indices.LengthInt()
-		if n >= 0 && m != n {
-			b.bad(aFrameIndices, "Mismatched frame_indices", fmt.Sprintf("frame_indices gives the position of each of source_images in the video, so it must have as many entries: %d source_images, %d frame_indices.", n, m))
+	if indices == cty.NilVal || !indices.IsKnown() {
+		return
+	}
+	m := indices.LengthInt()
+	if n >= 0 {
+		if why := rules.FrameIndexCount(m, n); why != "" {
+			b.bad(aFrameIndices, "Mismatched frame_indices", fmt.Sprintf("frame_indices %s: each gives the position in the video of the source image at its place in source_images.", why))
 			return
 		}
-		if m < 2 || m > 6 {
-			b.bad(aFrameIndices, "Invalid frame_indices", fmt.Sprintf("Key-frame conditioning takes 2 to 6 frame_indices; got %d.", m))
+	} else if m < lim.MinSourceImages || m > lim.MaxSourceImages {
+		b.refuse(aFrameIndices, b.av.rng(aFrameIndices), fmt.Sprintf("frame_indices must have one entry per source image, and %s takes %d to %d of them; got %d.", lim.Endpoint.Title(), lim.MinSourceImages, lim.MaxSourceImages, m), "")
+		return
+	}
+
+	// The frame positions depend on the duration: the default when none
+	// is set, no upper bound while it is not known or not allowed (its
+	// own diagnostic says so).
+	seconds, more := lim.DefaultDuration, fmt.Sprintf(" The video lasts %d seconds unless duration says otherwise.", lim.DefaultDuration)
+	if duration != cty.NilVal {
+		more = ""
+		seconds = 0
+		if duration.IsKnown() {
+			if d, ok := wholeNumber(duration); ok && lim.Duration(d) == "" {
+				seconds = d
+			}
+		}
+	}
+	known := make([]int64, 0, m)
+	all := true
+	i := 0
+	for it := indices.ElementIterator(); it.Next(); i++ {
+		_, e := it.Element()
+		if !e.IsKnown() || e.IsNull() {
+			all = false
+			continue
+		}
+		f, ok := wholeNumber(e)
+		if !ok {
+			return // check has refused it
+		}
+		if why := rules.FrameIndex(f, seconds); why != "" {
+			b.refuse(aFrameIndices, b.elemRange(aFrameIndices, i), fmt.Sprintf("frame_indices[%d] %s. Got %d.", i, why, f), more)
+			return
+		}
+		known = append(known, f)
+	}
+	if all {
+		if at, why := rules.FrameIndices(known, seconds); why != "" {
+			b.refuse(aFrameIndices, b.elemRange(aFrameIndices, at), fmt.Sprintf("frame_indices[%d] %s. Got %d.", at, why, known[at]), "")
 		}
 	}
 }
 
-func wholeNumber(v cty.Value) (int64, bool) {
-	i, acc := v.AsBigFloat().Int64()
-	return i, acc == big.Exact
-}
+func wholeNumber(v cty.Value) (int64, bool) { return rules.Whole(v.AsBigFloat()) }
 
-func numberText(v cty.Value) string { return v.AsBigFloat().Text('g', -1) }
-
-func oneOf(s string, list []string) bool {
-	for _, x := range list {
-		if s == x {
-			return true
-		}
+// numberText is a number as a message shows it: whole numbers in full,
+// others in their shortest form.
+func numberText(v cty.Value) string {
+	f := v.AsBigFloat()
+	if i, acc := f.Int64(); acc == big.Exact {
+		return strconv.FormatInt(i, 10)
 	}
-	return false
-}
-
-func quoteList(list []string) string {
-	q := make([]string, len(list))
-	for i, s := range list {
-		q[i] = quote(s)
-	}
-	return joinWith(q, "or")
-}
-
-func mediaInput(s string) bool {
-	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "data:")
+	return f.Text('g', -1)
 }
 
 // jsonField is one key of a request body in canonical (sorted) order: an

@@ -8,14 +8,17 @@
 // variables (default < GENFORM_VAR_<name> < -var-file < -var), evaluates the
 // locals that do not depend on resources, orders the resources by their
 // references and checks everything that can be checked without knowing any
-// resource's value. Every problem is returned as an hcl.Diagnostic with a
-// source range, all of a run's problems together.
+// resource's value, every request value against the service's rules
+// (package service/rules) among it. Every problem is returned as an
+// hcl.Diagnostic with a source range, all of a run's problems together.
 //
 // Expand turns one resource into its instances for a given Scope (the values
 // of the resources it refers to, as the caller knows them): for each instance
 // the endpoint its request goes to, the exact JSON body with the service's
 // documented defaults filled in, and the local-only settings (output
-// directory, watermark-free download). Fingerprint hashes such a request;
+// directory, watermark-free download). It checks the values that became
+// known by the same rules, so an apply never sends a value Load could not
+// check and the service would refuse. Fingerprint hashes such a request;
 // the token never enters it. The values of sensitive variables are marked,
 // so an instance knows which of its attributes are made from one
 // (Instance.Sensitive) while its request holds the real values.

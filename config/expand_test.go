@@ -2,13 +2,15 @@ package config
 
 import (
 	"fmt"
-	"github.com/genform/genform/config/addrs"
+	"math/big"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/genform/genform/config/addrs"
 )
 
 func TestExpandInstances(t *testing.T) {
@@ -525,19 +527,20 @@ image "seeds" {
   image_number = count.index % 2 + 1
 }
 video "durations" {
-  for_each = { a = 0.1, b = 0.10000000000000000001, c = 2, d = 2 }
+  for_each = { a = 2, b = 4.0, c = 2, d = 8 }
   prompt   = each.key
   duration = each.value
 }
 image "i" {
   prompt     = "same settings values, other names"
   resolution = 720
+  seed       = 4
 }
 video "v" {
   prompt   = "v"
-  duration = 720
+  duration = 4
   aspect_ratio = "16:9"
-  seed = -1
+  seed = 720
 }
 `, Options{})
 	for _, r := range c.Resources {
@@ -563,6 +566,33 @@ video "v" {
 					t.Errorf("%s: Body's %s = %#v, Attrs has %#v", in.Addr, name, got, v)
 				}
 			}
+		}
+	}
+}
+
+// The key that finds an equal config or settings object tells apart the
+// same value in other fields, and gives up on numbers its text may not
+// tell apart: the service's rules refuse a fraction in every field a
+// request sends, but the key does not count on it.
+func TestGroupKey(t *testing.T) {
+	key := func(id attrID, v cty.Value) (string, bool) {
+		var vals [numAttrs]cty.Value
+		vals[id] = v
+		k, ok := appendGroupKey(nil, []jsonField{{name: attrNames[id], id: id}}, &vals)
+		return string(k), ok
+	}
+	res, ok1 := key(aResolution, cty.NumberIntVal(720))
+	dur, ok2 := key(aDuration, cty.NumberIntVal(720))
+	if !ok1 || !ok2 || res == dur {
+		t.Errorf("720 as resolution and as duration: keys %q (%v) and %q (%v)", res, ok1, dur, ok2)
+	}
+	for _, text := range []string{"0.1", "0.10000000000000000001"} {
+		f, _, err := big.ParseFloat(text, 10, 512, big.ToNearestEven)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k, ok := key(aSeed, cty.NumberVal(f)); ok {
+			t.Errorf("seed %s has the key %q", text, k)
 		}
 	}
 }

@@ -19,8 +19,8 @@ func TestValidConfigurations(t *testing.T) {
 		t.Fatal(diagList(diags))
 	}
 	insts := expandAll(t, c, nil)
-	if len(insts) != 15 {
-		t.Errorf("got %d instances, want 15", len(insts))
+	if len(insts) != 21 {
+		t.Errorf("got %d instances, want 21", len(insts))
 	}
 	if got := insts[`image.shot["alt"]`].Attrs["prompt"].AsString(); got != "A photo of a lighthouse (noir wide ), stormy" {
 		t.Errorf("templated prompt = %q", got)

@@ -115,7 +115,8 @@ func TestBigFileReadableAfterLoad(t *testing.T) {
 	// A heredoc holding what looks like the end of a block and the start
 	// of the next, longer than a piece: some cut falls in it, and the file
 	// is parsed whole.
-	trap := "image \"trap\" {\n  prompt = <<EOT\n" + strings.Repeat("}\nimage \"inside\" {\n", 2*chunkSize/16) + "EOT\n}\n\n"
+	// (A variable's default: a prompt that long would be refused.)
+	trap := "variable \"trap\" {\n  default = <<EOT\n" + strings.Repeat("}\nimage \"inside\" {\n", 2*chunkSize/16) + "EOT\n}\n\n"
 	tests := []struct {
 		name, src string
 		pieces    bool

@@ -103,12 +103,12 @@ func TestRequestBodies(t *testing.T) {
   negative_prompt           = "text"
   gen_mode                  = "smooth"
   aspect_ratio              = "9:16"
-  seed                      = 1.5
+  seed                      = 4294967295
   duration                  = 8
   is_enable_prompt_enhancer = false
 }`,
 			endpoint: addrs.Text2Video,
-			body:     `{"gen_mode":"smooth","is_enable_prompt_enhancer":false,"is_public":false,"negative_prompt":"text","prompt":"title card \"ACME\" <b> & é","settings":{"aspect_ratio":"9:16","duration":8,"seed":1.5}}`,
+			body:     `{"gen_mode":"smooth","is_enable_prompt_enhancer":false,"is_public":false,"negative_prompt":"text","prompt":"title card \"ACME\" <b> & é","settings":{"aspect_ratio":"9:16","duration":8,"seed":4294967295}}`,
 		},
 	}
 	for _, tt := range tests {
@@ -203,13 +203,13 @@ var endpointCases = map[addrs.Endpoint]endpointCase{
 		},
 		all: map[string]string{
 			"source_images": `["https://example.com/a.png", "https://example.com/b.png"]`,
-			"frame_indices": "[0, 31]", "input_width": "1280", "input_height": "720",
+			"frame_indices": "[0, 15]", "input_width": "1280", "input_height": "720",
 			"prompt": `"morph"`, "negative_prompt": `"flicker"`, "seed": "5", "duration": "4", "is_public": "true",
 		},
 		defaults: map[string]string{"is_public": "false"},
 		changed: map[string]string{
 			"source_images": `["https://example.com/a.png", "https://example.com/c.png"]`,
-			"frame_indices": "[0, 15]", "input_width": "1920", "input_height": "1080",
+			"frame_indices": "[0, 7]", "input_width": "1920", "input_height": "1080",
 			"prompt": `"melt"`, "negative_prompt": `"blur"`, "seed": "6", "duration": "2", "is_public": "false",
 		},
 	},

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/genform/genform/service/rules"
 )
 
 const (
@@ -135,7 +137,7 @@ func TestDetailBeforeSucceed(t *testing.T) {
 }
 
 func TestValidationErrors(t *testing.T) {
-	long := strings.Repeat("x", maxPromptRunes+1)
+	long := strings.Repeat("x", rules.MaxPromptRunes+1)
 	img := `"https://example.com/a.png"`
 	tests := []struct {
 		name     string
@@ -164,7 +166,7 @@ func TestValidationErrors(t *testing.T) {
 		{"seed below -1", pathT2I, `{"prompt":"a","settings":{"seed":-2}}`, codeInvalidField, "settings.seed"},
 		{"seed too big", pathT2I, `{"prompt":"a","settings":{"seed":4294967296}}`, codeInvalidField, "settings.seed"},
 		{"seed fraction", pathT2I, `{"prompt":"a","settings":{"seed":1.5}}`, codeInvalidField, "whole number"},
-		{"aspect ratio unknown", pathT2I, `{"prompt":"a","settings":{"aspect_ratio":"2:1"}}`, codeInvalidField, "'21:9', '16:9'"},
+		{"aspect ratio unknown", pathT2I, `{"prompt":"a","settings":{"aspect_ratio":"2:1"}}`, codeInvalidField, `settings.aspect_ratio must be "21:9", "16:9", "9:16", "3:4", "4:3" or "1:1", got "2:1"`},
 		{"aspect ratio number", pathT2I, `{"prompt":"a","settings":{"aspect_ratio":16}}`, codeInvalidField, "must be a string"},
 		{"resolution 480", pathT2I, `{"prompt":"a","settings":{"resolution":480}}`, codeInvalidField, "720 or 1080"},
 		{"settings not object", pathT2I, `{"prompt":"a","settings":[]}`, codeInvalidField, "settings must be an object"},
@@ -173,8 +175,10 @@ func TestValidationErrors(t *testing.T) {
 		{"i2v ftp URL", pathI2V, `{"config":{"source_image":"ftp://example.com/a.png"}}`, codeInvalidField, "http(s) URL"},
 		{"i2v data URI not an image", pathI2V, `{"config":{"source_image":"data:text/plain;base64,aGk="}}`, codeInvalidField, "data:image"},
 		{"i2v data URI bad base64", pathI2V, `{"config":{"source_image":"data:image/png;base64,!!!"}}`, codeInvalidField, "base64"},
+		{"i2v URL with a space", pathI2V, `{"config":{"source_image":"https://example.com/a b.png"}}`, codeInvalidField, "percent-encoded"},
+		{"i2v source image too long", pathI2V, `{"config":{"source_image":"data:image/png;base64,` + strings.Repeat("A", rules.MaxSourceImageBytes) + `"}}`, codeInvalidField, "at most 10485760 bytes (10 MiB) long"},
 		{"i2v data URI empty", pathI2V, `{"config":{"source_image":"data:image/png;base64,"}}`, codeInvalidField, "empty"},
-		{"i2v gen_mode standard", pathI2V, `{"config":{"source_image":` + img + `},"gen_mode":"standard"}`, codeInvalidField, "'smooth', 'enhanced'"},
+		{"i2v gen_mode standard", pathI2V, `{"config":{"source_image":` + img + `},"gen_mode":"standard"}`, codeInvalidField, `gen_mode must be "smooth" or "enhanced", got "standard"`},
 		{"i2v duration 5", pathI2V, `{"config":{"source_image":` + img + `},"settings":{"duration":5}}`, codeInvalidField, "2, 4, 6 or 8"},
 		{"i2v duration string", pathI2V, `{"config":{"source_image":` + img + `},"settings":{"duration":"4"}}`, codeInvalidField, "settings.duration must be a number"},
 		{"i2v enhancer string", pathI2V, `{"config":{"source_image":` + img + `},"is_enable_prompt_enhancer":"no"}`, codeInvalidField, "is_enable_prompt_enhancer"},
@@ -184,16 +188,18 @@ func TestValidationErrors(t *testing.T) {
 		{"afc image not string", pathAFC, `{"config":{"source_images":[` + img + `,7],"frame_indices":[0,1]}}`, codeInvalidField, "config.source_images[1] must be a string"},
 		{"afc bad image", pathAFC, `{"config":{"source_images":[` + img + `,"nope"],"frame_indices":[0,1]}}`, codeInvalidField, "config.source_images[1]"},
 		{"afc no indices", pathAFC, `{"config":{"source_images":[` + img + `,` + img + `]}}`, codeMissingField, "config.frame_indices is required"},
-		{"afc length mismatch", pathAFC, `{"config":{"source_images":[` + img + `,` + img + `],"frame_indices":[0]}}`, codeInvalidField, "as many entries"},
+		{"afc length mismatch", pathAFC, `{"config":{"source_images":[` + img + `,` + img + `],"frame_indices":[0]}}`, codeInvalidField, "config.frame_indices must have one entry per source image (2 of them), not 1"},
 		{"afc not increasing", pathAFC, `{"config":{"source_images":[` + img + `,` + img + `],"frame_indices":[5,5]}}`, codeInvalidField, "strictly increasing"},
 		{"afc negative index", pathAFC, `{"config":{"source_images":[` + img + `,` + img + `],"frame_indices":[-1,3]}}`, codeInvalidField, "0 to 31"},
 		{"afc index past 4s", pathAFC, `{"config":{"source_images":[` + img + `,` + img + `],"frame_indices":[0,32]}}`, codeInvalidField, "0 to 31"},
 		{"afc index past 2s", pathAFC, `{"config":{"source_images":[` + img + `,` + img + `],"frame_indices":[0,16]},"settings":{"duration":2}}`, codeInvalidField, "0 to 15"},
 		{"afc index fraction", pathAFC, `{"config":{"source_images":[` + img + `,` + img + `],"frame_indices":[0,1.5]}}`, codeInvalidField, "whole number"},
+		{"afc duration 5", pathAFC, `{"config":{"source_images":[` + img + `,` + img + `],"frame_indices":[0,1]},"settings":{"duration":5}}`, codeInvalidField, "settings.duration must be 2, 4, 6 or 8 (seconds), got 5"},
+		{"afc width 8193", pathAFC, `{"config":{"source_images":[` + img + `,` + img + `],"frame_indices":[0,1],"input_width":8193}}`, codeInvalidField, "config.input_width must be a pixel size from 1 to 8192, got 8193"},
 		{"afc width zero", pathAFC, `{"config":{"source_images":[` + img + `,` + img + `],"frame_indices":[0,1],"input_width":0}}`, codeInvalidField, "config.input_width"},
 		{"afc height string", pathAFC, `{"config":{"source_images":[` + img + `,` + img + `],"frame_indices":[0,1],"input_height":"720"}}`, codeInvalidField, "config.input_height must be a number"},
 		{"t2v prompt missing", pathT2V, `{"gen_mode":"standard"}`, codeMissingField, "prompt is required"},
-		{"t2v gen_mode unknown", pathT2V, `{"prompt":"a","gen_mode":"fast"}`, codeInvalidField, "'standard', 'smooth', 'enhanced'"},
+		{"t2v gen_mode unknown", pathT2V, `{"prompt":"a","gen_mode":"fast"}`, codeInvalidField, `gen_mode must be "standard", "smooth" or "enhanced", got "fast"`},
 		{"t2v aspect ratio unknown", pathT2V, `{"prompt":"a","settings":{"aspect_ratio":"5:4"}}`, codeInvalidField, "settings.aspect_ratio"},
 		{"t2v duration 10", pathT2V, `{"prompt":"a","settings":{"duration":10}}`, codeInvalidField, "2, 4, 6 or 8"},
 		{"t2v policy marker", pathT2V, `{"prompt":"[policy]"}`, "VB-100017", "usage policy"},
@@ -236,13 +242,15 @@ func TestValidationErrors(t *testing.T) {
 func TestValidBoundaries(t *testing.T) {
 	img := `"http://example.com/a.png"`
 	bodies := []struct{ endpoint, body string }{
-		{pathT2I, `{"prompt":"` + strings.Repeat("é", maxPromptRunes) + `"}`},
+		{pathT2I, `{"prompt":"` + strings.Repeat("é", rules.MaxPromptRunes) + `"}`},
 		{pathT2I, `{"prompt":"a","config":{"image_number":1.0},"settings":{"seed":4294967295,"resolution":1080,"aspect_ratio":"21:9"}}`},
 		{pathT2I, `{"prompt":"a","settings":{"seed":0},"unknown":{"x":1}}`},
 		{pathT2I, `{"prompt":"a","settings":null,"config":null}`},
 		{pathI2V, `{"config":{"source_image":` + img + `},"settings":{"duration":8,"seed":-1}}`},
 		{pathAFC, `{"config":{"source_images":[` + strings.Repeat(img+",", 5) + img + `],"frame_indices":[0,1,2,3,4,63]},"settings":{"duration":8}}`},
 		{pathAFC, `{"config":{"source_images":[` + img + `,` + img + `],"frame_indices":[0,1]},"prompt":"x"}`},
+		{pathAFC, `{"config":{"source_images":[` + img + `,"data:image/svg+xml;base64,PHN2Zy8+"],"frame_indices":[0,31],"input_width":1,"input_height":8192}}`},
+		{pathI2V, `{"config":{"source_image":"data:image/png;base64,` + strings.Repeat("A", (rules.MaxSourceImageBytes-len("data:image/png;base64,"))/4*4) + `"}}`},
 		{pathT2V, `{"prompt":"a","settings":{"duration":6,"aspect_ratio":"4:3"}}`},
 	}
 	h := newHarness(t, Options{})

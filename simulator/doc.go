@@ -30,8 +30,11 @@
 // also the creation_id of the other endpoints: a random UUID, so ids never
 // collide across restarts. Creates need Content-Type: application/json.
 //
-// Validation (400 unless noted). Unknown fields are ignored; null counts as
-// absent; numbers must be whole where counts are meant (4.0 is 4).
+// Validation (400 unless noted). The allowed values and limits are the
+// service's rules, package rules (service/rules): the one table genform's
+// configuration checks too, so the reasons below are worded once, there.
+// Unknown fields are ignored; null counts as absent; numbers must be whole
+// where counts are meant (4.0 is 4).
 //
 //   - prompt: required, non-blank, for text2image and text2video; optional
 //     for the others. prompt and negative_prompt: at most 2048 characters
@@ -43,17 +46,20 @@
 //     is picked from the job id, fixed for that job, and reported in
 //     /_sim/jobs.
 //   - text2image: config.image_number 1..4 (default 4);
-//     settings.aspect_ratio '21:9','16:9','9:16','3:4','4:3','1:1'
-//     (default '16:9'); settings.resolution 720 or 1080 (default 720).
+//     settings.aspect_ratio "21:9", "16:9", "9:16", "3:4", "4:3", "1:1"
+//     (default "16:9"); settings.resolution 720 or 1080 (default 720).
 //   - videos: settings.duration 2, 4, 6 or 8 seconds (default 4).
 //   - image2video: config.source_image required, an http(s) URL or a
 //     data:image/<type>;base64,<data> URI whose data decodes; gen_mode
-//     'smooth' (default) or 'enhanced'. URLs are never fetched.
+//     "smooth" (default) or "enhanced". URLs are never fetched. A source
+//     image is at most 10 MiB of text (six fit in the 64 MiB body), and a
+//     URL is printable ASCII, with spaces, quotes and backslashes
+//     percent-encoded.
 //   - afc: config.source_images, 2 to 6 such images; config.frame_indices,
 //     as many whole numbers, strictly increasing, each from 0 to
 //     duration*8-1 (0..31 for 4 s: positions at 8 frames a second);
 //     config.input_width and input_height, optional pixel sizes 1..8192.
-//   - text2video: gen_mode 'standard' (default), 'smooth' or 'enhanced';
+//   - text2video: gen_mode "standard" (default), "smooth" or "enhanced";
 //     settings.aspect_ratio as for images.
 //
 // # Errors

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/genform/genform/service/rules"
 	"github.com/genform/genform/statefile/atomicfile"
 )
 
@@ -110,7 +111,7 @@ func newJobID() (string, error) {
 func seedFromID(id string) int64 {
 	h := fnv.New64a()
 	h.Write([]byte(id))
-	return int64(h.Sum64() % (maxSeed + 1))
+	return int64(h.Sum64() % (rules.MaxSeed + 1))
 }
 
 // store keeps one JSON file per job under DataDir/jobs, each written to a

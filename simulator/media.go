@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/genform/genform/service/rules"
 	"golang.org/x/sync/singleflight"
 )
 
@@ -100,7 +101,7 @@ func (j *job) renderAsset(asset string) (data []byte, contentType string, ok boo
 	}
 	switch asset {
 	case assetVideo, assetVideoNoMark:
-		data, err := encodeGIF(j.videoFrames(asset == assetVideo), videoFPS)
+		data, err := encodeGIF(j.videoFrames(asset == assetVideo), rules.FPS)
 		return data, "image/gif", true, err
 	case assetVideoThumb:
 		w, h := j.videoSize()
@@ -117,7 +118,7 @@ func (j *job) renderAsset(asset string) (data []byte, contentType string, ok boo
 func (j *job) videoFrames(watermark bool) []*image.Paletted {
 	sc := j.videoScene()
 	w, h := j.videoSize()
-	n := j.req.duration * videoFPS
+	n := j.req.duration * rules.FPS
 	var keys []float64
 	for _, f := range j.req.frameIndices {
 		keys = append(keys, float64(f)/float64(n-1))

@@ -13,6 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/service/rules"
 )
 
 func TestImageDimensions(t *testing.T) {
@@ -25,7 +28,7 @@ func TestImageDimensions(t *testing.T) {
 		"3:4":  {{720, 960}, {1080, 1440}},
 	}
 	h := newHarness(t, Options{})
-	for _, ar := range aspectRatios {
+	for _, ar := range rules.For(addrs.Text2Image).AspectRatios {
 		for i, res := range []int{720, 1080} {
 			t.Run(fmt.Sprintf("%s at %d", ar, res), func(t *testing.T) {
 				id := h.create(pathT2I, fmt.Sprintf(`{"prompt":"sizes","config":{"image_number":1},"settings":{"aspect_ratio":%q,"resolution":%d}}`, ar, res))
@@ -103,8 +106,8 @@ func TestVideo(t *testing.T) {
 	free := decodeGIF(t, h.download(r.value(t)["url"].(string), "image/gif"))
 
 	for name, g := range map[string]*gif.GIF{"plain": plain, "watermark-free": free} {
-		if len(g.Image) != 2*videoFPS {
-			t.Errorf("%s: %d frames, want %d (2 s at %d fps)", name, len(g.Image), 2*videoFPS, videoFPS)
+		if len(g.Image) != 2*rules.FPS {
+			t.Errorf("%s: %d frames, want %d (2 s at %d fps)", name, len(g.Image), 2*rules.FPS, rules.FPS)
 		}
 		total := 0
 		for _, d := range g.Delay {

@@ -3,17 +3,17 @@ package simulator
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
-	"net/url"
-	"slices"
+	"math/big"
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/service/rules"
 )
 
 // kind is what a creation makes from what; it decides which request fields
@@ -40,23 +40,24 @@ var endpointKinds = map[string]kind{
 	"/v1/jobs/gen2/text2video":  kindText2Video,
 }
 
+// kindRules are the service's rules (package rules) for each kind: the
+// values the simulator accepts are the ones genform's configuration
+// checks before it sends anything. The rules are found by the endpoint's
+// name in config/addrs; its path stays the simulator's own, in
+// endpointKinds.
+var kindRules = map[kind]*rules.Limits{
+	kindText2Image:  rules.For(addrs.Text2Image),
+	kindImage2Video: rules.For(addrs.Image2Video),
+	kindAFC:         rules.For(addrs.KeyFrames),
+	kindText2Video:  rules.For(addrs.Text2Video),
+}
+
 func (k kind) isVideo() bool { return k != kindText2Image }
 
-// Limits the simulator enforces where the service leaves the value open.
+// Markers a prompt can carry to make the simulator refuse or fail a job.
 const (
-	maxPromptRunes  = 2048
-	maxSeed         = math.MaxUint32
-	maxInputSide    = 8192
-	videoFPS        = 8
-	defaultDuration = 4
-	// Markers a prompt can carry to make the simulator refuse or fail a job.
 	failMarker   = "[fail]"
 	policyMarker = "[policy]"
-)
-
-var (
-	aspectRatios = []string{"21:9", "16:9", "9:16", "3:4", "4:3", "1:1"}
-	durations    = []int64{2, 4, 6, 8}
 )
 
 // Flat (integer) error codes of 400 answers; the service documents the
@@ -93,25 +94,26 @@ type request struct {
 }
 
 // parseRequest validates body for the endpoint path and returns the request
-// with defaults filled in, or the 400 answer that refuses it.
+// with defaults filled in, or the 400 answer that refuses it. The values
+// each field may have are the service's rules (package rules).
 func parseRequest(endpoint string, body []byte) (*request, *apiError) {
 	k, ok := endpointKinds[endpoint]
 	if !ok {
 		return nil, notFound("no such endpoint: " + endpoint)
 	}
+	lim := kindRules[k]
 	root, err := decodeObject(body)
 	if err != nil {
 		return nil, err
 	}
-	req := &request{kind: k, isPublic: true, promptEnhancer: true, seed: -1, duration: defaultDuration}
+	req := &request{kind: k, isPublic: true, promptEnhancer: true, seed: rules.RandomSeed, duration: int(lim.DefaultDuration)}
 	f := fields{m: root}
 
-	promptRequired := k == kindText2Image || k == kindText2Video
 	prompt, present, err := f.str("prompt")
 	if err != nil {
 		return nil, err
 	}
-	if promptRequired && (!present || strings.TrimSpace(prompt) == "") {
+	if lim.PromptRequired && (!present || rules.Blank(prompt)) {
 		return nil, badRequest(codeMissingField, "prompt is required and must be a non-empty string")
 	}
 	if err := checkPrompt("prompt", prompt); err != nil {
@@ -141,8 +143,13 @@ func parseRequest(endpoint string, body []byte) (*request, *apiError) {
 	if err != nil {
 		return nil, err
 	}
-	if req.seed, err = parseSeed(settings); err != nil {
+	if n, present, err := settings.integer("seed"); err != nil {
 		return nil, err
+	} else if present {
+		if why := rules.Seed(n); why != "" {
+			return nil, refused(settings.name("seed"), why, n)
+		}
+		req.seed = n
 	}
 	if k.isVideo() {
 		if v, present, err := f.boolean("is_enable_prompt_enhancer"); err != nil {
@@ -150,52 +157,55 @@ func parseRequest(endpoint string, body []byte) (*request, *apiError) {
 		} else if present {
 			req.promptEnhancer = v
 		}
-		d, present, err := settings.integer("duration")
-		if err != nil {
+	}
+	if lim.Durations != nil {
+		if n, present, err := settings.integer("duration"); err != nil {
 			return nil, err
-		}
-		if present {
-			if !slices.Contains(durations, d) {
-				return nil, badRequest(codeInvalidField, fmt.Sprintf("settings.duration must be 2, 4, 6 or 8 (seconds), got %d", d))
+		} else if present {
+			if why := lim.Duration(n); why != "" {
+				return nil, refused(settings.name("duration"), why, n)
 			}
-			req.duration = int(d)
+			req.duration = int(n)
 		}
 	}
-
-	switch k {
-	case kindText2Image:
-		req.imageNumber = 4
+	if lim.ImageNumbers != nil {
+		req.imageNumber = int(lim.DefaultImageNumber)
 		if n, present, err := config.integer("image_number"); err != nil {
 			return nil, err
 		} else if present {
-			if n < 1 || n > 4 {
-				return nil, badRequest(codeInvalidField, fmt.Sprintf("config.image_number must be 1, 2, 3 or 4, got %d", n))
+			if why := lim.ImageNumber(n); why != "" {
+				return nil, refused(config.name("image_number"), why, n)
 			}
 			req.imageNumber = int(n)
 		}
-		if req.aspectRatio, err = parseAspectRatio(settings); err != nil {
+	}
+	if lim.AspectRatios != nil {
+		if req.aspectRatio, err = oneOf(settings, "aspect_ratio", lim.DefaultAspectRatio, lim.AspectRatio); err != nil {
 			return nil, err
 		}
-		req.resolution = 720
+	}
+	if lim.Resolutions != nil {
+		req.resolution = int(lim.DefaultResolution)
 		if n, present, err := settings.integer("resolution"); err != nil {
 			return nil, err
 		} else if present {
-			if n != 720 && n != 1080 {
-				return nil, badRequest(codeInvalidField, fmt.Sprintf("settings.resolution must be 720 or 1080, got %d", n))
+			if why := lim.Resolution(n); why != "" {
+				return nil, refused(settings.name("resolution"), why, n)
 			}
 			req.resolution = int(n)
 		}
-	case kindText2Video:
-		if req.genMode, err = parseGenMode(f, "standard", "standard", "smooth", "enhanced"); err != nil {
+	}
+	if lim.GenModes != nil {
+		if req.genMode, err = oneOf(f, "gen_mode", lim.DefaultGenMode, lim.GenMode); err != nil {
 			return nil, err
 		}
-		if req.aspectRatio, err = parseAspectRatio(settings); err != nil {
+	}
+	switch {
+	case lim.KeyFrames:
+		if err := parseKeyFrames(req, lim, config); err != nil {
 			return nil, err
 		}
-	case kindImage2Video:
-		if req.genMode, err = parseGenMode(f, "smooth", "smooth", "enhanced"); err != nil {
-			return nil, err
-		}
+	case lim.MaxSourceImages == 1:
 		src, present, err := config.str("source_image")
 		if err != nil {
 			return nil, err
@@ -203,28 +213,26 @@ func parseRequest(endpoint string, body []byte) (*request, *apiError) {
 		if !present {
 			return nil, badRequest(codeMissingField, "config.source_image is required: an http(s) URL or a data:image/...;base64, URI")
 		}
-		if err := checkImageRef("config.source_image", src); err != nil {
+		if err := checkSourceImage(config.name("source_image"), src); err != nil {
 			return nil, err
 		}
 		req.sourceImages = []string{src}
-	case kindAFC:
-		if err := parseKeyFrames(req, config); err != nil {
-			return nil, err
-		}
 	}
 	return req, nil
 }
 
-func parseKeyFrames(req *request, config fields) *apiError {
+// parseKeyFrames reads the source images of key-frame conditioning, their
+// positions in the video and their pixel size.
+func parseKeyFrames(req *request, lim *rules.Limits, config fields) *apiError {
 	images, present, err := config.array("source_images")
 	if err != nil {
 		return err
 	}
 	if !present {
-		return badRequest(codeMissingField, "config.source_images is required: 2 to 6 images")
+		return badRequest(codeMissingField, fmt.Sprintf("config.source_images is required: %d to %d images", lim.MinSourceImages, lim.MaxSourceImages))
 	}
-	if len(images) < 2 || len(images) > 6 {
-		return badRequest(codeInvalidField, fmt.Sprintf("config.source_images must hold 2 to 6 images, got %d", len(images)))
+	if why := lim.SourceImageCount(len(images)); why != "" {
+		return badRequest(codeInvalidField, "config.source_images "+why)
 	}
 	for i, v := range images {
 		name := fmt.Sprintf("config.source_images[%d]", i)
@@ -232,34 +240,31 @@ func parseKeyFrames(req *request, config fields) *apiError {
 		if !ok {
 			return badRequest(codeInvalidField, name+" must be a string")
 		}
-		if err := checkImageRef(name, s); err != nil {
+		if err := checkSourceImage(name, s); err != nil {
 			return err
 		}
 		req.sourceImages = append(req.sourceImages, s)
 	}
-	indices, present, err := config.array("frame_indices")
+	raw, present, err := config.array("frame_indices")
 	if err != nil {
 		return err
 	}
 	if !present {
 		return badRequest(codeMissingField, "config.frame_indices is required: one frame position per source image")
 	}
-	if len(indices) != len(images) {
-		return badRequest(codeInvalidField, fmt.Sprintf("config.frame_indices must have as many entries as config.source_images (%d), got %d", len(images), len(indices)))
+	if why := rules.FrameIndexCount(len(raw), len(images)); why != "" {
+		return badRequest(codeInvalidField, "config.frame_indices "+why)
 	}
-	frames := req.duration * videoFPS
-	for i, v := range indices {
-		name := fmt.Sprintf("config.frame_indices[%d]", i)
-		n, err := asInteger(name, v)
-		if err != nil {
+	indices := make([]int64, len(raw))
+	for i, v := range raw {
+		if indices[i], err = asInteger(fmt.Sprintf("config.frame_indices[%d]", i), v); err != nil {
 			return err
 		}
-		if n < 0 || n >= int64(frames) {
-			return badRequest(codeInvalidField, fmt.Sprintf("%s must be a frame position from 0 to %d for a %d-second video, got %d", name, frames-1, req.duration, n))
-		}
-		if i > 0 && int(n) <= req.frameIndices[i-1] {
-			return badRequest(codeInvalidField, fmt.Sprintf("config.frame_indices must be strictly increasing, but %s is %d after %d", name, n, req.frameIndices[i-1]))
-		}
+	}
+	if i, why := rules.FrameIndices(indices, int64(req.duration)); why != "" {
+		return refused(fmt.Sprintf("config.frame_indices[%d]", i), why, indices[i])
+	}
+	for _, n := range indices {
 		req.frameIndices = append(req.frameIndices, int(n))
 	}
 	for _, side := range []struct {
@@ -271,8 +276,8 @@ func parseKeyFrames(req *request, config fields) *apiError {
 			return err
 		}
 		if present {
-			if n < 1 || n > maxInputSide {
-				return badRequest(codeInvalidField, fmt.Sprintf("config.%s must be a pixel size from 1 to %d, got %d", side.name, maxInputSide, n))
+			if why := rules.InputSide(n); why != "" {
+				return refused(config.name(side.name), why, n)
 			}
 			*side.dst = int(n)
 		}
@@ -280,65 +285,37 @@ func parseKeyFrames(req *request, config fields) *apiError {
 	return nil
 }
 
+// refused is the 400 answer to a number the service's rules refuse.
+func refused(name, why string, n int64) *apiError {
+	return badRequest(codeInvalidField, fmt.Sprintf("%s %s, got %d", name, why, n))
+}
+
 func checkPrompt(name, s string) *apiError {
-	if n := utf8.RuneCountInString(s); n > maxPromptRunes {
-		return badRequest(codePromptTooLong, fmt.Sprintf("%s is %d characters long; the usage policy allows at most %d", name, n, maxPromptRunes))
+	if why := rules.Prompt(s); why != "" {
+		return badRequest(codePromptTooLong, name+" "+why)
 	}
 	return nil
 }
 
-func parseSeed(settings fields) (int64, *apiError) {
-	n, present, err := settings.integer("seed")
-	if err != nil || !present {
-		return -1, err
-	}
-	if n != -1 && (n < 0 || n > maxSeed) {
-		return 0, badRequest(codeInvalidField, fmt.Sprintf("settings.seed must be -1 (random) or from 0 to %d, got %d", int64(maxSeed), n))
-	}
-	return n, nil
-}
-
-func parseAspectRatio(settings fields) (string, *apiError) {
-	s, present, err := settings.str("aspect_ratio")
-	if err != nil || !present {
-		return "16:9", err
-	}
-	if !slices.Contains(aspectRatios, s) {
-		return "", badRequest(codeInvalidField, fmt.Sprintf("settings.aspect_ratio must be one of '21:9', '16:9', '9:16', '3:4', '4:3', '1:1', got %q", s))
-	}
-	return s, nil
-}
-
-func parseGenMode(f fields, def string, allowed ...string) (string, *apiError) {
-	s, present, err := f.str("gen_mode")
+// oneOf reads a string field whose values the endpoint lists, or def when
+// it is absent.
+func oneOf(f fields, key, def string, rule func(string) string) (string, *apiError) {
+	s, present, err := f.str(key)
 	if err != nil || !present {
 		return def, err
 	}
-	if !slices.Contains(allowed, s) {
-		return "", badRequest(codeInvalidField, fmt.Sprintf("gen_mode must be one of '%s', got %q", strings.Join(allowed, "', '"), s))
+	if why := rule(s); why != "" {
+		return "", badRequest(codeInvalidField, fmt.Sprintf("%s %s, got %q", f.name(key), why, s))
 	}
 	return s, nil
 }
 
-// checkImageRef accepts what the service took as a source image: a public
-// http(s) URL or a data:image/...;base64, URI whose payload decodes.
-func checkImageRef(name, s string) *apiError {
-	if rest, ok := strings.CutPrefix(s, "data:"); ok {
-		meta, payload, ok := strings.Cut(rest, ",")
-		if !ok || !strings.HasPrefix(meta, "image/") || !strings.HasSuffix(meta, ";base64") {
-			return badRequest(codeInvalidField, name+" must be a data:image/<type>;base64,<data> URI")
-		}
-		if payload == "" {
-			return badRequest(codeInvalidField, name+" holds an empty data URI")
-		}
-		if _, err := base64.StdEncoding.DecodeString(payload); err != nil {
-			return badRequest(codeInvalidField, fmt.Sprintf("%s is not valid base64: %v", name, err))
-		}
-		return nil
-	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return badRequest(codeInvalidField, name+" must be an http(s) URL or a data:image/...;base64, URI")
+// checkSourceImage accepts what the service takes as a source image: an
+// http(s) URL, never fetched, or a data:image/...;base64, URI whose
+// payload decodes.
+func checkSourceImage(name, s string) *apiError {
+	if why := rules.SourceImage(s); why != "" {
+		return badRequest(codeInvalidField, name+" "+why)
 	}
 	return nil
 }
@@ -438,18 +415,23 @@ func (f fields) array(key string) ([]any, bool, *apiError) {
 	return a, true, nil
 }
 
-// asInteger accepts a JSON number with no fractional part (4 and 4.0 alike)
-// within the range a float64 holds exactly.
+// asInteger accepts a JSON number with no fractional part (4, 4.0 and 4e0
+// alike). The number is read exactly, so a fraction too small for a
+// float64 to keep is still refused, as genform's configuration refuses it.
 func asInteger(name string, v any) (int64, *apiError) {
 	num, ok := v.(json.Number)
 	if !ok {
 		return 0, badRequest(codeInvalidField, name+" must be a number")
 	}
-	f, err := strconv.ParseFloat(string(num), 64)
-	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
-		return 0, badRequest(codeInvalidField, fmt.Sprintf("%s must be a whole number, got %s", name, num))
+	f, _, err := big.ParseFloat(string(num), 10, 512, big.ToNearestEven)
+	if err != nil {
+		return 0, badRequest(codeInvalidField, fmt.Sprintf("%s must be a number, got %s", name, num))
 	}
-	return int64(f), nil
+	n, whole := rules.Whole(f)
+	if !whole {
+		return 0, badRequest(codeInvalidField, fmt.Sprintf("%s %s, got %s", name, rules.NotWhole, num))
+	}
+	return n, nil
 }
 
 // fingerprint identifies a request by what it asks for, not how it is

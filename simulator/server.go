@@ -21,6 +21,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/genform/genform/service/rules"
 )
 
 // Options configures a Server. The zero value is a server with the real
@@ -72,7 +74,7 @@ const (
 
 const (
 	rateWindow     = time.Minute
-	maxBodyBytes   = 64 << 20 // room for six keyframes sent as data URIs
+	maxBodyBytes   = rules.MaxRequestBytes
 	mediaCacheSize = 256 << 20
 )
 
@@ -514,7 +516,7 @@ func (s *Server) detail(w http.ResponseWriter, r *http.Request, owner string, no
 	}
 	if j.req.kind.isVideo() {
 		d.OutputType = "video"
-		d.Settings.FPS = videoFPS
+		d.Settings.FPS = rules.FPS
 		d.Settings.Width, d.Settings.Height = j.videoSize()
 	} else {
 		d.OutputType = "image"

@@ -1,0 +1,4 @@
+video "clip" {
+  prompt       = "waves"
+  aspect_ratio = "16/9"
+}

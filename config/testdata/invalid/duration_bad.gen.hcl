@@ -1,0 +1,4 @@
+video "clip" {
+  prompt   = "waves"
+  duration = 5
+}

@@ -1,0 +1,4 @@
+video "clip" {
+  source_image = "https://example.com/a.png"
+  duration     = 4.5
+}

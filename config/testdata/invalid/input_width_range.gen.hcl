@@ -1,0 +1,6 @@
+video "morph" {
+  source_images = ["https://example.com/a.png", "https://example.com/b.png"]
+  frame_indices = [0, 31]
+  input_width   = 0
+  input_height  = 720
+}

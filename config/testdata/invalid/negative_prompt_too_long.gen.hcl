@@ -1,0 +1,4 @@
+video "clip" {
+  prompt          = "waves"
+  negative_prompt = join("", [for i in range(683) : "xxx"])
+}

@@ -1,0 +1,3 @@
+image "hero" {
+  prompt = join("", [for i in range(683) : "ééé"])
+}

@@ -1,0 +1,4 @@
+video "clip" {
+  prompt = "waves"
+  seed   = 1.5
+}

@@ -1,0 +1,4 @@
+image "hero" {
+  prompt = "a lighthouse"
+  seed   = 4294967296
+}

@@ -1,0 +1,3 @@
+video "clip" {
+  source_image = "data:image/png;base64,!!!"
+}

@@ -1,0 +1,3 @@
+video "clip" {
+  source_image = "data:text/plain;base64,aGk="
+}

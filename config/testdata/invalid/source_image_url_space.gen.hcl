@@ -1,0 +1,3 @@
+video "clip" {
+  source_image = "https://example.com/my frame.png"
+}
