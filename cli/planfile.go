@@ -86,6 +86,7 @@ type planReasonJSON struct {
 	Attrs        []string          `json:"attributes,omitempty"`
 	Upstream     []string          `json:"upstream,omitempty"`
 	Service      string            `json:"service,omitempty"`
+	PrevService  string            `json:"prev_service,omitempty"`
 	From         string            `json:"from,omitempty"`
 	To           string            `json:"to,omitempty"`
 	GenerationID string            `json:"generation_id,omitempty"`
@@ -166,6 +167,7 @@ func encodePlanChange(c *reconcile.Change) planChangeJSON {
 			Code:         r.Code.String(),
 			Attrs:        r.Attrs,
 			Service:      r.Service,
+			PrevService:  r.PrevService,
 			GenerationID: r.GenerationID,
 			Error:        r.Error,
 		},
@@ -256,7 +258,7 @@ func decodePlanChange(cj planChangeJSON) (*reconcile.Change, error) {
 		return nil, err
 	}
 	rj := cj.Reason
-	r := reconcile.Reason{Attrs: rj.Attrs, Service: rj.Service, GenerationID: rj.GenerationID, Error: rj.Error}
+	r := reconcile.Reason{Attrs: rj.Attrs, Service: rj.Service, PrevService: rj.PrevService, GenerationID: rj.GenerationID, Error: rj.Error}
 	if r.Code, err = reconcile.ParseReasonCode(rj.Code); err != nil {
 		return nil, err
 	}

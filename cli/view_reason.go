@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/genform/genform/config"
 	"github.com/genform/genform/config/addrs"
 	"github.com/genform/genform/reconcile"
 )
@@ -39,6 +40,9 @@ func reasonText(c *reconcile.Change) string {
 	case reconcile.ReasonEndpoint:
 		return fmt.Sprintf("the endpoint changed from %s to %s", r.From, r.To)
 	case reconcile.ReasonRequest:
+		if r.PrevService != "" {
+			return fmt.Sprintf("the service changed from %s to %s (-migrate-service), and a generation on one is not one on the other", serviceName(r.PrevService), serviceName(r.Service))
+		}
 		return fmt.Sprintf("the request differs from the recorded one (service %s, or a default changed)", r.Service)
 	case reconcile.ReasonUpstream:
 		ups := make([]string, len(r.Upstream))
@@ -187,4 +191,12 @@ func redact(c *reconcile.Change, placeholder any) (attrs []reconcile.AttrChange,
 		attrs = append(attrs, a)
 	}
 	return attrs, hide(c.Before), hide(c.After)
+}
+
+// serviceName names a service identity in a sentence.
+func serviceName(id string) string {
+	if id == config.SimulatorService {
+		return "the built-in simulator"
+	}
+	return id
 }

@@ -17,6 +17,9 @@ type facts struct {
 	fingerprint string
 	endpoint    addrs.Endpoint
 	service     string
+	// prevService is the service the state was made with, when it is
+	// known and differs from service.
+	prevService string
 	// forced is -replace naming the instance or its resource.
 	forced bool
 	record *statefile.Resource
@@ -117,13 +120,13 @@ func decide(f facts) decision {
 			// Every difference is in ignore_changes: keep what was made.
 			return decision{keep: true}
 		}
-		return decision{action: Replace, reason: requestChanged(f.diff, rec, f.endpoint, f.service)}
+		return decision{action: Replace, reason: requestChanged(f.diff, rec, f.endpoint, f.service, f.prevService)}
 	}
 	return decision{keep: true}
 }
 
 // requestChanged says how a request differs from the recorded one.
-func requestChanged(diff []AttrChange, rec *statefile.Resource, endpoint addrs.Endpoint, service string) Reason {
+func requestChanged(diff []AttrChange, rec *statefile.Resource, endpoint addrs.Endpoint, service, prevService string) Reason {
 	var names []string
 	for _, a := range diff {
 		if !isLocalAttr(a.Name) {
@@ -136,7 +139,7 @@ func requestChanged(diff []AttrChange, rec *statefile.Resource, endpoint addrs.E
 	case rec.Endpoint != endpoint:
 		return Reason{Code: ReasonEndpoint, From: rec.Endpoint, To: endpoint}
 	}
-	return Reason{Code: ReasonRequest, Service: service}
+	return Reason{Code: ReasonRequest, Service: service, PrevService: prevService}
 }
 
 // ignoredOnly reports whether the request differs only in attributes

@@ -196,6 +196,9 @@ type planner struct {
 	// files is reused for each instance's file checks (decideLocal keeps
 	// nothing of it).
 	files []fileState
+	// prevService is the state's service when it differs from the one
+	// planned for (a switch the user asked for).
+	prevService string
 }
 
 // MakePlan compares the configuration with the state and the files on disk.
@@ -225,6 +228,9 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 	}
 	for _, a := range in.Replace {
 		p.replace[a] = true
+	}
+	if st.Meta.Service != "" && st.Meta.Service != in.Service {
+		p.prevService = st.Meta.Service
 	}
 	cfg := in.Config
 
@@ -367,9 +373,11 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance) (*Chan
 	f := facts{
 		endpoint: inst.Endpoint,
 		service:  p.in.Service,
-		record:   rec,
-		intent:   st.Intents[inst.Addr],
-		ignore:   r.IgnoreChanges,
+		// The service of the state, when it is known and another.
+		prevService: p.prevService,
+		record:      rec,
+		intent:      st.Intents[inst.Addr],
+		ignore:      r.IgnoreChanges,
 	}
 	if f.intent != nil {
 		p.intentDone[inst.Addr] = true

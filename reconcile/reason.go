@@ -118,9 +118,10 @@ type Reason struct {
 	// Upstream are the resources whose regeneration this one follows
 	// (ReasonUpstream).
 	Upstream []addrs.Resource
-	// Service is the service the fingerprints are computed for
+	// Service is the service the fingerprints are computed for, and
+	// PrevService the one the state was made with when that differs
 	// (ReasonRequest).
-	Service string
+	Service, PrevService string
 	// From and To are the old and new endpoints (ReasonEndpoint).
 	From, To addrs.Endpoint
 	// GenerationID is the job of an interrupted submission (ReasonInterrupted,
