@@ -22,6 +22,8 @@ func TestInvalidConfigurations(t *testing.T) {
 		opts    Options
 	}{
 		{file: "unknown_block.gen.hcl", summary: "Unsupported block type", line: 2, detail: `Did you mean "image"?`},
+		{file: "replace_triggered_by_undeclared.gen.hcl", summary: "Reference to undeclared resource", line: 4, detail: "replace_triggered_by refers to image.nope"},
+		{file: "replace_triggered_by_not_a_resource.gen.hcl", summary: "Invalid replace_triggered_by reference", line: 4, detail: "takes references to resources"},
 		{file: "unknown_argument.gen.hcl", summary: "Unsupported argument", line: 2, detail: `Did you mean "prompt"?`},
 		{file: "missing_prompt.gen.hcl", summary: "Missing required argument", line: 1, detail: `"prompt" is required`},
 		{file: "image_number_range.gen.hcl", summary: "Invalid image_number", line: 3, detail: "Got 5"},

@@ -211,30 +211,28 @@ func decodeResource(block *hcl.Block) (*Resource, hcl.Diagnostics) {
 }
 
 func decodeDependsOn(a *hcl.Attribute) ([]addrs.Resource, hcl.Diagnostics) {
+	return decodeResourceRefs(a, "depends_on", "depends_on takes references to whole resources, such as image.hero or video.intro, without attributes or instance keys.", true)
+}
+
+// decodeResourceRefs reads a list of references to resources (image.NAME,
+// video.NAME, and unless whole, an instance or attribute of one, which
+// stands for its resource), each once.
+func decodeResourceRefs(a *hcl.Attribute, name, detail string, whole bool) ([]addrs.Resource, hcl.Diagnostics) {
 	exprs, diags := hcl.ExprList(a.Expr)
 	var out []addrs.Resource
 	for _, e := range exprs {
 		tr, d := hcl.AbsTraversalForExpr(e)
-		if d.HasErrors() {
+		addr, ok := resourceAddrOf(tr)
+		if d.HasErrors() || !ok || whole && len(tr) != 2 {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
-				Summary:  "Invalid depends_on reference",
-				Detail:   "depends_on takes references to whole resources, such as image.hero or video.intro.",
+				Summary:  "Invalid " + name + " reference",
+				Detail:   detail,
 				Subject:  e.Range().Ptr(),
 			})
 			continue
 		}
-		addr, ok := resourceAddrOf(tr)
-		if !ok || len(tr) != 2 {
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Invalid depends_on reference",
-				Detail:   "depends_on takes references to whole resources, such as image.hero or video.intro, without attributes or instance keys.",
-				Subject:  tr.SourceRange().Ptr(),
-			})
-			continue
-		}
-		out = append(out, addr)
+		out = appendUnique(out, addr)
 	}
 	return out, diags
 }
@@ -273,22 +271,9 @@ func (r *Resource) decodeLifecycle(b *hcl.Block) hcl.Diagnostics {
 	}
 	if a, ok := content.Attributes["replace_triggered_by"]; ok {
 		r.replaceTriggeredBy = a
-		exprs, d := hcl.ExprList(a.Expr)
+		refs, d := decodeResourceRefs(a, "replace_triggered_by", "replace_triggered_by takes references to resources, such as [image.hero] or [video.intro]: when one of them is generated anew, so is this resource.", false)
 		diags = append(diags, d...)
-		for _, e := range exprs {
-			tr, d := hcl.AbsTraversalForExpr(e)
-			addr, ok := resourceAddrOf(tr)
-			if d.HasErrors() || !ok {
-				diags = append(diags, &hcl.Diagnostic{
-					Severity: hcl.DiagError,
-					Summary:  "Invalid replace_triggered_by reference",
-					Detail:   "replace_triggered_by takes references to resources, such as [image.hero] or [video.intro]: when one of them is generated anew, so is this resource.",
-					Subject:  e.Range().Ptr(),
-				})
-				continue
-			}
-			r.ReplaceTriggeredBy = appendUnique(r.ReplaceTriggeredBy, addr)
-		}
+		r.ReplaceTriggeredBy = refs
 	}
 	if a, ok := content.Attributes["ignore_changes"]; ok {
 		exprs, d := hcl.ExprList(a.Expr)

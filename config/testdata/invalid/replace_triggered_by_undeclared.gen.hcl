@@ -1,0 +1,6 @@
+image "a" {
+  prompt = "one"
+  lifecycle {
+    replace_triggered_by = [image.nope]
+  }
+}
