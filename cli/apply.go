@@ -218,7 +218,7 @@ func execute(env *Env, cfg *config.Config, ep endpoint, store *statefile.Store, 
 		eng.Parallelism = parallelism
 	}
 	if needService {
-		client, stop, err := connect(env, cfg, ep)
+		client, stop, err := connect(env, cfg, ep, reconcile.ReportRetry)
 		if err != nil {
 			return env.Errorf("%v", err)
 		}
@@ -273,7 +273,7 @@ func execute(env *Env, cfg *config.Config, ep endpoint, store *statefile.Store, 
 	res, err := eng.Apply(ctx, plan)
 	view.close()
 	if err != nil {
-		return env.Errorf("%v", err)
+		return serviceFailed(env, ep, err, "nothing was submitted")
 	}
 	if asJSON {
 		writeApplyJSON(env, res, warnings)
@@ -283,7 +283,7 @@ func execute(env *Env, cfg *config.Config, ep endpoint, store *statefile.Store, 
 	switch {
 	case res.Interrupted:
 		return ExitInterrupted
-	case len(res.Failed) > 0 || len(res.Skipped) > 0:
+	case len(res.Failed) > 0 || len(res.Skipped) > 0 || res.Refused != nil:
 		return ExitError
 	}
 	return ExitOK
@@ -302,6 +302,7 @@ type resultJSON struct {
 	Running     []jobJSON     `json:"running"`
 	Warnings    []string      `json:"warnings"`
 	Interrupted bool          `json:"interrupted"`
+	Refused     string        `json:"refused,omitempty"`
 }
 
 type failureJSON struct {
@@ -337,6 +338,9 @@ func writeApplyJSON(env *Env, res *reconcile.Result, warnings []string) {
 	for _, j := range res.Running {
 		doc.Running = append(doc.Running, jobJSON{Address: j.Addr.String(), GenerationID: j.GenerationID})
 	}
+	if res.Refused != nil {
+		doc.Refused = serviceText(res.Refused, true)
+	}
 	json.NewEncoder(env.Stdout).Encode(doc)
 }
 
@@ -353,6 +357,10 @@ func renderResult(env *Env, res *reconcile.Result) {
 			}
 		}
 		fmt.Fprintln(w, "Run 'genform apply' again to resume them; nothing is submitted twice.")
+		return
+	}
+	if res.Refused != nil {
+		renderRefused(env, res, summary)
 		return
 	}
 	if len(res.Failed) == 0 && len(res.Skipped) == 0 {

@@ -89,7 +89,7 @@ func runImport(env *Env, args []string) int {
 	}
 
 	ep := resolveEndpoint(env, cfg)
-	client, stop, err := connect(env, cfg, ep)
+	client, stop, err := connect(env, cfg, ep, nil)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
@@ -110,7 +110,7 @@ func runImport(env *Env, args []string) int {
 			fmt.Fprintln(env.Stderr, "Interrupted: nothing was recorded; run the import again.")
 			return ExitInterrupted
 		}
-		return env.Errorf("%v", err)
+		return serviceFailed(env, ep, err, "nothing was imported")
 	}
 	rec := res.Resource
 	fmt.Fprintf(env.Stdout, "%s %s adopted creation %s: %d file%s in %s.\n",
