@@ -10,12 +10,14 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/genform/genform/config/addrs"
 )
@@ -321,5 +323,81 @@ image "a" {
 				}
 			}
 		})
+	}
+}
+
+// TestUnreachableServiceFailsInSeconds: apply against a port nothing
+// listens on ends within seconds, not after a minute of retries, with the
+// address in the error and nothing recorded.
+func TestUnreachableServiceFailsInSeconds(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{"main.gen.hcl": "image \"a\" {\n  prompt       = \"an apple\"\n  image_number = 1\n}\n"})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	r := genform(t, ws.dir, childEnv("GENFORM_BASE_URL=http://"+addr, "GENFORM_TOKEN="+fakeToken), "apply", "-auto-approve")
+	if r.code != 1 || r.took > 10*time.Second || !strings.Contains(r.stderr, "cannot reach the service at "+addr+" (http)") {
+		t.Errorf("want exit 1 within 10s naming %s:\n%s", addr, r)
+	}
+	snap, err := readCheckedState(ws.statePath(), "check")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Intents)+len(snap.Resources) != 0 {
+		t.Errorf("the state holds %d intents and %d resources, want nothing", len(snap.Intents), len(snap.Resources))
+	}
+}
+
+// TestTokenRefusedDuringApply: the service accepts the token at the start
+// and refuses it once the first job is submitted. apply stops submitting,
+// says so once with the setting to fix, exits 1, and the job it paid for is
+// kept for the next apply to resume.
+func TestTokenRefusedDuringApply(t *testing.T) {
+	const config = `service {
+  parallelism = 1
+}
+
+image "f" {
+  count        = 3
+  prompt       = "frame ${count.index}"
+  image_number = 1
+}
+`
+	f := newFakeService(t, func(f *fakeService) {
+		f.status = func(w http.ResponseWriter, r *http.Request) {
+			if strings.Contains(r.URL.Path, "/00000000-0000-0000-0000-000000000000/") {
+				w.WriteHeader(http.StatusNotFound)
+				io.WriteString(w, `{"error":{"message":"no such generation","code":"H-10002003"}}`)
+				return
+			}
+			w.WriteHeader(http.StatusUnauthorized)
+			io.WriteString(w, `{"error":{"message":"token revoked","code":"H-10001001"}}`)
+		}
+	})
+	ws := newWorkspace(t, map[string]string{"main.gen.hcl": config})
+	env := childEnv("GENFORM_BASE_URL="+f.url, "GENFORM_TOKEN="+fakeToken)
+	r := genform(t, ws.dir, env, "apply", "-auto-approve")
+	if r.code != 1 {
+		t.Errorf("exit %d, want 1", r.code)
+	}
+	if n := strings.Count(r.stdout+r.stderr, "401"); n != 1 {
+		t.Errorf("the 401 is told %d times, want once", n)
+	}
+	for _, want := range []string{"Apply stopped: the service refused the token.", "image.f[", "gen-1", "Set GENFORM_TOKEN"} {
+		if !strings.Contains(r.stdout+r.stderr, want) {
+			t.Errorf("apply does not say %q", want)
+		}
+	}
+	if n := f.creates.Load(); n != 1 {
+		t.Errorf("%d creates, want 1: nothing after the refusal", n)
+	}
+	if t.Failed() {
+		t.Logf("%s", r)
+	}
+	p := genform(t, ws.dir, env, "plan")
+	if !strings.Contains(p.stdout, "will be resumed") || !strings.Contains(p.stdout, "2 to generate") {
+		t.Errorf("the next plan does not resume gen-1 and generate the other two:\n%s", p)
 	}
 }

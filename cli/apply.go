@@ -229,7 +229,7 @@ func execute(env *Env, cfg *config.Config, ep endpoint, store *statefile.Store, 
 		eng.Parallelism = parallelism
 	}
 	if needService {
-		client, stop, err := connect(env, cfg, ep)
+		client, stop, err := connect(env, cfg, ep, reconcile.ReportRetry)
 		if err != nil {
 			return env.Errorf("%v", err)
 		}
@@ -284,7 +284,7 @@ func execute(env *Env, cfg *config.Config, ep endpoint, store *statefile.Store, 
 	res, err := eng.Apply(ctx, plan)
 	view.close()
 	if err != nil {
-		return env.Errorf("%v", err)
+		return serviceFailed(env, ep, err, "nothing was submitted")
 	}
 	if asJSON {
 		writeApplyJSON(env, res, warnings)
@@ -294,7 +294,7 @@ func execute(env *Env, cfg *config.Config, ep endpoint, store *statefile.Store, 
 	switch {
 	case res.Interrupted:
 		return ExitInterrupted
-	case len(res.Failed) > 0 || len(res.Skipped) > 0 || res.StateErr != nil:
+	case len(res.Failed) > 0 || len(res.Skipped) > 0 || res.StateErr != nil || res.Refused != nil:
 		return ExitError
 	}
 	return ExitOK
@@ -318,6 +318,7 @@ type resultJSON struct {
 	Unrecorded []jobJSON `json:"unrecorded,omitempty"`
 	Unfinished []jobJSON `json:"unfinished,omitempty"`
 	StateError string    `json:"state_error,omitempty"`
+	Refused    string    `json:"refused,omitempty"`
 }
 
 type failureJSON struct {
@@ -362,6 +363,9 @@ func writeApplyJSON(env *Env, res *reconcile.Result, warnings []string) {
 	if res.StateErr != nil {
 		doc.StateError = res.StateErr.Error()
 	}
+	if res.Refused != nil {
+		doc.Refused = serviceText(res.Refused, true)
+	}
 	json.NewEncoder(env.Stdout).Encode(doc)
 }
 
@@ -379,6 +383,10 @@ func renderResult(env *Env, res *reconcile.Result) {
 			}
 		}
 		fmt.Fprintln(w, "Run 'genform apply' again to resume them; nothing is submitted twice.")
+		return
+	}
+	if res.Refused != nil {
+		renderRefused(env, res, summary)
 		return
 	}
 	if len(res.Failed) == 0 && len(res.Skipped) == 0 {

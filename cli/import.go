@@ -96,7 +96,7 @@ func runImport(env *Env, args []string) int {
 		return env.Errorf("%v", notDeclaredError(addr, cfg, insts))
 	}
 
-	client, stop, err := connect(env, cfg, ep)
+	client, stop, err := connect(env, cfg, ep, nil)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
@@ -117,7 +117,7 @@ func runImport(env *Env, args []string) int {
 			fmt.Fprintln(env.Stderr, "Interrupted: nothing was recorded; run the import again.")
 			return ExitInterrupted
 		}
-		return env.Errorf("%v", err)
+		return serviceFailed(env, ep, err, "nothing was imported")
 	}
 	// Recorded after the import, not before: a refused import changes
 	// nothing. A crash in between leaves the state naming what it named

@@ -41,21 +41,22 @@ type jsonProgress struct {
 
 // eventJSON is one progress line of apply -json.
 type eventJSON struct {
-	Type         string    `json:"type"`
-	Time         time.Time `json:"time"`
-	Address      string    `json:"address"`
-	Action       string    `json:"action"`
-	Phase        string    `json:"phase"`
-	Status       string    `json:"status,omitempty"`
-	Progress     float64   `json:"progress,omitempty"`
-	GenerationID string    `json:"generation_id,omitempty"`
-	Message      string    `json:"message,omitempty"`
+	Type         string     `json:"type"`
+	Time         time.Time  `json:"time"`
+	Address      string     `json:"address"`
+	Action       string     `json:"action"`
+	Phase        string     `json:"phase"`
+	Status       string     `json:"status,omitempty"`
+	Progress     float64    `json:"progress,omitempty"`
+	GenerationID string     `json:"generation_id,omitempty"`
+	Message      string     `json:"message,omitempty"`
+	Retry        *retryJSON `json:"retry,omitempty"`
 }
 
 func (p *jsonProgress) event(ev reconcile.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.enc.Encode(eventJSON{
+	doc := eventJSON{
 		Type:         "progress",
 		Time:         ev.Time,
 		Address:      ev.Addr.String(),
@@ -65,7 +66,13 @@ func (p *jsonProgress) event(ev reconcile.Event) {
 		Progress:     ev.Progress,
 		GenerationID: ev.GenerationID,
 		Message:      eventMessage(ev),
-	})
+		Retry:        newRetryJSON(ev.Retry),
+	}
+	if ev.Addr.IsZero() {
+		// The apply's own check of the service, before any change.
+		doc.Address, doc.Action = "", ""
+	}
+	p.enc.Encode(doc)
 }
 
 // eventMessage is what an event says beyond its phase and status, in words.
@@ -90,6 +97,8 @@ func eventMessage(ev reconcile.Event) string {
 		if ev.Err != nil {
 			return ev.Err.Error()
 		}
+	case reconcile.PhaseRetrying:
+		return retryText(ev.Retry)
 	}
 	return ""
 }
@@ -111,6 +120,11 @@ func (p *lineProgress) event(ev reconcile.Event) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if ev.Phase == reconcile.PhaseRetrying {
+		// Every retry is news, however many came before.
+		fmt.Fprintln(p.w, eventLine(ev, 0))
+		return
+	}
 	key := ev.Phase.String() + "/" + ev.Status
 	if p.last[ev.Addr] == key {
 		return
@@ -126,7 +140,7 @@ func (p *lineProgress) event(ev reconcile.Event) {
 func (p *lineProgress) close() {}
 
 func eventLine(ev reconcile.Event, elapsed time.Duration) string {
-	line := ev.Addr.String() + ": "
+	line := addrText(ev.Addr) + ": "
 	msg := eventMessage(ev)
 	switch ev.Phase {
 	case reconcile.PhaseSubmitting:
@@ -151,6 +165,8 @@ func eventLine(ev reconcile.Event, elapsed time.Duration) string {
 		line += "skipped: " + msg
 	case reconcile.PhaseInterrupted:
 		line += "interrupted"
+	case reconcile.PhaseRetrying:
+		line += msg
 	default:
 		line += ev.Phase.String()
 	}
@@ -189,6 +205,10 @@ func (b *barProgress) event(ev reconcile.Event) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if ev.Phase == reconcile.PhaseRetrying && ev.Addr.IsZero() {
+		fmt.Fprintln(b.p, eventLine(ev, 0)) // no bar: the check of the service
+		return
+	}
 	jb := b.bars[ev.Addr]
 	if jb == nil {
 		jb = &jobBar{status: ev.Phase.String()}
@@ -207,6 +227,8 @@ func (b *barProgress) event(ev reconcile.Event) {
 	case reconcile.PhaseDownloading:
 		jb.status = "downloading"
 		jb.bar.SetCurrent(950)
+	case reconcile.PhaseRetrying:
+		jb.status = eventMessage(ev)
 	case reconcile.PhaseDone, reconcile.PhaseFailed, reconcile.PhaseSkipped, reconcile.PhaseInterrupted:
 		if !jb.bar.Completed() {
 			jb.bar.SetTotal(-1, true)

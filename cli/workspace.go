@@ -197,7 +197,8 @@ func recordService(store *statefile.Store, ep endpoint, plan *reconcile.Plan) er
 // connect returns a client of the service; for the built-in simulator it
 // first starts one on a loopback port, its jobs kept under .genform/ so an
 // interrupted apply resumes against it. stop releases what connect started.
-func connect(env *Env, cfg *config.Config, ep endpoint) (client *service.Client, stop func(), err error) {
+// onRetry, when not nil, hears of every retry (service.Config.OnRetry).
+func connect(env *Env, cfg *config.Config, ep endpoint, onRetry func(context.Context, service.RetryInfo)) (client *service.Client, stop func(), err error) {
 	stop = func() {}
 	base := ep.BaseURL
 	var httpClient *http.Client
@@ -237,6 +238,7 @@ func connect(env *Env, cfg *config.Config, ep endpoint) (client *service.Client,
 		HTTPClient:        httpClient,
 		AllowRemoteHTTP:   true, // the base URL was set explicitly by the user
 		UserAgent:         "genform/" + Version,
+		OnRetry:           onRetry,
 	})
 	if err != nil {
 		stop()

@@ -27,6 +27,7 @@ type Service interface {
 	Detail(ctx context.Context, creationID string) (*service.Creation, error)
 	WatermarkFreeURL(ctx context.Context, creationID string) (*service.WatermarkFreeURL, error)
 	Download(ctx context.Context, mediaURL, dir, base string) (*service.Downloaded, error)
+	CheckCredentials(ctx context.Context) error
 }
 
 // Phase is a step of one instance's apply, reported in Events.
@@ -43,6 +44,7 @@ const (
 	PhaseSkipped                      // not attempted, because what it depends on failed (Err)
 	PhaseInterrupted                  // stopped by the interrupt; a rerun resumes it
 	PhaseWarning                      // something worth telling, Err, that does not fail the change
+	PhaseRetrying                     // a request failed in a way that may pass; Retry says how it is retried
 )
 
 var phaseNames = [...]string{
@@ -55,6 +57,7 @@ var phaseNames = [...]string{
 	PhaseSkipped:     "skipped",
 	PhaseInterrupted: "interrupted",
 	PhaseWarning:     "warning",
+	PhaseRetrying:    "retrying",
 }
 
 // String is the phase's stable name.
@@ -92,6 +95,8 @@ type Event struct {
 	Reason *Reason
 	// Err is why a change failed or was skipped, or the warning.
 	Err error
+	// Retry is the failed request and when it is sent again (PhaseRetrying).
+	Retry *service.RetryInfo
 }
 
 // Engine applies plans.
@@ -141,6 +146,10 @@ type Result struct {
 	// from then on the apply submitted nothing new.
 	StateErr    error
 	Interrupted bool
+	// Refused is the service's refusal of the token (it matches
+	// service.ErrUnauthorized) that stopped the apply submitting; the
+	// changes it cut short are neither failed nor skipped.
+	Refused error
 }
 
 type applyRun struct {
@@ -155,6 +164,7 @@ type applyRun struct {
 	// stateErr is set once a write to the state failed: nothing more is
 	// submitted, since the next id might not be recorded either.
 	stateErr error
+	stop     context.CancelCauseFunc // ends ctx when the service refuses the token
 }
 
 // Apply carries out plan. Cancelling ctx is the first Ctrl-C: no new
@@ -174,6 +184,11 @@ func (e *Engine) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 		res:     &Result{},
 		failed:  map[addrs.Resource]string{},
 		running: map[addrs.Instance]string{},
+	}
+	r.ctx, r.stop = context.WithCancelCause(ctx)
+	defer r.stop(nil)
+	if err := r.begin(); err != nil {
+		return nil, err
 	}
 	changes := map[addrs.Instance]*Change{}
 	for _, c := range plan.Changes {
@@ -334,6 +349,9 @@ func (r *applyRun) emit(ev Event) {
 }
 
 func (r *applyRun) fail(c *Change, err error) {
+	if r.refused(c, err) {
+		return
+	}
 	if errors.Is(err, context.Canceled) && r.ctx.Err() != nil {
 		r.emit(Event{Addr: c.Addr, Action: c.Action, Phase: PhaseInterrupted})
 		return
@@ -482,7 +500,7 @@ func (r *applyRun) generate(inst *config.Instance, c *Change) error {
 
 	// A create request already on the wire is allowed to finish after the
 	// first Ctrl-C, so that its generation id is recorded rather than lost.
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), 2*time.Minute)
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(r.on(inst.Addr)), 2*time.Minute)
 	id, err := e.Service.Create(cctx, inst.Endpoint, inst.Request)
 	cancel()
 	answered := time.Now()
@@ -611,7 +629,7 @@ func (r *applyRun) finish(inst *config.Instance, c *Change, intent *statefile.In
 		return fmt.Errorf("generation %s of %s failed on the service; fix the request (or retry) and apply again", id, inst.Addr)
 	}
 
-	det, err := e.Service.Detail(r.ctx, id)
+	det, err := e.Service.Detail(r.on(inst.Addr), id)
 	if err != nil {
 		return fmt.Errorf("fetching the detail of %s (job %s): %w; rerun apply to resume", inst.Addr, id, err)
 	}
@@ -684,7 +702,7 @@ func (r *applyRun) downloadAll(rec *statefile.Resource, which map[int]bool) erro
 		url := o.MediaURL
 		if rec.Addr.Resource.Kind == addrs.Video && rec.WatermarkFree {
 			if wmURL == "" {
-				w, err := e.Service.WatermarkFreeURL(r.ctx, rec.CreationID)
+				w, err := e.Service.WatermarkFreeURL(r.on(rec.Addr), rec.CreationID)
 				if err != nil {
 					errs = append(errs, fmt.Errorf("getting the watermark-free URL of %s: %w", rec.Addr, err))
 					o.SHA256 = ""
@@ -694,7 +712,7 @@ func (r *applyRun) downloadAll(rec *statefile.Resource, which map[int]bool) erro
 			}
 			url = wmURL
 		}
-		d, err := r.download(url, rec.Dir, o.Index)
+		d, err := r.download(rec.Addr, url, rec.Dir, o.Index)
 		if err != nil {
 			o.SHA256 = ""
 			errs = append(errs, fmt.Errorf("downloading output %d of %s: %w", o.Index, rec.Addr, err))
@@ -717,13 +735,13 @@ type fetched struct {
 
 // download fetches one file into dir as <index>.<ext>. The client retries
 // what is worth retrying (truncated transfers included).
-func (r *applyRun) download(url, dir string, index int) (*fetched, error) {
+func (r *applyRun) download(addr addrs.Instance, url, dir string, index int) (*fetched, error) {
 	e := r.e
 	if err := CheckInside(e.Dir, dir); err != nil {
 		return nil, err
 	}
 	abs := filepath.Join(e.Dir, filepath.FromSlash(dir))
-	d, err := e.Service.Download(r.ctx, url, abs, strconv.Itoa(index))
+	d, err := e.Service.Download(r.on(addr), url, abs, strconv.Itoa(index))
 	if err != nil {
 		return nil, err
 	}
@@ -784,7 +802,7 @@ func (r *applyRun) poll(addr addrs.Instance, action Action, id string, submitted
 			return service.Status{}, r.ctx.Err()
 		case <-timer.C:
 		}
-		st, err := e.Service.Status(r.ctx, id)
+		st, err := e.Service.Status(r.on(addr), id)
 		if err != nil {
 			if r.ctx.Err() != nil {
 				return st, r.ctx.Err()

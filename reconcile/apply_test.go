@@ -36,6 +36,8 @@ type fakeService struct {
 	// afterCreate runs when a create request is answered, before the
 	// answer is returned (it may cancel the apply's context).
 	afterCreate func(id string)
+	// credErr is what checking the token gets.
+	credErr error
 
 	mu        sync.Mutex
 	creates   int
@@ -79,8 +81,8 @@ func (f *fakeService) call(ctx context.Context, method string) error {
 	return ctx.Err()
 }
 
-// count is how many requests of method (Create, Status, Detail,
-// WatermarkFreeURL, Download) the service answered.
+// count is how many requests of method (CheckCredentials, Create, Status,
+// Detail, WatermarkFreeURL, Download) the service answered.
 func (f *fakeService) count(method string) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -112,6 +114,13 @@ func (f *fakeService) job(id string) (*fakeRun, error) {
 		return nil, &service.Error{HTTPStatus: 404, Message: "no job " + id}
 	}
 	return j, nil
+}
+
+func (f *fakeService) CheckCredentials(ctx context.Context) error {
+	if err := f.call(ctx, "CheckCredentials"); err != nil {
+		return err
+	}
+	return f.credErr
 }
 
 func (f *fakeService) Create(ctx context.Context, endpoint addrs.Endpoint, body []byte) (string, error) {

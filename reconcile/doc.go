@@ -17,7 +17,10 @@
 // request, records the generation id the moment the service answers, polls
 // within the shared request budget, downloads the outputs atomically and
 // records them, each step in its own state transaction, so that an apply
-// killed at any moment can be resumed without paying twice.
+// killed at any moment can be resumed without paying twice. Before its first
+// paid request it checks that the service can be reached and accepts the
+// token (preflight.go); a later refusal of the token stops it as an
+// interrupt would, reported once as Result.Refused.
 //
 // Every change to the state goes through statefile's named operations
 // (RecordIntent, ClearIntent, Record, Protect, Forget, Move).

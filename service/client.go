@@ -64,6 +64,11 @@ type Config struct {
 	AllowRemoteHTTP bool
 	// UserAgent is sent with every request (default "genform").
 	UserAgent string
+	// OnRetry, when non-nil, is called before each wait for a retry, from
+	// the goroutine making the call, with that call's context: a caller
+	// that shares one client between tasks tells them apart by the values
+	// it put in the context. It must be safe for concurrent use and quick.
+	OnRetry func(ctx context.Context, info RetryInfo)
 }
 
 // Client is the typed client of the generation service. It is safe for
@@ -76,6 +81,13 @@ type Client struct {
 	maxRetries int
 	userAgent  string
 	budget     *budget
+	onRetry    func(context.Context, RetryInfo)
+
+	// reached is set by the first answer of the service, whatever its
+	// status. Until then a connection that cannot be opened means a wrong
+	// address or a service that is not running, and fails at once; after
+	// it, the same failure is a restart or a blip and is retried.
+	reached atomic.Bool
 
 	debugMu sync.Mutex
 	debug   io.Writer
@@ -109,6 +121,7 @@ func New(cfg Config) (*Client, error) {
 		timeout:    cfg.RequestTimeout,
 		maxRetries: cfg.MaxRetries,
 		userAgent:  cfg.UserAgent,
+		onRetry:    cfg.OnRetry,
 		debug:      cfg.Debug,
 		now:        time.Now,
 		sleep:      sleepContext,
@@ -357,9 +370,15 @@ func (c *Client) attempt(ctx context.Context, r request, n int) ([]byte, error) 
 	if err != nil {
 		err = c.transportFailure(ctx, err)
 		c.traceResult(req, n, 0, err, start)
+		if !connected.Load() && !c.reached.Load() {
+			if ue := c.unreachable(ctx, r.op(), err); ue != nil {
+				return nil, ue
+			}
+		}
 		return nil, &transportError{op: r.op(), sent: connected.Load(), err: err}
 	}
 	defer resp.Body.Close()
+	c.reached.Store(true)
 	c.traceResult(req, n, resp.StatusCode, nil, start)
 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -489,8 +508,8 @@ func (c *Client) tracef(format string, args ...any) {
 
 // backoffBefore waits before retry number attempt+1 of op, which failed
 // with err: the next backoff step, or the service's Retry-After when that
-// is longer. It returns the error to give up with when the retries are
-// spent or ctx ends the wait.
+// is longer; Config.OnRetry hears of it first. It returns the error to
+// give up with when the retries are spent or ctx ends the wait.
 func (c *Client) backoffBefore(ctx context.Context, bo backoff.BackOff, attempt int, op string, err error) error {
 	if attempt > c.maxRetries {
 		return fmt.Errorf("giving up after %d attempts: %w", attempt, err)
@@ -504,6 +523,7 @@ func (c *Client) backoffBefore(ctx context.Context, bo backoff.BackOff, attempt 
 		wait = se.RetryAfter
 	}
 	c.tracef("retrying %s in %s (attempt %d of %d): %v", op, wait.Round(time.Millisecond), attempt+1, c.maxRetries+1, err)
+	c.reportRetry(ctx, retryInfo(op, attempt, c.maxRetries+1, wait, err))
 	if err := c.sleep(ctx, wait); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}

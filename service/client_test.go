@@ -7,11 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"github.com/genform/genform/config/addrs"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -569,29 +567,6 @@ func TestCreateTimeoutAfterSendIsAmbiguous(t *testing.T) {
 	}
 	if n := srv.count(); n != 1 {
 		t.Errorf("server received %d creates, want exactly 1", n)
-	}
-}
-
-func TestCreateRetriedWhenConnectionNeverOpened(t *testing.T) {
-	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
-		writeJSON(w, 200, `{"status":"success","value":{"generation_id":"gen-2"}}`)
-	})
-	var dials atomic.Int32
-	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-		if dials.Add(1) == 1 {
-			return nil, &net.OpError{Op: "dial", Net: network, Err: syscall.ECONNREFUSED}
-		}
-		return (&net.Dialer{}).DialContext(ctx, network, addr)
-	}}
-	t.Cleanup(tr.CloseIdleConnections)
-	c, w := newClient(t, srv.URL, func(cfg *Config) { cfg.HTTPClient = &http.Client{Transport: tr} })
-	id, err := c.Create(context.Background(), addrs.Text2Image, []byte(`{"prompt":"p"}`))
-	if err != nil {
-		t.Fatalf("Create: %v", err)
-	}
-	if id != "gen-2" || srv.count() != 1 || dials.Load() != 2 || len(w.all()) != 1 {
-		t.Errorf("id=%q creates=%d dials=%d waits=%v; want gen-2, 1 create after 2 dials and 1 wait",
-			id, srv.count(), dials.Load(), w.all())
 	}
 }
 

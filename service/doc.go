@@ -47,6 +47,26 @@
 // Downloads are plain GETs and are retried on 429, 5xx, network failures,
 // stalls and bodies cut short; each attempt starts a fresh temporary file.
 //
+// Each retry is announced to Config.OnRetry before its wait (the request,
+// the attempt, the answer's status or what the network did, the wait), so a
+// caller can show it rather than go quiet for minutes.
+//
+// # An unreachable service and a refused token
+//
+// A connection that cannot be opened at all (refused, a host name that does
+// not resolve, a failed TLS handshake) to a service that has never answered
+// this client is a wrong address or a service that is not running: no wait
+// will change it, so the request fails at once with an error matching
+// ErrUnreachable that names the scheme and host:port. Once the service has
+// answered, the same failure is a restart or a blip, and it is retried like
+// any other network failure (for a create, only because nothing can have
+// reached the service, as above).
+//
+// A 401 or 403 answer of the API matches ErrUnauthorized: every later
+// request would be refused too. CheckCredentials learns this with one
+// request that creates nothing, so a caller can check the token before it
+// pays for anything.
+//
 // # Secrets
 //
 // The token is sent only to the base URL's origin, never written to the

@@ -118,7 +118,7 @@ func (c *Client) DownloadSized(ctx context.Context, mediaURL, dir, base string, 
 		if !IsRetryable(err) {
 			return nil, err
 		}
-		if err := c.backoffBefore(ctx, bo, attempt, "downloading "+redactURL(u), err); err != nil {
+		if err := c.backoffBefore(ctx, bo, attempt, "GET "+redactURL(u), err); err != nil {
 			return nil, err
 		}
 	}
@@ -172,7 +172,9 @@ func (c *Client) downloadOnce(ctx context.Context, u *url.URL, dir, base string,
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
-		return nil, c.scrubError(newError(op, resp.StatusCode, resp.Header, b, c.now()))
+		e := newError(op, resp.StatusCode, resp.Header, b, c.now())
+		e.media = true
+		return nil, c.scrubError(e)
 	}
 	if expectSize > 0 && resp.ContentLength >= 0 && resp.ContentLength != expectSize {
 		return nil, fmt.Errorf("%s: the server announces %d bytes, %d were expected", op, resp.ContentLength, expectSize)

@@ -39,6 +39,15 @@ type Error struct {
 	// shapes, which on a create proves the service answered (and so did not
 	// create the job) rather than a gateway in front of it.
 	serviceBody bool
+	// media records that the answer was to a download: a 401 or 403 there
+	// is about the link (an expired signed URL), not the token.
+	media bool
+}
+
+// Is makes a 401 or 403 answer of the API match ErrUnauthorized.
+func (e *Error) Is(target error) bool {
+	return target == ErrUnauthorized && !e.media &&
+		(e.HTTPStatus == http.StatusUnauthorized || e.HTTPStatus == http.StatusForbidden)
 }
 
 // Error formats the failure as "POST /v1/jobs/text2image: 400 Bad Request:
@@ -73,6 +82,42 @@ func statusText(code int) string {
 // for it with errors.Is and keep their intent record.
 var ErrAmbiguousCreate = errors.New("the create request may have reached the service but its answer was lost")
 
+// ErrUnauthorized is matched (errors.Is) by a 401 or 403 answer of the
+// API: the service refused the token, so every later request would be
+// refused too. The error itself is an *Error with the service's answer.
+var ErrUnauthorized = errors.New("the service refused the token")
+
+// ErrUnreachable is matched by the error of a request that could not open a
+// connection to a service that has never answered this client: the
+// connection was refused, the host name did not resolve, or the TLS
+// handshake failed. Retrying cannot help; the address, the service or the
+// network must be fixed. The error itself is an *UnreachableError.
+var ErrUnreachable = errors.New("the service cannot be reached")
+
+// UnreachableError is a request that found no service at the base URL.
+type UnreachableError struct {
+	// Op is the request, e.g. "GET /v1/jobs/.../status".
+	Op string
+	// Scheme and Addr (host:port) are where the service was looked for.
+	Scheme, Addr string
+	// Reason says what failed, e.g. "connection refused".
+	Reason string
+	// Err is the failure as the network reported it.
+	Err error
+}
+
+// Error says where the service was looked for and what failed; the
+// request is left out, since the address is the same for all of them.
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("cannot reach the service at %s (%s): %s", e.Addr, e.Scheme, e.Reason)
+}
+
+// Unwrap returns the network's failure.
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// Is makes the error match ErrUnreachable.
+func (e *UnreachableError) Is(target error) bool { return target == ErrUnreachable }
+
 // errStalled is the cause of a download cancelled because no byte arrived
 // within the stall timeout.
 var errStalled = errors.New("no data received within the stall timeout")
@@ -103,11 +148,11 @@ func (e *answerError) Unwrap() error { return e.err }
 
 // IsRetryable reports whether err is a transient failure that the same
 // request may get past later: a 429, a 5xx other than 501, a network failure
-// or a stalled download. A cancelled context, a final refusal (4xx) and an
-// ambiguous create are not retryable.
+// or a stalled download. A cancelled context, a final refusal (4xx), an
+// ambiguous create and an unreachable service are not retryable.
 func IsRetryable(err error) bool {
 	if err == nil || errors.Is(err, ErrAmbiguousCreate) ||
-		errors.Is(err, context.Canceled) {
+		errors.Is(err, ErrUnreachable) || errors.Is(err, context.Canceled) {
 		return false
 	}
 	var se *Error

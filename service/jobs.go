@@ -241,6 +241,36 @@ func (c *Client) Status(ctx context.Context, creationID string) (_ Status, err e
 	return s, nil
 }
 
+// credentialsProbeID is the creation id CheckCredentials asks about: the
+// nil UUID, which no job can have (the service's ids are random UUIDs,
+// whose version digit is never 0).
+const credentialsProbeID = "00000000-0000-0000-0000-000000000000"
+
+// CheckCredentials asks the service, with one cheap authenticated request
+// that creates nothing, whether it accepts the token: the status of a job
+// that cannot exist. A service that accepts the token answers 404 ("the
+// generation does not exist", docs/service.md); a 401 or 403 gives an
+// error matching ErrUnauthorized. Any other answer of the service says
+// nothing against the token and gives nil. A service that cannot be
+// reached gives an error matching ErrUnreachable, and one that keeps
+// failing (429 or 5xx once the retries are spent) its last error.
+func (c *Client) CheckCredentials(ctx context.Context) (err error) {
+	defer c.redact(&err)
+	r := request{method: http.MethodGet, path: "/v1/jobs/" + credentialsProbeID + "/status"}
+	_, err = c.call(ctx, r)
+	var se *Error
+	var ae *answerError
+	switch {
+	case err == nil, errors.As(err, &ae):
+		return nil // a success status, whatever its body
+	case errors.Is(err, ErrUnauthorized):
+		return err
+	case errors.As(err, &se) && !retryableStatus(se.HTTPStatus):
+		return nil
+	}
+	return err
+}
+
 func normaliseProgress(p float64) float64 {
 	if p > 1 {
 		p /= 100

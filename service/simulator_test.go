@@ -236,3 +236,85 @@ func TestClientAgainstSimulatorRestart(t *testing.T) {
 		t.Errorf("detail after restart: %v", err)
 	}
 }
+
+// The token check against the simulator: it answers the probe 404 for a
+// token it accepts and 401 for any other, makes no job, and counts one
+// request.
+func TestClientAgainstSimulatorCheckCredentials(t *testing.T) {
+	ctx := context.Background()
+	sim, c := startSim(t, simulator.Options{Token: "right", Latency: time.Second})
+	if err := c.CheckCredentials(ctx); err != nil {
+		t.Fatalf("the right token: %v", err)
+	}
+	// What the check relies on: the probe's id is unknown to the service.
+	_, err := c.Status(ctx, "00000000-0000-0000-0000-000000000000")
+	var se *service.Error
+	if !errors.As(err, &se) || se.HTTPStatus != 404 || se.Code != "H-10002003" {
+		t.Errorf("status of the nil UUID: %v, want 404 H-10002003", err)
+	}
+	for _, tok := range []string{"wrong", ""} {
+		bad, err := service.New(service.Config{BaseURL: c.BaseURL(), Token: tok})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = bad.CheckCredentials(ctx)
+		if !errors.Is(err, service.ErrUnauthorized) || !errors.As(err, &se) || se.HTTPStatus != 401 {
+			t.Errorf("token %q: %v, want a 401 matching ErrUnauthorized", tok, err)
+		}
+	}
+	if rep := sim.Jobs(); len(rep.Jobs) != 0 || rep.Requests != 4 {
+		t.Errorf("%d jobs and %d requests, want none and 4 (401s are counted)", len(rep.Jobs), rep.Requests)
+	}
+}
+
+// Every retry against a faulty or busy simulator is reported with the
+// answer that caused it: 500 for injected faults, 429 for the concurrency
+// limit; one report per extra request the simulator saw.
+func TestClientAgainstSimulatorReportsRetries(t *testing.T) {
+	tests := []struct {
+		name   string
+		opts   simulator.Options
+		reason string
+	}{
+		{"injected 500s", simulator.Options{Latency: 200 * time.Millisecond, ErrorRate: 0.3, Seed: 5}, "500 Internal Server Error"},
+		{"concurrency limit", simulator.Options{Latency: 200 * time.Millisecond, MaxConcurrent: 1}, "429 Too Many Requests"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.opts.Token = "tok"
+			sim, err := simulator.New(tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(sim)
+			t.Cleanup(func() { srv.Close(); sim.Close() })
+			var mu sync.Mutex
+			var infos []service.RetryInfo
+			c, err := service.New(service.Config{BaseURL: srv.URL, Token: "tok", OnRetry: func(_ context.Context, i service.RetryInfo) {
+				mu.Lock()
+				infos = append(infos, i)
+				mu.Unlock()
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 3; i++ {
+				if _, err := c.TextToImage(context.Background(), service.TextToImageRequest{Prompt: "tile " + string(rune('a'+i))}); err != nil {
+					t.Fatalf("create %d: %v", i, err)
+				}
+			}
+			rep := sim.Jobs()
+			mu.Lock()
+			defer mu.Unlock()
+			if len(infos) == 0 || len(infos) != rep.Requests-len(rep.Jobs) {
+				t.Fatalf("%d retries reported for %d requests making %d jobs", len(infos), rep.Requests, len(rep.Jobs))
+			}
+			for _, i := range infos {
+				if i.Reason() != tt.reason || i.Op != "POST /v1/jobs/text2image" || i.Attempt < 2 || i.Wait <= 0 {
+					t.Errorf("reported %+v (reason %q), want %s", i, i.Reason(), tt.reason)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,148 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/service"
+)
+
+// This file holds what an apply does about the service as a whole rather
+// than one change: the check before anything is paid for, the stop when the
+// service refuses the token, and telling whose request the client retries.
+
+// begin readies the apply's use of the service: the engine's service is
+// wrapped so that a refusal of the token stops the apply the moment it is
+// answered, and, before anything is submitted or polled, one request that
+// creates nothing checks that the service can be reached and accepts the
+// token. A plan that neither submits nor resumes a job pays for nothing
+// and is not checked (a refused token still stops it, should it ask for a
+// watermark-free link). The error ends the apply before any change.
+func (r *applyRun) begin() error {
+	if r.e.Service == nil {
+		return nil
+	}
+	e := *r.e
+	e.Service = guarded{Service: e.Service, r: r}
+	r.e = &e
+	if !sendsJobs(r.plan) {
+		return nil
+	}
+	if err := r.e.Service.CheckCredentials(r.on(addrs.Instance{})); err != nil {
+		return fmt.Errorf("checking the service before submitting anything: %w", err)
+	}
+	return nil
+}
+
+// sendsJobs reports whether plan submits a generation or resumes a job.
+func sendsJobs(plan *Plan) bool {
+	for _, c := range plan.Changes {
+		switch c.Action {
+		case Create, Replace, Resume:
+			return true
+		}
+	}
+	return false
+}
+
+// refusedBy stops the apply when err is the service's refusal of the
+// token (401 or 403), which every other request would get too. The first
+// refusal stops it as an interrupt does: nothing more is submitted, a
+// create already on the wire records its answer, and jobs already
+// submitted are listed in Result.Running for the next apply to resume. It
+// is the Result's Refused, reported once.
+func (r *applyRun) refusedBy(err error) bool {
+	if !errors.Is(err, service.ErrUnauthorized) {
+		return false
+	}
+	r.mu.Lock()
+	if r.res.Refused == nil {
+		r.res.Refused = err
+	}
+	r.mu.Unlock()
+	r.stop(err)
+	return true
+}
+
+// refused reports whether a change failed because the service refused the
+// token; it is then reported interrupted rather than failed, the one cause
+// being Result.Refused.
+func (r *applyRun) refused(c *Change, err error) bool {
+	if !r.refusedBy(err) {
+		return false
+	}
+	r.emit(Event{Addr: c.Addr, Action: c.Action, Phase: PhaseInterrupted})
+	return true
+}
+
+// guarded is the service as one apply uses it. A refusal of the token
+// stops the apply as soon as it is answered, not when the change it
+// belongs to is reported: by then its generation slot may have gone to
+// the next submission.
+type guarded struct {
+	Service
+	r *applyRun
+}
+
+func (g guarded) Create(ctx context.Context, endpoint addrs.Endpoint, body []byte) (string, error) {
+	id, err := g.Service.Create(ctx, endpoint, body)
+	g.r.refusedBy(err)
+	return id, err
+}
+
+func (g guarded) Status(ctx context.Context, creationID string) (service.Status, error) {
+	st, err := g.Service.Status(ctx, creationID)
+	g.r.refusedBy(err)
+	return st, err
+}
+
+func (g guarded) Detail(ctx context.Context, creationID string) (*service.Creation, error) {
+	det, err := g.Service.Detail(ctx, creationID)
+	g.r.refusedBy(err)
+	return det, err
+}
+
+func (g guarded) WatermarkFreeURL(ctx context.Context, creationID string) (*service.WatermarkFreeURL, error) {
+	w, err := g.Service.WatermarkFreeURL(ctx, creationID)
+	g.r.refusedBy(err)
+	return w, err
+}
+
+// callKey is the context key of a callTag.
+type callKey struct{}
+
+// callTag says which apply and which instance a service request is for.
+type callTag struct {
+	run  *applyRun
+	addr addrs.Instance // zero for the apply's own check
+}
+
+// on is the context of a service request made for addr, from which
+// ReportRetry learns whose request the client retries.
+func (r *applyRun) on(addr addrs.Instance) context.Context {
+	return context.WithValue(r.ctx, callKey{}, callTag{run: r, addr: addr})
+}
+
+// ReportRetry reports a retry of the service client as a PhaseRetrying
+// event of the apply and the instance the request was for (a zero Addr for
+// the check before the apply); it is meant as service.Config.OnRetry of
+// the client an Engine uses. Requests made outside an apply are not
+// reported.
+func ReportRetry(ctx context.Context, info service.RetryInfo) {
+	tag, ok := ctx.Value(callKey{}).(callTag)
+	if !ok {
+		return
+	}
+	ev := Event{Addr: tag.addr, Phase: PhaseRetrying, Retry: &info}
+	if tag.run.plan != nil {
+		for _, c := range tag.run.plan.Changes {
+			if c.Addr == tag.addr {
+				ev.Action = c.Action
+				break
+			}
+		}
+	}
+	tag.run.emit(ev)
+}
