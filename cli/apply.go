@@ -136,9 +136,6 @@ func runApply(env *Env, args []string) int {
 			return code
 		}
 	}
-	if err := recordService(store, ep, plan); err != nil {
-		return env.Errorf("%v", err)
-	}
 	return execute(env, cfg, ep, store, plan, ac.parallelism, ac.json)
 }
 

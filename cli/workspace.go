@@ -101,8 +101,10 @@ func resolveEndpoint(env *Env, cfg *config.Config) endpoint {
 // with what that service makes: a forgotten GENFORM_BASE_URL would move a
 // state made on a paid service to the built-in simulator without a word.
 // So plan, apply, destroy and import call checkService before they use the
-// state; apply records the service (recordService) before it changes
-// anything against it, and import once it has adopted a creation.
+// state. The engine records the service in the same transaction as the
+// first submission (or download) of an apply, and import once it has
+// adopted a creation: a state names a service once something was made
+// there, and an apply that reached nothing leaves it as it was.
 
 // serviceSwitch is a state made with one service used with another.
 type serviceSwitch struct {
@@ -175,23 +177,6 @@ func checkService(env *Env, command, recorded string, ep endpoint, migrate bool)
 		return "", env.Errorf("%v; set it back, or pass -migrate-service to import from %s and have the state name it", sw, to)
 	}
 	return "", env.Errorf("%v; set it back, or pass -migrate-service to plan and apply to generate everything anew on %s", sw, to)
-}
-
-// recordService records ep as the state's service before apply changes
-// anything that depends on it: a generation submitted or resumed, files
-// downloaded again, a record moved (the last two are planned only for
-// records whose fingerprint, so whose service, is ep's). It is recorded
-// before, not after, so that a crash cannot leave the state with
-// submissions to a service it does not name. A plan that only deletes
-// sends and records nothing against a service: the state keeps the one it
-// names.
-func recordService(store *statefile.Store, ep endpoint, plan *reconcile.Plan) error {
-	for _, c := range plan.Changes {
-		if c.Action != reconcile.NoOp && c.Action != reconcile.Delete {
-			return store.Update(func(tx *statefile.Tx) error { return tx.SetService(ep.ID) })
-		}
-	}
-	return nil
 }
 
 // connect returns a client of the service; for the built-in simulator it

@@ -491,7 +491,14 @@ func (r *applyRun) generate(inst *config.Instance, c *Change) error {
 		Request:     inst.Request,
 		CreatedAt:   time.Now().UTC(),
 	}
-	if err := e.Store.Batch(func(tx *statefile.Tx) error { return tx.RecordIntent(intent) }); err != nil {
+	if err := e.Store.Batch(func(tx *statefile.Tx) error {
+		// The state names the service it is made with, from its first
+		// submission on, in the same transaction.
+		if err := tx.SetService(e.ServiceID); err != nil {
+			return err
+		}
+		return tx.RecordIntent(intent)
+	}); err != nil {
 		// Nothing is paid for yet; the next submissions would fail alike.
 		r.stateFailed(err)
 		return fmt.Errorf("recording the intent to submit %s: %w; nothing was submitted", inst.Addr, err)
@@ -622,7 +629,12 @@ func (r *applyRun) finish(inst *config.Instance, c *Change, intent *statefile.In
 			rec.Status = StatusFailed
 			rec.Error = failed
 		}
-		if err := r.commit(func(tx *statefile.Tx) error { return tx.Record(rec) }); err != nil {
+		if err := r.commit(func(tx *statefile.Tx) error {
+			if err := tx.SetService(e.ServiceID); err != nil {
+				return err
+			}
+			return tx.Record(rec)
+		}); err != nil {
 			r.unrecorded(inst.Addr, id, idKept)
 			return fmt.Errorf("recording the failure of %s (job %s): %w", inst.Addr, id, err)
 		}
@@ -644,6 +656,9 @@ func (r *applyRun) finish(inst *config.Instance, c *Change, intent *statefile.In
 	// The generation is paid for and done: record it whatever the
 	// downloads did, so a failed download is retried, never regenerated.
 	if err := r.commit(func(tx *statefile.Tx) error {
+		if err := tx.SetService(e.ServiceID); err != nil {
+			return err
+		}
 		if err := tx.Record(rec); err != nil {
 			return err
 		}

@@ -49,6 +49,12 @@ func (r *applyRun) update(inst *config.Instance, c *Change) error {
 	}
 	rec.UpdatedAt = nowUTC()
 	if err := e.Store.Batch(func(tx *statefile.Tx) error {
+		if len(which) > 0 {
+			// Files downloaded again come from the service too.
+			if err := tx.SetService(e.ServiceID); err != nil {
+				return err
+			}
+		}
 		if err := tx.Record(&rec); err != nil {
 			return err
 		}

@@ -150,8 +150,9 @@ func (tx *Tx) Protected(addr addrs.Instance) (bool, error) {
 // protections of an address consistent with each other.
 
 // SetService records id as the service the state's generations are made
-// with: its base URL, or the built-in simulator's name. Commands record it
-// before they submit or record anything against a service, and refuse to
+// with: its base URL, or the built-in simulator's name. It is recorded in
+// the transaction of the first submission or download against a service
+// (the engine's), or of an import, and commands refuse to
 // use a state that names another one unless told to move it, since every
 // fingerprint depends on the service and a silent switch would generate
 // everything anew. Setting the service already recorded changes nothing.
