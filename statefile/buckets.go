@@ -18,6 +18,9 @@ var (
 	// bucketProtections maps an address to its protection record; an
 	// address without one is not protected.
 	bucketProtections = []byte("protections")
+	// bucketHistory maps a generation's fingerprint and id (historyKey) to
+	// the record of the generation as it was last recorded (schema 2 on).
+	bucketHistory = []byte("history")
 
 	// keySchemaVersion is the layout version, in decimal.
 	keySchemaVersion = []byte("schema_version")

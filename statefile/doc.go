@@ -15,13 +15,14 @@
 // its files change), which clears the intent; Protect; Forget, which removes
 // record, intent and protection and succeeds for an address with only an
 // intent, or nothing; Move for a rename; SetService to name the service the
-// generations are made with. Apply, destroy, import and the state
+// generations are made with. Record and Move also keep the generation in
+// the history (see Layout). Apply, destroy, import and the state
 // commands call these and nothing else. Store.Update runs several in one
 // transaction, Store.Batch coalesces those of parallel jobs.
 //
 // # Layout
 //
-// Schema 1, drawn as bbolt buckets (ending in /) and keys:
+// Schema 2, drawn as bbolt buckets (ending in /) and keys:
 //
 //	genform/                  bucketRoot: everything genform stores
 //	├── meta/                 bucketMeta
@@ -33,8 +34,16 @@
 //	│   └── <address>         resource record (Resource)
 //	├── intents/              bucketIntents
 //	│   └── <address>         intent record (Intent): a submission in flight
-//	└── protections/          bucketProtections
-//	    └── <address>         protection record (Protection)
+//	├── protections/          bucketProtections
+//	│   └── <address>         protection record (Protection)
+//	└── history/              bucketHistory (schema 2 on)
+//	    └── <fp>\x00<id>      resource record of a generation (history.go)
+//
+// The history keeps every generation ever recorded, keyed by its request's
+// fingerprint and its generation id: Record and Move file the generation
+// a record holds, and the failed one beside it, in the same transaction;
+// Forget leaves the history alone. Schema 1 had no history; the migration
+// to schema 2 files the generations its records held.
 //
 // The service key holds the service's identity as it enters fingerprints:
 // its base URL, or "simulator" for the built-in one. It was added to schema
@@ -68,4 +77,4 @@
 package statefile
 
 // SchemaVersion is the version of the bucket layout this package writes.
-const SchemaVersion = 1
+const SchemaVersion = 2

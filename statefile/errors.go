@@ -25,7 +25,7 @@ var (
 type CorruptError struct {
 	Path string
 	// Record is what could not be read: "resource", "intent", "protection",
-	// "meta", or "" when the file as a whole is unreadable.
+	// "history", "meta", or "" when the file as a whole is unreadable.
 	Record string
 	// Addr is the record's address (or meta key); "" for the whole file.
 	Addr string
@@ -44,6 +44,9 @@ func (e *CorruptError) Error() string {
 		what = "pending-submission record for"
 	case "resource":
 		what = "resource record"
+	case "history":
+		// Addr is historyName's.
+		return fmt.Sprintf("state file %s: the history's entry for %s is corrupt: %v; %s", e.Path, e.Addr, e.Err, restore)
 	}
 	msg := fmt.Sprintf("state file %s: %s %s is corrupt: %v; %s", e.Path, what, displayAddr(e.Addr), e.Err, restore)
 	// The remedy names the address, so it is offered only for a key that

@@ -19,11 +19,12 @@ type migration struct {
 	migrate func(tx *bolt.Tx) error
 }
 
-// migrations lists every schema change in order. Schema 1 is the first
-// layout, so there is nothing to migrate yet. To change the layout: raise
-// SchemaVersion, append a migration whose schemaVersion is the new value,
-// and add a test that builds a file in the old layout and opens it.
-var migrations = []migration{}
+// migrations lists every schema change in order. To change the layout:
+// raise SchemaVersion, append a migration whose schemaVersion is the new
+// value, and add a test that builds a file in the old layout and opens it.
+var migrations = []migration{
+	{2, "keep every recorded generation in a history", migrateHistory},
+}
 
 // currentSchema is the schema this build writes. It is SchemaVersion; the
 // tests raise it together with an injected migration, to exercise the

@@ -3,12 +3,16 @@ package statefile
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/genform/genform/config/addrs"
 )
 
 // TestMigrations checks the real list: ordered, past schema 1, and ending
@@ -31,16 +35,16 @@ func TestMigrations(t *testing.T) {
 }
 
 // withSchema pretends, for one test, that this build writes schema v with
-// the given migrations, as a future genform would.
+// the given migrations after the real ones, as a future genform would.
 func withSchema(t *testing.T, v int, ms ...migration) {
 	t.Helper()
 	oldV, oldMs := currentSchema, migrations
-	currentSchema, migrations = v, ms
+	currentSchema, migrations = v, append(slices.Clip(migrations), ms...)
 	t.Cleanup(func() { currentSchema, migrations = oldV, oldMs })
 }
 
-// schema1File makes a state file as schema 1 writes it, with a resource.
-func schema1File(t *testing.T) (path string, meta Meta) {
+// currentFile makes a state file as this build writes it, with a resource.
+func currentFile(t *testing.T) (path string, meta Meta) {
 	t.Helper()
 	s := openNew(t)
 	if err := s.Update(func(tx *Tx) error { return tx.Record(sampleResource("image.hero", 2)) }); err != nil {
@@ -56,13 +60,20 @@ func schema1File(t *testing.T) (path string, meta Meta) {
 	return s.Path(), m
 }
 
+// realMigrations is this build's list, for tests that go back to it.
+var realMigrations = migrations
+
+// next is the first schema after this build's, for injected migrations.
+const next = SchemaVersion + 1
+
 func TestMigrationUpgradesOldFile(t *testing.T) {
-	path, before := schema1File(t)
+	path, before := currentFile(t)
 	var ran []string
-	// Schema 2 moves the resource's kind into a bucket of its own; schema 3
-	// adds a bucket. Both read the layout their predecessor wrote.
-	withSchema(t, 3,
-		migration{2, "index kinds", func(tx *bolt.Tx) error {
+	// The next schema moves the resource's kind into a bucket of its own;
+	// the one after adds a bucket. Both read the layout their predecessor
+	// wrote.
+	withSchema(t, next+1,
+		migration{next, "index kinds", func(tx *bolt.Tx) error {
 			ran = append(ran, "index kinds")
 			root := tx.Bucket(bucketRoot)
 			kinds, err := root.CreateBucket([]byte("kinds"))
@@ -77,10 +88,10 @@ func TestMigrationUpgradesOldFile(t *testing.T) {
 				return kinds.Put(k, []byte(r.Addr.Resource.Kind.String()))
 			})
 		}},
-		migration{3, "add notes", func(tx *bolt.Tx) error {
+		migration{next + 1, "add notes", func(tx *bolt.Tx) error {
 			ran = append(ran, "add notes")
 			if tx.Bucket(bucketRoot).Bucket([]byte("kinds")) == nil {
-				return errors.New("schema 2 layout missing")
+				return errors.New("the layout before missing")
 			}
 			_, err := tx.Bucket(bucketRoot).CreateBucket([]byte("notes"))
 			return err
@@ -98,8 +109,8 @@ func TestMigrationUpgradesOldFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if after.SchemaVersion != 3 || after.Lineage != before.Lineage || after.Serial != before.Serial {
-		t.Errorf("meta after migration = %+v, want schema 3 and lineage/serial of %+v", after, before)
+	if after.SchemaVersion != next+1 || after.Lineage != before.Lineage || after.Serial != before.Serial {
+		t.Errorf("meta after migration = %+v, want schema %d and lineage/serial of %+v", after, next+1, before)
 	}
 	err = s.db.View(func(tx *bolt.Tx) error {
 		if got := tx.Bucket(bucketRoot).Bucket([]byte("kinds")).Get([]byte("image.hero")); string(got) != "image" {
@@ -114,12 +125,12 @@ func TestMigrationUpgradesOldFile(t *testing.T) {
 		t.Errorf("resource after migration = %v, %v", r, err)
 	}
 
-	// The backup is the file as it was, still readable by a schema 1 genform.
-	currentSchema, migrations = SchemaVersion, nil
-	backup := path + ".schema-1.backup"
+	// The backup is the file as it was, still readable by this genform.
+	currentSchema, migrations = SchemaVersion, realMigrations
+	backup := fmt.Sprintf("%s.schema-%d.backup", path, SchemaVersion)
 	b, err := Open(backup, Options{})
 	if err != nil {
-		t.Fatalf("opening the backup as schema 1: %v", err)
+		t.Fatalf("opening the backup as schema %d: %v", SchemaVersion, err)
 	}
 	defer b.Close()
 	if m, _ := b.Meta(); m != before {
@@ -130,7 +141,7 @@ func TestMigrationUpgradesOldFile(t *testing.T) {
 	}
 
 	// Opening again migrates nothing.
-	currentSchema, migrations = 3, nil
+	currentSchema, migrations = next+1, realMigrations
 	ran = nil
 	s.Close()
 	s2, err := Open(path, Options{})
@@ -144,9 +155,9 @@ func TestMigrationUpgradesOldFile(t *testing.T) {
 }
 
 func TestFailingMigrationLeavesFileUntouched(t *testing.T) {
-	path, before := schema1File(t)
+	path, before := currentFile(t)
 	contents := readFile(t, path)
-	withSchema(t, 2, migration{2, "break things", func(tx *bolt.Tx) error {
+	withSchema(t, next, migration{next, "break things", func(tx *bolt.Tx) error {
 		if err := tx.Bucket(bucketRoot).DeleteBucket(bucketResources); err != nil {
 			return err
 		}
@@ -156,7 +167,7 @@ func TestFailingMigrationLeavesFileUntouched(t *testing.T) {
 	if err == nil {
 		t.Fatal("Open succeeded")
 	}
-	for _, want := range []string{path, "schema 2 (break things)", "disk on fire"} {
+	for _, want := range []string{path, fmt.Sprintf("schema %d (break things)", next), "disk on fire"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not contain %q", err, want)
 		}
@@ -164,10 +175,10 @@ func TestFailingMigrationLeavesFileUntouched(t *testing.T) {
 	if !bytes.Equal(contents, readFile(t, path)) {
 		t.Error("failed migration modified the file")
 	}
-	if _, err := os.Stat(path + ".schema-1.backup"); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(fmt.Sprintf("%s.schema-%d.backup", path, SchemaVersion)); !errors.Is(err, fs.ErrNotExist) {
 		t.Error("failed migration left a backup behind")
 	}
-	currentSchema, migrations = SchemaVersion, nil
+	currentSchema, migrations = SchemaVersion, realMigrations
 	s, err := Open(path, Options{})
 	if err != nil {
 		t.Fatalf("file unreadable after a failed migration: %v", err)
@@ -178,5 +189,79 @@ func TestFailingMigrationLeavesFileUntouched(t *testing.T) {
 	}
 	if r, err := s.Resource(a("image.hero")); err != nil || r == nil {
 		t.Errorf("resource lost: %v, %v", r, err)
+	}
+}
+
+// TestMigrationToHistory opens a schema 1 file: the generation its
+// record holds, and the failed one kept beside it, are in the history
+// afterwards, the record itself unchanged, and the backup is the old file.
+func TestMigrationToHistory(t *testing.T) {
+	path := oldSchema1File(t)
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if m, _ := s.Meta(); m.SchemaVersion != 2 || m.Serial != 4 {
+		t.Errorf("meta = %+v, want schema 2 and serial 4", m)
+	}
+	if err := s.Check(); err != nil {
+		t.Errorf("Check: %v", err)
+	}
+	rec, err := s.Resource(a("image.hero"))
+	if err != nil || rec == nil {
+		t.Fatalf("record after migration: %v, %v", rec, err)
+	}
+	hist, err := s.History(addrs.Instance{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hist) != 2 {
+		t.Fatalf("history holds %d entries, want the record's generation and its failure", len(hist))
+	}
+	got, err := s.Generation(rec.Fingerprint, rec.GenerationID)
+	if err != nil || got == nil {
+		t.Fatalf("the record's generation: %v, %v", got, err)
+	}
+	if got.Addr != rec.Addr || got.Status != "succeed" || len(got.Outputs) != len(rec.Outputs) || got.Outputs[0].SHA256 != rec.Outputs[0].SHA256 {
+		t.Errorf("entry = %+v, want the record's generation", got)
+	}
+	if !got.CreatedAt.Equal(rec.UpdatedAt) {
+		t.Errorf("entry recorded at %v, want the record's last write %v", got.CreatedAt, rec.UpdatedAt)
+	}
+	failed, err := s.Generations(rec.Failure.Fingerprint)
+	if err != nil || len(failed) != 1 || failed[0].Status != "failed" || failed[0].Error != rec.Failure.Error || string(failed[0].Request) != string(rec.Failure.Request) {
+		t.Errorf("failure entry = %+v, %v", failed, err)
+	}
+	// The backup is the schema 1 layout, for a genform that reads only it.
+	rawBolt(t, path+".schema-1.backup", func(tx *bolt.Tx) error {
+		root := tx.Bucket(bucketRoot)
+		if v := string(root.Bucket(bucketMeta).Get(keySchemaVersion)); v != "1" || root.Bucket(bucketHistory) != nil {
+			t.Errorf("backup: schema %q, history bucket %v; want schema 1 without one", v, root.Bucket(bucketHistory) != nil)
+		}
+		if root.Bucket(bucketResources).Get([]byte("image.hero")) == nil {
+			t.Error("backup lost the record")
+		}
+		return nil
+	})
+}
+
+// TestMigrationSkipsDamagedRecord: a record that cannot be decoded does
+// not stop the migration; it stays for state rm to mend.
+func TestMigrationSkipsDamagedRecord(t *testing.T) {
+	path := oldSchema1File(t)
+	rawBolt(t, path, func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketRoot).Bucket(bucketResources).Put([]byte("image.broken"), []byte("\xff\xff"))
+	})
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer s.Close()
+	if n, err := s.HistoryLen(); err != nil || n != 2 {
+		t.Errorf("history entries = %d, %v; want 2", n, err)
+	}
+	if _, err := s.Resource(a("image.broken")); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("damaged record reads as %v, want it reported", err)
 	}
 }

@@ -222,6 +222,13 @@ func isResourceBlob(num int) bool { return num == resRequest || num == resDetail
 // panics on bad input: whatever the bytes, it returns a resource or an error
 // saying what is wrong. The caller names the record in the error it shows.
 func decodeResource(key, buf []byte) (*Resource, error) {
+	return decodeResourceRecord(key, buf, true)
+}
+
+// decodeResourceRecord decodes a resource record; atKey says whether it
+// must be filed under its own address (a history entry is filed under its
+// generation instead).
+func decodeResourceRecord(key, buf []byte, atKey bool) (*Resource, error) {
 	prefix, nOutputs := stringPrefix(buf, isResourceBlob, resOutput)
 	r := newReader(buf, string(buf[:prefix]))
 	res := &Resource{}
@@ -294,6 +301,9 @@ func decodeResource(key, buf []byte) (*Resource, error) {
 		return nil, fmt.Errorf("no record format version")
 	}
 	var err error
+	if !atKey {
+		key = []byte(addr)
+	}
 	if res.Addr, err = recordAddr(addr, key); err != nil {
 		return nil, err
 	}

@@ -263,7 +263,7 @@ func (s *Store) create() error {
 				return err
 			}
 		}
-		for _, name := range [][]byte{bucketResources, bucketIntents, bucketProtections} {
+		for _, name := range [][]byte{bucketResources, bucketIntents, bucketProtections, bucketHistory} {
 			if _, err := root.CreateBucket(name); err != nil {
 				return err
 			}
@@ -314,7 +314,7 @@ func (s *Store) Close() error {
 
 // buckets are the buckets of the layout, as one transaction sees them.
 type buckets struct {
-	meta, resources, intents, protections *bolt.Bucket
+	meta, resources, intents, protections, history *bolt.Bucket
 }
 
 // begin finds the layout's buckets in tx; a missing one means the file is
@@ -333,6 +333,7 @@ func (s *Store) begin(tx *bolt.Tx) (buckets, error) {
 		{bucketResources, &b.resources},
 		{bucketIntents, &b.intents},
 		{bucketProtections, &b.protections},
+		{bucketHistory, &b.history},
 	} {
 		if *x.b = root.Bucket(x.name); *x.b == nil {
 			return b, &CorruptError{Path: s.path, Err: fmt.Errorf("bucket %s/%s is missing", bucketRoot, x.name)}
@@ -563,6 +564,12 @@ func (s *Store) Check() error {
 		collect(b.protections, "protection", func(k, v []byte) error {
 			_, err := decodeProtection(k, v)
 			return err
+		})
+		_ = b.history.ForEach(func(k, v []byte) error {
+			if _, err := decodeEntry(k, v); err != nil {
+				problems = append(problems, &CorruptError{Path: s.path, Record: "history", Addr: historyName(k), Err: err})
+			}
+			return nil
 		})
 		return nil
 	})

@@ -370,7 +370,10 @@ func (tx *Tx) putResource(r *Resource) error {
 			rec.CreatedAt = old.CreatedAt
 		}
 	}
-	return tx.put(tx.b.resources, rec.Addr, encodeResource(&rec))
+	if err := tx.put(tx.b.resources, rec.Addr, encodeResource(&rec)); err != nil {
+		return err
+	}
+	return tx.putHistory(&rec)
 }
 
 func (tx *Tx) put(b *bolt.Bucket, addr addrs.Instance, rec []byte) error {
