@@ -31,6 +31,8 @@ type Options struct {
 const (
 	DefaultStateFile         = ".genform/state.db"
 	DefaultOutputDir         = "generated"
+	DefaultCacheDir          = ".genform/cache"
+	DefaultCacheMaxSize      = 5 << 30
 	DefaultParallelism       = 10
 	DefaultRequestsPerMinute = 450
 	DefaultPollInterval      = 5 * time.Second
@@ -94,6 +96,16 @@ type Settings struct {
 	StateFile string
 	// OutputDir is where resources without a dir write their files.
 	OutputDir string
+	// CacheDir is where the files of generations a change removed or
+	// overwrote are kept by their sha256, relative to the working
+	// directory; never inside OutputDir, nor OutputDir inside it.
+	CacheDir string
+	// CacheMaxSize is the budget the cache is pruned to after an apply, in
+	// bytes.
+	CacheMaxSize int64
+	// Restore is whether a request found in the history is restored
+	// (no generation) rather than generated anew.
+	Restore bool
 	// DeclRange is the block's header, or an empty range when the block is
 	// absent.
 	DeclRange hcl.Range

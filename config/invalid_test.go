@@ -22,6 +22,10 @@ func TestInvalidConfigurations(t *testing.T) {
 		opts    Options
 	}{
 		{file: "unknown_block.gen.hcl", summary: "Unsupported block type", line: 2, detail: `Did you mean "image"?`},
+		{file: "cache_dir_in_output.gen.hcl", summary: "Invalid cache_dir", line: 3, detail: `must be separate directories`},
+		{file: "cache_dir_outside.gen.hcl", summary: "Invalid cache_dir", line: 2, detail: `leads out of it`},
+		{file: "cache_max_size_bad.gen.hcl", summary: "Invalid cache_max_size", line: 2, detail: `"5GiB"`},
+		{file: "restore_not_bool.gen.hcl", summary: "Incorrect attribute value type", line: 2, detail: `a bool is required`},
 		{file: "replace_triggered_by_undeclared.gen.hcl", summary: "Reference to undeclared resource", line: 4, detail: "replace_triggered_by refers to image.nope"},
 		{file: "replace_triggered_by_not_a_resource.gen.hcl", summary: "Invalid replace_triggered_by reference", line: 4, detail: "takes references to resources"},
 		{file: "unknown_argument.gen.hcl", summary: "Unsupported argument", line: 2, detail: `Did you mean "prompt"?`},

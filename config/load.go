@@ -56,7 +56,8 @@ func Load(dir string, opts Options) (*Config, hcl.Diagnostics) {
 		environ:   map[string]string{},
 		varObj:    cty.EmptyObjectVal,
 		staticLoc: cty.EmptyObjectVal,
-		Settings:  Settings{StateFile: DefaultStateFile, OutputDir: DefaultOutputDir},
+		Settings: Settings{StateFile: DefaultStateFile, OutputDir: DefaultOutputDir,
+			CacheDir: DefaultCacheDir, CacheMaxSize: DefaultCacheMaxSize, Restore: true},
 		Service: Service{
 			Parallelism:       DefaultParallelism,
 			RequestsPerMinute: DefaultRequestsPerMinute,

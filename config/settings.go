@@ -2,19 +2,24 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"net/url"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 )
 
 var genformSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "state_file"}, {Name: "output_dir"}},
+	Attributes: []hcl.AttributeSchema{
+		{Name: "state_file"}, {Name: "output_dir"},
+		{Name: "cache_dir"}, {Name: "cache_max_size"}, {Name: "restore"},
+	},
 }
 
 var serviceSchema = &hcl.BodySchema{
@@ -82,7 +87,7 @@ func (c *Config) settingValue(a *hcl.Attribute, where string, ty cty.Type) (cty.
 func (c *Config) decodeSettings(b *hcl.Block) hcl.Diagnostics {
 	c.Settings.DeclRange = b.DefRange
 	content, diags := b.Body.Content(genformSchema)
-	for _, name := range []string{"state_file", "output_dir"} {
+	for _, name := range []string{"state_file", "output_dir", "cache_dir"} {
 		a, ok := content.Attributes[name]
 		if !ok {
 			continue
@@ -113,11 +118,57 @@ func (c *Config) decodeSettings(b *hcl.Block) hcl.Diagnostics {
 				continue
 			}
 			c.Settings.StateFile = p
-		} else {
+		} else if name == "output_dir" {
 			c.Settings.OutputDir = p
+		} else {
+			c.Settings.CacheDir = p
 		}
 	}
+	if a, ok := content.Attributes["cache_max_size"]; ok {
+		v, ok, d := c.settingValue(a, "the genform block", cty.String)
+		diags = append(diags, d...)
+		if ok {
+			n, err := humanize.ParseBytes(v.AsString())
+			if err != nil || n > math.MaxInt64 {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Invalid cache_max_size",
+					Detail:   fmt.Sprintf("cache_max_size must be a size such as \"5GiB\", \"500MB\" or \"0\" (keep nothing); got %q.", v.AsString()),
+					Subject:  a.Expr.Range().Ptr(),
+				})
+			} else {
+				c.Settings.CacheMaxSize = int64(n)
+			}
+		}
+	}
+	if a, ok := content.Attributes["restore"]; ok {
+		v, ok, d := c.settingValue(a, "the genform block", cty.Bool)
+		diags = append(diags, d...)
+		if ok {
+			c.Settings.Restore = v.True()
+		}
+	}
+	// The cache keeps files the output directory no longer holds; neither
+	// may hold the other (an output_dir that is the working directory
+	// itself aside), or pruning one would remove files of the other.
+	if cd, od := c.Settings.CacheDir, c.Settings.OutputDir; cd == "." || od != "." && within(cd, od) || within(od, cd) || cd == c.Settings.StateFile {
+		rng := b.DefRange
+		if a, ok := content.Attributes["cache_dir"]; ok {
+			rng = a.Expr.Range()
+		}
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Invalid cache_dir",
+			Detail:   fmt.Sprintf("cache_dir %q and output_dir %q must be separate directories (neither inside the other), and cache_dir is not the working directory or the state file; the default is %q.", cd, od, DefaultCacheDir),
+			Subject:  &rng,
+		})
+	}
 	return diags
+}
+
+// within reports whether the clean relative path p is dir or inside it.
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
 }
 
 // insidePath cleans a path that must stay inside the working directory, or

@@ -1,0 +1,4 @@
+genform {
+  output_dir = "media"
+  cache_dir  = "media/.cache"
+}

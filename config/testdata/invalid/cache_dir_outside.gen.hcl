@@ -1,0 +1,3 @@
+genform {
+  cache_dir = "../cache"
+}

@@ -1,0 +1,3 @@
+genform {
+  cache_max_size = "lots"
+}

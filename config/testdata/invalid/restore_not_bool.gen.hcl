@@ -1,0 +1,3 @@
+genform {
+  restore = "sometimes"
+}
