@@ -106,7 +106,7 @@ func runApply(env *Env, args []string) int {
 			return env.Errorf("%v", err)
 		}
 		p, pd := reconcile.MakePlan(reconcile.PlanInput{
-			Config: cfg, State: snap, Service: ep.ID,
+			Config: cfg, State: snap, Service: ep.ID, History: store,
 			Targets: ac.targets, Replace: ac.replace, Refresh: ac.refresh,
 		})
 		if len(pd) > 0 {
@@ -212,6 +212,9 @@ func execute(env *Env, cfg *config.Config, ep endpoint, store *statefile.Store, 
 		switch c.Action {
 		case reconcile.Create, reconcile.Replace, reconcile.Resume, reconcile.Update:
 			needService = true
+		case reconcile.Restore:
+			// Files the cache does not hold come from the service.
+			needService = needService || c.Reason == nil || !c.Reason.Cached
 		}
 	}
 	eng := &reconcile.Engine{
@@ -265,7 +268,10 @@ func execute(env *Env, cfg *config.Config, ep endpoint, store *statefile.Store, 
 		if ev.Phase == reconcile.PhaseWarning {
 			// Worth telling in every run (an undocumented job status, a
 			// stale file that could not be removed), not only a debug one.
-			msg := fmt.Sprintf("%s: %v", ev.Addr, ev.Err)
+			msg := fmt.Sprint(ev.Err)
+			if !ev.Addr.IsZero() {
+				msg = fmt.Sprintf("%s: %v", ev.Addr, ev.Err)
+			}
 			warnMu.Lock()
 			warnings = append(warnings, msg)
 			warnMu.Unlock()
@@ -302,6 +308,7 @@ type resultJSON struct {
 	Type        string        `json:"type"`
 	Generated   []string      `json:"generated"`
 	Resumed     []string      `json:"resumed"`
+	Restored    []string      `json:"restored"`
 	Updated     []string      `json:"updated"`
 	Moved       []string      `json:"moved"`
 	Deleted     []string      `json:"deleted"`
@@ -340,6 +347,7 @@ func writeApplyJSON(env *Env, res *reconcile.Result, warnings []string) {
 		Type:        "result",
 		Generated:   addrStrings(res.Generated),
 		Resumed:     addrStrings(res.Resumed),
+		Restored:    addrStrings(res.Restored),
 		Updated:     addrStrings(res.Updated),
 		Moved:       addrStrings(res.Moved),
 		Deleted:     addrStrings(res.Deleted),
@@ -369,8 +377,12 @@ func writeApplyJSON(env *Env, res *reconcile.Result, warnings []string) {
 func renderResult(env *Env, res *reconcile.Result) {
 	defer renderUnrecorded(env, res)
 	w := env.Stdout
-	summary := fmt.Sprintf("%d generated, %d resumed, %d re-downloaded, %d moved, %d deleted.",
-		len(res.Generated), len(res.Resumed), len(res.Updated), len(res.Moved), len(res.Deleted))
+	restored := ""
+	if len(res.Restored) > 0 {
+		restored = fmt.Sprintf("%d restored, ", len(res.Restored))
+	}
+	summary := fmt.Sprintf("%d generated, %d resumed, %s%d re-downloaded, %d moved, %d deleted.",
+		len(res.Generated), len(res.Resumed), restored, len(res.Updated), len(res.Moved), len(res.Deleted))
 	if res.Interrupted {
 		fmt.Fprintf(w, "\n%s %s\n", colYellow.Sprint(colBold.Sprint("Apply interrupted.")), summary)
 		if len(res.Running) > 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/statefile"
 )
 
 func init() {
@@ -57,9 +58,19 @@ func runPlan(env *Env, args []string) int {
 		return ExitError
 	}
 	ep := resolveEndpoint(env, cfg)
-	snap, err := snapshot(cfg, "plan", pc.lockTimeout)
+	// The state stays open (and locked) while planning reads its history.
+	store, err := openState(cfg, "plan", pc.lockTimeout, false)
 	if err != nil {
 		return env.Errorf("%v", err)
+	}
+	var snap *statefile.Snapshot
+	var history reconcile.History
+	if store != nil {
+		defer store.Close()
+		if snap, err = store.Snapshot(); err != nil {
+			return env.Errorf("%v", err)
+		}
+		history = store
 	}
 	migrateFrom, code := checkService(env, "plan", recordedService(snap), ep, pc.migrateService)
 	if code != ExitOK {
@@ -72,6 +83,7 @@ func runPlan(env *Env, args []string) int {
 		Targets: pc.targets,
 		Replace: pc.replace,
 		Refresh: pc.refresh,
+		History: history,
 	})
 	if len(diags) > 0 {
 		writeDiagnostics(env, cfg.Files, diags)

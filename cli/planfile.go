@@ -90,6 +90,9 @@ type planReasonJSON struct {
 	From         string            `json:"from,omitempty"`
 	To           string            `json:"to,omitempty"`
 	GenerationID string            `json:"generation_id,omitempty"`
+	CreationID   string            `json:"creation_id,omitempty"`
+	Holder       string            `json:"holder,omitempty"`
+	Cached       bool              `json:"cached,omitempty"`
 	Since        *time.Time        `json:"since,omitempty"`
 	Error        string            `json:"error,omitempty"`
 	Local        []localChangeJSON `json:"local,omitempty"`
@@ -169,11 +172,16 @@ func encodePlanChange(c *reconcile.Change) planChangeJSON {
 			Service:      r.Service,
 			PrevService:  r.PrevService,
 			GenerationID: r.GenerationID,
+			CreationID:   r.CreationID,
+			Cached:       r.Cached,
 			Error:        r.Error,
 		},
 	}
 	if !c.PrevAddr.IsZero() {
 		cj.PreviousAddress = c.PrevAddr.String()
+	}
+	if !r.Holder.IsZero() {
+		cj.Reason.Holder = r.Holder.String()
 	}
 	for _, u := range r.Upstream {
 		cj.Reason.Upstream = append(cj.Reason.Upstream, u.String())
@@ -258,9 +266,15 @@ func decodePlanChange(cj planChangeJSON) (*reconcile.Change, error) {
 		return nil, err
 	}
 	rj := cj.Reason
-	r := reconcile.Reason{Attrs: rj.Attrs, Service: rj.Service, PrevService: rj.PrevService, GenerationID: rj.GenerationID, Error: rj.Error}
+	r := reconcile.Reason{Attrs: rj.Attrs, Service: rj.Service, PrevService: rj.PrevService, GenerationID: rj.GenerationID,
+		CreationID: rj.CreationID, Cached: rj.Cached, Error: rj.Error}
 	if r.Code, err = reconcile.ParseReasonCode(rj.Code); err != nil {
 		return nil, err
+	}
+	if rj.Holder != "" {
+		if r.Holder, err = addrs.ParseInstance(rj.Holder); err != nil {
+			return nil, fmt.Errorf("holder: %w", err)
+		}
 	}
 	for _, u := range rj.Upstream {
 		a, err := addrs.ParseInstance(u)

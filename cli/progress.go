@@ -88,6 +88,8 @@ func eventMessage(ev reconcile.Event) string {
 			return fmt.Sprintf("%d file(s) in %s", ev.Files, ev.Dir)
 		case reconcile.Update:
 			return reasonText(&reconcile.Change{Addr: ev.Addr, Action: ev.Action, Reason: ev.Reason})
+		case reconcile.Restore:
+			return fmt.Sprintf("restored generation %s from the history: %d file(s) in %s", ev.GenerationID, ev.Files, ev.Dir)
 		case reconcile.Move:
 			return "moved from " + ev.PrevAddr.String()
 		case reconcile.Delete:

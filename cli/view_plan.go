@@ -46,6 +46,7 @@ var actionSymbols = [...]string{
 	reconcile.Update:  "~",
 	reconcile.Move:    ">",
 	reconcile.Resume:  "…",
+	reconcile.Restore: "<",
 	reconcile.Delete:  "-",
 }
 
@@ -69,6 +70,8 @@ func actionVerb(c *reconcile.Change) string {
 		return "has moved from " + c.PrevAddr.String()
 	case reconcile.Resume:
 		return "will be resumed"
+	case reconcile.Restore:
+		return "will be restored from the history (no new generation)"
 	case reconcile.Delete:
 		return "will be deleted"
 	}
@@ -227,6 +230,9 @@ func summaryLine(p *reconcile.Plan) string {
 	if s.Resume > 0 {
 		line += fmt.Sprintf(", %d to resume", s.Resume)
 	}
+	if s.Restore > 0 {
+		line += fmt.Sprintf(", %d to restore", s.Restore)
+	}
 	return line + "."
 }
 
@@ -319,6 +325,7 @@ type summaryJSON struct {
 	Redownload int `json:"redownload"`
 	Move       int `json:"move"`
 	Resume     int `json:"resume"`
+	Restore    int `json:"restore"`
 	Delete     int `json:"delete"`
 	NoOp       int `json:"no_op"`
 }

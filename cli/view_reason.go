@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/config/addrs"
@@ -68,6 +69,16 @@ func reasonText(c *reconcile.Change) string {
 		return fmt.Sprintf("%s was renamed to %s: the same request, so its state and files move and nothing is generated", c.PrevAddr, c.Addr)
 	case reconcile.ReasonInterrupted:
 		return fmt.Sprintf("an earlier apply submitted job %s and did not finish; it is polled, not submitted again", r.GenerationID)
+	case reconcile.ReasonRestored:
+		from := "its files come from the local cache"
+		if !r.Cached {
+			from = "its files are downloaded again by creation id"
+		}
+		held := ""
+		if r.Holder != c.Addr {
+			held = ", last held by " + r.Holder.String()
+		}
+		return fmt.Sprintf("the history holds generation %s (creation %s) of this request, recorded %s%s; %s", r.GenerationID, r.CreationID, age(r.Since), held, from)
 	case reconcile.ReasonRemoved:
 		return "no longer in the configuration; its files are removed (the creation stays on the service)"
 	case reconcile.ReasonRemovedIntent:
@@ -199,4 +210,26 @@ func serviceName(id string) string {
 		return "the built-in simulator"
 	}
 	return id
+}
+
+// age says how long ago t was, to the unit that matters: "3 minutes ago",
+// "2 days ago".
+func age(t time.Time) string {
+	d := time.Since(t)
+	switch {
+	case t.IsZero():
+		return "at an unknown time"
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return ago(int(d/time.Minute), "minute")
+	case d < 48*time.Hour:
+		return ago(int(d/time.Hour), "hour")
+	default:
+		return ago(int(d/(24*time.Hour)), "day")
+	}
+}
+
+func ago(n int, unit string) string {
+	return fmt.Sprintf("%d %s%s ago", n, unit, plural(n))
 }

@@ -14,6 +14,7 @@ const (
 	Update                // move files or download them again; nothing is generated
 	Move                  // a rename: the state and the files follow the new address
 	Resume                // poll a job an interrupted apply submitted
+	Restore               // take back a generation the history holds; nothing is generated
 	Delete                // remove the files and forget the instance
 )
 
@@ -24,11 +25,12 @@ var actionNames = [...]string{
 	Update:  "update",
 	Move:    "move",
 	Resume:  "resume",
+	Restore: "restore",
 	Delete:  "delete",
 }
 
 // Actions lists every action, in the order above.
-var Actions = []Action{NoOp, Create, Replace, Update, Move, Resume, Delete}
+var Actions = []Action{NoOp, Create, Replace, Update, Move, Resume, Restore, Delete}
 
 // String is the action's name as the JSON documents spell it: "create",
 // "no-op" ...

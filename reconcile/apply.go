@@ -15,6 +15,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/reconcile/cache"
 	"github.com/genform/genform/service"
 	"github.com/genform/genform/statefile"
 )
@@ -132,7 +133,7 @@ type Job struct {
 
 // Result is what an apply did. The address lists are in address order.
 type Result struct {
-	Generated, Resumed, Updated, Moved, Deleted []addrs.Instance
+	Generated, Resumed, Restored, Updated, Moved, Deleted []addrs.Instance
 	Failed, Skipped                             []Failure
 	Running                                     []Job
 	// Unrecorded are jobs the service accepted, and so paid for, whose ids
@@ -165,6 +166,9 @@ type applyRun struct {
 	// submitted, since the next id might not be recorded either.
 	stateErr error
 	stop     context.CancelCauseFunc // ends ctx when the service refuses the token
+	// cache keeps the files changes remove or overwrite (see cacheFor).
+	cache     *cache.Cache
+	cacheOnce sync.Once
 }
 
 // Apply carries out plan. Cancelling ctx is the first Ctrl-C: no new
@@ -234,6 +238,7 @@ func (e *Engine) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 		}
 	}
 
+	r.pruneCache()
 	r.res.Interrupted = ctx.Err() != nil
 	r.res.StateErr = r.stateErr
 	byJobAddr := func(a, b Job) int { return a.Addr.Compare(b.Addr) }
@@ -243,7 +248,7 @@ func (e *Engine) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 		r.res.Running = append(r.res.Running, Job{Addr: addr, GenerationID: id})
 	}
 	slices.SortFunc(r.res.Running, func(a, b Job) int { return a.Addr.Compare(b.Addr) })
-	for _, l := range [][]addrs.Instance{r.res.Generated, r.res.Resumed, r.res.Updated, r.res.Moved, r.res.Deleted} {
+	for _, l := range [][]addrs.Instance{r.res.Generated, r.res.Resumed, r.res.Restored, r.res.Updated, r.res.Moved, r.res.Deleted} {
 		addrs.Sort(l)
 	}
 	byAddr := func(a, b Failure) int { return a.Addr.Compare(b.Addr) }
@@ -294,6 +299,8 @@ func (r *applyRun) resource(res *config.Resource, changes map[addrs.Instance]*Ch
 				err = r.resume(inst, c)
 			case Update:
 				err = r.update(inst, c)
+			case Restore:
+				err = r.restore(inst, c)
 			}
 			if err != nil {
 				r.fail(c, err)
@@ -652,6 +659,8 @@ func (r *applyRun) finish(inst *config.Instance, c *Change, intent *statefile.In
 		return fmt.Errorf("the service reported %s (job %s) succeeded but listed no outputs", inst.Addr, id)
 	}
 	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseDownloading, GenerationID: id})
+	// The files about to be overwritten or removed stay restorable.
+	r.keepFiles(old)
 	dlErr := r.downloadAll(rec, nil)
 	// The generation is paid for and done: record it whatever the
 	// downloads did, so a failed download is retried, never regenerated.

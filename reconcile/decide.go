@@ -40,6 +40,10 @@ type facts struct {
 	diff []AttrChange
 	// ignore is lifecycle.ignore_changes.
 	ignore []string
+	// restorable is a generation of the declared request in the history
+	// that no instance holds; nil when there is none, or when restoring is
+	// turned off. Looked up only where a generation would be made.
+	restorable *statefile.Resource
 }
 
 // decision is what decide makes of facts.
@@ -68,13 +72,16 @@ type decision struct {
 //     id (the answer was lost) is submitted again, both as a create or a
 //     replace.
 //  2. Without a record: a rename (move) when a record that left the
-//     configuration has the same request, a create otherwise.
-//  3. With a record: a replace when its only generation failed, when
-//     -replace names it, when replace_triggered_by names a resource
-//     generated anew, when the declared request is the one whose
-//     generation failed last, when its request depends on an upstream
-//     that changes, or when the request changed other than in
-//     ignore_changes; otherwise the generation is kept.
+//     configuration has the same request, a restore when the history
+//     holds a generation of it that no instance holds, a create
+//     otherwise.
+//  3. With a record: -replace and replace_triggered_by always generate
+//     anew. Otherwise a generation of the declared request in the history
+//     is restored when the record's only generation failed, when the
+//     request is the one whose generation failed last, or when it changed
+//     other than in ignore_changes; failing that, those three are a
+//     replace, as is a request that depends on an upstream that changes.
+//     Otherwise the generation is kept.
 func decide(f facts) decision {
 	rec, intent := f.record, f.intent
 	generate := Create
@@ -94,15 +101,19 @@ func decide(f facts) decision {
 		return decision{action: generate, reason: Reason{Code: ReasonAnswerLost, Since: intent.CreatedAt}}
 	case rec == nil && f.orphan != nil && f.fingerprint != "" && !f.forced:
 		return decision{action: Move, reason: Reason{Code: ReasonRenamed}}
+	case rec == nil && f.restorable != nil && !f.forced:
+		return restore(f.restorable)
 	case rec == nil:
 		return decision{action: Create, reason: Reason{Code: ReasonNew}}
+	case rec.Status == StatusFailed && f.restorable != nil && !f.forced && len(f.triggered) == 0:
+		return restore(f.restorable)
 	case rec.Status == StatusFailed:
 		return decision{action: Replace, reason: Reason{Code: ReasonFailed, Error: rec.Error}}
 	case f.forced:
 		return decision{action: Replace, reason: Reason{Code: ReasonForced}}
 	case len(f.triggered) > 0:
 		return decision{action: Replace, reason: Reason{Code: ReasonTriggered, Upstream: f.triggered}}
-	case rec.Failure != nil && f.fingerprint != "" && f.fingerprint == rec.Failure.Fingerprint:
+	case rec.Failure != nil && f.fingerprint != "" && f.fingerprint == rec.Failure.Fingerprint && f.restorable == nil:
 		// The declared request is the one that failed last: try it again.
 		return decision{action: Replace, reason: Reason{Code: ReasonFailed, Error: rec.Failure.Error}}
 	case f.fingerprint == "":
@@ -120,9 +131,18 @@ func decide(f facts) decision {
 			// Every difference is in ignore_changes: keep what was made.
 			return decision{keep: true}
 		}
+		if f.restorable != nil {
+			return restore(f.restorable)
+		}
 		return decision{action: Replace, reason: requestChanged(f.diff, rec, f.endpoint, f.service, f.prevService)}
 	}
 	return decision{keep: true}
+}
+
+// restore is the decision to take back the generation e from the history.
+func restore(e *statefile.Resource) decision {
+	return decision{action: Restore, reason: Reason{Code: ReasonRestored, GenerationID: e.GenerationID,
+		CreationID: e.CreationID, Since: e.CreatedAt, Holder: e.Addr}}
 }
 
 // requestChanged says how a request differs from the recorded one.

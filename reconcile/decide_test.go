@@ -61,6 +61,16 @@ func intentFor(fp, id string) *statefile.Intent {
 	return &statefile.Intent{Addr: a("image.a"), Fingerprint: fp, GenerationID: id, CreatedAt: intentTime}
 }
 
+// historyEntry is a generation of the request "fp-hist" that the history
+// holds, last held by image.gone.
+func historyEntry() *statefile.Resource {
+	r := succeededRecord()
+	r.Addr, r.Fingerprint, r.GenerationID, r.CreationID, r.CreatedAt = a("image.gone"), "fp-hist", "job-hist", "cr-hist", intentTime
+	return r
+}
+
+var restoredReason = Reason{Code: ReasonRestored, GenerationID: "job-hist", CreationID: "cr-hist", Since: intentTime, Holder: a("image.gone")}
+
 func orphanRecord() *statefile.Resource {
 	r := succeededRecord()
 	r.Addr = a("image.old")
@@ -168,6 +178,36 @@ var decideTests = []decideTest{
 	{name: "an orphan with the same request is a rename",
 		facts: facts{fingerprint: "fp-old", orphan: orphanRecord()},
 		want:  Move, reason: Reason{Code: ReasonRenamed}},
+
+	// Restore.
+	{name: "not recorded, the history holds the request",
+		facts: facts{fingerprint: "fp-old", restorable: historyEntry()},
+		want:  Restore, reason: restoredReason},
+	{name: "a changed request the history holds",
+		facts: facts{fingerprint: "fp-new", record: succeededRecord(), diff: []AttrChange{{Name: "prompt"}}, restorable: historyEntry()},
+		want:  Restore, reason: restoredReason},
+	{name: "a failed record whose request the history holds",
+		facts: facts{fingerprint: "fp-new", record: failedRecord(), restorable: historyEntry()},
+		want:  Restore, reason: restoredReason},
+	{name: "restoring beats retrying the request that failed last",
+		facts: facts{fingerprint: "fp-failed", record: recordWithFailure(), diff: []AttrChange{{Name: "prompt"}}, restorable: historyEntry()},
+		want:  Restore, reason: restoredReason},
+	{name: "a rename beats restoring",
+		facts: facts{fingerprint: "fp-old", orphan: orphanRecord(), restorable: historyEntry()},
+		want:  Move, reason: Reason{Code: ReasonRenamed}},
+	{name: "-replace beats restoring",
+		facts: facts{fingerprint: "fp-new", record: succeededRecord(), forced: true, restorable: historyEntry()},
+		want:  Replace, reason: Reason{Code: ReasonForced}},
+	{name: "-replace of a new instance beats restoring",
+		facts: facts{fingerprint: "fp-new", forced: true, restorable: historyEntry()},
+		want:  Create, reason: Reason{Code: ReasonNew}},
+	{name: "replace_triggered_by beats restoring a failed record",
+		facts: facts{fingerprint: "fp-new", record: failedRecord(), triggered: []addrs.Resource{upstreamHero}, restorable: historyEntry()},
+		want:  Replace, reason: Reason{Code: ReasonFailed, Error: "the service reported the generation failed"}},
+	{name: "ignore_changes beats restoring", keep: true,
+		facts: facts{fingerprint: "fp-new", record: succeededRecord(), ignore: []string{"prompt"}, diff: []AttrChange{{Name: "prompt"}}, restorable: historyEntry()},
+		local: local{dir: "generated/image/a", files: []fileState{fileOK, fileOK}},
+		want:  NoOp},
 
 	// No-op: the generation is kept and nothing local changed.
 	{name: "unchanged", keep: true,

@@ -42,6 +42,10 @@ func (r *applyRun) update(inst *config.Instance, c *Change) error {
 	var dlErr error
 	if len(which) > 0 {
 		r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseDownloading, GenerationID: rec.GenerationID})
+		// A file about to be overwritten (the other watermark wish) stays
+		// restorable; one changed on disk is not what the record says
+		// and is not kept.
+		r.keepFiles(&rec)
 		dlErr = r.downloadAll(&rec, which)
 	}
 	if err := r.refreshStats(&rec); err != nil {
@@ -181,6 +185,7 @@ func (r *applyRun) delete(c *Change) {
 			r.fail(c, err)
 			return
 		}
+		r.keepFiles(rec)
 		for _, o := range rec.Outputs {
 			if o.Path == "" {
 				continue

@@ -11,6 +11,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/reconcile/cache"
 	"github.com/genform/genform/statefile"
 )
 
@@ -86,7 +87,7 @@ type AttrChange struct {
 
 // Summary counts a plan's changes.
 type Summary struct {
-	Generate, Images, Videos, Redownload, Move, Resume, Delete, NoOp int
+	Generate, Images, Videos, Redownload, Move, Resume, Restore, Delete, NoOp int
 }
 
 // Summary counts the plan's changes.
@@ -107,6 +108,8 @@ func (p *Plan) Summary() Summary {
 			s.Move++
 		case Resume:
 			s.Resume++
+		case Restore:
+			s.Restore++
 		case Delete:
 			s.Delete++
 		default:
@@ -164,6 +167,17 @@ type PlanInput struct {
 	// Dir is the working directory output paths are relative to ("" for
 	// the current directory).
 	Dir string
+	// History finds earlier generations of a request, to restore them
+	// rather than generate anew; nil plans without the history.
+	History History
+}
+
+// History is what planning reads of the state's history.
+// *statefile.Store implements it.
+type History interface {
+	// Generations returns the history's entries for the request whose
+	// fingerprint is fp, most recently recorded first.
+	Generations(fp string) ([]*statefile.Resource, error)
 }
 
 // matches reports whether the address list names addr: itself, or its
@@ -199,6 +213,12 @@ type planner struct {
 	// prevService is the state's service when it differs from the one
 	// planned for (a switch the user asked for).
 	prevService string
+	// held are the generation ids the state's records hold, and claimed
+	// those this plan restores: a generation has one holder at a time.
+	// held is filled at the first history lookup.
+	held, claimedGen map[string]bool
+	// cache is the local cache restores take files from.
+	cache *cache.Cache
 }
 
 // MakePlan compares the configuration with the state and the files on disk.
@@ -228,6 +248,11 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 	}
 	for _, a := range in.Replace {
 		p.replace[a] = true
+	}
+	if in.History != nil && in.Config.Settings.Restore {
+		p.cache = CacheOf(in.Config, in.Dir)
+	} else {
+		p.in.History = nil
 	}
 	if st.Meta.Service != "" && st.Meta.Service != in.Service {
 		p.prevService = st.Meta.Service
@@ -411,6 +436,11 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance) (*Chan
 		p.fillAttrs(c, rec, inst)
 		f.diff = c.Attrs
 	}
+	// The history is read only where a generation would be made.
+	if p.in.History != nil && f.fingerprint != "" && f.intent == nil && !f.forced && len(f.triggered) == 0 &&
+		(rec == nil && f.orphan == nil || rec != nil && (rec.Fingerprint != f.fingerprint || rec.Status == StatusFailed)) {
+		f.restorable = p.restorable(f.fingerprint, inst.Addr)
+	}
 
 	d := decide(f)
 	c.Action = d.action
@@ -419,6 +449,12 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance) (*Chan
 		c.Reason = &why
 	}
 	switch {
+	case d.action == Restore:
+		p.claimedGen[f.restorable.GenerationID] = true
+		c.GenerationID = f.restorable.GenerationID
+		c.Reason.Cached = p.cached(f.restorable)
+		p.fillAttrs(c, rec, inst)
+		return c, f.restorable, inst.Dir
 	case d.action == Move:
 		old := p.claimOrphan(f.orphan)
 		c.PrevAddr = old.Addr
@@ -482,6 +518,65 @@ func (p *planner) checkProtected(r *config.Resource, inst *config.Instance, rec 
 			Subject:  &rng,
 		})
 	}
+}
+
+// restorable finds a generation of the request fp in the history that
+// no record holds and no other instance of this plan restores: the one
+// addr held last when there is one (a count grown back gets its own
+// files back), else the most recently recorded. A generation that failed,
+// or whose files were never all hashed, cannot be restored.
+func (p *planner) restorable(fp string, addr addrs.Instance) *statefile.Resource {
+	entries, err := p.in.History.Generations(fp)
+	if err != nil {
+		p.diags = append(p.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unreadable history", Detail: err.Error()})
+		p.in.History = nil
+		return nil
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	if p.held == nil {
+		p.held = make(map[string]bool, len(p.state.Resources))
+		for _, rec := range p.state.Resources {
+			if rec.GenerationID != "" {
+				p.held[rec.GenerationID] = true
+			}
+		}
+		p.claimedGen = map[string]bool{}
+	}
+	var best *statefile.Resource
+	for _, e := range entries {
+		if e.Status != StatusSucceed || e.Endpoint.Kind() != addr.Resource.Kind || len(e.Outputs) == 0 ||
+			p.held[e.GenerationID] || p.claimedGen[e.GenerationID] || !allHashed(e) {
+			continue
+		}
+		if e.Addr == addr {
+			return e
+		}
+		if best == nil {
+			best = e
+		}
+	}
+	return best
+}
+
+func allHashed(e *statefile.Resource) bool {
+	for _, o := range e.Outputs {
+		if o.SHA256 == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// cached reports whether the local cache holds every file of e.
+func (p *planner) cached(e *statefile.Resource) bool {
+	for _, o := range e.Outputs {
+		if !p.cache.Has(o.SHA256) {
+			return false
+		}
+	}
+	return true
 }
 
 // peekOrphan finds an unclaimed record of kind with fingerprint fp.

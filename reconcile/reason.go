@@ -41,6 +41,9 @@ const (
 	// Resume.
 	ReasonInterrupted // an interrupted apply submitted job GenerationID and did not finish
 
+	// Restore.
+	ReasonRestored // the history holds a generation of the declared request (job GenerationID, creation CreationID, recorded at Since for Holder) that no instance holds; Cached says whether every file is in the local cache
+
 	// Delete.
 	ReasonRemoved       // no longer in the configuration
 	ReasonRemovedIntent // an interrupted submission (job GenerationID, or sent at Since with its answer lost) of an instance no longer in the configuration
@@ -64,6 +67,7 @@ var reasonNames = [...]string{
 	ReasonLocal:         "local",
 	ReasonRenamed:       "renamed",
 	ReasonInterrupted:   "interrupted",
+	ReasonRestored:      "restored",
 	ReasonRemoved:       "removed",
 	ReasonRemovedIntent: "removed_intent",
 	ReasonDestroy:       "destroy",
@@ -125,11 +129,20 @@ type Reason struct {
 	// From and To are the old and new endpoints (ReasonEndpoint).
 	From, To addrs.Endpoint
 	// GenerationID is the job of an interrupted submission (ReasonInterrupted,
-	// ReasonAbandoned, ReasonRemovedIntent, ReasonDestroyIntent).
+	// ReasonAbandoned, ReasonRemovedIntent, ReasonDestroyIntent), or the
+	// generation restored (ReasonRestored).
 	GenerationID string
+	// CreationID, Holder and Cached describe the generation restored
+	// (ReasonRestored): its creation id, the instance that held it last,
+	// and whether the local cache holds all of its files (otherwise they
+	// are downloaded again by creation id).
+	CreationID string
+	Holder     addrs.Instance
+	Cached     bool
 	// Since is when an interrupted apply sent its create request
 	// (ReasonAnswerLost, and ReasonRemovedIntent or ReasonDestroyIntent
-	// without a job).
+	// without a job), or when the generation restored was first recorded
+	// (ReasonRestored).
 	Since time.Time
 	// Error is the failure the state recorded (ReasonFailed).
 	Error string

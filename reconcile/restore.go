@@ -1,0 +1,235 @@
+package reconcile
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/genform/genform/config"
+	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/reconcile/cache"
+	"github.com/genform/genform/service"
+	"github.com/genform/genform/statefile"
+)
+
+// This file holds what the history gives back: keeping the files a change
+// removes or overwrites in the local cache, and the restore action, which
+// takes a generation the history holds back for an instance, from the
+// cache or, failing that, from the service by creation id. Neither costs a
+// generation.
+
+// CacheOf is the cache of a configuration in the working directory dir.
+func CacheOf(cfg *config.Config, dir string) *cache.Cache {
+	if dir == "" {
+		dir = "."
+	}
+	abs, err := filepath.Abs(filepath.Join(dir, filepath.FromSlash(cfg.Settings.CacheDir)))
+	if err != nil {
+		abs = filepath.Join(dir, filepath.FromSlash(cfg.Settings.CacheDir))
+	}
+	return cache.New(abs)
+}
+
+// cacheFor returns the apply's cache, or nil with a warning when its
+// directory cannot be used (a symbolic link out of the working directory).
+func (r *applyRun) cacheFor() *cache.Cache {
+	r.cacheOnce.Do(func() {
+		e := r.e
+		if err := CheckInside(e.Dir, e.Config.Settings.CacheDir); err != nil {
+			r.emit(Event{Phase: PhaseWarning, Err: fmt.Errorf("the cache is not used: %w", err)})
+			return
+		}
+		r.cache = CacheOf(e.Config, e.Dir)
+	})
+	return r.cache
+}
+
+// keepFiles puts the files of rec's generation in the cache before a
+// change removes or overwrites them, so a later restore costs nothing. A
+// file that cannot be kept is a warning: the history still knows the
+// generation, and its files can be downloaded again by creation id.
+func (r *applyRun) keepFiles(rec *statefile.Resource) {
+	if rec == nil || rec.Status != StatusSucceed {
+		return
+	}
+	c := r.cacheFor()
+	if c == nil {
+		return
+	}
+	if err := CheckInside(r.e.Dir, rec.Dir); err != nil {
+		return
+	}
+	for _, o := range rec.Outputs {
+		if o.Path == "" || o.SHA256 == "" {
+			continue
+		}
+		if _, err := c.Keep(filepath.Join(r.e.Dir, filepath.FromSlash(o.Path)), o.SHA256, o.Size, o.ModTime); err != nil {
+			r.emit(Event{Addr: rec.Addr, Phase: PhaseWarning,
+				Err: fmt.Errorf("keeping %s in the cache: %w; restoring it later downloads it again", o.Path, err)})
+		}
+	}
+}
+
+// pruneCache brings the cache down to its budget after an apply.
+func (r *applyRun) pruneCache() {
+	if r.cache == nil {
+		return
+	}
+	if _, err := r.cache.Prune(r.e.Config.Settings.CacheMaxSize); err != nil {
+		r.emit(Event{Phase: PhaseWarning, Err: err})
+	}
+}
+
+// restore takes back the generation the plan found in the history for
+// inst. Every file is first put beside its final name and checked against
+// its recorded sha256; only when all are there are they renamed into
+// place and the instance recorded, so a restore that fails changes
+// neither the files nor the state.
+func (r *applyRun) restore(inst *config.Instance, c *Change) error {
+	e := r.e
+	if err := CheckInside(e.Dir, inst.Dir); err != nil {
+		return err
+	}
+	entry, err := e.Store.Generation(c.Fingerprint, c.GenerationID)
+	if err != nil {
+		return err
+	}
+	if entry == nil {
+		return fmt.Errorf("the history no longer holds generation %s for %s; run plan again", c.GenerationID, inst.Addr)
+	}
+	if fp := config.Fingerprint(e.ServiceID, inst.Endpoint, inst.Request); inst.Request == nil || fp != c.Fingerprint {
+		return fmt.Errorf("the request of %s is no longer the one the plan showed; nothing was restored: run plan again", inst.Addr)
+	}
+	old, err := e.Store.Resource(inst.Addr)
+	if err != nil {
+		return err
+	}
+	r.emit(Event{Addr: inst.Addr, Action: Restore, Phase: PhaseDownloading, GenerationID: entry.GenerationID})
+
+	dir := filepath.Join(e.Dir, filepath.FromSlash(inst.Dir))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("restoring %s: %w", inst.Addr, err)
+	}
+	rec := *entry
+	rec.Addr, rec.Dir, rec.Deps, rec.Failure = inst.Addr, inst.Dir, inst.Resource.Refs, nil
+	// The record's creation time is the instance's (Record keeps the one
+	// it replaces); the history keeps the generation's.
+	rec.CreatedAt, rec.UpdatedAt = time.Time{}, nowUTC()
+	rec.Outputs = append([]statefile.Output(nil), entry.Outputs...)
+
+	staged := make([]string, len(rec.Outputs))
+	defer func() {
+		for _, p := range staged {
+			if p != "" {
+				os.Remove(p)
+			}
+		}
+	}()
+	var fresh *service.Creation // the creation's detail, fetched once if the cache falls short
+	c2 := r.cacheFor()
+	for i := range rec.Outputs {
+		o := &rec.Outputs[i]
+		name := strconv.Itoa(o.Index) + path.Ext(o.Path)
+		stage := filepath.Join(dir, ".restore-"+name)
+		if c2 != nil {
+			err := c2.Restore(o.SHA256, stage)
+			if err == nil {
+				staged[i] = stage
+				o.Path = path.Join(inst.Dir, name)
+				continue
+			}
+			if errors.Is(err, cache.ErrDamaged) {
+				r.emit(Event{Addr: inst.Addr, Action: Restore, Phase: PhaseWarning,
+					Err: fmt.Errorf("the cached copy of output %d was changed (%v); downloading it again", o.Index, err)})
+			} else if !errors.Is(err, cache.ErrMissing) {
+				return fmt.Errorf("restoring output %d of %s from the cache: %w", o.Index, inst.Addr, err)
+			}
+		}
+		// Evicted (or never kept): the service gives fresh URLs for the
+		// creation, and no new generation.
+		if e.Service == nil {
+			return fmt.Errorf("restoring %s: the cache no longer holds output %d; nothing was changed: run plan again", inst.Addr, o.Index)
+		}
+		if fresh == nil {
+			fresh, err = e.Service.Detail(r.on(inst.Addr), entry.CreationID)
+			if err != nil {
+				return fmt.Errorf("restoring %s: fetching creation %s: %w; nothing was changed", inst.Addr, entry.CreationID, err)
+			}
+		}
+		url, err := r.restoreURL(entry, fresh, o.Index)
+		if err != nil {
+			return fmt.Errorf("restoring %s: %w; nothing was changed", inst.Addr, err)
+		}
+		d, err := e.Service.Download(r.on(inst.Addr), url, dir, ".restore-"+strconv.Itoa(o.Index))
+		if err != nil {
+			return fmt.Errorf("restoring output %d of %s: %w; nothing was changed", o.Index, inst.Addr, err)
+		}
+		staged[i] = d.Path
+		if d.SHA256 != o.SHA256 {
+			return fmt.Errorf("restoring %s: output %d downloaded again from creation %s has sha256 %s, not the recorded %s; nothing was changed (generate it anew with -replace=%s)",
+				inst.Addr, o.Index, entry.CreationID, d.SHA256, o.SHA256, inst.Addr.Shell())
+		}
+		name = strconv.Itoa(o.Index) + filepath.Ext(d.Path)
+		o.Path = path.Join(inst.Dir, name)
+	}
+
+	// Every file is here and checked: the files of the instance's
+	// current generation go to the cache, and the restored ones into
+	// place.
+	r.keepFiles(old)
+	for i := range rec.Outputs {
+		o := &rec.Outputs[i]
+		final := filepath.Join(e.Dir, filepath.FromSlash(o.Path))
+		if err := os.Rename(staged[i], final); err != nil {
+			return fmt.Errorf("restoring %s: %w", inst.Addr, err)
+		}
+		staged[i] = ""
+		if fi, err := os.Stat(final); err == nil {
+			o.Size, o.ModTime = fi.Size(), fi.ModTime()
+		}
+	}
+	if err := e.Store.Batch(func(tx *statefile.Tx) error {
+		if err := tx.Record(&rec); err != nil {
+			return err
+		}
+		return tx.Protect(inst.Addr, inst.Resource.PreventDestroy)
+	}); err != nil {
+		return fmt.Errorf("recording %s: %w", inst.Addr, err)
+	}
+	if old != nil {
+		r.removeStale(old, &rec)
+	}
+	// The history's files are the ones it was made with; a different
+	// watermark_free wish is the update that fetches the other file.
+	if rec.Addr.Resource.Kind == addrs.Video && rec.WatermarkFree != inst.WatermarkFree {
+		if err := r.update(inst, &Change{Addr: inst.Addr, Action: Update}); err != nil {
+			return err
+		}
+	}
+	r.record(&r.res.Restored, inst.Addr)
+	r.emit(Event{Addr: inst.Addr, Action: Restore, Phase: PhaseDone, GenerationID: rec.GenerationID, Files: len(rec.Outputs), Dir: rec.Dir, Reason: c.Reason})
+	return nil
+}
+
+// restoreURL is where output index of a creation is downloaded from again.
+func (r *applyRun) restoreURL(entry *statefile.Resource, det *service.Creation, index int) (string, error) {
+	outs := outputsOf(entry.Addr.Resource.Kind, det)
+	for _, o := range outs {
+		if o.Index != index {
+			continue
+		}
+		if entry.Addr.Resource.Kind == addrs.Video && entry.WatermarkFree {
+			w, err := r.e.Service.WatermarkFreeURL(r.on(entry.Addr), entry.CreationID)
+			if err != nil {
+				return "", fmt.Errorf("getting the watermark-free URL of creation %s: %w", entry.CreationID, err)
+			}
+			return w.URL, nil
+		}
+		return o.MediaURL, nil
+	}
+	return "", fmt.Errorf("creation %s no longer lists output %d", entry.CreationID, index)
+}
