@@ -98,7 +98,7 @@ func showState(env *Env, command string, vf varFlags, lockTimeout time.Duration,
 	if cfg == nil {
 		return ExitError
 	}
-	snap, err := snapshot(cfg, command, lockTimeout)
+	snap, hist, err := stateAndHistory(cfg, command, lockTimeout)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
@@ -115,16 +115,22 @@ func showState(env *Env, command string, vf varFlags, lockTimeout time.Duration,
 			if it := snap.Intents[addr]; it != nil {
 				one.Intents = map[addrs.Instance]*statefile.Intent{addr: it}
 			}
-			if err := renderStateJSON(env.Stdout, one, resolveEndpoint(env, cfg).ID); err != nil {
+			if err := renderStateJSON(env.Stdout, one, resolveEndpoint(env, cfg).ID, hist, hist.of(addr)); err != nil {
 				return env.Errorf("writing the state: %v", err)
 			}
 			return ExitOK
 		}
 		renderResource(env.Stdout, snap, addr)
+		if entries := hist.of(addr); len(entries) > 0 {
+			fmt.Fprintf(env.Stdout, "\n%s\n", colBold.Sprintf("# history of %s (newest first; 'genform history' lists every instance's):", addr))
+			for _, e := range entries {
+				fmt.Fprintf(env.Stdout, "#   %s\n", hist.line(e, addr))
+			}
+		}
 		return ExitOK
 	}
 	if asJSON {
-		if err := renderStateJSON(env.Stdout, snap, resolveEndpoint(env, cfg).ID); err != nil {
+		if err := renderStateJSON(env.Stdout, snap, resolveEndpoint(env, cfg).ID, hist, hist.entries); err != nil {
 			return env.Errorf("writing the state: %v", err)
 		}
 		return ExitOK

@@ -28,6 +28,9 @@ type stateDocument struct {
 	Service   string              `json:"service,omitempty"`
 	Resources []stateResourceJSON `json:"resources"`
 	Intents   []stateIntentJSON   `json:"intents"`
+	// History lists every generation recorded (for one address, those it
+	// held), newest first.
+	History []historyEntryJSON `json:"history"`
 }
 
 type stateResourceJSON struct {
@@ -130,12 +133,16 @@ func resourceJSON(rec *statefile.Resource, protected bool) stateResourceJSON {
 		}
 	}
 	for _, o := range rec.Outputs {
-		r.Outputs = append(r.Outputs, stateOutputJSON{
-			Index: o.Index, ID: o.ID, MediaURL: o.MediaURL, ThumbnailURL: o.ThumbnailURL,
-			Path: o.Path, Size: o.Size, ModTime: jsonTime(o.ModTime), SHA256: o.SHA256, ContentType: o.ContentType,
-		})
+		r.Outputs = append(r.Outputs, stateOutput(o))
 	}
 	return r
+}
+
+func stateOutput(o statefile.Output) stateOutputJSON {
+	return stateOutputJSON{
+		Index: o.Index, ID: o.ID, MediaURL: o.MediaURL, ThumbnailURL: o.ThumbnailURL,
+		Path: o.Path, Size: o.Size, ModTime: jsonTime(o.ModTime), SHA256: o.SHA256, ContentType: o.ContentType,
+	}
 }
 
 // recordAttrs is the request a record was made with, under the
@@ -154,12 +161,16 @@ func recordAttrs(rec *statefile.Resource) map[string]any {
 
 // renderStateJSON writes the state document. A nil snap (no state file)
 // is written as an empty state.
-func renderStateJSON(w io.Writer, snap *statefile.Snapshot, service string) error {
+func renderStateJSON(w io.Writer, snap *statefile.Snapshot, service string, hist *historyView, entries []*statefile.Resource) error {
 	doc := stateDocument{
 		FormatVersion: jsonFormatVersion,
 		Service:       service,
 		Resources:     []stateResourceJSON{},
 		Intents:       []stateIntentJSON{},
+		History:       []historyEntryJSON{},
+	}
+	if hist != nil {
+		doc.History = hist.json(entries)
 	}
 	if snap != nil {
 		doc.Lineage, doc.Serial = snap.Meta.Lineage, snap.Meta.Serial

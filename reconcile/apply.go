@@ -134,8 +134,8 @@ type Job struct {
 // Result is what an apply did. The address lists are in address order.
 type Result struct {
 	Generated, Resumed, Restored, Updated, Moved, Deleted []addrs.Instance
-	Failed, Skipped                             []Failure
-	Running                                     []Job
+	Failed, Skipped                                       []Failure
+	Running                                               []Job
 	// Unrecorded are jobs the service accepted, and so paid for, whose ids
 	// the state could not be made to hold (a full or read-only disk): the
 	// user adopts each with genform import once the state can be written.

@@ -176,7 +176,7 @@ type PlanInput struct {
 // *statefile.Store implements it.
 type History interface {
 	// Generations returns the history's entries for the request whose
-	// fingerprint is fp, most recently recorded first.
+	// fingerprint is fp, the most recently made first.
 	Generations(fp string) ([]*statefile.Resource, error)
 }
 

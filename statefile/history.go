@@ -147,7 +147,7 @@ func historyName(key []byte) string {
 }
 
 // Generations returns the history's entries for the request whose
-// fingerprint is fp, most recently recorded first.
+// fingerprint is fp, the most recently made first.
 func (s *Store) Generations(fp string) ([]*Resource, error) {
 	var out []*Resource
 	if fp == "" || strings.IndexByte(fp, historySep) >= 0 {
@@ -202,7 +202,7 @@ func (s *Store) Generation(fp, gid string) (*Resource, error) {
 }
 
 // History returns the entries last recorded for addr, or every entry
-// when addr is the zero Instance, most recently recorded first.
+// when addr is the zero Instance, the most recently made first.
 func (s *Store) History(addr addrs.Instance) ([]*Resource, error) {
 	var out []*Resource
 	err := s.db.View(func(tx *bolt.Tx) error {
@@ -242,11 +242,13 @@ func (s *Store) HistoryLen() (int, error) {
 	return n, err
 }
 
+// newestFirst orders entries by when their generation was first
+// recorded, the newest first.
 func newestFirst(a, b *Resource) int {
-	if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+	if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
 		return c
 	}
-	return b.CreatedAt.Compare(a.CreatedAt)
+	return b.UpdatedAt.Compare(a.UpdatedAt)
 }
 
 // migrateHistory is the migration to schema 2: it creates the history
