@@ -40,7 +40,7 @@ func TestScript(t *testing.T) {
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
 			h := &simHolder{}
-			if err := h.start(simulator.Options{Latency: 300 * time.Millisecond, Token: "test-token"}); err != nil {
+			if err := h.start("", simulator.Options{Latency: 300 * time.Millisecond, Token: "test-token"}); err != nil {
 				return err
 			}
 			env.Defer(h.close)
@@ -87,18 +87,27 @@ type simHolder struct {
 	inst *simulator.Instance
 }
 
-func (h *simHolder) start(opts simulator.Options) error {
-	inst, err := simulator.Listen("127.0.0.1:0", opts)
+// start starts a simulator at addr ("" for any free port), in place of
+// the one running; one at the same address is stopped first (the service
+// restarted: its URL, and so the service's identity, stays).
+func (h *simHolder) start(addr string, opts simulator.Options) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if addr != "" && h.inst != nil && strings.TrimPrefix(h.inst.URL, "http://") == addr {
+		h.inst.Close()
+		h.inst = nil
+	}
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	inst, err := simulator.Listen(addr, opts)
 	if err != nil {
 		return err
 	}
-	h.mu.Lock()
-	old := h.inst
-	h.inst = inst
-	h.mu.Unlock()
-	if old != nil {
-		old.Close()
+	if h.inst != nil {
+		h.inst.Close()
 	}
+	h.inst = inst
 	return nil
 }
 
@@ -121,8 +130,10 @@ func (h *simHolder) url() string {
 func holder(ts *testscript.TestScript) *simHolder { return ts.Value(simKey{}).(*simHolder) }
 
 // sim-start [-latency D] [-error-rate F] [-truncate-rate F] [-fail-rate F] [-rpm N]
-// [-max-concurrent N] [-seed N] [-data DIR] [-url-ttl D] restarts the script's
-// simulator with these options and points GENFORM_BASE_URL at it.
+// [-max-concurrent N] [-seed N] [-data DIR] [-url-ttl D] [-addr HOST:PORT]
+// restarts the script's simulator with these options and points
+// GENFORM_BASE_URL at it. With -addr the same address, and -data the same
+// directory, it is the same service restarted.
 func cmdSimStart(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! sim-start")
@@ -138,12 +149,13 @@ func cmdSimStart(ts *testscript.TestScript, neg bool, args []string) {
 	fs.Int64Var(&opts.Seed, "seed", 1, "")
 	fs.DurationVar(&opts.URLTTL, "url-ttl", 0, "")
 	data := fs.String("data", "", "")
+	addr := fs.String("addr", "", "")
 	ts.Check(fs.Parse(args))
 	if *data != "" {
 		opts.DataDir = ts.MkAbs(*data)
 	}
 	h := holder(ts)
-	ts.Check(h.start(opts))
+	ts.Check(h.start(*addr, opts))
 	ts.Setenv("GENFORM_BASE_URL", h.url())
 	ts.Setenv("SIM_URL", h.url())
 }

@@ -523,7 +523,7 @@ func (p *planner) checkProtected(r *config.Resource, inst *config.Instance, rec 
 // restorable finds a generation of the request fp in the history that
 // no record holds and no other instance of this plan restores: the one
 // addr held last when there is one (a count grown back gets its own
-// files back), else the most recently recorded. A generation that failed,
+// files back), else the most recently made. A generation that failed,
 // or whose files were never all hashed, cannot be restored.
 func (p *planner) restorable(fp string, addr addrs.Instance) *statefile.Resource {
 	entries, err := p.in.History.Generations(fp)
