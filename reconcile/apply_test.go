@@ -63,6 +63,9 @@ type fakeJob struct {
 	// request for its watermark-free URL.
 	downloadErr error
 	wmErr       error
+	// otherBytes makes downloads of the job's files serve other bytes than
+	// before (a service that renders a creation anew).
+	otherBytes bool
 }
 
 type fakeRun struct {
@@ -241,8 +244,12 @@ func (f *fakeService) Download(ctx context.Context, url, dir, base string) (*ser
 	j, _ := f.job(id)
 	f.mu.Lock()
 	var err error
+	data := []byte("content of " + url)
 	if j != nil {
 		err = j.downloadErr
+		if j.otherBytes {
+			data = append(data, " rendered again"...)
+		}
 	}
 	if err == nil {
 		f.downloads = append(f.downloads, url)
@@ -251,7 +258,6 @@ func (f *fakeService) Download(ctx context.Context, url, dir, base string) (*ser
 	if err != nil {
 		return nil, err
 	}
-	data := []byte("content of " + url)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -259,8 +265,13 @@ func (f *fakeService) Download(ctx context.Context, url, dir, base string) (*ser
 	if ext == "" {
 		ext = ".png"
 	}
+	// As the real client does: a temporary file renamed into place, so a
+	// file replaced is a new inode (the cache may hold the old one).
 	path := filepath.Join(dir, base+ext)
-	if err := os.WriteFile(path, data, 0o644); err != nil {
+	if err := os.WriteFile(path+".part", data, 0o644); err != nil {
+		return nil, err
+	}
+	if err := os.Rename(path+".part", path); err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(data)

@@ -68,7 +68,7 @@ func (w *workdir) snapshot() *statefile.Snapshot {
 }
 
 func (w *workdir) input() PlanInput {
-	return PlanInput{Config: w.cfg, State: w.snapshot(), Service: "simulator", Refresh: true, Dir: w.dir}
+	return PlanInput{Config: w.cfg, State: w.snapshot(), Service: "simulator", Refresh: true, Dir: w.dir, History: w.store}
 }
 
 // plan makes src the configuration and plans it.

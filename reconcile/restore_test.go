@@ -1,0 +1,180 @@
+package reconcile
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const greenConfig = `
+image "a" {
+  prompt       = "a green apple"
+  image_number = 2
+}
+`
+
+// TestApplyRestore: a reverted request is restored from the cache with
+// no request to the service at all; the files are the first
+// generation's, the record holds it again, and the generation it
+// replaced is restorable in turn.
+func TestApplyRestore(t *testing.T) {
+	svc := &fakeService{}
+	w := newWorkdir(t, svc)
+	w.converge(appleConfig)
+	first := w.read("generated/image/a/0.png")
+	w.converge(greenConfig)
+	if w.read("generated/image/a/0.png") == first {
+		t.Fatal("the second generation has the first one's bytes")
+	}
+
+	p := w.plan(appleConfig)
+	c := p.Change(a("image.a"))
+	if c.Action != Restore || c.Reason.Code != ReasonRestored || c.Reason.GenerationID != "job-1" || c.Reason.CreationID != "job-1" ||
+		c.Reason.Holder != a("image.a") || !c.Reason.Cached || c.GenerationID != "job-1" {
+		t.Fatalf("plan: %s %+v", c.Action, c.Reason)
+	}
+	if s := p.Summary(); s.Restore != 1 || s.Generate != 0 {
+		t.Errorf("summary %+v", s)
+	}
+	calls := len(svc.calls)
+	before := svc.calls["Download"] + svc.calls["Detail"] + svc.calls["Create"]
+	res := w.apply(context.Background(), p)
+	if addrList(res.Restored) != "image.a" || len(res.Failed) > 0 {
+		t.Fatalf("restored %q, failed %v", addrList(res.Restored), res.Failed)
+	}
+	if after := svc.count("Download") + svc.count("Detail") + svc.count("Create"); after != before || len(svc.calls) != calls {
+		t.Errorf("a restore from the cache sent %d requests", after-before)
+	}
+	if got := w.read("generated/image/a/0.png"); got != first {
+		t.Errorf("restored bytes %q, want %q", got, first)
+	}
+	rec := w.snapshot().Resources[a("image.a")]
+	if rec.GenerationID != "job-1" {
+		t.Errorf("the record holds %s", rec.GenerationID)
+	}
+	w.checkFiles(rec, "generated/image/a")
+	if ev := w.last("image.a"); ev.Phase != PhaseDone || ev.Action != Restore || ev.Files != 2 {
+		t.Errorf("last event %+v", ev)
+	}
+	if left := w.files("generated/image/a"); len(left) != 2 {
+		t.Errorf("files left: %v", left)
+	}
+	if p := w.plan(appleConfig); p.HasChanges() {
+		t.Errorf("after the restore: %v", actions(p))
+	}
+	// The generation it replaced is the one to restore now.
+	if c := w.plan(greenConfig).Change(a("image.a")); c.Action != Restore || c.Reason.GenerationID != "job-2" {
+		t.Errorf("green again: %s %+v", c.Action, c.Reason)
+	}
+}
+
+// TestApplyRestoreDownloads: with the cache gone, a restore fetches the
+// creation's detail and its files by creation id (no create), checks them
+// against the recorded hashes, and refuses other bytes without changing
+// the files or the state.
+func TestApplyRestoreDownloads(t *testing.T) {
+	svc := &fakeService{}
+	w := newWorkdir(t, svc)
+	w.converge(appleConfig)
+	first := w.read("generated/image/a/1.png")
+	w.converge(greenConfig)
+	second := w.read("generated/image/a/1.png")
+	if err := os.RemoveAll(filepath.Join(w.dir, ".genform", "cache")); err != nil {
+		t.Fatal(err)
+	}
+
+	// The service renders job-1 anew: the restore is refused.
+	svc.rescript("job-1", func(j *fakeJob) { j.otherBytes = true })
+	p := w.plan(appleConfig)
+	if c := p.Change(a("image.a")); c.Action != Restore || c.Reason.Cached {
+		t.Fatalf("plan: %s %+v", c.Action, c.Reason)
+	}
+	creates := svc.count("Create")
+	res := w.apply(context.Background(), p)
+	if len(res.Failed) != 1 || !strings.Contains(res.Failed[0].Err.Error(), "not the recorded") {
+		t.Fatalf("failed %v, want the download refused", res.Failed)
+	}
+	if w.read("generated/image/a/1.png") != second || w.snapshot().Resources[a("image.a")].GenerationID != "job-2" {
+		t.Error("a refused restore changed the files or the record")
+	}
+	for _, f := range w.files("generated/image/a") {
+		if strings.Contains(f, ".restore") {
+			t.Errorf("left behind: %s", f)
+		}
+	}
+
+	// Served as recorded, it is restored.
+	svc.rescript("job-1", func(j *fakeJob) { j.otherBytes = false })
+	res = w.apply(context.Background(), w.plan(appleConfig))
+	if addrList(res.Restored) != "image.a" || len(res.Failed) > 0 {
+		t.Fatalf("restored %q, failed %v", addrList(res.Restored), res.Failed)
+	}
+	if svc.count("Create") != creates {
+		t.Error("a restore created a job")
+	}
+	if svc.count("Detail") == 0 {
+		t.Error("the creation's detail was not fetched")
+	}
+	if got := w.read("generated/image/a/1.png"); got != first {
+		t.Errorf("restored %q, want %q", got, first)
+	}
+	w.checkFiles(w.snapshot().Resources[a("image.a")], "generated/image/a")
+}
+
+// TestPlanRestoreOneHolder: four instances of one request with a random
+// seed are four generations; shrunk to one and grown back, each instance
+// gets the generation it held, and none is restored twice.
+func TestPlanRestoreOneHolder(t *testing.T) {
+	four := strings.Replace(appleConfig, `image "a" {`, `image "a" {
+  count = 4`, 1)
+	one := strings.Replace(four, "count = 4", "count = 1", 1)
+	svc := &fakeService{}
+	w := newWorkdir(t, svc)
+	w.converge(four)
+	held := map[string]string{}
+	for addr, rec := range w.snapshot().Resources {
+		held[addr.String()] = rec.GenerationID
+	}
+	w.converge(one)
+	p := w.plan(four)
+	seen := map[string]bool{}
+	for _, c := range p.Changes {
+		if c.Addr == a("image.a[0]") {
+			continue
+		}
+		if c.Action != Restore || c.GenerationID != held[c.Addr.String()] || seen[c.GenerationID] {
+			t.Errorf("%s: %s of %s, want a restore of %s", c.Addr, c.Action, c.GenerationID, held[c.Addr.String()])
+		}
+		seen[c.GenerationID] = true
+	}
+	creates := svc.count("Create")
+	w.apply(context.Background(), p)
+	if svc.count("Create") != creates {
+		t.Error("growing back created jobs")
+	}
+	for addr, rec := range w.snapshot().Resources {
+		if rec.GenerationID != held[addr.String()] {
+			t.Errorf("%s holds %s, held %s before", addr, rec.GenerationID, held[addr.String()])
+		}
+	}
+}
+
+// TestPlanRestoreOff: restore = false, and a plan without the history,
+// generate anew.
+func TestPlanRestoreOff(t *testing.T) {
+	w := newWorkdir(t, &fakeService{})
+	w.converge(appleConfig)
+	w.converge(greenConfig)
+	if c := w.plan("genform {\n  restore = false\n}\n" + appleConfig).Change(a("image.a")); c.Action != Replace {
+		t.Errorf("restore = false: %s", c.Action)
+	}
+	w.configure(appleConfig)
+	in := w.input()
+	in.History = nil
+	p, _ := MakePlan(in)
+	if c := p.Change(a("image.a")); c.Action != Replace {
+		t.Errorf("no history: %s", c.Action)
+	}
+}
