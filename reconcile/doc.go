@@ -22,6 +22,14 @@
 // token (preflight.go); a later refusal of the token stops it as an
 // interrupt would, reported once as Result.Refused.
 //
+// What was paid for comes back at no cost: before a change removes or
+// overwrites output files it keeps them in the content-addressed cache
+// (package cache), and a declared request the state's history holds, in
+// a generation no instance holds, is planned as Restore rather than
+// generated; apply takes its files from the cache or downloads them again
+// by creation id, checked against their recorded sha256 (restore.go).
+// Planning reads the history only where it would otherwise generate.
+//
 // Every change to the state goes through statefile's named operations
 // (RecordIntent, ClearIntent, Record, Protect, Forget, Move).
 //
