@@ -284,8 +284,9 @@ func TestStatePathsStayInside(t *testing.T) {
 
 // TestCorruptRecordRemedy follows the advice every corrupt-record error
 // gives, "forget the resource with: genform state rm ADDR": it must work,
-// and the next plan generates the forgotten resource again while keeping
-// the others.
+// and the next plan takes the forgotten resource's generation back from
+// the history (its entry is another record, undamaged) while keeping the
+// others.
 func TestCorruptRecordRemedy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs genform many times")
@@ -302,8 +303,8 @@ func TestCorruptRecordRemedy(t *testing.T) {
 		t.Fatalf("the advised command fails:\n%s", r)
 	}
 	r = genform(t, ws.dir, env, "plan")
-	if r.code != 0 || !strings.Contains(r.stdout, "image.a will be generated") || strings.Contains(r.stdout, "image.b will") {
-		t.Fatalf("after state rm, plan should generate image.a and leave image.b alone:\n%s", r)
+	if r.code != 0 || !strings.Contains(r.stdout, "image.a will be restored from the history") || strings.Contains(r.stdout, "image.b will") {
+		t.Fatalf("after state rm, plan should restore image.a and leave image.b alone:\n%s", r)
 	}
 }
 

@@ -127,13 +127,10 @@ func writeImages(b testing.TB, dir string, n int, forEach bool) {
 	}
 }
 
-// seedState records every instance of the configuration in dir as applied,
-// with one small output file each on disk, so a plan is a no-op.
-func seedState(b testing.TB, dir string) { seedStateWithHistory(b, dir, 0) }
-
-// seedStateWithHistory is seedState with earlier generations of every
-// instance (other requests, replaced) in the history first: earlier of
-// them per instance.
+// seedStateWithHistory records every instance of the configuration in dir
+// as applied, with one small output file each on disk, so a plan is a
+// no-op; before that, earlier generations of each instance (other
+// requests, replaced since), which the history keeps.
 func seedStateWithHistory(b testing.TB, dir string, earlier int) {
 	b.Helper()
 	wd, _ := os.Getwd()

@@ -48,7 +48,7 @@ func TestStateJSON(t *testing.T) {
 		sort.Strings(ks)
 		return ks
 	}
-	if diff := cmp.Diff([]string{"format_version", "intents", "lineage", "resources", "serial", "service"}, keys(doc)); diff != "" {
+	if diff := cmp.Diff([]string{"format_version", "history", "intents", "lineage", "resources", "serial", "service"}, keys(doc)); diff != "" {
 		t.Errorf("document keys (-want +got):\n%s", diff)
 	}
 	res := doc["resources"].([]any)[0].(map[string]any)
