@@ -35,8 +35,14 @@ var currentSchema = SchemaVersion
 // changing anything it copies the file to path.schema-N.backup, so a user
 // who must go back to the older genform still can.
 func (s *Store) migrate(from int) error {
-	backup := fmt.Sprintf("%s.schema-%d.backup", s.path, from)
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	if err := s.verify(); err != nil {
+		return err
+	}
+	backup := backupPath(s.path, from)
+	if err := refuseLink(backup, "the copy of the state file kept before a schema upgrade"); err != nil {
+		return fmt.Errorf("backing up state file %s before migrating it: %w", s.path, err)
+	}
+	err := s.update(func(tx *bolt.Tx) error {
 		if err := writeBackup(tx, backup); err != nil {
 			return fmt.Errorf("backing up state file %s before migrating it: %w", s.path, err)
 		}
@@ -64,9 +70,11 @@ func (s *Store) migrate(from int) error {
 }
 
 // writeBackup copies the database as tx sees it, and syncs the copy: the
-// backup matters most after a crash.
+// backup matters most after a crash. A link at path is not followed (migrate
+// refuses one first), so that it cannot make genform overwrite a file
+// elsewhere.
 func writeBackup(tx *bolt.Tx, path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|oNoFollow, 0o600)
 	if err != nil {
 		return err
 	}
