@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -90,7 +91,7 @@ func runOutput(env *Env, args []string) int {
 		// unset: then the user must set it, not wait for an apply.
 		for _, o := range cfg.Outputs {
 			if (name == "" || o.Name == name) && !values[o.Name].IsWhollyKnown() {
-				diags = append(unset, diags...)
+				diags = append(slices.Clip(unset), diags...)
 				break
 			}
 		}
