@@ -67,6 +67,7 @@ func TestScript(t *testing.T) {
 			"free-port":    cmdFreePort,
 			"http":         cmdHTTP,
 			"tmpfs":        cmdTmpfs,
+			"mount-ro":     cmdMountRO,
 			"fill":         cmdFill,
 			"run-imports":  cmdRunImports,
 		},

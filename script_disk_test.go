@@ -110,3 +110,17 @@ func cmdRunImports(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	fmt.Fprintf(ts.Stdout(), "ran %d imports\n", n)
 }
+
+// mount-ro DIR makes DIR read-only, as a checkout on a read-only volume or
+// a CI cache mounted read-only is: a bind mount of DIR on itself, remounted
+// read-only. Root ignores permission bits, so only a read-only mount shows
+// what a command writes. It is unmounted when the script ends.
+func cmdMountRO(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: mount-ro DIR")
+	}
+	dir := ts.MkAbs(args[0])
+	ts.Check(syscall.Mount(dir, dir, "", syscall.MS_BIND, ""))
+	ts.Defer(func() { syscall.Unmount(dir, syscall.MNT_DETACH) })
+	ts.Check(syscall.Mount("", dir, "", syscall.MS_BIND|syscall.MS_REMOUNT|syscall.MS_RDONLY, ""))
+}

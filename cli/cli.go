@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"sort"
 
 	"github.com/agext/levenshtein"
@@ -129,7 +130,20 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		env.Errorf("%s (run 'genform -help' for the list)", msg)
 		return ExitError
 	}
-	return c.run(env, rest[1:])
+	return runCommand(env, c, rest[1:])
+}
+
+// runCommand runs c. A panic in it is a bug, and Go would end the process
+// with status 2, which plan -detailed-exitcode means as "changes present":
+// a crash is reported as an error instead, with what a bug report needs.
+func runCommand(env *Env, c *command, args []string) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(env.Stderr, "Error: genform %s crashed, which is a bug in genform; please report it with this message: %v\n\n%s", c.name, r, debug.Stack())
+			code = ExitError
+		}
+	}()
+	return c.run(env, args)
 }
 
 // parseFlags parses a command's flags, printing its usage on -help and a

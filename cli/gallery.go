@@ -85,13 +85,13 @@ func runGallery(env *Env, args []string) int {
 	if *out == "" {
 		return env.Errorf("-out is empty; name the page to write, e.g. -out=gallery.html")
 	}
-	cfg := loadConfig(env, vars.options(env))
+	cfg, _ := loadForReading(env, vars.options(env))
 	if cfg == nil {
 		return ExitError
 	}
-	// The lock is held until the page is written, so an apply cannot
-	// replace files while they are read.
-	st, err := openState(cfg, "gallery", *lockTimeout, false)
+	// The shared lock is held until the page is written, so an apply
+	// cannot replace files while they are read.
+	st, err := readState(cfg, "gallery", *lockTimeout)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}

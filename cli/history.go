@@ -91,11 +91,12 @@ func runHistory(env *Env, args []string) int {
 	return ExitOK
 }
 
-// stateAndHistory reads the state and its history under the state lock;
-// a missing state file is an empty state with an empty history.
+// stateAndHistory reads the state and its history under the shared lock
+// of readState; a missing state file is an empty state with an empty
+// history.
 func stateAndHistory(cfg *config.Config, command string, lockTimeout time.Duration) (*statefile.Snapshot, *historyView, error) {
 	hv := &historyView{heldBy: map[string]addrs.Instance{}, cache: reconcile.CacheOf(cfg, ".")}
-	st, err := openState(cfg, command, lockTimeout, false)
+	st, err := readState(cfg, command, lockTimeout)
 	if err != nil || st == nil {
 		return nil, hv, err
 	}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -57,7 +58,7 @@ func runOutput(env *Env, args []string) int {
 	if *raw && (name == "" || *asJSON) {
 		return env.Errorf("-raw prints one value: pass the output's NAME, and not -json")
 	}
-	cfg := loadConfig(env, vf.options(env))
+	cfg, unset := loadForReading(env, vf.options(env))
 	if cfg == nil {
 		return ExitError
 	}
@@ -79,12 +80,22 @@ func runOutput(env *Env, args []string) int {
 		}
 		return env.Errorf("%s (declared: %s)", msg, strings.Join(names, ", "))
 	}
-	snap, err := snapshot(cfg, "output", *lockTimeout)
+	snap, err := readSnapshot(cfg, "output", *lockTimeout)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
 	scope, _, _ := reconcile.StateScope(cfg, snap)
 	values, diags := cfg.EvalOutputs(scope)
+	if len(unset) > 0 {
+		// A value shown as not known may be made from a variable left
+		// unset: then the user must set it, not wait for an apply.
+		for _, o := range cfg.Outputs {
+			if (name == "" || o.Name == name) && !values[o.Name].IsWhollyKnown() {
+				diags = append(slices.Clip(unset), diags...)
+				break
+			}
+		}
+	}
 	if len(diags) > 0 {
 		writeDiagnostics(env, cfg.Files, diags)
 	}

@@ -92,15 +92,21 @@ func describeService(id string) string {
 }
 
 // showState shows the whole state, or the instance at addr, read under the
-// state lock. show and state show share it.
+// state's shared lock. show and state show share it.
 func showState(env *Env, command string, vf varFlags, lockTimeout time.Duration, addr addrs.Instance, asJSON bool) int {
-	cfg := loadConfig(env, vf.options(env))
+	cfg, _ := loadForReading(env, vf.options(env))
 	if cfg == nil {
 		return ExitError
 	}
 	snap, hist, err := stateAndHistory(cfg, command, lockTimeout)
 	if err != nil {
 		return env.Errorf("%v", err)
+	}
+	if asJSON {
+		// The document embeds the records' JSON as it is stored.
+		if err := damagedJSON(snap, cfg.Settings.StateFile); err != nil {
+			return env.Errorf("%v", err)
+		}
 	}
 	if !addr.IsZero() {
 		if snap == nil || snap.Resources[addr] == nil {

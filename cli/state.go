@@ -162,11 +162,11 @@ func runStateList(env *Env, sc *stateCmd) int {
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
-	cfg := loadConfig(env, sc.vars.options(env))
+	cfg, _ := loadForReading(env, sc.vars.options(env))
 	if cfg == nil {
 		return ExitError
 	}
-	snap, err := snapshot(cfg, "state list", sc.lockTimeout)
+	snap, err := readSnapshot(cfg, "state list", sc.lockTimeout)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}

@@ -386,3 +386,33 @@ func unknownAddrIn(addr addrs.Instance, known []addrs.Instance) error {
 	}
 	return fmt.Errorf("%s; 'genform state list' shows the managed addresses", msg)
 }
+
+// damagedJSON names the first record of the state file at path whose
+// stored JSON (the request, the creation detail, a failed request) does
+// not parse. The state document embeds them as they are, and only a
+// damaged file holds such bytes: records carry no checksum, so a record
+// a page of the file was overwritten in the middle of can still decode.
+func damagedJSON(snap *statefile.Snapshot, path string) error {
+	if snap == nil {
+		return nil
+	}
+	for _, addr := range addrs.SortedKeys(snap.Resources) {
+		rec := snap.Resources[addr]
+		parts := []struct {
+			name string
+			raw  json.RawMessage
+		}{{"request", rec.Request}, {"creation detail", rec.Detail}}
+		if rec.Failure != nil {
+			parts = append(parts, struct {
+				name string
+				raw  json.RawMessage
+			}{"failed request", rec.Failure.Request})
+		}
+		for _, p := range parts {
+			if len(p.raw) > 0 && !json.Valid(p.raw) {
+				return fmt.Errorf("state file %s: resource record %s holds a %s that is not JSON, so the file is damaged; restore it from version control or a backup, or forget the resource with: genform state rm %s", path, addr, p.name, addr.Shell())
+			}
+		}
+	}
+	return nil
+}

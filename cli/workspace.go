@@ -11,7 +11,10 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
+
+	"github.com/hashicorp/hcl/v2"
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/config/addrs"
@@ -54,6 +57,105 @@ func loadConfig(env *Env, opts config.Options) *config.Config {
 		return nil
 	}
 	return cfg
+}
+
+// loadForReading loads the configuration for a command that only reads
+// the state: show, state list, state show, output and gallery. Of the
+// configuration they need where the state file is and, for show -json,
+// the service it points at, not the values planning needs; so a required
+// variable left unset, or a token read with env() from a variable that is
+// not set (as in a pull request's CI job, which has no secrets), does not
+// stop them. That holds only while state_file and base_url are written
+// without variables or functions: one made from a missing value would
+// silently name another file. Every other error is printed, and it
+// returns nil, as loadConfig does. unset holds the errors about variables
+// left unset, for output to print when a value it shows may be made from
+// one.
+func loadForReading(env *Env, opts config.Options) (cfg *config.Config, unset hcl.Diagnostics) {
+	cfg, diags := config.Load(".", opts)
+	if !diags.HasErrors() || !readableDespite(cfg, diags) {
+		if len(diags) > 0 {
+			writeDiagnostics(env, cfg.Files, diags)
+		}
+		if diags.HasErrors() {
+			return nil, nil
+		}
+		return cfg, nil
+	}
+	var warnings hcl.Diagnostics
+	for _, d := range diags {
+		switch {
+		case d.Severity != hcl.DiagError:
+			warnings = append(warnings, d)
+		case unsetVariable(cfg, *d.Subject):
+			unset = append(unset, d)
+		}
+	}
+	writeDiagnostics(env, cfg.Files, warnings)
+	return cfg, unset
+}
+
+// readableDespite reports whether every error of diags is about an input
+// the reading commands do not use (a required variable with no value, the
+// service token), and the settings they use are literal values.
+func readableDespite(cfg *config.Config, diags hcl.Diagnostics) bool {
+	var tokens []hcl.Range
+	for _, f := range cfg.Files {
+		if f == nil || f.Body == nil {
+			return false
+		}
+		content, _, _ := f.Body.PartialContent(&hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "genform"}, {Type: "service"}}})
+		for _, b := range content.Blocks {
+			names := []string{"state_file"}
+			if b.Type == "service" {
+				names = []string{"base_url", "token"}
+			}
+			schema := &hcl.BodySchema{}
+			for _, n := range names {
+				schema.Attributes = append(schema.Attributes, hcl.AttributeSchema{Name: n})
+			}
+			attrs, _, _ := b.Body.PartialContent(schema)
+			for name, a := range attrs.Attributes {
+				if name == "token" {
+					tokens = append(tokens, a.Range)
+					continue
+				}
+				if v, d := a.Expr.Value(nil); d.HasErrors() || !v.IsWhollyKnown() {
+					return false
+				}
+			}
+		}
+	}
+	for _, d := range diags {
+		if d.Severity != hcl.DiagError {
+			continue
+		}
+		if d.Subject == nil || !(unsetVariable(cfg, *d.Subject) || within(tokens, *d.Subject)) {
+			return false
+		}
+	}
+	return true
+}
+
+// unsetVariable reports whether rng is the declaration of a variable that
+// has no value: where config reports a required variable left unset.
+func unsetVariable(cfg *config.Config, rng hcl.Range) bool {
+	for _, v := range cfg.Variables {
+		if v.DeclRange == rng && !v.Value.IsWhollyKnown() {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether rng lies inside one of outer.
+func within(outer []hcl.Range, rng hcl.Range) bool {
+	for _, o := range outer {
+		if o.Filename == rng.Filename && o.Start.Byte <= rng.Start.Byte && rng.End.Byte <= o.End.Byte {
+			return true
+		}
+	}
+	return false
 }
 
 // endpoint says which service a command talks to.
@@ -232,30 +334,53 @@ func connect(env *Env, cfg *config.Config, ep endpoint, onRetry func(context.Con
 	return client, stop, nil
 }
 
-// openState opens the state file under its exclusive lock. With create
-// false, a missing file gives (nil, nil).
+// openState opens the state file under its exclusive lock, for a command
+// that writes the state (or, like plan, must not run beside one that
+// does). With create false, a missing file gives (nil, nil).
 func openState(cfg *config.Config, command string, lockTimeout time.Duration, create bool) (*statefile.Store, error) {
+	return openStateFile(cfg, statefile.Options{LockTimeout: lockTimeout, Command: command, Create: create})
+}
+
+// readState opens the state file for reading, under a shared lock: the
+// commands that only read it (show, state list, state show, output,
+// gallery) run beside each other, and on a read-only checkout, and wait
+// only for a command holding the exclusive lock. A missing file gives
+// (nil, nil).
+func readState(cfg *config.Config, command string, lockTimeout time.Duration) (*statefile.Store, error) {
+	return openStateFile(cfg, statefile.Options{LockTimeout: lockTimeout, Command: command, ReadOnly: true})
+}
+
+func openStateFile(cfg *config.Config, opts statefile.Options) (*statefile.Store, error) {
 	if err := reconcile.CheckInside(".", filepath.Dir(cfg.Settings.StateFile)); err != nil {
 		return nil, fmt.Errorf("state_file: %w", err)
 	}
-	st, err := statefile.Open(cfg.Settings.StateFile, statefile.Options{
-		LockTimeout: lockTimeout,
-		Command:     command,
-		Create:      create,
-	})
-	if err != nil {
-		if !create && errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
-		return nil, err
+	st, err := statefile.Open(cfg.Settings.StateFile, opts)
+	switch {
+	case err == nil:
+		return st, nil
+	case !opts.Create && errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case !opts.ReadOnly && (errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission)):
+		return nil, fmt.Errorf("%w; genform %s takes the state's exclusive lock, which needs the state file and its directory writable: run it in a writable checkout (show, state list, state show, output and gallery only read the state, and work in a read-only one)", err, opts.Command)
 	}
-	return st, nil
+	return nil, err
 }
 
-// snapshot reads the whole state under the lock; a missing state file is
-// an empty state.
+// snapshot reads the whole state under the exclusive lock; a missing
+// state file is an empty state.
 func snapshot(cfg *config.Config, command string, lockTimeout time.Duration) (*statefile.Snapshot, error) {
 	st, err := openState(cfg, command, lockTimeout, false)
+	if err != nil || st == nil {
+		return nil, err
+	}
+	defer st.Close()
+	return st.Snapshot()
+}
+
+// readSnapshot reads the whole state under the shared lock of readState; a
+// missing state file is an empty state.
+func readSnapshot(cfg *config.Config, command string, lockTimeout time.Duration) (*statefile.Snapshot, error) {
+	st, err := readState(cfg, command, lockTimeout)
 	if err != nil || st == nil {
 		return nil, err
 	}

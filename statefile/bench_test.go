@@ -105,3 +105,23 @@ func BenchmarkDecodeResourceJSON(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkVerify10k measures the check of the page structure a command
+// that writes pays once, before its first write, on a state of 10,000
+// resources.
+func BenchmarkVerify10k(b *testing.B) {
+	s := openNew(b)
+	fill(b, s, 10000)
+	path := s.Path()
+	s.Close()
+	for b.Loop() {
+		s, err := Open(path, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.verify(); err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+}

@@ -71,9 +71,24 @@
 // copying the file to <path>.schema-<old>.backup, and refuses a file of a
 // newer schema without touching it.
 //
-// Beside the state file, <path>.lock.info holds JSON naming the process
-// that holds the lock (see Holder). It exists only while a process holds the
-// lock, or after one was killed, until the next one overwrites it.
+// # Locking, reading, and a file that is not what it should be
+//
+// A Store holds bbolt's lock on the file until Close: exclusive for a
+// command that writes, shared for one opened ReadOnly, which reads
+// beside other readers, writes nothing (it works on a read-only file
+// system) and waits for a writer as a writer waits for it. Beside the
+// state file, <path>.lock.info holds JSON naming the writer that holds the
+// lock (see Holder). It exists only while a writer holds the lock, or
+// after one was killed, until the next one overwrites it.
+//
+// The state file, the holder info and the backup beside it are opened
+// only as regular files, never through a symbolic link (links.go). A file
+// bbolt cannot read is refused with a CorruptError that says how to
+// restore it, and left as it is: Open checks the header before bbolt maps
+// the file (precheck.go), every use of bbolt turns the panics and memory
+// faults a damaged page causes into that error (guard.go), and the first
+// write of a Store runs bbolt's consistency check first, so that nothing
+// is written into a file whose free pages are in use (verify.go).
 package statefile
 
 // SchemaVersion is the version of the bucket layout this package writes.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -30,14 +32,22 @@ type CorruptError struct {
 	// Addr is the record's address (or meta key); "" for the whole file.
 	Addr string
 	Err  error
+	// Backup is the copy of the file genform made before it last upgraded
+	// the file's schema (see Open), when there is one: an older state, but
+	// one to restore from.
+	Backup string
 }
 
 func (e *CorruptError) Error() string {
-	const restore = "restore the state file from version control or a backup"
+	backup := ""
+	if e.Backup != "" {
+		backup = fmt.Sprintf(" (genform copied the file to %s before it last upgraded its schema; that copy lacks what was recorded since)", e.Backup)
+	}
+	restore := "restore the state file from version control or a backup" + backup
 	what := e.Record + " record for"
 	switch e.Record {
 	case "":
-		return fmt.Sprintf("state file %s is not readable: %v; restore it from version control or a backup, or move it aside to start from an empty state", e.Path, e.Err)
+		return fmt.Sprintf("state file %s is not readable: %v; restore it from version control or a backup%s, or move it aside to start from an empty state (the next apply then generates everything again)", e.Path, e.Err, backup)
 	case "meta":
 		return fmt.Sprintf("state file %s: meta record %q is corrupt: %v; %s", e.Path, e.Addr, e.Err, restore)
 	case "intent":
@@ -83,3 +93,51 @@ func (e *noStateError) Error() string {
 }
 
 func (e *noStateError) Is(target error) bool { return target == fs.ErrNotExist }
+
+// backupInfix and backupSuffix frame the schema version in the name of the
+// copy migrate makes before it upgrades a file: <path>.schema-<N>.backup.
+const (
+	backupInfix  = ".schema-"
+	backupSuffix = ".backup"
+)
+
+// backupPath is where migrate copies the file at path, of schema from,
+// before it upgrades it.
+func backupPath(path string, from int) string {
+	return path + backupInfix + strconv.Itoa(from) + backupSuffix
+}
+
+// findBackup returns the newest copy migrate made of the file at path (the
+// one of the highest schema), or "" when there is none. A link is not
+// offered: restoring from it could copy a file from anywhere.
+func findBackup(path string) string {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	best, bestV := "", -1
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), base+backupInfix)
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		v, err := strconv.Atoi(strings.TrimSuffix(rest, backupSuffix))
+		if err != nil || !strings.HasSuffix(rest, backupSuffix) || v <= bestV {
+			continue
+		}
+		best, bestV = filepath.Join(filepath.Dir(path), e.Name()), v
+	}
+	return best
+}
+
+// nameBackup fills in the Backup of a *CorruptError about the file at path.
+func nameBackup(err error, path string) {
+	var ce *CorruptError
+	if errors.As(err, &ce) && ce.Backup == "" && ce.Path == path {
+		ce.Backup = findBackup(path)
+	}
+}

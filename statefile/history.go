@@ -91,6 +91,9 @@ func (tx *Tx) putEntry(e *Resource) error {
 	if err := checkHistoryKey(e.Fingerprint, e.GenerationID); err != nil {
 		return fmt.Errorf("recording %s: %w", e.Addr, err)
 	}
+	if tx.b.history == nil {
+		return fmt.Errorf("recording %s: the state file has no history yet (it is open for reading)", e.Addr)
+	}
 	key := historyKey(e.Fingerprint, e.GenerationID)
 	old := tx.b.history.Get(key)
 	if old != nil {
@@ -159,6 +162,9 @@ func (s *Store) Generations(fp string) ([]*Resource, error) {
 		if err != nil {
 			return err
 		}
+		if b.history == nil {
+			return nil
+		}
 		c := b.history.Cursor()
 		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 			e, err := decodeEntry(k, v)
@@ -188,6 +194,9 @@ func (s *Store) Generation(fp, gid string) (*Resource, error) {
 		if err != nil {
 			return err
 		}
+		if b.history == nil {
+			return nil
+		}
 		key := historyKey(fp, gid)
 		v := b.history.Get(key)
 		if v == nil {
@@ -209,6 +218,9 @@ func (s *Store) History(addr addrs.Instance) ([]*Resource, error) {
 		b, err := s.begin(tx)
 		if err != nil {
 			return err
+		}
+		if b.history == nil {
+			return nil
 		}
 		return b.history.ForEach(func(k, v []byte) error {
 			e, err := decodeEntry(k, v)
@@ -236,7 +248,9 @@ func (s *Store) HistoryLen() (int, error) {
 		if err != nil {
 			return err
 		}
-		n = b.history.Stats().KeyN
+		if b.history != nil {
+			n = b.history.Stats().KeyN
+		}
 		return nil
 	})
 	return n, err

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"time"
@@ -42,7 +43,8 @@ type LockedError struct {
 }
 
 func (e *LockedError) Error() string {
-	who := "another genform process"
+	// Readers hold a shared lock and write no holder info.
+	who := "another genform process, or by commands reading it (show, state list, state show, output, gallery)"
 	if h := e.Holder; h != nil {
 		cmd := "genform"
 		if h.Command != "" {
@@ -64,21 +66,42 @@ func writeHolder(path string, h Holder) error {
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(path+infoSuffix, append(b, '\n'), 0o600); err != nil {
+	info := path + infoSuffix
+	if err := refuseLink(info, "the lock holder file"); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(info, append(b, '\n'), 0o600, atomicfile.RegularOnly()); err != nil {
+		if errors.Is(err, atomicfile.ErrNotRegular) {
+			return fmt.Errorf("the lock holder file %s is not a regular file; genform writes only a regular file there: remove it", info)
+		}
 		return fmt.Errorf("recording the lock holder: %w", err)
 	}
 	return nil
 }
 
-// readHolder reads the holder info; nil when it is missing or unreadable,
-// since it only decorates the error message.
+// readHolder reads the holder info; nil when it is missing, unreadable, a
+// link, or left by a process of this host that is gone, since it only
+// decorates the error message. (A process that reads the state holds a
+// shared lock and writes no info: a writer it keeps waiting may find the
+// info of a writer killed before it.)
 func readHolder(path string) *Holder {
-	b, err := os.ReadFile(path + infoSuffix)
+	f, err := os.OpenFile(path+infoSuffix, os.O_RDONLY|oNoFollow, 0)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 4096))
 	if err != nil {
 		return nil
 	}
 	var h Holder
 	if err := json.Unmarshal(b, &h); err != nil || h.PID == 0 {
+		return nil
+	}
+	if host, _ := os.Hostname(); h.Host == host && !processExists(h.PID) {
 		return nil
 	}
 	return &h

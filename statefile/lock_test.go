@@ -2,6 +2,7 @@ package statefile
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -131,8 +132,13 @@ func TestLockDiesWithItsHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	child.Wait()
-	if h := readHolder(path); h == nil || h.PID != child.Process.Pid {
-		t.Fatalf("killed holder's info = %+v, want its pid %d left behind", h, child.Process.Pid)
+	var left Holder
+	if b, err := os.ReadFile(path + infoSuffix); err != nil || json.Unmarshal(b, &left) != nil || left.PID != child.Process.Pid {
+		t.Fatalf("killed holder's info = %+v (%v), want its pid %d left behind", left, err, child.Process.Pid)
+	}
+	// The process it names is gone: the info no longer names a holder.
+	if h := readHolder(path); h != nil {
+		t.Errorf("readHolder = %+v, want nil for a holder that is gone", h)
 	}
 	s, err := Open(path, Options{Command: "apply"})
 	if err != nil {
@@ -227,7 +233,7 @@ func TestLockedErrorWithoutHolder(t *testing.T) {
 		if !errors.As(err, &le) || le.Holder != nil {
 			t.Fatalf("Open = %v (holder %+v), want a LockedError without holder", err, le)
 		}
-		want := "state file " + path + " is locked by another genform process; wait for it to finish or pass -lock-timeout=DURATION"
+		want := "state file " + path + " is locked by another genform process, or by commands reading it (show, state list, state show, output, gallery); wait for it to finish or pass -lock-timeout=DURATION"
 		if err.Error() != want {
 			t.Errorf("error = %q, want %q", err, want)
 		}

@@ -17,13 +17,30 @@ type migration struct {
 	// name says what the migration does, for errors and the commit log.
 	name    string
 	migrate func(tx *bolt.Tx) error
+	// readable says that a reader of this build reads the layout before
+	// the migration as is, so a read-only command need not wait for a
+	// writer to upgrade the file.
+	readable bool
+}
+
+// readableAsIs reports whether every migration past schema from is
+// readable, so a file of that schema is read without upgrading it.
+func readableAsIs(from int) bool {
+	for _, m := range migrations {
+		if m.schemaVersion > from && m.schemaVersion <= currentSchema && !m.readable {
+			return false
+		}
+	}
+	return true
 }
 
 // migrations lists every schema change in order. To change the layout:
 // raise SchemaVersion, append a migration whose schemaVersion is the new
 // value, and add a test that builds a file in the old layout and opens it.
 var migrations = []migration{
-	{2, "keep every recorded generation in a history", migrateHistory},
+	// A reader takes a file without the history as one with an empty
+	// history (Store.noHistory).
+	{2, "keep every recorded generation in a history", migrateHistory, true},
 }
 
 // currentSchema is the schema this build writes. It is SchemaVersion; the
@@ -36,8 +53,14 @@ var currentSchema = SchemaVersion
 // changing anything it copies the file to path.schema-N.backup, so a user
 // who must go back to the older genform still can.
 func (s *Store) migrate(from int) error {
-	backup := fmt.Sprintf("%s.schema-%d.backup", s.path, from)
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	if err := s.verify(); err != nil {
+		return err
+	}
+	backup := backupPath(s.path, from)
+	if err := refuseLink(backup, "the copy of the state file kept before a schema upgrade"); err != nil {
+		return fmt.Errorf("backing up state file %s before migrating it: %w", s.path, err)
+	}
+	err := s.update(func(tx *bolt.Tx) error {
 		if err := writeBackup(tx, backup); err != nil {
 			return fmt.Errorf("backing up state file %s before migrating it: %w", s.path, err)
 		}
@@ -65,9 +88,11 @@ func (s *Store) migrate(from int) error {
 }
 
 // writeBackup copies the database as tx sees it, and syncs the copy: the
-// backup matters most after a crash.
+// backup matters most after a crash. A link at path is not followed (migrate
+// refuses one first), so that it cannot make genform overwrite a file
+// elsewhere.
 func writeBackup(tx *bolt.Tx, path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|oNoFollow, 0o600)
 	if err != nil {
 		return err
 	}

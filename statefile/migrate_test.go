@@ -73,7 +73,7 @@ func TestMigrationUpgradesOldFile(t *testing.T) {
 	// the one after adds a bucket. Both read the layout their predecessor
 	// wrote.
 	withSchema(t, next+1,
-		migration{next, "index kinds", func(tx *bolt.Tx) error {
+		migration{schemaVersion: next, name: "index kinds", migrate: func(tx *bolt.Tx) error {
 			ran = append(ran, "index kinds")
 			root := tx.Bucket(bucketRoot)
 			kinds, err := root.CreateBucket([]byte("kinds"))
@@ -88,7 +88,7 @@ func TestMigrationUpgradesOldFile(t *testing.T) {
 				return kinds.Put(k, []byte(r.Addr.Resource.Kind.String()))
 			})
 		}},
-		migration{next + 1, "add notes", func(tx *bolt.Tx) error {
+		migration{schemaVersion: next + 1, name: "add notes", migrate: func(tx *bolt.Tx) error {
 			ran = append(ran, "add notes")
 			if tx.Bucket(bucketRoot).Bucket([]byte("kinds")) == nil {
 				return errors.New("the layout before missing")
@@ -157,7 +157,7 @@ func TestMigrationUpgradesOldFile(t *testing.T) {
 func TestFailingMigrationLeavesFileUntouched(t *testing.T) {
 	path, before := currentFile(t)
 	contents := readFile(t, path)
-	withSchema(t, next, migration{next, "break things", func(tx *bolt.Tx) error {
+	withSchema(t, next, migration{schemaVersion: next, name: "break things", migrate: func(tx *bolt.Tx) error {
 		if err := tx.Bucket(bucketRoot).DeleteBucket(bucketResources); err != nil {
 			return err
 		}

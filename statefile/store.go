@@ -29,16 +29,34 @@ type Options struct {
 	// when it does not exist. Without it, a missing file is an error that
 	// matches fs.ErrNotExist.
 	Create bool
+	// ReadOnly opens the file for reading only, under a shared lock: any
+	// number of readers hold it together, and a writer waits for all of
+	// them (and they for a writer, up to LockTimeout). A reader writes
+	// nothing, not even the holder info, so it works on a read-only file
+	// system; Update and Batch fail. It cannot be combined with Create,
+	// and a file of an older schema, which only a writer can upgrade, is
+	// refused.
+	ReadOnly bool
 }
 
-// Store is an open state file. It holds the file's exclusive lock until
-// Close. Its methods are safe for concurrent use: reads run in parallel,
-// and Updates run one at a time.
+// Store is an open state file. It holds the file's lock until Close:
+// exclusive, or shared when opened ReadOnly. Its methods are safe for
+// concurrent use: reads run in parallel, and Updates run one at a time.
 type Store struct {
-	path string
-	db   *bolt.DB
+	path     string
+	db       *bolt.DB
+	readOnly bool
+	// noHistory is set for a file of schema 1 opened read-only: it has no
+	// history bucket yet (its first writer adds it), and reads as one with
+	// an empty history.
+	noHistory bool
 	// now is the clock for record timestamps; tests replace it.
 	now func() time.Time
+
+	// verifyOnce runs the check of the page structure before the first
+	// write, and verifyErr keeps its result (see verify).
+	verifyOnce sync.Once
+	verifyErr  error
 
 	closeOnce sync.Once
 	closeErr  error
@@ -69,40 +87,83 @@ type Snapshot struct {
 	Protections map[addrs.Instance]bool // true means prevent_destroy
 }
 
-// Open opens the state file at path and takes its exclusive lock, waiting
-// up to opts.LockTimeout for another process to release it; past that it
-// returns a *LockedError naming the holder. It refuses, without changing
-// it, a file that is not a genform state file, is truncated or corrupt, or
-// was written by a newer genform; it upgrades, in one transaction, a file
-// written by an older one.
+// Open opens the state file at path and takes its lock (exclusive, or
+// shared with opts.ReadOnly), waiting up to opts.LockTimeout for another
+// process to release it; past that it returns a *LockedError naming the
+// holder. It refuses, without changing it, a file that is not a genform
+// state file, is truncated or corrupt, was written by a newer genform, or
+// is a symbolic link; it upgrades, in one transaction, a file written by an
+// older one.
 func Open(path string, opts Options) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("opening state file: no path given")
 	}
-	created, err := prepare(path, opts.Create)
+	if opts.ReadOnly && opts.Create {
+		return nil, errors.New("opening state file: a file opened read-only cannot be created")
+	}
+	checked, err := prepare(path, opts.Create)
 	if err != nil {
 		return nil, err
 	}
+	created := checked == nil
 	// bbolt's Timeout 0 means wait forever; 1ns makes its lock loop try
 	// once and give up.
 	timeout := opts.LockTimeout
 	if timeout <= 0 {
 		timeout = time.Nanosecond
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{
-		Timeout: timeout,
+	var file *os.File
+	bopts := &bolt.Options{
+		Timeout:  timeout,
+		ReadOnly: opts.ReadOnly,
 		// The freelist is written with every commit (NoFreelistSync off):
 		// without it bbolt rebuilds the freelist by walking the whole file
-		// at every Open, which costs time on every command.
+		// at every Open, which costs time on every command. A reader does
+		// not load it at all.
 		NoFreelistSync: false,
-		// bbolt always opens with O_CREATE; without opts.Create a missing
-		// file must stay missing (and be reported), not appear empty.
 		OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
-			if !opts.Create && name == path {
+			if name != path {
+				return os.OpenFile(name, flag, perm)
+			}
+			// bbolt always opens with O_CREATE; without opts.Create a
+			// missing file must stay missing (and be reported), not
+			// appear empty.
+			if !opts.Create {
 				flag &^= os.O_CREATE
 			}
-			return os.OpenFile(name, flag, perm)
+			f, err := os.OpenFile(name, flag|oNoFollow, perm)
+			if err != nil {
+				return nil, err
+			}
+			// The file bbolt maps must be the one prepare checked, not
+			// one put in its place since.
+			if checked != nil {
+				if fi, err := f.Stat(); err != nil || !os.SameFile(fi, checked) {
+					f.Close()
+					return nil, fmt.Errorf("the file was replaced while genform opened it; run the command again")
+				}
+			}
+			file = f
+			return f, nil
 		},
+	}
+	var db *bolt.DB
+	err = guard(path, func() error {
+		// bbolt reads the freelist while it opens a file for writing, and
+		// panics on a damaged one: then it returns no DB to close, and the
+		// file it opened is unlocked and closed here. Its memory map is
+		// left behind, until the process ends.
+		returned := false
+		defer func() {
+			if !returned && file != nil {
+				unlock(file)
+				file.Close()
+			}
+		}()
+		var err error
+		db, err = bolt.Open(path, 0o600, bopts)
+		returned = true
+		return err
 	})
 	if db != nil {
 		// Batch coalesces the steps of parallel jobs; a short window is
@@ -110,25 +171,32 @@ func Open(path string, opts Options) (*Store, error) {
 		// waits for it, so keep it well under bbolt's 10ms default.
 		db.MaxBatchDelay = 2 * time.Millisecond
 	}
+	var ce *CorruptError
 	switch {
+	case errors.As(err, &ce):
+		return nil, err
 	case errors.Is(err, berrors.ErrTimeout):
 		le := &LockedError{Path: path, Holder: readHolder(path)}
 		if opts.LockTimeout > 0 {
 			le.Waited = opts.LockTimeout
 		}
 		return nil, le
+	case isLinkRefused(err):
+		return nil, linkError(path, "state file")
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("opening state file: %w", err)
 	case err != nil:
 		return nil, fmt.Errorf("opening state file %s: %w", path, err)
 	}
 
-	s := &Store{path: path, db: db, now: time.Now}
-	host, _ := os.Hostname()
-	holder := Holder{PID: os.Getpid(), Host: host, Command: opts.Command, Started: time.Now().UTC().Truncate(time.Second)}
-	if err := writeHolder(path, holder); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("opening state file %s: %w", path, err)
+	s := &Store{path: path, db: db, readOnly: opts.ReadOnly, now: time.Now}
+	if !opts.ReadOnly {
+		host, _ := os.Hostname()
+		holder := Holder{PID: os.Getpid(), Host: host, Command: opts.Command, Started: time.Now().UTC().Truncate(time.Second)}
+		if err := writeHolder(path, holder); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("opening state file %s: %w", path, err)
+		}
 	}
 	if err := s.init(opts.Create); err != nil {
 		s.Close()
@@ -145,45 +213,59 @@ func Open(path string, opts Options) (*Store, error) {
 }
 
 // prepare checks what is at path before bbolt opens it, and creates the
-// parent directory of a new file. It reports whether the file is to be
-// created.
-func prepare(path string, create bool) (created bool, err error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
+// parent directory of a new file. It returns what it found at path, or nil
+// when the file is to be created.
+func prepare(path string, create bool) (os.FileInfo, error) {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		if !create {
-			return false, &fs.PathError{Op: "open state file", Path: path, Err: fs.ErrNotExist}
+			return nil, &fs.PathError{Op: "open state file", Path: path, Err: fs.ErrNotExist}
 		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return false, fmt.Errorf("creating state file %s: %w", path, err)
+			return nil, fmt.Errorf("creating state file %s: %w", path, err)
 		}
-		return true, nil
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("opening state file: %w", err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return nil, linkError(path, "state file")
+	case !fi.Mode().IsRegular():
+		// Checked before opening: opening a FIFO would wait for a writer.
+		return nil, fmt.Errorf("state file %s is not a regular file", path)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow, 0)
+	if isLinkRefused(err) {
+		return nil, linkError(path, "state file")
 	}
 	if err != nil {
-		return false, fmt.Errorf("opening state file: %w", err)
+		return nil, fmt.Errorf("opening state file: %w", err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return false, fmt.Errorf("opening state file: %w", err)
+		return nil, fmt.Errorf("opening state file: %w", err)
 	}
 	if !st.Mode().IsRegular() {
-		return false, fmt.Errorf("state file %s is not a regular file", path)
+		return nil, fmt.Errorf("state file %s is not a regular file", path)
 	}
 	if st.Size() == 0 {
 		// Left by a genform stopped between creating the file and writing
 		// its first page: nothing to lose, bbolt initialises it.
 		if !create {
-			return false, &noStateError{path: path}
+			return nil, &noStateError{path: path}
 		}
-		return false, nil
+		return st, nil
 	}
 	if err := checkFile(f, st.Size()); err != nil {
 		if re := (*readError)(nil); errors.As(err, &re) {
-			return false, fmt.Errorf("reading state file %s: %w", path, re.err)
+			return nil, fmt.Errorf("reading state file %s: %w", path, re.err)
 		}
-		return false, &CorruptError{Path: path, Err: err}
+		ce := &CorruptError{Path: path, Err: err}
+		nameBackup(ce, path)
+		return nil, ce
 	}
-	return false, nil
+	return st, nil
 }
 
 // init checks the genform layout inside the bbolt file: it creates it in a
@@ -196,7 +278,7 @@ func (s *Store) init(create bool) error {
 	)
 	kind := genform
 	version := 0
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		root := tx.Bucket(bucketRoot)
 		if root == nil {
 			kind = fresh
@@ -223,13 +305,17 @@ func (s *Store) init(create bool) error {
 		}
 	case version > currentSchema:
 		return fmt.Errorf("state file %s was written by a newer genform (schema %d; this genform reads schema %d); upgrade genform", s.path, version, currentSchema)
+	case version < currentSchema && s.readOnly && readableAsIs(version):
+		s.noHistory = version < 2
+	case version < currentSchema && s.readOnly:
+		return fmt.Errorf("state file %s was written by an older genform (schema %d); this genform upgrades it to schema %d when a command that writes the state opens it (plan, apply): run one where the file is writable", s.path, version, currentSchema)
 	case version < currentSchema:
 		if err := s.migrate(version); err != nil {
 			return err
 		}
 	}
 	// Whatever path was taken, the file must now read as a whole layout.
-	return s.db.View(func(btx *bolt.Tx) error {
+	return s.view(func(btx *bolt.Tx) error {
 		b, err := s.begin(btx)
 		if err != nil {
 			return err
@@ -245,7 +331,7 @@ func (s *Store) create() error {
 	if err != nil {
 		return err
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		root, err := tx.CreateBucket(bucketRoot)
 		if err != nil {
 			return err
@@ -297,12 +383,15 @@ func syncDir(dir string) error {
 // Path returns the state file's path as given to Open.
 func (s *Store) Path() string { return s.path }
 
-// Close releases the lock and closes the file. It removes the holder info
-// first, while the lock is still held, so it can never remove the next
+// Close releases the lock and closes the file. A writer removes its holder
+// info first, while the lock is still held, so it can never remove the next
 // holder's. Calling it again returns the first result.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
-		herr := removeHolder(s.path)
+		var herr error
+		if !s.readOnly {
+			herr = removeHolder(s.path)
+		}
 		var derr error
 		if err := s.db.Close(); err != nil {
 			derr = fmt.Errorf("closing state file %s: %w", s.path, err)
@@ -335,7 +424,7 @@ func (s *Store) begin(tx *bolt.Tx) (buckets, error) {
 		{bucketProtections, &b.protections},
 		{bucketHistory, &b.history},
 	} {
-		if *x.b = root.Bucket(x.name); *x.b == nil {
+		if *x.b = root.Bucket(x.name); *x.b == nil && !(s.noHistory && x.b == &b.history) {
 			return b, &CorruptError{Path: s.path, Err: fmt.Errorf("bucket %s/%s is missing", bucketRoot, x.name)}
 		}
 	}
@@ -398,7 +487,7 @@ func (s *Store) readMeta(b buckets) (Meta, error) {
 // Meta returns the file's schema version, lineage, serial and service.
 func (s *Store) Meta() (Meta, error) {
 	var m Meta
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b, err := s.begin(tx)
 		if err != nil {
 			return err
@@ -413,7 +502,7 @@ func (s *Store) Meta() (Meta, error) {
 // none.
 func (s *Store) Resource(addr addrs.Instance) (*Resource, error) {
 	var r *Resource
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b, err := s.begin(tx)
 		if err != nil {
 			return err
@@ -429,7 +518,7 @@ func (s *Store) Resource(addr addrs.Instance) (*Resource, error) {
 // would propose to generate again what is already paid for.
 func (s *Store) Snapshot() (*Snapshot, error) {
 	var snap *Snapshot
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b, err := s.begin(tx)
 		if err != nil {
 			return err
@@ -525,9 +614,10 @@ func (s *Store) getProtection(b buckets, addr addrs.Instance) (*Protection, erro
 // there is none).
 func (s *Store) Check() error {
 	var problems []error
-	err := s.db.View(func(tx *bolt.Tx) error {
-		for err := range tx.Check() {
-			problems = append(problems, err)
+	err := s.view(func(tx *bolt.Tx) error {
+		var err error
+		if problems, err = checkPages(tx); err != nil {
+			return err
 		}
 		if len(problems) > 0 {
 			// Reading records through a damaged page tree is not safe.
@@ -565,12 +655,14 @@ func (s *Store) Check() error {
 			_, err := decodeProtection(k, v)
 			return err
 		})
-		_ = b.history.ForEach(func(k, v []byte) error {
-			if _, err := decodeEntry(k, v); err != nil {
-				problems = append(problems, &CorruptError{Path: s.path, Record: "history", Addr: historyName(k), Err: err})
-			}
-			return nil
-		})
+		if b.history != nil {
+			_ = b.history.ForEach(func(k, v []byte) error {
+				if _, err := decodeEntry(k, v); err != nil {
+					problems = append(problems, &CorruptError{Path: s.path, Record: "history", Addr: historyName(k), Err: err})
+				}
+				return nil
+			})
+		}
 		return nil
 	})
 	if err != nil {
@@ -587,7 +679,7 @@ func (s *Store) Check() error {
 // damaged record can still be inspected and mended ('genform state rm'). A
 // key that is no address at all is left out: no command could name it.
 func (s *Store) Addresses() (resources, intents []addrs.Instance, err error) {
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = s.view(func(tx *bolt.Tx) error {
 		b, err := s.begin(tx)
 		if err != nil {
 			return err

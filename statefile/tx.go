@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -37,26 +38,45 @@ var errTxDone = errors.New("statefile: Tx used after its Update returned")
 // returns an error, or panics, nothing it did is kept and its error is
 // returned as is. If fn changed nothing, nothing is committed. fn must not
 // call Update (Updates run one at a time: it would wait for itself).
+//
+// The first Update or Batch of a Store checks the file's page structure
+// before it writes (see verify), and refuses a damaged file.
 func (s *Store) Update(fn func(tx *Tx) error) error {
-	btx, err := s.db.Begin(true)
-	if err != nil {
-		return fmt.Errorf("writing state file %s: %w", s.path, err)
-	}
-	committed := false
-	defer func() {
-		if !committed {
-			_ = btx.Rollback()
-		}
-	}()
-	dirty, err := s.run(btx, fn)
-	if err != nil || !dirty {
+	if err := s.writable(); err != nil {
 		return err
 	}
-	committed = true // Commit closes the transaction, even when it fails
-	if err := btx.Commit(); err != nil {
-		return fmt.Errorf("committing to state file %s: %w", s.path, err)
+	return s.guard(func() error {
+		btx, err := s.db.Begin(true)
+		if err != nil {
+			return fmt.Errorf("writing state file %s: %w", s.path, err)
+		}
+		committed := false
+		defer func() {
+			if !committed {
+				_ = btx.Rollback()
+			}
+		}()
+		dirty, err := s.run(btx, fn)
+		if err != nil || !dirty {
+			return err
+		}
+		committed = true // Commit closes the transaction, even when it fails
+		if err := btx.Commit(); err != nil {
+			return fmt.Errorf("committing to state file %s: %w", s.path, err)
+		}
+		return nil
+	})
+}
+
+// errReadOnly is returned by Update and Batch of a Store opened ReadOnly.
+var errReadOnly = errors.New("opened read-only")
+
+// writable is what Update and Batch check before they write.
+func (s *Store) writable() error {
+	if s.readOnly {
+		return fmt.Errorf("writing state file %s: %w", s.path, errReadOnly)
 	}
-	return nil
+	return s.verify()
 }
 
 // Batch is Update for steps taken by many goroutines at once, such as the
@@ -66,9 +86,18 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 // changes are durably committed. fn may be called more than once (when a
 // step it was batched with fails), so it must only write what it is given.
 func (s *Store) Batch(fn func(tx *Tx) error) error {
-	err := s.db.Batch(func(btx *bolt.Tx) error {
-		_, err := s.run(btx, fn)
+	if err := s.writable(); err != nil {
 		return err
+	}
+	err := s.guard(func() error {
+		return s.db.Batch(func(btx *bolt.Tx) error {
+			// bbolt runs a batch in a goroutine of its own and recovers a
+			// panic of fn there, to run fn again alone, in this goroutine
+			// and under guard; a fault must be a panic there too.
+			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+			_, err := s.run(btx, fn)
+			return err
+		})
 	})
 	var ce *CorruptError
 	if err != nil && !errors.As(err, &ce) && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrExists) {

@@ -19,6 +19,23 @@ type Option func(*options)
 type options struct {
 	keepPerm bool
 	pattern  string
+	noFollow bool
+}
+
+// ErrNotRegular is wrapped by the error of a write with RegularOnly to a
+// path that holds something else than a regular file.
+var ErrNotRegular = errors.New("not a regular file")
+
+// RegularOnly makes Write replace only a regular file, or create one: a
+// symbolic link, a device, a FIFO at path is an error (wrapping
+// ErrNotRegular) instead of being followed or written to. The state
+// package writes the files beside the state file this way, so that a link
+// planted there cannot lead a write elsewhere. The rename that puts the
+// new file in place replaces whatever is at path by then and never
+// follows a link, so a link swapped in after the check is replaced, not
+// written through.
+func RegularOnly() Option {
+	return func(o *options) { o.noFollow = true }
 }
 
 // KeepPermissions makes a replaced file keep its permission bits instead of
@@ -69,8 +86,16 @@ func Write(path string, perm os.FileMode, write func(w io.Writer) error, opts ..
 	for _, opt := range opts {
 		opt(&o)
 	}
-	fi, err := os.Stat(path)
+	stat := os.Stat
+	if o.noFollow {
+		stat = os.Lstat
+	}
+	fi, err := stat(path)
 	switch {
+	case err == nil && o.noFollow && fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("writing %s: it is a symbolic link: %w", path, ErrNotRegular)
+	case err == nil && o.noFollow && !fi.Mode().IsRegular():
+		return fmt.Errorf("writing %s: %w", path, ErrNotRegular)
 	case err == nil && fi.IsDir():
 		return fmt.Errorf("writing %s: is a directory", path)
 	case err == nil && !fi.Mode().IsRegular():

@@ -25,6 +25,10 @@
 //     creates the file it names.
 //   - An existing directory is an error.
 //
+// With the RegularOnly option, a link, a device or a FIFO is an error
+// too: the files genform keeps beside its state are written only as
+// regular files.
+//
 // It does not create missing directories, lock anything, or decide names:
 // callers choose the path, make its directory, and serialise writers of
 // one path if they need to. Nor does it keep a replaced file's owner, group

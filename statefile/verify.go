@@ -1,0 +1,93 @@
+package statefile
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// verify checks the file's page structure once, before the Store first
+// writes to it, with bbolt's own consistency check (tx.Check), which also
+// compares the freelist with the pages in use. A write to a file whose
+// freelist names a page still in use would reuse that page and spread the
+// damage to records that read well now; reads need no such check, since
+// guard turns whatever they trip over into an error. It costs a walk of
+// the whole file, once per command that writes, and nothing for one that
+// only reads.
+func (s *Store) verify() error {
+	s.verifyOnce.Do(func() {
+		var problems []error
+		err := s.view(func(tx *bolt.Tx) error {
+			var err error
+			problems, err = checkPages(tx)
+			return err
+		})
+		switch {
+		case err != nil:
+			s.verifyErr = err
+		case len(problems) > 0:
+			ce := &CorruptError{Path: s.path, Err: fmt.Errorf("bbolt's consistency check finds %d problem(s), the first: %w", len(problems), problems[0])}
+			nameBackup(ce, s.path)
+			s.verifyErr = ce
+		}
+	})
+	return s.verifyErr
+}
+
+// checkPages runs bbolt's consistency check in tx and returns the problems
+// it finds. It must run under guard: it first reads every page the check
+// will read (see touchAll).
+func checkPages(tx *bolt.Tx) ([]error, error) {
+	if err := touchAll(tx); err != nil {
+		return nil, err
+	}
+	var problems []error
+	for err := range tx.Check() {
+		problems = append(problems, err)
+	}
+	return problems, nil
+}
+
+// touchAll reads every key and value of every bucket in tx. tx.Check walks
+// the pages in a goroutine of its own, where guard's recover does not
+// reach and a fault would kill the process: a page number that leads
+// outside the file must fault here first, where guard turns it into an
+// error.
+func touchAll(tx *bolt.Tx) error {
+	var sum byte
+	var walk func(b *bolt.Bucket) error
+	walk = func(b *bolt.Bucket) error {
+		return b.ForEach(func(k, v []byte) error {
+			sum ^= touch(k)
+			if v != nil {
+				sum ^= touch(v)
+				return nil
+			}
+			child := b.Bucket(k)
+			if child == nil {
+				return errors.New("a bucket entry that opens no bucket")
+			}
+			return walk(child)
+		})
+	}
+	err := tx.ForEach(func(_ []byte, b *bolt.Bucket) error { return walk(b) })
+	touched.Add(uint32(sum)) // so that the reads are not optimised away
+	return err
+}
+
+// touched keeps what touchAll read.
+var touched atomic.Uint32
+
+// touch reads a byte of every page b spans.
+func touch(b []byte) byte {
+	var x byte
+	for i := 0; i < len(b); i += minPageSize {
+		x ^= b[i]
+	}
+	if len(b) > 0 {
+		x ^= b[len(b)-1]
+	}
+	return x
+}
