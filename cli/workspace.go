@@ -366,17 +366,6 @@ func openStateFile(cfg *config.Config, opts statefile.Options) (*statefile.Store
 	return nil, err
 }
 
-// snapshot reads the whole state under the exclusive lock; a missing
-// state file is an empty state.
-func snapshot(cfg *config.Config, command string, lockTimeout time.Duration) (*statefile.Snapshot, error) {
-	st, err := openState(cfg, command, lockTimeout, false)
-	if err != nil || st == nil {
-		return nil, err
-	}
-	defer st.Close()
-	return st.Snapshot()
-}
-
 // readSnapshot reads the whole state under the shared lock of readState; a
 // missing state file is an empty state.
 func readSnapshot(cfg *config.Config, command string, lockTimeout time.Duration) (*statefile.Snapshot, error) {
