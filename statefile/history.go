@@ -157,7 +157,7 @@ func (s *Store) Generations(fp string) ([]*Resource, error) {
 		return nil, nil
 	}
 	prefix := append([]byte(fp), historySep)
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b, err := s.begin(tx)
 		if err != nil {
 			return err
@@ -189,7 +189,7 @@ func (s *Store) Generation(fp, gid string) (*Resource, error) {
 		return nil, nil
 	}
 	var e *Resource
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b, err := s.begin(tx)
 		if err != nil {
 			return err
@@ -214,7 +214,7 @@ func (s *Store) Generation(fp, gid string) (*Resource, error) {
 // when addr is the zero Instance, the most recently made first.
 func (s *Store) History(addr addrs.Instance) ([]*Resource, error) {
 	var out []*Resource
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b, err := s.begin(tx)
 		if err != nil {
 			return err
@@ -243,7 +243,7 @@ func (s *Store) History(addr addrs.Instance) ([]*Resource, error) {
 // HistoryLen is the number of entries in the history.
 func (s *Store) HistoryLen() (int, error) {
 	n := 0
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b, err := s.begin(tx)
 		if err != nil {
 			return err
