@@ -216,6 +216,9 @@ func execute(env *Env, cfg *config.Config, ep endpoint, store *statefile.Store, 
 			// Files the cache does not hold come from the service.
 			needService = needService || c.Reason == nil || !c.Reason.Cached
 		}
+		// A job an interrupted apply left undeclared is followed to its
+		// end and kept in the history.
+		needService = needService || c.Reason.KeptJob() != ""
 	}
 	eng := &reconcile.Engine{
 		Config:       cfg,

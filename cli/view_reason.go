@@ -126,22 +126,15 @@ func changeWarnings(c *reconcile.Change) []string {
 	case r.Code == reconcile.ReasonAnswerLost:
 		return []string{fmt.Sprintf("an earlier apply sent the create request for %s at %s and was interrupted before the service answered; that generation may already have been paid for. Applying submits it again; if you find the earlier creation on the service, adopt it instead with: genform import %s CREATION_ID",
 			c.Addr, r.Since.UTC().Format("2006-01-02 15:04:05Z"), c.Addr.Shell())}
-	case r.Code == reconcile.ReasonAbandoned:
-		return []string{fmt.Sprintf("job %s, submitted by an interrupted apply for the previous configuration, is abandoned; it may already have been paid for", r.GenerationID)}
-	case r.Code == reconcile.ReasonRemovedIntent && r.GenerationID != "":
-		return []string{fmt.Sprintf("job %s was submitted by an earlier apply and may have been paid for; its outputs will not be downloaded", r.GenerationID)}
-	case r.Code == reconcile.ReasonDestroyIntent && r.GenerationID != "":
-		return []string{fmt.Sprintf("job %s may still be running on the service and may have been paid for; its outputs will not be downloaded", r.GenerationID)}
+	case r.KeptJob() != "":
+		return []string{fmt.Sprintf("job %s, left by an interrupted apply, may have been paid for; apply follows it to its end and keeps it in the history (declaring its request again restores it at no cost) instead of writing its files to the output directory", r.KeptJob())}
 	case r.Code == reconcile.ReasonRemovedIntent || r.Code == reconcile.ReasonDestroyIntent:
 		return []string{fmt.Sprintf("an earlier apply sent the create request for %s at %s and was interrupted before the service answered; that generation may already have been paid for, and is forgotten",
 			c.Addr, r.Since.UTC().Format("2006-01-02 15:04:05Z"))}
 	case r.Code == reconcile.ReasonLocal:
 		var out []string
 		for _, l := range r.Local {
-			switch {
-			case l.What == reconcile.IntentSettled && l.GenerationID != "":
-				out = append(out, fmt.Sprintf("job %s, submitted by an interrupted apply for a request no longer declared, may have been paid for; it is no longer followed, and its outputs are not downloaded", l.GenerationID))
-			case l.What == reconcile.IntentSettled:
+			if l.What == reconcile.IntentSettled && l.GenerationID == "" {
 				out = append(out, fmt.Sprintf("an earlier apply sent a create request for %s at %s, for a request no longer declared, and was interrupted before the service answered; that generation may have been paid for, and is forgotten",
 					c.Addr, l.Since.UTC().Format("2006-01-02 15:04:05Z")))
 			}

@@ -479,6 +479,9 @@ func (r *applyRun) generate(inst *config.Instance, c *Change) error {
 	if err := CheckInside(e.Dir, inst.Dir); err != nil {
 		return err
 	}
+	// An abandoned job is followed and kept before its intent is
+	// replaced by the new one.
+	r.keepJob(inst.Addr, inst.Dir, r.interruptedJob(inst.Addr, c.Reason))
 	if err := r.acquire(); err != nil {
 		return err
 	}

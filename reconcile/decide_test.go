@@ -456,11 +456,11 @@ var deleteReasonTests = []struct {
 	paid    bool
 }{
 	{name: "a record no longer declared", record: true, job: "-", reason: ReasonRemoved},
-	{name: "a record and an intent no longer declared", record: true, job: "job-9", reason: ReasonRemoved},
+	{name: "a record and an intent no longer declared", record: true, job: "job-9", reason: ReasonRemoved, paid: true},
 	{name: "an interrupted submission no longer declared", job: "job-9", reason: ReasonRemovedIntent, paid: true},
 	{name: "a lost answer no longer declared", job: "", reason: ReasonRemovedIntent},
 	{name: "destroy of a record", destroy: true, record: true, job: "-", reason: ReasonDestroy},
-	{name: "destroy of a record with an intent", destroy: true, record: true, job: "job-9", reason: ReasonDestroy},
+	{name: "destroy of a record with an intent", destroy: true, record: true, job: "job-9", reason: ReasonDestroy, paid: true},
 	{name: "destroy of an interrupted submission", destroy: true, job: "job-9", reason: ReasonDestroyIntent, paid: true},
 	{name: "destroy of a lost answer", destroy: true, job: "", reason: ReasonDestroyIntent},
 }
@@ -507,8 +507,12 @@ func TestDeleteReasons(t *testing.T) {
 			if c.Action != Delete || c.Reason.Code != tc.reason {
 				t.Errorf("image.b: %s %s, want delete %s", c.Action, c.Reason.Code, tc.reason)
 			}
-			if wantID := strings.TrimPrefix(tc.job, "-"); !tc.record && c.Reason.GenerationID != wantID {
+			if wantID := strings.TrimPrefix(tc.job, "-"); c.Reason.GenerationID != wantID {
 				t.Errorf("the reason names job %q, want %q", c.Reason.GenerationID, wantID)
+			}
+			// Every job left undeclared is followed and kept in the history.
+			if got, want := c.Reason.KeptJob(), strings.TrimPrefix(tc.job, "-"); got != want {
+				t.Errorf("KeptJob() = %q, want %q", got, want)
 			}
 			// A forgotten lost answer is TestForgottenLostAnswerMayHaveBeenPaid's.
 			if lostAnswer := !tc.record && tc.job == ""; !lostAnswer && c.Reason.MayHaveBeenPaid() != tc.paid {

@@ -51,8 +51,12 @@ func MakeDestroyPlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 			})
 			continue
 		}
+		why := &Reason{Code: ReasonDestroy}
+		if it := st.Intents[addr]; it != nil {
+			why.GenerationID = it.GenerationID
+		}
 		plan.Changes = append(plan.Changes, &Change{
-			Addr: addr, Action: Delete, Reason: &Reason{Code: ReasonDestroy},
+			Addr: addr, Action: Delete, Reason: why,
 			Before: beforeAttrs(rec), Dir: rec.Dir,
 		})
 	}

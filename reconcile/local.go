@@ -19,6 +19,9 @@ import (
 // changed) and records the result.
 func (r *applyRun) update(inst *config.Instance, c *Change) error {
 	e := r.e
+	// A settled submission's job is followed and kept before its intent
+	// is cleared with the record.
+	r.keepJob(inst.Addr, inst.Dir, r.interruptedJob(inst.Addr, c.Reason))
 	old, err := e.Store.Resource(inst.Addr)
 	if err != nil {
 		return err
@@ -175,6 +178,8 @@ func (r *applyRun) move(c *Change) {
 // the service, which has no delete.
 func (r *applyRun) delete(c *Change) {
 	e := r.e
+	// A forgotten submission's job is followed and kept first.
+	r.keepJob(c.Addr, c.Dir, r.interruptedJob(c.Addr, c.Reason))
 	rec, err := e.Store.Resource(c.Addr)
 	if err != nil {
 		r.fail(c, err)

@@ -338,7 +338,11 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 				Detail:   fmt.Sprintf("%s has lifecycle.prevent_destroy set (kept in the state), but it is no longer in the configuration, so the plan would delete its files. Put the block back, or lift the protection by declaring it with prevent_destroy = false and applying before removing it.", addr),
 			})
 		}
-		p.add(&Change{Addr: addr, Action: Delete, Reason: &Reason{Code: ReasonRemoved}, Before: beforeAttrs(rec)})
+		why := &Reason{Code: ReasonRemoved}
+		if it := st.Intents[addr]; it != nil {
+			why.GenerationID = it.GenerationID
+		}
+		p.add(&Change{Addr: addr, Action: Delete, Reason: why, Before: beforeAttrs(rec)})
 	}
 	// Interrupted submissions of instances that left the configuration are
 	// forgotten; the plan says so, because the job may have been paid for.

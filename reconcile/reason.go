@@ -45,9 +45,9 @@ const (
 	ReasonRestored // the history holds a generation of the declared request (job GenerationID, creation CreationID, recorded at Since for Holder) that no instance holds; Cached says whether every file is in the local cache
 
 	// Delete.
-	ReasonRemoved       // no longer in the configuration
+	ReasonRemoved       // no longer in the configuration (with the job GenerationID of an interrupted replacement, if any)
 	ReasonRemovedIntent // an interrupted submission (job GenerationID, or sent at Since with its answer lost) of an instance no longer in the configuration
-	ReasonDestroy       // destroy asked for it
+	ReasonDestroy       // destroy asked for it (with the job GenerationID of an interrupted replacement, if any)
 	ReasonDestroyIntent // destroy: an interrupted submission (job GenerationID, or sent at Since with its answer lost) is forgotten
 )
 
@@ -103,6 +103,8 @@ func (r Reason) MayHaveBeenPaid() bool {
 		// With a job id the job exists; without one, the create request
 		// was sent and its answer lost, as for ReasonAnswerLost.
 		return true
+	case ReasonRemoved, ReasonDestroy:
+		return r.GenerationID != ""
 	case ReasonLocal:
 		for _, l := range r.Local {
 			if l.What == IntentSettled {
@@ -111,6 +113,27 @@ func (r Reason) MayHaveBeenPaid() bool {
 		}
 	}
 	return false
+}
+
+// KeptJob is the job of an interrupted submission that the change leaves
+// undeclared (abandoned, settled, or its instance removed or destroyed):
+// apply follows it to its end and keeps it in the history, because it may
+// have been paid for. It is "" when there is no such job.
+func (r *Reason) KeptJob() string {
+	if r == nil {
+		return ""
+	}
+	switch r.Code {
+	case ReasonAbandoned, ReasonRemoved, ReasonRemovedIntent, ReasonDestroy, ReasonDestroyIntent:
+		return r.GenerationID
+	case ReasonLocal:
+		for _, l := range r.Local {
+			if l.What == IntentSettled && l.GenerationID != "" {
+				return l.GenerationID
+			}
+		}
+	}
+	return ""
 }
 
 // Reason says why a change is planned: a code, and the fields the code
@@ -129,8 +152,9 @@ type Reason struct {
 	// From and To are the old and new endpoints (ReasonEndpoint).
 	From, To addrs.Endpoint
 	// GenerationID is the job of an interrupted submission (ReasonInterrupted,
-	// ReasonAbandoned, ReasonRemovedIntent, ReasonDestroyIntent), or the
-	// generation restored (ReasonRestored).
+	// ReasonAbandoned, ReasonRemovedIntent, ReasonDestroyIntent, and
+	// ReasonRemoved or ReasonDestroy when an interrupted replacement left
+	// one beside the record), or the generation restored (ReasonRestored).
 	GenerationID string
 	// CreationID, Holder and Cached describe the generation restored
 	// (ReasonRestored): its creation id, the instance that held it last,

@@ -233,3 +233,85 @@ func (r *applyRun) restoreURL(entry *statefile.Resource, det *service.Creation, 
 	}
 	return "", fmt.Errorf("creation %s no longer lists output %d", entry.CreationID, index)
 }
+
+// keepJob follows job it.GenerationID, which an interrupted apply
+// submitted for a request no longer declared for addr (settled, abandoned
+// or forgotten), to its end, and files it in the history with its files in
+// the cache: it was paid for, and declaring its request again restores it
+// at no cost. dir is where the instance's files would go. A job that
+// cannot be followed is a warning; it stays paid for on the service, and
+// import can still adopt it.
+func (r *applyRun) keepJob(addr addrs.Instance, dir string, it *statefile.Intent) {
+	if it == nil || it.GenerationID == "" || r.e.Service == nil {
+		return
+	}
+	e := r.e
+	id := it.GenerationID
+	warn := func(err error) {
+		r.emit(Event{Addr: addr, Phase: PhaseWarning, GenerationID: id,
+			Err: fmt.Errorf("job %s, left by an interrupted apply, is not kept in the history: %w", id, err)})
+	}
+	st, err := r.poll(addr, Update, id, it.SubmittedAt)
+	if err != nil {
+		warn(err)
+		return
+	}
+	entry := &statefile.Resource{Addr: addr, Endpoint: it.Endpoint, Fingerprint: it.Fingerprint, Request: it.Request,
+		GenerationID: id, CreationID: id, Status: st.Raw, Dir: dir}
+	if st.State == service.StateFailed {
+		entry.Status, entry.Error = StatusFailed, "the service reported the generation failed"
+	} else {
+		det, err := e.Service.Detail(r.on(addr), id)
+		if err != nil {
+			warn(err)
+			return
+		}
+		entry.Detail, entry.Status = det.Raw, StatusSucceed
+		entry.Outputs = outputsOf(addr.Resource.Kind, det)
+		c := r.cacheFor()
+		for i := range entry.Outputs {
+			o := &entry.Outputs[i]
+			if c == nil {
+				break
+			}
+			if err := os.MkdirAll(c.Dir(), 0o700); err != nil {
+				warn(err)
+				return
+			}
+			d, err := e.Service.Download(r.on(addr), o.MediaURL, c.Dir(), fmt.Sprintf("tmp-%s-%d", id, o.Index))
+			if err != nil {
+				// Without its hash the output cannot be checked, so the
+				// generation is kept, but not restorable.
+				r.emit(Event{Addr: addr, Phase: PhaseWarning, GenerationID: id,
+					Err: fmt.Errorf("downloading output %d of job %s into the cache: %w; the history keeps the job, without its files", o.Index, id, err)})
+				continue
+			}
+			if err := c.Adopt(d.Path, d.SHA256); err != nil {
+				warn(err)
+				return
+			}
+			o.SHA256, o.Size, o.ContentType = d.SHA256, d.Size, d.ContentType
+			o.Path = path.Join(dir, strconv.Itoa(o.Index)+filepath.Ext(d.Path))
+		}
+	}
+	if err := r.commit(func(tx *statefile.Tx) error { return tx.RecordHistory(entry) }); err != nil {
+		warn(err)
+		return
+	}
+	r.emit(Event{Addr: addr, Phase: PhaseWarning, GenerationID: id,
+		Err: fmt.Errorf("job %s, left by an interrupted apply, ended %s and is kept in the history: declaring its request again restores it at no cost", id, entry.Status)})
+}
+
+// interruptedJob is the intent at addr when the change leaves its job
+// undeclared (Reason.KeptJob), read again from the state: nil otherwise.
+func (r *applyRun) interruptedJob(addr addrs.Instance, why *Reason) *statefile.Intent {
+	id := why.KeptJob()
+	if id == "" {
+		return nil
+	}
+	it, err := r.e.Store.Intent(addr)
+	if err != nil || it == nil || it.GenerationID != id {
+		return nil
+	}
+	return it
+}

@@ -2,10 +2,13 @@ package reconcile
 
 import (
 	"context"
+
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/genform/genform/config/addrs"
 )
 
 const greenConfig = `
@@ -176,5 +179,50 @@ func TestPlanRestoreOff(t *testing.T) {
 	p, _ := MakePlan(in)
 	if c := p.Change(a("image.a")); c.Action != Replace {
 		t.Errorf("no history: %s", c.Action)
+	}
+}
+
+// TestSettledJobIsKept: the job of an interrupted submission for a
+// request no longer declared is followed to its end when it is settled,
+// and kept in the history with its files in the cache, so that declaring
+// its request again restores it instead of paying for it a second time.
+func TestSettledJobIsKept(t *testing.T) {
+	svc := &fakeService{}
+	w := newWorkdir(t, svc)
+	w.converge(appleConfig)
+	// An apply of the green apple submitted job-7 and was killed.
+	w.configure(greenConfig)
+	svc.addJob("job-7", addrs.Image, fakeJob{outputs: 2})
+	w.interrupted("image.a", "job-7")
+
+	p := w.plan(appleConfig)
+	if c := p.Change(a("image.a")); c.Action != Update || !c.Reason.MayHaveBeenPaid() {
+		t.Fatalf("plan: %s %+v, want the submission settled", c.Action, c.Reason)
+	}
+	res := w.apply(context.Background(), p)
+	if len(res.Failed) > 0 {
+		t.Fatalf("failed %v", res.Failed)
+	}
+	greenFP := w.plan(greenConfig).Change(a("image.a")).Fingerprint
+	w.configure(appleConfig)
+	e, err := w.store.Generations(greenFP)
+	if err != nil || len(e) != 1 || e[0].GenerationID != "job-7" || e[0].Status != StatusSucceed || !allHashed(e[0]) {
+		t.Fatalf("history of the green request = %+v, %v", e, err)
+	}
+	if snap := w.snapshot(); snap.Intents[a("image.a")] != nil || snap.Resources[a("image.a")].GenerationID != "job-1" {
+		t.Error("the settle did not leave the record as it was, without the intent")
+	}
+
+	creates := svc.count("Create")
+	p = w.plan(greenConfig)
+	if c := p.Change(a("image.a")); c.Action != Restore || c.GenerationID != "job-7" || !c.Reason.Cached {
+		t.Fatalf("green again: %s %+v", c.Action, c.Reason)
+	}
+	res = w.apply(context.Background(), p)
+	if addrList(res.Restored) != "image.a" || svc.count("Create") != creates {
+		t.Errorf("restored %q, %d creates", addrList(res.Restored), svc.count("Create")-creates)
+	}
+	if got := w.read("generated/image/a/1.png"); got != "content of http://fake.test/media/job-7/1.png" {
+		t.Errorf("restored %q", got)
 	}
 }

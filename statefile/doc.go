@@ -16,7 +16,8 @@
 // record, intent and protection and succeeds for an address with only an
 // intent, or nothing; Move for a rename; SetService to name the service the
 // generations are made with. Record and Move also keep the generation in
-// the history (see Layout). Apply, destroy, import and the state
+// the history (see Layout); RecordHistory files there a generation no
+// record holds. Apply, destroy, import and the state
 // commands call these and nothing else. Store.Update runs several in one
 // transaction, Store.Batch coalesces those of parallel jobs.
 //

@@ -167,3 +167,34 @@ func TestHistoryDamagedEntry(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordHistory: a generation no record holds is filed in the history
+// and nothing else changes; a bad one is refused.
+func TestRecordHistory(t *testing.T) {
+	s := openNew(t)
+	fixedClock(s, t0)
+	e := generation("image.hero", "fp-kept", "g-kept")
+	record(t, s, func(tx *Tx) error { return tx.RecordHistory(e) })
+	if rec, _ := s.Resource(a("image.hero")); rec != nil {
+		t.Errorf("RecordHistory made a record: %+v", rec)
+	}
+	got, err := s.Generation("fp-kept", "g-kept")
+	if err != nil || got == nil || got.Addr != a("image.hero") || !got.CreatedAt.Equal(t0) || len(got.Outputs) != 1 {
+		t.Fatalf("entry = %+v, %v", got, err)
+	}
+	for name, bad := range map[string]func(r *Resource){
+		"no status":      func(r *Resource) { r.Status = "" },
+		"no fingerprint": func(r *Resource) { r.Fingerprint = "" },
+		"a path outside": func(r *Resource) { r.Outputs[0].Path = "../x.png" },
+		"bad JSON":       func(r *Resource) { r.Request = json.RawMessage("{") },
+	} {
+		r := generation("image.hero", "fp-bad", "g-bad")
+		bad(r)
+		if err := s.Update(func(tx *Tx) error { return tx.RecordHistory(r) }); err == nil {
+			t.Errorf("%s: recorded", name)
+		}
+	}
+	if n, _ := s.HistoryLen(); n != 1 {
+		t.Errorf("history holds %d entries", n)
+	}
+}

@@ -513,6 +513,21 @@ func (s *Store) Resource(addr addrs.Instance) (*Resource, error) {
 	return r, err
 }
 
+// Intent returns the intent recorded at addr, or nil, nil when there is
+// none.
+func (s *Store) Intent(addr addrs.Instance) (*Intent, error) {
+	var it *Intent
+	err := s.view(func(tx *bolt.Tx) error {
+		b, err := s.begin(tx)
+		if err != nil {
+			return err
+		}
+		it, err = s.getIntent(b, addr)
+		return err
+	})
+	return it, err
+}
+
 // Snapshot reads the whole state in one read transaction. It fails on the
 // first record it cannot decode, naming it: planning on a partial state
 // would propose to generate again what is already paid for.

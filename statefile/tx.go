@@ -237,6 +237,41 @@ func (tx *Tx) RecordIntent(i *Intent) error {
 	return tx.put(tx.b.intents, rec.Addr, encodeIntent(&rec))
 }
 
+// RecordHistory files e, a generation no record holds (the job of an
+// interrupted submission for a request no longer declared, followed to
+// its end), in the history, and changes nothing else. e.Addr is the
+// instance it was submitted for; an entry already there keeps the time it
+// was first recorded.
+func (tx *Tx) RecordHistory(e *Resource) error {
+	if err := tx.use(); err != nil {
+		return err
+	}
+	if e == nil || e.Addr.IsZero() {
+		return errors.New("recording a generation in the history: no address")
+	}
+	if err := checkRecord(e.Addr, e.Endpoint, e.Deps); err != nil {
+		return err
+	}
+	for what, raw := range map[string]json.RawMessage{"request": e.Request, "creation detail": e.Detail} {
+		if err := validJSON(e.Addr, what, raw); err != nil {
+			return err
+		}
+	}
+	if err := checkPaths(e); err != nil {
+		return fmt.Errorf("recording %s: %w", e.Addr, err)
+	}
+	if e.Status == "" {
+		return fmt.Errorf("recording generation %s of %s in the history: it has no status", e.GenerationID, e.Addr)
+	}
+	if err := checkHistoryKey(e.Fingerprint, e.GenerationID); err != nil {
+		return fmt.Errorf("recording %s: %w", e.Addr, err)
+	}
+	entry := *e
+	entry.Failure = nil
+	entry.CreatedAt = tx.now
+	return tx.putEntry(&entry)
+}
+
 // ClearIntent removes the intent at addr: its submission was refused, so
 // nothing was paid for. Clearing an intent that is not there does nothing,
 // so finishing a step twice is harmless.

@@ -119,6 +119,31 @@ func (c *Cache) Keep(path, sha string, size int64, mtime time.Time) (bool, error
 	return true, nil
 }
 
+// Adopt moves the file at path, whose bytes are sha's (hashed as it was
+// written), into the cache: a file downloaded into Dir for it, under a
+// name that begins with "tmp-" (which Prune clears when it is left
+// behind). An entry already there is kept and the file removed.
+func (c *Cache) Adopt(path, sha string) error {
+	if !validSHA(sha) {
+		os.Remove(path)
+		return fmt.Errorf("%q is not a sha256", sha)
+	}
+	dst := c.entryPath(sha)
+	if c.Has(sha) {
+		os.Remove(path)
+		return c.touch(dst)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+		os.Remove(path)
+		return fmt.Errorf("creating the cache directory: %w", err)
+	}
+	if err := os.Rename(path, dst); err != nil {
+		os.Remove(path)
+		return fmt.Errorf("writing to the cache: %w", err)
+	}
+	return c.touch(dst)
+}
+
 // copyIn copies src to the entry dst through a temporary file, checking
 // that the bytes are sha's.
 func (c *Cache) copyIn(src, dst, sha string) error {

@@ -193,3 +193,31 @@ func TestKeepCopiesAcrossFileSystems(t *testing.T) {
 		t.Error("Keep linked an entry the cache already held")
 	}
 }
+
+// TestAdopt: a file downloaded into the cache directory becomes the entry
+// of its hash, and a second copy of the same bytes is dropped.
+func TestAdopt(t *testing.T) {
+	c, _ := newCache(t)
+	if err := os.MkdirAll(c.Dir(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	data := []byte("downloaded for the history")
+	for range 2 {
+		p := filepath.Join(c.Dir(), "tmp-keep-0.png")
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Adopt(p, sum(data)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Error("the downloaded file is still there")
+		}
+	}
+	if got, _ := os.ReadFile(c.entryPath(sum(data))); !bytes.Equal(got, data) {
+		t.Errorf("entry holds %q", got)
+	}
+	if err := c.Adopt(filepath.Join(c.Dir(), "tmp-x"), "nope"); err == nil {
+		t.Error("Adopt took a hash that is none")
+	}
+}
