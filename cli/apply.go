@@ -35,6 +35,8 @@ Flags:
   -auto-approve        do not ask for confirmation
   -parallelism=N       generations in flight at once (default: service.parallelism)
   -max-generations=N   refuse to submit more than N generations
+  -max-cost=AMOUNT     refuse a plan whose estimated cost (from
+                       service.prices) is above AMOUNT, e.g. -max-cost=5.00
   -json                print progress and the result as JSON lines
 ` + planFlagsUsage,
 		run: runApply,
@@ -46,6 +48,7 @@ type applyCmd struct {
 	autoApprove    bool
 	parallelism    int
 	maxGenerations int
+	maxCost        string
 	json           bool
 }
 
@@ -56,6 +59,7 @@ func runApply(env *Env, args []string) int {
 	fs.BoolVar(&ac.autoApprove, "auto-approve", false, "")
 	fs.IntVar(&ac.parallelism, "parallelism", 0, "")
 	fs.IntVar(&ac.maxGenerations, "max-generations", -1, "")
+	fs.StringVar(&ac.maxCost, "max-cost", "", "")
 	fs.BoolVar(&ac.json, "json", false, "")
 	if ok, code := parseFlags(env, commands["apply"], fs, args); !ok {
 		return code
@@ -64,6 +68,11 @@ func runApply(env *Env, args []string) int {
 		return env.Errorf("apply takes at most one argument, the saved plan file; got %q", fs.Args())
 	}
 	planFile := fs.Arg(0)
+	if ac.maxCost != "" {
+		if _, err := config.ParseMoney(ac.maxCost); err != nil {
+			return env.Errorf("-max-cost: %v", err)
+		}
+	}
 
 	var saved *savedPlan
 	opts := ac.vars.options(env)
@@ -130,6 +139,9 @@ func runApply(env *Env, args []string) int {
 	}
 	if ac.maxGenerations >= 0 && plan.Generations() > ac.maxGenerations {
 		return env.Errorf("this apply would submit %d generations, more than -max-generations=%d allows; nothing was submitted. Narrow it with -target or raise the limit", plan.Generations(), ac.maxGenerations)
+	}
+	if err := checkMaxCost(plan, ac.maxCost); err != nil {
+		return env.Errorf("%v", err)
 	}
 	if saved == nil && !ac.autoApprove {
 		if code := confirm(env); code != ExitOK {

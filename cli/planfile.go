@@ -63,6 +63,7 @@ type planFileJSON struct {
 	Targets       []string         `json:"targets,omitempty"`
 	Replace       []string         `json:"replace,omitempty"`
 	Changes       []planChangeJSON `json:"changes"`
+	Prices        *pricesJSON      `json:"prices,omitempty"`
 }
 
 type planVarsJSON struct {
@@ -143,6 +144,7 @@ func writePlanFile(path string, sp *savedPlan) error {
 		Targets:       addrStrings(p.Targets),
 		Replace:       addrStrings(p.Replace),
 		Changes:       make([]planChangeJSON, 0, len(p.Changes)),
+		Prices:        encodePrices(p.Prices),
 	}
 	for _, c := range p.Changes {
 		doc.Changes = append(doc.Changes, encodePlanChange(c))
@@ -238,6 +240,9 @@ func readPlanFile(path string) (*savedPlan, error) {
 		return nil, damaged(err)
 	}
 	if p.Replace, err = parseAddrList(doc.Replace); err != nil {
+		return nil, damaged(err)
+	}
+	if p.Prices, err = decodePrices(doc.Prices); err != nil {
 		return nil, damaged(err)
 	}
 	for i, cj := range doc.Changes {

@@ -18,7 +18,11 @@ const markdownLimit = 60000
 // deleted or replaced. Long plans are cut with a note of what was left out.
 func renderPlanMarkdown(w io.Writer, p *reconcile.Plan, serviceLine string) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### genform plan\n\n**%s**\n\nService: %s\n", summaryLine(p), mdEscape(serviceLine))
+	fmt.Fprintf(&b, "### genform plan\n\n**%s**\n", summaryLine(p))
+	if line := costLine(p); line != "" && p.HasChanges() {
+		fmt.Fprintf(&b, "\n**%s**\n", mdEscape(line))
+	}
+	fmt.Fprintf(&b, "\nService: %s\n", mdEscape(serviceLine))
 	var changed []*reconcile.Change
 	var destructive []string
 	for _, c := range p.Changes {
@@ -43,14 +47,27 @@ func renderPlanMarkdown(w io.Writer, p *reconcile.Plan, serviceLine string) {
 		}
 		fmt.Fprintf(&b, "\n> [!WARNING]\n> This plan deletes or replaces %d resource%s; their current files are removed: %s\n", len(destructive), plural(len(destructive)), list)
 	}
-	b.WriteString("\n| | Resource | Action | Reason |\n|---|---|---|---|\n")
+	priced := p.Prices != nil
+	if priced {
+		b.WriteString("\n| | Resource | Action | Reason | Cost |\n|---|---|---|---|---|\n")
+	} else {
+		b.WriteString("\n| | Resource | Action | Reason |\n|---|---|---|---|\n")
+	}
 	footer := func(left int) string {
 		return fmt.Sprintf("\n_… %d more changed resource%s not shown to keep this comment under %d characters; run `genform plan` to see them all._\n", left, plural(left), markdownLimit)
 	}
 	var diffs strings.Builder
 	shown := 0
 	for i, c := range changed {
-		row := fmt.Sprintf("| `%s` | `%s` | %s | %s |\n", strings.TrimSpace(actionSymbol(c.Action)), c.Addr, c.Action, mdEscape(reasonText(c)))
+		row := fmt.Sprintf("| `%s` | `%s` | %s | %s |", strings.TrimSpace(actionSymbol(c.Action)), c.Addr, c.Action, mdEscape(reasonText(c)))
+		if priced {
+			cost := changeCost(p, c)
+			if cost == "" {
+				cost = "0"
+			}
+			row += " " + mdEscape(cost) + " |"
+		}
+		row += "\n"
 		var diff string
 		attrs, _, _ := redact(c, sensitiveValue{})
 		for _, a := range attrs {

@@ -92,7 +92,7 @@ func renderPlan(w io.Writer, p *reconcile.Plan, serviceLine string) {
 			continue
 		}
 		fmt.Fprintln(w)
-		renderChange(w, c)
+		renderChange(w, p, c)
 		for _, wn := range changeWarnings(c) {
 			warnings = append(warnings, c.Addr.String()+": "+wn)
 		}
@@ -101,9 +101,12 @@ func renderPlan(w io.Writer, p *reconcile.Plan, serviceLine string) {
 		fmt.Fprintf(w, "\n%s %s\n", colYellow.Sprint(colBold.Sprint("Warning:")), wn)
 	}
 	fmt.Fprintf(w, "\n%s\n", colBold.Sprint(summaryLine(p)))
+	if line := costLine(p); line != "" {
+		fmt.Fprintln(w, line)
+	}
 }
 
-func renderChange(w io.Writer, c *reconcile.Change) {
+func renderChange(w io.Writer, p *reconcile.Plan, c *reconcile.Change) {
 	col := actionColor(c.Action)
 	kind, name := c.Addr.Resource.Kind, c.Addr.Resource.Name
 	fmt.Fprintf(w, "  %s %s", colBold.Sprint("# "+c.Addr.String()), colBold.Sprint(actionVerb(c)))
@@ -134,6 +137,9 @@ func renderChange(w io.Writer, c *reconcile.Change) {
 	}
 	if c.GenerationID != "" {
 		fmt.Fprintf(w, "        # job %s\n", c.GenerationID)
+	}
+	if cost := changeCost(p, c); cost != "" {
+		fmt.Fprintf(w, "        # estimated cost: %s\n", cost)
 	}
 	fmt.Fprintln(w, "    }")
 }
@@ -263,6 +269,10 @@ type changeJSON struct {
 	ReasonCode      string `json:"reason_code,omitempty"`
 	changeValuesJSON
 	Warnings []string `json:"warnings,omitempty"`
+	// Cost is the change's estimate as a decimal string, present when
+	// the configuration sets prices and the change makes a generation
+	// ("unknown" when its kind has no price).
+	Cost string `json:"cost,omitempty"`
 }
 
 // changeValuesJSON is what the plan document and the saved plan file say
@@ -275,6 +285,7 @@ type changeValuesJSON struct {
 	AfterUnknown []string         `json:"after_unknown,omitempty"`
 	Fingerprint  string           `json:"fingerprint,omitempty"`
 	Media        int              `json:"media"`
+	Seconds      int              `json:"seconds,omitempty"`
 	Dir          string           `json:"dir,omitempty"`
 	GenerationID string           `json:"generation_id,omitempty"`
 	Redownload   []int            `json:"redownload,omitempty"`
@@ -290,6 +301,7 @@ func changeValues(c *reconcile.Change, placeholder any) changeValuesJSON {
 		AfterUnknown: c.AfterUnknown,
 		Fingerprint:  c.Fingerprint,
 		Media:        c.Media,
+		Seconds:      c.Seconds,
 		Dir:          c.Dir,
 		GenerationID: c.GenerationID,
 		Redownload:   c.Redownload,
@@ -304,7 +316,7 @@ func changeValues(c *reconcile.Change, placeholder any) changeValuesJSON {
 // values is the change that v encodes, as far as v tells.
 func (v changeValuesJSON) values(c *reconcile.Change) {
 	c.Before, c.After, c.AfterUnknown = v.Before, v.After, v.AfterUnknown
-	c.Fingerprint, c.Media, c.Dir = v.Fingerprint, v.Media, v.Dir
+	c.Fingerprint, c.Media, c.Seconds, c.Dir = v.Fingerprint, v.Media, v.Seconds, v.Dir
 	c.GenerationID, c.Redownload, c.Sensitive = v.GenerationID, v.Redownload, v.Sensitive
 	for _, a := range v.Attrs {
 		c.Attrs = append(c.Attrs, reconcile.AttrChange(a))
@@ -328,25 +340,37 @@ type summaryJSON struct {
 	Restore    int `json:"restore"`
 	Delete     int `json:"delete"`
 	NoOp       int `json:"no_op"`
+	// Cost is the estimate, present only when the configuration sets
+	// prices.
+	Cost *costJSON `json:"cost,omitempty"`
 }
 
 // jsonFormatVersion is the version of the public JSON documents: the plan
 // and state documents (show -json, plan -json).
 const jsonFormatVersion = "1"
 
-func renderPlanJSON(w io.Writer, p *reconcile.Plan) error {
+// summaryDocument is the plan document's summary.
+func summaryDocument(p *reconcile.Plan) summaryJSON {
 	s := p.Summary()
+	return summaryJSON{
+		Generate: s.Generate, Images: s.Images, Videos: s.Videos, Redownload: s.Redownload,
+		Move: s.Move, Resume: s.Resume, Restore: s.Restore, Delete: s.Delete, NoOp: s.NoOp,
+		Cost: costDocument(p),
+	}
+}
+
+func renderPlanJSON(w io.Writer, p *reconcile.Plan) error {
 	doc := planDocument{
 		FormatVersion: jsonFormatVersion,
 		Service:       p.Service,
 		Lineage:       p.Lineage,
 		Serial:        p.Serial,
 		Changes:       make([]changeJSON, 0, len(p.Changes)),
-		Summary:       summaryJSON(s),
+		Summary:       summaryDocument(p),
 		HasChanges:    p.HasChanges(),
 	}
 	for _, c := range p.Changes {
-		doc.Changes = append(doc.Changes, changeDocument(c))
+		doc.Changes = append(doc.Changes, changeDocument(p, c))
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -362,7 +386,7 @@ func reasonCode(c *reconcile.Change) string {
 }
 
 // changeDocument is one change of the plan document.
-func changeDocument(c *reconcile.Change) changeJSON {
+func changeDocument(p *reconcile.Plan, c *reconcile.Change) changeJSON {
 	cj := changeJSON{
 		Address:          c.Addr.String(),
 		Resource:         c.Addr.Resource.String(),
@@ -372,6 +396,13 @@ func changeDocument(c *reconcile.Change) changeJSON {
 		ReasonCode:       reasonCode(c),
 		changeValuesJSON: changeValues(c, sensitiveText),
 		Warnings:         changeWarnings(c),
+	}
+	if p.Prices != nil && c.Action.Generates() {
+		if amount, ok := c.Cost(p.Prices); ok {
+			cj.Cost = amount.String()
+		} else {
+			cj.Cost = "unknown"
+		}
 	}
 	if !c.PrevAddr.IsZero() {
 		cj.PreviousAddress = c.PrevAddr.String()

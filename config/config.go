@@ -131,6 +131,9 @@ type Service struct {
 	// Timeout is how long one generation may take before it is left
 	// resumable.
 	Timeout time.Duration
+	// Prices are what the service charges, for estimating a plan's cost;
+	// nil when the configuration sets none.
+	Prices *Prices
 	// DeclRange is the block's header, or an empty range when it is absent.
 	DeclRange hcl.Range
 }

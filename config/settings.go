@@ -26,6 +26,7 @@ var serviceSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "base_url"}, {Name: "token"}, {Name: "parallelism"},
 		{Name: "requests_per_minute"}, {Name: "poll_interval"}, {Name: "timeout"},
+		{Name: "prices"}, {Name: "currency"},
 	},
 }
 
@@ -265,5 +266,95 @@ func (c *Config) decodeService(b *hcl.Block) hcl.Diagnostics {
 		}
 		*n.dst = dur
 	}
+	diags = append(diags, c.decodePrices(content.Attributes["prices"], content.Attributes["currency"])...)
 	return diags
+}
+
+// priceNames are the keys of service.prices and what each one prices.
+var priceNames = []struct{ key, what string }{
+	{"image", "one output image"},
+	{"video_second", "one second of video"},
+}
+
+// decodePrices reads service.prices and service.currency.
+func (c *Config) decodePrices(prices, currency *hcl.Attribute) hcl.Diagnostics {
+	const where = "the service block"
+	var diags hcl.Diagnostics
+	bad := func(a *hcl.Attribute, summary, detail string) {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: a.Expr.Range().Ptr()})
+	}
+	p := &Prices{Currency: "USD"}
+	if currency != nil {
+		v, ok, d := c.settingValue(currency, where, cty.String)
+		diags = append(diags, d...)
+		if ok {
+			cur := strings.TrimSpace(v.AsString())
+			if cur == "" || len(cur) > 12 || strings.ContainsFunc(cur, func(r rune) bool { return r < '!' || r > '~' }) {
+				bad(currency, "Invalid currency", fmt.Sprintf("currency names the unit of the prices, such as \"USD\", \"EUR\" or \"credits\": up to 12 printable characters without spaces; got %q.", v.AsString()))
+			} else {
+				p.Currency = cur
+			}
+		}
+		if prices == nil {
+			bad(currency, "Currency without prices", "currency names the unit of service.prices, which is not set; set prices = { image = 0.02, video_second = 0.05 } in the service block, or remove currency.")
+		}
+	}
+	if prices == nil {
+		return diags
+	}
+	v, ok, d := c.settingValue(prices, where, cty.DynamicPseudoType)
+	diags = append(diags, d...)
+	if !ok {
+		return diags
+	}
+	keys := make([]string, len(priceNames))
+	for i, n := range priceNames {
+		keys[i] = n.key
+	}
+	if !v.Type().IsObjectType() && !v.Type().IsMapType() {
+		bad(prices, "Invalid prices", fmt.Sprintf("prices must be an object such as { image = 0.02, video_second = 0.05 }: the price of %s and of %s, in currency units.", priceNames[0].what, priceNames[1].what))
+		return diags
+	}
+	for it := v.ElementIterator(); it.Next(); {
+		k, pv := it.Element()
+		key := k.AsString()
+		var dst **Money
+		switch key {
+		case "image":
+			dst = &p.Image
+		case "video_second":
+			dst = &p.VideoSecond
+		default:
+			bad(prices, "Unknown price", fmt.Sprintf("prices has no %q; the prices are %s.%s", key, strings.Join(keys, " and "), didYouMean(key, keys)))
+			continue
+		}
+		nv, err := convert.Convert(pv, cty.Number)
+		if err != nil || nv.IsNull() || !nv.IsKnown() {
+			bad(prices, "Invalid prices", fmt.Sprintf("prices.%s must be a number, the price of %s in currency units, such as 0.02.", key, priceFor(key)))
+			continue
+		}
+		// The shortest decimal that reads back as the number: HCL keeps
+		// 0.02 as a binary fraction, which is not 0.02 exactly.
+		m, err := ParseMoney(nv.AsBigFloat().Text('f', -1))
+		if err != nil {
+			bad(prices, "Invalid prices", fmt.Sprintf("prices.%s: %v; write the price of %s in currency units, such as 0.02.", key, err, priceFor(key)))
+			continue
+		}
+		*dst = &m
+	}
+	if p.Image == nil && p.VideoSecond == nil && !diags.HasErrors() {
+		bad(prices, "Invalid prices", "prices sets no price; set image (the price of one output image) and video_second (the price of one second of video), such as { image = 0.02, video_second = 0.05 }.")
+	}
+	c.Service.Prices = p
+	return diags
+}
+
+// priceFor says what the price named key is for.
+func priceFor(key string) string {
+	for _, n := range priceNames {
+		if n.key == key {
+			return n.what
+		}
+	}
+	return key
 }

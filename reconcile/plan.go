@@ -36,6 +36,9 @@ type Plan struct {
 	Targets, Replace []addrs.Instance
 	// Changes are in dependency order, no-ops included.
 	Changes []*Change
+	// Prices are the service's prices the plan's cost is estimated at;
+	// nil when the configuration sets none.
+	Prices *config.Prices
 }
 
 // Change is what the plan does to one resource instance, and why.
@@ -62,6 +65,9 @@ type Change struct {
 	Fingerprint string
 	// Media is how many files one generation of this instance yields.
 	Media int
+	// Seconds is how long a video is (its duration, or the service's
+	// default), for estimating its cost; 0 for an image.
+	Seconds int
 	// Dir is where the instance's files go.
 	Dir string
 	// GenerationID is the job a resume polls.
@@ -244,6 +250,7 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 			ConfigHash: in.Config.Hash,
 			Targets:    in.Targets,
 			Replace:    in.Replace,
+			Prices:     in.Config.Service.Prices,
 		},
 	}
 	for _, a := range in.Replace {
@@ -396,6 +403,7 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance) (*Chan
 	c := &Change{
 		Addr:      inst.Addr,
 		Media:     mediaCount(inst),
+		Seconds:   videoSeconds(inst),
 		Dir:       inst.Dir,
 		Sensitive: inst.Sensitive,
 	}

@@ -1,0 +1,3 @@
+service {
+  currency = "EUR"
+}

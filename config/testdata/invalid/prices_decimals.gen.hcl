@@ -1,0 +1,3 @@
+service {
+  prices = { image = 0.0000001 }
+}

@@ -1,0 +1,3 @@
+service {
+  prices = { image = "cheap" }
+}

@@ -1,0 +1,3 @@
+service {
+  prices = 0.02
+}

@@ -1,0 +1,3 @@
+service {
+  prices = { imag = 0.02 }
+}
