@@ -60,8 +60,8 @@ func runApply(env *Env, args []string) int {
 	if ok, code := parseFlags(env, commands["apply"], fs, args); !ok {
 		return code
 	}
-	if fs.NArg() > 1 {
-		return env.Errorf("apply takes at most one argument, the saved plan file; got %q", fs.Args())
+	if msg := extraArgs("apply", "at most one argument, the saved plan file", fs, args, 1); msg != "" {
+		return env.Errorf("%s", msg)
 	}
 	planFile := fs.Arg(0)
 

@@ -79,8 +79,8 @@ func runGallery(env *Env, args []string) int {
 	if ok, code := parseFlags(env, commands["gallery"], fs, args); !ok {
 		return code
 	}
-	if fs.NArg() > 0 {
-		return env.Errorf("gallery takes no arguments, got %q; name the page with -out=FILE", fs.Args())
+	if msg := extraArgs("gallery", "no arguments (name the page with -out=FILE)", fs, args, 0); msg != "" {
+		return env.Errorf("%s", msg)
 	}
 	if *out == "" {
 		return env.Errorf("-out is empty; name the page to write, e.g. -out=gallery.html")

@@ -52,6 +52,9 @@ func runImport(env *Env, args []string) int {
 	if ok, code := parseFlags(env, commands["import"], fs, args); !ok {
 		return code
 	}
+	if msg := extraArgs("import", "two arguments, the address and the creation id", fs, args, 2); msg != "" {
+		return env.Errorf("%s", msg)
+	}
 	if fs.NArg() != 2 {
 		return env.Errorf("import takes two arguments, the address and the creation id, e.g. genform import image.hero 8f3c...; got %d", fs.NArg())
 	}

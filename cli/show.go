@@ -45,8 +45,8 @@ func runShow(env *Env, args []string) int {
 	if ok, code := parseFlags(env, commands["show"], fs, args); !ok {
 		return code
 	}
-	if fs.NArg() > 1 {
-		return env.Errorf("show takes at most one argument, a saved plan file or a resource address; got %q", fs.Args())
+	if msg := extraArgs("show", "at most one argument, a saved plan file or a resource address", fs, args, 1); msg != "" {
+		return env.Errorf("%s", msg)
 	}
 	arg := fs.Arg(0)
 	if arg != "" {

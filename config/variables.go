@@ -145,14 +145,15 @@ func (c *Config) settleVariables(opts Options, parser *hclparse.Parser, defaults
 		diags = append(diags, c.readVarFile(path, parser, raw)...)
 	}
 
-	for _, arg := range opts.Vars {
+	for i, arg := range opts.Vars {
 		name, val, ok := strings.Cut(arg, "=")
 		cmdline := hcl.Range{Filename: "<command line>", Start: hcl.InitialPos, End: hcl.InitialPos}
 		if !ok || name == "" {
+			// What was given is not quoted: it may be the value alone.
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Invalid -var option",
-				Detail:   fmt.Sprintf("The given -var option %q is not correctly specified. It must be a variable name and value separated by an equals sign, like -var=\"key=value\".", name),
+				Detail:   fmt.Sprintf("The -var option number %d is not correctly specified (what it holds is not repeated here, as it may be a secret). It must be a variable name and value separated by an equals sign, like -var=\"key=value\".", i+1),
 				Subject:  &cmdline,
 			})
 			continue
