@@ -111,9 +111,20 @@ func Load(dir string, opts Options) (*Config, hcl.Diagnostics) {
 		}
 		fmt.Fprintf(hash, "%s\x00%d\x00", name, len(src))
 		hash.Write(src)
+		isJSON := strings.HasSuffix(name, SuffixJSON)
+		mode := scanConfig
+		if isJSON {
+			mode = scanJSON
+		}
+		// Before any parser sees it: they recurse once per level. The
+		// file is not kept for snippets, whose lines may be megabytes.
+		if d := checkNesting(src, name, mode); d != nil {
+			diags = append(diags, d...)
+			continue
+		}
 		var f *hcl.File
 		var d hcl.Diagnostics
-		if strings.HasSuffix(name, SuffixJSON) {
+		if isJSON {
 			f, d = parser.ParseJSON(src, name)
 		} else {
 			f, d = parseHCL(parser, src, name)

@@ -233,7 +233,10 @@ func (c *Config) parseRawValue(v *Variable, raw, fname string) (cty.Value, hcl.D
 	if v.literal {
 		return cty.StringVal(raw), nil
 	}
-	if !v.Sensitive {
+	if d := checkNesting([]byte(raw), fname, scanConfig); d != nil {
+		return cty.DynamicVal, d
+	}
+	if !c.Secret(v.Name) {
 		c.Files[fname] = &hcl.File{Bytes: []byte(raw)}
 	}
 	expr, diags := hclsyntax.ParseExpression([]byte(raw), fname, hcl.InitialPos)
@@ -259,7 +262,14 @@ func (c *Config) readVarFile(path string, parser *hclparse.Parser, raw map[strin
 	}
 	var f *hcl.File
 	var diags hcl.Diagnostics
+	mode := scanConfig
 	if strings.HasSuffix(path, ".json") {
+		mode = scanJSON
+	}
+	if d := checkNesting(src, path, mode); d != nil {
+		return d
+	}
+	if mode == scanJSON {
 		f, diags = parser.ParseJSON(src, path)
 	} else {
 		f, diags = parser.ParseHCL(src, path)
