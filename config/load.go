@@ -676,7 +676,8 @@ func sortedKeys[V any](m map[string]V) []string {
 // values of all resources unknown: everything that does not depend on a
 // generation's result is checked here, at validate time. The instances of
 // resources that refer to no other resource are kept for Expand. It also
-// refuses two instances writing to the same directory.
+// refuses two instances whose directories are one, or one inside the
+// other (checkDirs).
 func (c *Config) validateExpansion() hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	// Only resources something refers to need a value in the scope;
@@ -746,30 +747,11 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 		}
 	}
 
-	dirs := make(map[string]*instData, len(c.Resources))
-	for i, r := range c.Resources {
-		for j := range results[i].insts {
-			inst := &results[i].insts[j]
-			if inst.dir == "" {
-				continue
-			}
-			if prev, ok := dirs[inst.dir]; ok {
-				rng := r.DeclRange
-				if a, ok := r.Attributes["dir"]; ok {
-					rng = a.Expr.Range()
-				}
-				diags = append(diags, &hcl.Diagnostic{
-					Severity: hcl.DiagError,
-					Summary:  "Duplicate output directory",
-					Detail:   fmt.Sprintf("%s and %s both write their files to %q, so each would overwrite the other's. Give each its own dir (with count.index or each.key when one resource has several instances).", prev.addr, inst.addr, inst.dir),
-					Subject:  &rng,
-				})
-				continue
-			}
-			dirs[inst.dir] = inst
-		}
+	insts := make([][]instData, len(results))
+	for i := range results {
+		insts[i] = results[i].insts
 	}
-	return diags
+	return append(diags, c.checkDirs(insts)...)
 }
 
 // parallel calls f(0) ... f(n-1), on every core when n is large enough for
