@@ -96,14 +96,9 @@ func dirDiag(ra, rb *Resource, summary, detail string) *hcl.Diagnostic {
 	}
 }
 
-// shownDir is an instance's directory as a message shows it: quoted, or
-// hidden when it is made from a sensitive value.
-func shownDir(inst *instData) string {
-	if inst.sensitive&(1<<aDir) != 0 {
-		return "a directory made from a sensitive value"
-	}
-	return fmt.Sprintf("%q", inst.dir)
-}
+// shownDir is an instance's directory as a message shows it. (A dir
+// made from a sensitive value is refused before it gets here.)
+func shownDir(inst *instData) string { return fmt.Sprintf("%q", inst.dir) }
 
 // defaultNote says when r's directory is the default one, which the
 // configuration does not show.

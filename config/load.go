@@ -156,7 +156,7 @@ func Load(dir string, opts Options) (*Config, hcl.Diagnostics) {
 		fmt.Fprintf(hash, "var\x00%s\x00%d:%s\x00", name, len(enc), enc)
 	}
 	c.Hash = hex.EncodeToString(hash.Sum(nil))
-	return c, sortDiagnostics(dedupe(diags))
+	return c, sortDiagnostics(dedupe(hideSensitive(diags)))
 }
 
 // sortDiagnostics orders diagnostics as they appear in the files (those
@@ -337,6 +337,11 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 	// Everything needed of the syntax trees is decoded by now.
 	c.releaseSyntax()
 
+	if serviceBlock != nil {
+		// Before the variables settle: those the token is made from are
+		// marked as sensitive ones are.
+		c.tokenVars = c.tokenVariables(serviceBlock)
+	}
 	diags = append(diags, c.settleVariables(opts, parser, defaults)...)
 	diags = append(diags, c.checkVariableValidations()...)
 	diags = append(diags, c.analyzeLocals(locals)...)
@@ -566,10 +571,51 @@ func (c *Config) EvalOutputs(scope Scope) (map[string]cty.Value, hcl.Diagnostics
 		if d.HasErrors() {
 			v = cty.DynamicVal
 		}
-		v, _ = v.UnmarkDeep()
+		v, marks := v.UnmarkDeep()
+		if hasSensitive(marks) && !o.Sensitive {
+			// Load refuses what it can see; a value known only now (a
+			// conditional on a resource) is refused here.
+			diags = append(diags, sensitiveOutputDiag(o))
+			v = cty.DynamicVal
+		}
 		out[o.Name] = v
 	}
-	return out, diags
+	return out, hideSensitive(diags)
+}
+
+// checkOutputSensitivity refuses an output whose value derives from a
+// sensitive variable (or one the service token is made from) unless it
+// is declared sensitive, as Terraform does: printing it must be asked for.
+// Outputs are evaluated in scope, where resources are unknown.
+func (c *Config) checkOutputSensitivity(scope Scope) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	memo := map[string]cty.Value{}
+	for _, o := range c.Outputs {
+		if !o.ok || o.Sensitive {
+			continue
+		}
+		ctx, d := c.evalContext(o.direct, o.locals, scope, memo)
+		if d.HasErrors() {
+			continue // reported where the locals are
+		}
+		v, d := o.Expr.Value(ctx)
+		if d.HasErrors() {
+			continue // reported when the output is evaluated
+		}
+		if _, marks := v.UnmarkDeep(); hasSensitive(marks) {
+			diags = append(diags, sensitiveOutputDiag(o))
+		}
+	}
+	return diags
+}
+
+func sensitiveOutputDiag(o *Output) *hcl.Diagnostic {
+	return &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  "Output refers to sensitive values",
+		Detail:   fmt.Sprintf("The value of output %q derives from a sensitive variable (or one the service token is made from), and genform prints outputs. If you do mean to export it, declare the output sensitive by adding this argument to its block:\n    sensitive = true\n\ngenform output then hides it in the list of outputs and prints it only when asked for by name.", o.Name),
+		Subject:  o.Expr.Range().Ptr(),
+	}
 }
 
 // evalContext builds the context for an expression that refers directly to
@@ -734,6 +780,9 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 		for _, i := range group {
 			r, res := c.Resources[i], &results[i]
 			diags = append(diags, res.diags...)
+			for j := range res.insts {
+				r.sensitive |= res.insts[j].sensitive
+			}
 			if !res.known || res.diags.HasErrors() {
 				res.insts = nil
 				continue
@@ -747,6 +796,7 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 		}
 	}
 
+	diags = append(diags, c.checkOutputSensitivity(scope)...)
 	insts := make([][]instData, len(results))
 	for i := range results {
 		insts[i] = results[i].insts

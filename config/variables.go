@@ -213,7 +213,7 @@ func (c *Config) settleVariables(opts Options, parser *hclparse.Parser, defaults
 			v.Value = cty.UnknownVal(v.Type)
 		}
 		vals[name] = v.Value
-		if v.Sensitive {
+		if c.Secret(name) {
 			// Marked, so that every value made from it is known to be
 			// sensitive however it was computed.
 			vals[name] = v.Value.Mark(markSensitive)
@@ -355,9 +355,12 @@ func (c *Config) checkVariableValidations() hcl.Diagnostics {
 			}
 			msg := "The value is not valid."
 			if m, d := val.ErrorMessage.Value(ctx); !d.HasErrors() && m.IsKnown() && !m.IsNull() {
-				m, _ = m.UnmarkDeep()
+				m, marks := m.UnmarkDeep()
 				if s, err := convert.Convert(m, cty.String); err == nil {
 					msg = s.AsString()
+				}
+				if hasSensitive(marks) {
+					msg = "The value is not valid. (The error message is made from a sensitive value, so it is not shown.)"
 				}
 			}
 			subject := v.valueExpr
