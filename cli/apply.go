@@ -115,6 +115,7 @@ func runApply(env *Env, args []string) int {
 		if pd.HasErrors() {
 			return ExitError
 		}
+		hidePlanSecrets(p, newHider(cfg))
 		plan = p
 		if !ac.json {
 			renderPlan(env.Stdout, plan, ep.describe())

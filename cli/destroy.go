@@ -68,6 +68,7 @@ func runDestroy(env *Env, args []string) int {
 	if diags.HasErrors() {
 		return ExitError
 	}
+	hidePlanSecrets(plan, newHider(cfg))
 	renderPlan(env.Stdout, plan, ep.describe())
 	if !plan.HasChanges() {
 		return ExitOK

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -112,7 +113,7 @@ func runImport(env *Env, args []string) int {
 	})
 	if res != nil {
 		for _, w := range res.Warnings {
-			fmt.Fprintf(env.Stderr, "Warning: %s\n", importWarningText(addr, id, w))
+			fmt.Fprintf(env.Stderr, "Warning: %s\n", importWarningText(addr, id, w, slices.Contains(inst.Sensitive, "prompt")))
 		}
 	}
 	if err != nil {

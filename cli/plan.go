@@ -79,6 +79,7 @@ func runPlan(env *Env, args []string) int {
 	if diags.HasErrors() {
 		return ExitError
 	}
+	hidePlanSecrets(plan, newHider(cfg))
 	switch {
 	case pc.json:
 		if err := renderPlanJSON(env.Stdout, plan); err != nil {

@@ -115,16 +115,16 @@ func showState(env *Env, command string, vf varFlags, lockTimeout time.Duration,
 			if it := snap.Intents[addr]; it != nil {
 				one.Intents = map[addrs.Instance]*statefile.Intent{addr: it}
 			}
-			if err := renderStateJSON(env.Stdout, one, resolveEndpoint(env, cfg).ID); err != nil {
+			if err := renderStateJSON(env.Stdout, one, resolveEndpoint(env, cfg).ID, newHider(cfg)); err != nil {
 				return env.Errorf("writing the state: %v", err)
 			}
 			return ExitOK
 		}
-		renderResource(env.Stdout, snap, addr)
+		renderResource(env.Stdout, snap, addr, newHider(cfg))
 		return ExitOK
 	}
 	if asJSON {
-		if err := renderStateJSON(env.Stdout, snap, resolveEndpoint(env, cfg).ID); err != nil {
+		if err := renderStateJSON(env.Stdout, snap, resolveEndpoint(env, cfg).ID, newHider(cfg)); err != nil {
 			return env.Errorf("writing the state: %v", err)
 		}
 		return ExitOK
@@ -135,7 +135,7 @@ func showState(env *Env, command string, vf varFlags, lockTimeout time.Duration,
 	case len(snap.Resources) == 0 && len(snap.Intents) == 0:
 		fmt.Fprintln(env.Stdout, "The state is empty: no resources are managed.")
 	default:
-		renderStateSummary(env.Stdout, snap)
+		renderStateSummary(env.Stdout, snap, newHider(cfg))
 	}
 	return ExitOK
 }
