@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
@@ -48,6 +49,13 @@ func CheckNesting(src []byte, filename string) hcl.Diagnostics {
 // counts more, never fewer: a mismatched closing bracket closes nothing.
 // TestNestingMatchesLexer checks its modes against hclsyntax's lexer.
 func checkNesting(src []byte, filename string, mode scanMode) hcl.Diagnostics {
+	// Past a byte that is not UTF-8, HCL's lexer may take a quote or a
+	// brace for part of a name (it reads some lead bytes with whatever
+	// follows them), and the scanner would no longer read what it reads.
+	// Such a file is refused here, as the parser would refuse it.
+	if !utf8.Valid(src) {
+		return badEncodingDiag(src, filename)
+	}
 	if mode == scanJSON {
 		return checkJSONNesting(src, filename)
 	}
@@ -72,6 +80,25 @@ func nestingDiag(src []byte, filename string, at int) hcl.Diagnostics {
 		Summary:  "Expression nested too deeply",
 		Detail:   fmt.Sprintf("Here the expression is nested more than %d levels deep (brackets, parentheses, braces, strings and templates inside one another, and operators chained in one expression each count as a level). genform refuses it before parsing, since parsing so deep a nesting can exhaust memory. Split the expression into locals.", MaxNesting),
 		Subject:  &hcl.Range{Filename: filename, Start: pos, End: end},
+	}}
+}
+
+// badEncodingDiag reports the first byte of src that is not UTF-8.
+func badEncodingDiag(src []byte, filename string) hcl.Diagnostics {
+	at := 0
+	for at < len(src) {
+		r, size := utf8.DecodeRune(src[at:])
+		if r == utf8.RuneError && size <= 1 {
+			break
+		}
+		at += size
+	}
+	pos := posAt(src, at)
+	return hcl.Diagnostics{{
+		Severity: hcl.DiagError,
+		Summary:  "Invalid character encoding",
+		Detail:   "All input files must be UTF-8 encoded, and this byte is not UTF-8. Ensure that UTF-8 encoding is selected in your editor.",
+		Subject:  &hcl.Range{Filename: filename, Start: pos, End: hcl.Pos{Line: pos.Line, Column: pos.Column + 1, Byte: at + 1}},
 	}}
 }
 
@@ -218,12 +245,14 @@ func (s *nestScanner) scan(mode scanMode, depth int) int {
 				if end < 0 {
 					return -1
 				}
-				i += end // the newline is read as one
+				s.operand = operand // a comment is not there for the parser
+				i += end            // the newline is read as one
 			case c == '/' && i+1 < len(src) && src[i+1] == '*':
 				end := bytes.Index(src[i+2:], []byte("*/"))
 				if end < 0 {
 					return -1
 				}
+				s.operand = operand
 				i += 2 + end + 2
 			case c == '"':
 				if !s.push(nestFrame{kind: frameQuoted}) {
@@ -279,9 +308,14 @@ func (s *nestScanner) scan(mode scanMode, depth int) int {
 				}
 				s.operand = true
 				i++
-			case isIdentStart(c):
-				s.operand = true
-				i += identLen(src[i:])
+			case isIdentStart(c) || c >= utf8.RuneSelf:
+				if n := identLen(src[i:]); n > 0 {
+					s.operand = true
+					i += n
+				} else {
+					_, size := utf8.DecodeRune(src[i:])
+					i += size // a character the lexer reads alone
+				}
 			case c >= '0' && c <= '9':
 				s.operand = true
 				i += numberLen(src[i:])
@@ -326,7 +360,7 @@ func heredocStart(b []byte) ([]byte, int) {
 		i++
 	}
 	n := identLen(b[i:])
-	if n == 0 || !isIdentStart(b[i]) {
+	if n == 0 {
 		return nil, 0
 	}
 	tag := b[i : i+n]
@@ -341,18 +375,29 @@ func heredocStart(b []byte) ([]byte, int) {
 }
 
 func isIdentStart(c byte) bool {
-	return c == '_' || c|0x20 >= 'a' && c|0x20 <= 'z' || c >= utf8.RuneSelf
+	return c == '_' || c|0x20 >= 'a' && c|0x20 <= 'z'
 }
 
-// identLen is the length of the identifier at the start of b (letters,
-// digits, _ and -, and any non-ASCII byte, which the lexer reads as part
-// of an identifier or as a character of its own).
+// identLen is the length of the identifier at the start of b: a letter or
+// _, then letters, digits, _, - and combining marks, as the lexer's
+// ID_Start and ID_Continue (Unicode letters standing for ID_Start); 0 when
+// b does not start one. A character that starts none is a token of its
+// own for the lexer, so a - after it is an operator.
 func identLen(b []byte) int {
 	i := 0
 	for i < len(b) {
 		c := b[i]
-		if isIdentStart(c) || c >= '0' && c <= '9' || c == '-' {
-			i++
+		if c < utf8.RuneSelf {
+			if isIdentStart(c) || i > 0 && (c >= '0' && c <= '9' || c == '-') {
+				i++
+				continue
+			}
+			break
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if unicode.IsLetter(r) || unicode.Is(unicode.Nl, r) ||
+			i > 0 && (unicode.In(r, unicode.Mn, unicode.Mc, unicode.Nd, unicode.Pc)) {
+			i += size
 			continue
 		}
 		break
@@ -360,25 +405,34 @@ func identLen(b []byte) int {
 	return i
 }
 
-// numberLen is the length of the number at the start of b, an exponent's
-// sign included (1e-5 is one token, not a subtraction).
+// numberLen is the length of the number at the start of b, as the lexer
+// reads one: a digit, then digits, dots and exponents (e, an optional
+// sign and a digit: 1e-5 is one token, 1e+x is not), not ending in a dot.
 func numberLen(b []byte) int {
-	i := 0
+	digit := func(i int) bool { return i < len(b) && b[i] >= '0' && b[i] <= '9' }
+	end, i := 1, 1 // the first byte is a digit
 	for i < len(b) {
-		c := b[i]
-		switch {
-		case c >= '0' && c <= '9' || c == '.':
+		switch c := b[i]; {
+		case digit(i):
 			i++
-		case (c == 'e' || c == 'E') && i+1 < len(b):
+			end = i
+		case c == '.':
 			i++
-			if b[i] == '+' || b[i] == '-' {
-				i++
+		case c == 'e' || c == 'E':
+			j := i + 1
+			if j < len(b) && (b[j] == '+' || b[j] == '-') {
+				j++
 			}
+			if !digit(j) {
+				return end
+			}
+			i = j + 1
+			end = i
 		default:
-			return i
+			return end
 		}
 	}
-	return i
+	return end
 }
 
 // checkJSONNesting checks a file of HCL's JSON syntax: its arrays and

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -294,7 +295,12 @@ func FuzzNesting(f *testing.F) {
 		f.Add([]byte(nested(kind, 20)), true)
 	}
 	f.Add([]byte("x = <<-EOT\n  ${a(\n  EOT\n  b}\nEOT\ny = [\"${\"\\\"}\"}\"]"), false)
+	f.Add([]byte("x = \xd5\"(((\""), false)
 	f.Fuzz(func(t *testing.T, src []byte, template bool) {
+		if !utf8.Valid(src) {
+			// Refused before the scan (TestNestingRefusesBadEncoding).
+			return
+		}
 		mode := scanConfig
 		if template {
 			mode = scanTemplate
@@ -318,5 +324,17 @@ func BenchmarkCheckNesting10kBlocks(b *testing.B) {
 		if d := CheckNesting(src, "main.gen.hcl"); d != nil {
 			b.Fatal(d)
 		}
+	}
+}
+
+// TestNestingRefusesBadEncoding: HCL's lexer reads some bytes that are not
+// UTF-8 together with the byte after them, a quote included, so past one
+// the scanner would not read what the parser reads; such a file is
+// refused, at the byte, before either does.
+func TestNestingRefusesBadEncoding(t *testing.T) {
+	src := "locals {\n  x = \xd5\"" + strings.Repeat("(", 100_000) + "\n}\n"
+	_, diags := Load(writeFiles(t, map[string]string{"main.gen.hcl": src}), Options{})
+	if len(diags) != 1 || diags[0].Summary != "Invalid character encoding" || diags[0].Subject.Start.Line != 2 || diags[0].Subject.Start.Column != 7 {
+		t.Fatalf("got %s, want one encoding error at 2:7", diagList(diags))
 	}
 }
