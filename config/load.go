@@ -120,6 +120,10 @@ func Load(dir string, opts Options) (*Config, hcl.Diagnostics) {
 		// file is not kept for snippets, whose lines may be megabytes.
 		if d := checkNesting(src, name, mode); d != nil {
 			diags = append(diags, d...)
+			if d[0].Summary == badEncodingSummary {
+				// As the parser would have, for its snippet.
+				c.Files[name] = &hcl.File{Bytes: src}
+			}
 			continue
 		}
 		var f *hcl.File

@@ -49,20 +49,16 @@ func CheckNesting(src []byte, filename string) hcl.Diagnostics {
 // counts more, never fewer: a mismatched closing bracket closes nothing.
 // TestNestingMatchesLexer checks its modes against hclsyntax's lexer.
 func checkNesting(src []byte, filename string, mode scanMode) hcl.Diagnostics {
-	// Past a byte that is not UTF-8, HCL's lexer may take a quote or a
-	// brace for part of a name (it reads some lead bytes with whatever
-	// follows them), and the scanner would no longer read what it reads.
-	// Such a file is refused here, as the parser would refuse it.
-	if !utf8.Valid(src) {
-		return badEncodingDiag(src, filename)
-	}
 	if mode == scanJSON {
 		return checkJSONNesting(src, filename)
 	}
 	s := nestScanner{src: src, limit: MaxNesting}
 	at := s.scan(mode, 0)
-	if at < 0 {
+	switch {
+	case at < 0:
 		return nil
+	case s.badByte:
+		return badEncodingDiag(src, filename, at)
 	}
 	return nestingDiag(src, filename, at)
 }
@@ -83,20 +79,16 @@ func nestingDiag(src []byte, filename string, at int) hcl.Diagnostics {
 	}}
 }
 
-// badEncodingDiag reports the first byte of src that is not UTF-8.
-func badEncodingDiag(src []byte, filename string) hcl.Diagnostics {
-	at := 0
-	for at < len(src) {
-		r, size := utf8.DecodeRune(src[at:])
-		if r == utf8.RuneError && size <= 1 {
-			break
-		}
-		at += size
-	}
+// badEncodingSummary is the summary of badEncodingDiag's diagnostic,
+// which is HCL's own.
+const badEncodingSummary = "Invalid character encoding"
+
+// badEncodingDiag reports the byte at offset at, which is not UTF-8.
+func badEncodingDiag(src []byte, filename string, at int) hcl.Diagnostics {
 	pos := posAt(src, at)
 	return hcl.Diagnostics{{
 		Severity: hcl.DiagError,
-		Summary:  "Invalid character encoding",
+		Summary:  badEncodingSummary,
 		Detail:   "All input files must be UTF-8 encoded, and this byte is not UTF-8. Ensure that UTF-8 encoding is selected in your editor.",
 		Subject:  &hcl.Range{Filename: filename, Start: pos, End: hcl.Pos{Line: pos.Line, Column: pos.Column + 1, Byte: at + 1}},
 	}}
@@ -144,6 +136,13 @@ type nestScanner struct {
 	operand bool
 	limit   int // MaxNesting; tests lift it to measure
 	max     int // the deepest it went
+	// badByte is set when scan stopped at a byte that is not UTF-8, in
+	// code: HCL's lexer reads some such lead bytes together with the byte
+	// after them, a quote or a brace included, so past one nothing can
+	// read the file as the parser will. In a heredoc such a byte makes
+	// the lexer see a marker where there is none. (In quoted strings and
+	// comments the lexer reads them one by one, and they are no matter.)
+	badByte bool
 }
 
 // push opens a frame, and reports false when that nests too deep.
@@ -188,6 +187,7 @@ func (s *nestScanner) scan(mode scanMode, depth int) int {
 	s.stack = append(s.stack[:0], nestFrame{kind: kind})
 	s.depth = depth
 	src := s.src
+	lastClose := bytes.LastIndex(src, []byte("*/")) // a /* before it is a comment
 	for i := 0; i < len(src); {
 		f := s.top()
 		switch f.kind {
@@ -205,6 +205,14 @@ func (s *nestScanner) scan(mode scanMode, depth int) int {
 					}
 				}
 				f.lineStart = c == '\n'
+				if c >= utf8.RuneSelf {
+					// The lexer skips such a byte without ending the
+					// line's start, so that "\xffEOT" ends the heredoc.
+					if r, size := utf8.DecodeRune(src[i:]); r == utf8.RuneError && size <= 1 {
+						s.badByte = true
+						return i
+					}
+				}
 			}
 			switch {
 			case c == '\\' && f.kind == frameQuoted:
@@ -247,13 +255,10 @@ func (s *nestScanner) scan(mode scanMode, depth int) int {
 				}
 				s.operand = operand // a comment is not there for the parser
 				i += end            // the newline is read as one
-			case c == '/' && i+1 < len(src) && src[i+1] == '*':
-				end := bytes.Index(src[i+2:], []byte("*/"))
-				if end < 0 {
-					return -1
-				}
+			case c == '/' && i+1 < len(src) && src[i+1] == '*' && lastClose >= i+2:
+				// (Unterminated, it is two operators to the lexer.)
 				s.operand = operand
-				i += 2 + end + 2
+				i += 2 + bytes.Index(src[i+2:], []byte("*/")) + 2
 			case c == '"':
 				if !s.push(nestFrame{kind: frameQuoted}) {
 					return i
@@ -309,6 +314,10 @@ func (s *nestScanner) scan(mode scanMode, depth int) int {
 				s.operand = true
 				i++
 			case isIdentStart(c) || c >= utf8.RuneSelf:
+				if r, size := utf8.DecodeRune(src[i:]); r == utf8.RuneError && size <= 1 {
+					s.badByte = true
+					return i
+				}
 				if n := identLen(src[i:]); n > 0 {
 					s.operand = true
 					i += n
@@ -474,7 +483,10 @@ func checkJSONNesting(src []byte, filename string) hcl.Diagnostics {
 			// cannot reach the limit.
 			if len(raw) > MaxNesting-depth {
 				str := raw[1 : len(raw)-1]
-				if escaped {
+				// HCL decodes every string with encoding/json, which
+				// reads a byte that is not UTF-8 as U+FFFD: decode
+				// those too, so the scan reads what HCL will.
+				if escaped || !utf8.Valid(str) {
 					var dec string
 					if json.Unmarshal(raw, &dec) != nil {
 						return nil // the parser says what is wrong

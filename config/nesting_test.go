@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -297,15 +296,15 @@ func FuzzNesting(f *testing.F) {
 	f.Add([]byte("x = <<-EOT\n  ${a(\n  EOT\n  b}\nEOT\ny = [\"${\"\\\"}\"}\"]"), false)
 	f.Add([]byte("x = \xd5\"(((\""), false)
 	f.Fuzz(func(t *testing.T, src []byte, template bool) {
-		if !utf8.Valid(src) {
-			// Refused before the scan (TestNestingRefusesBadEncoding).
-			return
-		}
 		mode := scanConfig
 		if template {
 			mode = scanTemplate
 		}
-		if got, want := scannerDepth(src, mode), lexerDepth(src, mode); got < want {
+		s := nestScanner{src: src, limit: 1 << 30}
+		if s.scan(mode, 0) >= 0 && s.badByte {
+			return // refused (TestNestingRefusesBadEncoding)
+		}
+		if got, want := s.max, lexerDepth(src, mode); got < want {
 			t.Fatalf("scanner depth %d, lexer depth %d", got, want)
 		}
 	})
@@ -329,12 +328,34 @@ func BenchmarkCheckNesting10kBlocks(b *testing.B) {
 
 // TestNestingRefusesBadEncoding: HCL's lexer reads some bytes that are not
 // UTF-8 together with the byte after them, a quote included, so past one
-// the scanner would not read what the parser reads; such a file is
-// refused, at the byte, before either does.
+// the scanner would not read what the parser reads; a file with one in
+// code or a heredoc is refused, at the byte, before either does. Where
+// HCL takes such a byte (a comment, a JSON string), genform does too.
 func TestNestingRefusesBadEncoding(t *testing.T) {
 	src := "locals {\n  x = \xd5\"" + strings.Repeat("(", 100_000) + "\n}\n"
 	_, diags := Load(writeFiles(t, map[string]string{"main.gen.hcl": src}), Options{})
 	if len(diags) != 1 || diags[0].Summary != "Invalid character encoding" || diags[0].Subject.Start.Line != 2 || diags[0].Subject.Start.Column != 7 {
 		t.Fatalf("got %s, want one encoding error at 2:7", diagList(diags))
+	}
+	// In a comment or a string, where the lexer reads bytes one by one,
+	// such a byte is left to the parser: a Latin-1 comment still loads.
+	mustLoad(t, "# caf\xe9\nlocals {\n  x = 1 # \xd5\"\n}\n", Options{})
+
+	// In a heredoc the lexer would see its marker in "\xffEOT".
+	src = "locals {\n  x = <<EOT\n\xffEOT\n" + strings.Repeat("(", 100_000) + "\nEOT\n}\n"
+	c, diags := Load(writeFiles(t, map[string]string{"main.gen.hcl": src}), Options{})
+	if len(diags) != 1 || diags[0].Summary != "Invalid character encoding" || diags[0].Subject.Start.Line != 3 {
+		t.Fatalf("got %s, want one encoding error on line 3", diagList(diags))
+	}
+	if c.Files["main.gen.hcl"] == nil {
+		t.Fatal("the refused file is not kept for the diagnostic's snippet")
+	}
+
+	// HCL's JSON parser decodes strings with encoding/json, which reads
+	// such a byte as U+FFFD; a string long enough to be scanned loads.
+	long := strings.Repeat("a", 2*MaxNesting)
+	dir := writeFiles(t, map[string]string{"main.gen.json": `{"locals": {"x": "caf` + "\xe9 " + long + `"}}`})
+	if _, diags := Load(dir, Options{}); diags.HasErrors() {
+		t.Fatalf("Load: %s", diagList(diags))
 	}
 }
