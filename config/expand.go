@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -280,8 +281,14 @@ func (c *Config) evalCount(r *Resource, ctx *hcl.EvalContext) (int, bool, hcl.Di
 	if diags.HasErrors() {
 		return 0, false, diags
 	}
-	v, _ = v.UnmarkDeep() // a count shows nothing of the value it came from
+	// Allowed, as in Terraform: the number of instances is all that shows
+	// of a sensitive value. A refusal does not quote it.
+	v, marks := v.UnmarkDeep()
+	secret := hasSensitive(marks)
 	bad := func(detail string) (int, bool, hcl.Diagnostics) {
+		if secret {
+			detail = `The given "count" argument value, which derives from a sensitive variable and is not shown, is unsuitable: it must be a whole number, zero or more, and at most ` + strconv.Itoa(MaxInstances) + "."
+		}
 		return 0, false, append(diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "Invalid count argument",

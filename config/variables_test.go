@@ -374,3 +374,35 @@ image "a" {
 		t.Errorf("a plain value's error: %s", diagList(diags))
 	}
 }
+
+// TestSensitiveCountQuotesNothing: a count may be made from a sensitive
+// number (the number of instances is all it shows, as in Terraform), but
+// a refused one is not quoted.
+func TestSensitiveCountQuotesNothing(t *testing.T) {
+	for _, n := range []string{"-3771", "37.71", "377100"} {
+		t.Run(n, func(t *testing.T) {
+			diags := loadErrors(t, `
+variable "n" {
+  type      = number
+  sensitive = true
+  default   = `+n+`
+}
+image "a" {
+  count  = var.n
+  prompt = "p ${count.index}"
+}
+`, Options{})
+			got := diagList(diags)
+			if len(diags) != 1 || !strings.Contains(got, "Invalid count argument") || !strings.Contains(got, "not shown") {
+				t.Fatalf("got %s, want one count error that does not show the value", got)
+			}
+			if strings.Contains(got, strings.TrimPrefix(n, "-")) {
+				t.Errorf("the diagnostic shows the value: %s", got)
+			}
+		})
+	}
+	c := mustLoad(t, "variable \"n\" {\n  sensitive = true\n  default   = 2\n}\nimage \"a\" {\n  count  = var.n\n  prompt = \"p ${count.index}\"\n}\n", Options{})
+	if got := len(expandAll(t, c, nil)); got != 2 {
+		t.Errorf("%d instances, want 2", got)
+	}
+}
