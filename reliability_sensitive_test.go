@@ -9,8 +9,12 @@ package main
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -226,4 +230,70 @@ image "b" {
 		leaks(f, b)
 	}
 	t.Logf("sensitive: %d commands and 4 files checked, %d printed (sensitive), 2 jobs sent the real prompt", len(runs), shown)
+}
+
+// TestServiceErrorQuotingSecretHidden: a service that refuses a request
+// may quote what it was sent. apply prints the service's message, as text
+// and as JSON, with the prompt made from a sensitive variable (and the
+// secret in any other place) replaced by (sensitive), and the rest of the
+// message kept, so the user still learns why.
+func TestServiceErrorQuotingSecretHidden(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs genform against a fake service")
+	}
+	const word = "hocus-pocus-88"
+	svc := newFakeService(t, func(f *fakeService) {
+		f.create = func(w http.ResponseWriter, r *http.Request) {
+			var body struct {
+				Prompt string `json:"prompt"`
+			}
+			json.NewDecoder(r.Body).Decode(&body)
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintf(w, `{"message":%q,"code":400011,"details":[]}`,
+				fmt.Sprintf("prompt %q breaks the content policy (flagged: %s)", body.Prompt, strings.Split(strings.ToLower(body.Prompt), " ")[3]))
+		}
+	})
+	ws := newWorkspace(t, map[string]string{"main.gen.hcl": `
+variable "word" {
+  type      = string
+  sensitive = true
+}
+
+image "a" {
+  prompt       = "a poster says ${upper(var.word)}"
+  image_number = 1
+}
+`})
+	env := childEnv("GENFORM_BASE_URL="+svc.url, "GENFORM_VAR_word="+word)
+	for _, args := range [][]string{{"apply", "-auto-approve"}, {"apply", "-auto-approve", "-json"}} {
+		r := genform(t, ws.dir, env, args...)
+		if r.code != 1 {
+			t.Fatalf("exit %d, want 1:\n%s", r.code, r)
+		}
+		out := r.stdout + r.stderr
+		if !strings.Contains(out, "breaks the content policy") || !strings.Contains(out, "prompt "+sensitiveQuoted(args)) {
+			t.Errorf("genform %s does not say why, with the prompt hidden:\n%s", strings.Join(args, " "), r)
+		}
+		if strings.Contains(strings.ToLower(out), word) {
+			t.Errorf("genform %s shows the secret:\n%s", strings.Join(args, " "), r)
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if strings.Contains(line, "content policy") {
+				t.Logf("genform %s: %s", strings.Join(args, " "), strings.TrimSpace(line))
+				break
+			}
+		}
+	}
+	if n := svc.creates.Load(); n != 2 {
+		t.Errorf("%d create requests, want 2", n)
+	}
+}
+
+// sensitiveQuoted is how the hidden prompt reads in the service's quoted
+// message: as text, or inside a JSON string.
+func sensitiveQuoted(args []string) string {
+	if slices.Contains(args, "-json") {
+		return `\"(sensitive)\"`
+	}
+	return `"(sensitive)"`
 }

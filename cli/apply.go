@@ -262,7 +262,9 @@ func execute(env *Env, cfg *config.Config, ep endpoint, store *statefile.Store, 
 	view := newProgress(env, asJSON, total)
 	var warnMu sync.Mutex
 	var warnings []string
+	mask := newMasker(newHider(cfg), plan)
 	eng.Events = func(ev reconcile.Event) {
+		ev.Err = mask.err(ev.Err)
 		if ev.Phase == reconcile.PhaseWarning {
 			// Worth telling in every run (an undocumented job status, a
 			// stale file that could not be removed), not only a debug one.
@@ -282,8 +284,14 @@ func execute(env *Env, cfg *config.Config, ep endpoint, store *statefile.Store, 
 	res, err := eng.Apply(ctx, plan)
 	view.close()
 	if err != nil {
-		return serviceFailed(env, ep, err, "nothing was submitted")
+		return serviceFailed(env, ep, mask.err(err), "nothing was submitted")
 	}
+	for _, list := range [][]reconcile.Failure{res.Failed, res.Skipped} {
+		for i := range list {
+			list[i].Err = mask.err(list[i].Err)
+		}
+	}
+	res.Refused, res.StateErr = mask.err(res.Refused), mask.err(res.StateErr)
 	if asJSON {
 		writeApplyJSON(env, res, warnings)
 	} else {

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -306,3 +307,79 @@ func hidePlanSecrets(p *reconcile.Plan, h *hider) {
 		config.SortAttrNames(c.Sensitive)
 	}
 }
+
+// masker hides secrets inside the messages of an apply: a service that
+// refuses a request may quote what it was sent (its prompt, say), and
+// the message is printed as the service wrote it.
+type masker struct {
+	re *regexp.Regexp // nil when there is nothing to hide
+}
+
+// newMasker hides the secret variables' values, and the values of the
+// attributes plan p makes from one (however they were computed), in any
+// case.
+func newMasker(h *hider, p *reconcile.Plan) *masker {
+	var words []string
+	add := func(v any) {
+		walkStrings(v, func(s string) {
+			if len(s) >= minContained {
+				words = append(words, s)
+			}
+		})
+	}
+	if h != nil {
+		for _, s := range h.secrets {
+			add(s)
+		}
+		for _, n := range h.numbers {
+			words = append(words, string(n))
+		}
+	}
+	if p != nil {
+		for _, c := range p.Changes {
+			for _, name := range c.Sensitive {
+				add(c.After[name])
+				add(c.Before[name])
+			}
+		}
+	}
+	if len(words) == 0 {
+		return &masker{}
+	}
+	// The longest first, so that a prompt is hidden whole rather than
+	// the secret inside it.
+	slices.SortFunc(words, func(a, b string) int { return len(b) - len(a) })
+	words = slices.Compact(words)
+	for i, w := range words {
+		words[i] = regexp.QuoteMeta(w)
+	}
+	return &masker{re: regexp.MustCompile("(?i)" + strings.Join(words, "|"))}
+}
+
+// text returns s with every hidden value in it replaced by sensitiveText.
+func (m *masker) text(s string) string {
+	if m == nil || m.re == nil {
+		return s
+	}
+	return m.re.ReplaceAllLiteralString(s, sensitiveText)
+}
+
+// err returns err, or one whose message hides what err's quotes of a
+// hidden value; errors.Is and errors.As still see err.
+func (m *masker) err(err error) error {
+	if err == nil {
+		return nil
+	}
+	if msg := m.text(err.Error()); msg != err.Error() {
+		return &maskedError{msg: msg, err: err}
+	}
+	return err
+}
+
+type maskedError struct {
+	msg string
+	err error
+}
+
+func (e *maskedError) Error() string { return e.msg }
+func (e *maskedError) Unwrap() error { return e.err }

@@ -2,10 +2,13 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/statefile"
 )
 
@@ -61,5 +64,33 @@ func TestHider(t *testing.T) {
 	plain := &statefile.Resource{Addr: mustAddr("image.b"), Endpoint: addrs.Text2Image, Request: rec.Request}
 	if rh := (&hider{secrets: []string{"zzz-not-there"}}).of(plain); string(rh.json(plain.Request)) != string(plain.Request) {
 		t.Errorf("a request with nothing hidden was re-encoded")
+	}
+}
+
+// TestMasker: the messages of an apply hide the secret variables' values
+// and the sensitive attributes' values, in any case and the whole value
+// first, and the errors they wrap are still what errors.Is sees. A
+// message with nothing to hide is the same error.
+func TestMasker(t *testing.T) {
+	p := &reconcile.Plan{Changes: []*reconcile.Change{{
+		Addr:      mustAddr("image.a"),
+		Sensitive: []string{"prompt"},
+		After:     map[string]any{"prompt": "b3Blbi1zZXNhbWU=", "resolution": 720},
+	}}}
+	m := newMasker(&hider{secrets: []string{"open-sesame", "ab"}, numbers: []json.Number{"918273"}}, p)
+	base := errors.New("refused")
+	err := m.err(fmt.Errorf("prompt %q (OPEN-SESAME), seed 918273, was b3Blbi1zZXNhbWU=, at 720 in a lab: %w", "say open-sesame", base))
+	want := `prompt "say (sensitive)" ((sensitive)), seed (sensitive), was (sensitive), at 720 in a lab: refused`
+	if err.Error() != want {
+		t.Errorf("got  %s\nwant %s", err, want)
+	}
+	if !errors.Is(err, base) {
+		t.Error("the masked error does not wrap the original")
+	}
+	if plain := errors.New("nothing here"); m.err(plain) != plain {
+		t.Error("an error with nothing to hide was replaced")
+	}
+	if m.err(nil) != nil || newMasker(nil, nil).text("open-sesame") != "open-sesame" {
+		t.Error("an empty masker hides something")
 	}
 }
