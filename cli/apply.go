@@ -64,8 +64,8 @@ func runApply(env *Env, args []string) int {
 	if ok, code := parseFlags(env, commands["apply"], fs, args); !ok {
 		return code
 	}
-	if fs.NArg() > 1 {
-		return env.Errorf("apply takes at most one argument, the saved plan file; got %q", fs.Args())
+	if msg := extraArgs("apply", "at most one argument, the saved plan file", fs, args, 1); msg != "" {
+		return env.Errorf("%s", msg)
 	}
 	planFile := fs.Arg(0)
 	if ac.maxCost != "" {
@@ -124,6 +124,7 @@ func runApply(env *Env, args []string) int {
 		if pd.HasErrors() {
 			return ExitError
 		}
+		hidePlanSecrets(p, newHider(cfg))
 		plan = p
 		if !ac.json {
 			renderPlan(env.Stdout, plan, ep.describe())
@@ -279,7 +280,9 @@ func execute(env *Env, cfg *config.Config, ep endpoint, store *statefile.Store, 
 	view := newProgress(env, asJSON, total)
 	var warnMu sync.Mutex
 	var warnings []string
+	mask := newMasker(newHider(cfg), plan)
 	eng.Events = func(ev reconcile.Event) {
+		ev.Err = mask.err(ev.Err)
 		if ev.Phase == reconcile.PhaseWarning {
 			// Worth telling in every run (an undocumented job status, a
 			// stale file that could not be removed), not only a debug one.
@@ -302,8 +305,14 @@ func execute(env *Env, cfg *config.Config, ep endpoint, store *statefile.Store, 
 	res, err := eng.Apply(ctx, plan)
 	view.close()
 	if err != nil {
-		return serviceFailed(env, ep, err, "nothing was submitted")
+		return serviceFailed(env, ep, mask.err(err), "nothing was submitted")
 	}
+	for _, list := range [][]reconcile.Failure{res.Failed, res.Skipped} {
+		for i := range list {
+			list[i].Err = mask.err(list[i].Err)
+		}
+	}
+	res.Refused, res.StateErr = mask.err(res.Refused), mask.err(res.StateErr)
 	if asJSON {
 		writeApplyJSON(env, res, warnings)
 	} else {

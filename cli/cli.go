@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"runtime/debug"
 	"sort"
@@ -86,8 +87,9 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	help := global.Bool("help", false, "show help")
 	global.BoolVar(help, "h", false, "show help")
 	versionFlag := global.Bool("version", false, "print the version")
+	failed := guardValues(global)
 	if err := global.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "Error: %v\n\n", err)
+		fmt.Fprintf(stderr, "Error: %s\n\n", flagError(err, failed))
 		printUsage(stderr)
 		return ExitError
 	}
@@ -107,7 +109,12 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if *chdir != "" {
 		if err := os.Chdir(*chdir); err != nil {
-			return env.Errorf("-chdir: %v; pass an existing directory", err)
+			// The error names the path; say only why.
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return env.Errorf("-chdir: the directory cannot be entered (%v); pass an existing directory", err)
 		}
 	}
 	name := rest[0]
@@ -144,21 +151,6 @@ func runCommand(env *Env, c *command, args []string) (code int) {
 		}
 	}()
 	return c.run(env, args)
-}
-
-// parseFlags parses a command's flags, printing its usage on -help and a
-// clear error otherwise. ok is false when the command should return code.
-func parseFlags(env *Env, c *command, fs *flag.FlagSet, args []string) (ok bool, code int) {
-	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(env.Stdout, c.usage)
-			return false, ExitOK
-		}
-		fmt.Fprintf(env.Stderr, "Error: %v\n\n%s", err, c.usage)
-		return false, ExitError
-	}
-	return true, ExitOK
 }
 
 func commandNames() []string {

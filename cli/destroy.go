@@ -35,8 +35,8 @@ func runDestroy(env *Env, args []string) int {
 	if ok, code := parseFlags(env, commands["destroy"], fs, args); !ok {
 		return code
 	}
-	if fs.NArg() > 0 {
-		return env.Errorf("destroy takes no arguments; use -target=ADDR to limit it")
+	if msg := extraArgs("destroy", "no arguments (use -target=ADDR to limit it)", fs, args, 0); msg != "" {
+		return env.Errorf("%s", msg)
 	}
 	if len(pf.replace) > 0 {
 		return env.Errorf("-replace has no meaning for destroy")
@@ -68,6 +68,7 @@ func runDestroy(env *Env, args []string) int {
 	if diags.HasErrors() {
 		return ExitError
 	}
+	hidePlanSecrets(plan, newHider(cfg))
 	renderPlan(env.Stdout, plan, ep.describe())
 	if !plan.HasChanges() {
 		return ExitOK

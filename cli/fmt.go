@@ -142,6 +142,10 @@ func runFmt(env *Env, args []string) int {
 // input into something else broken) and returns its canonical form. The
 // parsed file is kept in files so diagnostics can show snippets.
 func formatSource(src []byte, name string, files map[string]*hcl.File) ([]byte, hcl.Diagnostics) {
+	// The parsers recurse once per level of nesting, without a limit.
+	if diags := config.CheckNesting(src, name); diags.HasErrors() {
+		return nil, diags
+	}
 	f, diags := hclsyntax.ParseConfig(src, name, hcl.InitialPos)
 	files[name] = f
 	if diags.HasErrors() {

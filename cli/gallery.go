@@ -79,8 +79,8 @@ func runGallery(env *Env, args []string) int {
 	if ok, code := parseFlags(env, commands["gallery"], fs, args); !ok {
 		return code
 	}
-	if fs.NArg() > 0 {
-		return env.Errorf("gallery takes no arguments, got %q; name the page with -out=FILE", fs.Args())
+	if msg := extraArgs("gallery", "no arguments (name the page with -out=FILE)", fs, args, 0); msg != "" {
+		return env.Errorf("%s", msg)
 	}
 	if *out == "" {
 		return env.Errorf("-out is empty; name the page to write, e.g. -out=gallery.html")
@@ -108,7 +108,7 @@ func runGallery(env *Env, args []string) int {
 	if err != nil {
 		return env.Errorf("-out=%s: %v", *out, err)
 	}
-	page := buildGallery(snap, cfg.Settings.StateFile, filepath.Dir(outAbs), *link)
+	page := buildGallery(snap, cfg.Settings.StateFile, filepath.Dir(outAbs), *link, newHider(cfg))
 	if !*link && page.embedBytes > galleryEmbedLimit {
 		return env.Errorf("the outputs total %s, more than the %s one self-contained page can hold; rerun with -link to reference the files by their relative path instead", byteSize(page.embedBytes), byteSize(galleryEmbedLimit))
 	}
@@ -212,8 +212,8 @@ func (m *galleryMedia) Src() (template.URL, error) {
 
 // buildGallery reads the state records and the files they name. Files are
 // opened to hash them and read their pixel size; their bytes are read again
-// only while the page is written.
-func buildGallery(snap *statefile.Snapshot, stateFile, pageDir string, link bool) *galleryPage {
+// only while the page is written. What h hides shows as (sensitive).
+func buildGallery(snap *statefile.Snapshot, stateFile, pageDir string, link bool, h *hider) *galleryPage {
 	wd, _ := os.Getwd()
 	title := "genform gallery"
 	if base := filepath.Base(wd); base != "" && base != "." && base != string(filepath.Separator) {
@@ -228,7 +228,7 @@ func buildGallery(snap *statefile.Snapshot, stateFile, pageDir string, link bool
 	}
 	for _, a := range addrs.SortedKeys(snap.Resources) {
 		rec := snap.Resources[a]
-		r := galleryResourceOf(rec)
+		r := galleryResourceOf(rec, h.of(rec))
 		for _, o := range rec.Outputs {
 			m := galleryMediaOf(rec, o, r, pageDir, link)
 			r.Media = append(r.Media, m)
@@ -256,13 +256,13 @@ var galleryModes = map[addrs.Endpoint]string{
 	addrs.Text2Video:  "text to video",
 }
 
-func galleryResourceOf(rec *statefile.Resource) *galleryResource {
+func galleryResourceOf(rec *statefile.Resource, rh *recordHider) *galleryResource {
 	r := &galleryResource{
 		Addr:         rec.Addr.String(),
 		Kind:         rec.Addr.Resource.Kind.String(),
 		Mode:         galleryModes[rec.Endpoint],
 		Status:       rec.Status,
-		Error:        rec.Error,
+		Error:        rh.text(rec.Error),
 		CreationID:   rec.CreationID,
 		GenerationID: rec.GenerationID,
 		Seed:         "random",
@@ -279,9 +279,10 @@ func galleryResourceOf(rec *statefile.Resource) *galleryResource {
 	attrs, err := config.FlattenRequest(rec.Endpoint, rec.Request)
 	if err != nil {
 		// An endpoint this version does not know: show the body as sent.
-		r.Request = []galleryAttr{{"request", galleryValue(string(rec.Request))}}
+		r.Request = []galleryAttr{{"request", galleryValue(string(rh.json(rec.Request)))}}
 		return r
 	}
+	attrs = rh.attrs(attrs, sensitiveText)
 	r.Prompt, _ = attrs["prompt"].(string)
 	r.NegativePrompt, _ = attrs["negative_prompt"].(string)
 	if s, ok := attrs["seed"]; ok {

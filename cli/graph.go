@@ -40,8 +40,8 @@ func runGraph(env *Env, args []string) int {
 	if ok, code := parseFlags(env, commands["graph"], fs, args); !ok {
 		return code
 	}
-	if fs.NArg() > 0 {
-		return env.Errorf("graph takes no arguments, got %q", fs.Args())
+	if msg := extraArgs("graph", "no arguments", fs, args, 0); msg != "" {
+		return env.Errorf("%s", msg)
 	}
 	cfg := loadConfig(env, vf.options(env))
 	if cfg == nil {

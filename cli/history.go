@@ -95,7 +95,7 @@ func runHistory(env *Env, args []string) int {
 // of readState; a missing state file is an empty state with an empty
 // history.
 func stateAndHistory(cfg *config.Config, command string, lockTimeout time.Duration) (*statefile.Snapshot, *historyView, error) {
-	hv := &historyView{heldBy: map[string]addrs.Instance{}, cache: reconcile.CacheOf(cfg, ".")}
+	hv := &historyView{heldBy: map[string]addrs.Instance{}, cache: reconcile.CacheOf(cfg, "."), hide: newHider(cfg)}
 	st, err := readState(cfg, command, lockTimeout)
 	if err != nil || st == nil {
 		return nil, hv, err
@@ -123,6 +123,9 @@ type historyView struct {
 	entries []*statefile.Resource
 	heldBy  map[string]addrs.Instance // generation id -> the instance that holds it
 	cache   *cache.Cache
+	// hide says what is made from a sensitive value: an entry's request
+	// holds it as it was sent.
+	hide *hider
 }
 
 // of lists the entries addr held last: every entry for the zero address,
@@ -201,10 +204,11 @@ type historyEntryJSON struct {
 func (h *historyView) json(entries []*statefile.Resource) []historyEntryJSON {
 	out := make([]historyEntryJSON, 0, len(entries))
 	for _, e := range entries {
+		rh := h.hide.of(e)
 		j := historyEntryJSON{
 			Address: e.Addr.String(), GenerationID: e.GenerationID, CreationID: e.CreationID,
-			Fingerprint: e.Fingerprint, Endpoint: e.Endpoint.Path(), Status: e.Status, Error: e.Error,
-			State: h.state(e), Cached: h.cached(e), Attributes: recordAttrs(e), Outputs: []stateOutputJSON{},
+			Fingerprint: e.Fingerprint, Endpoint: e.Endpoint.Path(), Status: e.Status, Error: rh.text(e.Error),
+			State: h.state(e), Cached: h.cached(e), Attributes: rh.attrs(recordAttrs(e), sensitiveText), Outputs: []stateOutputJSON{},
 			RecordedAt: jsonTime(e.CreatedAt), UpdatedAt: jsonTime(e.UpdatedAt),
 		}
 		if held := h.heldBy[e.GenerationID]; !held.IsZero() {
@@ -248,9 +252,14 @@ func renderHistory(w io.Writer, h *historyView, entries []*statefile.Resource) {
 // the prompt, and for a restorable one where its files would come from.
 func (h *historyView) line(e *statefile.Resource, addr addrs.Instance) string {
 	state := h.state(e)
+	rh := h.hide.of(e)
 	s := fmt.Sprintf("%s  %-12s job %s", e.CreatedAt.UTC().Format("2006-01-02 15:04:05Z"), state, e.GenerationID)
 	if p, ok := recordAttrs(e)["prompt"].(string); ok {
-		s += fmt.Sprintf("  prompt %q", p)
+		if rh.hides("prompt") || rh.text(p) != p {
+			s += "  prompt " + sensitiveText
+		} else {
+			s += fmt.Sprintf("  prompt %q", p)
+		}
 	}
 	switch state {
 	case "held":
@@ -265,7 +274,7 @@ func (h *historyView) line(e *statefile.Resource, addr addrs.Instance) string {
 		}
 	case "failed":
 		if e.Error != "" {
-			s += ": " + e.Error
+			s += ": " + rh.text(e.Error)
 		}
 	}
 	return s

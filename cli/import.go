@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -51,6 +52,9 @@ func runImport(env *Env, args []string) int {
 	migrate := fs.Bool("migrate-service", false, "")
 	if ok, code := parseFlags(env, commands["import"], fs, args); !ok {
 		return code
+	}
+	if msg := extraArgs("import", "two arguments, the address and the creation id", fs, args, 2); msg != "" {
+		return env.Errorf("%s", msg)
 	}
 	if fs.NArg() != 2 {
 		return env.Errorf("import takes two arguments, the address and the creation id, e.g. genform import image.hero 8f3c...; got %d", fs.NArg())
@@ -109,7 +113,7 @@ func runImport(env *Env, args []string) int {
 	})
 	if res != nil {
 		for _, w := range res.Warnings {
-			fmt.Fprintf(env.Stderr, "Warning: %s\n", importWarningText(addr, id, w))
+			fmt.Fprintf(env.Stderr, "Warning: %s\n", importWarningText(addr, id, w, slices.Contains(inst.Sensitive, "prompt")))
 		}
 	}
 	if err != nil {

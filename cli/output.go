@@ -51,8 +51,8 @@ func runOutput(env *Env, args []string) int {
 	if ok, code := parseFlags(env, commands["output"], fs, args); !ok {
 		return code
 	}
-	if fs.NArg() > 1 {
-		return env.Errorf("output takes at most one argument, the name of an output; got %q", fs.Args())
+	if msg := extraArgs("output", "at most one argument, the name of an output", fs, args, 1); msg != "" {
+		return env.Errorf("%s", msg)
 	}
 	name := fs.Arg(0)
 	if *raw && (name == "" || *asJSON) {

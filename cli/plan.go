@@ -46,11 +46,11 @@ func runPlan(env *Env, args []string) int {
 	if ok, code := parseFlags(env, commands["plan"], fs, args); !ok {
 		return code
 	}
-	if fs.NArg() > 0 {
-		return env.Errorf("plan takes no arguments, got %q; pass flags before nothing else", fs.Args())
+	if msg := extraArgs("plan", "no arguments", fs, args, 0); msg != "" {
+		return env.Errorf("%s", msg)
 	}
 	if pc.format != "" && pc.format != "markdown" {
-		return env.Errorf("-format=%s is not supported; the only format is markdown (or use -json)", pc.format)
+		return env.Errorf("-format takes only markdown (or use -json for a JSON document)")
 	}
 	opts := pc.vars.options(env)
 	cfg := loadConfig(env, opts)
@@ -91,6 +91,7 @@ func runPlan(env *Env, args []string) int {
 	if diags.HasErrors() {
 		return ExitError
 	}
+	hidePlanSecrets(plan, newHider(cfg))
 	switch {
 	case pc.json:
 		if err := renderPlanJSON(env.Stdout, plan); err != nil {

@@ -45,8 +45,8 @@ func runShow(env *Env, args []string) int {
 	if ok, code := parseFlags(env, commands["show"], fs, args); !ok {
 		return code
 	}
-	if fs.NArg() > 1 {
-		return env.Errorf("show takes at most one argument, a saved plan file or a resource address; got %q", fs.Args())
+	if msg := extraArgs("show", "at most one argument, a saved plan file or a resource address", fs, args, 1); msg != "" {
+		return env.Errorf("%s", msg)
 	}
 	arg := fs.Arg(0)
 	if arg != "" {
@@ -121,12 +121,12 @@ func showState(env *Env, command string, vf varFlags, lockTimeout time.Duration,
 			if it := snap.Intents[addr]; it != nil {
 				one.Intents = map[addrs.Instance]*statefile.Intent{addr: it}
 			}
-			if err := renderStateJSON(env.Stdout, one, resolveEndpoint(env, cfg).ID, hist, hist.of(addr)); err != nil {
+			if err := renderStateJSON(env.Stdout, one, resolveEndpoint(env, cfg).ID, newHider(cfg), hist, hist.of(addr)); err != nil {
 				return env.Errorf("writing the state: %v", err)
 			}
 			return ExitOK
 		}
-		renderResource(env.Stdout, snap, addr)
+		renderResource(env.Stdout, snap, addr, newHider(cfg))
 		if entries := hist.of(addr); len(entries) > 0 {
 			fmt.Fprintf(env.Stdout, "\n%s\n", colBold.Sprintf("# history of %s (newest first; 'genform history' lists every instance's):", addr))
 			for _, e := range entries {
@@ -136,7 +136,7 @@ func showState(env *Env, command string, vf varFlags, lockTimeout time.Duration,
 		return ExitOK
 	}
 	if asJSON {
-		if err := renderStateJSON(env.Stdout, snap, resolveEndpoint(env, cfg).ID, hist, hist.entries); err != nil {
+		if err := renderStateJSON(env.Stdout, snap, resolveEndpoint(env, cfg).ID, newHider(cfg), hist, hist.entries); err != nil {
 			return env.Errorf("writing the state: %v", err)
 		}
 		return ExitOK
@@ -147,7 +147,7 @@ func showState(env *Env, command string, vf varFlags, lockTimeout time.Duration,
 	case len(snap.Resources) == 0 && len(snap.Intents) == 0:
 		fmt.Fprintln(env.Stdout, "The state is empty: no resources are managed.")
 	default:
-		renderStateSummary(env.Stdout, snap)
+		renderStateSummary(env.Stdout, snap, newHider(cfg))
 	}
 	return ExitOK
 }

@@ -107,15 +107,15 @@ func parseSimFlags(env *Env, args []string) (f simFlags, ok bool, code int) {
 	if ok, code := parseFlags(env, commands["sim"], fs, args); !ok {
 		return f, false, code
 	}
-	if fs.NArg() > 0 {
-		return f, false, env.Errorf("sim takes no arguments, got %q; flags go before any argument", fs.Arg(0))
+	if msg := extraArgs("sim", "no arguments", fs, args, 0); msg != "" {
+		return f, false, env.Errorf("%s", msg)
 	}
 	for _, r := range []struct {
 		name string
 		v    float64
 	}{{"fail-rate", f.opts.FailRate}, {"error-rate", f.opts.ErrorRate}, {"truncate-rate", f.opts.TruncateRate}} {
 		if math.IsNaN(r.v) || r.v < 0 || r.v > 1 {
-			return f, false, env.Errorf("-%s=%v: pass a fraction from 0 to 1, e.g. 0.1 for one in ten", r.name, r.v)
+			return f, false, env.Errorf("-%s is not a fraction from 0 to 1: pass one, e.g. 0.1 for one in ten", r.name)
 		}
 	}
 	for _, d := range []struct {
@@ -123,7 +123,7 @@ func parseSimFlags(env *Env, args []string) (f simFlags, ok bool, code int) {
 		v    time.Duration
 	}{{"latency", f.opts.Latency}, {"url-ttl", f.opts.URLTTL}} {
 		if d.v <= 0 {
-			return f, false, env.Errorf("-%s=%s: pass a positive duration such as 2s or 60m", d.name, d.v)
+			return f, false, env.Errorf("-%s is not a positive duration: pass one such as 2s or 60m", d.name)
 		}
 	}
 	for _, n := range []struct {
@@ -131,7 +131,7 @@ func parseSimFlags(env *Env, args []string) (f simFlags, ok bool, code int) {
 		v    int
 	}{{"max-concurrent", f.opts.MaxConcurrent}, {"rpm", f.opts.RPM}} {
 		if n.v < 1 {
-			return f, false, env.Errorf("-%s=%d: pass a limit of at least 1", n.name, n.v)
+			return f, false, env.Errorf("-%s is below 1: pass a limit of at least 1", n.name)
 		}
 	}
 	if f.addr == "" {

@@ -46,16 +46,16 @@ func TestSimFlagErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-fail-rate=1.5"}, "-fail-rate=1.5: pass a fraction from 0 to 1"},
-		{[]string{"-error-rate=-0.1"}, "-error-rate=-0.1"},
-		{[]string{"-truncate-rate=NaN"}, "-truncate-rate=NaN"},
-		{[]string{"-latency=0s"}, "-latency=0s: pass a positive duration"},
-		{[]string{"-url-ttl=-1m"}, "-url-ttl=-1m0s"},
-		{[]string{"-max-concurrent=0"}, "-max-concurrent=0: pass a limit of at least 1"},
-		{[]string{"-rpm=-5"}, "-rpm=-5"},
+		{[]string{"-fail-rate=1.5"}, "-fail-rate is not a fraction from 0 to 1"},
+		{[]string{"-error-rate=-0.1"}, "-error-rate is not a fraction"},
+		{[]string{"-truncate-rate=NaN"}, "-truncate-rate is not a fraction"},
+		{[]string{"-latency=0s"}, "-latency is not a positive duration"},
+		{[]string{"-url-ttl=-1m"}, "-url-ttl is not a positive duration"},
+		{[]string{"-max-concurrent=0"}, "-max-concurrent is below 1: pass a limit of at least 1"},
+		{[]string{"-rpm=-5"}, "-rpm is below 1"},
 		{[]string{"-addr="}, "-addr is empty"},
-		{[]string{"extra"}, "sim takes no arguments"},
-		{[]string{"-latency=soon"}, "invalid value \"soon\" for flag -latency"},
+		{[]string{"extra"}, "sim takes no arguments, and the 1st argument is one too many"},
+		{[]string{"-latency=soon"}, "invalid value for -latency: it takes a duration"},
 		{[]string{"-addr=256.0.0.1:1"}, "starting the simulator"},
 	}
 	for _, tt := range tests {

@@ -57,6 +57,8 @@ type stateCmd struct {
 	vars        varFlags
 	lockTimeout time.Duration
 	args        []string
+	// extra says which arguments are past the max the subcommand takes.
+	extra func(takes string, max int) string
 }
 
 func runState(env *Env, args []string) int {
@@ -86,6 +88,9 @@ func runState(env *Env, args []string) int {
 		return code
 	}
 	sc.args = fs.Args()
+	sc.extra = func(takes string, max int) string {
+		return extraArgs("state "+sc.name, takes, fs, args[1:], max)
+	}
 	return sub.run(env, sc)
 }
 
@@ -193,6 +198,9 @@ func runStateList(env *Env, sc *stateCmd) int {
 }
 
 func runStateShow(env *Env, sc *stateCmd) int {
+	if msg := sc.extra("one address", 1); msg != "" {
+		return env.Errorf("%s", msg)
+	}
 	if len(sc.args) != 1 {
 		return env.Errorf("state show takes one address, e.g. genform state show image.hero; got %d arguments", len(sc.args))
 	}
@@ -275,6 +283,9 @@ func runStateRm(env *Env, sc *stateCmd) int {
 // resource, keeping their keys. The files follow to DST's directory when
 // DST is declared in the configuration; otherwise they stay where they are.
 func runStateMv(env *Env, sc *stateCmd) int {
+	if msg := sc.extra("two addresses, SRC and DST", 2); msg != "" {
+		return env.Errorf("%s", msg)
+	}
 	if len(sc.args) != 2 {
 		return env.Errorf("state mv takes two addresses, SRC and DST, e.g. genform state mv image.old image.new; got %d arguments", len(sc.args))
 	}

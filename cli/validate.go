@@ -88,8 +88,8 @@ func runValidate(env *Env, args []string) int {
 	if ok, code := parseFlags(env, c, fs, args); !ok {
 		return code
 	}
-	if fs.NArg() > 0 {
-		return env.Errorf("validate takes no arguments, got %q; use -chdir=DIR to validate another directory", fs.Arg(0))
+	if msg := extraArgs("validate", "no arguments (use -chdir=DIR to validate another directory)", fs, args, 0); msg != "" {
+		return env.Errorf("%s", msg)
 	}
 	cfg, diags := config.Load(".", vf.options(env))
 	if *jsonOut {

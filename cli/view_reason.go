@@ -144,10 +144,15 @@ func changeWarnings(c *reconcile.Change) []string {
 	return nil
 }
 
-// importWarningText says what an import warning is about.
-func importWarningText(addr addrs.Instance, id string, w reconcile.ImportWarning) string {
+// importWarningText says what an import warning is about. When the
+// declared prompt is made from a sensitive variable (promptSensitive),
+// neither prompt is quoted.
+func importWarningText(addr addrs.Instance, id string, w reconcile.ImportWarning, promptSensitive bool) string {
 	switch w.Kind {
 	case reconcile.PromptDiffers:
+		if promptSensitive {
+			return fmt.Sprintf("the creation's prompt differs from the one %s declares, which is made from a sensitive variable (so neither is shown); the next plan will not show this difference, because the declaration is recorded as its request", addr)
+		}
 		return fmt.Sprintf("the creation's prompt is %q, but %s declares %q; the next plan will not show this difference, because the declaration is recorded as its request", w.Got, addr, w.Want)
 	case reconcile.ImageCountDiffers:
 		return fmt.Sprintf("the creation has %d image%s, but %s declares image_number = %d", w.GotN, plural(w.GotN), addr, w.WantN)

@@ -96,8 +96,9 @@ func jsonTime(t time.Time) string {
 	return t.UTC().Format(time.RFC3339Nano)
 }
 
-// resourceJSON is one record in the JSON format.
-func resourceJSON(rec *statefile.Resource, protected bool) stateResourceJSON {
+// resourceJSON is one record in the JSON format, with what rh hides
+// replaced by sensitiveText.
+func resourceJSON(rec *statefile.Resource, protected bool, rh *recordHider) stateResourceJSON {
 	r := stateResourceJSON{
 		Address:       rec.Addr.String(),
 		Resource:      rec.Addr.Resource.String(),
@@ -110,9 +111,9 @@ func resourceJSON(rec *statefile.Resource, protected bool) stateResourceJSON {
 		Error:         rec.Error,
 		Dir:           rec.Dir,
 		WatermarkFree: rec.WatermarkFree,
-		Request:       rec.Request,
-		Attributes:    recordAttrs(rec),
-		Detail:        rec.Detail,
+		Request:       rh.json(rec.Request),
+		Attributes:    rh.attrs(recordAttrs(rec), sensitiveText),
+		Detail:        rh.json(rec.Detail),
 		Outputs:       []stateOutputJSON{},
 		DependsOn:     make([]string, 0, len(rec.Deps)),
 		Protected:     protected,
@@ -126,8 +127,8 @@ func resourceJSON(rec *statefile.Resource, protected bool) stateResourceJSON {
 		r.DependsOn = append(r.DependsOn, d.String())
 	}
 	if f := rec.Failure; f != nil {
-		r.Failure = &stateFailureJSON{Endpoint: f.Endpoint.Path(), Fingerprint: f.Fingerprint, Request: f.Request,
-			Attributes: failureAttrs(f), GenerationID: f.GenerationID, Error: f.Error, At: jsonTime(f.At)}
+		r.Failure = &stateFailureJSON{Endpoint: f.Endpoint.Path(), Fingerprint: f.Fingerprint, Request: rh.json(f.Request),
+			Attributes: rh.attrs(failureAttrs(f), sensitiveText), GenerationID: f.GenerationID, Error: rh.text(f.Error), At: jsonTime(f.At)}
 		if len(r.Failure.Request) == 0 {
 			r.Failure.Request = json.RawMessage("null")
 		}
@@ -159,9 +160,10 @@ func recordAttrs(rec *statefile.Resource) map[string]any {
 	return m
 }
 
-// renderStateJSON writes the state document. A nil snap (no state file)
-// is written as an empty state.
-func renderStateJSON(w io.Writer, snap *statefile.Snapshot, service string, hist *historyView, entries []*statefile.Resource) error {
+// renderStateJSON writes the state document, with what h hides replaced
+// by sensitiveText, and the history entries of hist. A nil snap (no state
+// file) is written as an empty state.
+func renderStateJSON(w io.Writer, snap *statefile.Snapshot, service string, h *hider, hist *historyView, entries []*statefile.Resource) error {
 	doc := stateDocument{
 		FormatVersion: jsonFormatVersion,
 		Service:       service,
@@ -175,7 +177,8 @@ func renderStateJSON(w io.Writer, snap *statefile.Snapshot, service string, hist
 	if snap != nil {
 		doc.Lineage, doc.Serial = snap.Meta.Lineage, snap.Meta.Serial
 		for _, addr := range addrs.SortedKeys(snap.Resources) {
-			doc.Resources = append(doc.Resources, resourceJSON(snap.Resources[addr], snap.Protections[addr]))
+			rec := snap.Resources[addr]
+			doc.Resources = append(doc.Resources, resourceJSON(rec, snap.Protections[addr], h.of(rec)))
 		}
 		for _, addr := range addrs.SortedKeys(snap.Intents) {
 			it := snap.Intents[addr]
@@ -193,17 +196,18 @@ func renderStateJSON(w io.Writer, snap *statefile.Snapshot, service string, hist
 // renderStateSummary writes the human view of the whole state: for each
 // resource what a user looks for first (status, creation id, prompt and
 // files), and the submissions an apply left unfinished.
-func renderStateSummary(w io.Writer, snap *statefile.Snapshot) {
+func renderStateSummary(w io.Writer, snap *statefile.Snapshot, h *hider) {
 	recorded := addrs.SortedKeys(snap.Resources)
 	for i, addr := range recorded {
 		rec := snap.Resources[addr]
+		rh := h.of(rec)
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "%s\n%s %q {\n", colBold.Sprint("# "+addr.String()+":"), addr.Resource.Kind, addr.Resource.Name)
 		var rows []attrRow
 		rows = append(rows, attrRow{"status", formatValue(rec.Status)}, attrRow{"creation_id", formatValue(rec.CreationID)})
-		if p, ok := recordAttrs(rec)["prompt"]; ok {
+		if p, ok := rh.attrs(recordAttrs(rec), sensitiveValue{})["prompt"]; ok {
 			rows = append(rows, attrRow{"prompt", formatValue(p)})
 		}
 		files := make([]any, 0, len(rec.Outputs))
@@ -215,7 +219,7 @@ func renderStateSummary(w io.Writer, snap *statefile.Snapshot) {
 			rows = append(rows, attrRow{"protected", "true"})
 		}
 		if f := rec.Failure; f != nil {
-			rows = append(rows, attrRow{"last_failure", formatValue(failureNote(f))})
+			rows = append(rows, attrRow{"last_failure", formatValue(failureNote(f, rh))})
 		}
 		writeRows(w, "    ", rows)
 		fmt.Fprintln(w, "}")
@@ -251,9 +255,11 @@ func intentNote(it *statefile.Intent) string {
 
 // renderResource writes every attribute of one record (show ADDR, state
 // show ADDR): the request as the configuration names its attributes, the
-// service's ids, where the files are and their hashes.
-func renderResource(w io.Writer, snap *statefile.Snapshot, addr addrs.Instance) {
+// service's ids, where the files are and their hashes. What h hides shows
+// as (sensitive).
+func renderResource(w io.Writer, snap *statefile.Snapshot, addr addrs.Instance, h *hider) {
 	rec := snap.Resources[addr]
+	rh := h.of(rec)
 	fmt.Fprintf(w, "%s\n%s %q {\n", colBold.Sprint("# "+addr.String()+":"), addr.Resource.Kind, addr.Resource.Name)
 	rows := []attrRow{
 		{"creation_id", formatValue(rec.CreationID)},
@@ -261,10 +267,10 @@ func renderResource(w io.Writer, snap *statefile.Snapshot, addr addrs.Instance) 
 		{"status", formatValue(rec.Status)},
 	}
 	if rec.Error != "" {
-		rows = append(rows, attrRow{"error", formatValue(rec.Error)})
+		rows = append(rows, attrRow{"error", formatValue(rh.text(rec.Error))})
 	}
 	rows = append(rows, attrRow{"endpoint", formatValue(rec.Endpoint.Path())})
-	attrs := recordAttrs(rec)
+	attrs := rh.attrs(recordAttrs(rec), sensitiveValue{})
 	for _, n := range attrNames(attrs) {
 		rows = append(rows, attrRow{n, formatValue(attrs[n])})
 	}
@@ -307,10 +313,10 @@ func renderResource(w io.Writer, snap *statefile.Snapshot, addr addrs.Instance) 
 		fmt.Fprintln(w, "    last_failure {")
 		frows := []attrRow{
 			{"generation_id", formatValue(f.GenerationID)},
-			{"error", formatValue(f.Error)},
+			{"error", formatValue(rh.text(f.Error))},
 			{"at", formatValue(jsonTime(f.At))},
 		}
-		attrs := failureAttrs(f)
+		attrs := rh.attrs(failureAttrs(f), sensitiveValue{})
 		for _, n := range attrNames(attrs) {
 			frows = append(frows, attrRow{n, formatValue(attrs[n])})
 		}
@@ -335,10 +341,14 @@ func failureAttrs(f *statefile.Failure) map[string]any {
 
 // failureNote says in one line which generation failed after the one the
 // record holds, for the summary of the whole state.
-func failureNote(f *statefile.Failure) string {
+func failureNote(f *statefile.Failure, rh *recordHider) string {
 	note := "job " + f.GenerationID + " failed"
 	if p, ok := failureAttrs(f)["prompt"].(string); ok {
-		note += fmt.Sprintf(" (prompt %q)", p)
+		if rh.hides("prompt") || rh.text(p) != p {
+			note += " (prompt " + sensitiveText + ")"
+		} else {
+			note += fmt.Sprintf(" (prompt %q)", p)
+		}
 	}
 	return note + "; the files above are the generation before it"
 }

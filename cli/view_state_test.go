@@ -33,7 +33,7 @@ func TestStateJSON(t *testing.T) {
 		Protections: map[addrs.Instance]bool{mustAddr("image.a"): true},
 	}
 	var buf bytes.Buffer
-	if err := renderStateJSON(&buf, snap, "simulator", nil, nil); err != nil {
+	if err := renderStateJSON(&buf, snap, "simulator", nil, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	var doc map[string]any

@@ -40,7 +40,8 @@ func (s *addrsFlag) String() string { return strings.Join(addrStrings(*s), ",") 
 func (s *addrsFlag) Set(v string) error {
 	a, err := addrs.ParseInstance(v)
 	if err != nil {
-		return err
+		// Not err itself: it quotes the value.
+		return &safeFlagError{"it takes a resource address: image.NAME or video.NAME, with [N] or [\"KEY\"] for one instance of a counted or for_each resource"}
 	}
 	*s = append(*s, a)
 	return nil

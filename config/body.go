@@ -377,11 +377,24 @@ func (b *bodyBuilder) check(id attrID, v cty.Value) {
 				if !e.IsNull() {
 					got = numberText(e)
 				}
-				b.refuse(id, b.elemRange(id, i), fmt.Sprintf("frame_indices[%d] %s. Got %s.", i, rules.NotWhole, got), " Each is the position of its key frame in the video, counted in frames.")
+				b.refuse(id, b.elemRange(id, i), fmt.Sprintf("frame_indices[%d] %s.%s", i, rules.NotWhole, b.got(id, got)), " Each is the position of its key frame in the video, counted in frames.")
 				return
 			}
 		}
 	}
+}
+
+// sensitive reports whether attribute id's value derives from a
+// sensitive variable: a diagnostic then does not quote it.
+func (b *bodyBuilder) sensitive(id attrID) bool { return b.av.sensitive&(1<<id) != 0 }
+
+// got is the sentence quoting a refused value, or, for a sensitive one,
+// the sentence saying it is not shown.
+func (b *bodyBuilder) got(id attrID, value string) string {
+	if b.sensitive(id) {
+		return " (The value is made from a sensitive variable, so it is not shown.)"
+	}
+	return " Got " + value + "."
 }
 
 // refuse reports a value the service's rules refuse: detail says what was
@@ -403,14 +416,18 @@ func (b *bodyBuilder) number(id attrID, v cty.Value, rule func(int64) string, mo
 		why = rule(n)
 	}
 	if why != "" {
-		b.refuse(id, b.av.rng(id), fmt.Sprintf("%s %s. Got %s.", attrNames[id], why, numberText(v)), more)
+		b.refuse(id, b.av.rng(id), fmt.Sprintf("%s %s.%s", attrNames[id], why, b.got(id, numberText(v))), more)
 	}
 }
 
 // oneOf checks a string attribute whose values the endpoint lists.
 func (b *bodyBuilder) oneOf(id attrID, s string, rule func(string) string, allowed []string) {
 	if why := rule(s); why != "" {
-		b.refuse(id, b.av.rng(id), fmt.Sprintf("%s sends its request to %s, where %s %s. Got %q.", b.ep.chosenBy, b.ep.ep.Title(), attrNames[id], why, s), didYouMean(s, allowed))
+		more := didYouMean(s, allowed)
+		if b.sensitive(id) {
+			more = ""
+		}
+		b.refuse(id, b.av.rng(id), fmt.Sprintf("%s sends its request to %s, where %s %s.%s", b.ep.chosenBy, b.ep.ep.Title(), attrNames[id], why, b.got(id, strconv.Quote(s))), more)
 	}
 }
 
@@ -424,6 +441,10 @@ func (b *bodyBuilder) sourceImage(id attrID, i int, s string) bool {
 	name := attrNames[id]
 	if i >= 0 {
 		name = fmt.Sprintf("%s[%d]", name, i)
+	}
+	if b.sensitive(id) {
+		// Why may quote a character of it.
+		why = "must be an http(s) URL or a data:image/<type>;base64,<data> URI, and this one, made from a sensitive value, is not (how it fails is not shown)"
 	}
 	more := ""
 	if !strings.Contains(s, "://") && !strings.HasPrefix(s, "data:") {
@@ -498,14 +519,14 @@ func (b *bodyBuilder) checkKeyFrames(images, indices, duration cty.Value) {
 			return // check has refused it
 		}
 		if why := rules.FrameIndex(f, seconds); why != "" {
-			b.refuse(aFrameIndices, b.elemRange(aFrameIndices, i), fmt.Sprintf("frame_indices[%d] %s. Got %d.", i, why, f), more)
+			b.refuse(aFrameIndices, b.elemRange(aFrameIndices, i), fmt.Sprintf("frame_indices[%d] %s.%s", i, why, b.got(aFrameIndices, strconv.FormatInt(f, 10))), more)
 			return
 		}
 		known = append(known, f)
 	}
 	if all {
 		if at, why := rules.FrameIndices(known, seconds); why != "" {
-			b.refuse(aFrameIndices, b.elemRange(aFrameIndices, at), fmt.Sprintf("frame_indices[%d] %s. Got %d.", at, why, known[at]), "")
+			b.refuse(aFrameIndices, b.elemRange(aFrameIndices, at), fmt.Sprintf("frame_indices[%d] %s.%s", at, why, b.got(aFrameIndices, strconv.FormatInt(known[at], 10))), "")
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -69,6 +70,7 @@ func (c *Config) Expand(r *Resource, scope Scope) ([]*Instance, hcl.Diagnostics)
 		return r.instances(r.cached), nil
 	}
 	data, _, diags := c.expand(r, scope, false)
+	diags = hideSensitive(diags)
 	if diags.HasErrors() {
 		return nil, diags
 	}
@@ -146,7 +148,7 @@ func (d *instData) instance(r *Resource, sc *scratch) *Instance {
 // expand does Expand's work, up to the compact form of the instances. In
 // validate mode (Load), a count or for_each that is not known yet is not
 // an error: the attributes are checked once with an unknown key instead,
-// and known reports false.
+// known reports false, and insts holds that one instance.
 func (c *Config) expand(r *Resource, scope Scope, validate bool) (insts []instData, known bool, diags hcl.Diagnostics) {
 	memo := map[string]cty.Value{}
 	ctx, diags := c.evalContext(r.direct, r.locals, scope, memo)
@@ -168,8 +170,8 @@ func (c *Config) expand(r *Resource, scope Scope, validate bool) (insts []instDa
 			if !validate {
 				return nil, false, append(diags, unknownRepetition(r.Count, "count"))
 			}
-			_, d := c.instance(r, childCtx(ctx, "count", cty.ObjectVal(map[string]cty.Value{"index": cty.UnknownVal(cty.Number)})), noKey, false, sc)
-			return nil, false, append(diags, d...)
+			inst, d := c.instance(r, childCtx(ctx, "count", cty.ObjectVal(map[string]cty.Value{"index": cty.UnknownVal(cty.Number)})), noKey, false, sc)
+			return []instData{inst}, false, append(diags, d...)
 		}
 		insts = make([]instData, 0, n)
 		for i := 0; i < n; i++ {
@@ -190,8 +192,8 @@ func (c *Config) expand(r *Resource, scope Scope, validate bool) (insts []instDa
 				return nil, false, append(diags, unknownRepetition(r.ForEach, "for_each"))
 			}
 			each := cty.ObjectVal(map[string]cty.Value{"key": cty.UnknownVal(cty.String), "value": cty.DynamicVal})
-			_, d := c.instance(r, childCtx(ctx, "each", each), noKey, false, sc)
-			return nil, false, append(diags, d...)
+			inst, d := c.instance(r, childCtx(ctx, "each", each), noKey, false, sc)
+			return []instData{inst}, false, append(diags, d...)
 		}
 		insts = make([]instData, 0, len(keys))
 		for i, k := range keys {
@@ -279,8 +281,14 @@ func (c *Config) evalCount(r *Resource, ctx *hcl.EvalContext) (int, bool, hcl.Di
 	if diags.HasErrors() {
 		return 0, false, diags
 	}
-	v, _ = v.UnmarkDeep() // a count shows nothing of the value it came from
+	// Allowed, as in Terraform: the number of instances is all that shows
+	// of a sensitive value. A refusal does not quote it.
+	v, marks := v.UnmarkDeep()
+	secret := hasSensitive(marks)
 	bad := func(detail string) (int, bool, hcl.Diagnostics) {
+		if secret {
+			detail = `The given "count" argument value, which derives from a sensitive variable and is not shown, is unsuitable: it must be a whole number, zero or more, and at most ` + strconv.Itoa(MaxInstances) + "."
+		}
 		return 0, false, append(diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "Invalid count argument",
@@ -469,6 +477,16 @@ func (c *Config) instance(r *Resource, ctx *hcl.EvalContext, addr addrs.Instance
 // instanceDir is where an instance's files go: "" when that depends on a
 // key not known yet.
 func (c *Config) instanceDir(r *Resource, av *attrValues, key addrs.Key, keyKnown bool) (string, hcl.Diagnostics) {
+	if av.sensitive&(1<<aDir) != 0 {
+		// As for for_each keys: the path is shown wherever the files
+		// are, in plans, progress lines and the state.
+		return "", hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Invalid dir",
+			Detail:   "The dir value derives from a sensitive variable, and a directory is shown wherever its files are: in plans, progress lines, the state and the files' paths. Use a value that is not sensitive.",
+			Subject:  av.rng(aDir).Ptr(),
+		}}
+	}
 	if av.set[aDir] {
 		v := av.val[aDir]
 		s, err := convert.Convert(v, cty.String)

@@ -464,6 +464,10 @@ func (c *Config) templateFileFunc(funcs map[string]function.Function) function.F
 			if err != nil {
 				return cty.DynamicVal, function.NewArgError(0, err)
 			}
+			diags := checkNesting(src, name, scanTemplate)
+			if diags.HasErrors() {
+				return cty.DynamicVal, function.NewArgErrorf(0, "template %s: %s", name, diags.Error())
+			}
 			expr, diags := hclsyntax.ParseTemplate(src, name, hcl.InitialPos)
 			if diags.HasErrors() {
 				return cty.DynamicVal, function.NewArgErrorf(0, "parsing template %s: %s", name, diags.Error())

@@ -112,9 +112,24 @@ func Load(dir string, opts Options) (*Config, hcl.Diagnostics) {
 		}
 		fmt.Fprintf(hash, "%s\x00%d\x00", name, len(src))
 		hash.Write(src)
+		isJSON := strings.HasSuffix(name, SuffixJSON)
+		mode := scanConfig
+		if isJSON {
+			mode = scanJSON
+		}
+		// Before any parser sees it: they recurse once per level. The
+		// file is not kept for snippets, whose lines may be megabytes.
+		if d := checkNesting(src, name, mode); d != nil {
+			diags = append(diags, d...)
+			if d[0].Summary == badEncodingSummary {
+				// As the parser would have, for its snippet.
+				c.Files[name] = &hcl.File{Bytes: src}
+			}
+			continue
+		}
 		var f *hcl.File
 		var d hcl.Diagnostics
-		if strings.HasSuffix(name, SuffixJSON) {
+		if isJSON {
 			f, d = parser.ParseJSON(src, name)
 		} else {
 			f, d = parseHCL(parser, src, name)
@@ -146,7 +161,7 @@ func Load(dir string, opts Options) (*Config, hcl.Diagnostics) {
 		fmt.Fprintf(hash, "var\x00%s\x00%d:%s\x00", name, len(enc), enc)
 	}
 	c.Hash = hex.EncodeToString(hash.Sum(nil))
-	return c, sortDiagnostics(dedupe(diags))
+	return c, sortDiagnostics(dedupe(hideSensitive(diags)))
 }
 
 // sortDiagnostics orders diagnostics as they appear in the files (those
@@ -327,6 +342,11 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 	// Everything needed of the syntax trees is decoded by now.
 	c.releaseSyntax()
 
+	if serviceBlock != nil {
+		// Before the variables settle: those the token is made from are
+		// marked as sensitive ones are.
+		c.tokenVars = c.tokenVariables(serviceBlock)
+	}
 	diags = append(diags, c.settleVariables(opts, parser, defaults)...)
 	diags = append(diags, c.checkVariableValidations()...)
 	diags = append(diags, c.analyzeLocals(locals)...)
@@ -556,10 +576,51 @@ func (c *Config) EvalOutputs(scope Scope) (map[string]cty.Value, hcl.Diagnostics
 		if d.HasErrors() {
 			v = cty.DynamicVal
 		}
-		v, _ = v.UnmarkDeep()
+		v, marks := v.UnmarkDeep()
+		if hasSensitive(marks) && !o.Sensitive {
+			// Load refuses what it can see; a value known only now (a
+			// conditional on a resource) is refused here.
+			diags = append(diags, sensitiveOutputDiag(o))
+			v = cty.DynamicVal
+		}
 		out[o.Name] = v
 	}
-	return out, diags
+	return out, hideSensitive(diags)
+}
+
+// checkOutputSensitivity refuses an output whose value derives from a
+// sensitive variable (or one the service token is made from) unless it
+// is declared sensitive, as Terraform does: printing it must be asked for.
+// Outputs are evaluated in scope, where resources are unknown.
+func (c *Config) checkOutputSensitivity(scope Scope) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	memo := map[string]cty.Value{}
+	for _, o := range c.Outputs {
+		if !o.ok || o.Sensitive {
+			continue
+		}
+		ctx, d := c.evalContext(o.direct, o.locals, scope, memo)
+		if d.HasErrors() {
+			continue // reported where the locals are
+		}
+		v, d := o.Expr.Value(ctx)
+		if d.HasErrors() {
+			continue // reported when the output is evaluated
+		}
+		if _, marks := v.UnmarkDeep(); hasSensitive(marks) {
+			diags = append(diags, sensitiveOutputDiag(o))
+		}
+	}
+	return diags
+}
+
+func sensitiveOutputDiag(o *Output) *hcl.Diagnostic {
+	return &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  "Output refers to sensitive values",
+		Detail:   fmt.Sprintf("The value of output %q derives from a sensitive variable (or one the service token is made from), and genform prints outputs. If you do mean to export it, declare the output sensitive by adding this argument to its block:\n    sensitive = true\n\ngenform output then hides it in the list of outputs and prints it only when asked for by name.", o.Name),
+		Subject:  o.Expr.Range().Ptr(),
+	}
 }
 
 // evalContext builds the context for an expression that refers directly to
@@ -666,7 +727,8 @@ func sortedKeys[V any](m map[string]V) []string {
 // values of all resources unknown: everything that does not depend on a
 // generation's result is checked here, at validate time. The instances of
 // resources that refer to no other resource are kept for Expand. It also
-// refuses two instances writing to the same directory.
+// refuses two instances whose directories are one, or one inside the
+// other (checkDirs).
 func (c *Config) validateExpansion() hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	// Only resources something refers to need a value in the scope;
@@ -723,6 +785,9 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 		for _, i := range group {
 			r, res := c.Resources[i], &results[i]
 			diags = append(diags, res.diags...)
+			for j := range res.insts {
+				r.sensitive |= res.insts[j].sensitive
+			}
 			if !res.known || res.diags.HasErrors() {
 				res.insts = nil
 				continue
@@ -736,30 +801,12 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 		}
 	}
 
-	dirs := make(map[string]*instData, len(c.Resources))
-	for i, r := range c.Resources {
-		for j := range results[i].insts {
-			inst := &results[i].insts[j]
-			if inst.dir == "" {
-				continue
-			}
-			if prev, ok := dirs[inst.dir]; ok {
-				rng := r.DeclRange
-				if a, ok := r.Attributes["dir"]; ok {
-					rng = a.Expr.Range()
-				}
-				diags = append(diags, &hcl.Diagnostic{
-					Severity: hcl.DiagError,
-					Summary:  "Duplicate output directory",
-					Detail:   fmt.Sprintf("%s and %s both write their files to %q, so each would overwrite the other's. Give each its own dir (with count.index or each.key when one resource has several instances).", prev.addr, inst.addr, inst.dir),
-					Subject:  &rng,
-				})
-				continue
-			}
-			dirs[inst.dir] = inst
-		}
+	diags = append(diags, c.checkOutputSensitivity(scope)...)
+	insts := make([][]instData, len(results))
+	for i := range results {
+		insts[i] = results[i].insts
 	}
-	return diags
+	return append(diags, c.checkDirs(insts)...)
 }
 
 // parallel calls f(0) ... f(n-1), on every core when n is large enough for

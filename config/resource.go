@@ -49,6 +49,24 @@ type Resource struct {
 	countBad           bool             // count/for_each has invalid references
 	cached             []instData       // the instances, when they do not depend on the Scope
 	cacheValid         bool
+	// sensitive has a bit for each attribute that derives from a
+	// sensitive value in some instance, as Load evaluated them.
+	sensitive uint32
+}
+
+// Sensitive names the attributes of r whose values, in any of its
+// instances, derive from a sensitive variable (or one the service token
+// is made from), as Load evaluated them with every resource unknown. A
+// view of a recorded instance, whose request holds the real values,
+// hides these.
+func (r *Resource) Sensitive() []string {
+	var names []string
+	for id := attrID(0); id < numAttrs; id++ {
+		if r.sensitive&(1<<id) != 0 {
+			names = append(names, attrNames[id])
+		}
+	}
+	return names
 }
 
 type resAttr struct {

@@ -212,13 +212,6 @@ func (c *Config) decodeService(b *hcl.Block) hcl.Diagnostics {
 		}
 	}
 	if a, ok := content.Attributes["token"]; ok {
-		for _, tr := range a.Expr.Variables() {
-			if len(tr) > 1 && tr.RootName() == "var" {
-				if at, ok := tr[1].(hcl.TraverseAttr); ok {
-					c.tokenVars = appendUnique(c.tokenVars, at.Name)
-				}
-			}
-		}
 		// The value is never put in a diagnostic: only its type is checked.
 		v, ok, d := c.settingValue(a, where, cty.String)
 		diags = append(diags, d...)
@@ -357,4 +350,39 @@ func priceFor(key string) string {
 		}
 	}
 	return key
+}
+
+// tokenVariables lists the variables the service block's token is made
+// from, directly or through locals: their values are as secret as the
+// token, so they are marked sensitive and never saved (Config.Secret).
+func (c *Config) tokenVariables(b *hcl.Block) []string {
+	content, _, _ := b.Body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "token"}}})
+	if content == nil || content.Attributes["token"] == nil {
+		return nil
+	}
+	var names []string
+	seen := map[string]bool{}
+	var walk func(expr hcl.Expression)
+	walk = func(expr hcl.Expression) {
+		for _, tr := range expr.Variables() {
+			if len(tr) < 2 {
+				continue
+			}
+			at, ok := tr[1].(hcl.TraverseAttr)
+			if !ok {
+				continue
+			}
+			switch tr.RootName() {
+			case "var":
+				names = appendUnique(names, at.Name)
+			case "local":
+				if l := c.Locals[at.Name]; l != nil && !seen[at.Name] {
+					seen[at.Name] = true
+					walk(l.Expr)
+				}
+			}
+		}
+	}
+	walk(content.Attributes["token"].Expr)
+	return names
 }

@@ -145,14 +145,15 @@ func (c *Config) settleVariables(opts Options, parser *hclparse.Parser, defaults
 		diags = append(diags, c.readVarFile(path, parser, raw)...)
 	}
 
-	for _, arg := range opts.Vars {
+	for i, arg := range opts.Vars {
 		name, val, ok := strings.Cut(arg, "=")
 		cmdline := hcl.Range{Filename: "<command line>", Start: hcl.InitialPos, End: hcl.InitialPos}
 		if !ok || name == "" {
+			// What was given is not quoted: it may be the value alone.
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Invalid -var option",
-				Detail:   fmt.Sprintf("The given -var option %q is not correctly specified. It must be a variable name and value separated by an equals sign, like -var=\"key=value\".", name),
+				Detail:   fmt.Sprintf("The -var option number %d is not correctly specified (what it holds is not repeated here, as it may be a secret). It must be a variable name and value separated by an equals sign, like -var=\"key=value\".", i+1),
 				Subject:  &cmdline,
 			})
 			continue
@@ -212,7 +213,7 @@ func (c *Config) settleVariables(opts Options, parser *hclparse.Parser, defaults
 			v.Value = cty.UnknownVal(v.Type)
 		}
 		vals[name] = v.Value
-		if v.Sensitive {
+		if c.Secret(name) {
 			// Marked, so that every value made from it is known to be
 			// sensitive however it was computed.
 			vals[name] = v.Value.Mark(markSensitive)
@@ -232,7 +233,10 @@ func (c *Config) parseRawValue(v *Variable, raw, fname string) (cty.Value, hcl.D
 	if v.literal {
 		return cty.StringVal(raw), nil
 	}
-	if !v.Sensitive {
+	if d := checkNesting([]byte(raw), fname, scanConfig); d != nil {
+		return cty.DynamicVal, d
+	}
+	if !c.Secret(v.Name) {
 		c.Files[fname] = &hcl.File{Bytes: []byte(raw)}
 	}
 	expr, diags := hclsyntax.ParseExpression([]byte(raw), fname, hcl.InitialPos)
@@ -258,7 +262,14 @@ func (c *Config) readVarFile(path string, parser *hclparse.Parser, raw map[strin
 	}
 	var f *hcl.File
 	var diags hcl.Diagnostics
+	mode := scanConfig
 	if strings.HasSuffix(path, ".json") {
+		mode = scanJSON
+	}
+	if d := checkNesting(src, path, mode); d != nil {
+		return d
+	}
+	if mode == scanJSON {
 		f, diags = parser.ParseJSON(src, path)
 	} else {
 		f, diags = parser.ParseHCL(src, path)
@@ -344,9 +355,12 @@ func (c *Config) checkVariableValidations() hcl.Diagnostics {
 			}
 			msg := "The value is not valid."
 			if m, d := val.ErrorMessage.Value(ctx); !d.HasErrors() && m.IsKnown() && !m.IsNull() {
-				m, _ = m.UnmarkDeep()
+				m, marks := m.UnmarkDeep()
 				if s, err := convert.Convert(m, cty.String); err == nil {
 					msg = s.AsString()
+				}
+				if hasSensitive(marks) {
+					msg = "The value is not valid. (The error message is made from a sensitive value, so it is not shown.)"
 				}
 			}
 			subject := v.valueExpr

@@ -214,7 +214,10 @@ image "a" {
   seed         = length(var.secret)
   image_number = 1
 }
-output "o" { value = local.word }
+output "o" {
+  value     = local.word
+  sensitive = true
+}
 `, Options{})
 	insts := expandAll(t, c, nil)
 	if len(insts) != 2 {
@@ -226,6 +229,9 @@ output "o" { value = local.word }
 	}
 	if !strings.Contains(string(in.Request), "ABRACADABRA") || !strings.Contains(string(in.Request), `"seed":11`) {
 		t.Errorf("the request must hold the real values: %s", in.Request)
+	}
+	if got := fmt.Sprint(c.Resources[0].Sensitive()); got != "[prompt seed]" {
+		t.Errorf("Resource.Sensitive = %s, want [prompt seed]", got)
 	}
 	outs, diags := c.EvalOutputs(Scope{})
 	if diags.HasErrors() || outs["o"].AsString() != "ABRACADABRA" {
@@ -264,5 +270,139 @@ image "b" {
 		if !strings.Contains(diagList(diags), "derives from a sensitive variable") {
 			t.Errorf("for_each = %s: %s", expr, diagList(diags))
 		}
+	}
+}
+
+// TestSensitiveGaps: what a value made from a sensitive variable must not
+// reach. An output of one must be declared sensitive; a validation's
+// error message made from one is not shown; a dir made from one is
+// refused (a directory is shown wherever its files are); the variables
+// the service token is made from, through locals too, are secret and
+// marked like sensitive ones; and a refused value of a sensitive
+// attribute is not quoted.
+func TestSensitiveGaps(t *testing.T) {
+	const secret = "variable \"s\" {\n  sensitive = true\n  default   = \"hush-77\"\n}\n"
+	tests := []struct {
+		name, src string
+		opts      Options
+		want      string // a substring of the one error
+	}{
+		{"an output", secret + "output \"o\" {\n  value = \"x ${var.s}\"\n}\n", Options{}, "Output refers to sensitive values"},
+		{"an output through a local and a function", secret + "locals {\n  l = [upper(var.s)]\n}\noutput \"o\" {\n  value = length(local.l[0])\n}\n", Options{}, "Output refers to sensitive values"},
+		{"an output made with a resource", secret + "image \"a\" {\n  prompt = \"a\"\n}\noutput \"o\" {\n  value = \"${image.a.id}-${var.s}\"\n}\n", Options{}, "Output refers to sensitive values"},
+		{"a validation message", "variable \"s\" {\n  sensitive = true\n  default   = \"hush-77\"\n  validation {\n    condition     = length(var.s) > 10\n    error_message = \"too short: ${var.s}\"\n  }\n}\n", Options{}, "The error message is made from a sensitive value, so it is not shown"},
+		{"a dir", secret + "image \"a\" {\n  prompt = \"a\"\n  dir    = \"out/${var.s}\"\n}\n", Options{}, "The dir value derives from a sensitive variable"},
+		{"a refused aspect ratio", secret + "image \"a\" {\n  prompt       = \"a\"\n  aspect_ratio = var.s\n}\n", Options{}, "so it is not shown"},
+		{"a refused gen_mode", secret + "video \"v\" {\n  prompt   = \"a\"\n  gen_mode = var.s\n}\n", Options{}, "so it is not shown"},
+		{"a refused seed", "variable \"n\" {\n  sensitive = true\n  default   = 987654321987\n}\nimage \"a\" {\n  prompt = \"a\"\n  seed   = var.n\n}\n", Options{}, "seed must be -1 (random) or from 0 to 4294967295. (The value is made from a sensitive variable"},
+		{"a token variable in an output", "variable \"t\" {\n  default = \"hush-77\"\n}\nlocals {\n  bearer = \"x-${var.t}\"\n}\nservice {\n  token = local.bearer\n}\noutput \"o\" {\n  value = var.t\n}\n", Options{}, "Output refers to sensitive values"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			diags := loadErrors(t, tt.src, tt.opts)
+			got := diagList(diags)
+			if len(diags) != 1 || !strings.Contains(got, tt.want) {
+				t.Fatalf("got %s, want one error saying %q", got, tt.want)
+			}
+			if strings.Contains(got, "hush-77") || strings.Contains(got, "987654321987") {
+				t.Errorf("the diagnostic shows the sensitive value: %s", got)
+			}
+		})
+	}
+
+	c := mustLoad(t, `
+variable "t" {
+  default = "hush-77"
+}
+locals {
+  bearer = "x-${var.t}"
+}
+service {
+  token = local.bearer
+}
+image "a" {
+  prompt = "a ${var.t}"
+}
+output "o" {
+  value     = var.t
+  sensitive = true
+}
+`, Options{})
+	if !c.Secret("t") {
+		t.Error("a variable the token is made from through a local is not secret")
+	}
+	if got := fmt.Sprint(expandAll(t, c, nil)["image.a"].Sensitive); got != "[prompt]" {
+		t.Errorf("a prompt made from the token's variable: Sensitive = %s, want [prompt]", got)
+	}
+}
+
+// TestSensitiveErrorsQuoteNothing: functions and operators quote the
+// values they refuse; when the expression uses a sensitive value, the
+// diagnostic says so instead, at the same place. A plain value's error is
+// shown as it is.
+func TestSensitiveErrorsQuoteNothing(t *testing.T) {
+	for _, expr := range []string{"tonumber(var.s)", "parseint(var.s, 10)", `file(var.s)`, `templatefile(var.s, {})`, "env(var.s)",
+		"file_data_uri(var.s)", "tobool(var.s)", "tonumber(upper(var.s))", "tonumber(local.l)", "tonumber(var.o.k)", "var.o.k + 1"} {
+		t.Run(expr, func(t *testing.T) {
+			diags := loadErrors(t, `
+variable "s" {
+  sensitive = true
+  default   = "hush-77"
+}
+variable "o" {
+  sensitive = true
+  default   = { k = "hush-77" }
+}
+locals {
+  l = "l-${var.s}"
+}
+image "a" {
+  prompt = `+expr+`
+}
+`, Options{})
+			got := diagList(diags)
+			if len(diags) != 1 || !strings.Contains(got, "main.gen.hcl:14") || !strings.Contains(got, "why it failed is not shown") {
+				t.Fatalf("got %s, want one diagnostic on line 14 hiding why", got)
+			}
+			if strings.Contains(got, "hush") || diags[0].Expression != nil {
+				t.Errorf("the diagnostic can show the value: %s", got)
+			}
+		})
+	}
+	diags := loadErrors(t, "variable \"p\" {\n  default = \"plain-77\"\n}\nimage \"a\" {\n  prompt = tonumber(var.p)\n}\n", Options{})
+	if !strings.Contains(diagList(diags), `cannot convert "plain-77" to number`) {
+		t.Errorf("a plain value's error: %s", diagList(diags))
+	}
+}
+
+// TestSensitiveCountQuotesNothing: a count may be made from a sensitive
+// number (the number of instances is all it shows, as in Terraform), but
+// a refused one is not quoted.
+func TestSensitiveCountQuotesNothing(t *testing.T) {
+	for _, n := range []string{"-3771", "37.71", "377100"} {
+		t.Run(n, func(t *testing.T) {
+			diags := loadErrors(t, `
+variable "n" {
+  type      = number
+  sensitive = true
+  default   = `+n+`
+}
+image "a" {
+  count  = var.n
+  prompt = "p ${count.index}"
+}
+`, Options{})
+			got := diagList(diags)
+			if len(diags) != 1 || !strings.Contains(got, "Invalid count argument") || !strings.Contains(got, "not shown") {
+				t.Fatalf("got %s, want one count error that does not show the value", got)
+			}
+			if strings.Contains(got, strings.TrimPrefix(n, "-")) {
+				t.Errorf("the diagnostic shows the value: %s", got)
+			}
+		})
+	}
+	c := mustLoad(t, "variable \"n\" {\n  sensitive = true\n  default   = 2\n}\nimage \"a\" {\n  count  = var.n\n  prompt = \"p ${count.index}\"\n}\n", Options{})
+	if got := len(expandAll(t, c, nil)); got != 2 {
+		t.Errorf("%d instances, want 2", got)
 	}
 }

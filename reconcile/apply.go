@@ -789,13 +789,13 @@ func (r *applyRun) removeStale(old, cur *statefile.Resource) {
 	}
 	for _, o := range old.Outputs {
 		if o.Path != "" && !keep[o.Path] {
-			if err := removeFile(filepath.Join(r.e.Dir, filepath.FromSlash(o.Path))); err != nil {
+			if err := removeFile(r.e.Dir, o.Path); err != nil {
 				r.emit(Event{Addr: cur.Addr, Phase: PhaseWarning, Err: fmt.Errorf("removing %s, a file of the previous generation: %w", o.Path, err)})
 			}
 		}
 	}
 	if old.Dir != cur.Dir {
-		pruneDirs(filepath.Join(r.e.Dir, old.Dir), filepath.Join(r.e.Dir, r.e.Config.Settings.OutputDir))
+		pruneDirs(r.e.Dir, old.Dir, r.e.Config.Settings.OutputDir)
 	}
 }
 

@@ -70,7 +70,7 @@ func (r *applyRun) update(inst *config.Instance, c *Change) error {
 		return fmt.Errorf("recording %s: %w", inst.Addr, err)
 	}
 	if old.Dir != rec.Dir {
-		pruneDirs(filepath.Join(e.Dir, old.Dir), filepath.Join(e.Dir, e.Config.Settings.OutputDir))
+		pruneDirs(e.Dir, old.Dir, e.Config.Settings.OutputDir)
 	}
 	if dlErr != nil {
 		return fmt.Errorf("%w; rerun apply to download again", dlErr)
@@ -90,7 +90,7 @@ func (r *applyRun) relocate(rec, old *statefile.Resource) error {
 	if err := CheckInside(e.Dir, rec.Dir); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(e.Dir, filepath.FromSlash(rec.Dir)), 0o755); err != nil {
+	if err := makeDir(e.Dir, rec.Dir); err != nil {
 		return err
 	}
 	for i := range rec.Outputs {
@@ -104,7 +104,7 @@ func (r *applyRun) relocate(rec, old *statefile.Resource) error {
 		if checkFile(e.Dir, *o) == fileOK {
 			continue
 		}
-		err := os.Rename(filepath.Join(e.Dir, filepath.FromSlash(src)), filepath.Join(e.Dir, filepath.FromSlash(dst)))
+		err := renameFile(e.Dir, src, dst)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("moving %s to %s: %w", src, dst, err)
 		}
@@ -168,7 +168,7 @@ func (r *applyRun) move(c *Change) {
 		return
 	}
 	if old.Dir != rec.Dir {
-		pruneDirs(filepath.Join(e.Dir, old.Dir), filepath.Join(e.Dir, e.Config.Settings.OutputDir))
+		pruneDirs(e.Dir, old.Dir, e.Config.Settings.OutputDir)
 	}
 	r.record(&r.res.Moved, c.Addr)
 	r.emit(Event{Addr: c.Addr, Action: Move, Phase: PhaseDone, PrevAddr: c.PrevAddr, Files: len(rec.Outputs), Dir: rec.Dir})
@@ -195,12 +195,12 @@ func (r *applyRun) delete(c *Change) {
 			if o.Path == "" {
 				continue
 			}
-			if err := removeFile(filepath.Join(e.Dir, filepath.FromSlash(o.Path))); err != nil {
+			if err := removeFile(e.Dir, o.Path); err != nil {
 				r.fail(c, fmt.Errorf("removing %s: %w", o.Path, err))
 				return
 			}
 		}
-		pruneDirs(filepath.Join(e.Dir, rec.Dir), filepath.Join(e.Dir, e.Config.Settings.OutputDir))
+		pruneDirs(e.Dir, rec.Dir, e.Config.Settings.OutputDir)
 	}
 	err = e.Store.Update(func(tx *statefile.Tx) error {
 		_, err := tx.Forget(c.Addr)

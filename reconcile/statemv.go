@@ -72,7 +72,7 @@ func MoveRecord(in MoveInput) (*statefile.Resource, error) {
 		return nil, fmt.Errorf("recording the move of %s to %s: %w", in.Src, in.Dst, err)
 	}
 	if old.Dir != rec.Dir {
-		pruneDirs(filepath.Join(in.WorkDir, old.Dir), filepath.Join(in.WorkDir, in.OutputDir))
+		pruneDirs(in.WorkDir, old.Dir, in.OutputDir)
 	}
 	return in.Store.Resource(in.Dst)
 }
@@ -88,15 +88,13 @@ func (r *applyRun) moveBack(rec, old *statefile.Resource, outputDir string) erro
 		if o.Path == "" || i >= len(rec.Outputs) || rec.Outputs[i].Path == o.Path {
 			continue
 		}
-		from := filepath.Join(r.e.Dir, filepath.FromSlash(rec.Outputs[i].Path))
-		to := filepath.Join(r.e.Dir, filepath.FromSlash(o.Path))
-		if _, err := os.Stat(to); err == nil {
+		if _, err := os.Stat(filepath.Join(r.e.Dir, filepath.FromSlash(o.Path))); err == nil {
 			continue
 		}
-		if err := os.Rename(from, to); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := renameFile(r.e.Dir, rec.Outputs[i].Path, o.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
 		}
 	}
-	pruneDirs(filepath.Join(r.e.Dir, rec.Dir), filepath.Join(r.e.Dir, outputDir))
+	pruneDirs(r.e.Dir, rec.Dir, outputDir)
 	return errors.Join(errs...)
 }
