@@ -70,7 +70,7 @@ func runApply(env *Env, args []string) int {
 	planFile := fs.Arg(0)
 	if ac.maxCost != "" {
 		if _, err := config.ParseMoney(ac.maxCost); err != nil {
-			return env.Errorf("-max-cost: %v", err)
+			return env.Errorf("-max-cost must be an amount in the currency of service.prices: a decimal number, not negative, with at most six decimal places, such as -max-cost=5.00")
 		}
 	}
 
