@@ -149,7 +149,7 @@ func runApply(env *Env, args []string) int {
 			return code
 		}
 	}
-	return execute(env, cfg, ep, store, plan, ac.parallelism, ac.json)
+	return execute(env, "Apply", cfg, ep, store, plan, ac.parallelism, ac.json)
 }
 
 // savedPlanOptions sets opts to the variables a saved plan was made with.
@@ -219,7 +219,8 @@ func confirm(env *Env) int {
 }
 
 // execute runs the engine under interrupt handling and reports the result.
-func execute(env *Env, cfg *config.Config, ep endpoint, store *statefile.Store, plan *reconcile.Plan, parallelism int, asJSON bool) int {
+// verb is "Apply" or "Destroy", for the closing line.
+func execute(env *Env, verb string, cfg *config.Config, ep endpoint, store *statefile.Store, plan *reconcile.Plan, parallelism int, asJSON bool) int {
 	needService := false
 	for _, c := range plan.Changes {
 		switch c.Action {
@@ -316,7 +317,7 @@ func execute(env *Env, cfg *config.Config, ep endpoint, store *statefile.Store, 
 	if asJSON {
 		writeApplyJSON(env, res, warnings)
 	} else {
-		renderResult(env, res)
+		renderResult(env, verb, res)
 	}
 	switch {
 	case res.Interrupted:
@@ -398,7 +399,9 @@ func writeApplyJSON(env *Env, res *reconcile.Result, warnings []string) {
 	json.NewEncoder(env.Stdout).Encode(doc)
 }
 
-func renderResult(env *Env, res *reconcile.Result) {
+// renderResult writes the closing lines of an apply or a destroy (verb
+// "Apply" or "Destroy", as Terraform's "Destroy complete!").
+func renderResult(env *Env, verb string, res *reconcile.Result) {
 	defer renderUnrecorded(env, res)
 	w := env.Stdout
 	restored := ""
@@ -408,14 +411,14 @@ func renderResult(env *Env, res *reconcile.Result) {
 	summary := fmt.Sprintf("%d generated, %d resumed, %s%d re-downloaded, %d moved, %d deleted.",
 		len(res.Generated), len(res.Resumed), restored, len(res.Updated), len(res.Moved), len(res.Deleted))
 	if res.Interrupted {
-		fmt.Fprintf(w, "\n%s %s\n", colYellow.Sprint(colBold.Sprint("Apply interrupted.")), summary)
+		fmt.Fprintf(w, "\n%s %s\n", colYellow.Sprint(colBold.Sprint(verb+" interrupted.")), summary)
 		if len(res.Running) > 0 {
 			fmt.Fprintln(w, "These jobs are still running on the service; their ids are recorded in the state:")
 			for _, j := range res.Running {
 				fmt.Fprintf(w, "  - %s (job %s)\n", j.Addr, j.GenerationID)
 			}
 		}
-		fmt.Fprintln(w, "Run 'genform apply' again to resume them; nothing is submitted twice.")
+		fmt.Fprintf(w, "Run 'genform %s' again to resume them; nothing is submitted twice.\n", strings.ToLower(verb))
 		return
 	}
 	if res.Refused != nil {
@@ -423,10 +426,10 @@ func renderResult(env *Env, res *reconcile.Result) {
 		return
 	}
 	if len(res.Failed) == 0 && len(res.Skipped) == 0 {
-		fmt.Fprintf(w, "\n%s %s\n", colGreen.Sprint(colBold.Sprint("Apply complete!")), summary)
+		fmt.Fprintf(w, "\n%s %s\n", colGreen.Sprint(colBold.Sprint(verb+" complete!")), summary)
 		return
 	}
-	fmt.Fprintf(w, "\n%s %s\n", colRed.Sprint(colBold.Sprint("Apply finished with errors.")), summary)
+	fmt.Fprintf(w, "\n%s %s\n", colRed.Sprint(colBold.Sprint(verb+" finished with errors.")), summary)
 	for _, f := range res.Failed {
 		env.Errorf("%s: %v", f.Addr, f.Err)
 	}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/fatih/color"
 )
 
 // Command lines carry secrets: -var 'token=...' is how a sensitive
@@ -22,6 +24,18 @@ import (
 // taken for an argument, and its value with it.
 func parseFlags(env *Env, c *command, fs *flag.FlagSet, args []string) (ok bool, code int) {
 	fs.SetOutput(io.Discard)
+	// -no-color is a global flag that Terraform users also type after the
+	// command (genform plan -no-color); every command takes it there too.
+	var noColor *bool
+	if fs.Lookup("no-color") == nil {
+		noColor = fs.Bool("no-color", false, "")
+	}
+	defer func() {
+		if noColor != nil && *noColor {
+			env.Color = false
+			color.NoColor = true
+		}
+	}()
 	failed := guardValues(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -168,7 +168,7 @@ func printUsage(w io.Writer) {
 	for _, n := range commandNames() {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].synopsis)
 	}
-	fmt.Fprint(w, "\nGlobal flags:\n  -chdir=DIR  switch to DIR before running the command\n  -no-color   disable colour in the output\n")
+	fmt.Fprint(w, "\nGlobal flags:\n  -chdir=DIR  switch to DIR before running the command\n  -no-color   disable colour in the output (also taken after the command)\n")
 	fmt.Fprint(w, "\nRun 'genform <command> -help' for a command's flags.\n")
 }
 

@@ -78,5 +78,5 @@ func runDestroy(env *Env, args []string) int {
 			return code
 		}
 	}
-	return execute(env, cfg, ep, store, plan, 0, false)
+	return execute(env, "Destroy", cfg, ep, store, plan, 0, false)
 }
