@@ -119,6 +119,9 @@ type Service struct {
 	// Timeout is how long one generation may take before it is left
 	// resumable.
 	Timeout time.Duration
+	// MaxDownloadSize is the largest output file downloaded, in bytes; 0
+	// when the configuration does not set it (the client's default).
+	MaxDownloadSize int64
 	// DeclRange is the block's header, or an empty range when it is absent.
 	DeclRange hcl.Range
 }

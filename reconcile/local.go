@@ -42,7 +42,7 @@ func (r *applyRun) update(inst *config.Instance, c *Change) error {
 	var dlErr error
 	if len(which) > 0 {
 		r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseDownloading, GenerationID: rec.GenerationID})
-		dlErr = r.downloadAll(&rec, which)
+		dlErr = r.downloadAll(r.on(inst.Addr), &rec, which)
 	}
 	if err := r.refreshStats(&rec); err != nil {
 		return err
