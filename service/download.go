@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
@@ -273,15 +274,15 @@ type speedWatch struct {
 func (c *Client) watchSpeed(fail func()) *speedWatch {
 	w := &speedWatch{}
 	floor := max(1, int64(float64(c.lowSpeedLimit)*c.lowSpeedTime.Seconds()))
-	var check func()
-	check = func() {
+	// Armed only once w.timer is set, which the check reads.
+	w.timer = time.AfterFunc(math.MaxInt64, func() {
 		if w.got.Swap(0) < floor {
 			fail()
 			return
 		}
 		w.timer.Reset(c.lowSpeedTime)
-	}
-	w.timer = time.AfterFunc(c.lowSpeedTime, check)
+	})
+	w.timer.Reset(c.lowSpeedTime)
 	return w
 }
 
