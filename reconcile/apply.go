@@ -838,6 +838,15 @@ func (r *applyRun) poll(ctx context.Context, addr addrs.Instance, action Action,
 	if !submitted.IsZero() && time.Since(submitted) < timeout {
 		first = max(wait-time.Since(submitted), 0)
 	}
+	// The last poll falls just before the generation's deadline, which
+	// leaves it a moment to be answered.
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = start.Add(timeout)
+	}
+	reserve := min(timeout/10, time.Second)
+	left := func() time.Duration { return time.Until(deadline) - reserve }
+	first = max(min(first, left()), 0)
 	timer := time.NewTimer(first)
 	defer timer.Stop()
 	lastRaw := ""
@@ -870,7 +879,7 @@ func (r *applyRun) poll(ctx context.Context, addr addrs.Instance, action Action,
 		case service.StateDone, service.StateFailed:
 			return st, nil
 		}
-		if time.Since(start) >= timeout {
+		if left() <= 0 {
 			return st, fmt.Errorf("job %s of %s still %s after %s (the service timeout); it is recorded, rerun apply to resume it", id, addr, st.Raw, timeout)
 		}
 		// Progress is the job's, so its age counts from submission.
@@ -879,10 +888,7 @@ func (r *applyRun) poll(ctx context.Context, addr addrs.Instance, action Action,
 			age = time.Since(submitted)
 		}
 		wait = nextPoll(wait, age, st.Progress, pi)
-		// The last poll falls on the deadline, not past it.
-		if left := timeout - time.Since(start); wait > left {
-			wait = max(left, 0)
-		}
+		wait = max(min(wait, left()), 0)
 		timer.Reset(wait)
 	}
 }

@@ -50,7 +50,7 @@ func IsTempFile(name string) bool {
 }
 
 // Download streams mediaURL into dir (created if missing) as base.ext, ext
-// following the answer's Content-Type (see ExtensionFor). It is
+// naming the image or video type the file is (see mediaType). It is
 // DownloadSized without an expected size.
 func (c *Client) Download(ctx context.Context, mediaURL, dir, base string) (*Downloaded, error) {
 	return c.DownloadSized(ctx, mediaURL, dir, base, 0)

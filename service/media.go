@@ -29,19 +29,6 @@ var extensions = map[string]string{
 	"video/avi":       "avi",
 }
 
-// ExtensionFor is the file extension, without dot, of a Content-Type;
-// "bin" when the type is unknown.
-func ExtensionFor(contentType string) string {
-	mt, _, err := mime.ParseMediaType(contentType)
-	if err != nil {
-		return "bin"
-	}
-	if ext, ok := extensions[strings.ToLower(mt)]; ok {
-		return ext
-	}
-	return "bin"
-}
-
 // genericTypes are the Content-Types that say nothing about what a file
 // is: storage services send them for anything uploaded without a type,
 // so the bytes decide.
