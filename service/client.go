@@ -473,11 +473,11 @@ func (c *Client) scrubError(e *Error) *Error {
 	if c.token == "" {
 		return e
 	}
-	e.Message = strings.ReplaceAll(e.Message, c.token, "[redacted]")
-	e.Code = strings.ReplaceAll(e.Code, c.token, "[redacted]")
-	if bytes.Contains(e.Details, []byte(c.token)) {
-		e.Details = bytes.ReplaceAll(e.Details, []byte(c.token), []byte("[redacted]"))
-	}
+	// The body was scrubbed before it was decoded; what decoding turned
+	// back into the token (a \u escape) goes here.
+	e.Message = c.scrubText(e.Message)
+	e.Code = c.scrubText(e.Code)
+	e.Details = c.scrubBody(e.Details)
 	return e
 }
 
@@ -487,10 +487,12 @@ func (c *Client) scrubError(e *Error) *Error {
 // decoding error, so that a service echoing what it received cannot get
 // the token into a log. The error chain is kept for errors.Is and As.
 func (c *Client) redact(errp *error) {
-	if *errp == nil || c.token == "" || !strings.Contains((*errp).Error(), c.token) {
+	if *errp == nil || len(c.secrets) == 0 {
 		return
 	}
-	*errp = &redactedError{err: *errp, msg: strings.ReplaceAll((*errp).Error(), c.token, "[redacted]")}
+	if msg := (*errp).Error(); c.scrubText(msg) != msg {
+		*errp = &redactedError{err: *errp, msg: c.scrubText(msg)}
+	}
 }
 
 // redactedError is an error whose message had the token removed.
@@ -533,10 +535,7 @@ func (c *Client) tracef(format string, args ...any) {
 	if c.debug == nil {
 		return
 	}
-	line := fmt.Sprintf(format, args...)
-	if c.token != "" {
-		line = strings.ReplaceAll(line, c.token, "[redacted]")
-	}
+	line := c.scrubText(fmt.Sprintf(format, args...))
 	c.debugMu.Lock()
 	defer c.debugMu.Unlock()
 	fmt.Fprintf(c.debug, "service: %s\n", line)

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -231,6 +232,46 @@ func TestTokenScrubbedFromEveryForm(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "SECRET") || strings.Contains(string(se.Details), "SECRET") {
 		t.Errorf("the error holds the token: %v (details %s)", err, se.Details)
+	}
+}
+
+// TestTokenInARedirectIsScrubbed: a media server that redirects to a
+// path holding the token, percent-encoded as a path carries it, and then
+// fails, gets it neither into the request trace, which shows the path of
+// every hop, nor into the error.
+func TestTokenInARedirectIsScrubbed(t *testing.T) {
+	const tok = `tok/SECRET<4242>&genform`
+	var srv *server
+	srv = newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if r.URL.Path == "/0.png" {
+			http.Redirect(w, r, srv.URL+"/cdn/"+url.PathEscape(tok)+"/0.png", http.StatusFound)
+			return
+		}
+		// The hop that holds the token breaks the connection.
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	})
+	var trace bytes.Buffer
+	c, _ := newClient(t, srv.URL, func(cfg *Config) {
+		cfg.Token = tok
+		cfg.Debug = &trace
+		cfg.MaxRetries = -1
+	})
+	_, err := c.Download(context.Background(), srv.URL+"/0.png", t.TempDir(), "0")
+	if err == nil {
+		t.Fatal("a broken connection was not an error")
+	}
+	if !strings.Contains(trace.String(), "/cdn/[redacted]/0.png") {
+		t.Errorf("the trace does not show the redirect's hop redacted:\n%s", trace.String())
+	}
+	for _, form := range []string{tok, url.PathEscape(tok), "SECRET"} {
+		for what, s := range map[string]string{"trace": trace.String(), "error": err.Error()} {
+			if strings.Contains(s, form) {
+				t.Errorf("the %s holds the token as %q: %s", what, form, s)
+			}
+		}
 	}
 }
 

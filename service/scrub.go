@@ -96,6 +96,16 @@ func (c *Client) scrubBody(b []byte) []byte {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
 
+// scrubText replaces every spelling of the token in s.
+func (c *Client) scrubText(s string) string {
+	for _, f := range c.secrets {
+		if strings.Contains(s, string(f)) {
+			s = strings.ReplaceAll(s, string(f), redacted)
+		}
+	}
+	return s
+}
+
 // scrubValue replaces tok in every string, keys included, of a decoded
 // JSON value.
 func scrubValue(v any, tok string) (any, bool) {
