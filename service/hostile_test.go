@@ -311,6 +311,59 @@ func TestLocalErrorsAreNotRetried(t *testing.T) {
 	}
 }
 
+// TestFullOrReadOnlyDiskFailsWithinASecond: a download into a full or a
+// read-only file system fails in under a second, after one request and no
+// wait, with a *LocalError naming the directory and the cause, and leaves
+// no temporary file behind. It needs the right to mount a tmpfs.
+func TestFullOrReadOnlyDiskFailsWithinASecond(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a tmpfs needs root")
+	}
+	big := pngMagic + strings.Repeat("p", 256<<10)
+	for _, tt := range []struct {
+		name     string
+		readOnly bool
+		errno    syscall.Errno
+	}{
+		{"full", false, syscall.ENOSPC},
+		{"read-only", true, syscall.EROFS},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var flags uintptr
+			if tt.readOnly {
+				flags = syscall.MS_RDONLY
+			}
+			if err := syscall.Mount("tmpfs", dir, "tmpfs", flags, "size=64k"); err != nil {
+				t.Skipf("mounting a tmpfs: %v", err)
+			}
+			t.Cleanup(func() { syscall.Unmount(dir, syscall.MNT_DETACH) })
+			srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+				w.Header().Set("Content-Type", "image/png")
+				w.Write([]byte(big))
+			})
+			c, w := newClient(t, srv.URL, nil)
+			start := time.Now()
+			_, err := c.Download(context.Background(), srv.URL+"/0.png", dir, "0")
+			took := time.Since(start)
+			var le *LocalError
+			if !errors.As(err, &le) || !errors.Is(err, tt.errno) || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), tt.errno.Error()) {
+				t.Errorf("err = %v, want a local error naming %s and %q", err, dir, tt.errno.Error())
+			}
+			if took > time.Second {
+				t.Errorf("the download took %s to fail", took)
+			}
+			if srv.count() != 1 || len(w.all()) != 0 {
+				t.Errorf("%d requests and %d waits, want 1 and none", srv.count(), len(w.all()))
+			}
+			if names := dirNames(t, dir); len(names) != 0 {
+				t.Errorf("directory holds %v", names)
+			}
+			t.Logf("%s: failed after %s: %v", tt.name, took.Round(time.Millisecond), err)
+		})
+	}
+}
+
 // TestDownloadSizeCap: a file larger than MaxDownloadSize fails, whether
 // Content-Length announces it or it streams past the cap, leaves no file
 // and is not retried.
