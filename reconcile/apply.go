@@ -867,6 +867,11 @@ func (r *applyRun) poll(ctx context.Context, addr addrs.Instance, action Action,
 			if r.ctx.Err() != nil {
 				return st, r.ctx.Err()
 			}
+			if lastRaw != "" && context.Cause(ctx) == errGenerationTimeout {
+				// The deadline came during the poll: what the job last
+				// said is the news, not the request cut short.
+				return st, fmt.Errorf("job %s of %s still %s after %s (the service timeout); it is recorded, rerun apply to resume it", id, addr, lastRaw, timeout)
+			}
 			return st, fmt.Errorf("polling %s (job %s): %w; the job is recorded, rerun apply to resume it", addr, id, r.timedOut(ctx, err))
 		}
 		if !st.Known && st.Raw != lastRaw {
