@@ -47,7 +47,9 @@ func newFakeService(t *testing.T, setup func(f *fakeService)) *fakeService {
 		io.WriteString(w, `{"status":"success","value":{"status":"succeed","progress":1}}`)
 	}
 	f.detail = func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, `{"status":"success","value":{"creation_id":"gen-1","status":"succeed","outputs":[{"id":"o0","media_url":%q}]}}`, "http://"+r.Host+"/media/0.png")
+		// The detail is of the creation asked for, as the service's is.
+		id := strings.TrimPrefix(r.URL.Path, "/v1/creation/")
+		fmt.Fprintf(w, `{"status":"success","value":{"creation_id":%q,"status":"succeed","outputs":[{"id":"o0","media_url":%q}]}}`, id, "http://"+r.Host+"/media/0.png")
 	}
 	f.media = func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "image/png")

@@ -322,6 +322,7 @@ func connect(env *Env, cfg *config.Config, ep endpoint, onRetry func(context.Con
 		BaseURL:           base,
 		Token:             ep.Token,
 		RequestsPerMinute: cfg.Service.RequestsPerMinute,
+		MaxDownloadSize:   cfg.Service.MaxDownloadSize,
 		Debug:             debug,
 		HTTPClient:        httpClient,
 		AllowRemoteHTTP:   true, // the base URL was set explicitly by the user

@@ -134,6 +134,9 @@ type Service struct {
 	// Prices are what the service charges, for estimating a plan's cost;
 	// nil when the configuration sets none.
 	Prices *Prices
+	// MaxDownloadSize is the largest output file downloaded, in bytes; 0
+	// when the configuration does not set it (the client's default).
+	MaxDownloadSize int64
 	// DeclRange is the block's header, or an empty range when it is absent.
 	DeclRange hcl.Range
 }

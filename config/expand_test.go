@@ -265,7 +265,7 @@ func TestSettingsAndDefaults(t *testing.T) {
 		t.Errorf("settings = %+v", c.Settings)
 	}
 	s := c.Service
-	if s.BaseURL != "" || s.Token != "" || s.Parallelism != 10 || s.RequestsPerMinute != 450 || s.PollInterval != 5*time.Second || s.Timeout != 30*time.Minute {
+	if s.BaseURL != "" || s.Token != "" || s.Parallelism != 10 || s.RequestsPerMinute != 450 || s.PollInterval != 5*time.Second || s.Timeout != 30*time.Minute || s.MaxDownloadSize != 0 {
 		t.Errorf("service defaults = %+v", s)
 	}
 	c = mustLoad(t, `
@@ -282,13 +282,14 @@ service {
   requests_per_minute = var.rpm
   poll_interval       = "250ms"
   timeout             = "1h"
+  max_download_size   = "2GiB"
 }
 `, Options{Environ: []string{"GF_TOKEN=t0k"}})
 	if c.Settings.StateFile != filepath.Join("state", "s.db") || c.Settings.OutputDir != "out" {
 		t.Errorf("settings = %+v", c.Settings)
 	}
 	s = c.Service
-	if s.BaseURL != "https://gen.example.com" || s.Token != "t0k" || s.Parallelism != 4 || s.RequestsPerMinute != 100 || s.PollInterval != 250*time.Millisecond || s.Timeout != time.Hour {
+	if s.BaseURL != "https://gen.example.com" || s.Token != "t0k" || s.Parallelism != 4 || s.RequestsPerMinute != 100 || s.PollInterval != 250*time.Millisecond || s.Timeout != time.Hour || s.MaxDownloadSize != 2<<30 {
 		t.Errorf("service = %+v", s)
 	}
 }

@@ -63,6 +63,7 @@ func TestInvalidConfigurations(t *testing.T) {
 		{file: "state_file_absolute.gen.hcl", summary: "Invalid state_file", line: 2, detail: "relative"},
 		{file: "dir_escape.gen.hcl", summary: "Invalid dir", line: 3},
 		{file: "poll_interval_bad.gen.hcl", summary: "Invalid poll_interval", line: 2},
+		{file: "max_download_size_bad.gen.hcl", summary: "Invalid max_download_size", line: 2, detail: `"4GiB"`},
 		{file: "parallelism_zero.gen.hcl", summary: "Invalid parallelism", line: 2},
 		{file: "base_url_bad.gen.hcl", summary: "Invalid base_url", line: 2},
 		{file: "prices_unknown.gen.hcl", summary: "Unknown price", line: 2, detail: `Did you mean "image"?`},

@@ -26,6 +26,7 @@ var serviceSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "base_url"}, {Name: "token"}, {Name: "parallelism"},
 		{Name: "requests_per_minute"}, {Name: "poll_interval"}, {Name: "timeout"},
+		{Name: "max_download_size"},
 		{Name: "prices"}, {Name: "currency"},
 	},
 }
@@ -258,6 +259,18 @@ func (c *Config) decodeService(b *hcl.Block) hcl.Diagnostics {
 			continue
 		}
 		*n.dst = dur
+	}
+	if a, ok := content.Attributes["max_download_size"]; ok {
+		v, ok, d := c.settingValue(a, where, cty.String)
+		diags = append(diags, d...)
+		if ok {
+			size, err := humanize.ParseBytes(v.AsString())
+			if err != nil || size < 1 || size > math.MaxInt64 {
+				bad(a, "Invalid max_download_size", fmt.Sprintf("max_download_size must be a size such as \"4GiB\", \"500MB\" or \"1048576\" (bytes); got %q.", v.AsString()))
+			} else {
+				c.Service.MaxDownloadSize = int64(size)
+			}
+		}
 	}
 	diags = append(diags, c.decodePrices(content.Attributes["prices"], content.Attributes["currency"])...)
 	return diags

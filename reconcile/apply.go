@@ -110,8 +110,12 @@ type Engine struct {
 	Parallelism int
 	// PollInterval is the longest wait between two status polls of a job.
 	PollInterval time.Duration
-	// Timeout bounds the wait for one generation; past it the job is left
-	// resumable.
+	// Timeout bounds one generation from end to end: its create request,
+	// every poll and retry, the detail and the downloads, together; past
+	// it the job is left resumable (its id recorded, or, when the create
+	// request itself got no answer, its intent kept with a warning). It
+	// also bounds the check of the service before the first submission.
+	// Zero means 30 minutes.
 	Timeout time.Duration
 	// Dir is the working directory output paths are relative to.
 	Dir string
@@ -487,6 +491,8 @@ func (r *applyRun) generate(inst *config.Instance, c *Change) error {
 	}
 	release := r.slot()
 	defer release()
+	ctx, cancel := r.generation(inst.Addr)
+	defer cancel()
 	fp := config.Fingerprint(e.ServiceID, inst.Endpoint, inst.Request)
 	// A saved plan is checked against the configuration's hash, but a file
 	// read by file() or a value from env() can change without changing it:
@@ -516,10 +522,18 @@ func (r *applyRun) generate(inst *config.Instance, c *Change) error {
 	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseSubmitting})
 
 	// A create request already on the wire is allowed to finish after the
-	// first Ctrl-C, so that its generation id is recorded rather than lost.
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(r.on(inst.Addr)), 2*time.Minute)
+	// first Ctrl-C, so that its generation id is recorded rather than lost;
+	// the generation's deadline still bounds it.
+	deadline, _ := ctx.Deadline()
+	if most := time.Now().Add(2 * time.Minute); most.Before(deadline) {
+		deadline = most
+	}
+	cctx, ccancel := context.WithDeadlineCause(context.WithoutCancel(ctx), deadline, errGenerationTimeout)
 	id, err := e.Service.Create(cctx, inst.Endpoint, inst.Request)
-	cancel()
+	if context.Cause(cctx) == errGenerationTimeout && err != nil {
+		err = fmt.Errorf("%w (no answer within %s, the service timeout)", err, r.timeout())
+	}
+	ccancel()
 	answered := time.Now()
 	if err != nil {
 		if errors.Is(err, service.ErrAmbiguousCreate) {
@@ -541,7 +555,7 @@ func (r *applyRun) generate(inst *config.Instance, c *Change) error {
 			Err: fmt.Errorf("recording job %s in the state: %w; the job is followed, and its id kept until it can be recorded", id, err)})
 	}
 	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseSubmitted, GenerationID: id})
-	if err := r.finish(inst, c, intent, idKept, release); err != nil {
+	if err := r.finish(ctx, inst, c, intent, idKept, release); err != nil {
 		return err
 	}
 	r.record(&r.res.Generated, inst.Addr)
@@ -556,6 +570,8 @@ func (r *applyRun) resume(inst *config.Instance, c *Change) error {
 	}
 	release := r.slot()
 	defer release()
+	ctx, cancel := r.generation(inst.Addr)
+	defer cancel()
 	var intent *statefile.Intent
 	err := e.Store.Update(func(tx *statefile.Tx) error {
 		var err error
@@ -575,7 +591,7 @@ func (r *applyRun) resume(inst *config.Instance, c *Change) error {
 		return fmt.Errorf("the request of %s is no longer the one job %s was submitted for, so the job is not resumed and nothing was submitted; run plan again: it shows what to generate", inst.Addr, intent.GenerationID)
 	}
 	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseSubmitted, GenerationID: intent.GenerationID, Resumed: true})
-	if err := r.finish(inst, c, intent, true, release); err != nil {
+	if err := r.finish(ctx, inst, c, intent, true, release); err != nil {
 		return err
 	}
 	r.record(&r.res.Resumed, inst.Addr)
@@ -588,11 +604,11 @@ func (r *applyRun) resume(inst *config.Instance, c *Change) error {
 // idKept says whether the state holds the job's id (as an intent): when
 // recording the result fails too, a job whose id is kept is resumed by the
 // next apply, and one whose id is not must be adopted with genform import.
-func (r *applyRun) finish(inst *config.Instance, c *Change, intent *statefile.Intent, idKept bool, release func()) error {
+func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *Change, intent *statefile.Intent, idKept bool, release func()) error {
 	e := r.e
 	id := intent.GenerationID
 	r.setRunning(inst.Addr, id)
-	st, err := r.poll(inst.Addr, c.Action, id, intent.SubmittedAt)
+	st, err := r.poll(ctx, inst.Addr, c.Action, id, intent.SubmittedAt)
 	release()
 	if err != nil {
 		if r.ctx.Err() != nil {
@@ -651,9 +667,9 @@ func (r *applyRun) finish(inst *config.Instance, c *Change, intent *statefile.In
 		return fmt.Errorf("generation %s of %s failed on the service; fix the request (or retry) and apply again", id, inst.Addr)
 	}
 
-	det, err := e.Service.Detail(r.on(inst.Addr), id)
+	det, err := e.Service.Detail(ctx, id)
 	if err != nil {
-		return fmt.Errorf("fetching the detail of %s (job %s): %w; rerun apply to resume", inst.Addr, id, err)
+		return fmt.Errorf("fetching the detail of %s (job %s): %w; rerun apply to resume", inst.Addr, id, r.timedOut(ctx, err))
 	}
 	rec.Detail = det.Raw
 	rec.Status = StatusSucceed
@@ -661,10 +677,17 @@ func (r *applyRun) finish(inst *config.Instance, c *Change, intent *statefile.In
 	if len(rec.Outputs) == 0 {
 		return fmt.Errorf("the service reported %s (job %s) succeeded but listed no outputs", inst.Addr, id)
 	}
+	// Outputs beyond what the request asked for are not paid for by this
+	// request, and a service listing thousands must not fill the disk.
+	if want := mediaCount(inst); len(rec.Outputs) > want {
+		r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseWarning, GenerationID: id,
+			Err: fmt.Errorf("job %s lists %d outputs, but %d %s asked for; only the first %d %s downloaded", id, len(rec.Outputs), want, wasWere(want), want, wasWere(want))})
+		rec.Outputs = rec.Outputs[:want]
+	}
 	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseDownloading, GenerationID: id})
 	// The files about to be overwritten or removed stay restorable.
 	r.keepFiles(old)
-	dlErr := r.downloadAll(rec, nil)
+	dlErr := r.downloadAll(ctx, rec, nil)
 	// The generation is paid for and done: record it whatever the
 	// downloads did, so a failed download is retried, never regenerated.
 	if err := r.commit(func(tx *statefile.Tx) error {
@@ -717,21 +740,29 @@ func outputsOf(kind addrs.Kind, det *service.Creation) []statefile.Output {
 // downloadAll fetches the outputs of rec (only those in which, when not
 // nil) into rec.Dir, filling in path, size, mtime and hash. An output that
 // could not be fetched keeps an empty hash, so the next plan re-downloads it.
-func (r *applyRun) downloadAll(rec *statefile.Resource, which map[int]bool) error {
+//
+// A file that cannot be written here (a full disk, a read-only file
+// system) stops the downloads of rec: the next would fail alike.
+func (r *applyRun) downloadAll(ctx context.Context, rec *statefile.Resource, which map[int]bool) error {
 	e := r.e
 	var errs []error
 	var wmURL string
+	stopped := false
 	for i := range rec.Outputs {
 		o := &rec.Outputs[i]
 		if which != nil && !which[o.Index] {
 			continue
 		}
+		if stopped {
+			o.SHA256 = ""
+			continue
+		}
 		url := o.MediaURL
 		if rec.Addr.Resource.Kind == addrs.Video && rec.WatermarkFree {
 			if wmURL == "" {
-				w, err := e.Service.WatermarkFreeURL(r.on(rec.Addr), rec.CreationID)
+				w, err := e.Service.WatermarkFreeURL(ctx, rec.CreationID)
 				if err != nil {
-					errs = append(errs, fmt.Errorf("getting the watermark-free URL of %s: %w", rec.Addr, err))
+					errs = append(errs, fmt.Errorf("getting the watermark-free URL of %s: %w", rec.Addr, r.timedOut(ctx, err)))
 					o.SHA256 = ""
 					continue
 				}
@@ -739,10 +770,12 @@ func (r *applyRun) downloadAll(rec *statefile.Resource, which map[int]bool) erro
 			}
 			url = wmURL
 		}
-		d, err := r.download(rec.Addr, url, rec.Dir, o.Index)
+		d, err := r.download(ctx, rec.Addr, url, rec.Dir, o.Index)
 		if err != nil {
 			o.SHA256 = ""
-			errs = append(errs, fmt.Errorf("downloading output %d of %s: %w", o.Index, rec.Addr, err))
+			errs = append(errs, fmt.Errorf("downloading output %d of %s: %w", o.Index, rec.Addr, r.timedOut(ctx, err)))
+			var le *service.LocalError
+			stopped = errors.As(err, &le) || ctx.Err() != nil
 			continue
 		}
 		o.Path = d.path
@@ -762,13 +795,13 @@ type fetched struct {
 
 // download fetches one file into dir as <index>.<ext>. The client retries
 // what is worth retrying (truncated transfers included).
-func (r *applyRun) download(addr addrs.Instance, url, dir string, index int) (*fetched, error) {
+func (r *applyRun) download(ctx context.Context, addr addrs.Instance, url, dir string, index int) (*fetched, error) {
 	e := r.e
 	if err := CheckInside(e.Dir, dir); err != nil {
 		return nil, err
 	}
 	abs := filepath.Join(e.Dir, filepath.FromSlash(dir))
-	d, err := e.Service.Download(r.on(addr), url, abs, strconv.Itoa(index))
+	d, err := e.Service.Download(ctx, url, abs, strconv.Itoa(index))
 	if err != nil {
 		return nil, err
 	}
@@ -802,16 +835,13 @@ func (r *applyRun) removeStale(old, cur *statefile.Resource) {
 // poll waits for a job to finish. It starts fast and backs off to the poll
 // interval, using the reported progress to aim the next poll at the moment
 // the job should be done, so most jobs cost two or three status requests.
-func (r *applyRun) poll(addr addrs.Instance, action Action, id string, submitted time.Time) (service.Status, error) {
+func (r *applyRun) poll(ctx context.Context, addr addrs.Instance, action Action, id string, submitted time.Time) (service.Status, error) {
 	e := r.e
 	pi := e.PollInterval
 	if pi <= 0 {
 		pi = 5 * time.Second
 	}
-	timeout := e.Timeout
-	if timeout <= 0 {
-		timeout = 30 * time.Minute
-	}
+	timeout := r.timeout()
 	// Waits count from the service's answer, not from when this apply
 	// started watching: a resumed job may be nearly done already.
 	start := time.Now()
@@ -820,21 +850,41 @@ func (r *applyRun) poll(addr addrs.Instance, action Action, id string, submitted
 	if !submitted.IsZero() && time.Since(submitted) < timeout {
 		first = max(wait-time.Since(submitted), 0)
 	}
+	// The last poll falls just before the generation's deadline, which
+	// leaves it a moment to be answered.
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = start.Add(timeout)
+	}
+	reserve := min(timeout/10, time.Second)
+	left := func() time.Duration { return time.Until(deadline) - reserve }
+	first = max(min(first, left()), 0)
 	timer := time.NewTimer(first)
 	defer timer.Stop()
 	lastRaw := ""
 	for {
 		select {
-		case <-r.ctx.Done():
-			return service.Status{}, r.ctx.Err()
+		case <-ctx.Done():
+			if r.ctx.Err() != nil {
+				return service.Status{}, r.ctx.Err()
+			}
+			if lastRaw != "" {
+				return service.Status{}, fmt.Errorf("job %s of %s still %s after %s (the service timeout); it is recorded, rerun apply to resume it", id, addr, lastRaw, timeout)
+			}
+			return service.Status{}, fmt.Errorf("job %s of %s is not finished after %s (the service timeout); it is recorded, rerun apply to resume it", id, addr, timeout)
 		case <-timer.C:
 		}
-		st, err := e.Service.Status(r.on(addr), id)
+		st, err := e.Service.Status(ctx, id)
 		if err != nil {
 			if r.ctx.Err() != nil {
 				return st, r.ctx.Err()
 			}
-			return st, fmt.Errorf("polling %s (job %s): %w; the job is recorded, rerun apply to resume it", addr, id, err)
+			if lastRaw != "" && context.Cause(ctx) == errGenerationTimeout {
+				// The deadline came during the poll: what the job last
+				// said is the news, not the request cut short.
+				return st, fmt.Errorf("job %s of %s still %s after %s (the service timeout); it is recorded, rerun apply to resume it", id, addr, lastRaw, timeout)
+			}
+			return st, fmt.Errorf("polling %s (job %s): %w; the job is recorded, rerun apply to resume it", addr, id, r.timedOut(ctx, err))
 		}
 		if !st.Known && st.Raw != lastRaw {
 			r.emit(Event{Addr: addr, Action: action, Phase: PhaseWarning, GenerationID: id,
@@ -846,7 +896,7 @@ func (r *applyRun) poll(addr addrs.Instance, action Action, id string, submitted
 		case service.StateDone, service.StateFailed:
 			return st, nil
 		}
-		if time.Since(start) >= timeout {
+		if left() <= 0 {
 			return st, fmt.Errorf("job %s of %s still %s after %s (the service timeout); it is recorded, rerun apply to resume it", id, addr, st.Raw, timeout)
 		}
 		// Progress is the job's, so its age counts from submission.
@@ -855,12 +905,44 @@ func (r *applyRun) poll(addr addrs.Instance, action Action, id string, submitted
 			age = time.Since(submitted)
 		}
 		wait = nextPoll(wait, age, st.Progress, pi)
-		// The last poll falls on the deadline, not past it.
-		if left := timeout - time.Since(start); wait > left {
-			wait = max(left, 0)
-		}
+		wait = max(min(wait, left()), 0)
 		timer.Reset(wait)
 	}
+}
+
+// errGenerationTimeout is the cause of a generation's context when its
+// timeout (Engine.Timeout) has passed.
+var errGenerationTimeout = errors.New("the service timeout passed")
+
+// timeout is Engine.Timeout, or its default.
+func (r *applyRun) timeout() time.Duration {
+	if r.e.Timeout > 0 {
+		return r.e.Timeout
+	}
+	return 30 * time.Minute
+}
+
+// generation is the context of every request one generation makes, from
+// its create request to its last download: they end together when the
+// timeout passes, so a service that hangs, answers never or drips its
+// files cannot hold an apply past it.
+func (r *applyRun) generation(addr addrs.Instance) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(r.on(addr), r.timeout(), errGenerationTimeout)
+}
+
+// timedOut says so when err came from a generation's timeout.
+func (r *applyRun) timedOut(ctx context.Context, err error) error {
+	if err != nil && r.ctx.Err() == nil && context.Cause(ctx) == errGenerationTimeout {
+		return fmt.Errorf("%w (stopped at the service timeout, %s)", err, r.timeout())
+	}
+	return err
+}
+
+func wasWere(n int) string {
+	if n == 1 {
+		return "was"
+	}
+	return "were"
 }
 
 // nextPoll picks the wait before the next status request. While the job

@@ -652,7 +652,7 @@ func TestApplyFailures(t *testing.T) {
 			wantErr: "rerun apply to resume", intent: "job-1", next: Resume, reason: ReasonInterrupted},
 		{name: "polling fails", src: oneApple, job: fakeJob{statusErr: unavailable},
 			wantErr: "rerun apply to resume", intent: "job-1", running: true, next: Resume, reason: ReasonInterrupted},
-		{name: "the job outlives the timeout", src: oneApple, job: fakeJob{statuses: []string{"processing"}}, timeout: 20 * time.Millisecond,
+		{name: "the job outlives the timeout", src: oneApple, job: fakeJob{statuses: []string{"processing"}}, timeout: 200 * time.Millisecond,
 			wantErr: "still processing after", intent: "job-1", running: true, next: Resume, reason: ReasonInterrupted},
 		{name: "the download fails", src: oneApple, job: fakeJob{downloadErr: unavailable},
 			wantErr: "nothing is regenerated", status: StatusSucceed, next: Update, reason: ReasonLocal},

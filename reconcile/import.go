@@ -148,7 +148,7 @@ func Import(ctx context.Context, in ImportInput) (*ImportResult, error) {
 		rec.CreationID = det.CreationID
 	}
 	r := &applyRun{e: &Engine{Service: in.Service, Dir: in.Dir}, ctx: ctx}
-	dlErr := r.downloadAll(rec, nil)
+	dlErr := r.downloadAll(r.on(inst.Addr), rec, nil)
 	if dlErr != nil && ctx.Err() != nil {
 		// Interrupted: record nothing, so the import can simply be run
 		// again.

@@ -49,7 +49,7 @@ func (r *applyRun) update(inst *config.Instance, c *Change) error {
 		// restorable; one changed on disk is not what the record says
 		// and is not kept.
 		r.keepFiles(&rec)
-		dlErr = r.downloadAll(&rec, which)
+		dlErr = r.downloadAll(r.on(inst.Addr), &rec, which)
 	}
 	if err := r.refreshStats(&rec); err != nil {
 		return err

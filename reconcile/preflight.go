@@ -30,8 +30,12 @@ func (r *applyRun) begin() error {
 	if !sendsJobs(r.plan) {
 		return nil
 	}
-	if err := r.e.Service.CheckCredentials(r.on(addrs.Instance{})); err != nil {
-		return fmt.Errorf("checking the service before submitting anything: %w", err)
+	// The check is bounded like a generation: a service that accepts
+	// connections and never answers must not hold the apply.
+	ctx, cancel := context.WithTimeoutCause(r.on(addrs.Instance{}), r.timeout(), errGenerationTimeout)
+	defer cancel()
+	if err := r.e.Service.CheckCredentials(ctx); err != nil {
+		return fmt.Errorf("checking the service before submitting anything: %w", r.timedOut(ctx, err))
 	}
 	return nil
 }

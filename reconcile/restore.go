@@ -13,6 +13,7 @@ import (
 	"github.com/genform/genform/config/addrs"
 	"github.com/genform/genform/reconcile/cache"
 	"github.com/genform/genform/service"
+	"github.com/genform/genform/service/rules"
 	"github.com/genform/genform/statefile"
 )
 
@@ -94,6 +95,10 @@ func (r *applyRun) restore(inst *config.Instance, c *Change) error {
 	if err := CheckInside(e.Dir, inst.Dir); err != nil {
 		return err
 	}
+	// What is fetched again from the service is bounded as a generation
+	// is.
+	ctx, cancel := r.generation(inst.Addr)
+	defer cancel()
 	entry, err := e.Store.Generation(c.Fingerprint, c.GenerationID)
 	if err != nil {
 		return err
@@ -155,18 +160,18 @@ func (r *applyRun) restore(inst *config.Instance, c *Change) error {
 			return fmt.Errorf("restoring %s: the cache no longer holds output %d; nothing was changed: run plan again", inst.Addr, o.Index)
 		}
 		if fresh == nil {
-			fresh, err = e.Service.Detail(r.on(inst.Addr), entry.CreationID)
+			fresh, err = e.Service.Detail(ctx, entry.CreationID)
 			if err != nil {
-				return fmt.Errorf("restoring %s: fetching creation %s: %w; nothing was changed", inst.Addr, entry.CreationID, err)
+				return fmt.Errorf("restoring %s: fetching creation %s: %w; nothing was changed", inst.Addr, entry.CreationID, r.timedOut(ctx, err))
 			}
 		}
 		url, err := r.restoreURL(entry, fresh, o.Index)
 		if err != nil {
 			return fmt.Errorf("restoring %s: %w; nothing was changed", inst.Addr, err)
 		}
-		d, err := e.Service.Download(r.on(inst.Addr), url, dir, ".restore-"+strconv.Itoa(o.Index))
+		d, err := e.Service.Download(ctx, url, dir, ".restore-"+strconv.Itoa(o.Index))
 		if err != nil {
-			return fmt.Errorf("restoring output %d of %s: %w; nothing was changed", o.Index, inst.Addr, err)
+			return fmt.Errorf("restoring output %d of %s: %w; nothing was changed", o.Index, inst.Addr, r.timedOut(ctx, err))
 		}
 		staged[i] = d.Path
 		if d.SHA256 != o.SHA256 {
@@ -251,9 +256,11 @@ func (r *applyRun) keepJob(addr addrs.Instance, dir string, it *statefile.Intent
 		r.emit(Event{Addr: addr, Phase: PhaseWarning, GenerationID: id,
 			Err: fmt.Errorf("job %s, left by an interrupted apply, is not kept in the history: %w", id, err)})
 	}
-	st, err := r.poll(addr, Update, id, it.SubmittedAt)
+	ctx, cancel := r.generation(addr)
+	defer cancel()
+	st, err := r.poll(ctx, addr, Update, id, it.SubmittedAt)
 	if err != nil {
-		warn(err)
+		warn(r.timedOut(ctx, err))
 		return
 	}
 	entry := &statefile.Resource{Addr: addr, Endpoint: it.Endpoint, Fingerprint: it.Fingerprint, Request: it.Request,
@@ -261,13 +268,18 @@ func (r *applyRun) keepJob(addr addrs.Instance, dir string, it *statefile.Intent
 	if st.State == service.StateFailed {
 		entry.Status, entry.Error = StatusFailed, "the service reported the generation failed"
 	} else {
-		det, err := e.Service.Detail(r.on(addr), id)
+		det, err := e.Service.Detail(ctx, id)
 		if err != nil {
-			warn(err)
+			warn(r.timedOut(ctx, err))
 			return
 		}
 		entry.Detail, entry.Status = det.Raw, StatusSucceed
 		entry.Outputs = outputsOf(addr.Resource.Kind, det)
+		// No request yields more than the endpoint's most outputs; what
+		// a service lists beyond them is not fetched.
+		if most := mostOutputs(it.Endpoint); len(entry.Outputs) > most {
+			entry.Outputs = entry.Outputs[:most]
+		}
 		c := r.cacheFor()
 		for i := range entry.Outputs {
 			o := &entry.Outputs[i]
@@ -278,7 +290,7 @@ func (r *applyRun) keepJob(addr addrs.Instance, dir string, it *statefile.Intent
 				warn(err)
 				return
 			}
-			d, err := e.Service.Download(r.on(addr), o.MediaURL, c.Dir(), fmt.Sprintf("tmp-%s-%d", id, o.Index))
+			d, err := e.Service.Download(ctx, o.MediaURL, c.Dir(), fmt.Sprintf("tmp-%s-%d", id, o.Index))
 			if err != nil {
 				// Without its hash the output cannot be checked, so the
 				// generation is kept, but not restorable.
@@ -314,4 +326,15 @@ func (r *applyRun) interruptedJob(addr addrs.Instance, why *Reason) *statefile.I
 		return nil
 	}
 	return it
+}
+
+// mostOutputs is the most outputs one request to ep yields.
+func mostOutputs(ep addrs.Endpoint) int {
+	most := 1
+	if l := rules.For(ep); l != nil {
+		for _, n := range l.ImageNumbers {
+			most = max(most, int(n))
+		}
+	}
+	return most
 }

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/genform/genform/config/addrs"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/genform/genform/config/addrs"
 )
 
 // roundTripFunc answers requests without a network.

@@ -72,7 +72,7 @@ func TestBudgetIsSharedByEveryRequest(t *testing.T) {
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		if r.URL.Path == "/media/a.png" {
 			w.Header().Set("Content-Type", "image/png")
-			w.Write([]byte("png"))
+			w.Write([]byte(pngMagic))
 			return
 		}
 		writeJSON(w, 200, `{"status":"success","value":{"status":"pending","progress":0}}`)

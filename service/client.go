@@ -2,6 +2,7 @@ package service
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -23,6 +24,15 @@ const (
 	DefaultRequestTimeout = 60 * time.Second
 	DefaultMaxRetries     = 8
 	DefaultUserAgent      = "genform"
+	// DefaultMaxDownloadSize is the largest output downloaded: far above
+	// any image or video clip the service makes, far below a disk.
+	DefaultMaxDownloadSize = 4 << 30
+	// DefaultLowSpeedLimit and DefaultLowSpeedTime fail a download that
+	// brings fewer than 4 KiB a second over 30 seconds: a connection that
+	// slow is broken or hostile (a server dripping a byte now and then
+	// would keep it open for ever), and the download is retried.
+	DefaultLowSpeedLimit = 4 << 10
+	DefaultLowSpeedTime  = 30 * time.Second
 )
 
 // maxAnswerBytes caps an API answer: the largest documented value, a
@@ -44,10 +54,21 @@ type Config struct {
 	// RequestsPerMinute is one budget shared by every request this client
 	// sends, downloads included; 0 means unlimited.
 	RequestsPerMinute int
-	// RequestTimeout bounds each API request (default 60s). Downloads use it
-	// as a stall timeout instead: they fail only when no byte arrives for
-	// that long, so a large file may take as long as it needs.
+	// RequestTimeout bounds each API request, its answer read in full
+	// (default 60s). A download's answer must start within it; its body is
+	// bounded by LowSpeedLimit instead, so a large file may take as long
+	// as it needs. The caller's context bounds everything together.
 	RequestTimeout time.Duration
+	// LowSpeedLimit and LowSpeedTime fail a download attempt whose body
+	// brings fewer than LowSpeedLimit bytes a second over any window of
+	// LowSpeedTime (defaults 4 KiB and 30s; a negative LowSpeedLimit
+	// fails only a window without a byte).
+	LowSpeedLimit int64
+	LowSpeedTime  time.Duration
+	// MaxDownloadSize is the largest file a download writes, announced by
+	// Content-Length or streamed (default 4 GiB); a larger one fails and
+	// is not retried.
+	MaxDownloadSize int64
 	// MaxRetries is how many times a retryable failure is retried (default
 	// 8); a negative value disables retries.
 	MaxRetries int
@@ -76,12 +97,17 @@ type Config struct {
 type Client struct {
 	base       *url.URL
 	token      string
+	secrets    [][]byte // the spellings of token that answers are scrubbed of
 	hc         *http.Client
 	timeout    time.Duration
 	maxRetries int
 	userAgent  string
 	budget     *budget
-	onRetry    func(context.Context, RetryInfo)
+
+	maxDownload   int64
+	lowSpeedLimit int64
+	lowSpeedTime  time.Duration
+	onRetry       func(context.Context, RetryInfo)
 
 	// reached is set by the first answer of the service, whatever its
 	// status. Until then a connection that cannot be opened means a wrong
@@ -112,12 +138,16 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("requests per minute must be between 0 (unlimited) and %d, not %d",
 			maxRequestsPerMinute, cfg.RequestsPerMinute)
 	}
-	if cfg.RequestTimeout < 0 {
-		return nil, fmt.Errorf("request timeout must not be negative, got %s", cfg.RequestTimeout)
+	if cfg.RequestTimeout < 0 || cfg.LowSpeedTime < 0 {
+		return nil, fmt.Errorf("request timeout and low speed time must not be negative, got %s and %s", cfg.RequestTimeout, cfg.LowSpeedTime)
+	}
+	if cfg.MaxDownloadSize < 0 {
+		return nil, fmt.Errorf("the largest download must not be negative, got %d", cfg.MaxDownloadSize)
 	}
 	c := &Client{
 		base:       base,
 		token:      cfg.Token,
+		secrets:    secretForms(cfg.Token),
 		timeout:    cfg.RequestTimeout,
 		maxRetries: cfg.MaxRetries,
 		userAgent:  cfg.UserAgent,
@@ -130,6 +160,9 @@ func New(cfg Config) (*Client, error) {
 	if c.timeout == 0 {
 		c.timeout = DefaultRequestTimeout
 	}
+	c.maxDownload = cmp.Or(cfg.MaxDownloadSize, DefaultMaxDownloadSize)
+	c.lowSpeedTime = cmp.Or(cfg.LowSpeedTime, DefaultLowSpeedTime)
+	c.lowSpeedLimit = max(cmp.Or(cfg.LowSpeedLimit, DefaultLowSpeedLimit), 0)
 	switch {
 	case c.maxRetries == 0:
 		c.maxRetries = DefaultMaxRetries
@@ -383,7 +416,7 @@ func (c *Client) attempt(ctx context.Context, r request, n int) ([]byte, error) 
 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
-		e := newError(r.op(), resp.StatusCode, resp.Header, b, c.now())
+		e := newError(r.op(), resp.StatusCode, resp.Header, c.scrubBody(b), c.now())
 		if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
 			e.Message = "unexpected redirect"
 			if loc, err := resp.Location(); err == nil {
@@ -403,7 +436,7 @@ func (c *Client) attempt(ctx context.Context, r request, n int) ([]byte, error) 
 	if len(b) > maxAnswerBytes {
 		return nil, &answerError{op: r.op(), err: fmt.Errorf("the answer is larger than %d MiB", maxAnswerBytes>>20)}
 	}
-	value, err := decodeEnvelope(b)
+	value, err := decodeEnvelope(c.scrubBody(b))
 	if err != nil {
 		var se *Error
 		if errors.As(err, &se) {
@@ -422,8 +455,11 @@ func (c *Client) transportFailure(ctx context.Context, err error) error {
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	if errors.Is(context.Cause(ctx), errStalled) {
-		return fmt.Errorf("%w (%s)", errStalled, c.timeout)
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, errStalled):
+		return fmt.Errorf("%w: fewer than %d bytes a second arrived over %s", errStalled, max(c.lowSpeedLimit, 1), c.lowSpeedTime)
+	case errors.Is(cause, errNoAnswer):
+		return fmt.Errorf("%w within %s", errNoAnswer, c.timeout)
 	}
 	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
 		return fmt.Errorf("no answer within %s: %w", c.timeout, err)
@@ -437,11 +473,11 @@ func (c *Client) scrubError(e *Error) *Error {
 	if c.token == "" {
 		return e
 	}
-	e.Message = strings.ReplaceAll(e.Message, c.token, "[redacted]")
-	e.Code = strings.ReplaceAll(e.Code, c.token, "[redacted]")
-	if bytes.Contains(e.Details, []byte(c.token)) {
-		e.Details = bytes.ReplaceAll(e.Details, []byte(c.token), []byte("[redacted]"))
-	}
+	// The body was scrubbed before it was decoded; what decoding turned
+	// back into the token (a \u escape) goes here.
+	e.Message = c.scrubText(e.Message)
+	e.Code = c.scrubText(e.Code)
+	e.Details = c.scrubBody(e.Details)
 	return e
 }
 
@@ -451,10 +487,12 @@ func (c *Client) scrubError(e *Error) *Error {
 // decoding error, so that a service echoing what it received cannot get
 // the token into a log. The error chain is kept for errors.Is and As.
 func (c *Client) redact(errp *error) {
-	if *errp == nil || c.token == "" || !strings.Contains((*errp).Error(), c.token) {
+	if *errp == nil || len(c.secrets) == 0 {
 		return
 	}
-	*errp = &redactedError{err: *errp, msg: strings.ReplaceAll((*errp).Error(), c.token, "[redacted]")}
+	if msg := (*errp).Error(); c.scrubText(msg) != msg {
+		*errp = &redactedError{err: *errp, msg: c.scrubText(msg)}
+	}
 }
 
 // redactedError is an error whose message had the token removed.
@@ -497,10 +535,7 @@ func (c *Client) tracef(format string, args ...any) {
 	if c.debug == nil {
 		return
 	}
-	line := fmt.Sprintf(format, args...)
-	if c.token != "" {
-		line = strings.ReplaceAll(line, c.token, "[redacted]")
-	}
+	line := c.scrubText(fmt.Sprintf(format, args...))
 	c.debugMu.Lock()
 	defer c.debugMu.Unlock()
 	fmt.Fprintf(c.debug, "service: %s\n", line)
@@ -521,6 +556,11 @@ func (c *Client) backoffBefore(ctx context.Context, bo backoff.BackOff, attempt 
 	var se *Error
 	if errors.As(err, &se) && se.RetryAfter > wait {
 		wait = se.RetryAfter
+	}
+	if deadline, ok := ctx.Deadline(); ok && time.Now().Add(wait).After(deadline) {
+		// The caller's deadline (a generation's timeout) would end the
+		// wait: say why the request failed rather than that time ran out.
+		return fmt.Errorf("giving up after %d attempts, as the next would come after the deadline: %w", attempt, err)
 	}
 	c.tracef("retrying %s in %s (attempt %d of %d): %v", op, wait.Round(time.Millisecond), attempt+1, c.maxRetries+1, err)
 	c.reportRetry(ctx, retryInfo(op, attempt, c.maxRetries+1, wait, err))

@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/genform/genform/config/addrs"
 	"net/http"
 	"net/url"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/genform/genform/config/addrs"
 
 	"github.com/google/go-cmp/cmp"
 )

@@ -46,6 +46,45 @@
 //
 // Downloads are plain GETs and are retried on 429, 5xx, network failures,
 // stalls and bodies cut short; each attempt starts a fresh temporary file.
+// A failure to write the file here (a full disk, a read-only file system,
+// a refused permission) is a *LocalError and is never retried: a
+// syscall.Errno satisfies net.Error, so it must not be taken for a
+// network failure.
+//
+// # Time bounds
+//
+// The caller's context bounds everything a call does together: its
+// attempts, the waits between them and, for a download, the whole
+// transfer (the engine gives each generation one context that ends at
+// the service timeout). Inside it each attempt has its own deadline: an
+// API request must be answered, body read, within Config.RequestTimeout;
+// a download's answer must start within it, and its body must then bring
+// at least Config.LowSpeedLimit bytes a second over every window of
+// Config.LowSpeedTime (4 KiB over 30 s by default, like curl's
+// --speed-limit and --speed-time), so that a server dripping a byte every
+// few seconds fails rather than holds an apply. A retry whose wait would
+// outlast the caller's deadline is not waited for: the call fails at once
+// with the failure that made it retry.
+//
+// # What the service may hand out
+//
+// A download must be an image or a video twice over: its Content-Type is
+// image/*, video/* or a generic one (application/octet-stream), and its
+// first bytes are a known image or video format (net/http's sniffer, plus
+// the ISO media and TIFF signatures it does not tell apart). An HTML page
+// answered with 200, a JSON error or an empty body is refused, not saved
+// as an output. The file is named after the type its bytes show. A file
+// larger than Config.MaxDownloadSize (4 GiB by default), announced or
+// streamed, is refused too.
+//
+// Ids are opaque words: one longer than 256 bytes, or holding a space or
+// a character that cannot be printed, is refused wherever the service
+// hands one out, and a creation detail whose creation_id is not the one
+// asked for is refused. Every other string of the service that may be
+// shown (messages, codes, statuses, the start of an error page) leaves
+// the package through Printable, which escapes what a terminal would act
+// on, so a service cannot set the window title, clear the screen or print
+// a line of its own.
 //
 // Each retry is announced to Config.OnRetry before its wait (the request,
 // the attempt, the answer's status or what the network did, the wait), so a
@@ -71,6 +110,10 @@
 //
 // The token is sent only to the base URL's origin, never written to the
 // debug trace (the Authorization header shows as redacted) and never part of
-// an error: errors carry the method and path, and any echo of the token in an
-// answer is replaced before it is returned.
+// an error: errors carry the method and path. Every answer, error or
+// success, has each echo of the token replaced before anything reads it:
+// as sent, JSON-escaped (any \u escape included), HTML-escaped and
+// percent-encoded. Scrubbing comes first, so an error page cut to 200
+// characters cannot keep a prefix of the token, and a creation detail
+// kept in the state holds none of it.
 package service

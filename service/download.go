@@ -7,12 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/genform/genform/statefile/atomicfile"
@@ -42,30 +43,6 @@ type Downloaded struct {
 	ContentType string
 }
 
-// extensions maps media types to file extensions.
-var extensions = map[string]string{
-	"image/png":  "png",
-	"image/jpeg": "jpg",
-	"image/jpg":  "jpg", // not registered, but seen in the wild
-	"image/gif":  "gif",
-	"image/webp": "webp",
-	"video/mp4":  "mp4",
-	"video/webm": "webm",
-}
-
-// ExtensionFor is the file extension, without dot, that Download gives a
-// file of the given Content-Type; "bin" when the type is unknown.
-func ExtensionFor(contentType string) string {
-	mt, _, err := mime.ParseMediaType(contentType)
-	if err != nil {
-		return "bin"
-	}
-	if ext, ok := extensions[strings.ToLower(mt)]; ok {
-		return ext
-	}
-	return "bin"
-}
-
 // IsTempFile reports whether name (a base name) is a temporary file left by
 // a download that was killed before it finished; such files may be removed.
 func IsTempFile(name string) bool {
@@ -73,7 +50,7 @@ func IsTempFile(name string) bool {
 }
 
 // Download streams mediaURL into dir (created if missing) as base.ext, ext
-// following the answer's Content-Type (see ExtensionFor). It is
+// naming the image or video type the file is (see mediaType). It is
 // DownloadSized without an expected size.
 func (c *Client) Download(ctx context.Context, mediaURL, dir, base string) (*Downloaded, error) {
 	return c.DownloadSized(ctx, mediaURL, dir, base, 0)
@@ -86,12 +63,17 @@ func (c *Client) Download(ctx context.Context, mediaURL, dir, base string) (*Dow
 // file is removed and an existing file of the final name is left as it was.
 //
 // Only http and https URLs are followed, redirects included. The token is
-// sent only when the URL is on the base URL's origin. A download fails when
-// no byte arrives for the request timeout, never because it is long.
-// Truncated bodies, 429, 5xx and network failures are retried. Temporary
-// files of earlier downloads of base into dir, left by a killed process,
-// are removed first, so two downloads of one base into one dir must not
-// run at once.
+// sent only when the URL is on the base URL's origin. The answer must be an
+// image or a video by its Content-Type and by its first bytes (see
+// mediaType), and no larger than Config.MaxDownloadSize, announced or
+// streamed. A download fails when its answer does not start within the
+// request timeout, or when it brings fewer than Config.LowSpeedLimit bytes
+// a second over Config.LowSpeedTime; never because it is long. Truncated
+// bodies, 429, 5xx and network failures are retried; a file that cannot be
+// written here fails at once with a *LocalError. Temporary files of
+// earlier downloads of base into dir, left by a killed process, are
+// removed first, so two downloads of one base into one dir must not run at
+// once.
 func (c *Client) DownloadSized(ctx context.Context, mediaURL, dir, base string, expectSize int64) (_ *Downloaded, err error) {
 	defer c.redact(&err)
 	u, err := parseMediaURL(mediaURL)
@@ -102,7 +84,7 @@ func (c *Client) DownloadSized(ctx context.Context, mediaURL, dir, base string, 
 		return nil, fmt.Errorf("downloading %s: invalid file name %q", redactURL(u), base)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("downloading %s: %w", redactURL(u), err)
+		return nil, &LocalError{Path: dir, Err: fmt.Errorf("creating the output directory: %w", err)}
 	}
 	removeLeftovers(dir, base)
 	bo := c.newBackOff()
@@ -160,55 +142,96 @@ func (c *Client) downloadOnce(ctx context.Context, u *url.URL, dir, base string,
 	op := "GET " + redactURL(u)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	// A stall timer instead of a deadline: it is pushed back by every
-	// chunk that arrives, so only a silent connection fails.
-	stall := time.AfterFunc(c.timeout, func() { cancel(errStalled) })
-	defer stall.Stop()
+	// The answer must start within the request timeout; the wait for the
+	// budget is not counted (getFollowing stops the timer around it).
+	answer := time.AfterFunc(c.timeout, func() { cancel(errNoAnswer) })
+	defer answer.Stop()
 
-	resp, err := c.getFollowing(ctx, u, op, attempt, stall)
+	resp, err := c.getFollowing(ctx, u, op, attempt, answer)
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
+	answer.Stop()
+	// From here on the body must keep coming at the minimum speed.
+	speed := c.watchSpeed(func() { cancel(errStalled) })
+	defer speed.stop()
+
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
-		e := newError(op, resp.StatusCode, resp.Header, b, c.now())
+		e := newError(op, resp.StatusCode, resp.Header, c.scrubBody(b), c.now())
 		e.media = true
 		return nil, c.scrubError(e)
 	}
 	if expectSize > 0 && resp.ContentLength >= 0 && resp.ContentLength != expectSize {
 		return nil, fmt.Errorf("%s: the server announces %d bytes, %d were expected", op, resp.ContentLength, expectSize)
 	}
-
-	ct := resp.Header.Get("Content-Type")
-	final := filepath.Join(dir, base+"."+ExtensionFor(ct))
+	if resp.ContentLength > c.maxDownload {
+		return nil, fmt.Errorf("%s: the server announces %d bytes, more than the largest download allowed (%d bytes; service.max_download_size)", op, resp.ContentLength, c.maxDownload)
+	}
 	want := resp.ContentLength
 	if want < 0 && expectSize > 0 {
 		want = expectSize
 	}
+	readErr := func(n int64, rerr error) error {
+		return &transportError{op: op, err: fmt.Errorf("after %d bytes: %w", n, c.transportFailure(ctx, rerr))}
+	}
+
+	// The first bytes say whether the answer is media, and name the file.
+	ct := resp.Header.Get("Content-Type")
+	head := make([]byte, sniffLen)
+	nh := 0
+	var rerr error
+	for nh < len(head) && rerr == nil {
+		var nr int
+		nr, rerr = resp.Body.Read(head[nh:])
+		nh += nr
+		speed.add(nr)
+	}
+	head = head[:nh]
+	switch {
+	case rerr != nil && rerr != io.EOF:
+		return nil, readErr(int64(nh), rerr)
+	case rerr == io.EOF && want >= 0 && int64(nh) != want:
+		return nil, &transportError{op: op, err: fmt.Errorf("truncated: got %d of %d bytes", nh, want)}
+	}
+	mt, err := mediaType(ct, head)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	final := filepath.Join(dir, base+"."+extensions[mt])
+	if extensions[mt] == "" {
+		final = filepath.Join(dir, base+".bin")
+	}
+
 	h := sha256.New()
-	var n int64
+	n := int64(nh)
 	err = atomicfile.Write(final, 0o644, func(tmp io.Writer) error {
+		if _, werr := tmp.Write(head); werr != nil {
+			return werr
+		}
+		h.Write(head)
 		buf := make([]byte, downloadBufferSize)
-		for {
-			nr, rerr := resp.Body.Read(buf)
+		for rerr == nil {
+			var nr int
+			nr, rerr = resp.Body.Read(buf)
 			if nr > 0 {
-				stall.Reset(c.timeout)
-				if _, werr := tmp.Write(buf[:nr]); werr != nil {
-					return fmt.Errorf("writing %s: %w", final, werr)
-				}
-				h.Write(buf[:nr])
+				speed.add(nr)
 				n += int64(nr)
 				if want >= 0 && n > want {
 					return &transportError{op: op, err: fmt.Errorf("more than the %d bytes announced", want)}
 				}
+				if n > c.maxDownload {
+					return &tooLargeError{op: op, max: c.maxDownload}
+				}
+				if _, werr := tmp.Write(buf[:nr]); werr != nil {
+					return werr
+				}
+				h.Write(buf[:nr])
 			}
-			if rerr == io.EOF {
-				break
-			}
-			if rerr != nil {
-				return &transportError{op: op, err: fmt.Errorf("after %d bytes: %w", n, c.transportFailure(ctx, rerr))}
-			}
+		}
+		if rerr != io.EOF {
+			return readErr(n, rerr)
 		}
 		if want >= 0 && n != want {
 			return &transportError{op: op, err: fmt.Errorf("truncated: got %d of %d bytes", n, want)}
@@ -216,26 +239,67 @@ func (c *Client) downloadOnce(ctx context.Context, u *url.URL, dir, base string,
 		return nil
 	}, atomicfile.TempPattern("."+base+".*"+tempSuffix))
 	var te *transportError
+	var tl *tooLargeError
 	switch {
-	case errors.As(err, &te):
-		return nil, err // it names op already
+	case errors.As(err, &te), errors.As(err, &tl):
+		return nil, err // they name op already
 	case err != nil:
-		return nil, fmt.Errorf("%s: %w", op, err)
+		// Everything else failed here, not on the wire: creating,
+		// writing, syncing or renaming the file.
+		return nil, &LocalError{Path: final, Err: err}
 	}
 	return &Downloaded{Path: final, Size: n, SHA256: hex.EncodeToString(h.Sum(nil)), ContentType: ct}, nil
 }
 
+// tooLargeError is a download that streamed past Config.MaxDownloadSize.
+type tooLargeError struct {
+	op  string
+	max int64
+}
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("%s: the file is larger than the largest download allowed (%d bytes; service.max_download_size)", e.op, e.max)
+}
+
+// speedWatch fails a download whose body comes slower than the client's
+// minimum: at the end of every window of lowSpeedTime it compares the
+// bytes that arrived in it with lowSpeedLimit a second (at least one
+// byte), and calls fail when they fall short. A timer per window, not per
+// read: a fast download costs nothing.
+type speedWatch struct {
+	got   atomic.Int64
+	timer *time.Timer
+}
+
+func (c *Client) watchSpeed(fail func()) *speedWatch {
+	w := &speedWatch{}
+	floor := max(1, int64(float64(c.lowSpeedLimit)*c.lowSpeedTime.Seconds()))
+	// Armed only once w.timer is set, which the check reads.
+	w.timer = time.AfterFunc(math.MaxInt64, func() {
+		if w.got.Swap(0) < floor {
+			fail()
+			return
+		}
+		w.timer.Reset(c.lowSpeedTime)
+	})
+	w.timer.Reset(c.lowSpeedTime)
+	return w
+}
+
+func (w *speedWatch) add(n int) { w.got.Add(int64(n)) }
+func (w *speedWatch) stop()     { w.timer.Stop() }
+
 // getFollowing sends the GET and follows redirects itself, so that each hop
 // draws from the budget, is checked for its scheme, and gets the token only
 // on the base URL's origin.
-func (c *Client) getFollowing(ctx context.Context, u *url.URL, op string, attempt int, stall *time.Timer) (*http.Response, error) {
+func (c *Client) getFollowing(ctx context.Context, u *url.URL, op string, attempt int, answer *time.Timer) (*http.Response, error) {
 	for hops := 0; ; hops++ {
-		// Waiting for the budget is not a stall.
-		stall.Stop()
+		// Waiting for the budget is not waiting for the answer.
+		answer.Stop()
 		if err := c.budget.take(ctx); err != nil {
 			return nil, fmt.Errorf("%s: %w", op, err)
 		}
-		stall.Reset(c.timeout)
+		answer.Reset(c.timeout)
 
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 		if err != nil {

@@ -36,24 +36,30 @@ func dirNames(t *testing.T, dir string) []string {
 }
 
 func TestDownloadWritesFileWithHashAndExtension(t *testing.T) {
-	payload := bytes.Repeat([]byte("genform media \x00\xff"), 10_000) // larger than one buffer
-	sum := sha256.Sum256(payload)
+	body := bytes.Repeat([]byte("genform media \x00\xff"), 10_000) // larger than one buffer
 	tests := []struct {
 		contentType string
+		magic       string // the first bytes of the format
 		wantExt     string
 	}{
-		{"image/png", "png"},
-		{"image/jpeg", "jpg"},
-		{"image/gif", "gif"},
-		{"image/webp", "webp"},
-		{"video/mp4", "mp4"},
-		{"video/webm", "webm"},
-		{"Image/PNG; charset=binary", "png"},
-		{"application/octet-stream", "bin"},
-		{"", "bin"},
+		{"image/png", pngMagic, "png"},
+		{"image/jpeg", "\xff\xd8\xff", "jpg"},
+		{"image/gif", "GIF89a", "gif"},
+		{"image/webp", "RIFF\x00\x00\x00\x00WEBPVP", "webp"},
+		{"video/mp4", mp4Magic, "mp4"},
+		{"video/webm", "\x1a\x45\xdf\xa3", "webm"},
+		{"video/quicktime", "\x00\x00\x00\x14ftypqt  \x00\x00\x00\x00", "mov"},
+		{"Image/PNG; charset=binary", pngMagic, "png"},
+		// A generic type, or none, leaves it to the bytes.
+		{"application/octet-stream", pngMagic, "png"},
+		{"", "\xff\xd8\xff", "jpg"},
+		// The bytes name the file when the declared type is another medium's.
+		{"image/png", mp4Magic, "mp4"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.contentType, func(t *testing.T) {
+		t.Run(tt.contentType+"/"+tt.wantExt, func(t *testing.T) {
+			payload := append([]byte(tt.magic), body...)
+			sum := sha256.Sum256(payload)
 			srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
 				w.Header().Set("Content-Type", tt.contentType)
 				if tt.contentType == "" {
@@ -181,11 +187,11 @@ func TestDownloadReplacesEarlierFileOnSuccess(t *testing.T) {
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		if n == 0 { // the first attempt is cut short, the retry succeeds
 			w.Header().Set("Content-Length", "9")
-			w.Write([]byte("new"))
+			w.Write([]byte(pngMagic[:3]))
 			return
 		}
 		w.Header().Set("Content-Type", "image/png")
-		w.Write([]byte("new bytes"))
+		w.Write([]byte(pngMagic + "1"))
 	})
 	c, _ := newClient(t, srv.URL, nil)
 	dir := t.TempDir()
@@ -196,7 +202,7 @@ func TestDownloadReplacesEarlierFileOnSuccess(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Download: %v", err)
 	}
-	if b, _ := os.ReadFile(d.Path); string(b) != "new bytes" {
+	if b, _ := os.ReadFile(d.Path); string(b) != pngMagic+"1" {
 		t.Errorf("file holds %q, want the new bytes", b)
 	}
 	if names := dirNames(t, dir); !slices.Equal(names, []string{"0.png"}) {
@@ -242,7 +248,7 @@ func TestDownloadRefusesBadFileNames(t *testing.T) {
 func TestDownloadSendsTokenOnlyToTheService(t *testing.T) {
 	cdn := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		w.Header().Set("Content-Type", "image/png")
-		w.Write([]byte("cdn"))
+		w.Write([]byte(pngMagic + "cdn"))
 	})
 	svc := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		if r.URL.Path == "/elsewhere" {
@@ -250,7 +256,7 @@ func TestDownloadSendsTokenOnlyToTheService(t *testing.T) {
 			return
 		}
 		w.Header().Set("Content-Type", "image/png")
-		w.Write([]byte("svc"))
+		w.Write([]byte(pngMagic + "svc"))
 	})
 	c, _ := newClient(t, svc.URL, nil)
 	ctx := context.Background()
@@ -287,7 +293,8 @@ func TestDownloadStallFailsButSlowSucceeds(t *testing.T) {
 		<-r.Context().Done()
 	})
 	c, _ := newClient(t, stalled.URL, func(cfg *Config) {
-		cfg.RequestTimeout = 150 * time.Millisecond
+		cfg.LowSpeedTime = 150 * time.Millisecond
+		cfg.LowSpeedLimit = -1 // only a window without a byte fails
 		cfg.MaxRetries = -1
 	})
 	dir := t.TempDir()
@@ -303,15 +310,19 @@ func TestDownloadStallFailsButSlowSucceeds(t *testing.T) {
 	// that long, completes.
 	slow := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		w.Header().Set("Content-Type", "video/mp4")
+		w.Write([]byte(mp4Magic))
 		for range 6 {
 			w.Write([]byte("chunk"))
 			w.(http.Flusher).Flush()
 			time.Sleep(50 * time.Millisecond)
 		}
 	})
-	c, _ = newClient(t, slow.URL, func(cfg *Config) { cfg.RequestTimeout = 150 * time.Millisecond })
+	c, _ = newClient(t, slow.URL, func(cfg *Config) {
+		cfg.LowSpeedTime = 150 * time.Millisecond
+		cfg.LowSpeedLimit = -1
+	})
 	d, err := c.Download(context.Background(), slow.URL+"/v", dir, "1")
-	if err != nil || d.Size != 30 {
+	if err != nil || d.Size != int64(len(mp4Magic))+30 {
 		t.Errorf("slow download: %+v, %v", d, err)
 	}
 }
@@ -365,7 +376,8 @@ func BenchmarkDownload1GiB(b *testing.B) {
 	srv := newServer(b, func(w http.ResponseWriter, r *http.Request, n int) {
 		w.Header().Set("Content-Type", "video/mp4")
 		w.Header().Set("Content-Length", strconv.Itoa(size))
-		io.CopyN(w, &patternReader{}, size)
+		io.WriteString(w, mp4Magic)
+		io.CopyN(w, &patternReader{}, size-int64(len(mp4Magic)))
 	})
 	c, err := New(Config{BaseURL: srv.URL})
 	if err != nil {
@@ -421,7 +433,7 @@ func BenchmarkDownload1GiB(b *testing.B) {
 func TestDownloadRemovesLeftoversOfAKilledDownload(t *testing.T) {
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		w.Header().Set("Content-Type", "image/png")
-		w.Write([]byte("png bytes"))
+		w.Write([]byte(pngMagic + "png bytes"))
 	})
 	c, _ := newClient(t, srv.URL, nil)
 	dir := t.TempDir()

@@ -61,10 +61,10 @@ func (e *Error) Error() string {
 	b.WriteString(statusText(e.HTTPStatus))
 	if e.Message != "" {
 		b.WriteString(": ")
-		b.WriteString(e.Message)
+		b.WriteString(Printable(e.Message))
 	}
 	if e.Code != "" {
-		fmt.Fprintf(&b, " (code %s)", e.Code)
+		fmt.Fprintf(&b, " (code %s)", Printable(e.Code))
 	}
 	return b.String()
 }
@@ -118,9 +118,35 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 // Is makes the error match ErrUnreachable.
 func (e *UnreachableError) Is(target error) bool { return target == ErrUnreachable }
 
-// errStalled is the cause of a download cancelled because no byte arrived
-// within the stall timeout.
-var errStalled = errors.New("no data received within the stall timeout")
+// errStalled is the cause of a download cancelled because its body came
+// slower than Config.LowSpeedLimit over Config.LowSpeedTime.
+var errStalled = errors.New("the download stalled")
+
+// errNoAnswer is the cause of a download cancelled because its answer did
+// not start within the request timeout.
+var errNoAnswer = errors.New("no answer")
+
+// LocalError is a download that failed on this machine, not on the
+// service or the network: its directory or file could not be created,
+// written, synced or renamed (a full disk, a read-only file system, a
+// permission refused). No retry can get past it, so it is never retried;
+// its message names the path and the cause.
+type LocalError struct {
+	// Path is the file or directory that could not be written.
+	Path string
+	// Err is the failure, which names Path.
+	Err error
+}
+
+func (e *LocalError) Error() string {
+	if strings.Contains(e.Err.Error(), e.Path) {
+		return e.Err.Error()
+	}
+	return e.Path + ": " + e.Err.Error()
+}
+
+// Unwrap returns the failure.
+func (e *LocalError) Unwrap() error { return e.Err }
 
 // transportError is a request that got no usable HTTP answer: a failed dial,
 // a timeout, a reset connection, a body cut short.
@@ -151,8 +177,9 @@ func (e *answerError) Unwrap() error { return e.err }
 // or a stalled download. A cancelled context, a final refusal (4xx), an
 // ambiguous create and an unreachable service are not retryable.
 func IsRetryable(err error) bool {
+	var le *LocalError
 	if err == nil || errors.Is(err, ErrAmbiguousCreate) ||
-		errors.Is(err, ErrUnreachable) || errors.Is(err, context.Canceled) {
+		errors.Is(err, ErrUnreachable) || errors.Is(err, context.Canceled) || errors.As(err, &le) {
 		return false
 	}
 	var se *Error
@@ -166,10 +193,20 @@ func IsRetryable(err error) bool {
 	if errors.Is(err, context.DeadlineExceeded) {
 		return false // the caller's deadline, which no retry can beat
 	}
+	if errors.Is(err, errStalled) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) {
+		return true
+	}
+	// A syscall.Errno satisfies net.Error too, so a full disk (ENOSPC), a
+	// read-only file system (EROFS) or a refused permission (EACCES) would
+	// pass for a network failure: only a net.Error that is not a bare
+	// errno counts (the network's own wrap theirs in a *net.OpError).
 	var ne net.Error
-	return errors.Is(err, errStalled) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.As(err, &ne)
+	if errors.As(err, &ne) {
+		_, errno := ne.(syscall.Errno)
+		return !errno
+	}
+	return false
 }
 
 func retryableStatus(code int) bool {
@@ -214,11 +251,14 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 }
 
 // snippet turns a body that is not a documented error shape into a short,
-// printable message: a proxy's HTML page must not flood the terminal.
+// printable message: a proxy's HTML page must not flood the terminal, nor
+// reach it with escape sequences. The body must have had the token
+// scrubbed already: cut first, a token could be left as a prefix that no
+// longer matches.
 func snippet(body []byte) string {
 	const maxLen = 200
 	s := strings.TrimSpace(strings.ToValidUTF8(string(body), "\uFFFD"))
-	s = strings.Join(strings.Fields(s), " ")
+	s = Printable(strings.Join(strings.Fields(s), " "))
 	if utf8.RuneCountInString(s) > maxLen {
 		r := []rune(s)
 		s = string(r[:maxLen]) + "…"

@@ -12,6 +12,13 @@ import (
 
 const testToken = "tok-S3CRET-value-42"
 
+// pngMagic and mp4Magic start a file that is a PNG image or an MP4 video
+// by its first bytes, as downloads check.
+const (
+	pngMagic = "\x89PNG\r\n\x1a\n"
+	mp4Magic = "\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom"
+)
+
 // seen is one request as the test server received it.
 type seen struct {
 	Method, Path, Auth, ContentType, UserAgent string

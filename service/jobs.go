@@ -41,6 +41,9 @@ func (c *Client) Create(ctx context.Context, endpoint addrs.Endpoint, body []byt
 	if v.GenerationID == "" {
 		return "", fmt.Errorf(`%w: %s: the answer has no "generation_id"`, ErrAmbiguousCreate, r.op())
 	}
+	if err := checkID(`the answer's "generation_id"`, v.GenerationID); err != nil {
+		return "", fmt.Errorf("%w: %s: %w", ErrAmbiguousCreate, r.op(), err)
+	}
 	return v.GenerationID, nil
 }
 
@@ -200,7 +203,8 @@ func ParseState(raw string) (state State, known bool) {
 
 // Status is the answer of Get Creation Status.
 type Status struct {
-	// Raw is the status value as the service sent it.
+	// Raw is the status value as the service sent it, through Printable:
+	// it is shown and kept, never parsed again.
 	Raw string
 	// State is Raw normalised.
 	State State
@@ -215,8 +219,8 @@ type Status struct {
 // Status fetches the status of a job.
 func (c *Client) Status(ctx context.Context, creationID string) (_ Status, err error) {
 	defer c.redact(&err)
-	if creationID == "" {
-		return Status{}, errors.New("status: empty creation id")
+	if err := checkID("creation id", creationID); err != nil {
+		return Status{}, fmt.Errorf("status: %w", err)
 	}
 	r := request{method: http.MethodGet, path: "/v1/jobs/" + url.PathEscape(creationID) + "/status"}
 	value, err := c.call(ctx, r)
@@ -233,8 +237,8 @@ func (c *Client) Status(ctx context.Context, creationID string) (_ Status, err e
 	if v.Status == nil {
 		return Status{}, fmt.Errorf(`%s: the answer has no "status"`, r.op())
 	}
-	s := Status{Raw: *v.Status}
-	s.State, s.Known = ParseState(s.Raw)
+	s := Status{Raw: Printable(*v.Status)}
+	s.State, s.Known = ParseState(*v.Status)
 	if v.Progress != nil {
 		s.Progress = normaliseProgress(*v.Progress)
 	}
@@ -330,8 +334,8 @@ type CreationOutput struct {
 // the status is succeed.
 func (c *Client) Detail(ctx context.Context, creationID string) (_ *Creation, err error) {
 	defer c.redact(&err)
-	if creationID == "" {
-		return nil, errors.New("detail: empty creation id")
+	if err := checkID("creation id", creationID); err != nil {
+		return nil, fmt.Errorf("detail: %w", err)
 	}
 	r := request{method: http.MethodGet, path: "/v1/creation/" + url.PathEscape(creationID)}
 	value, err := c.call(ctx, r)
@@ -341,6 +345,23 @@ func (c *Client) Detail(ctx context.Context, creationID string) (_ *Creation, er
 	var cr Creation
 	if err := decodeValue(value, &cr); err != nil {
 		return nil, fmt.Errorf("%s: decoding the answer: %w", r.op(), err)
+	}
+	// The detail of another creation than the one asked for would be
+	// recorded, and its files kept, under this one's name.
+	if cr.CreationID != "" {
+		if err := checkID(`the answer's "creation_id"`, cr.CreationID); err != nil {
+			return nil, fmt.Errorf("%s: %w", r.op(), err)
+		}
+		if cr.CreationID != creationID {
+			return nil, fmt.Errorf("%s: the answer is the detail of creation %s, not of %s, which was asked for", r.op(), cr.CreationID, creationID)
+		}
+	}
+	for i, o := range cr.Outputs {
+		if o.ID != "" {
+			if err := checkID(fmt.Sprintf(`the answer's "outputs[%d].id"`, i), o.ID); err != nil {
+				return nil, fmt.Errorf("%s: %w", r.op(), err)
+			}
+		}
 	}
 	cr.Raw = value
 	return &cr, nil
@@ -359,8 +380,8 @@ type WatermarkFreeURL struct {
 // video creation. Each call mints a new link, so it is retried like a read.
 func (c *Client) WatermarkFreeURL(ctx context.Context, creationID string) (_ *WatermarkFreeURL, err error) {
 	defer c.redact(&err)
-	if creationID == "" {
-		return nil, errors.New("watermark-free URL: empty creation id")
+	if err := checkID("creation id", creationID); err != nil {
+		return nil, fmt.Errorf("watermark-free URL: %w", err)
 	}
 	r := request{method: http.MethodPost, path: "/v1/creation/" + url.PathEscape(creationID) + "/watermark-free-url"}
 	value, err := c.call(ctx, r)

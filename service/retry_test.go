@@ -221,7 +221,7 @@ func TestOnRetryReportsDownloads(t *testing.T) {
 			w.Write([]byte("short"))
 			return
 		}
-		w.Write([]byte("the whole file"))
+		w.Write([]byte(pngMagic + "the whole file"))
 	}))
 	t.Cleanup(srv.Close)
 	var rs retries
@@ -230,7 +230,7 @@ func TestOnRetryReportsDownloads(t *testing.T) {
 	if _, err := c.Download(context.Background(), srv.URL+"/media/0.png?sig=s3cret", dir, "0"); err != nil {
 		t.Fatalf("Download: %v", err)
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "0.png")); string(b) != "the whole file" {
+	if b, _ := os.ReadFile(filepath.Join(dir, "0.png")); string(b) != pngMagic+"the whole file" {
 		t.Errorf("downloaded %q", b)
 	}
 	got := rs.all()

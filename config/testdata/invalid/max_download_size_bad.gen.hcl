@@ -1,0 +1,3 @@
+service {
+  max_download_size = "four gigs"
+}

@@ -1,0 +1,110 @@
+package service
+
+import (
+	"bytes"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+)
+
+// sniffLen is how many first bytes of a download decide what it is: as
+// many as net/http.DetectContentType reads.
+const sniffLen = 512
+
+// extensions maps media types to file extensions.
+var extensions = map[string]string{
+	"image/png":       "png",
+	"image/jpeg":      "jpg",
+	"image/jpg":       "jpg", // not registered, but seen in the wild
+	"image/gif":       "gif",
+	"image/webp":      "webp",
+	"image/bmp":       "bmp",
+	"image/tiff":      "tiff",
+	"image/avif":      "avif",
+	"image/heic":      "heic",
+	"video/mp4":       "mp4",
+	"video/webm":      "webm",
+	"video/quicktime": "mov",
+	"video/avi":       "avi",
+}
+
+// genericTypes are the Content-Types that say nothing about what a file
+// is: storage services send them for anything uploaded without a type,
+// so the bytes decide.
+var genericTypes = map[string]bool{
+	"":                         true,
+	"application/octet-stream": true,
+	"binary/octet-stream":      true,
+}
+
+// mediaType decides whether a download is an image or a video, from the
+// Content-Type the server declared and from its first bytes, and returns
+// the media type its file is named after. Both must agree that it is
+// media: a declared type of another kind (an HTML error page sent with
+// 200, a JSON answer) and bytes that are not a known image or video
+// container are refused, since saving them as an output would report a
+// generation done that is not. A generic declared type
+// (application/octet-stream) leaves it to the bytes.
+func mediaType(declared string, head []byte) (string, error) {
+	dt, _, err := mime.ParseMediaType(declared)
+	if err != nil {
+		dt = strings.TrimSpace(declared)
+	}
+	dt = strings.ToLower(dt)
+	sniffed := sniffMedia(head)
+	switch {
+	case len(head) == 0:
+		return "", fmt.Errorf("the server sent an empty file (%s), not an image or a video", describeType(declared))
+	case !genericTypes[dt] && !strings.HasPrefix(dt, "image/") && !strings.HasPrefix(dt, "video/"):
+		return "", fmt.Errorf("the server sent %s, not an image or a video", describeType(declared))
+	case sniffed == "":
+		got, _, _ := mime.ParseMediaType(http.DetectContentType(head))
+		return "", fmt.Errorf("the server declared %s, but the file's first bytes are %s, not an image or a video", describeType(declared), got)
+	}
+	// The bytes name the more trustworthy type; the declared one names
+	// formats the sniffer does not know apart.
+	if _, ok := extensions[sniffed]; ok {
+		return sniffed, nil
+	}
+	if _, ok := extensions[dt]; ok {
+		return dt, nil
+	}
+	return sniffed, nil
+}
+
+// describeType shows a Content-Type in a message: escaped, since the
+// service chose it, and named when absent.
+func describeType(ct string) string {
+	if strings.TrimSpace(ct) == "" {
+		return "no Content-Type"
+	}
+	return fmt.Sprintf("%q", ct)
+}
+
+// sniffMedia names the image or video type of a file from its first
+// bytes, or returns "" when they are not one: net/http.DetectContentType
+// for the formats it knows (PNG, JPEG, GIF, WebP, BMP, WebM, MP4, AVI),
+// and the containers it does not tell apart (ISO media files such as
+// QuickTime, AVIF and HEIC; TIFF) by their signatures.
+func sniffMedia(head []byte) string {
+	if t, _, err := mime.ParseMediaType(http.DetectContentType(head)); err == nil &&
+		(strings.HasPrefix(t, "image/") || strings.HasPrefix(t, "video/")) {
+		return t
+	}
+	switch {
+	case len(head) >= 12 && string(head[4:8]) == "ftyp":
+		switch string(head[8:12]) {
+		case "avif", "avis":
+			return "image/avif"
+		case "heic", "heix", "mif1", "msf1":
+			return "image/heic"
+		case "qt  ":
+			return "video/quicktime"
+		}
+		return "video/mp4"
+	case bytes.HasPrefix(head, []byte("II*\x00")), bytes.HasPrefix(head, []byte("MM\x00*")):
+		return "image/tiff"
+	}
+	return ""
+}
