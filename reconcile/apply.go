@@ -542,7 +542,12 @@ func (r *applyRun) generate(inst *config.Instance, c *Change) error {
 		if derr := e.Store.Batch(func(tx *statefile.Tx) error { return tx.ClearIntent(inst.Addr) }); derr != nil {
 			return fmt.Errorf("submitting %s: %w (and clearing its intent: %v)", inst.Addr, err, derr)
 		}
-		return fmt.Errorf("the service refused %s: %w", inst.Addr, err)
+		if _, answered := errors.AsType[*service.Error](err); answered {
+			return fmt.Errorf("the service refused %s: %w", inst.Addr, err)
+		}
+		// No answer, and the client knows the request was not sent (a
+		// connection refused, a name not found): not a refusal.
+		return fmt.Errorf("could not submit %s: %w; the request did not reach the service, so nothing was paid for", inst.Addr, err)
 	}
 	intent.GenerationID = id
 	intent.SubmittedAt = answered.UTC()

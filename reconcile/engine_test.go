@@ -6,12 +6,14 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -658,6 +660,11 @@ func TestApplyFailures(t *testing.T) {
 			wantErr: "nothing is regenerated", status: StatusSucceed, next: Update, reason: ReasonLocal},
 		{name: "the watermark-free URL cannot be had", src: wmFree, job: fakeJob{wmErr: unavailable},
 			wantErr: "watermark-free URL", status: StatusSucceed, next: Update, reason: ReasonLocal},
+		{name: "the service refuses the create", src: oneApple, job: fakeJob{createErr: &service.Error{HTTPStatus: 400, Message: "bad prompt"}},
+			wantErr: "the service refused image.a: 400", next: Create, reason: ReasonNew},
+		// A request that never left is not the service's refusal.
+		{name: "the service cannot be reached", src: oneApple, job: fakeJob{createErr: &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}},
+			wantErr: "the request did not reach the service, so nothing was paid for", next: Create, reason: ReasonNew},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
