@@ -224,8 +224,11 @@ func execute(env *Env, verb string, cfg *config.Config, ep endpoint, store *stat
 	needService := false
 	for _, c := range plan.Changes {
 		switch c.Action {
-		case reconcile.Create, reconcile.Replace, reconcile.Resume, reconcile.Update:
+		case reconcile.Create, reconcile.Replace, reconcile.Resume:
 			needService = true
+		case reconcile.Update:
+			// Files that only move need no service.
+			needService = needService || !c.MovesOnly()
 		case reconcile.Restore:
 			// Files the cache does not hold come from the service.
 			needService = needService || c.Reason == nil || !c.Reason.Cached

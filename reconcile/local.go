@@ -75,7 +75,11 @@ func (r *applyRun) update(inst *config.Instance, c *Change) error {
 	if dlErr != nil {
 		return fmt.Errorf("%w; rerun apply to download again", dlErr)
 	}
-	r.record(&r.res.Updated, inst.Addr)
+	if c.MovesOnly() {
+		r.record(&r.res.Moved, inst.Addr)
+	} else {
+		r.record(&r.res.Updated, inst.Addr)
+	}
 	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseDone, Reason: c.Reason, Files: len(rec.Outputs), Dir: rec.Dir})
 	return nil
 }

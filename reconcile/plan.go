@@ -109,7 +109,12 @@ func (p *Plan) Summary() Summary {
 				s.Videos += c.Media
 			}
 		case Update:
-			s.Redownload++
+			// Files that only change directory are moved, not fetched.
+			if c.MovesOnly() {
+				s.Move++
+			} else {
+				s.Redownload++
+			}
 		case Move:
 			s.Move++
 		case Resume:
@@ -123,6 +128,24 @@ func (p *Plan) Summary() Summary {
 		}
 	}
 	return s
+}
+
+// MovesOnly reports whether the change is an update whose files only move
+// to another directory (dir or output_dir changed): nothing is downloaded.
+func (c *Change) MovesOnly() bool {
+	if c.Action != Update || c.Reason == nil {
+		return false
+	}
+	moved := false
+	for _, l := range c.Reason.Local {
+		switch l.What {
+		case DirMoved:
+			moved = true
+		case WatermarkChanged, OutputMissing, OutputModified:
+			return false
+		}
+	}
+	return moved
 }
 
 // HasChanges reports whether applying the plan would do anything.
