@@ -83,7 +83,9 @@ func TestDeepNestingRefused(t *testing.T) {
 				if !strings.Contains(res.stderr, "Expression nested too deeply") || !strings.Contains(res.stderr, "on "+file+" line ") {
 					t.Fatalf("want a nesting diagnostic on %s:\n%s", file, res)
 				}
-				if rss > 100<<20 || took > 10*time.Second {
+				// The race detector's runtime alone takes more than the
+				// bound; the figure holds for the binary users run.
+				if rss > 100<<20 && !raceEnabled || took > 10*time.Second {
 					t.Errorf("genform %s took %s and %d MiB, want well under a second and 100 MiB", strings.Join(full, " "), took, rss>>20)
 				}
 				t.Logf("genform %s on %s of %d bytes: exit 1 after %s, peak %d MiB", strings.Join(full, " "), name, size, took.Round(time.Millisecond), rss>>20)
@@ -106,7 +108,7 @@ func TestNestingAtTheLimitParses(t *testing.T) {
 	if !strings.Contains(stdout.String(), `prompt       = "a lighthouse 1"`) {
 		t.Errorf("plan did not evaluate the expression:\n%s", stdout)
 	}
-	if rss := cmdr.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10; rss > 100<<20 {
+	if rss := cmdr.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10; rss > 100<<20 && !raceEnabled {
 		t.Errorf("plan took %d MiB", rss>>20)
 	}
 }
