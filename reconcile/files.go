@@ -1,11 +1,8 @@
 package reconcile
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -13,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/genform/genform/reconcile/cache"
 	"github.com/genform/genform/statefile"
 )
 
@@ -41,24 +39,11 @@ func checkFile(dir string, o statefile.Output) fileState {
 	if fi.Size() != o.Size {
 		return fileModified
 	}
-	sum, err := hashFile(filepath.Join(dir, filepath.FromSlash(o.Path)))
+	sum, err := cache.HashFile(filepath.Join(dir, filepath.FromSlash(o.Path)))
 	if err != nil || sum != o.SHA256 {
 		return fileModified
 	}
 	return fileOK
-}
-
-func hashFile(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // The operations below change the disk, and each resolves its path at

@@ -95,7 +95,7 @@ func (c *Cache) Keep(path, sha string, size int64, mtime time.Time) (bool, error
 		return true, c.touch(dst)
 	}
 	if fi.Size() != size || !fi.ModTime().Equal(mtime) {
-		got, err := hashFile(path)
+		got, err := HashFile(path)
 		if err != nil {
 			return false, err
 		}
@@ -215,7 +215,7 @@ func (c *Cache) Restore(sha, dst string) error {
 			return err
 		}
 	}
-	got, err := hashFile(tmp)
+	got, err := HashFile(tmp)
 	if err != nil {
 		os.Remove(tmp)
 		return err
@@ -321,7 +321,9 @@ func (c *Cache) Prune(max int64) (Pruned, error) {
 	return p, nil
 }
 
-func hashFile(path string) (string, error) {
+// HashFile is the hex sha256 of the file at path, as the state records
+// outputs.
+func HashFile(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
