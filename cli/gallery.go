@@ -96,7 +96,7 @@ func runGallery(env *Env, args []string) int {
 		return env.Errorf("%v", err)
 	}
 	if st == nil {
-		return env.Errorf("no state: run genform apply first (there is no state file at %s)", cfg.Settings.StateFile)
+		return env.Errorf("no state: run genform apply first (there is no state file at %s)", stateWhere(cfg))
 	}
 	defer st.Close()
 	snap, err := st.Snapshot()

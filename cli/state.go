@@ -102,7 +102,7 @@ func (sc *stateCmd) open(env *Env) (*config.Config, *statefile.Store, *statefile
 		return nil, nil, nil, env.Errorf("%v", err)
 	}
 	if store == nil {
-		return nil, nil, nil, env.Errorf("there is no state file (%s): nothing has been applied in this directory yet", cfg.Settings.StateFile)
+		return nil, nil, nil, env.Errorf("there is no state file (%s): nothing has been applied in this directory yet", stateWhere(cfg))
 	}
 	snap, err := store.Snapshot()
 	if err != nil {
@@ -172,7 +172,7 @@ func runStateList(env *Env, sc *stateCmd) int {
 	}
 	if snap == nil {
 		if len(list) > 0 {
-			return env.Errorf("there is no state file (%s), so %s is not in it", cfg.Settings.StateFile, list[0])
+			return env.Errorf("there is no state file (%s), so %s is not in it", stateWhere(cfg), list[0])
 		}
 		return ExitOK
 	}
@@ -226,7 +226,7 @@ func runStateRm(env *Env, sc *stateCmd) int {
 		return env.Errorf("%v", err)
 	}
 	if store == nil {
-		return env.Errorf("there is no state file (%s): nothing has been applied in this directory yet", cfg.Settings.StateFile)
+		return env.Errorf("there is no state file (%s): nothing has been applied in this directory yet", stateWhere(cfg))
 	}
 	defer store.Close()
 	resources, intents, err := store.Addresses()

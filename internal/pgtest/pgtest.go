@@ -47,13 +47,24 @@ var (
 	dbSeq   atomic.Int64
 )
 
+// M is what runs a test binary's tests: *testing.M.
+type M interface{ Run() int }
+
 // Run runs the tests of m and then stops the server, if one was started:
 // call it from TestMain, as os.Exit(pgtest.Run(m)).
-func Run(m *testing.M) int {
+func Run(m M) int {
 	code := m.Run()
 	Stop()
 	return code
 }
+
+// Wrap is m, stopping the server after its tests, for a TestMain that
+// hands m to a runner that exits itself (testscript.Main).
+func Wrap(m M) M { return wrapped{m} }
+
+type wrapped struct{ m M }
+
+func (w wrapped) Run() int { return Run(w.m) }
 
 // Stop stops the server started for this test binary, if any, and removes
 // its files.
