@@ -15,7 +15,7 @@ browser:
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y --no-install-recommends chromium)
 
 # postgres: the team-state tests run a real PostgreSQL server (Debian's
-# package; internal/pgtest starts it in a temporary directory); a fresh
+# package; statefile/pgstate/pgtest starts it in a temporary directory); a fresh
 # machine gets it here.
 postgres:
 	ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || (apt-get update && apt-get install -y --no-install-recommends postgresql)

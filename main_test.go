@@ -19,8 +19,8 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/genform/genform/cli"
-	"github.com/genform/genform/internal/pgtest"
 	"github.com/genform/genform/simulator"
+	"github.com/genform/genform/statefile/pgstate/pgtest"
 )
 
 var update = flag.Bool("u", false, "update testscript golden files")

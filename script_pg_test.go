@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/genform/genform/internal/pgtest"
+	"github.com/genform/genform/statefile/pgstate/pgtest"
 )
 
 // pg-start sets PG_CONN_STR to a new, empty database on the test binary's

@@ -18,6 +18,7 @@ import (
 	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/simulator"
 	"github.com/genform/genform/statefile"
+	"github.com/genform/genform/statefile/pgstate"
 )
 
 // The end-to-end benchmarks behind the README's performance table. They run the real binary
@@ -138,11 +139,18 @@ func seedStateWithHistory(b testing.TB, dir string, earlier int) {
 		b.Fatal(err)
 	}
 	defer os.Chdir(wd)
-	cfg, diags := config.Load(".", config.Options{})
+	cfg, diags := config.Load(".", config.Options{Environ: os.Environ()})
 	if diags.HasErrors() {
 		b.Fatal(diags)
 	}
-	st, err := statefile.Open(cfg.Settings.StateFile, statefile.Options{Create: true, Command: "bench"})
+	opts := statefile.Options{Create: true, Command: "bench"}
+	var st *statefile.Store
+	var err error
+	if be := cfg.Settings.Backend; be != nil {
+		st, err = pgstate.Open(pgstate.Config{ConnString: be.ConnStr, Schema: be.SchemaName}, opts)
+	} else {
+		st, err = statefile.Open(cfg.Settings.StateFile, opts)
+	}
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,9 +13,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/genform/genform/config/addrs"
-	"github.com/genform/genform/internal/pgtest"
 	"github.com/genform/genform/statefile"
 	"github.com/genform/genform/statefile/pgstate"
+	"github.com/genform/genform/statefile/pgstate/pgtest"
 	"github.com/genform/genform/statefile/storetest"
 )
 
