@@ -15,7 +15,7 @@ import (
 func init() {
 	register(&command{
 		name:     "state",
-		synopsis: "Inspect and edit the state: list, show, rm, mv",
+		synopsis: "Inspect and edit the state: list, show, rm, mv, push, pull",
 		usage: `Usage: genform state <subcommand> [flags] [args]
 
   Inspects and edits the state by hand. Every subcommand holds the state
@@ -26,6 +26,10 @@ Subcommands:
   show ADDR            show every attribute of one instance
   rm ADDR...           forget instances; their files stay on disk
   mv SRC DST           record SRC under DST, moving its files to DST's dir
+  push [-force] FILE   replace the configured state (PostgreSQL's, say)
+                       with the state file FILE; -force even when that
+                       loses another state or newer changes
+  pull FILE            write the configured state into the new file FILE
 
 Flags (every subcommand):
   -var 'NAME=VALUE'    set a variable (repeatable)
@@ -49,6 +53,8 @@ var stateSubcommands = map[string]struct {
 	"show": {"genform state show [flags] ADDR", runStateShow},
 	"rm":   {"genform state rm [flags] ADDR...", runStateRm},
 	"mv":   {"genform state mv [flags] SRC DST", runStateMv},
+	"push": {"genform state push [flags] [-force] FILE", runStatePush},
+	"pull": {"genform state pull [flags] FILE", runStatePull},
 }
 
 // stateCmd is what every state subcommand parses.
@@ -56,7 +62,9 @@ type stateCmd struct {
 	name        string
 	vars        varFlags
 	lockTimeout time.Duration
-	args        []string
+	// force is push's -force.
+	force bool
+	args  []string
 }
 
 func runState(env *Env, args []string) int {
@@ -72,15 +80,18 @@ func runState(env *Env, args []string) int {
 	sub, ok := stateSubcommands[args[0]]
 	if !ok {
 		msg := fmt.Sprintf("unknown state subcommand %q", args[0])
-		if s := suggest(args[0], []string{"list", "mv", "rm", "show"}); s != "" {
+		if s := suggest(args[0], []string{"list", "mv", "rm", "show", "push", "pull"}); s != "" {
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		}
-		return env.Errorf("%s; the subcommands are list, show, rm and mv", msg)
+		return env.Errorf("%s; the subcommands are list, show, rm, mv, push and pull", msg)
 	}
 	sc := &stateCmd{name: args[0]}
 	fs := flag.NewFlagSet("state "+sc.name, flag.ContinueOnError)
 	sc.vars.register(fs)
 	fs.DurationVar(&sc.lockTimeout, "lock-timeout", 0, "")
+	if sc.name == "push" {
+		fs.BoolVar(&sc.force, "force", false, "")
+	}
 	usage := &command{usage: "Usage: " + sub.usage + "\n\n" + strings.SplitN(c.usage, "\n\n", 2)[1]}
 	if ok, code := parseFlags(env, usage, fs, args[1:]); !ok {
 		return code

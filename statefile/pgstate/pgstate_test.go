@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/genform/genform/config/addrs"
@@ -146,4 +148,107 @@ func mustAddr(s string) addrs.Instance {
 		panic(err)
 	}
 	return a
+}
+
+// TestCopyBetweenBackends moves a state from a file into PostgreSQL and
+// back: every record, the history, the lineage and the service arrive as
+// they were, and a copy that would lose what the target holds is refused
+// unless forced.
+func TestCopyBetweenBackends(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	file, err := statefile.Open(path, statefile.Options{Create: true, Command: "apply"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = file.Update(func(tx *statefile.Tx) error {
+		for i := range 30 {
+			r := &statefile.Resource{Addr: mustAddr(fmt.Sprintf("image.many[%d]", i)), Endpoint: addrs.Text2Image,
+				Fingerprint: fmt.Sprintf("sha256:%02d", i), Request: []byte(`{"prompt":"x"}`), GenerationID: fmt.Sprintf("g%d", i), Status: "succeed", Dir: "generated/image/many"}
+			if err := tx.Record(r); err != nil {
+				return err
+			}
+		}
+		if err := tx.Protect(mustAddr("image.many[1]"), true); err != nil {
+			return err
+		}
+		if err := tx.RecordIntent(&statefile.Intent{Addr: mustAddr("image.pending"), Endpoint: addrs.Text2Image, Fingerprint: "sha256:p", GenerationID: "job"}); err != nil {
+			return err
+		}
+		return tx.SetService("simulator")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := file.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := pgstate.Config{ConnString: pgtest.ConnString(t)}
+	pg := open(t, cfg, statefile.Options{Create: true, Command: "state push"})
+	got, err := statefile.Copy(pg, file, false)
+	if err != nil || got != (statefile.Copied{Resources: 30, Intents: 1, History: 30}) {
+		t.Fatalf("Copy = %+v, %v", got, err)
+	}
+	snap, err := pg.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Meta.Serial != want.Meta.Serial+1 {
+		t.Errorf("serial after the copy = %d, want %d", snap.Meta.Serial, want.Meta.Serial+1)
+	}
+	snap.Meta.Serial = want.Meta.Serial
+	if d := cmp.Diff(want, snap); d != "" {
+		t.Errorf("the copy in PostgreSQL (-file +postgres):\n%s", d)
+	}
+	if n, err := pg.HistoryLen(); err != nil || n != 30 {
+		t.Errorf("history in PostgreSQL: %d, %v", n, err)
+	}
+	// The file is now behind: copying it again would lose the change the
+	// copy itself counted.
+	if _, err := statefile.Copy(pg, file, false); err == nil || !strings.Contains(err.Error(), "is newer") {
+		t.Errorf("copying an older state over a newer one: %v", err)
+	}
+	// Another state entirely is refused too, unless forced.
+	other, err := statefile.Open(filepath.Join(t.TempDir(), "other.db"), statefile.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := other.Update(func(tx *statefile.Tx) error { return tx.SetService("https://gen.example.com") }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := statefile.Copy(pg, other, false); err == nil || !strings.Contains(err.Error(), "another state") {
+		t.Errorf("copying another lineage over a state: %v", err)
+	}
+	if _, err := statefile.Copy(pg, other, true); err != nil {
+		t.Fatalf("a forced copy: %v", err)
+	}
+	if snap, err := pg.Snapshot(); err != nil || len(snap.Resources) != 0 || snap.Meta.Service != "https://gen.example.com" {
+		t.Errorf("after the forced copy: %d resources, service %q, %v", len(snap.Resources), snap.Meta.Service, err)
+	}
+	// And back into a new file.
+	file.Close()
+	file, err = statefile.Open(path, statefile.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	if _, err := statefile.Copy(pg, file, true); err != nil {
+		t.Fatal(err)
+	}
+	back, err := statefile.Open(filepath.Join(t.TempDir(), "back.db"), statefile.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer back.Close()
+	if _, err := statefile.Copy(back, pg, false); err != nil {
+		t.Fatal(err)
+	}
+	snap, err = back.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Resources) != 30 || snap.Meta.Lineage != want.Meta.Lineage || !snap.Protections[mustAddr("image.many[1]")] {
+		t.Errorf("the state copied back: %d resources, lineage %s (want %s)", len(snap.Resources), snap.Meta.Lineage, want.Meta.Lineage)
+	}
 }
