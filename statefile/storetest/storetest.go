@@ -298,7 +298,7 @@ func testProtections(t *testing.T, open Opener) {
 	update(t, s, func(tx *statefile.Tx) error {
 		p, err := tx.Protected(hero)
 		if err != nil || !p {
-			return fmt.Errorf("Protected in the transaction = %v, %v", p, err)
+			return fmt.Errorf("protected in the transaction = %v, %v", p, err)
 		}
 		return tx.Protect(hero, false)
 	})
@@ -424,8 +424,7 @@ func testMissingState(t *testing.T, open Opener) {
 }
 
 func testLockRefused(t *testing.T, open Opener) {
-	s := create(t, open)
-	_ = s
+	create(t, open) // held by "apply" until the test ends
 	s2, err := open(statefile.Options{Command: "plan"})
 	if err == nil {
 		s2.Close()
