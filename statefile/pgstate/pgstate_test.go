@@ -252,3 +252,46 @@ func TestCopyBetweenBackends(t *testing.T) {
 		t.Errorf("the state copied back: %d resources, lineage %s (want %s)", len(snap.Resources), snap.Meta.Lineage, want.Meta.Lineage)
 	}
 }
+
+// TestUnresponsiveServer checks that a server that takes the connection
+// and never answers (a hung host, a firewall that swallows packets) fails
+// the command once the connect timeout passes, instead of hanging it.
+func TestUnresponsiveServer(t *testing.T) {
+	t.Parallel() // it waits out two timeouts
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, never answered, until the test ends
+		}
+	}()
+	port := l.Addr().(*net.TCPAddr).Port
+	start := time.Now()
+	_, err = pgstate.Open(pgstate.Config{ConnString: fmt.Sprintf("postgres://genform@127.0.0.1:%d/team?sslmode=disable&connect_timeout=1", port)}, statefile.Options{Command: "plan"})
+	if err == nil {
+		t.Fatal("Open succeeded against a server that never answers")
+	}
+	if !strings.Contains(err.Error(), fmt.Sprintf("127.0.0.1:%d", port)) {
+		t.Errorf("the error does not name the server: %v", err)
+	}
+	if d := time.Since(start); d > 4*time.Second {
+		t.Errorf("it took %v to give up on a server that never answers, with connect_timeout=1", d)
+	}
+	// Without connect_timeout, genform's own default bounds the wait.
+	start = time.Now()
+	_, err = pgstate.Open(pgstate.Config{ConnString: fmt.Sprintf("postgres://genform@127.0.0.1:%d/team?sslmode=disable", port)}, statefile.Options{Command: "plan"})
+	if err == nil {
+		t.Fatal("Open succeeded against a server that never answers")
+	}
+	if d := time.Since(start); d > 12*time.Second {
+		t.Errorf("it took %v to give up without connect_timeout", d)
+	}
+	t.Logf("gave up after %v: %v", time.Since(start).Round(100*time.Millisecond), err)
+}
