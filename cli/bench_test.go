@@ -245,10 +245,17 @@ func BenchmarkPlanCreate5k(b *testing.B) {
 // BenchmarkApply200Images: 200 images against a simulator with 1 s
 // latency at parallelism 40; the ideal is 5 s. Reports the ratio to the
 // ideal and the status requests per job.
-func BenchmarkApply200Images(b *testing.B) {
+func BenchmarkApply200Images(b *testing.B) { benchApply200(b, false) }
+
+// benchApply200 is BenchmarkApply200Images, with the state in the file or
+// in PostgreSQL.
+func benchApply200(b *testing.B, pg bool) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		dir := b.TempDir()
+		if pg {
+			usePostgres(b, dir)
+		}
 		inst, err := simulator.Listen("127.0.0.1:0", simulator.Options{Latency: time.Second, RPM: 1_000_000, MaxConcurrent: 40})
 		if err != nil {
 			b.Fatal(err)
