@@ -12,7 +12,7 @@ import (
 	"github.com/genform/genform/config/addrs"
 )
 
-// Options says how to open a state file.
+// Options says how to open a state: the file (Open) or another backend's.
 type Options struct {
 	// LockTimeout is how long to wait for the exclusive lock held by another
 	// process; 0 fails at the first attempt.
@@ -34,9 +34,10 @@ type Options struct {
 	ReadOnly bool
 }
 
-// Store is an open state file. It holds the file's lock until Close:
-// exclusive, or shared when opened ReadOnly. Its methods are safe for
-// concurrent use: reads run in parallel, and Updates run one at a time.
+// Store is an open state, in a file or another backend. It holds the
+// state's lock until Close: exclusive, or shared when opened ReadOnly. Its
+// methods are safe for concurrent use: Updates run one at a time, and reads
+// in parallel where the backend can (the file's can).
 type Store struct {
 	// path is the backend's name: the file's path, or the database's.
 	path     string
@@ -201,7 +202,8 @@ func syncDir(dir string) error {
 	return errors.Join(err, d.Close())
 }
 
-// Path returns the state file's path as given to Open.
+// Path returns the state file's path as given to Open, or the name of the
+// backend's state (its database and schema).
 func (s *Store) Path() string { return s.path }
 
 // Close releases the lock and closes the state. Calling it again returns
