@@ -79,6 +79,11 @@ func TestBackendBlockInvalid(t *testing.T) {
   backend "pg" { conn_str = "postgres://team:hunter2@db/media" }
 }`}), Options{})
 	if diags.HasErrors() || len(diags) != 1 || diags[0].Summary != "Password in conn_str" || strings.Contains(diags[0].Detail, "hunter2") {
-		t.Errorf("a password in conn_str: %s", diagList(diags))
+		t.Fatalf("a password in conn_str: %s", diagList(diags))
+	}
+	// The snippet printed with it is the block's header, not the line
+	// holding the password.
+	if diags[0].Subject == nil || diags[0].Subject.Start.Line != 2 {
+		t.Errorf("the warning points at %v, want the backend block's header (line 2)", diags[0].Subject)
 	}
 }
