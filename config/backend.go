@@ -84,7 +84,7 @@ func (c *Config) decodeBackend(b *hcl.Block) hcl.Diagnostics {
 		diags = append(diags, d...)
 		if ok {
 			be.ConnStr = v.AsString()
-			diags = append(diags, checkConnStr(be.ConnStr, a, b.DefRange)...)
+			diags = append(diags, checkConnStr(be.ConnStr, b.DefRange)...)
 		}
 	} else {
 		be.ConnStr = c.environ["PG_CONN_STR"]
@@ -113,11 +113,11 @@ func (c *Config) decodeBackend(b *hcl.Block) hcl.Diagnostics {
 
 // checkConnStr refuses a conn_str that is neither a postgres:// URL nor
 // libpq's key=value form, without quoting it (it may hold a password), and
-// warns about a password written into the configuration. The warning points
-// at the block's header, so that the snippet printed with it (in a CI log,
-// say) does not show the password's line.
-func checkConnStr(s string, a *hcl.Attribute, block hcl.Range) hcl.Diagnostics {
-	rng := a.Expr.Range().Ptr()
+// warns about a password written into the configuration. Its diagnostics
+// point at the block's header, so that the snippet printed with them (in a
+// CI log, say) never shows the line that may hold a password.
+func checkConnStr(s string, block hcl.Range) hcl.Diagnostics {
+	rng := &block
 	if strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://") {
 		u, err := url.Parse(s)
 		if err != nil {
@@ -125,7 +125,7 @@ func checkConnStr(s string, a *hcl.Attribute, block hcl.Range) hcl.Diagnostics {
 				Detail: "conn_str is not a valid URL; write it as \"postgres://user@host:5432/database\" (with the password in PGPASSWORD or ~/.pgpass).", Subject: rng}}
 		}
 		if _, ok := u.User.Password(); ok {
-			return passwordWarning(&block)
+			return passwordWarning(rng)
 		}
 		return nil
 	}
@@ -135,7 +135,7 @@ func checkConnStr(s string, a *hcl.Attribute, block hcl.Range) hcl.Diagnostics {
 	}
 	for _, f := range strings.Fields(s) {
 		if strings.HasPrefix(f, "password=") {
-			return passwordWarning(&block)
+			return passwordWarning(rng)
 		}
 	}
 	return nil
