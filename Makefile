@@ -1,18 +1,24 @@
 # The project's checks. `make test` is the README's test command and what CI runs.
 STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: test check unit build example bench fuzz browser
+.PHONY: test check unit build example bench fuzz browser postgres
 
 build:
 	go build -o genform .
 
 # test: formatting, vet, staticcheck, then the whole suite with the race detector.
-test: browser check unit
+test: browser postgres check unit
 
 # browser: the gallery's test opens the page in a real headless Chromium
 # (Debian's package); a fresh machine gets it here.
 browser:
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y --no-install-recommends chromium)
+
+# postgres: the team-state tests run a real PostgreSQL server (Debian's
+# package; statefile/pgstate/pgtest starts it in a temporary directory); a fresh
+# machine gets it here.
+postgres:
+	ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || (apt-get update && apt-get install -y --no-install-recommends postgresql)
 
 check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

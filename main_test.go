@@ -20,12 +20,13 @@ import (
 
 	"github.com/genform/genform/cli"
 	"github.com/genform/genform/simulator"
+	"github.com/genform/genform/statefile/pgstate/pgtest"
 )
 
 var update = flag.Bool("u", false, "update testscript golden files")
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(pgtest.Wrap(m), map[string]func(){
 		"genform": func() { os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
@@ -70,6 +71,7 @@ func TestScript(t *testing.T) {
 			"mount-ro":     cmdMountRO,
 			"fill":         cmdFill,
 			"run-imports":  cmdRunImports,
+			"pg-start":     cmdPGStart,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "mount" {

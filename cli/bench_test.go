@@ -18,6 +18,7 @@ import (
 	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/simulator"
 	"github.com/genform/genform/statefile"
+	"github.com/genform/genform/statefile/pgstate"
 )
 
 // The end-to-end benchmarks behind the README's performance table. They run the real binary
@@ -138,11 +139,18 @@ func seedStateWithHistory(b testing.TB, dir string, earlier int) {
 		b.Fatal(err)
 	}
 	defer os.Chdir(wd)
-	cfg, diags := config.Load(".", config.Options{})
+	cfg, diags := config.Load(".", config.Options{Environ: os.Environ()})
 	if diags.HasErrors() {
 		b.Fatal(diags)
 	}
-	st, err := statefile.Open(cfg.Settings.StateFile, statefile.Options{Create: true, Command: "bench"})
+	opts := statefile.Options{Create: true, Command: "bench"}
+	var st *statefile.Store
+	var err error
+	if be := cfg.Settings.Backend; be != nil {
+		st, err = pgstate.Open(pgstate.Config{ConnString: be.ConnStr, Schema: be.SchemaName}, opts)
+	} else {
+		st, err = statefile.Open(cfg.Settings.StateFile, opts)
+	}
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -237,10 +245,17 @@ func BenchmarkPlanCreate5k(b *testing.B) {
 // BenchmarkApply200Images: 200 images against a simulator with 1 s
 // latency at parallelism 40; the ideal is 5 s. Reports the ratio to the
 // ideal and the status requests per job.
-func BenchmarkApply200Images(b *testing.B) {
+func BenchmarkApply200Images(b *testing.B) { benchApply200(b, false) }
+
+// benchApply200 is BenchmarkApply200Images, with the state in the file or
+// in PostgreSQL.
+func benchApply200(b *testing.B, pg bool) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		dir := b.TempDir()
+		if pg {
+			usePostgres(b, dir)
+		}
 		inst, err := simulator.Listen("127.0.0.1:0", simulator.Options{Latency: time.Second, RPM: 1_000_000, MaxConcurrent: 40})
 		if err != nil {
 			b.Fatal(err)

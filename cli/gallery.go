@@ -96,7 +96,7 @@ func runGallery(env *Env, args []string) int {
 		return env.Errorf("%v", err)
 	}
 	if st == nil {
-		return env.Errorf("no state: run genform apply first (there is no state file at %s)", cfg.Settings.StateFile)
+		return env.Errorf("no state: run genform apply first (there is no state file at %s)", stateWhere(cfg))
 	}
 	defer st.Close()
 	snap, err := st.Snapshot()
@@ -108,7 +108,7 @@ func runGallery(env *Env, args []string) int {
 	if err != nil {
 		return env.Errorf("-out=%s: %v", *out, err)
 	}
-	page := buildGallery(snap, cfg.Settings.StateFile, filepath.Dir(outAbs), *link, newHider(cfg))
+	page := buildGallery(snap, stateWhere(cfg), filepath.Dir(outAbs), *link, newHider(cfg))
 	if !*link && page.embedBytes > galleryEmbedLimit {
 		return env.Errorf("the outputs total %s, more than the %s one self-contained page can hold; rerun with -link to reference the files by their relative path instead", byteSize(page.embedBytes), byteSize(galleryEmbedLimit))
 	}

@@ -104,7 +104,7 @@ func showState(env *Env, command string, vf varFlags, lockTimeout time.Duration,
 	}
 	if asJSON {
 		// The document embeds the records' JSON as it is stored.
-		if err := damagedJSON(snap, cfg.Settings.StateFile); err != nil {
+		if err := damagedJSON(snap, stateWhere(cfg)); err != nil {
 			return env.Errorf("%v", err)
 		}
 	}

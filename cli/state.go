@@ -15,7 +15,7 @@ import (
 func init() {
 	register(&command{
 		name:     "state",
-		synopsis: "Inspect and edit the state: list, show, rm, mv",
+		synopsis: "Inspect and edit the state: list, show, rm, mv, push, pull",
 		usage: `Usage: genform state <subcommand> [flags] [args]
 
   Inspects and edits the state by hand. Every subcommand holds the state
@@ -26,6 +26,10 @@ Subcommands:
   show ADDR            show every attribute of one instance
   rm ADDR...           forget instances; their files stay on disk
   mv SRC DST           record SRC under DST, moving its files to DST's dir
+  push [-force] FILE   replace the configured state (PostgreSQL's, say)
+                       with the state file FILE; -force even when that
+                       loses another state or newer changes
+  pull FILE            write the configured state into the new file FILE
 
 Flags (every subcommand):
   -var 'NAME=VALUE'    set a variable (repeatable)
@@ -49,6 +53,8 @@ var stateSubcommands = map[string]struct {
 	"show": {"genform state show [flags] ADDR", runStateShow},
 	"rm":   {"genform state rm [flags] ADDR...", runStateRm},
 	"mv":   {"genform state mv [flags] SRC DST", runStateMv},
+	"push": {"genform state push [flags] [-force] FILE", runStatePush},
+	"pull": {"genform state pull [flags] FILE", runStatePull},
 }
 
 // stateCmd is what every state subcommand parses.
@@ -59,6 +65,8 @@ type stateCmd struct {
 	args        []string
 	// extra says which arguments are past the max the subcommand takes.
 	extra func(takes string, max int) string
+	// force is push's -force.
+	force bool
 }
 
 func runState(env *Env, args []string) int {
@@ -74,15 +82,18 @@ func runState(env *Env, args []string) int {
 	sub, ok := stateSubcommands[args[0]]
 	if !ok {
 		msg := fmt.Sprintf("unknown state subcommand %q", args[0])
-		if s := suggest(args[0], []string{"list", "mv", "rm", "show"}); s != "" {
+		if s := suggest(args[0], []string{"list", "mv", "rm", "show", "push", "pull"}); s != "" {
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		}
-		return env.Errorf("%s; the subcommands are list, show, rm and mv", msg)
+		return env.Errorf("%s; the subcommands are list, show, rm, mv, push and pull", msg)
 	}
 	sc := &stateCmd{name: args[0]}
 	fs := flag.NewFlagSet("state "+sc.name, flag.ContinueOnError)
 	sc.vars.register(fs)
 	fs.DurationVar(&sc.lockTimeout, "lock-timeout", 0, "")
+	if sc.name == "push" {
+		fs.BoolVar(&sc.force, "force", false, "")
+	}
 	usage := &command{usage: "Usage: " + sub.usage + "\n\n" + strings.SplitN(c.usage, "\n\n", 2)[1]}
 	if ok, code := parseFlags(env, usage, fs, args[1:]); !ok {
 		return code
@@ -107,7 +118,7 @@ func (sc *stateCmd) open(env *Env) (*config.Config, *statefile.Store, *statefile
 		return nil, nil, nil, env.Errorf("%v", err)
 	}
 	if store == nil {
-		return nil, nil, nil, env.Errorf("there is no state file (%s): nothing has been applied in this directory yet", cfg.Settings.StateFile)
+		return nil, nil, nil, env.Errorf("there is no state file (%s): nothing has been applied in this directory yet", stateWhere(cfg))
 	}
 	snap, err := store.Snapshot()
 	if err != nil {
@@ -177,7 +188,7 @@ func runStateList(env *Env, sc *stateCmd) int {
 	}
 	if snap == nil {
 		if len(list) > 0 {
-			return env.Errorf("there is no state file (%s), so %s is not in it", cfg.Settings.StateFile, list[0])
+			return env.Errorf("there is no state file (%s), so %s is not in it", stateWhere(cfg), list[0])
 		}
 		return ExitOK
 	}
@@ -234,7 +245,7 @@ func runStateRm(env *Env, sc *stateCmd) int {
 		return env.Errorf("%v", err)
 	}
 	if store == nil {
-		return env.Errorf("there is no state file (%s): nothing has been applied in this directory yet", cfg.Settings.StateFile)
+		return env.Errorf("there is no state file (%s): nothing has been applied in this directory yet", stateWhere(cfg))
 	}
 	defer store.Close()
 	resources, intents, err := store.Addresses()

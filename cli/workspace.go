@@ -22,6 +22,7 @@ import (
 	"github.com/genform/genform/service"
 	"github.com/genform/genform/simulator"
 	"github.com/genform/genform/statefile"
+	"github.com/genform/genform/statefile/pgstate"
 )
 
 // This file holds what the commands that plan and apply share: loading the
@@ -353,10 +354,16 @@ func readState(cfg *config.Config, command string, lockTimeout time.Duration) (*
 }
 
 func openStateFile(cfg *config.Config, opts statefile.Options) (*statefile.Store, error) {
-	if err := reconcile.CheckInside(".", filepath.Dir(cfg.Settings.StateFile)); err != nil {
-		return nil, fmt.Errorf("state_file: %w", err)
+	var st *statefile.Store
+	var err error
+	if be := cfg.Settings.Backend; be != nil {
+		st, err = pgstate.Open(pgstate.Config{ConnString: be.ConnStr, Schema: be.SchemaName}, opts)
+	} else {
+		if err := reconcile.CheckInside(".", filepath.Dir(cfg.Settings.StateFile)); err != nil {
+			return nil, fmt.Errorf("state_file: %w", err)
+		}
+		st, err = statefile.Open(cfg.Settings.StateFile, opts)
 	}
-	st, err := statefile.Open(cfg.Settings.StateFile, opts)
 	switch {
 	case err == nil:
 		return st, nil
@@ -366,6 +373,15 @@ func openStateFile(cfg *config.Config, opts statefile.Options) (*statefile.Store
 		return nil, fmt.Errorf("%w; genform %s takes the state's exclusive lock, which needs the state file and its directory writable: run it in a writable checkout (show, state list, state show, output and gallery only read the state, and work in a read-only one)", err, opts.Command)
 	}
 	return nil, err
+}
+
+// stateWhere names where the state is kept, for messages: the state
+// file, or the PostgreSQL schema of the backend block.
+func stateWhere(cfg *config.Config) string {
+	if be := cfg.Settings.Backend; be != nil {
+		return "PostgreSQL schema " + be.SchemaName
+	}
+	return cfg.Settings.StateFile
 }
 
 // readSnapshot reads the whole state under the shared lock of readState; a

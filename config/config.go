@@ -93,7 +93,11 @@ func (c *Config) Secret(name string) bool {
 // Settings is the genform block.
 type Settings struct {
 	// StateFile is the bbolt state file, relative to the working directory.
+	// A Backend replaces it.
 	StateFile string
+	// Backend is where the state is kept instead of StateFile; nil for
+	// the state file.
+	Backend *Backend
 	// OutputDir is where resources without a dir write their files.
 	OutputDir string
 	// CacheDir is where the files of generations a change removed or

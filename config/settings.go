@@ -20,6 +20,7 @@ var genformSchema = &hcl.BodySchema{
 		{Name: "state_file"}, {Name: "output_dir"},
 		{Name: "cache_dir"}, {Name: "cache_max_size"}, {Name: "restore"},
 	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "backend", LabelNames: []string{"type"}}},
 }
 
 var serviceSchema = &hcl.BodySchema{
@@ -89,6 +90,7 @@ func (c *Config) settingValue(a *hcl.Attribute, where string, ty cty.Type) (cty.
 func (c *Config) decodeSettings(b *hcl.Block) hcl.Diagnostics {
 	c.Settings.DeclRange = b.DefRange
 	content, diags := b.Body.Content(genformSchema)
+	diags = append(diags, c.decodeBackends(content.Blocks, content.Attributes["state_file"])...)
 	for _, name := range []string{"state_file", "output_dir", "cache_dir"} {
 		a, ok := content.Attributes[name]
 		if !ok {

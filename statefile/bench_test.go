@@ -119,7 +119,7 @@ func BenchmarkVerify10k(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := s.verify(); err != nil {
+		if err := s.be.(*boltBackend).verify(); err != nil {
 			b.Fatal(err)
 		}
 		s.Close()

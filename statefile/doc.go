@@ -1,10 +1,22 @@
-// Package statefile is genform's state store: one bbolt file per working
-// directory. It is the only package that imports bbolt, and no bbolt type
-// leaves it. It owns the file's layout, its records and their
-// encoding, schema migrations, and the exclusive lock with the information
+// Package statefile is genform's state store: by default one bbolt file per
+// working directory. It is the only package that imports bbolt, and no
+// bbolt type leaves it. It owns the layout, the records and their
+// encoding, schema migrations, and the file's lock with the information
 // about who holds it. It does not decide anything: fingerprints, plans,
 // output files and their hashes belong to reconcile, which records here what
 // it learned.
+//
+// # Backends
+//
+// A Store runs over a Backend (backend.go): buckets of byte keys in order,
+// read and written in transactions. Everything above it — the layout
+// below, the records, validation, the history, the named operations and the
+// migrations — is shared, so every backend holds the same bytes under the
+// same keys and is versioned by the same migrations. Open opens the bbolt
+// file (bolt.go, with its lock, damage guard, page check and pre-migration
+// backup); package pgstate keeps the state in PostgreSQL for a team, and
+// hands its backend to OpenBackend. Package storetest is the conformance
+// suite both pass.
 //
 // # Changing the state
 //
@@ -23,7 +35,8 @@
 //
 // # Layout
 //
-// Schema 2, drawn as bbolt buckets (ending in /) and keys:
+// Schema 2, drawn as bbolt buckets (ending in /) and keys; another
+// backend keeps the same buckets under names of its own:
 //
 //	genform/                  bucketRoot: everything genform stores
 //	├── meta/                 bucketMeta

@@ -5,8 +5,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // bbolt trusts the pages of its file. It memory-maps the file and follows
@@ -90,17 +88,5 @@ func inBolt() bool {
 	}
 }
 
-// view runs fn in a read transaction, under guard.
-func (s *Store) view(fn func(*bolt.Tx) error) error {
-	return s.guard(func() error { return s.db.View(fn) })
-}
-
-// update runs fn in a read-write transaction, under guard. It is for the
-// layout's own writes (creating it, migrating it); the named operations
-// go through Update and Batch.
-func (s *Store) update(fn func(*bolt.Tx) error) error {
-	return s.guard(func() error { return s.db.Update(fn) })
-}
-
-// guard is guard for the Store's file.
-func (s *Store) guard(fn func() error) error { return guard(s.path, fn) }
+// view runs fn in a read transaction of the Store's backend.
+func (s *Store) view(fn func(RawTx) error) error { return s.be.View(fn) }

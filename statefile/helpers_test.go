@@ -178,7 +178,7 @@ func fieldOf(rec []byte, num int) string {
 // as a damaged or hand-edited file would hold it.
 func rawPut(t testing.TB, s *Store, bucket []byte, key string, value []byte) {
 	t.Helper()
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := boltDB(s).Update(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketRoot).Bucket(bucket).Put([]byte(key), value)
 	})
 	if err != nil {
@@ -195,3 +195,7 @@ func serial(t testing.TB, s *Store) uint64 {
 	}
 	return m.Serial
 }
+
+// boltDB is the bbolt database of a Store opened by Open, for tests that
+// write what the store's operations would refuse.
+func boltDB(s *Store) *bolt.DB { return s.be.(*boltBackend).db }

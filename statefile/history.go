@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/genform/genform/config/addrs"
 )
 
@@ -95,7 +93,10 @@ func (tx *Tx) putEntry(e *Resource) error {
 		return fmt.Errorf("recording %s: the state file has no history yet (it is open for reading)", e.Addr)
 	}
 	key := historyKey(e.Fingerprint, e.GenerationID)
-	old := tx.b.history.Get(key)
+	old, err := tx.b.history.Get(key)
+	if err != nil {
+		return tx.s.readErr(err)
+	}
 	if old != nil {
 		// A damaged entry is overwritten: the record being written is the
 		// better account of the generation.
@@ -157,7 +158,7 @@ func (s *Store) Generations(fp string) ([]*Resource, error) {
 		return nil, nil
 	}
 	prefix := append([]byte(fp), historySep)
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx RawTx) error {
 		b, err := s.begin(tx)
 		if err != nil {
 			return err
@@ -165,15 +166,14 @@ func (s *Store) Generations(fp string) ([]*Resource, error) {
 		if b.history == nil {
 			return nil
 		}
-		c := b.history.Cursor()
-		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		return b.history.ForEachPrefix(prefix, func(k, v []byte) error {
 			e, err := decodeEntry(k, v)
 			if err != nil {
 				return &CorruptError{Path: s.path, Record: "history", Addr: historyName(k), Err: err}
 			}
 			out = append(out, e)
-		}
-		return nil
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, err
@@ -189,7 +189,7 @@ func (s *Store) Generation(fp, gid string) (*Resource, error) {
 		return nil, nil
 	}
 	var e *Resource
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx RawTx) error {
 		b, err := s.begin(tx)
 		if err != nil {
 			return err
@@ -198,9 +198,9 @@ func (s *Store) Generation(fp, gid string) (*Resource, error) {
 			return nil
 		}
 		key := historyKey(fp, gid)
-		v := b.history.Get(key)
-		if v == nil {
-			return nil
+		v, err := b.history.Get(key)
+		if err != nil || v == nil {
+			return s.readErr(err)
 		}
 		if e, err = decodeEntry(key, v); err != nil {
 			return &CorruptError{Path: s.path, Record: "history", Addr: historyName(key), Err: err}
@@ -214,7 +214,7 @@ func (s *Store) Generation(fp, gid string) (*Resource, error) {
 // when addr is the zero Instance, the most recently made first.
 func (s *Store) History(addr addrs.Instance) ([]*Resource, error) {
 	var out []*Resource
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx RawTx) error {
 		b, err := s.begin(tx)
 		if err != nil {
 			return err
@@ -243,15 +243,15 @@ func (s *Store) History(addr addrs.Instance) ([]*Resource, error) {
 // HistoryLen is the number of entries in the history.
 func (s *Store) HistoryLen() (int, error) {
 	n := 0
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx RawTx) error {
 		b, err := s.begin(tx)
 		if err != nil {
 			return err
 		}
 		if b.history != nil {
-			n = b.history.Stats().KeyN
+			n, err = b.history.Len()
 		}
-		return nil
+		return s.readErr(err)
 	})
 	return n, err
 }
@@ -269,17 +269,19 @@ func newestFirst(a, b *Resource) int {
 // and files in it the generation every record holds, and the failure kept
 // beside it. A record that cannot be decoded is left for the commands that
 // read it to report (and state rm to mend); it has no history to give.
-func migrateHistory(btx *bolt.Tx) error {
-	root := btx.Bucket(bucketRoot)
-	hist, err := root.CreateBucketIfNotExists(bucketHistory)
+func migrateHistory(btx RawTx) error {
+	hist, err := btx.CreateBucket(bucketHistory)
 	if err != nil {
 		return err
 	}
-	resources := root.Bucket(bucketResources)
+	resources, err := btx.Bucket(bucketResources)
+	if err != nil {
+		return err
+	}
 	if resources == nil {
 		return fmt.Errorf("bucket %s/%s is missing", bucketRoot, bucketResources)
 	}
-	tx := &Tx{b: buckets{history: hist}}
+	tx := &Tx{s: &Store{}, b: buckets{history: hist}}
 	return resources.ForEach(func(k, v []byte) error {
 		if v == nil {
 			return nil

@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // symlink makes a link at path to target, or skips the test where there
@@ -89,7 +87,7 @@ func TestBackupLinkRefused(t *testing.T) {
 	victim := filepath.Join(t.TempDir(), "victim.txt")
 	write(t, victim, []byte("a file of the user's\n"))
 	symlink(t, victim, backupPath(path, SchemaVersion))
-	withSchema(t, next, migration{next, "nothing", func(*bolt.Tx) error { return nil }, false})
+	withSchema(t, next, migration{next, "nothing", func(RawTx) error { return nil }, false})
 	_, err := Open(path, Options{})
 	if err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
 		t.Fatalf("Open = %v, want the link refused", err)

@@ -8,15 +8,16 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// migration upgrades a state file by one schema version. Like containerd's
-// metadata migrations, each one is a function of the raw bbolt transaction,
-// since it must read the layout of the version before it.
+// migration upgrades a state by one schema version. Like containerd's
+// metadata migrations, each one is a function of the raw transaction (of
+// the storage seam, so every backend runs the same migrations), since it
+// must read the layout of the version before it.
 type migration struct {
 	// schemaVersion is the version the file has once migrate has run.
 	schemaVersion int
 	// name says what the migration does, for errors and the commit log.
 	name    string
-	migrate func(tx *bolt.Tx) error
+	migrate func(tx RawTx) error
 	// readable says that a reader of this build reads the layout before
 	// the migration as is, so a read-only command need not wait for a
 	// writer to upgrade the file.
@@ -48,22 +49,13 @@ var migrations = []migration{
 // upgrade path before a real second schema exists.
 var currentSchema = SchemaVersion
 
-// migrate brings the file from schema from up to currentSchema in one
-// transaction, so a failing migration leaves the file as it was. Before
-// changing anything it copies the file to path.schema-N.backup, so a user
-// who must go back to the older genform still can.
+// migrate brings the state from schema from up to currentSchema in one
+// transaction, so a failing migration leaves it as it was. The backend
+// keeps a copy of the old state first where it can (a bbolt file is
+// copied to path.schema-N.backup, so a user who must go back to the older
+// genform still can).
 func (s *Store) migrate(from int) error {
-	if err := s.verify(); err != nil {
-		return err
-	}
-	backup := backupPath(s.path, from)
-	if err := refuseLink(backup, "the copy of the state file kept before a schema upgrade"); err != nil {
-		return fmt.Errorf("backing up state file %s before migrating it: %w", s.path, err)
-	}
-	err := s.update(func(tx *bolt.Tx) error {
-		if err := writeBackup(tx, backup); err != nil {
-			return fmt.Errorf("backing up state file %s before migrating it: %w", s.path, err)
-		}
+	return s.be.Migrate(from, func(tx RawTx) error {
 		for _, m := range migrations {
 			if m.schemaVersion <= from || m.schemaVersion > currentSchema {
 				continue
@@ -72,19 +64,15 @@ func (s *Store) migrate(from int) error {
 				return fmt.Errorf("migrating state file %s to schema %d (%s): %w", s.path, m.schemaVersion, m.name, err)
 			}
 		}
-		meta := tx.Bucket(bucketRoot).Bucket(bucketMeta)
+		meta, err := tx.Bucket(bucketMeta)
+		if err != nil {
+			return err
+		}
 		if meta == nil {
 			return errors.New("meta bucket disappeared during migration")
 		}
 		return meta.Put(keySchemaVersion, formatUint(uint64(currentSchema)))
 	})
-	if err != nil {
-		// The transaction rolled back: the backup is a copy of an unchanged
-		// file and would only mislead.
-		os.Remove(backup)
-		return err
-	}
-	return nil
 }
 
 // writeBackup copies the database as tx sees it, and syncs the copy: the

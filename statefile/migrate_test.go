@@ -73,14 +73,17 @@ func TestMigrationUpgradesOldFile(t *testing.T) {
 	// the one after adds a bucket. Both read the layout their predecessor
 	// wrote.
 	withSchema(t, next+1,
-		migration{schemaVersion: next, name: "index kinds", migrate: func(tx *bolt.Tx) error {
+		migration{schemaVersion: next, name: "index kinds", migrate: func(tx RawTx) error {
 			ran = append(ran, "index kinds")
-			root := tx.Bucket(bucketRoot)
-			kinds, err := root.CreateBucket([]byte("kinds"))
+			kinds, err := tx.CreateBucket([]byte("kinds"))
 			if err != nil {
 				return err
 			}
-			return root.Bucket(bucketResources).ForEach(func(k, v []byte) error {
+			resources, err := tx.Bucket(bucketResources)
+			if err != nil {
+				return err
+			}
+			return resources.ForEach(func(k, v []byte) error {
 				r, err := decodeResource(k, v)
 				if err != nil {
 					return err
@@ -88,12 +91,12 @@ func TestMigrationUpgradesOldFile(t *testing.T) {
 				return kinds.Put(k, []byte(r.Addr.Resource.Kind.String()))
 			})
 		}},
-		migration{schemaVersion: next + 1, name: "add notes", migrate: func(tx *bolt.Tx) error {
+		migration{schemaVersion: next + 1, name: "add notes", migrate: func(tx RawTx) error {
 			ran = append(ran, "add notes")
-			if tx.Bucket(bucketRoot).Bucket([]byte("kinds")) == nil {
+			if kinds, err := tx.Bucket([]byte("kinds")); err != nil || kinds == nil {
 				return errors.New("the layout before missing")
 			}
-			_, err := tx.Bucket(bucketRoot).CreateBucket([]byte("notes"))
+			_, err := tx.CreateBucket([]byte("notes"))
 			return err
 		}},
 	)
@@ -112,7 +115,7 @@ func TestMigrationUpgradesOldFile(t *testing.T) {
 	if after.SchemaVersion != next+1 || after.Lineage != before.Lineage || after.Serial != before.Serial {
 		t.Errorf("meta after migration = %+v, want schema %d and lineage/serial of %+v", after, next+1, before)
 	}
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = boltDB(s).View(func(tx *bolt.Tx) error {
 		if got := tx.Bucket(bucketRoot).Bucket([]byte("kinds")).Get([]byte("image.hero")); string(got) != "image" {
 			t.Errorf("migrated kinds[image.hero] = %q", got)
 		}
@@ -157,8 +160,12 @@ func TestMigrationUpgradesOldFile(t *testing.T) {
 func TestFailingMigrationLeavesFileUntouched(t *testing.T) {
 	path, before := currentFile(t)
 	contents := readFile(t, path)
-	withSchema(t, next, migration{schemaVersion: next, name: "break things", migrate: func(tx *bolt.Tx) error {
-		if err := tx.Bucket(bucketRoot).DeleteBucket(bucketResources); err != nil {
+	withSchema(t, next, migration{schemaVersion: next, name: "break things", migrate: func(tx RawTx) error {
+		resources, err := tx.Bucket(bucketResources)
+		if err != nil {
+			return err
+		}
+		if err := resources.Delete([]byte("image.hero")); err != nil {
 			return err
 		}
 		return errors.New("disk on fire")

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/genform/genform/config/addrs"
 )
 
@@ -143,7 +141,7 @@ func TestReaderCannotWrite(t *testing.T) {
 func TestReaderOfAnOlderSchema(t *testing.T) {
 	path, _ := currentFile(t)
 	contents := readFile(t, path)
-	withSchema(t, next, migration{next, "nothing", func(*bolt.Tx) error { return nil }, false})
+	withSchema(t, next, migration{next, "nothing", func(RawTx) error { return nil }, false})
 	_, err := Open(path, Options{ReadOnly: true})
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("written by an older genform (schema %d)", SchemaVersion)) {
 		t.Fatalf("Open(ReadOnly) = %v, want a refusal saying the file must be upgraded", err)

@@ -229,7 +229,7 @@ func TestLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = boltDB(s).View(func(tx *bolt.Tx) error {
 		var walk func(prefix string, b *bolt.Bucket) error
 		walk = func(prefix string, b *bolt.Bucket) error {
 			return b.ForEach(func(k, v []byte) error {

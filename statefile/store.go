@@ -4,20 +4,15 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-	berrors "go.etcd.io/bbolt/errors"
-
 	"github.com/genform/genform/config/addrs"
 )
 
-// Options says how to open a state file.
+// Options says how to open a state: the file (Open) or another backend's.
 type Options struct {
 	// LockTimeout is how long to wait for the exclusive lock held by another
 	// process; 0 fails at the first attempt.
@@ -39,12 +34,14 @@ type Options struct {
 	ReadOnly bool
 }
 
-// Store is an open state file. It holds the file's lock until Close:
-// exclusive, or shared when opened ReadOnly. Its methods are safe for
-// concurrent use: reads run in parallel, and Updates run one at a time.
+// Store is an open state, in a file or another backend. It holds the
+// state's lock until Close: exclusive, or shared when opened ReadOnly. Its
+// methods are safe for concurrent use: Updates run one at a time, and reads
+// in parallel where the backend can (the file's can).
 type Store struct {
+	// path is the backend's name: the file's path, or the database's.
 	path     string
-	db       *bolt.DB
+	be       Backend
 	readOnly bool
 	// noHistory is set for a file of schema 1 opened read-only: it has no
 	// history bucket yet (its first writer adds it), and reads as one with
@@ -53,10 +50,10 @@ type Store struct {
 	// now is the clock for record timestamps; tests replace it.
 	now func() time.Time
 
-	// verifyOnce runs the check of the page structure before the first
-	// write, and verifyErr keeps its result (see verify).
-	verifyOnce sync.Once
-	verifyErr  error
+	// writeOnce runs the backend's check before the first write, and
+	// writeErr keeps its result.
+	writeOnce sync.Once
+	writeErr  error
 
 	closeOnce sync.Once
 	closeErr  error
@@ -87,189 +84,8 @@ type Snapshot struct {
 	Protections map[addrs.Instance]bool // true means prevent_destroy
 }
 
-// Open opens the state file at path and takes its lock (exclusive, or
-// shared with opts.ReadOnly), waiting up to opts.LockTimeout for another
-// process to release it; past that it returns a *LockedError naming the
-// holder. It refuses, without changing it, a file that is not a genform
-// state file, is truncated or corrupt, was written by a newer genform, or
-// is a symbolic link; it upgrades, in one transaction, a file written by an
-// older one.
-func Open(path string, opts Options) (*Store, error) {
-	if path == "" {
-		return nil, errors.New("opening state file: no path given")
-	}
-	if opts.ReadOnly && opts.Create {
-		return nil, errors.New("opening state file: a file opened read-only cannot be created")
-	}
-	checked, err := prepare(path, opts.Create)
-	if err != nil {
-		return nil, err
-	}
-	created := checked == nil
-	// bbolt's Timeout 0 means wait forever; 1ns makes its lock loop try
-	// once and give up.
-	timeout := opts.LockTimeout
-	if timeout <= 0 {
-		timeout = time.Nanosecond
-	}
-	var file *os.File
-	bopts := &bolt.Options{
-		Timeout:  timeout,
-		ReadOnly: opts.ReadOnly,
-		// The freelist is written with every commit (NoFreelistSync off):
-		// without it bbolt rebuilds the freelist by walking the whole file
-		// at every Open, which costs time on every command. A reader does
-		// not load it at all.
-		NoFreelistSync: false,
-		OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
-			if name != path {
-				return os.OpenFile(name, flag, perm)
-			}
-			// bbolt always opens with O_CREATE; without opts.Create a
-			// missing file must stay missing (and be reported), not
-			// appear empty.
-			if !opts.Create {
-				flag &^= os.O_CREATE
-			}
-			f, err := os.OpenFile(name, flag|oNoFollow, perm)
-			if err != nil {
-				return nil, err
-			}
-			// The file bbolt maps must be the one prepare checked, not
-			// one put in its place since.
-			if checked != nil {
-				if fi, err := f.Stat(); err != nil || !os.SameFile(fi, checked) {
-					f.Close()
-					return nil, fmt.Errorf("the file was replaced while genform opened it; run the command again")
-				}
-			}
-			file = f
-			return f, nil
-		},
-	}
-	var db *bolt.DB
-	err = guard(path, func() error {
-		// bbolt reads the freelist while it opens a file for writing, and
-		// panics on a damaged one: then it returns no DB to close, and the
-		// file it opened is unlocked and closed here. Its memory map is
-		// left behind, until the process ends.
-		returned := false
-		defer func() {
-			if !returned && file != nil {
-				unlock(file)
-				file.Close()
-			}
-		}()
-		var err error
-		db, err = bolt.Open(path, 0o600, bopts)
-		returned = true
-		return err
-	})
-	if db != nil {
-		// Batch coalesces the steps of parallel jobs; a short window is
-		// enough to gather the ones that arrive together, and each step
-		// waits for it, so keep it well under bbolt's 10ms default.
-		db.MaxBatchDelay = 2 * time.Millisecond
-	}
-	var ce *CorruptError
-	switch {
-	case errors.As(err, &ce):
-		return nil, err
-	case errors.Is(err, berrors.ErrTimeout):
-		le := &LockedError{Path: path, Holder: readHolder(path)}
-		if opts.LockTimeout > 0 {
-			le.Waited = opts.LockTimeout
-		}
-		return nil, le
-	case isLinkRefused(err):
-		return nil, linkError(path, "state file")
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("opening state file: %w", err)
-	case err != nil:
-		return nil, fmt.Errorf("opening state file %s: %w", path, err)
-	}
-
-	s := &Store{path: path, db: db, readOnly: opts.ReadOnly, now: time.Now}
-	if !opts.ReadOnly {
-		host, _ := os.Hostname()
-		holder := Holder{PID: os.Getpid(), Host: host, Command: opts.Command, Started: time.Now().UTC().Truncate(time.Second)}
-		if err := writeHolder(path, holder); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("opening state file %s: %w", path, err)
-		}
-	}
-	if err := s.init(opts.Create); err != nil {
-		s.Close()
-		return nil, err
-	}
-	if created {
-		// The new file's directory entry must survive a power loss too.
-		if err := syncDir(filepath.Dir(path)); err != nil {
-			s.Close()
-			return nil, fmt.Errorf("creating state file %s: %w", path, err)
-		}
-	}
-	return s, nil
-}
-
-// prepare checks what is at path before bbolt opens it, and creates the
-// parent directory of a new file. It returns what it found at path, or nil
-// when the file is to be created.
-func prepare(path string, create bool) (os.FileInfo, error) {
-	fi, err := os.Lstat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		if !create {
-			return nil, &fs.PathError{Op: "open state file", Path: path, Err: fs.ErrNotExist}
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return nil, fmt.Errorf("creating state file %s: %w", path, err)
-		}
-		return nil, nil
-	case err != nil:
-		return nil, fmt.Errorf("opening state file: %w", err)
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return nil, linkError(path, "state file")
-	case !fi.Mode().IsRegular():
-		// Checked before opening: opening a FIFO would wait for a writer.
-		return nil, fmt.Errorf("state file %s is not a regular file", path)
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow, 0)
-	if isLinkRefused(err) {
-		return nil, linkError(path, "state file")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("opening state file: %w", err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("opening state file: %w", err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("state file %s is not a regular file", path)
-	}
-	if st.Size() == 0 {
-		// Left by a genform stopped between creating the file and writing
-		// its first page: nothing to lose, bbolt initialises it.
-		if !create {
-			return nil, &noStateError{path: path}
-		}
-		return st, nil
-	}
-	if err := checkFile(f, st.Size()); err != nil {
-		if re := (*readError)(nil); errors.As(err, &re) {
-			return nil, fmt.Errorf("reading state file %s: %w", path, re.err)
-		}
-		ce := &CorruptError{Path: path, Err: err}
-		nameBackup(ce, path)
-		return nil, ce
-	}
-	return st, nil
-}
-
-// init checks the genform layout inside the bbolt file: it creates it in a
-// new file, upgrades an older one and refuses a newer or foreign one.
+// init checks the genform layout in the backend: it creates it in a
+// new state, upgrades an older one and refuses a newer or foreign one.
 func (s *Store) init(create bool) error {
 	const (
 		fresh = iota
@@ -278,17 +94,27 @@ func (s *Store) init(create bool) error {
 	)
 	kind := genform
 	version := 0
-	err := s.view(func(tx *bolt.Tx) error {
-		root := tx.Bucket(bucketRoot)
-		if root == nil {
-			kind = fresh
-			return tx.ForEach(func([]byte, *bolt.Bucket) error {
-				kind = foreign
-				return nil
-			})
+	err := s.view(func(tx RawTx) error {
+		layout, err := tx.Layout()
+		if err != nil {
+			return err
 		}
-		var err error
-		version, err = s.readSchema(root)
+		switch layout {
+		case LayoutNone:
+			kind = fresh
+			return nil
+		case LayoutForeign:
+			kind = foreign
+			return nil
+		}
+		meta, err := tx.Bucket(bucketMeta)
+		if err != nil {
+			return err
+		}
+		if meta == nil {
+			return &CorruptError{Path: s.path, Err: fmt.Errorf("bucket %s/%s is missing", bucketRoot, bucketMeta)}
+		}
+		version, err = s.readSchema(meta)
 		return err
 	})
 	if err != nil {
@@ -315,7 +141,7 @@ func (s *Store) init(create bool) error {
 		}
 	}
 	// Whatever path was taken, the file must now read as a whole layout.
-	return s.view(func(btx *bolt.Tx) error {
+	return s.view(func(btx RawTx) error {
 		b, err := s.begin(btx)
 		if err != nil {
 			return err
@@ -331,12 +157,8 @@ func (s *Store) create() error {
 	if err != nil {
 		return err
 	}
-	return s.update(func(tx *bolt.Tx) error {
-		root, err := tx.CreateBucket(bucketRoot)
-		if err != nil {
-			return err
-		}
-		meta, err := root.CreateBucket(bucketMeta)
+	return s.be.Update(func(tx RawTx) error {
+		meta, err := tx.CreateBucket(bucketMeta)
 		if err != nil {
 			return err
 		}
@@ -350,7 +172,7 @@ func (s *Store) create() error {
 			}
 		}
 		for _, name := range [][]byte{bucketResources, bucketIntents, bucketProtections, bucketHistory} {
-			if _, err := root.CreateBucket(name); err != nil {
+			if _, err := tx.CreateBucket(name); err != nil {
 				return err
 			}
 		}
@@ -380,62 +202,50 @@ func syncDir(dir string) error {
 	return errors.Join(err, d.Close())
 }
 
-// Path returns the state file's path as given to Open.
+// Path returns the state file's path as given to Open, or the name of the
+// backend's state (its database and schema).
 func (s *Store) Path() string { return s.path }
 
-// Close releases the lock and closes the file. A writer removes its holder
-// info first, while the lock is still held, so it can never remove the next
-// holder's. Calling it again returns the first result.
+// Close releases the lock and closes the state. Calling it again returns
+// the first result.
 func (s *Store) Close() error {
-	s.closeOnce.Do(func() {
-		var herr error
-		if !s.readOnly {
-			herr = removeHolder(s.path)
-		}
-		var derr error
-		if err := s.db.Close(); err != nil {
-			derr = fmt.Errorf("closing state file %s: %w", s.path, err)
-		}
-		s.closeErr = errors.Join(herr, derr)
-	})
+	s.closeOnce.Do(func() { s.closeErr = s.be.Close() })
 	return s.closeErr
 }
 
 // buckets are the buckets of the layout, as one transaction sees them.
 type buckets struct {
-	meta, resources, intents, protections, history *bolt.Bucket
+	meta, resources, intents, protections, history Bucket
 }
 
-// begin finds the layout's buckets in tx; a missing one means the file is
+// begin finds the layout's buckets in tx; a missing one means the state is
 // damaged.
-func (s *Store) begin(tx *bolt.Tx) (buckets, error) {
+func (s *Store) begin(tx RawTx) (buckets, error) {
 	var b buckets
-	root := tx.Bucket(bucketRoot)
-	if root == nil {
-		return b, &CorruptError{Path: s.path, Err: fmt.Errorf("bucket %q is missing", bucketRoot)}
-	}
-	for _, x := range []struct {
-		name []byte
-		b    **bolt.Bucket
-	}{
-		{bucketMeta, &b.meta},
-		{bucketResources, &b.resources},
-		{bucketIntents, &b.intents},
-		{bucketProtections, &b.protections},
-		{bucketHistory, &b.history},
-	} {
-		if *x.b = root.Bucket(x.name); *x.b == nil && !(s.noHistory && x.b == &b.history) {
-			return b, &CorruptError{Path: s.path, Err: fmt.Errorf("bucket %s/%s is missing", bucketRoot, x.name)}
+	for i, dst := range []*Bucket{&b.meta, &b.resources, &b.intents, &b.protections, &b.history} {
+		name := bucketNames[i]
+		bk, err := tx.Bucket(name)
+		if err != nil {
+			return b, s.readErr(err)
 		}
+		if bk == nil && !(s.noHistory && dst == &b.history) {
+			return b, &CorruptError{Path: s.path, Err: fmt.Errorf("bucket %s/%s is missing", bucketRoot, name)}
+		}
+		*dst = bk
 	}
 	return b, nil
 }
 
-func (s *Store) readSchema(root *bolt.Bucket) (int, error) {
-	meta := root.Bucket(bucketMeta)
-	if meta == nil {
-		return 0, &CorruptError{Path: s.path, Err: fmt.Errorf("bucket %s/%s is missing", bucketRoot, bucketMeta)}
+// readErr wraps an error of the backend met while reading.
+func (s *Store) readErr(err error) error {
+	var ce *CorruptError
+	if err == nil || errors.As(err, &ce) {
+		return err
 	}
+	return fmt.Errorf("reading state %s: %w", s.path, err)
+}
+
+func (s *Store) readSchema(meta Bucket) (int, error) {
 	v, err := s.readUint(meta, keySchemaVersion)
 	if err != nil {
 		return 0, err
@@ -446,8 +256,11 @@ func (s *Store) readSchema(root *bolt.Bucket) (int, error) {
 	return int(v), nil
 }
 
-func (s *Store) readUint(meta *bolt.Bucket, key []byte) (uint64, error) {
-	raw := meta.Get(key)
+func (s *Store) readUint(meta Bucket, key []byte) (uint64, error) {
+	raw, err := meta.Get(key)
+	if err != nil {
+		return 0, s.readErr(err)
+	}
 	if raw == nil {
 		return 0, &CorruptError{Path: s.path, Record: "meta", Addr: string(key), Err: errors.New("missing")}
 	}
@@ -468,14 +281,21 @@ func (s *Store) readMeta(b buckets) (Meta, error) {
 	if m.Serial, err = s.readUint(b.meta, keySerial); err != nil {
 		return m, err
 	}
-	lineage := b.meta.Get(keyLineage)
+	lineage, err := b.meta.Get(keyLineage)
+	if err != nil {
+		return m, s.readErr(err)
+	}
 	if len(lineage) == 0 {
 		return m, &CorruptError{Path: s.path, Record: "meta", Addr: string(keyLineage), Err: errors.New("missing")}
 	}
 	m.Lineage = string(lineage)
 	// The service is optional (see the package documentation); present, it
 	// is never empty, since SetService refuses to write that.
-	if service := b.meta.Get(keyService); service != nil {
+	service, err := b.meta.Get(keyService)
+	if err != nil {
+		return m, s.readErr(err)
+	}
+	if service != nil {
 		if len(service) == 0 {
 			return m, &CorruptError{Path: s.path, Record: "meta", Addr: string(keyService), Err: errors.New("empty")}
 		}
@@ -487,7 +307,7 @@ func (s *Store) readMeta(b buckets) (Meta, error) {
 // Meta returns the file's schema version, lineage, serial and service.
 func (s *Store) Meta() (Meta, error) {
 	var m Meta
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx RawTx) error {
 		b, err := s.begin(tx)
 		if err != nil {
 			return err
@@ -502,7 +322,7 @@ func (s *Store) Meta() (Meta, error) {
 // none.
 func (s *Store) Resource(addr addrs.Instance) (*Resource, error) {
 	var r *Resource
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx RawTx) error {
 		b, err := s.begin(tx)
 		if err != nil {
 			return err
@@ -517,7 +337,7 @@ func (s *Store) Resource(addr addrs.Instance) (*Resource, error) {
 // none.
 func (s *Store) Intent(addr addrs.Instance) (*Intent, error) {
 	var it *Intent
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx RawTx) error {
 		b, err := s.begin(tx)
 		if err != nil {
 			return err
@@ -533,7 +353,7 @@ func (s *Store) Intent(addr addrs.Instance) (*Intent, error) {
 // would propose to generate again what is already paid for.
 func (s *Store) Snapshot() (*Snapshot, error) {
 	var snap *Snapshot
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx RawTx) error {
 		b, err := s.begin(tx)
 		if err != nil {
 			return err
@@ -544,7 +364,7 @@ func (s *Store) Snapshot() (*Snapshot, error) {
 		}
 		snap = &Snapshot{
 			Meta:        meta,
-			Resources:   make(map[addrs.Instance]*Resource, b.resources.Stats().KeyN),
+			Resources:   make(map[addrs.Instance]*Resource),
 			Intents:     make(map[addrs.Instance]*Intent),
 			Protections: make(map[addrs.Instance]bool),
 		}
@@ -585,7 +405,7 @@ func (s *Store) Snapshot() (*Snapshot, error) {
 
 // forEach calls fn for every record of bucket, turning fn's errors into a
 // CorruptError naming the record.
-func (s *Store) forEach(bucket *bolt.Bucket, record string, fn func(k, v []byte) error) error {
+func (s *Store) forEach(bucket Bucket, record string, fn func(k, v []byte) error) error {
 	return bucket.ForEach(func(k, v []byte) error {
 		if v == nil {
 			return &CorruptError{Path: s.path, Record: record, Addr: string(k), Err: errors.New("a bucket where a record belongs")}
@@ -599,9 +419,12 @@ func (s *Store) forEach(bucket *bolt.Bucket, record string, fn func(k, v []byte)
 
 // get decodes the record filed under addr in bucket, or returns nil, nil
 // when there is none; an undecodable one is a CorruptError naming it.
-func get[T any](s *Store, bucket *bolt.Bucket, record string, addr addrs.Instance, decode func(k, v []byte) (*T, error)) (*T, error) {
+func get[T any](s *Store, bucket Bucket, record string, addr addrs.Instance, decode func(k, v []byte) (*T, error)) (*T, error) {
 	key := []byte(addr.String())
-	v := bucket.Get(key)
+	v, err := bucket.Get(key)
+	if err != nil {
+		return nil, s.readErr(err)
+	}
 	if v == nil {
 		return nil, nil
 	}
@@ -624,62 +447,64 @@ func (s *Store) getProtection(b buckets, addr addrs.Instance) (*Protection, erro
 	return get(s, b.protections, "protection", addr, decodeProtection)
 }
 
-// Check runs bbolt's consistency check of the file's page structure and
-// then decodes every record, and returns every problem found (nil when
-// there is none).
+// Check runs the backend's check of its storage (bbolt's consistency
+// check of the file's page structure) and then decodes every record, and
+// returns every problem found (nil when there is none).
 func (s *Store) Check() error {
-	var problems []error
-	err := s.view(func(tx *bolt.Tx) error {
-		var err error
-		if problems, err = checkPages(tx); err != nil {
-			return err
-		}
-		if len(problems) > 0 {
-			// Reading records through a damaged page tree is not safe.
-			return nil
-		}
-		b, err := s.begin(tx)
-		if err != nil {
-			problems = append(problems, err)
-			return nil
-		}
-		if _, err := s.readMeta(b); err != nil {
-			problems = append(problems, err)
-		}
-		collect := func(bucket *bolt.Bucket, record string, decode func(k, v []byte) error) {
-			_ = bucket.ForEach(func(k, v []byte) error {
-				err := errors.New("a bucket where a record belongs")
-				if v != nil {
-					err = decode(k, v)
-				}
-				if err != nil {
-					problems = append(problems, &CorruptError{Path: s.path, Record: record, Addr: string(k), Err: err})
-				}
+	problems, err := s.be.CheckStorage()
+	if err != nil {
+		return fmt.Errorf("checking state file %s: %w", s.path, err)
+	}
+	if len(problems) == 0 {
+		// Reading records through a damaged page tree is not safe.
+		err = s.view(func(tx RawTx) error {
+			b, err := s.begin(tx)
+			if err != nil {
+				problems = append(problems, err)
 				return nil
-			})
-		}
-		collect(b.resources, "resource", func(k, v []byte) error {
-			_, err := decodeResource(k, v)
-			return err
+			}
+			if _, err := s.readMeta(b); err != nil {
+				problems = append(problems, err)
+			}
+			collect := func(bucket Bucket, record string, decode func(k, v []byte) error) error {
+				return bucket.ForEach(func(k, v []byte) error {
+					err := errors.New("a bucket where a record belongs")
+					if v != nil {
+						err = decode(k, v)
+					}
+					if err != nil {
+						problems = append(problems, &CorruptError{Path: s.path, Record: record, Addr: string(k), Err: err})
+					}
+					return nil
+				})
+			}
+			return errors.Join(
+				collect(b.resources, "resource", func(k, v []byte) error {
+					_, err := decodeResource(k, v)
+					return err
+				}),
+				collect(b.intents, "intent", func(k, v []byte) error {
+					_, err := decodeIntent(k, v)
+					return err
+				}),
+				collect(b.protections, "protection", func(k, v []byte) error {
+					_, err := decodeProtection(k, v)
+					return err
+				}),
+				func() error {
+					if b.history == nil {
+						return nil
+					}
+					return b.history.ForEach(func(k, v []byte) error {
+						if _, err := decodeEntry(k, v); err != nil {
+							problems = append(problems, &CorruptError{Path: s.path, Record: "history", Addr: historyName(k), Err: err})
+						}
+						return nil
+					})
+				}(),
+			)
 		})
-		collect(b.intents, "intent", func(k, v []byte) error {
-			_, err := decodeIntent(k, v)
-			return err
-		})
-		collect(b.protections, "protection", func(k, v []byte) error {
-			_, err := decodeProtection(k, v)
-			return err
-		})
-		if b.history != nil {
-			_ = b.history.ForEach(func(k, v []byte) error {
-				if _, err := decodeEntry(k, v); err != nil {
-					problems = append(problems, &CorruptError{Path: s.path, Record: "history", Addr: historyName(k), Err: err})
-				}
-				return nil
-			})
-		}
-		return nil
-	})
+	}
 	if err != nil {
 		return fmt.Errorf("checking state file %s: %w", s.path, err)
 	}
@@ -694,23 +519,26 @@ func (s *Store) Check() error {
 // damaged record can still be inspected and mended ('genform state rm'). A
 // key that is no address at all is left out: no command could name it.
 func (s *Store) Addresses() (resources, intents []addrs.Instance, err error) {
-	err = s.view(func(tx *bolt.Tx) error {
+	err = s.view(func(tx RawTx) error {
 		b, err := s.begin(tx)
 		if err != nil {
 			return err
 		}
-		keys := func(bucket *bolt.Bucket) []addrs.Instance {
+		keys := func(bucket Bucket) ([]addrs.Instance, error) {
 			var out []addrs.Instance
-			bucket.ForEach(func(k, _ []byte) error {
+			err := bucket.ForEach(func(k, _ []byte) error {
 				if a, ok := canonicalAddr(string(k)); ok {
 					out = append(out, a)
 				}
 				return nil
 			})
-			return out
+			return out, err
 		}
-		resources, intents = keys(b.resources), keys(b.intents)
-		return nil
+		if resources, err = keys(b.resources); err != nil {
+			return s.readErr(err)
+		}
+		intents, err = keys(b.intents)
+		return s.readErr(err)
 	})
 	return resources, intents, err
 }

@@ -5,14 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	bolt "go.etcd.io/bbolt"
 
 	"github.com/genform/genform/config/addrs"
 )
@@ -45,27 +42,17 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 	if err := s.writable(); err != nil {
 		return err
 	}
-	return s.guard(func() error {
-		btx, err := s.db.Begin(true)
-		if err != nil {
-			return fmt.Errorf("writing state file %s: %w", s.path, err)
+	err := s.be.Update(func(rtx RawTx) error {
+		dirty, err := s.run(rtx, fn)
+		if err == nil && !dirty {
+			return errUnchanged
 		}
-		committed := false
-		defer func() {
-			if !committed {
-				_ = btx.Rollback()
-			}
-		}()
-		dirty, err := s.run(btx, fn)
-		if err != nil || !dirty {
-			return err
-		}
-		committed = true // Commit closes the transaction, even when it fails
-		if err := btx.Commit(); err != nil {
-			return fmt.Errorf("committing to state file %s: %w", s.path, err)
-		}
-		return nil
+		return err
 	})
+	if errors.Is(err, errUnchanged) {
+		return nil
+	}
+	return err
 }
 
 // errReadOnly is returned by Update and Batch of a Store opened ReadOnly.
@@ -76,7 +63,8 @@ func (s *Store) writable() error {
 	if s.readOnly {
 		return fmt.Errorf("writing state file %s: %w", s.path, errReadOnly)
 	}
-	return s.verify()
+	s.writeOnce.Do(func() { s.writeErr = s.be.BeforeWrite() })
+	return s.writeErr
 }
 
 // Batch is Update for steps taken by many goroutines at once, such as the
@@ -89,15 +77,9 @@ func (s *Store) Batch(fn func(tx *Tx) error) error {
 	if err := s.writable(); err != nil {
 		return err
 	}
-	err := s.guard(func() error {
-		return s.db.Batch(func(btx *bolt.Tx) error {
-			// bbolt runs a batch in a goroutine of its own and recovers a
-			// panic of fn there, to run fn again alone, in this goroutine
-			// and under guard; a fault must be a panic there too.
-			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-			_, err := s.run(btx, fn)
-			return err
-		})
+	err := s.be.Batch(func(rtx RawTx) error {
+		_, err := s.run(rtx, fn)
+		return err
 	})
 	var ce *CorruptError
 	if err != nil && !errors.As(err, &ce) && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrExists) {
@@ -107,7 +89,7 @@ func (s *Store) Batch(fn func(tx *Tx) error) error {
 }
 
 // run applies fn in btx and counts the serial up when fn changed something.
-func (s *Store) run(btx *bolt.Tx, fn func(tx *Tx) error) (dirty bool, err error) {
+func (s *Store) run(btx RawTx, fn func(tx *Tx) error) (dirty bool, err error) {
 	b, err := s.begin(btx)
 	if err != nil {
 		return false, err
@@ -195,7 +177,11 @@ func (tx *Tx) SetService(id string) error {
 	if !utf8.ValidString(id) || strings.ContainsFunc(id, unicode.IsControl) {
 		return fmt.Errorf("recording the service: %q is not a service identity", id)
 	}
-	if string(tx.b.meta.Get(keyService)) == id {
+	cur, err := tx.b.meta.Get(keyService)
+	if err != nil {
+		return tx.s.readErr(err)
+	}
+	if string(cur) == id {
 		return nil
 	}
 	if err := tx.b.meta.Put(keyService, []byte(id)); err != nil {
@@ -316,7 +302,11 @@ func (tx *Tx) Protect(addr addrs.Instance, on bool) error {
 	}
 	key := addr.String()
 	rec := encodeProtection(&Protection{Addr: addr, PreventDestroy: true})
-	if bytes.Equal(tx.b.protections.Get([]byte(key)), rec) {
+	cur, err := tx.b.protections.Get([]byte(key))
+	if err != nil {
+		return tx.s.readErr(err)
+	}
+	if bytes.Equal(cur, rec) {
 		return nil
 	}
 	return tx.put(tx.b.protections, addr, rec)
@@ -343,14 +333,22 @@ func (tx *Tx) Forget(addr addrs.Instance) (Forgotten, error) {
 		return f, err
 	}
 	key := []byte(addr.String())
-	f.Record = tx.b.resources.Get(key) != nil
-	if v := tx.b.intents.Get(key); v != nil {
+	rec, err := tx.b.resources.Get(key)
+	if err != nil {
+		return f, tx.s.readErr(err)
+	}
+	f.Record = rec != nil
+	v, err := tx.b.intents.Get(key)
+	if err != nil {
+		return f, tx.s.readErr(err)
+	}
+	if v != nil {
 		f.Intent = true
 		if in, err := decodeIntent(key, v); err == nil {
 			f.GenerationID = in.GenerationID
 		}
 	}
-	for _, b := range []*bolt.Bucket{tx.b.resources, tx.b.intents, tx.b.protections} {
+	for _, b := range []Bucket{tx.b.resources, tx.b.intents, tx.b.protections} {
 		if err := tx.deleteIf(b, addr); err != nil {
 			return f, err
 		}
@@ -371,14 +369,27 @@ func (tx *Tx) Move(src addrs.Instance, r *Resource) error {
 		return fmt.Errorf("moving resource %s: no destination address", src)
 	}
 	dst := r.Addr
-	if tx.b.resources.Get([]byte(src.String())) == nil {
+	has := func(b Bucket, addr addrs.Instance) (bool, error) {
+		v, err := b.Get([]byte(addr.String()))
+		return v != nil, tx.s.readErr(err)
+	}
+	if ok, err := has(tx.b.resources, src); err != nil || !ok {
+		if err != nil {
+			return err
+		}
 		return fmt.Errorf("moving resource %s: %w", src, ErrNotFound)
 	}
 	if dst != src {
-		if tx.b.resources.Get([]byte(dst.String())) != nil {
+		if ok, err := has(tx.b.resources, dst); err != nil || ok {
+			if err != nil {
+				return err
+			}
 			return fmt.Errorf("moving resource %s to %s: resource %s: %w", src, dst, dst, ErrExists)
 		}
-		if tx.b.intents.Get([]byte(dst.String())) != nil {
+		if ok, err := has(tx.b.intents, dst); err != nil || ok {
+			if err != nil {
+				return err
+			}
 			return fmt.Errorf("moving resource %s to %s: an unfinished submission of %s: %w", src, dst, dst, ErrExists)
 		}
 	}
@@ -440,7 +451,7 @@ func (tx *Tx) putResource(r *Resource) error {
 	return tx.putHistory(&rec)
 }
 
-func (tx *Tx) put(b *bolt.Bucket, addr addrs.Instance, rec []byte) error {
+func (tx *Tx) put(b Bucket, addr addrs.Instance, rec []byte) error {
 	if err := b.Put([]byte(addr.String()), rec); err != nil {
 		return fmt.Errorf("recording %s: %w", addr, err)
 	}
@@ -449,10 +460,10 @@ func (tx *Tx) put(b *bolt.Bucket, addr addrs.Instance, rec []byte) error {
 }
 
 // deleteIf removes addr's entry from b when there is one.
-func (tx *Tx) deleteIf(b *bolt.Bucket, addr addrs.Instance) error {
+func (tx *Tx) deleteIf(b Bucket, addr addrs.Instance) error {
 	key := []byte(addr.String())
-	if b.Get(key) == nil {
-		return nil
+	if v, err := b.Get(key); err != nil || v == nil {
+		return tx.s.readErr(err)
 	}
 	if err := b.Delete(key); err != nil {
 		return fmt.Errorf("forgetting %s: %w", addr, err)

@@ -16,24 +16,19 @@ import (
 // guard turns whatever they trip over into an error. It costs a walk of
 // the whole file, once per command that writes, and nothing for one that
 // only reads.
-func (s *Store) verify() error {
-	s.verifyOnce.Do(func() {
-		var problems []error
-		err := s.view(func(tx *bolt.Tx) error {
-			var err error
-			problems, err = checkPages(tx)
-			return err
-		})
+func (b *boltBackend) verify() error {
+	b.verifyOnce.Do(func() {
+		problems, err := b.CheckStorage()
 		switch {
 		case err != nil:
-			s.verifyErr = err
+			b.verifyErr = err
 		case len(problems) > 0:
-			ce := &CorruptError{Path: s.path, Err: fmt.Errorf("bbolt's consistency check finds %d problem(s), the first: %w", len(problems), problems[0])}
-			nameBackup(ce, s.path)
-			s.verifyErr = ce
+			ce := &CorruptError{Path: b.path, Err: fmt.Errorf("bbolt's consistency check finds %d problem(s), the first: %w", len(problems), problems[0])}
+			nameBackup(ce, b.path)
+			b.verifyErr = ce
 		}
 	})
-	return s.verifyErr
+	return b.verifyErr
 }
 
 // checkPages runs bbolt's consistency check in tx and returns the problems

@@ -1,0 +1,148 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Backend is the genform block's backend block: the state kept somewhere
+// else than the state file, for a team whose working copies share it.
+// Without one the state is the bbolt file at Settings.StateFile.
+type Backend struct {
+	// Type is the block's label; "pg" (PostgreSQL) is the only one.
+	Type string
+	// ConnStr is the block's conn_str, or else the PG_CONN_STR environment
+	// variable, or else "": libpq's PG* variables (PGHOST, PGUSER,
+	// PGPASSWORD, ...) then say where the database is. It may hold a
+	// password, so it is never part of a diagnostic or a hash.
+	ConnStr string
+	// SchemaName is the PostgreSQL schema holding the state's tables,
+	// DefaultSchemaName when the block leaves it out.
+	SchemaName string
+	// DeclRange is the block's header.
+	DeclRange hcl.Range
+}
+
+// DefaultSchemaName is the schema_name of a backend "pg" block that sets
+// none, as Terraform's pg backend has it.
+const DefaultSchemaName = "genform"
+
+var backendSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "conn_str"}, {Name: "schema_name"}},
+}
+
+// schemaNameRe is an unquoted, lower-case PostgreSQL identifier (the
+// state's package checks the same when it opens one).
+var schemaNameRe = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+
+// decodeBackends decodes the backend blocks of the genform block; state
+// is the state_file attribute, when set, which a backend replaces.
+func (c *Config) decodeBackends(blocks hcl.Blocks, stateFile *hcl.Attribute) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for i, b := range blocks {
+		if i > 0 {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Duplicate backend block",
+				Detail:   fmt.Sprintf("The state is kept in one place: the backend block at %s is the one; remove this one.", blocks[0].DefRange),
+				Subject:  b.DefRange.Ptr(),
+			})
+			continue
+		}
+		diags = append(diags, c.decodeBackend(b)...)
+	}
+	if len(blocks) > 0 && stateFile != nil {
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Conflicting state settings",
+			Detail:   "state_file names the local state file, which a backend block replaces: keep one of them.",
+			Subject:  stateFile.Expr.Range().Ptr(),
+		})
+	}
+	return diags
+}
+
+func (c *Config) decodeBackend(b *hcl.Block) hcl.Diagnostics {
+	if b.Labels[0] != "pg" {
+		return hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Unsupported backend type",
+			Detail:   fmt.Sprintf("genform keeps the state in the state file (no backend block) or in PostgreSQL (backend \"pg\"), not in %q.", b.Labels[0]),
+			Subject:  b.LabelRanges[0].Ptr(),
+		}}
+	}
+	be := &Backend{Type: "pg", SchemaName: DefaultSchemaName, DeclRange: b.DefRange}
+	content, diags := b.Body.Content(backendSchema)
+	const where = "the backend block"
+	if a, ok := content.Attributes["conn_str"]; ok {
+		v, ok, d := c.settingValue(a, where, cty.String)
+		diags = append(diags, d...)
+		if ok {
+			be.ConnStr = v.AsString()
+			diags = append(diags, checkConnStr(be.ConnStr, b.DefRange)...)
+		}
+	} else {
+		be.ConnStr = c.environ["PG_CONN_STR"]
+	}
+	if a, ok := content.Attributes["schema_name"]; ok {
+		v, ok, d := c.settingValue(a, where, cty.String)
+		diags = append(diags, d...)
+		if ok {
+			if !schemaNameRe.MatchString(v.AsString()) {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Invalid schema_name",
+					Detail:   fmt.Sprintf("schema_name must be a lower-case PostgreSQL identifier (letters a-z, digits and _, not starting with a digit, at most 63), such as %q; got %q.", DefaultSchemaName, v.AsString()),
+					Subject:  a.Expr.Range().Ptr(),
+				})
+			} else {
+				be.SchemaName = v.AsString()
+			}
+		}
+	}
+	if !diags.HasErrors() {
+		c.Settings.Backend = be
+	}
+	return diags
+}
+
+// checkConnStr refuses a conn_str that is neither a postgres:// URL nor
+// libpq's key=value form, without quoting it (it may hold a password), and
+// warns about a password written into the configuration. Its diagnostics
+// point at the block's header, so that the snippet printed with them (in a
+// CI log, say) never shows the line that may hold a password.
+func checkConnStr(s string, block hcl.Range) hcl.Diagnostics {
+	rng := &block
+	if strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://") {
+		u, err := url.Parse(s)
+		if err != nil {
+			return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid conn_str",
+				Detail: "conn_str is not a valid URL; write it as \"postgres://user@host:5432/database\" (with the password in PGPASSWORD or ~/.pgpass).", Subject: rng}}
+		}
+		if _, ok := u.User.Password(); ok {
+			return passwordWarning(rng)
+		}
+		return nil
+	}
+	if !strings.Contains(s, "=") {
+		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid conn_str",
+			Detail: "conn_str must be a PostgreSQL connection URL such as \"postgres://user@host:5432/database\", or libpq's key=value form such as \"host=db.example.com dbname=genform\".", Subject: rng}}
+	}
+	for _, f := range strings.Fields(s) {
+		if strings.HasPrefix(f, "password=") {
+			return passwordWarning(rng)
+		}
+	}
+	return nil
+}
+
+func passwordWarning(rng *hcl.Range) hcl.Diagnostics {
+	return hcl.Diagnostics{{Severity: hcl.DiagWarning, Summary: "Password in conn_str",
+		Detail:  "conn_str holds a password, which the configuration's repository would then hold too: leave it out and set PGPASSWORD, ~/.pgpass, or the whole connection string in PG_CONN_STR.",
+		Subject: rng}}
+}

@@ -1,0 +1,89 @@
+package config
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// TestBackendBlock checks the genform block's backend "pg" block: its
+// attributes, the PG_CONN_STR fallback, and the state file as default.
+func TestBackendBlock(t *testing.T) {
+	c := mustLoad(t, `image "a" { prompt = "x" }`, Options{})
+	if c.Settings.Backend != nil || c.Settings.StateFile != DefaultStateFile {
+		t.Errorf("without a backend block: backend %+v, state file %q", c.Settings.Backend, c.Settings.StateFile)
+	}
+	c = mustLoad(t, `genform {
+  backend "pg" {
+    conn_str    = "postgres://team@db.example.com:5432/media"
+    schema_name = "brand_x"
+  }
+}`, Options{Environ: []string{"PG_CONN_STR=postgres://other@elsewhere/db"}})
+	if be := c.Settings.Backend; be == nil || be.Type != "pg" || be.ConnStr != "postgres://team@db.example.com:5432/media" || be.SchemaName != "brand_x" {
+		t.Errorf("backend = %+v", be)
+	}
+	c = mustLoad(t, `genform {
+  backend "pg" {}
+}`, Options{Environ: []string{"PG_CONN_STR=host=db.example.com dbname=media"}})
+	if be := c.Settings.Backend; be == nil || be.ConnStr != "host=db.example.com dbname=media" || be.SchemaName != DefaultSchemaName {
+		t.Errorf("backend with PG_CONN_STR = %+v", be)
+	}
+}
+
+// TestBackendBlockInvalid checks that each bad backend block is refused
+// with a diagnostic saying what to write instead, and that a password in
+// the configuration draws a warning that never quotes it.
+func TestBackendBlockInvalid(t *testing.T) {
+	for _, tc := range []struct {
+		name, src, summary, detail string
+	}{
+		{"unknown type", `genform {
+  backend "s3" {}
+}`, "Unsupported backend type", `backend "pg"`},
+		{"two blocks", `genform {
+  backend "pg" {}
+  backend "pg" {}
+}`, "Duplicate backend block", "main.gen.hcl:2"},
+		{"with state_file", `genform {
+  state_file = "x/state.db"
+  backend "pg" {}
+}`, "Conflicting state settings", "keep one of them"},
+		{"schema name", `genform {
+  backend "pg" { schema_name = "Brand-X" }
+}`, "Invalid schema_name", `got "Brand-X"`},
+		{"conn_str", `genform {
+  backend "pg" { conn_str = "db.example.com" }
+}`, "Invalid conn_str", "key=value"},
+		{"unknown argument", `genform {
+  backend "pg" { database = "x" }
+}`, "Unsupported argument", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			diags := loadErrors(t, tc.src, Options{})
+			var found *hcl.Diagnostic
+			for _, d := range diags {
+				if d.Summary == tc.summary {
+					found = d
+				}
+			}
+			if found == nil {
+				t.Fatalf("no %q diagnostic in %s", tc.summary, diagList(diags))
+			}
+			if !strings.Contains(found.Detail, tc.detail) {
+				t.Errorf("detail %q does not contain %q", found.Detail, tc.detail)
+			}
+		})
+	}
+	_, diags := Load(writeFiles(t, map[string]string{"main.gen.hcl": `genform {
+  backend "pg" { conn_str = "postgres://team:hunter2@db/media" }
+}`}), Options{})
+	if diags.HasErrors() || len(diags) != 1 || diags[0].Summary != "Password in conn_str" || strings.Contains(diags[0].Detail, "hunter2") {
+		t.Fatalf("a password in conn_str: %s", diagList(diags))
+	}
+	// The snippet printed with it is the block's header, not the line
+	// holding the password.
+	if diags[0].Subject == nil || diags[0].Subject.Start.Line != 2 {
+		t.Errorf("the warning points at %v, want the backend block's header (line 2)", diags[0].Subject)
+	}
+}

@@ -1,0 +1,44 @@
+// Package pgstate keeps genform's state in PostgreSQL, for a team whose
+// working copies share one state. It is a statefile.Backend: the records,
+// their encoding, the history, the named operations and the schema
+// migrations are statefile's, the same as for the bbolt file; this package
+// owns the connection, the tables, the lock and who holds it. It is the
+// only package that imports the PostgreSQL driver (pgx).
+//
+// # Tables
+//
+// In the schema named by the backend block's schema_name (default
+// "genform"), created with its tables by the first command that writes:
+//
+//	buckets(name)                the layout's buckets (statefile's meta,
+//	                             resources, intents, protections, history)
+//	records(bucket, key, value)  each bucket's keys and values, as bytes,
+//	                             primary key (bucket, key)
+//	lock_holder(id = 1, pid, host, command, started, backend_pid)
+//	                             who holds the lock (see Locking)
+//
+// The layout's version is statefile's schema_version, in the meta bucket,
+// and the same migrations upgrade it; before one runs, the records table
+// is copied to records_schema_<old>_backup in the same transaction.
+//
+// # Connection and transactions
+//
+// A Store holds one connection for the whole command. Every transaction
+// runs on it, one at a time (reads of a snapshot are repeatable-read and
+// read-only; writes commit durably before Update returns), so a write can
+// never happen without the lock the connection holds. Reading a snapshot
+// is one query per bucket. A database that is down or unreachable is
+// reported with its host and port once the connect timeout passes
+// (connect_timeout in the connection string, or 5 seconds).
+//
+// # Locking
+//
+// The lock is a session-level advisory lock keyed by the schema name,
+// taken on the Store's connection: exclusive for a command that writes,
+// shared for one opened ReadOnly. The server releases it when the
+// connection ends, with the process or not, so it cannot go stale. The
+// writer holding it files its pid, host, command and start time in
+// lock_holder; a command refused or kept waiting names that holder, as
+// for the bbolt file, and a row left by a writer whose connection is gone
+// is not shown. Options.LockTimeout waits, polling pg_try_advisory_lock.
+package pgstate

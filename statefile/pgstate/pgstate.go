@@ -1,0 +1,310 @@
+package pgstate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/genform/genform/statefile"
+)
+
+// DefaultSchema is the schema the state is kept in when the configuration
+// names none.
+const DefaultSchema = "genform"
+
+// defaultConnectTimeout bounds the wait for a server that does not answer,
+// when the connection string sets no connect_timeout.
+const defaultConnectTimeout = 5 * time.Second
+
+// txTimeout bounds one transaction: a server that stops answering in the
+// middle of a command fails it instead of hanging it.
+const txTimeout = 2 * time.Minute
+
+// pollInterval is how often a command waiting for the lock tries again.
+const pollInterval = 100 * time.Millisecond
+
+// Config says where the state is.
+type Config struct {
+	// ConnString is a PostgreSQL connection URL or key=value string. Its
+	// parts left out come from libpq's environment variables (PGHOST,
+	// PGPORT, PGUSER, PGPASSWORD, PGDATABASE, ...), so "" uses them alone.
+	ConnString string
+	// Schema is the schema holding the tables; "" is DefaultSchema.
+	Schema string
+}
+
+// schemaName is what a schema name may be: an unquoted PostgreSQL
+// identifier, lower case, at most 63 bytes.
+var schemaName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+
+// ValidSchema reports whether name can be a schema_name.
+func ValidSchema(name string) bool { return schemaName.MatchString(name) }
+
+// Open connects to the database, takes the state's lock (exclusive, or
+// shared with opts.ReadOnly), waiting up to opts.LockTimeout, and opens the
+// state kept in cfg.Schema, creating the schema and its tables with
+// opts.Create. Past the timeout it returns a *statefile.LockedError naming
+// the holder. A state that does not exist yet, without opts.Create, is an
+// error matching fs.ErrNotExist, as for a missing file.
+func Open(cfg Config, opts statefile.Options) (*statefile.Store, error) {
+	if cfg.Schema == "" {
+		cfg.Schema = DefaultSchema
+	}
+	if !ValidSchema(cfg.Schema) {
+		return nil, fmt.Errorf("opening the PostgreSQL state: schema_name %q is not a lower-case identifier (letters, digits and _, at most 63)", cfg.Schema)
+	}
+	pcfg, err := pgx.ParseConfig(cfg.ConnString)
+	if err != nil {
+		return nil, fmt.Errorf("opening the PostgreSQL state: the connection string (conn_str or PG_CONN_STR): %w", err)
+	}
+	if pcfg.ConnectTimeout == 0 {
+		pcfg.ConnectTimeout = defaultConnectTimeout
+	}
+	b := &backend{
+		name:     fmt.Sprintf("postgres://%s:%d/%s (schema %s)", pcfg.Host, pcfg.Port, pcfg.Database, cfg.Schema),
+		schema:   cfg.Schema,
+		readOnly: opts.ReadOnly,
+		key:      lockKey(cfg.Schema),
+	}
+	// ConnectTimeout bounds each address tried; the whole connection gets
+	// a little more, for the fallbacks of a host with several.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*pcfg.ConnectTimeout)
+	defer cancel()
+	b.conn, err = pgx.ConnectConfig(ctx, pcfg)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to the PostgreSQL state at %s:%d: %w; check that the server runs and is reachable, and the connection string (the backend \"pg\" block's conn_str, PG_CONN_STR or the PG* variables)", pcfg.Host, pcfg.Port, err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			b.conn.Close(context.Background())
+		}
+	}()
+	if err := b.lock(opts); err != nil {
+		return nil, err
+	}
+	if err := b.prepare(opts); err != nil {
+		return nil, err
+	}
+	ok = true
+	return statefile.OpenBackend(b, opts)
+}
+
+// lockKey is the advisory lock's key for a schema: every genform using the
+// schema takes the same one, and other applications are unlikely to.
+func lockKey(schema string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("genform state " + schema))
+	return int64(h.Sum64())
+}
+
+// backend is a statefile.Backend on one connection.
+type backend struct {
+	name     string
+	schema   string
+	readOnly bool
+	key      int64
+
+	// mu runs the transactions one at a time: they share conn.
+	mu   sync.Mutex
+	conn *pgx.Conn
+	// tables is whether the schema's tables exist.
+	tables bool
+}
+
+func (b *backend) table(name string) string { return pgx.Identifier{b.schema, name}.Sanitize() }
+
+func (b *backend) Name() string { return b.name }
+
+// lock takes the advisory lock, polling until opts.LockTimeout.
+func (b *backend) lock(opts statefile.Options) error {
+	try := "SELECT pg_try_advisory_lock($1)"
+	if opts.ReadOnly {
+		try = "SELECT pg_try_advisory_lock_shared($1)"
+	}
+	deadline := time.Now().Add(opts.LockTimeout)
+	for {
+		var got bool
+		ctx, cancel := context.WithTimeout(context.Background(), txTimeout)
+		err := b.conn.QueryRow(ctx, try, b.key).Scan(&got)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("locking the state %s: %w", b.name, err)
+		}
+		if got {
+			return nil
+		}
+		if !time.Now().Before(deadline) {
+			le := &statefile.LockedError{Path: b.name, Holder: b.holder()}
+			if opts.LockTimeout > 0 {
+				le.Waited = opts.LockTimeout
+			}
+			return le
+		}
+		time.Sleep(min(pollInterval, time.Until(deadline)+time.Millisecond))
+	}
+}
+
+// holder reads who holds the lock; nil when nobody recorded it, or the
+// writer that did has no connection any more (a reader, which records
+// nothing, may hold it then).
+func (b *backend) holder() *statefile.Holder {
+	ctx, cancel := context.WithTimeout(context.Background(), txTimeout)
+	defer cancel()
+	var h statefile.Holder
+	err := b.conn.QueryRow(ctx, `SELECT pid, host, command, started FROM `+b.table("lock_holder")+
+		` WHERE id = 1 AND EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = backend_pid)`).Scan(&h.PID, &h.Host, &h.Command, &h.Started)
+	if err != nil {
+		// No row, or no table yet: the holder is unknown.
+		return nil
+	}
+	return &h
+}
+
+// prepare finds the tables, creates them for opts.Create, and records a
+// writer as the lock's holder.
+func (b *backend) prepare(opts statefile.Options) error {
+	ctx, cancel := context.WithTimeout(context.Background(), txTimeout)
+	defer cancel()
+	var reg *string
+	if err := b.conn.QueryRow(ctx, "SELECT to_regclass($1)::text", b.table("records")).Scan(&reg); err != nil {
+		return fmt.Errorf("opening the state %s: %w", b.name, err)
+	}
+	b.tables = reg != nil
+	if !b.tables && opts.Create {
+		_, err := b.conn.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+pgx.Identifier{b.schema}.Sanitize()+`;
+CREATE TABLE IF NOT EXISTS `+b.table("buckets")+` (name bytea PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS `+b.table("records")+` (
+	bucket bytea NOT NULL,
+	key bytea NOT NULL,
+	value bytea NOT NULL,
+	PRIMARY KEY (bucket, key)
+);
+CREATE TABLE IF NOT EXISTS `+b.table("lock_holder")+` (
+	id int PRIMARY KEY CHECK (id = 1),
+	pid int NOT NULL,
+	host text NOT NULL,
+	command text NOT NULL,
+	started timestamptz NOT NULL,
+	backend_pid int NOT NULL
+)`)
+		if err != nil {
+			return fmt.Errorf("creating the state %s: %w", b.name, err)
+		}
+		b.tables = true
+	}
+	if b.tables && !opts.ReadOnly {
+		host, _ := os.Hostname()
+		_, err := b.conn.Exec(ctx, `INSERT INTO `+b.table("lock_holder")+` (id, pid, host, command, started, backend_pid)
+VALUES (1, $1, $2, $3, $4, pg_backend_pid())
+ON CONFLICT (id) DO UPDATE SET pid = excluded.pid, host = excluded.host, command = excluded.command,
+	started = excluded.started, backend_pid = excluded.backend_pid`,
+			os.Getpid(), host, opts.Command, time.Now().UTC().Truncate(time.Second))
+		if err != nil {
+			return fmt.Errorf("recording the lock holder of the state %s: %w", b.name, err)
+		}
+	}
+	return nil
+}
+
+func (b *backend) View(fn func(statefile.RawTx) error) error {
+	return b.run(pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
+}
+
+func (b *backend) Update(fn func(statefile.RawTx) error) error {
+	if b.readOnly {
+		return fmt.Errorf("writing the state %s: opened read-only", b.name)
+	}
+	return b.run(pgx.TxOptions{IsoLevel: pgx.ReadCommitted, AccessMode: pgx.ReadWrite}, fn)
+}
+
+// Batch is Update: the transactions share one connection, so there is
+// nothing to gain from coalescing them, and a commit on PostgreSQL costs
+// one WAL flush.
+func (b *backend) Batch(fn func(statefile.RawTx) error) error { return b.Update(fn) }
+
+// Migrate copies the records table to records_schema_<from>_backup and
+// runs fn, in one transaction.
+func (b *backend) Migrate(from int, fn func(statefile.RawTx) error) error {
+	return b.Update(func(tx statefile.RawTx) error {
+		t := tx.(*rawTx)
+		backup := b.table(fmt.Sprintf("records_schema_%d_backup", from))
+		if _, err := t.tx.Exec(t.ctx, "DROP TABLE IF EXISTS "+backup+"; CREATE TABLE "+backup+" AS TABLE "+b.table("records")); err != nil {
+			return fmt.Errorf("backing up the state %s before migrating it: %w", b.name, err)
+		}
+		return fn(tx)
+	})
+}
+
+// BeforeWrite has nothing to check: PostgreSQL checks its own pages.
+func (b *backend) BeforeWrite() error { return nil }
+
+// CheckStorage has nothing to check beneath the records.
+func (b *backend) CheckStorage() ([]error, error) { return nil, nil }
+
+// Close removes the holder row of a writer, while the lock is still held,
+// releases the lock and ends the connection.
+func (b *backend) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var err error
+	if !b.readOnly && b.tables && !b.conn.IsClosed() {
+		if _, e := b.conn.Exec(ctx, `DELETE FROM `+b.table("lock_holder")+` WHERE backend_pid = pg_backend_pid()`); e != nil {
+			err = fmt.Errorf("removing the lock holder record of the state %s: %w", b.name, e)
+		}
+	}
+	// The server releases the lock when the connection ends, but only
+	// once its backend process has noticed: releasing it first makes it
+	// free when Close returns, for the next command.
+	if !b.conn.IsClosed() {
+		unlock := "SELECT pg_advisory_unlock($1)"
+		if b.readOnly {
+			unlock = "SELECT pg_advisory_unlock_shared($1)"
+		}
+		if _, e := b.conn.Exec(ctx, unlock, b.key); e != nil {
+			err = errors.Join(err, fmt.Errorf("releasing the lock of the state %s: %w", b.name, e))
+		}
+	}
+	return errors.Join(err, b.conn.Close(ctx))
+}
+
+// run runs fn in one transaction.
+func (b *backend) run(opts pgx.TxOptions, fn func(statefile.RawTx) error) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), txTimeout)
+	defer cancel()
+	if !b.tables {
+		// No state here yet (it is opened without Create): nothing to
+		// read, and nothing may be written.
+		return fn(&rawTx{b: b, ctx: ctx})
+	}
+	tx, err := b.conn.BeginTx(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("reading the state %s: %w", b.name, err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			_ = tx.Rollback(context.Background())
+		}
+	}()
+	t := &rawTx{b: b, ctx: ctx, tx: tx}
+	if err := fn(t); err != nil {
+		return err
+	}
+	committed = true // Commit ends the transaction, even when it fails
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("committing to the state %s: %w", b.name, err)
+	}
+	return nil
+}

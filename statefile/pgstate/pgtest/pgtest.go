@@ -1,0 +1,291 @@
+// Package pgtest gives tests a real PostgreSQL server: Debian's, started
+// from its binaries (initdb, postgres) in a temporary directory on a free
+// loopback port, once per test binary, and stopped by Run when the tests
+// end. Each caller gets a database of its own on it. It does not install
+// PostgreSQL: `make test` does (the postgres target), and a machine without
+// it fails the tests that need it with a message saying so.
+//
+// PostgreSQL refuses to run as root, and the tests run as root on the
+// project's machines: the server then runs as the postgres system user
+// (Debian's package creates it; failing that, Start creates it), owning
+// the temporary directory.
+package pgtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Server is a running PostgreSQL server.
+type Server struct {
+	dir  string
+	port int
+	cmd  *exec.Cmd
+	// exited is closed when the server process ends.
+	exited chan struct{}
+}
+
+var (
+	mu      sync.Mutex
+	running *Server
+	dbSeq   atomic.Int64
+)
+
+// M is what runs a test binary's tests: *testing.M.
+type M interface{ Run() int }
+
+// Run runs the tests of m and then stops the server, if one was started:
+// call it from TestMain, as os.Exit(pgtest.Run(m)).
+func Run(m M) int {
+	code := m.Run()
+	Stop()
+	return code
+}
+
+// Wrap is m, stopping the server after its tests, for a TestMain that
+// hands m to a runner that exits itself (testscript.Main).
+func Wrap(m M) M { return wrapped{m} }
+
+type wrapped struct{ m M }
+
+func (w wrapped) Run() int { return Run(w.m) }
+
+// Stop stops the server started for this test binary, if any, and removes
+// its files.
+func Stop() {
+	mu.Lock()
+	defer mu.Unlock()
+	if running != nil {
+		running.stop()
+		running = nil
+	}
+}
+
+// ConnString returns the connection string of a new, empty database on
+// the test binary's server, starting the server at the first call. It
+// fails t when no server can be started.
+func ConnString(t testing.TB) string {
+	t.Helper()
+	conn, err := NewDatabase()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
+// NewDatabase is ConnString for callers that have no testing.TB (the
+// commands of a testscript).
+func NewDatabase() (string, error) {
+	s, err := start()
+	if err != nil {
+		return "", err
+	}
+	name := fmt.Sprintf("t%d_%d", os.Getpid(), dbSeq.Add(1))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, s.connString("postgres"))
+	if err != nil {
+		return "", fmt.Errorf("pgtest: connecting to the test server: %w", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		return "", fmt.Errorf("pgtest: creating database %s: %w", name, err)
+	}
+	return s.connString(name), nil
+}
+
+// Addr is the server's host:port, starting it at the first call.
+func Addr() (string, error) {
+	s, err := start()
+	if err != nil {
+		return "", err
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)), nil
+}
+
+func (s *Server) connString(db string) string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", s.port, db)
+}
+
+func start() (*Server, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	if running != nil {
+		select {
+		case <-running.exited:
+			running.stop()
+			running = nil
+		default:
+			return running, nil
+		}
+	}
+	bin, err := binDir()
+	if err != nil {
+		return nil, err
+	}
+	cred, err := credential()
+	if err != nil {
+		return nil, err
+	}
+	var lastErr error
+	// A port found free may be taken by another test binary before the
+	// server binds it: try a few.
+	for range 3 {
+		s, err := launch(bin, cred)
+		if err == nil {
+			running = s
+			return s, nil
+		}
+		lastErr = err
+	}
+	return nil, lastErr
+}
+
+// binDir finds the newest of Debian's PostgreSQL installations.
+func binDir() (string, error) {
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	slices.SortFunc(dirs, func(a, b string) int {
+		va, _ := strconv.Atoi(filepath.Base(filepath.Dir(a)))
+		vb, _ := strconv.Atoi(filepath.Base(filepath.Dir(b)))
+		return vb - va
+	})
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "postgres")); err == nil {
+			return d, nil
+		}
+	}
+	return "", errors.New("pgtest: PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/postgres): run `make postgres`, or apt-get install postgresql")
+}
+
+// credential is who the server runs as: nil for the user running the
+// tests, or the postgres system user when that is root, which PostgreSQL
+// refuses to run as.
+func credential() (*syscall.Credential, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		// Debian's package creates the user; a server installed otherwise
+		// may not have.
+		out, aerr := exec.Command("useradd", "--system", "--user-group", "--no-create-home", "--shell", "/usr/sbin/nologin", "postgres").CombinedOutput()
+		if aerr != nil {
+			return nil, fmt.Errorf("pgtest: the tests run as root, PostgreSQL refuses to, and there is no postgres user to run it as; creating one failed: %v: %s", aerr, out)
+		}
+		if u, err = user.Lookup("postgres"); err != nil {
+			return nil, fmt.Errorf("pgtest: looking up the postgres user: %w", err)
+		}
+	}
+	uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
+	gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
+	if err1 != nil || err2 != nil {
+		return nil, fmt.Errorf("pgtest: the postgres user has uid %q, gid %q", u.Uid, u.Gid)
+	}
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+}
+
+func launch(bin string, cred *syscall.Credential) (*Server, error) {
+	dir, err := os.MkdirTemp("", "pgtest-")
+	if err != nil {
+		return nil, fmt.Errorf("pgtest: %w", err)
+	}
+	s := &Server{dir: dir, exited: make(chan struct{})}
+	ok := false
+	defer func() {
+		if !ok {
+			s.stop()
+		}
+	}()
+	if cred != nil {
+		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
+			return nil, fmt.Errorf("pgtest: %w", err)
+		}
+	}
+	data := filepath.Join(dir, "data")
+	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync", "--locale=C")
+	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	initdb.Dir = dir
+	if out, err := initdb.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("pgtest: initdb: %v: %s", err, out)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("pgtest: finding a free port: %w", err)
+	}
+	s.port = l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	logf, err := os.Create(filepath.Join(dir, "server.log"))
+	if err != nil {
+		return nil, fmt.Errorf("pgtest: %w", err)
+	}
+	defer logf.Close()
+	s.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-p", strconv.Itoa(s.port),
+		"-k", dir, "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200")
+	s.cmd.Dir = dir
+	s.cmd.Stdout, s.cmd.Stderr = logf, logf
+	// The server dies with the test binary, even one killed: no server is
+	// left behind holding a port.
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGKILL}
+	if err := s.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("pgtest: starting postgres: %w", err)
+	}
+	go func() {
+		s.cmd.Wait()
+		close(s.exited)
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		conn, err := pgx.Connect(ctx, s.connString("postgres"))
+		cancel()
+		if err == nil {
+			conn.Close(context.Background())
+			ok = true
+			return s, nil
+		}
+		select {
+		case <-s.exited:
+			log, _ := os.ReadFile(filepath.Join(dir, "server.log"))
+			return nil, fmt.Errorf("pgtest: postgres exited: %s", strings.TrimSpace(string(log)))
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("pgtest: postgres did not accept connections within 30s: %w", err)
+		}
+	}
+}
+
+// stop shuts the server down (a fast shutdown: SIGINT) and removes its
+// directory.
+func (s *Server) stop() {
+	if s.cmd != nil && s.cmd.Process != nil {
+		select {
+		case <-s.exited:
+		default:
+			_ = s.cmd.Process.Signal(syscall.SIGINT)
+			select {
+			case <-s.exited:
+			case <-time.After(10 * time.Second):
+				_ = s.cmd.Process.Kill()
+				<-s.exited
+			}
+		}
+	}
+	os.RemoveAll(s.dir)
+}
