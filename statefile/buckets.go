@@ -31,4 +31,7 @@ var (
 	// keyService names the service the state's generations are made with
 	// (see Tx.SetService); a file without it has not said yet.
 	keyService = []byte("service")
+	// keyRunStart is the serial before the first change of the last
+	// command that changed the state (see Meta.RunStart), in decimal.
+	keyRunStart = []byte("run_start")
 )

@@ -43,7 +43,8 @@
 //	│   ├── schema_version    decimal: the layout version (SchemaVersion)
 //	│   ├── lineage           random UUID given at creation, never changed
 //	│   ├── serial            decimal: +1 per committed Update that changed something
-//	│   └── service           optional: the service the generations are made with
+//	│   ├── service           optional: the service the generations are made with
+//	│   └── run_start         optional: the serial before the last writing command's first change
 //	├── resources/            bucketResources
 //	│   └── <address>         resource record (Resource)
 //	├── intents/              bucketIntents

@@ -102,6 +102,9 @@ func (tx *Tx) putEntry(e *Resource) error {
 		// better account of the generation.
 		if prev, err := decodeResourceRecord(key, old, false); err == nil && !prev.CreatedAt.IsZero() {
 			e.CreatedAt = prev.CreatedAt
+			if prev.Serial != 0 {
+				e.Serial = prev.Serial
+			}
 		}
 	}
 	e.UpdatedAt = tx.now

@@ -38,6 +38,11 @@ type Resource struct {
 	// CreatedAt is when the resource was first recorded; UpdatedAt when it was
 	// last written. Tx.Record fills both (see there).
 	CreatedAt, UpdatedAt time.Time
+	// Serial is the state's serial once the generation it holds was first
+	// recorded: what changed since a serial (the gallery's before and
+	// after) is what has a larger one. Tx.Record fills it; 0 in records
+	// written before it was kept.
+	Serial uint64
 	// Failure is the generation that failed after the one this record
 	// holds: the record keeps the last good generation (its request, files
 	// and hashes) and the failure is kept beside it. nil when the last
@@ -124,6 +129,7 @@ const (
 	resRequest       = 16
 	resDetail        = 17
 	resFailure       = 18 // message, fields fail*; written before the blobs
+	resSerial        = 19
 )
 
 // Field numbers of a failure, nested in a resource record.
@@ -201,6 +207,7 @@ func encodeResource(r *Resource) []byte {
 	}
 	e.time(resCreatedAt, r.CreatedAt)
 	e.time(resUpdatedAt, r.UpdatedAt)
+	e.uvarint(resSerial, r.Serial)
 	if f := r.Failure; f != nil {
 		e.message(resFailure, func(e *encoder) {
 			e.string(failEndpoint, f.Endpoint.Path())
@@ -281,6 +288,8 @@ func decodeResourceRecord(key, buf []byte, atKey bool) (*Resource, error) {
 			res.CreatedAt = r.time()
 		case resUpdatedAt:
 			res.UpdatedAt = r.time()
+		case resSerial:
+			res.Serial = r.uvarint()
 		case resRequest:
 			res.Request = r.bytes()
 		case resDetail:

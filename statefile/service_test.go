@@ -157,7 +157,7 @@ func TestOldFileHasNoService(t *testing.T) {
 		t.Fatal(err)
 	}
 	s = reopen(t, s)
-	want.Serial, want.Service = 5, "https://gen.example.com"
+	want.Serial, want.Service, want.RunStart = 5, "https://gen.example.com", 4
 	if m, err := s.Meta(); err != nil || m != want {
 		t.Errorf("meta after SetService = %+v, %v; want %+v", m, err, want)
 	}

@@ -57,6 +57,11 @@ type Store struct {
 
 	closeOnce sync.Once
 	closeErr  error
+
+	// runStart is the serial before this Store's first change, written
+	// as the meta's run_start with every change (Meta.RunStart).
+	runStartOnce sync.Once
+	runStart     uint64
 }
 
 // Meta is the state file's identity and version. A saved plan records
@@ -74,6 +79,11 @@ type Meta struct {
 	// Tx.SetService recorded it; "" when nothing has recorded one yet: a
 	// new state, or one written by a genform that did not record it.
 	Service string
+	// RunStart is the serial the state had before the last command that
+	// changed it made its first change: what that command (an apply, say)
+	// recorded is what has a larger Resource.Serial. 0 when no command
+	// has said.
+	RunStart uint64
 }
 
 // Snapshot is the whole state as of one moment.
@@ -280,6 +290,13 @@ func (s *Store) readMeta(b buckets) (Meta, error) {
 	m.SchemaVersion = int(v)
 	if m.Serial, err = s.readUint(b.meta, keySerial); err != nil {
 		return m, err
+	}
+	if v, err := b.meta.Get(keyRunStart); err != nil {
+		return m, s.readErr(err)
+	} else if v != nil {
+		if m.RunStart, err = s.readUint(b.meta, keyRunStart); err != nil {
+			return m, err
+		}
 	}
 	lineage, err := b.meta.Get(keyLineage)
 	if err != nil {

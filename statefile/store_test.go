@@ -295,7 +295,8 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, _ := s.Meta()
-	// Record stamps UpdatedAt with the transaction's time.
+	// Record stamps UpdatedAt with the transaction's time, and the serial
+	// a new generation is first recorded at.
 	want := &Snapshot{
 		Meta:        m,
 		Resources:   map[addrs.Instance]*Resource{},
@@ -304,7 +305,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	}
 	for _, r := range []*Resource{hero, clip, failed} {
 		r2 := *r
-		r2.UpdatedAt = t0.Add(time.Hour)
+		r2.UpdatedAt, r2.Serial = t0.Add(time.Hour), 1
 		want.Resources[r.Addr] = &r2
 	}
 	if diff := cmp.Diff(want, snap, cmpAddrs); diff != "" {

@@ -25,6 +25,9 @@ type Tx struct {
 	// saved plan stale.
 	dirty bool
 	done  bool
+	// serial is the serial the transaction commits as, once read
+	// (nextSerial).
+	serial uint64
 }
 
 var errTxDone = errors.New("statefile: Tx used after its Update returned")
@@ -107,7 +110,25 @@ func (s *Store) run(btx RawTx, fn func(tx *Tx) error) (dirty bool, err error) {
 	if err := b.meta.Put(keySerial, strconv.AppendUint(nil, serial+1, 10)); err != nil {
 		return false, fmt.Errorf("writing state file %s: %w", s.path, err)
 	}
+	// Every change of this command says where the command started, so
+	// what it recorded can be told from what was there before.
+	s.runStartOnce.Do(func() { s.runStart = serial })
+	if err := b.meta.Put(keyRunStart, strconv.AppendUint(nil, s.runStart, 10)); err != nil {
+		return false, fmt.Errorf("writing state file %s: %w", s.path, err)
+	}
 	return true, nil
+}
+
+// nextSerial is the serial this transaction commits as.
+func (tx *Tx) nextSerial() (uint64, error) {
+	if tx.serial == 0 {
+		cur, err := tx.s.readUint(tx.b.meta, keySerial)
+		if err != nil {
+			return 0, err
+		}
+		tx.serial = cur + 1
+	}
+	return tx.serial, nil
 }
 
 func (tx *Tx) use() error {
@@ -438,11 +459,25 @@ func (tx *Tx) putResource(r *Resource) error {
 	}
 	rec := *r
 	rec.UpdatedAt = tx.now
+	// A damaged record being overwritten has nothing to keep.
+	old, err := tx.s.getResource(tx.b, r.Addr)
+	if err != nil {
+		old = nil
+	}
 	if rec.CreatedAt.IsZero() {
 		rec.CreatedAt = tx.now
-		// A damaged record being overwritten has no creation time to keep.
-		if old, err := tx.s.getResource(tx.b, r.Addr); err == nil && old != nil && !old.CreatedAt.IsZero() {
+		if old != nil && !old.CreatedAt.IsZero() {
 			rec.CreatedAt = old.CreatedAt
+		}
+	}
+	// The serial says when the generation was first recorded: a record
+	// written again for the same generation (files moved, downloaded
+	// again) keeps it.
+	if rec.Serial == 0 || old != nil && old.GenerationID != rec.GenerationID {
+		if old != nil && old.GenerationID == rec.GenerationID && old.Serial != 0 {
+			rec.Serial = old.Serial
+		} else if rec.Serial, err = tx.nextSerial(); err != nil {
+			return err
 		}
 	}
 	if err := tx.put(tx.b.resources, rec.Addr, encodeResource(&rec)); err != nil {

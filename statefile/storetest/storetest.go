@@ -119,7 +119,7 @@ func snapshot(t *testing.T, s *statefile.Store) *statefile.Snapshot {
 }
 
 // sameRecord compares what a caller wrote with what the store returns,
-// past the timestamps the store sets.
+// past the timestamps and the serial the store sets.
 func sameRecord(t *testing.T, got, want *statefile.Resource) {
 	t.Helper()
 	if got == nil {
@@ -127,6 +127,7 @@ func sameRecord(t *testing.T, got, want *statefile.Resource) {
 	}
 	g, w := *got, *want
 	g.CreatedAt, g.UpdatedAt, w.CreatedAt, w.UpdatedAt = time.Time{}, time.Time{}, time.Time{}, time.Time{}
+	g.Serial, w.Serial = 0, 0
 	if d := cmp.Diff(&w, &g); d != "" {
 		t.Errorf("record of %s (-written +read):\n%s", want.Addr, d)
 	}
@@ -164,6 +165,22 @@ func testRecords(t *testing.T, open Opener) {
 	sameRecord(t, got2, again)
 	if !got2.CreatedAt.Equal(got.CreatedAt) {
 		t.Errorf("CreatedAt changed from %v to %v on replace", got.CreatedAt, got2.CreatedAt)
+	}
+	// Each generation carries the serial it was first recorded at, and
+	// the meta where the writing command started.
+	if got.Serial != 1 || got2.Serial != 2 {
+		t.Errorf("the generations were recorded at serials %d and %d, want 1 and 2", got.Serial, got2.Serial)
+	}
+	rewritten := *got2
+	rewritten.Dir = "generated/image/moved"
+	update(t, s, func(tx *statefile.Tx) error { return tx.Record(&rewritten) })
+	if got3, err := s.Resource(hero.Addr); err != nil {
+		t.Error(err)
+	} else if got3.Serial != 2 {
+		t.Errorf("a record written again for the same generation has serial %d, want it kept at 2", got3.Serial)
+	}
+	if m, err := s.Meta(); err != nil || m.RunStart != 0 || m.Serial != 3 {
+		t.Errorf("meta = %+v, %v; want serial 3, and run_start 0 where this store's first change began", m, err)
 	}
 	if none, err := s.Resource(addr("image.nothing")); err != nil || none != nil {
 		t.Errorf("Resource of an address without a record = %v, %v", none, err)
