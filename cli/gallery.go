@@ -29,6 +29,8 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/cache"
 	"github.com/genform/genform/statefile"
 	"github.com/genform/genform/statefile/atomicfile"
 )
@@ -45,11 +47,20 @@ func init() {
   default every file is embedded in it, so it can be mailed or attached to
   a review as it is. It reads the state and the files; it changes nothing.
 
+  Every resource generated anew since the state's previous serial (the one
+  before the last apply, or -since=SERIAL) shows the generation it replaced
+  beside the new one, both labelled with their prompts, its files taken
+  from the history's cache.
+
 Flags:
   -out=FILE            where to write the page (default gallery.html)
   -link                reference the output files by their path relative to
                        the page instead of embedding them (for outputs too
                        large to embed; the page then needs the files beside it)
+  -since=SERIAL        show before and after for what was generated after
+                       state serial SERIAL (default: the serial before the
+                       last command that changed the state)
+  -changed             show only the resources generated anew since then
   -var 'NAME=VALUE'    set a variable (repeatable)
   -var-file=FILE       read variables from a *.genvars.hcl file (repeatable)
   -lock-timeout=DUR    wait this long for the state lock (default 0s)
@@ -73,6 +84,8 @@ func runGallery(env *Env, args []string) int {
 	fs := flag.NewFlagSet("gallery", flag.ContinueOnError)
 	out := fs.String("out", "gallery.html", "")
 	link := fs.Bool("link", false, "")
+	since := fs.Uint64("since", 0, "")
+	changed := fs.Bool("changed", false, "")
 	lockTimeout := fs.Duration("lock-timeout", 0, "")
 	var vars varFlags
 	vars.register(fs)
@@ -108,7 +121,21 @@ func runGallery(env *Env, args []string) int {
 	if err != nil {
 		return env.Errorf("-out=%s: %v", *out, err)
 	}
+	entries, err := st.History(addrs.Instance{})
+	if err != nil {
+		return env.Errorf("reading the history: %v", err)
+	}
+	from := snap.Meta.RunStart
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "since" {
+			from = *since
+		}
+	})
+	if from > snap.Meta.Serial {
+		return env.Errorf("-since=%d is past the state's serial, %d; give a serial the state has reached ('genform show -json' prints it)", from, snap.Meta.Serial)
+	}
 	page := buildGallery(snap, stateWhere(cfg), filepath.Dir(outAbs), *link, newHider(cfg))
+	page.compare(snap, entries, reconcile.CacheOf(cfg, "."), from, *changed, newHider(cfg))
 	if !*link && page.embedBytes > galleryEmbedLimit {
 		return env.Errorf("the outputs total %s, more than the %s one self-contained page can hold; rerun with -link to reference the files by their relative path instead", byteSize(page.embedBytes), byteSize(galleryEmbedLimit))
 	}
@@ -118,6 +145,10 @@ func runGallery(env *Env, args []string) int {
 	}
 	fmt.Fprintf(env.Stdout, "Gallery written to %s: %d resource%s, %d output%s (%s).\n",
 		*out, len(page.Resources), plural(len(page.Resources)), page.Outputs, plural(page.Outputs), byteSize(size))
+	if page.Replaced > 0 || *changed {
+		fmt.Fprintf(env.Stdout, "%d resource%s generated anew since serial %d, shown beside the generation%s %s replaced.\n",
+			page.Replaced, plural(page.Replaced), page.Since, plural(page.Replaced), map[bool]string{true: "it", false: "they"}[page.Replaced == 1])
+	}
 	if page.Missing > 0 {
 		fmt.Fprintf(env.Stdout, "%d output file%s missing from disk; run 'genform apply' to download %s again.\n",
 			page.Missing, plural(page.Missing), map[bool]string{true: "it", false: "them"}[page.Missing == 1])
@@ -139,6 +170,14 @@ type galleryPage struct {
 	Missing   int
 	InFlight  []string
 	Linked    bool
+	dir       string // where the page is written, for -link paths
+
+	// Since is the serial before and after are shown from; Replaced how
+	// many resources have a before, and ChangedOnly whether the page
+	// shows only those.
+	Since       uint64
+	Replaced    int
+	ChangedOnly bool
 
 	embedBytes int64 // total size of the files to embed
 }
@@ -158,6 +197,17 @@ type galleryResource struct {
 	Updated        string
 	Request        []galleryAttr // the other request attributes
 	Media          []*galleryMedia
+	// Before is the generation this one replaced since the page's serial;
+	// nil when there is none to show.
+	Before *galleryBefore
+}
+
+// galleryBefore is a generation a newer one replaced, shown beside it.
+type galleryBefore struct {
+	Prompt       string
+	GenerationID string
+	Recorded     string
+	Media        []*galleryMedia
 }
 
 // galleryAttr is one request attribute, formatted for reading.
@@ -184,6 +234,10 @@ type galleryMedia struct {
 	bytes   int64  // the file's size now
 	missing bool
 }
+
+// Lazy reports whether the browser may load the file when it scrolls into
+// view: a linked file, not an embedded one.
+func (m *galleryMedia) Lazy() bool { return m.link != "" }
 
 // Dims is "1280×720", or "" when the size is not known.
 func (m *galleryMedia) Dims() string {
@@ -225,6 +279,7 @@ func buildGallery(snap *statefile.Snapshot, stateFile, pageDir string, link bool
 		Serial:    snap.Meta.Serial,
 		Written:   time.Now().UTC().Format("2006-01-02 15:04 UTC"),
 		Linked:    link,
+		dir:       pageDir,
 	}
 	for _, a := range addrs.SortedKeys(snap.Resources) {
 		rec := snap.Resources[a]
@@ -232,13 +287,7 @@ func buildGallery(snap *statefile.Snapshot, stateFile, pageDir string, link bool
 		for _, o := range rec.Outputs {
 			m := galleryMediaOf(rec, o, r, pageDir, link)
 			r.Media = append(r.Media, m)
-			page.Outputs++
-			if m.missing {
-				page.Missing++
-			}
-			if !link && m.abs != "" {
-				page.embedBytes += m.bytes
-			}
+			page.count(m)
 		}
 		page.Resources = append(page.Resources, r)
 	}
@@ -246,6 +295,101 @@ func buildGallery(snap *statefile.Snapshot, stateFile, pageDir string, link bool
 		page.InFlight = append(page.InFlight, a.String())
 	}
 	return page
+}
+
+// compare gives every resource generated anew after serial from the
+// generation it replaced, from the history (entries, newest first), its
+// files from the cache c; with changedOnly the page keeps only those
+// resources.
+func (page *galleryPage) compare(snap *statefile.Snapshot, entries []*statefile.Resource, c *cache.Cache, from uint64, changedOnly bool, h *hider) {
+	page.Since, page.ChangedOnly = from, changedOnly
+	kept := page.Resources[:0]
+	for _, r := range page.Resources {
+		addr, err := addrs.ParseInstance(r.Addr)
+		rec := snap.Resources[addr]
+		if err == nil && rec != nil && rec.Serial > from {
+			if prev := previousGeneration(rec, entries); prev != nil {
+				r.Before = galleryBeforeOf(prev, c, page, h)
+				page.Replaced++
+			}
+		}
+		if r.Before != nil || !changedOnly {
+			kept = append(kept, r)
+		}
+	}
+	if changedOnly {
+		page.Outputs, page.Missing, page.embedBytes = 0, 0, 0
+		for _, r := range kept {
+			for _, m := range r.Media {
+				page.count(m)
+			}
+		}
+	}
+	page.Resources = kept
+	if page.Linked {
+		return
+	}
+	for _, r := range kept {
+		if r.Before != nil {
+			for _, m := range r.Before.Media {
+				if m.abs != "" {
+					page.embedBytes += m.bytes
+				}
+			}
+		}
+	}
+}
+
+// count adds an output of the page to its counts.
+func (page *galleryPage) count(m *galleryMedia) {
+	page.Outputs++
+	if m.missing {
+		page.Missing++
+	}
+	if !page.Linked && m.abs != "" {
+		page.embedBytes += m.bytes
+	}
+}
+
+// previousGeneration is the newest generation the history holds of rec's
+// instance before the one rec holds, with outputs to show; nil when there
+// is none (a new resource).
+func previousGeneration(rec *statefile.Resource, entries []*statefile.Resource) *statefile.Resource {
+	for _, e := range entries {
+		if e.Addr != rec.Addr || e.GenerationID == rec.GenerationID || e.Status != reconcile.StatusSucceed || len(e.Outputs) == 0 {
+			continue
+		}
+		if e.Serial != 0 && rec.Serial != 0 && e.Serial >= rec.Serial {
+			continue // recorded after the one shown: not what it replaced
+		}
+		return e
+	}
+	return nil
+}
+
+// galleryBeforeOf is generation e as the page shows it beside its
+// successor, its files from the cache.
+func galleryBeforeOf(e *statefile.Resource, c *cache.Cache, page *galleryPage, h *hider) *galleryBefore {
+	old := galleryResourceOf(e, h.of(e))
+	b := &galleryBefore{Prompt: old.Prompt, GenerationID: e.GenerationID}
+	if !e.CreatedAt.IsZero() {
+		b.Recorded = e.CreatedAt.UTC().Format("2006-01-02 15:04 UTC")
+	}
+	for _, o := range e.Outputs {
+		m := &galleryMedia{Index: o.Index, Path: filepath.ToSlash(o.Path), SHA256: shortHash(o.SHA256), Size: byteSize(o.Size)}
+		m.Alt = fmt.Sprintf("%s before, output %d", e.Addr, o.Index)
+		if b.Prompt != "" {
+			m.Alt += ": " + b.Prompt
+		}
+		if path, ok := c.Path(o.SHA256); ok {
+			galleryFile(m, e, o, path, page.dir, page.Linked)
+			m.Path = "cache: " + shortHash(o.SHA256)
+		} else {
+			m.Problem = "not in the local cache (pruned, or kept elsewhere): 'genform history' lists the generation"
+		}
+		b.Media = append(b.Media, m)
+	}
+	return b
 }
 
 // galleryModes names each endpoint the way a reader thinks of it.
@@ -350,6 +494,13 @@ func galleryMediaOf(rec *statefile.Resource, o statefile.Output, r *galleryResou
 		m.Problem = "no file recorded"
 		return m
 	}
+	galleryFile(m, rec, o, abs, pageDir, link)
+	return m
+}
+
+// galleryFile reads what m shows of output o from the file at abs: its
+// pixel size, bytes, hash and type.
+func galleryFile(m *galleryMedia, rec *statefile.Resource, o statefile.Output, abs, pageDir string, link bool) {
 	f, err := os.Open(abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -358,7 +509,7 @@ func galleryMediaOf(rec *statefile.Resource, o statefile.Output, r *galleryResou
 		} else {
 			m.Problem = fmt.Sprintf("cannot read the file: %v", err)
 		}
-		return m
+		return
 	}
 	defer f.Close()
 
@@ -371,7 +522,7 @@ func galleryMediaOf(rec *statefile.Resource, o statefile.Output, r *galleryResou
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		m.Problem = fmt.Sprintf("cannot read the file: %v", err)
-		return m
+		return
 	}
 	h := sha256.New()
 	sniff := make([]byte, 512)
@@ -380,7 +531,7 @@ func galleryMediaOf(rec *statefile.Resource, o statefile.Output, r *galleryResou
 	size, err := io.Copy(h, f)
 	if err != nil {
 		m.Problem = fmt.Sprintf("cannot read the file: %v", err)
-		return m
+		return
 	}
 	m.bytes = size + int64(n)
 	m.Size = byteSize(m.bytes)
@@ -396,13 +547,12 @@ func galleryMediaOf(rec *statefile.Resource, o statefile.Output, r *galleryResou
 		m.Video = true
 	default:
 		m.Problem = fmt.Sprintf("not an image or video (%s)", m.ContentType)
-		return m
+		return
 	}
 	m.abs = abs
 	if link {
 		m.link = relativeLink(pageDir, abs)
 	}
-	return m
 }
 
 // mediaType is the type to show a file as: the content type recorded from

@@ -820,3 +820,159 @@ func (tab *cdpTab) screenshot(ctx context.Context, t *testing.T) []byte {
 	}
 	return png
 }
+
+// TestGalleryBeforeAfterInChromium: after an apply that replaces one
+// image (its prompt changed) and keeps another, the page shows the
+// replaced image's previous outputs, taken from the cache, beside the new
+// ones, each labelled with its prompt; -changed keeps only that resource;
+// -since=SERIAL moves the comparison's start. A screenshot is written to
+// $TMPDIR/genform-gallery-before-after.png.
+func TestGalleryBeforeAfterInChromium(t *testing.T) {
+	browser := findChromium()
+	if browser == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("chromium is not installed; run 'make browser' (apt-get install chromium)")
+		}
+		t.Skip("chromium is not installed; run 'make browser' to run this test")
+	}
+	sim, err := simulator.Listen("127.0.0.1:0", simulator.Options{Latency: 50 * time.Millisecond, Token: "gallery-token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sim.Close() })
+	config := func(prompt string) string {
+		return fmt.Sprintf(`
+image "hero" {
+  prompt       = %q
+  image_number = 2
+}
+image "poster" {
+  prompt       = "a minimalist poster of a sailing boat"
+  image_number = 1
+}
+`, prompt)
+	}
+	dir := inDir(t, map[string]string{"main.gen.hcl": config("a lighthouse at dusk")})
+	apply := func() {
+		t.Helper()
+		env, _, stderr := cmdEnv("GENFORM_BASE_URL="+sim.URL, "GENFORM_TOKEN=gallery-token", "GENFORM_IN_AUTOMATION=1", "NO_COLOR=1")
+		if code := runApply(env, []string{"-auto-approve"}); code != ExitOK {
+			t.Fatalf("apply: exit %d, stderr:\n%s", code, stderr)
+		}
+	}
+	apply()
+	before := map[string]string{} // sha256 of each first output of hero
+	for _, p := range []string{"generated/image/hero/0.png", "generated/image/hero/1.png"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(b)
+		before[p] = hex.EncodeToString(sum[:])
+	}
+	if err := os.WriteFile("main.gen.hcl", []byte(config("a lighthouse at dawn")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	apply()
+
+	gallery := func(args ...string) string {
+		t.Helper()
+		env, stdout, stderr := cmdEnv()
+		if code := runGallery(env, args); code != ExitOK {
+			t.Fatalf("gallery %v: exit %d, stderr:\n%s", args, code, stderr)
+		}
+		return stdout.String()
+	}
+	out := gallery()
+	if !strings.Contains(out, "1 resource generated anew since serial") {
+		t.Errorf("gallery says:\n%s", out)
+	}
+	page, err := os.ReadFile("gallery.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The previous files are embedded from the cache, byte for byte.
+	embedded := map[string]bool{}
+	for _, m := range regexp.MustCompile(`src="data:[^;"]+;base64,([^"]+)"`).FindAllSubmatch(page, -1) {
+		b, err := base64.StdEncoding.DecodeString(html.UnescapeString(string(m[1])))
+		if err != nil {
+			t.Fatalf("an embedded file does not decode: %v", err)
+		}
+		sum := sha256.Sum256(b)
+		embedded[hex.EncodeToString(sum[:])] = true
+	}
+	for p, sum := range before {
+		if _, err := os.Stat(filepath.Join(".genform", "cache", "sha256", sum[:2], sum)); err != nil {
+			t.Errorf("%s was not kept in the cache: %v", p, err)
+		}
+		if !embedded[sum] {
+			t.Errorf("the page does not embed the previous %s", p)
+		}
+	}
+	if len(embedded) != 5 {
+		t.Errorf("the page embeds %d files, want 5 (two before, two after, the poster)", len(embedded))
+	}
+	gallery("-changed", "-out=changed.html")
+	changed, _ := os.ReadFile("changed.html")
+	if bytes.Contains(changed, []byte(`id="image.poster"`)) || !bytes.Contains(changed, []byte(`id="image.hero"`)) {
+		t.Errorf("-changed must keep image.hero alone")
+	}
+	// From the serial the state has now, nothing was generated anew.
+	st, err := statefile.Open(".genform/state.db", statefile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := st.Meta()
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := gallery("-changed", fmt.Sprintf("-since=%d", meta.Serial), "-out=none.html"); !strings.Contains(out, "0 resources generated anew") {
+		t.Errorf("gallery -since=%d says:\n%s", meta.Serial, out)
+	}
+	env, _, stderr := cmdEnv()
+	if code := runGallery(env, []string{fmt.Sprintf("-since=%d", meta.Serial+1)}); code != ExitError || !strings.Contains(stderr.String(), "past the state's serial") {
+		t.Errorf("-since past the serial: exit %d, %s", code, stderr)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	b := startChromium(ctx, t, browser)
+	tab := b.newTab(ctx, t)
+	tab.call(ctx, t, "Emulation.setDeviceMetricsOverride", map[string]any{
+		"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": false,
+	}, nil)
+	pageURL := (&url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(dir, "gallery.html"))}).String()
+	tab.open(ctx, t, pageURL)
+	var got struct {
+		Before, After []string
+		Decoded       int
+		Images        int
+	}
+	tab.eval(ctx, t, `(async () => {
+		const imgs = [...document.images];
+		await Promise.all(imgs.map(i => i.decode().catch(() => {})));
+		const labels = sel => [...document.querySelectorAll(sel)].map(e => e.innerText);
+		return {
+			before: labels("#image\\.hero .side.before .label"),
+			after: labels("#image\\.hero .side.after .label"),
+			decoded: imgs.filter(i => i.complete && i.naturalWidth > 0).length,
+			images: imgs.length,
+		};
+	})()`, &got)
+	if len(got.Before) != 1 || !strings.Contains(got.Before[0], "a lighthouse at dusk") ||
+		len(got.After) != 1 || !strings.Contains(got.After[0], "a lighthouse at dawn") {
+		t.Errorf("labels: before %q, after %q", got.Before, got.After)
+	}
+	// Two before, two after, one poster: every one decoded.
+	if got.Images != 5 || got.Decoded != 5 {
+		t.Errorf("%d of %d images decoded, want 5 of 5", got.Decoded, got.Images)
+	}
+	tab.checkQuiet(t, pageURL, false)
+	png := tab.screenshot(ctx, t)
+	path := filepath.Join(os.TempDir(), "genform-gallery-before-after.png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+}

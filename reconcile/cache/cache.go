@@ -61,6 +61,15 @@ func validSHA(sha string) bool {
 	return true
 }
 
+// Path is the file holding the bytes of sha, and whether the cache holds
+// them. Reading it does not count as a use for pruning.
+func (c *Cache) Path(sha string) (string, bool) {
+	if !c.Has(sha) {
+		return "", false
+	}
+	return c.entryPath(sha), true
+}
+
 // Has reports whether the cache holds the bytes of sha.
 func (c *Cache) Has(sha string) bool {
 	if !validSHA(sha) {
