@@ -156,11 +156,17 @@ func historyName(key []byte) string {
 // Generations returns the history's entries for the request whose
 // fingerprint is fp, the most recently made first.
 func (s *Store) Generations(fp string) ([]*Resource, error) {
-	var out []*Resource
 	if fp == "" || strings.IndexByte(fp, historySep) >= 0 {
 		return nil, nil
 	}
 	prefix := append([]byte(fp), historySep)
+	return s.entries(func(h Bucket, fn func(k, v []byte) error) error { return h.ForEachPrefix(prefix, fn) }, nil)
+}
+
+// entries decodes the history entries visit walks, keeping those keep
+// accepts (every one when keep is nil), the most recently made first.
+func (s *Store) entries(visit func(h Bucket, fn func(k, v []byte) error) error, keep func(*Resource) bool) ([]*Resource, error) {
+	var out []*Resource
 	err := s.view(func(tx RawTx) error {
 		b, err := s.begin(tx)
 		if err != nil {
@@ -169,12 +175,14 @@ func (s *Store) Generations(fp string) ([]*Resource, error) {
 		if b.history == nil {
 			return nil
 		}
-		return b.history.ForEachPrefix(prefix, func(k, v []byte) error {
+		return visit(b.history, func(k, v []byte) error {
 			e, err := decodeEntry(k, v)
 			if err != nil {
 				return &CorruptError{Path: s.path, Record: "history", Addr: historyName(k), Err: err}
 			}
-			out = append(out, e)
+			if keep == nil || keep(e) {
+				out = append(out, e)
+			}
 			return nil
 		})
 	})
@@ -216,31 +224,11 @@ func (s *Store) Generation(fp, gid string) (*Resource, error) {
 // History returns the entries last recorded for addr, or every entry
 // when addr is the zero Instance, the most recently made first.
 func (s *Store) History(addr addrs.Instance) ([]*Resource, error) {
-	var out []*Resource
-	err := s.view(func(tx RawTx) error {
-		b, err := s.begin(tx)
-		if err != nil {
-			return err
-		}
-		if b.history == nil {
-			return nil
-		}
-		return b.history.ForEach(func(k, v []byte) error {
-			e, err := decodeEntry(k, v)
-			if err != nil {
-				return &CorruptError{Path: s.path, Record: "history", Addr: historyName(k), Err: err}
-			}
-			if addr.IsZero() || e.Addr == addr {
-				out = append(out, e)
-			}
-			return nil
-		})
-	})
-	if err != nil {
-		return nil, err
+	var keep func(*Resource) bool
+	if !addr.IsZero() {
+		keep = func(e *Resource) bool { return e.Addr == addr }
 	}
-	slices.SortStableFunc(out, newestFirst)
-	return out, nil
+	return s.entries(Bucket.ForEach, keep)
 }
 
 // HistoryLen is the number of entries in the history.
