@@ -341,18 +341,7 @@ func TestGalleryRefusals(t *testing.T) {
 // installs it). Without it the test fails under CI and is skipped
 // elsewhere.
 func TestGalleryInChromium(t *testing.T) {
-	browser := findChromium()
-	if browser == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("chromium is not installed; run 'make browser' (apt-get install chromium)")
-		}
-		t.Skip("chromium is not installed; run 'make browser' to run this test")
-	}
-	sim, err := simulator.Listen("127.0.0.1:0", simulator.Options{Latency: 50 * time.Millisecond, Token: "gallery-token"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sim.Close() })
+	browser, sim := chromiumAndSimulator(t)
 	dir := inDir(t, map[string]string{"main.gen.hcl": `
 image "lighthouse" {
   prompt       = "a lighthouse on a cliff at dusk"
@@ -483,6 +472,26 @@ video "intro" {
 			}
 		})
 	}
+}
+
+// chromiumAndSimulator is what the browser tests need: the path of a
+// Chromium (the test is skipped without one, and fails in CI), and a
+// simulator to apply against.
+func chromiumAndSimulator(t *testing.T) (string, *simulator.Instance) {
+	t.Helper()
+	browser := findChromium()
+	if browser == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("chromium is not installed; run 'make browser' (apt-get install chromium)")
+		}
+		t.Skip("chromium is not installed; run 'make browser' to run this test")
+	}
+	sim, err := simulator.Listen("127.0.0.1:0", simulator.Options{Latency: 50 * time.Millisecond, Token: "gallery-token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sim.Close() })
+	return browser, sim
 }
 
 func pngConfig(b []byte) (image.Config, error) { return png.DecodeConfig(bytes.NewReader(b)) }
@@ -828,18 +837,7 @@ func (tab *cdpTab) screenshot(ctx context.Context, t *testing.T) []byte {
 // -since=SERIAL moves the comparison's start. A screenshot is written to
 // $TMPDIR/genform-gallery-before-after.png.
 func TestGalleryBeforeAfterInChromium(t *testing.T) {
-	browser := findChromium()
-	if browser == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("chromium is not installed; run 'make browser' (apt-get install chromium)")
-		}
-		t.Skip("chromium is not installed; run 'make browser' to run this test")
-	}
-	sim, err := simulator.Listen("127.0.0.1:0", simulator.Options{Latency: 50 * time.Millisecond, Token: "gallery-token"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sim.Close() })
+	browser, sim := chromiumAndSimulator(t)
 	config := func(prompt string) string {
 		return fmt.Sprintf(`
 image "hero" {
