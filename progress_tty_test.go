@@ -165,6 +165,7 @@ func TestApplyOnTerminalLeavesLastingLines(t *testing.T) {
 			eta = true
 		}
 	}
+	t.Logf("%d redraws in %s, %d bytes written", frames, r.took.Round(100*time.Millisecond), len(r.raw))
 	if frames < 5 {
 		t.Errorf("the apply redrew its bars %d times, want several", frames)
 	}
@@ -189,9 +190,7 @@ func TestApplyOnTerminalLeavesLastingLines(t *testing.T) {
 	if lineWithPrefix(r.screen, "Apply complete!") == "" {
 		t.Errorf("the final screen does not say Apply complete!")
 	}
-	if t.Failed() {
-		t.Logf("final screen:\n%s", strings.Join(r.screen, "\n"))
-	}
+	t.Logf("final screen:\n%s", strings.Join(r.screen, "\n"))
 }
 
 // redraw is the cursor movement mpb starts each redraw of its bars with.
@@ -239,6 +238,13 @@ func TestApplyOnSizelessTerminalPrintsLines(t *testing.T) {
 	if lineWithPrefix(r.screen, `image.tile["a"]: submitting`) == "" {
 		t.Errorf("no plain line for a submission")
 	}
+	plain := 0
+	for _, l := range r.screen {
+		if strings.HasPrefix(l, "image.") {
+			plain++
+		}
+	}
+	t.Logf("%d plain lines in %s", plain, r.took.Round(100*time.Millisecond))
 	if redraw.Match(r.raw) {
 		t.Errorf("genform moved the cursor up to redraw on a terminal of no size")
 	}

@@ -189,7 +189,6 @@ type barProgress struct {
 	mu      sync.Mutex
 	p       *mpb.Progress
 	overall *mpb.Bar
-	total   int
 	// units is the overall bar's progress: jobUnits per finished instance,
 	// and what each one in flight has done so far, so that the bar moves
 	// and its ETA means something before the first instance finishes.
@@ -226,7 +225,6 @@ func drawable(w io.Writer) bool {
 
 func newBarProgress(w io.Writer, total int) *barProgress {
 	b := &barProgress{
-		total: max(total, 1),
 		bars:  map[addrs.Instance]*jobBar{},
 		start: map[addrs.Instance]time.Time{},
 		ended: map[addrs.Instance]bool{},
@@ -241,7 +239,7 @@ func newBarProgress(w io.Writer, total int) *barProgress {
 		text, _ := eta.Decor(s)
 		return "ETA " + text
 	}
-	b.overall = b.p.AddBar(int64(b.total)*jobUnits,
+	b.overall = b.p.AddBar(int64(max(total, 1))*jobUnits,
 		mpb.BarPriority(1<<30),
 		mpb.PrependDecorators(decor.Name("overall", decor.WCSyncSpaceR), decor.Any(counts, decor.WCSyncSpaceR)),
 		mpb.AppendDecorators(
