@@ -56,8 +56,8 @@ func (r ttyRun) String() string {
 
 // genformTTY runs genform args in dir with a pseudo-terminal of cols×rows
 // as its stdin, stdout and stderr (0×0: a terminal that reports no size),
-// and returns the screen a cols×rows terminal shows at the end (an
-// emulator of emuCols×emuRows when the pty reports no size).
+// and returns all it wrote and the screen an emulator of emuCols×emuRows
+// shows at the end.
 func genformTTY(t *testing.T, dir string, env []string, cols, rows, emuCols, emuRows int, args ...string) ttyRun {
 	t.Helper()
 	cmd := exec.Command(genformPath(t), args...)
