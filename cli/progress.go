@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/cwriter"
 	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/genform/genform/config/addrs"
@@ -27,7 +30,7 @@ func newProgress(env *Env, asJSON bool, total int) progress {
 	switch {
 	case asJSON:
 		return &jsonProgress{enc: json.NewEncoder(env.Stdout)}
-	case isTerminal(env.Stdout) && !env.Automation():
+	case !env.Automation() && drawable(env.Stdout):
 		return newBarProgress(env.Stdout, total)
 	default:
 		return &lineProgress{w: env.Stdout, last: map[addrs.Instance]string{}, start: map[addrs.Instance]time.Time{}}
@@ -179,26 +182,73 @@ func eventLine(ev reconcile.Event, elapsed time.Duration) string {
 }
 
 // barProgress draws one live bar per instance in flight and an overall bar.
+// An instance that finishes (done, failed, skipped, interrupted) prints one
+// lasting line above the bars, saying what it made and how long it took,
+// and its bar goes at the next redraw; the overall bar stays at the end.
 type barProgress struct {
 	mu      sync.Mutex
 	p       *mpb.Progress
 	overall *mpb.Bar
-	bars    map[addrs.Instance]*jobBar
+	// units is the overall bar's progress: jobUnits per finished instance,
+	// and what each one in flight has done so far, so that the bar moves
+	// and its ETA means something before the first instance finishes.
+	units    int64
+	finished atomic.Int64
+	bars     map[addrs.Instance]*jobBar
+	start    map[addrs.Instance]time.Time
+	ended    map[addrs.Instance]bool
 }
 
+// jobUnits is a job's length on its bar: the service's progress fills 90%
+// of it and the download the next 5%.
+const jobUnits = 1000
+
 type jobBar struct {
-	bar    *mpb.Bar
-	status string
+	bar   *mpb.Bar
+	units int64
+	// status is read by the bar's decorator while it draws.
+	status atomic.Pointer[string]
+}
+
+// drawable reports whether w is a terminal bars can be drawn on: one that
+// reports its size. A pseudo-terminal nobody sized (0×0, as some CI
+// runners and containers give) gets the plain lines instead, since mpb
+// draws no row on a terminal of no height.
+func drawable(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok || !isTerminal(f) {
+		return false
+	}
+	cols, rows, err := cwriter.GetSize(int(f.Fd()))
+	return err == nil && cols > 0 && rows > 0
 }
 
 func newBarProgress(w io.Writer, total int) *barProgress {
-	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(100), mpb.WithRefreshRate(150*time.Millisecond))
-	overall := p.AddBar(int64(max(total, 1)),
+	b := &barProgress{
+		bars:  map[addrs.Instance]*jobBar{},
+		start: map[addrs.Instance]time.Time{},
+		ended: map[addrs.Instance]bool{},
+	}
+	b.p = mpb.New(mpb.WithOutput(w), mpb.WithWidth(100), mpb.WithRefreshRate(150*time.Millisecond))
+	counts := func(decor.Statistics) string { return fmt.Sprintf("%d/%d", b.finished.Load(), total) }
+	eta := decor.AverageETA(decor.ET_STYLE_GO)
+	etaText := func(s decor.Statistics) string {
+		if s.Current == 0 {
+			return "" // nothing to average yet
+		}
+		text, _ := eta.Decor(s)
+		return "ETA " + text
+	}
+	b.overall = b.p.AddBar(int64(max(total, 1))*jobUnits,
 		mpb.BarPriority(1<<30),
-		mpb.PrependDecorators(decor.Name("overall", decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d", decor.WCSyncSpace)),
-		mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace)),
+		mpb.PrependDecorators(decor.Name("overall", decor.WCSyncSpaceR), decor.Any(counts, decor.WCSyncSpaceR)),
+		mpb.AppendDecorators(
+			decor.Percentage(decor.WCSyncSpace),
+			decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace),
+			decor.OnCompleteOrOnAbort(decor.Any(etaText, decor.WC{C: decor.DextraSpace}), ""),
+		),
 	)
-	return &barProgress{p: p, overall: overall, bars: map[addrs.Instance]*jobBar{}}
+	return b
 }
 
 func (b *barProgress) event(ev reconcile.Event) {
@@ -207,51 +257,108 @@ func (b *barProgress) event(ev reconcile.Event) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if ev.Phase == reconcile.PhaseRetrying && ev.Addr.IsZero() {
-		fmt.Fprintln(b.p, eventLine(ev, 0)) // no bar: the check of the service
+	if ev.Addr.IsZero() {
+		if ev.Phase == reconcile.PhaseRetrying {
+			fmt.Fprintln(b.p, eventLine(ev, 0)) // no bar: the check of the service
+		}
+		return
+	}
+	if _, ok := b.start[ev.Addr]; !ok {
+		b.start[ev.Addr] = ev.Time
+	}
+	switch ev.Phase {
+	case reconcile.PhaseDone, reconcile.PhaseFailed, reconcile.PhaseSkipped, reconcile.PhaseInterrupted:
+		b.finish(ev)
+		return
+	}
+	if b.ended[ev.Addr] {
 		return
 	}
 	jb := b.bars[ev.Addr]
 	if jb == nil {
-		jb = &jobBar{status: ev.Phase.String()}
-		status := func(decor.Statistics) string { return jb.status }
-		jb.bar = b.p.AddBar(1000,
-			mpb.BarRemoveOnComplete(),
-			mpb.PrependDecorators(decor.Name(ev.Addr.String(), decor.WCSyncSpaceR), decor.Any(status, decor.WCSyncSpaceR)),
-			mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace)),
-		)
-		b.bars[ev.Addr] = jb
+		jb = b.addBar(ev.Addr)
 	}
 	switch ev.Phase {
 	case reconcile.PhaseRunning:
-		jb.status = ev.Status
-		jb.bar.SetCurrent(int64(ev.Progress * 900))
+		jb.setStatus(ev.Status)
+		b.advance(jb, int64(ev.Progress*900))
 	case reconcile.PhaseDownloading:
-		jb.status = "downloading"
-		jb.bar.SetCurrent(950)
+		jb.setStatus("downloading")
+		b.advance(jb, 950)
 	case reconcile.PhaseRetrying:
-		jb.status = eventMessage(ev)
-	case reconcile.PhaseDone, reconcile.PhaseFailed, reconcile.PhaseSkipped, reconcile.PhaseInterrupted:
-		if !jb.bar.Completed() {
-			jb.bar.SetTotal(-1, true)
-			b.overall.Increment()
-		}
-		if ev.Phase != reconcile.PhaseDone {
-			fmt.Fprintln(b.p, eventLine(ev, 0))
-		}
+		jb.setStatus(eventMessage(ev))
 	default:
-		jb.status = ev.Phase.String()
+		jb.setStatus(ev.Phase.String())
 	}
 }
 
+func (jb *jobBar) setStatus(s string) { jb.status.Store(&s) }
+
+// addBar starts the bar of an instance. Once the bar is aborted (the
+// instance finished) it draws nothing, so that the line printed in its
+// place is never seen beside it.
+func (b *barProgress) addBar(addr addrs.Instance) *jobBar {
+	jb := &jobBar{}
+	jb.setStatus("waiting")
+	status := func(decor.Statistics) string { return *jb.status.Load() }
+	gone := func(d decor.Decorator) decor.Decorator { return decor.OnAbort(d, "") }
+	jb.bar = b.p.AddBar(jobUnits,
+		mpb.BarFillerMiddleware(func(base mpb.BarFiller) mpb.BarFiller {
+			return mpb.BarFillerFunc(func(w io.Writer, s decor.Statistics) error {
+				if s.Aborted {
+					return nil
+				}
+				return base.Fill(w, s)
+			})
+		}),
+		mpb.BarRemoveOnComplete(),
+		mpb.PrependDecorators(gone(decor.Name(addr.String(), decor.WCSyncSpaceR)), gone(decor.Any(status, decor.WCSyncSpaceR))),
+		mpb.AppendDecorators(gone(decor.Percentage(decor.WCSyncSpace)), gone(decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace))),
+	)
+	b.bars[addr] = jb
+	return jb
+}
+
+// advance moves a job's bar, and the overall bar with it, to units.
+func (b *barProgress) advance(jb *jobBar, units int64) {
+	units = min(max(units, 0), jobUnits-1)
+	if units <= jb.units {
+		return // progress the service reports again or lower moves nothing back
+	}
+	b.units += units - jb.units
+	jb.units = units
+	jb.bar.SetCurrent(units)
+	b.overall.SetCurrent(b.units)
+}
+
+// finish prints an instance's lasting line and removes its bar.
+func (b *barProgress) finish(ev reconcile.Event) {
+	if b.ended[ev.Addr] {
+		return
+	}
+	b.ended[ev.Addr] = true
+	elapsed := ev.Time.Sub(b.start[ev.Addr]).Round(100 * time.Millisecond)
+	var done int64
+	if jb := b.bars[ev.Addr]; jb != nil {
+		delete(b.bars, ev.Addr)
+		jb.bar.Abort(true)
+		done = jb.units
+	}
+	fmt.Fprintln(b.p, eventLine(ev, elapsed))
+	b.finished.Add(1)
+	b.units += jobUnits - done
+	b.overall.SetCurrent(b.units)
+}
+
+// close ends the display: bars still in flight go, the overall bar stays
+// where it stopped.
 func (b *barProgress) close() {
 	b.mu.Lock()
 	for _, jb := range b.bars {
-		if !jb.bar.Completed() {
-			jb.bar.Abort(true)
-		}
+		jb.bar.Abort(true)
 	}
-	b.overall.SetTotal(-1, true)
+	b.bars = map[addrs.Instance]*jobBar{}
+	b.overall.Abort(false)
 	b.mu.Unlock()
 	b.p.Wait()
 }
