@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/genform/genform/cli"
+	"github.com/genform/genform/statefile/pgstate/pgtest"
 )
 
 // TestExamples runs every example configuration as a user would, on the
@@ -103,11 +104,14 @@ func runGenform(t *testing.T, wantCode int, args ...string) string {
 }
 
 // TestExampleCIWorkflow runs the shell steps of examples/ci's workflow,
-// job by job, on a copy of the quickstart in a git repository with a local
-// "origin": the pull-request job must comment a markdown plan (through a
-// stand-in for the gh CLI), and the main-branch job must apply it and push
-// the outputs and the state, so that a fresh clone plans no changes.
-// Steps that use actions, and the install step, are GitHub's part.
+// job by job, on a copy of the quickstart keeping its state in PostgreSQL
+// (the test server stands in for the team's database, PG_CONN_STR for the
+// secret) in a git repository with a local "origin": the pull-request job
+// must comment a markdown plan (through a stand-in for the gh CLI), and
+// the main-branch job must apply the newest main, not the commit that
+// started it, and push the outputs but no state file, so that a fresh
+// clone plans no changes. Steps that use actions, and the install step,
+// are GitHub's part; the checkout's ref is checked here.
 func TestExampleCIWorkflow(t *testing.T) {
 	for _, tool := range []string{"bash", "git", "genform"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -140,7 +144,10 @@ cp "$body" "$COMMENT"
 	if err := os.WriteFile(filepath.Join(fakeBin, "gh"), []byte(gh), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	conn := pgtest.ConnString(t)
+	t.Setenv("PG_CONN_STR", conn)
 	env := append(os.Environ(),
+		"PG_CONN_STR="+conn, "TEAM_STATE=true",
 		"PATH="+fakeBin+string(filepath.ListSeparator)+os.Getenv("PATH"),
 		"GH_LOG="+ghLog, "COMMENT="+comment, "GITHUB_OUTPUT="+ghOutput,
 		"GH_TOKEN=test", "PR_NUMBER=7", "GITHUB_SHA=0123456789abcdef0123456789abcdef01234567",
@@ -160,6 +167,9 @@ cp "$body" "$COMMENT"
 	}
 	// The team's repository: the quickstart configuration on main.
 	if err := os.Rename(copyExample(t, filepath.Join("examples", "quickstart")), pr); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(pr, "backend.gen.hcl"), []byte("genform {\n  backend \"pg\" {}\n}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	sh(tmp, "git init -q --bare -b main origin.git")
@@ -184,27 +194,54 @@ cp "$body" "$COMMENT"
 		t.Errorf("gh was called as:\n%s", log)
 	}
 
-	// The merge to main: the apply job, in a fresh checkout.
+	// The apply job checks out the newest main: the run started by one
+	// merge applies what a later merge, pushed while it queued, made of it.
+	checkout := false
+	for _, s := range steps {
+		if s.job == "apply" && s.uses && s.with["ref"] == "main" {
+			checkout = true
+		}
+	}
+	if !checkout {
+		t.Errorf("the apply job does not check out ref: main")
+	}
+	sh(pr, "printf 'image \"later\" {\n  prompt       = \"a later merge\"\n  image_number = 1\n}\n' > later.gen.hcl && git add later.gen.hcl && git commit -q -m later && git push -q origin main")
+	newest := strings.TrimSpace(sh(pr, "git rev-parse HEAD"))
+
+	// Without the secret, a real service is refused: the job's throwaway
+	// database would forget the state, and every run would pay again.
+	for _, s := range steps {
+		if s.job == "apply" && s.name == "Check the state database" {
+			cmd := exec.Command("bash", "-e", "-c", s.run)
+			cmd.Env = append(env, "TEAM_STATE=false", "GENFORM_BASE_URL=https://gen.example.com")
+			if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "PG_CONN_STR secret is not set") {
+				t.Errorf("the check of the state database let a real service run on the throwaway database: %v\n%s", err, out)
+			}
+		}
+	}
+
+	// The merge to main: the apply job, in a fresh checkout of main.
 	mainCheckout := filepath.Join(tmp, "main")
 	sh(tmp, "git clone -q "+origin+" main")
 	runJob(t, steps, "apply", func(name, run string) { sh(mainCheckout, run) }, ghOutput)
 	files := sh(tmp, "git -C origin.git ls-tree -r --name-only main")
-	for _, want := range []string{".genform/state.db", "generated/image/hero/0.png", "generated/image/hero/1.png", "generated/image/poster/0.png", "generated/video/hero_motion/0.gif", "generated/video/intro/0.gif"} {
+	for _, want := range []string{"generated/image/hero/0.png", "generated/image/hero/1.png", "generated/image/poster/0.png", "generated/video/hero_motion/0.gif", "generated/video/intro/0.gif", "generated/image/later/0.png"} {
 		if !strings.Contains(files, want+"\n") {
 			t.Errorf("main lacks %s after the apply job; it has:\n%s", want, files)
 		}
 	}
-	if strings.Contains(files, ".genform/simulator") || strings.Contains(files, "plan.bin") || strings.Contains(files, "gallery.html") {
-		t.Errorf("the apply job committed more than the outputs and the state:\n%s", files)
+	if strings.Contains(files, ".genform/") || strings.Contains(files, "plan.bin") || strings.Contains(files, "gallery.html") {
+		t.Errorf("the apply job committed more than the outputs:\n%s", files)
 	}
-	if msg := sh(tmp, "git -C origin.git log -1 --format=%s main"); msg != "genform apply for 0123456789ab [skip ci]\n" {
-		t.Errorf("the apply job's commit is %q", msg)
+	if msg := sh(tmp, "git -C origin.git log -1 --format=%s main"); msg != "genform apply for "+newest[:12]+" [skip ci]\n" {
+		t.Errorf("the apply job's commit is %q, want it to name the newest main, %s", msg, newest[:12])
 	}
 	if _, err := os.Stat(filepath.Join(mainCheckout, "gallery.html")); err != nil {
 		t.Errorf("the apply job wrote no gallery: %v", err)
 	}
 
-	// The next pull request starts from what main recorded: nothing to do.
+	// The next pull request starts from the team's state and the files
+	// main holds: nothing to do.
 	sh(tmp, "git clone -q "+origin+" next")
 	runGenform(t, 0, "-chdir="+filepath.Join(tmp, "next"), "plan", "-detailed-exitcode")
 }
@@ -213,6 +250,8 @@ cp "$body" "$COMMENT"
 type workflowStep struct {
 	job, name, cond, run string
 	uses                 bool
+	// with holds the inputs of a step that uses an action.
+	with map[string]string
 }
 
 // workflowSteps reads the steps of a workflow file. It knows only the
@@ -229,6 +268,7 @@ func workflowSteps(t *testing.T, path string) []workflowStep {
 	var job string
 	inJobs := false
 	blockIndent := -1 // indentation of the run: key of the block being read
+	inWith := false   // reading a step's with: inputs
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := sc.Text()
@@ -252,8 +292,11 @@ func workflowSteps(t *testing.T, path string) []workflowStep {
 			inJobs = trimmed == "jobs:"
 		case inJobs && indent == 2 && strings.HasSuffix(trimmed, ":"):
 			job = strings.TrimSuffix(trimmed, ":")
+		case inJobs && indent == 10 && inWith && len(steps) > 0:
+			key, value, _ := strings.Cut(trimmed, ":")
+			steps[len(steps)-1].with[key] = strings.TrimSpace(value)
 		case inJobs && indent == 6 && strings.HasPrefix(trimmed, "- "):
-			steps = append(steps, workflowStep{job: job})
+			steps = append(steps, workflowStep{job: job, with: map[string]string{}})
 			trimmed = strings.TrimPrefix(trimmed, "- ")
 			indent += 2
 			fallthrough
@@ -261,6 +304,7 @@ func workflowSteps(t *testing.T, path string) []workflowStep {
 			key, value, _ := strings.Cut(trimmed, ":")
 			value = strings.TrimSpace(value)
 			s := &steps[len(steps)-1]
+			inWith = key == "with"
 			switch key {
 			case "name":
 				s.name = value

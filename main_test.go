@@ -46,6 +46,9 @@ func TestScript(t *testing.T) {
 			}
 			env.Defer(h.close)
 			env.Values[simKey{}] = h
+			pg := &pgHolder{}
+			env.Defer(pg.close)
+			env.Values[pgKey{}] = pg
 			env.Setenv("GENFORM_BASE_URL", h.url())
 			env.Setenv("SIM_URL", h.url())
 			env.Setenv("GENFORM_TOKEN", "test-token")
@@ -72,6 +75,8 @@ func TestScript(t *testing.T) {
 			"fill":         cmdFill,
 			"run-imports":  cmdRunImports,
 			"pg-start":     cmdPGStart,
+			"pg-stop":      cmdPGStop,
+			"pg-restart":   cmdPGRestart,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "mount" {

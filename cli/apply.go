@@ -452,7 +452,7 @@ func renderUnrecorded(env *Env, res *reconcile.Result) {
 	}
 	env.Errorf("genform could not write its state (%v), so it submitted nothing more", res.StateErr)
 	if len(res.Unfinished) > 0 {
-		fmt.Fprintf(env.Stderr, "These generations are paid for; the state holds their job ids but not their results. Once the state can be written again (free some disk space, or make it writable), run 'genform apply': it resumes them and pays nothing:\n")
+		fmt.Fprintf(env.Stderr, "These generations are paid for; the state holds their job ids but not their results. Once the state can be written again (free some disk space, make it writable, or bring its PostgreSQL server back), run 'genform apply': it resumes them and pays nothing:\n")
 		for _, j := range res.Unfinished {
 			fmt.Fprintf(env.Stderr, "  %s (job %s)\n", j.Addr, j.GenerationID)
 		}
@@ -460,7 +460,7 @@ func renderUnrecorded(env *Env, res *reconcile.Result) {
 	if len(res.Unrecorded) == 0 {
 		return
 	}
-	fmt.Fprintf(env.Stderr, "These generations are paid for, but the state does not hold them. Once the state can be written again (free some disk space, or make it writable), adopt each instead of generating it again:\n")
+	fmt.Fprintf(env.Stderr, "These generations are paid for, but the state does not hold them. Once the state can be written again (free some disk space, make it writable, or bring its PostgreSQL server back), adopt each instead of generating it again:\n")
 	for _, j := range res.Unrecorded {
 		fmt.Fprintf(env.Stderr, "  genform import %s %s\n", j.Addr.Shell(), addrs.ShellQuote(j.GenerationID))
 	}

@@ -26,10 +26,11 @@ Subcommands:
   show ADDR            show every attribute of one instance
   rm ADDR...           forget instances; their files stay on disk
   mv SRC DST           record SRC under DST, moving its files to DST's dir
-  push [-force] FILE   replace the configured state (PostgreSQL's, say)
-                       with the state file FILE; -force even when that
-                       loses another state or newer changes
-  pull FILE            write the configured state into the new file FILE
+  pull                 print the whole state as its JSON document
+  push [-force] FILE   replace the configured state with the document FILE
+                       (- for standard input), as state pull prints it;
+                       -force even when it is of another lineage, or older
+                       than the state (a lower serial)
 
 Flags (every subcommand):
   -var 'NAME=VALUE'    set a variable (repeatable)
@@ -54,7 +55,7 @@ var stateSubcommands = map[string]struct {
 	"rm":   {"genform state rm [flags] ADDR...", runStateRm},
 	"mv":   {"genform state mv [flags] SRC DST", runStateMv},
 	"push": {"genform state push [flags] [-force] FILE", runStatePush},
-	"pull": {"genform state pull [flags] FILE", runStatePull},
+	"pull": {"genform state pull [flags] > FILE", runStatePull},
 }
 
 // stateCmd is what every state subcommand parses.

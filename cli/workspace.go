@@ -354,6 +354,9 @@ func readState(cfg *config.Config, command string, lockTimeout time.Duration) (*
 }
 
 func openStateFile(cfg *config.Config, opts statefile.Options) (*statefile.Store, error) {
+	if err := checkStorage(cfg); err != nil {
+		return nil, err
+	}
 	var st *statefile.Store
 	var err error
 	if be := cfg.Settings.Backend; be != nil {

@@ -18,6 +18,15 @@
 // hands its backend to OpenBackend. Package storetest is the conformance
 // suite both pass.
 //
+// # Moving a state
+//
+// Copy replaces one store's state with another's, byte for byte and
+// whatever their backends (genform init -migrate-state). Document and
+// Push do the same through the state document (document.go), a
+// versioned JSON form of the whole state that genform state pull prints
+// and state push reads back. Both refuse, unless forced, to overwrite
+// another lineage's records or a newer serial (LoseError).
+//
 // # Changing the state
 //
 // A state is changed only through the named operations of Tx, each keeping

@@ -5,8 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"net"
+	"net/url"
 	"os"
 	"regexp"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -68,7 +72,8 @@ func Open(cfg Config, opts statefile.Options) (*statefile.Store, error) {
 		pcfg.ConnectTimeout = defaultConnectTimeout
 	}
 	b := &backend{
-		name:     fmt.Sprintf("postgres://%s:%d/%s (schema %s)", pcfg.Host, pcfg.Port, pcfg.Database, cfg.Schema),
+		name:     Location{Host: pcfg.Host, Port: pcfg.Port, Database: pcfg.Database, Schema: cfg.Schema}.String(),
+		addr:     net.JoinHostPort(pcfg.Host, strconv.Itoa(int(pcfg.Port))),
 		schema:   cfg.Schema,
 		readOnly: opts.ReadOnly,
 		key:      lockKey(cfg.Schema),
@@ -97,6 +102,61 @@ func Open(cfg Config, opts statefile.Options) (*statefile.Store, error) {
 	return statefile.OpenBackend(b, opts)
 }
 
+// Location is where a state is kept, without a password: what genform
+// init remembers of the storage a working copy used.
+type Location struct {
+	Host     string
+	Port     uint16
+	Database string
+	User     string
+	Schema   string
+	// ConnString is the connection string without its password, which
+	// reaches the state again with the password from PGPASSWORD or
+	// ~/.pgpass.
+	ConnString string
+}
+
+// Locate resolves cfg as Open would, without connecting.
+func Locate(cfg Config) (Location, error) {
+	if cfg.Schema == "" {
+		cfg.Schema = DefaultSchema
+	}
+	pcfg, err := pgx.ParseConfig(cfg.ConnString)
+	if err != nil {
+		return Location{}, fmt.Errorf("the PostgreSQL state's connection string (conn_str or PG_CONN_STR): %w", err)
+	}
+	return Location{Host: pcfg.Host, Port: pcfg.Port, Database: pcfg.Database, User: pcfg.User, Schema: cfg.Schema,
+		ConnString: withoutPassword(cfg.ConnString)}, nil
+}
+
+// String names the location as messages do.
+func (l Location) String() string {
+	return fmt.Sprintf("postgres://%s/%s (schema %s)", net.JoinHostPort(l.Host, strconv.Itoa(int(l.Port))), l.Database, l.Schema)
+}
+
+// kvPassword is a password in libpq's key=value form, quoted or not.
+var kvPassword = regexp.MustCompile(`(^|\s+)password\s*=\s*('(\\.|[^'])*'|\S*)`)
+
+// withoutPassword is conn with its password left out.
+func withoutPassword(conn string) string {
+	if strings.HasPrefix(conn, "postgres://") || strings.HasPrefix(conn, "postgresql://") {
+		u, err := url.Parse(conn)
+		if err != nil {
+			return ""
+		}
+		if u.User != nil {
+			u.User = url.User(u.User.Username())
+		}
+		q := u.Query()
+		if q.Has("password") {
+			q.Del("password")
+			u.RawQuery = q.Encode()
+		}
+		return u.String()
+	}
+	return strings.TrimSpace(kvPassword.ReplaceAllString(conn, ""))
+}
+
 // lockKey is the advisory lock's key for a schema: every genform using the
 // schema takes the same one, and other applications are unlikely to.
 func lockKey(schema string) int64 {
@@ -108,6 +168,7 @@ func lockKey(schema string) int64 {
 // backend is a statefile.Backend on one connection.
 type backend struct {
 	name     string
+	addr     string // host:port, for the error of a lost connection
 	schema   string
 	readOnly bool
 	key      int64
@@ -277,10 +338,21 @@ func (b *backend) Close() error {
 	return errors.Join(err, b.conn.Close(ctx))
 }
 
-// run runs fn in one transaction.
+// run runs fn in one transaction. When the connection is lost meanwhile
+// (the server stopped or restarted, the network went away), the error
+// says so, naming the server: nothing more can be written on it, and the
+// lock went with it.
 func (b *backend) run(opts pgx.TxOptions, fn func(statefile.RawTx) error) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	err := b.runLocked(opts, fn)
+	if err != nil && b.conn.IsClosed() {
+		return fmt.Errorf("the connection to the PostgreSQL server at %s was lost, and the state's lock with it; check that the server runs, then run the command again: %w", b.addr, err)
+	}
+	return err
+}
+
+func (b *backend) runLocked(opts pgx.TxOptions, fn func(statefile.RawTx) error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), txTimeout)
 	defer cancel()
 	if !b.tables {
@@ -290,7 +362,7 @@ func (b *backend) run(opts pgx.TxOptions, fn func(statefile.RawTx) error) error 
 	}
 	tx, err := b.conn.BeginTx(ctx, opts)
 	if err != nil {
-		return fmt.Errorf("reading the state %s: %w", b.name, err)
+		return fmt.Errorf("opening a transaction on the state %s: %w", b.name, err)
 	}
 	committed := false
 	defer func() {

@@ -6,6 +6,7 @@
 package storetest
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,6 +46,7 @@ func Run(t *testing.T, newState func(t *testing.T) Opener) {
 		{"ReadersShare", testReadersShare},
 		{"SnapshotSurvivesReopen", testSnapshotReopen},
 		{"ParallelBatches", testParallelBatches},
+		{"DocumentRoundTrip", testDocumentRoundTrip},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, newState(t)) })
 	}
@@ -573,5 +575,113 @@ func testParallelBatches(t *testing.T, open Opener) {
 	}
 	if snap := snapshot(t, s); len(snap.Intents) != n {
 		t.Errorf("%d intents after %d parallel batches", len(snap.Intents), n)
+	}
+}
+
+// testDocumentRoundTrip pulls the state as its document, changes the
+// state, and pushes the document back: a push that would lose the newer
+// changes or another lineage's records is refused, naming both; a forced
+// one brings back exactly the state the document was pulled from, which
+// pushing again leaves as it is.
+func testDocumentRoundTrip(t *testing.T, open Opener) {
+	s := create(t, open)
+	hero := resource("image.hero", fp1, "gen-1")
+	hero.Deps = []addrs.Resource{addr("image.base").Resource}
+	hero.WatermarkFree = true
+	hero.Detail = json.RawMessage(`{ "status": "succeed",  "note": "a <b> & c" }`)
+	failed := resource("image.hero", "sha256:ff", "gen-2")
+	hero.Failure = &statefile.Failure{Endpoint: addrs.Text2Image, Fingerprint: "sha256:ff", Request: failed.Request, GenerationID: "gen-2", Error: "content policy", At: time.Date(2026, 11, 21, 11, 0, 0, 5, time.UTC)}
+	update(t, s, func(tx *statefile.Tx) error {
+		for _, r := range []*statefile.Resource{hero, resource(`image.v["red"]`, "sha256:aa", "gen-3")} {
+			if err := tx.Record(r); err != nil {
+				return err
+			}
+		}
+		if err := tx.Protect(addr("image.hero"), true); err != nil {
+			return err
+		}
+		if err := tx.RecordIntent(&statefile.Intent{Addr: addr("image.pending"), Endpoint: addrs.Text2Image, Fingerprint: "sha256:p", Request: json.RawMessage(`{"prompt":"p"}`), GenerationID: "job"}); err != nil {
+			return err
+		}
+		return tx.SetService("https://gen.example.com")
+	})
+	doc, err := s.Document()
+	if err != nil {
+		t.Fatalf("Document: %v", err)
+	}
+	var text bytes.Buffer
+	if err := statefile.WriteDocument(&text, doc); err != nil {
+		t.Fatal(err)
+	}
+	pulled := text.String()
+	if len(doc.Resources) != 2 || len(doc.Intents) != 1 || len(doc.Protections) != 1 || len(doc.History) != 3 || doc.Service != "https://gen.example.com" {
+		t.Fatalf("the document holds %d resources, %d intents, %d protections, %d history entries, service %q:\n%s", len(doc.Resources), len(doc.Intents), len(doc.Protections), len(doc.History), doc.Service, pulled)
+	}
+
+	// The state moves on: the document is behind it now.
+	update(t, s, func(tx *statefile.Tx) error {
+		if _, err := tx.Forget(addr("image.hero")); err != nil {
+			return err
+		}
+		return tx.Record(resource("image.other", "sha256:bb", "gen-4"))
+	})
+	back, err := statefile.ReadDocument(strings.NewReader(pulled))
+	if err != nil {
+		t.Fatalf("ReadDocument: %v", err)
+	}
+	_, err = s.Push(back, "state.json", false)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("is newer (serial %d) than state.json (serial %d)", doc.Serial+1, doc.Serial)) {
+		t.Fatalf("pushing an older document: %v", err)
+	}
+	before := serial(t, s)
+	c, err := s.Push(back, "state.json", true)
+	if err != nil || c != (statefile.Copied{Resources: 2, Intents: 1, History: 3}) {
+		t.Fatalf("Push -force = %+v, %v", c, err)
+	}
+	if got := serial(t, s); got != before+1 {
+		t.Errorf("serial after the push: %d, want %d", got, before+1)
+	}
+	s = reopen(t, s, open, statefile.Options{})
+	again, err := s.Document()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Serial != before+1 {
+		t.Errorf("serial of the pushed state: %d, want %d", again.Serial, before+1)
+	}
+	again.Serial = doc.Serial
+	if d := cmp.Diff(doc, again); d != "" {
+		t.Errorf("the state pushed back (-pulled +pushed):\n%s", d)
+	}
+	rec, err := s.Resource(addr("image.hero"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(rec.Detail) != string(hero.Detail) {
+		t.Errorf("detail pushed back: %s, want it byte for byte: %s", rec.Detail, hero.Detail)
+	}
+
+	// Pushing it again changes nothing, not even the serial.
+	back.Serial = before + 1
+	if c, err := s.Push(back, "state.json", false); err != nil || !c.Unchanged {
+		t.Errorf("pushing the state it holds: %+v, %v", c, err)
+	}
+	if got := serial(t, s); got != before+1 {
+		t.Errorf("serial after an unchanged push: %d, want %d", got, before+1)
+	}
+
+	// Another lineage is refused, naming both, unless forced.
+	other := *back
+	other.Lineage = "00000000-0000-4000-8000-000000000000"
+	other.Serial = 999
+	_, err = s.Push(&other, "other.json", false)
+	if err == nil || !strings.Contains(err.Error(), "(lineage "+doc.Lineage+"), not other.json's (lineage "+other.Lineage+")") {
+		t.Fatalf("pushing another lineage: %v", err)
+	}
+	if _, err := s.Push(&other, "other.json", true); err != nil {
+		t.Fatalf("forced push of another lineage: %v", err)
+	}
+	if m, err := s.Meta(); err != nil || m.Lineage != other.Lineage || m.Serial != 1000 {
+		t.Errorf("after the forced push: %+v, %v", m, err)
 	}
 }

@@ -36,6 +36,8 @@ import (
 type Server struct {
 	dir  string
 	port int
+	bin  string
+	cred *syscall.Credential
 	cmd  *exec.Cmd
 	// exited is closed when the server process ends.
 	exited chan struct{}
@@ -96,6 +98,35 @@ func NewDatabase() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return s.NewDatabase()
+}
+
+// NewServer starts a server of the caller's own, beside the shared one:
+// for a test that stops it (Stop) and starts it again (Start) while
+// other tests use theirs. Close removes it.
+func NewServer() (*Server, error) {
+	bin, err := binDir()
+	if err != nil {
+		return nil, err
+	}
+	cred, err := credential()
+	if err != nil {
+		return nil, err
+	}
+	var lastErr error
+	for range 3 {
+		s, err := launch(bin, cred)
+		if err == nil {
+			return s, nil
+		}
+		lastErr = err
+	}
+	return nil, lastErr
+}
+
+// NewDatabase returns the connection string of a new, empty database on
+// s.
+func (s *Server) NewDatabase() (string, error) {
 	name := fmt.Sprintf("t%d_%d", os.Getpid(), dbSeq.Add(1))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -109,6 +140,24 @@ func NewDatabase() (string, error) {
 	}
 	return s.connString(name), nil
 }
+
+// Stop shuts s down as an administrator would (a fast shutdown: open
+// connections are ended, committed data kept), leaving its files for
+// Start.
+func (s *Server) Stop() { s.shutdown() }
+
+// Start starts s again, on the same port with the same data, after Stop.
+func (s *Server) Start() error {
+	select {
+	case <-s.exited:
+	default:
+		return errors.New("pgtest: the server runs already")
+	}
+	return s.run()
+}
+
+// Close stops s and removes its files.
+func (s *Server) Close() { s.stop() }
 
 // Addr is the server's host:port, starting it at the first call.
 func Addr() (string, error) {
@@ -205,7 +254,7 @@ func launch(bin string, cred *syscall.Credential) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgtest: %w", err)
 	}
-	s := &Server{dir: dir, exited: make(chan struct{})}
+	s := &Server{dir: dir, bin: bin, cred: cred}
 	ok := false
 	defer func() {
 		if !ok {
@@ -217,8 +266,7 @@ func launch(bin string, cred *syscall.Credential) (*Server, error) {
 			return nil, fmt.Errorf("pgtest: %w", err)
 		}
 	}
-	data := filepath.Join(dir, "data")
-	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync", "--locale=C")
+	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", filepath.Join(dir, "data"), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync", "--locale=C")
 	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	initdb.Dir = dir
 	if out, err := initdb.CombinedOutput(); err != nil {
@@ -230,24 +278,37 @@ func launch(bin string, cred *syscall.Credential) (*Server, error) {
 	}
 	s.port = l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	logf, err := os.Create(filepath.Join(dir, "server.log"))
+	if err := s.run(); err != nil {
+		return nil, err
+	}
+	ok = true
+	return s, nil
+}
+
+// run starts the server process on s's port and data, and waits until it
+// accepts connections.
+func (s *Server) run() error {
+	logf, err := os.OpenFile(filepath.Join(s.dir, "server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("pgtest: %w", err)
+		return fmt.Errorf("pgtest: %w", err)
 	}
 	defer logf.Close()
-	s.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-p", strconv.Itoa(s.port),
-		"-k", dir, "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200")
-	s.cmd.Dir = dir
+	s.exited = make(chan struct{})
+	s.cmd = exec.Command(filepath.Join(s.bin, "postgres"), "-D", filepath.Join(s.dir, "data"), "-p", strconv.Itoa(s.port),
+		"-k", s.dir, "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200")
+	s.cmd.Dir = s.dir
 	s.cmd.Stdout, s.cmd.Stderr = logf, logf
 	// The server dies with the test binary, even one killed: no server is
 	// left behind holding a port.
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGKILL}
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred, Pdeathsig: syscall.SIGKILL}
 	if err := s.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("pgtest: starting postgres: %w", err)
-	}
-	go func() {
-		s.cmd.Wait()
 		close(s.exited)
+		return fmt.Errorf("pgtest: starting postgres: %w", err)
+	}
+	cmd, exited := s.cmd, s.exited
+	go func() {
+		cmd.Wait()
+		close(exited)
 	}()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -256,36 +317,41 @@ func launch(bin string, cred *syscall.Credential) (*Server, error) {
 		cancel()
 		if err == nil {
 			conn.Close(context.Background())
-			ok = true
-			return s, nil
+			return nil
 		}
 		select {
-		case <-s.exited:
-			log, _ := os.ReadFile(filepath.Join(dir, "server.log"))
-			return nil, fmt.Errorf("pgtest: postgres exited: %s", strings.TrimSpace(string(log)))
+		case <-exited:
+			log, _ := os.ReadFile(filepath.Join(s.dir, "server.log"))
+			return fmt.Errorf("pgtest: postgres exited: %s", strings.TrimSpace(string(log)))
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("pgtest: postgres did not accept connections within 30s: %w", err)
+			return fmt.Errorf("pgtest: postgres did not accept connections within 30s: %w", err)
 		}
 	}
 }
 
-// stop shuts the server down (a fast shutdown: SIGINT) and removes its
-// directory.
+// stop shuts the server down and removes its directory.
 func (s *Server) stop() {
-	if s.cmd != nil && s.cmd.Process != nil {
+	s.shutdown()
+	os.RemoveAll(s.dir)
+}
+
+// shutdown stops the server process (a fast shutdown: SIGINT), if it
+// runs.
+func (s *Server) shutdown() {
+	if s.cmd == nil || s.cmd.Process == nil || s.exited == nil {
+		return
+	}
+	select {
+	case <-s.exited:
+	default:
+		_ = s.cmd.Process.Signal(syscall.SIGINT)
 		select {
 		case <-s.exited:
-		default:
-			_ = s.cmd.Process.Signal(syscall.SIGINT)
-			select {
-			case <-s.exited:
-			case <-time.After(10 * time.Second):
-				_ = s.cmd.Process.Kill()
-				<-s.exited
-			}
+		case <-time.After(10 * time.Second):
+			_ = s.cmd.Process.Kill()
+			<-s.exited
 		}
 	}
-	os.RemoveAll(s.dir)
 }

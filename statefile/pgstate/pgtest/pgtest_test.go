@@ -36,3 +36,45 @@ func TestDatabasesAreSeparate(t *testing.T) {
 		t.Fatalf("the second database sees %d tables x (%v)", n, err)
 	}
 }
+
+// TestServerRestarts checks that a server of one's own stops, refusing
+// connections, and starts again on the same port with its data.
+func TestServerRestarts(t *testing.T) {
+	ctx := context.Background()
+	s, err := NewServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	conn, err := s.NewDatabase()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := pgx.Connect(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Exec(ctx, "CREATE TABLE kept (v int); INSERT INTO kept VALUES (7)"); err != nil {
+		t.Fatal(err)
+	}
+	s.Stop()
+	if _, err := c.Exec(ctx, "SELECT 1"); err == nil {
+		t.Fatal("a connection still works after Stop")
+	}
+	if c2, err := pgx.Connect(ctx, conn); err == nil {
+		c2.Close(ctx)
+		t.Fatal("a new connection is accepted after Stop")
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c, err = pgx.Connect(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	var v int
+	if err := c.QueryRow(ctx, "SELECT v FROM kept").Scan(&v); err != nil || v != 7 {
+		t.Fatalf("after Start: %d, %v", v, err)
+	}
+}
