@@ -160,8 +160,24 @@ func (s *storage) remember() error {
 // copy that remembers none passes.
 func checkStorage(cfg *config.Config) error {
 	prev, err := rememberedStorage()
-	if err != nil || prev == nil {
+	if err != nil {
 		return err
+	}
+	if prev == nil {
+		// Nothing remembered: a backend block added to a working copy
+		// whose state is still in its file would plan on an empty state,
+		// and pay again for everything the file records.
+		if cfg.Settings.Backend == nil {
+			return nil
+		}
+		if _, err := os.Lstat(cfg.Settings.StateFile); err != nil {
+			return nil
+		}
+		cur, err := configuredStorage(cfg)
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("the configuration keeps the state in %s, and this working copy still has the state file %s: run genform init -migrate-state to copy it there first, or genform init -reconfigure to start there without it (the file is left as it is)", cur, filepath.ToSlash(cfg.Settings.StateFile))
 	}
 	cur, err := configuredStorage(cfg)
 	if err != nil {
