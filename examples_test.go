@@ -131,6 +131,7 @@ func TestExampleCIWorkflow(t *testing.T) {
 	// it fails, as the real one does.
 	gh := `#!/usr/bin/env bash
 echo "gh $*" >> "$GH_LOG"
+if [ "$1 $2" = "pr list" ]; then echo 7; exit 0; fi
 body=""; edit=""
 while [ $# -gt 0 ]; do
   case "$1" in --body-file) body="$2"; shift;; --edit-last) edit=1;; esac; shift
@@ -236,8 +237,17 @@ cp "$body" "$COMMENT"
 	if msg := sh(tmp, "git -C origin.git log -1 --format=%s main"); msg != "genform apply for "+newest[:12]+" [skip ci]\n" {
 		t.Errorf("the apply job's commit is %q, want it to name the newest main, %s", msg, newest[:12])
 	}
-	if _, err := os.Stat(filepath.Join(mainCheckout, "gallery.html")); err != nil {
-		t.Errorf("the apply job wrote no gallery: %v", err)
+	for _, page := range []string{"gallery.html", "review.html"} {
+		if _, err := os.Stat(filepath.Join(mainCheckout, page)); err != nil {
+			t.Errorf("the apply job wrote no %s: %v", page, err)
+		}
+	}
+	// The merged pull request is told where the gallery of what it made is.
+	if log, _ := os.ReadFile(ghLog); !strings.Contains(string(log), "gh pr comment 7 --body-file applied.md") {
+		t.Errorf("the apply job did not comment on the merged pull request; gh was called as:\n%s", log)
+	}
+	if body, _ := os.ReadFile(comment); !strings.Contains(string(body), "review.html") || !strings.HasPrefix(string(body), "<!-- genform:apply -->") {
+		t.Errorf("the apply job's comment is:\n%s", body)
 	}
 
 	// The next pull request starts from the team's state and the files
