@@ -3,7 +3,9 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"time"
 
+	"github.com/genform/genform/config"
 	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/statefile"
 )
@@ -58,7 +60,6 @@ func runPlan(env *Env, args []string) int {
 		return ExitError
 	}
 	ep := resolveEndpoint(env, cfg)
-	// The state stays open (and locked) while planning reads its history.
 	store, err := openState(cfg, "plan", pc.lockTimeout, false)
 	if err != nil {
 		return env.Errorf("%v", err)
@@ -66,11 +67,14 @@ func runPlan(env *Env, args []string) int {
 	var snap *statefile.Snapshot
 	var history reconcile.History
 	if store != nil {
-		defer store.Close()
-		if snap, err = store.Snapshot(); err != nil {
+		snap, err = store.Snapshot()
+		store.Close()
+		if err != nil {
 			return env.Errorf("%v", err)
 		}
-		history = store
+		lh := &lazyHistory{cfg: cfg, lockTimeout: pc.lockTimeout}
+		defer lh.close()
+		history = lh
 	}
 	migrateFrom, code := checkService(env, "plan", recordedService(snap), ep, pc.migrateService)
 	if code != ExitOK {
@@ -116,4 +120,34 @@ func runPlan(env *Env, args []string) int {
 		return ExitChanges
 	}
 	return ExitOK
+}
+
+// lazyHistory reads the history for plan, opening the state again (under
+// its shared lock) only when the planner first asks: a plan that would
+// generate nothing never reads it. The state is closed while planning
+// otherwise, so that its file's pages, mapped while it is open, do not
+// add to the plan's memory.
+type lazyHistory struct {
+	cfg         *config.Config
+	lockTimeout time.Duration
+	st          *statefile.Store
+	err         error
+	opened      bool
+}
+
+func (h *lazyHistory) Generations(fp string) ([]*statefile.Resource, error) {
+	if !h.opened {
+		h.opened = true
+		h.st, h.err = readState(h.cfg, "plan", h.lockTimeout)
+	}
+	if h.err != nil || h.st == nil {
+		return nil, h.err
+	}
+	return h.st.Generations(fp)
+}
+
+func (h *lazyHistory) close() {
+	if h.st != nil {
+		h.st.Close()
+	}
 }
