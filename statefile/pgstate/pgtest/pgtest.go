@@ -104,7 +104,12 @@ func NewDatabase() (string, error) {
 // NewServer starts a server of the caller's own, beside the shared one:
 // for a test that stops it (Stop) and starts it again (Start) while
 // other tests use theirs. Close removes it.
-func NewServer() (*Server, error) {
+func NewServer() (*Server, error) { return launchFresh() }
+
+// launchFresh starts a server in a new directory, trying a few ports: one
+// found free may be taken by another test binary before the server binds
+// it.
+func launchFresh() (*Server, error) {
 	bin, err := binDir()
 	if err != nil {
 		return nil, err
@@ -184,26 +189,12 @@ func start() (*Server, error) {
 			return running, nil
 		}
 	}
-	bin, err := binDir()
+	s, err := launchFresh()
 	if err != nil {
 		return nil, err
 	}
-	cred, err := credential()
-	if err != nil {
-		return nil, err
-	}
-	var lastErr error
-	// A port found free may be taken by another test binary before the
-	// server binds it: try a few.
-	for range 3 {
-		s, err := launch(bin, cred)
-		if err == nil {
-			running = s
-			return s, nil
-		}
-		lastErr = err
-	}
-	return nil, lastErr
+	running = s
+	return s, nil
 }
 
 // binDir finds the newest of Debian's PostgreSQL installations.
