@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -79,7 +80,12 @@ func actionVerb(c *reconcile.Change) string {
 }
 
 // renderPlan writes the human plan.
-func renderPlan(w io.Writer, p *reconcile.Plan, serviceLine string) {
+func renderPlan(out io.Writer, p *reconcile.Plan, serviceLine string) {
+	// Streamed through one buffer: a plan of thousands of changes is tens
+	// of thousands of small writes, each a system call unbuffered, and is
+	// never held whole in memory.
+	w := bufio.NewWriterSize(out, 64<<10)
+	defer w.Flush()
 	fmt.Fprintf(w, "Service: %s\n\n", serviceLine)
 	if !p.HasChanges() {
 		fmt.Fprintln(w, colGreen.Sprint(colBold.Sprint("No changes.")+" Your media matches the configuration."))
