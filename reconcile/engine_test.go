@@ -30,7 +30,7 @@ import (
 // file, changed only by planning and applying with a fakeService: what
 // genform plan and apply do, against a scripted service.
 type workdir struct {
-	t     *testing.T
+	t     testing.TB
 	dir   string
 	cfg   *config.Config
 	store *statefile.Store
@@ -43,7 +43,7 @@ type workdir struct {
 	events []Event
 }
 
-func newWorkdir(t *testing.T, svc *fakeService) *workdir {
+func newWorkdir(t testing.TB, svc *fakeService) *workdir {
 	t.Helper()
 	dir := t.TempDir()
 	st, err := statefile.Open(filepath.Join(dir, ".genform", "state.db"), statefile.Options{Create: true, Command: "test"})

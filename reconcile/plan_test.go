@@ -20,7 +20,7 @@ import (
 // by "applying" an earlier configuration: records whose fingerprints are
 // the ones planning computes, with output files on disk.
 type fixture struct {
-	t     *testing.T
+	t     testing.TB
 	dir   string
 	state *statefile.Snapshot
 }
