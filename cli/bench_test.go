@@ -49,6 +49,10 @@ func genformBinary(b *testing.B) string {
 }
 
 // runBinary runs genform in dir and returns its peak RSS in MiB.
+// lastChildCPU is the CPU time (user and system) of the process runBinary
+// ran last: genform's own, not the simulator's in the test process.
+var lastChildCPU time.Duration
+
 func runBinary(b *testing.B, dir string, env []string, args ...string) (stdout string, rssMiB float64) {
 	b.Helper()
 	cmd := exec.Command(genformBinary(b), args...)
@@ -81,6 +85,7 @@ func runBinary(b *testing.B, dir string, env []string, args ...string) (stdout s
 	err := cmd.Wait()
 	close(stop)
 	rssMiB = <-peak
+	lastChildCPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
 			b.Fatalf("genform %s: %v\n%s\n%s", strings.Join(args, " "), err, out.String(), errb.String())
@@ -283,6 +288,38 @@ func benchApply200(b *testing.B, pg bool) {
 		b.ReportMetric(float64(polls)/float64(len(rep.Jobs)), "polls/job")
 		b.StartTimer()
 	}
+}
+
+// BenchmarkApplyOverhead: genform's own CPU per job, the simulator
+// excluded (it runs in the test process; genform in its own): an apply of
+// 500 images against a simulator that finishes every job at once, so
+// that what the child process spends is its work per job: the requests
+// and their answers, the state's commits, the downloads written and
+// renamed (target: under 1 ms a job).
+func BenchmarkApplyOverhead(b *testing.B) {
+	const n = 500
+	var cpu time.Duration
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		dir := b.TempDir()
+		inst, err := simulator.Listen("127.0.0.1:0", simulator.Options{Latency: time.Millisecond, RPM: 1_000_000, MaxConcurrent: 1000})
+		if err != nil {
+			b.Fatal(err)
+		}
+		src := fmt.Sprintf("service {\n  parallelism = 50\n  requests_per_minute = 1000000\n  poll_interval = \"50ms\"\n}\n\nimage \"img\" {\n  count        = %d\n  prompt       = \"frame ${count.index}\"\n  image_number = 1\n}\n", n)
+		if err := os.WriteFile(filepath.Join(dir, "main.gen.hcl"), []byte(src), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		out, _ := runBinary(b, dir, []string{"NO_COLOR=1", "GENFORM_BASE_URL=" + inst.URL, "GENFORM_TOKEN=bench-token", "GENFORM_IN_AUTOMATION=1"}, "apply", "-auto-approve")
+		b.StopTimer()
+		cpu += lastChildCPU
+		inst.Close()
+		if !strings.Contains(out, fmt.Sprintf("Apply complete! %d generated", n)) {
+			b.Fatalf("apply did not complete:\n%.3000s", out)
+		}
+	}
+	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N*n)/1000, "cpu-ms/job")
 }
 
 // BenchmarkVersion: `genform version` (target: under 20 ms).

@@ -520,3 +520,30 @@ func TestCallerDeadlineBoundsEverything(t *testing.T) {
 		t.Errorf("%d requests in %s, want 1 and no wait", busy.count(), took)
 	}
 }
+
+// TestShortTokenKeepsAnswersWhole: a token so short that it is part of
+// what the service always sends ("t" is in "generation_id", "status" and
+// every media URL) is not looked for in its JSON answers: the job's id is
+// read, the create is not taken for one whose answer was lost, and the
+// media URL stays one.
+func TestShortTokenKeepsAnswersWhole(t *testing.T) {
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if r.Method == http.MethodPost {
+			writeJSON(w, 200, `{"status":"success","value":{"generation_id":"gen-42","note":"token t echoed"}}`)
+			return
+		}
+		writeJSON(w, 200, `{"status":"success","value":{"creation_id":"gen-42","prompt":"a tall tower","outputs":[{"id":"o0","media_url":"http://cdn.test/0.png"}]}}`)
+	})
+	c, _ := newClient(t, srv.URL, func(cfg *Config) { cfg.Token = "t" })
+	id, err := c.Create(context.Background(), addrs.Text2Image, []byte(`{"prompt":"x"}`))
+	if err != nil || id != "gen-42" {
+		t.Fatalf("Create = %q, %v; want gen-42", id, err)
+	}
+	det, err := c.Detail(context.Background(), "gen-42")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(det.Outputs) != 1 || det.Outputs[0].MediaURL != "http://cdn.test/0.png" || det.Prompt != "a tall tower" {
+		t.Errorf("detail: %+v, prompt %q; want the answer as sent", det.Outputs, det.Prompt)
+	}
+}

@@ -62,28 +62,73 @@ var percentHex = regexp.MustCompile(`%[0-9A-F]{2}`)
 // answer is decoded, so that no value of it, the creation detail kept in
 // the state included, carries the token.
 //
-// JSON lets a string spell any character as \uXXXX, more ways than a list
-// can hold; a body with an escape that still holds the token once decoded
-// has every string of it cleaned and is encoded again.
+// A JSON answer is cleaned decoded (scrubJSON): JSON lets a string spell
+// any character as \uXXXX, more ways than a list can hold, and replacing
+// bytes could cut into the answer's structure. Anything else (an error
+// page) has every spelling of the token replaced where it stands.
 func (c *Client) scrubBody(b []byte) []byte {
 	if len(c.secrets) == 0 {
 		return b
+	}
+	if json.Valid(b) {
+		return c.scrubJSON(b)
 	}
 	for _, f := range c.secrets {
 		if bytes.Contains(b, f) {
 			b = bytes.ReplaceAll(b, f, []byte(redacted))
 		}
 	}
-	if bytes.IndexByte(b, '\\') < 0 {
+	return b
+}
+
+// minScrubbedToken is the shortest token looked for in a JSON answer. A
+// shorter one is likely part of what the service always sends ("t" is in
+// "status", in "generation_id", in every "http://" media URL), and
+// replacing it there would lose the answer, and with a create's answer
+// the job's id. No real service token is that short.
+const minScrubbedToken = 8
+
+// scrubJSON removes the token from a JSON answer's strings, decoded, so
+// that no escape hides it and the answer's structure stays whole: every
+// string value and every member's name. b is returned as it is when
+// nothing in it holds the token, or the token is too short to tell from
+// the service's own words (minScrubbedToken).
+func (c *Client) scrubJSON(b []byte) []byte {
+	if len(c.token) < minScrubbedToken {
 		return b
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var v any
-	if dec.Decode(&v) != nil || dec.More() {
+	if dec.Decode(&v) != nil {
 		return b
 	}
-	v, changed := scrubValue(v, c.token)
+	changed := false
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch x := v.(type) {
+		case string:
+			if s := c.scrubText(x); s != x {
+				changed = true
+				return s
+			}
+		case []any:
+			for i, e := range x {
+				x[i] = walk(e)
+			}
+		case map[string]any:
+			out := make(map[string]any, len(x))
+			for k, e := range x {
+				if s := c.scrubText(k); s != k {
+					changed, k = true, s
+				}
+				out[k] = walk(e)
+			}
+			return out
+		}
+		return v
+	}
+	v = walk(v)
 	if !changed {
 		return b
 	}
@@ -106,34 +151,3 @@ func (c *Client) scrubText(s string) string {
 	return s
 }
 
-// scrubValue replaces tok in every string, keys included, of a decoded
-// JSON value.
-func scrubValue(v any, tok string) (any, bool) {
-	switch x := v.(type) {
-	case string:
-		if strings.Contains(x, tok) {
-			return strings.ReplaceAll(x, tok, redacted), true
-		}
-	case []any:
-		changed := false
-		for i, e := range x {
-			var c bool
-			x[i], c = scrubValue(e, tok)
-			changed = changed || c
-		}
-		return x, changed
-	case map[string]any:
-		changed := false
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			e, c := scrubValue(e, tok)
-			if strings.Contains(k, tok) {
-				k, c = strings.ReplaceAll(k, tok, redacted), true
-			}
-			out[k] = e
-			changed = changed || c
-		}
-		return out, changed
-	}
-	return v, false
-}
