@@ -150,4 +150,3 @@ func (c *Client) scrubText(s string) string {
 	}
 	return s
 }
-
