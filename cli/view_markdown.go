@@ -41,7 +41,7 @@ func renderPlanMarkdown(w io.Writer, p *reconcile.Plan, serviceLine string) {
 		}
 		changed = append(changed, c)
 		if c.Action == reconcile.Delete || c.Action == reconcile.Replace {
-			destructive = append(destructive, fmt.Sprintf("`%s` (%s)", c.Addr, c.Action))
+			destructive = append(destructive, fmt.Sprintf("%s (%s)", mdCode(c.Addr.String()), c.Action))
 		}
 	}
 	if len(changed) == 0 {
@@ -51,9 +51,20 @@ func renderPlanMarkdown(w io.Writer, p *reconcile.Plan, serviceLine string) {
 	// The warning block goes first so that cutting a long plan never
 	// drops it.
 	if len(destructive) > 0 {
-		list := strings.Join(destructive, ", ")
-		if len(list) > 2000 {
-			list = list[:2000] + fmt.Sprintf(" … (%d in all)", len(destructive))
+		// Whole entries only: a cut inside one would leave a code span open.
+		list, n := "", 0
+		for _, d := range destructive {
+			if len(list)+len(d) > 2000 {
+				break
+			}
+			if n > 0 {
+				list += ", "
+			}
+			list += d
+			n++
+		}
+		if n < len(destructive) {
+			list += fmt.Sprintf(" … (%d in all)", len(destructive))
 		}
 		fmt.Fprintf(&b, "\n> [!WARNING]\n> This plan deletes or replaces %d resource%s; their current files are removed: %s\n", len(destructive), plural(len(destructive)), list)
 	}
@@ -70,7 +81,7 @@ func renderPlanMarkdown(w io.Writer, p *reconcile.Plan, serviceLine string) {
 	var details strings.Builder
 	shown := 0
 	for i, c := range changed {
-		row := fmt.Sprintf("| `%s` | `%s` | %s | %s |", strings.TrimSpace(actionSymbol(c.Action)), c.Addr, c.Action, mdEscape(reasonText(c)))
+		row := fmt.Sprintf("| `%s` | %s | %s | %s |", strings.TrimSpace(actionSymbol(c.Action)), mdCode(c.Addr.String()), c.Action, mdEscape(reasonText(c)))
 		if priced {
 			cost := changeCost(p, c)
 			if cost == "" {

@@ -175,3 +175,27 @@ func TestPlanMarkdownCost(t *testing.T) {
 		}
 	}
 }
+
+// An address whose key holds a table's or a code span's markup stays in
+// its cell, and a long warning list is cut between entries.
+func TestPlanMarkdownAddressMarkup(t *testing.T) {
+	p := &reconcile.Plan{Service: "simulator"}
+	for i := 0; i < 200; i++ {
+		p.Changes = append(p.Changes, &reconcile.Change{Addr: mustAddr(fmt.Sprintf("image.tile[\"a|b`c %03d\"]", i)), Action: reconcile.Delete, Reason: &reconcile.Reason{Code: reconcile.ReasonRemoved}})
+	}
+	var b strings.Builder
+	renderPlanMarkdown(&b, p, "simulator")
+	for _, line := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(line, "| `-`") {
+			// Four cells: the unescaped pipes are the cell borders.
+			if n := strings.Count(strings.ReplaceAll(line, `\|`, ""), "|"); n != 5 {
+				t.Fatalf("row %q has %d borders, want 5", line, n)
+			}
+		}
+		if strings.HasPrefix(line, "> This plan") {
+			if !strings.HasSuffix(line, "(200 in all)") || strings.Count(line, "`")%2 != 0 {
+				t.Errorf("the warning list is cut inside an entry: …%s", line[len(line)-80:])
+			}
+		}
+	}
+}
