@@ -87,3 +87,29 @@ func TestBackendBlockInvalid(t *testing.T) {
 		t.Errorf("the warning points at %v, want the backend block's header (line 2)", diags[0].Subject)
 	}
 }
+
+// A variable the pg backend's connection string is made from carries its
+// password: it is as secret as the service token's, so a saved plan never
+// holds its value.
+func TestConnStrVariableIsSecret(t *testing.T) {
+	c := mustLoad(t, `variable "pgpw" {}
+variable "host" {
+  default = "db.example.com"
+}
+locals {
+  auth = "team:${var.pgpw}"
+}
+genform {
+  backend "pg" {
+    conn_str = "postgres://${local.auth}@db.example.com:5432/media"
+  }
+}
+image "a" { prompt = "x" }
+`, Options{Vars: []string{"pgpw=hunter2"}})
+	if !c.Secret("pgpw") {
+		t.Error("a variable the connection string is made from, through a local, is not secret")
+	}
+	if c.Secret("host") {
+		t.Error("a variable the connection string does not use is secret")
+	}
+}

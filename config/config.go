@@ -76,13 +76,15 @@ type Config struct {
 	// referenced holds the resource-level addresses some resource, local
 	// or output refers to directly.
 	referenced map[addrs.Resource]bool
-	// tokenVars are the variables the service block's token refers to.
+	// tokenVars are the variables the service token or the pg backend's
+	// conn_str refers to.
 	tokenVars []string
 }
 
 // Secret reports whether the value of the variable name must never be
 // written anywhere, a saved plan included: it is declared sensitive, or
-// the service's token is made from it.
+// the service's token or the pg backend's connection string is made from
+// it.
 func (c *Config) Secret(name string) bool {
 	if v := c.Variables[name]; v != nil && v.Sensitive {
 		return true

@@ -342,11 +342,9 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 	// Everything needed of the syntax trees is decoded by now.
 	c.releaseSyntax()
 
-	if serviceBlock != nil {
-		// Before the variables settle: those the token is made from are
-		// marked as sensitive ones are.
-		c.tokenVars = c.tokenVariables(serviceBlock)
-	}
+	// Before the variables settle: those the credentials are made from
+	// are marked as sensitive ones are.
+	c.tokenVars = c.secretVariables(serviceBlock, genformBlock)
 	diags = append(diags, c.settleVariables(opts, parser, defaults)...)
 	diags = append(diags, c.checkVariableValidations()...)
 	diags = append(diags, c.analyzeLocals(locals)...)

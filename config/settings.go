@@ -367,13 +367,27 @@ func priceFor(key string) string {
 	return key
 }
 
-// tokenVariables lists the variables the service block's token is made
-// from, directly or through locals: their values are as secret as the
-// token, so they are marked sensitive and never saved (Config.Secret).
-func (c *Config) tokenVariables(b *hcl.Block) []string {
-	content, _, _ := b.Body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "token"}}})
-	if content == nil || content.Attributes["token"] == nil {
-		return nil
+// secretVariables lists the variables the credentials are made from,
+// directly or through locals: the service block's token and the pg
+// backend's conn_str (which may carry a password). Their values are as
+// secret as the credentials, so they are marked sensitive and never saved
+// (Config.Secret).
+func (c *Config) secretVariables(serviceBlock, genformBlock *hcl.Block) []string {
+	var exprs []hcl.Expression
+	if serviceBlock != nil {
+		content, _, _ := serviceBlock.Body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "token"}}})
+		if content != nil && content.Attributes["token"] != nil {
+			exprs = append(exprs, content.Attributes["token"].Expr)
+		}
+	}
+	if genformBlock != nil {
+		content, _, _ := genformBlock.Body.PartialContent(&hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "backend", LabelNames: []string{"type"}}}})
+		for _, b := range content.Blocks {
+			bc, _, _ := b.Body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "conn_str"}}})
+			if bc != nil && bc.Attributes["conn_str"] != nil {
+				exprs = append(exprs, bc.Attributes["conn_str"].Expr)
+			}
+		}
 	}
 	var names []string
 	seen := map[string]bool{}
@@ -398,6 +412,8 @@ func (c *Config) tokenVariables(b *hcl.Block) []string {
 			}
 		}
 	}
-	walk(content.Attributes["token"].Expr)
+	for _, e := range exprs {
+		walk(e)
+	}
 	return names
 }
