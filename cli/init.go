@@ -33,9 +33,9 @@ Flags:
                        history, protections, lineage) from the storage used
                        before into the configured one, in one transaction;
                        the old storage is left as it is
-  -force-copy          with -migrate-state, replace a state of another
-                       lineage (or a newer one) already in the configured
-                       storage
+  -force-copy          -migrate-state without the checks: replace a state of
+                       another lineage (or a newer one) already in the
+                       configured storage
   -reconfigure         start on the configured storage without copying
   -var 'NAME=VALUE'    set a variable (repeatable)
   -var-file=FILE       read variables from a *.genvars.hcl file (repeatable)
@@ -71,6 +71,12 @@ type storage struct {
 	User       string `json:"user,omitempty"`
 	Schema     string `json:"schema,omitempty"`
 	ConnString string `json:"conn_str,omitempty"`
+
+	// conn is the connection string as configured, its password
+	// included: how the configured storage is reached. Never written;
+	// a remembered storage has only ConnString (and the password comes
+	// from PGPASSWORD or ~/.pgpass).
+	conn string
 }
 
 // configuredStorage is the storage cfg names.
@@ -84,7 +90,7 @@ func configuredStorage(cfg *config.Config) (*storage, error) {
 		return nil, err
 	}
 	return &storage{FormatVersion: storageFormat, Type: "pg", Host: loc.Host, Port: loc.Port, Database: loc.Database,
-		User: loc.User, Schema: loc.Schema, ConnString: loc.ConnString}, nil
+		User: loc.User, Schema: loc.Schema, ConnString: loc.ConnString, conn: be.ConnStr}, nil
 }
 
 // same reports whether s and o are one storage: the same file, or the
@@ -114,7 +120,11 @@ func (s *storage) open(opts statefile.Options) (*statefile.Store, error) {
 	if s.Type == "file" {
 		st, err = statefile.Open(filepath.FromSlash(s.Path), opts)
 	} else {
-		st, err = pgstate.Open(pgstate.Config{ConnString: s.ConnString, Schema: s.Schema}, opts)
+		conn := s.ConnString
+		if s.conn != "" {
+			conn = s.conn
+		}
+		st, err = pgstate.Open(pgstate.Config{ConnString: conn, Schema: s.Schema}, opts)
 	}
 	if !opts.Create && errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -206,9 +216,11 @@ func runInit(env *Env, args []string) int {
 	switch {
 	case *migrate && *reconfigure:
 		return env.Errorf("-migrate-state copies the state into the configured storage and -reconfigure starts there without it: pass one of them")
-	case *forceCopy && !*migrate:
-		return env.Errorf("-force-copy only says what -migrate-state may replace: pass -migrate-state with it")
+	case *forceCopy && *reconfigure:
+		return env.Errorf("-force-copy copies the state, replacing what the configured storage holds, and -reconfigure starts there without it: pass one of them")
 	}
+	// As Terraform's: -force-copy is -migrate-state without asking.
+	*migrate = *migrate || *forceCopy
 	cfg := loadConfig(env, vars.options(env))
 	if cfg == nil {
 		return ExitError
@@ -262,7 +274,10 @@ func runInit(env *Env, args []string) int {
 
 // migrateState copies the state from prev into cur (statefile.Copy).
 func migrateState(env *Env, prev, cur *storage, force bool, lockTimeout time.Duration) int {
-	src, err := prev.open(statefile.Options{ReadOnly: true, Command: "init", LockTimeout: lockTimeout})
+	// A state file is opened as a writer would: one of an older schema is
+	// migrated first (with the backup migration keeps), as any command
+	// would have done, and only then copied.
+	src, err := prev.open(statefile.Options{ReadOnly: prev.Type != "file", Command: "init", LockTimeout: lockTimeout})
 	if err != nil {
 		return env.Errorf("opening the state to migrate from, %s: %v", prev, err)
 	}

@@ -109,7 +109,7 @@ func (s *Store) replace(src rawState, from string, force bool) (Copied, error) {
 			return fmt.Errorf("copying %s to state %s: schema %d to schema %d", from, s.path, src.meta.SchemaVersion, dstMeta.SchemaVersion)
 		}
 		held := 0
-		for _, bucket := range []Bucket{b.resources, b.intents, b.history} {
+		for _, bucket := range []Bucket{b.resources, b.intents, b.history, b.protections} {
 			n, err := bucket.Len()
 			if err != nil {
 				return s.readErr(err)
