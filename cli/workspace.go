@@ -116,7 +116,20 @@ func readableDespite(cfg *config.Config, diags hcl.Diagnostics) bool {
 			for _, n := range names {
 				schema.Attributes = append(schema.Attributes, hcl.AttributeSchema{Name: n})
 			}
+			if b.Type == "genform" {
+				schema.Blocks = []hcl.BlockHeaderSchema{{Type: "backend", LabelNames: []string{"type"}}}
+			}
 			attrs, _, _ := b.Body.PartialContent(schema)
+			// Where a backend keeps the state must be literal too: a
+			// setting left to an unset variable would read another state.
+			for _, be := range attrs.Blocks {
+				bc, _, _ := be.Body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "conn_str"}, {Name: "schema_name"}}})
+				for _, a := range bc.Attributes {
+					if v, d := a.Expr.Value(nil); d.HasErrors() || !v.IsWhollyKnown() {
+						return false
+					}
+				}
+			}
 			for name, a := range attrs.Attributes {
 				if name == "token" {
 					tokens = append(tokens, a.Range)
