@@ -485,7 +485,9 @@ func (r *applyRun) generate(inst *config.Instance, c *Change) error {
 	}
 	// An abandoned job is followed and kept before its intent is
 	// replaced by the new one.
-	r.keepJob(inst.Addr, inst.Dir, r.interruptedJob(inst.Addr, c.Reason))
+	if err := r.keepJob(inst.Addr, inst.Dir, r.interruptedJob(inst.Addr, c.Reason)); err != nil {
+		return err
+	}
 	if err := r.acquire(); err != nil {
 		return err
 	}

@@ -21,7 +21,9 @@ func (r *applyRun) update(inst *config.Instance, c *Change) error {
 	e := r.e
 	// A settled submission's job is followed and kept before its intent
 	// is cleared with the record.
-	r.keepJob(inst.Addr, inst.Dir, r.interruptedJob(inst.Addr, c.Reason))
+	if err := r.keepJob(inst.Addr, inst.Dir, r.interruptedJob(inst.Addr, c.Reason)); err != nil {
+		return err
+	}
 	old, err := e.Store.Resource(inst.Addr)
 	if err != nil {
 		return err
@@ -183,7 +185,10 @@ func (r *applyRun) move(c *Change) {
 func (r *applyRun) delete(c *Change) {
 	e := r.e
 	// A forgotten submission's job is followed and kept first.
-	r.keepJob(c.Addr, c.Dir, r.interruptedJob(c.Addr, c.Reason))
+	if err := r.keepJob(c.Addr, c.Dir, r.interruptedJob(c.Addr, c.Reason)); err != nil {
+		r.fail(c, err)
+		return
+	}
 	rec, err := e.Store.Resource(c.Addr)
 	if err != nil {
 		r.fail(c, err)

@@ -243,12 +243,17 @@ func (r *applyRun) restoreURL(entry *statefile.Resource, det *service.Creation, 
 // submitted for a request no longer declared for addr (settled, abandoned
 // or forgotten), to its end, and files it in the history with its files in
 // the cache: it was paid for, and declaring its request again restores it
-// at no cost. dir is where the instance's files would go. A job that
-// cannot be followed is a warning; it stays paid for on the service, and
-// import can still adopt it.
-func (r *applyRun) keepJob(addr addrs.Instance, dir string, it *statefile.Intent) {
+// at no cost. dir is where the instance's files would go. It takes a
+// generation slot while it follows the job, as any job followed does.
+//
+// A job that cannot be followed to its end (an interrupt, the timeout, a
+// service out of reach) returns an error: the change must stop and keep
+// the intent, so that the next apply follows the job again rather than
+// forget a paid generation. A job the service says it does not have, or
+// whose files cannot be had, is a warning; import can still adopt it.
+func (r *applyRun) keepJob(addr addrs.Instance, dir string, it *statefile.Intent) error {
 	if it == nil || it.GenerationID == "" || r.e.Service == nil {
-		return
+		return nil
 	}
 	e := r.e
 	id := it.GenerationID
@@ -256,13 +261,25 @@ func (r *applyRun) keepJob(addr addrs.Instance, dir string, it *statefile.Intent
 		r.emit(Event{Addr: addr, Phase: PhaseWarning, GenerationID: id,
 			Err: fmt.Errorf("job %s, left by an interrupted apply, is not kept in the history: %w", id, err)})
 	}
+	if err := r.acquire(); err != nil {
+		return fmt.Errorf("job %s, left by an interrupted apply, was not followed (%w); its intent is kept for the next apply", id, err)
+	}
+	release := r.slot()
+	defer release()
 	ctx, cancel := r.generation(addr)
 	defer cancel()
 	st, err := r.poll(ctx, addr, Update, id, it.SubmittedAt)
 	if err != nil {
-		warn(r.timedOut(ctx, err))
-		return
+		// Only the service saying it has no such job lets it go: an
+		// interrupt, the timeout or a failure to reach the service keeps
+		// the intent, to follow the job again.
+		if se, ok := errors.AsType[*service.Error](err); ok && (se.HTTPStatus == 404 || se.HTTPStatus == 410) {
+			warn(err)
+			return nil
+		}
+		return fmt.Errorf("job %s, left by an interrupted apply, was not followed to its end (%w); its intent is kept, and the next apply follows it again", id, r.timedOut(ctx, err))
 	}
+	release()
 	entry := &statefile.Resource{Addr: addr, Endpoint: it.Endpoint, Fingerprint: it.Fingerprint, Request: it.Request,
 		GenerationID: id, CreationID: id, Status: st.Raw, Dir: dir}
 	if st.State == service.StateFailed {
@@ -271,7 +288,7 @@ func (r *applyRun) keepJob(addr addrs.Instance, dir string, it *statefile.Intent
 		det, err := e.Service.Detail(ctx, id)
 		if err != nil {
 			warn(r.timedOut(ctx, err))
-			return
+			return nil
 		}
 		entry.Detail, entry.Status = det.Raw, StatusSucceed
 		entry.Outputs = outputsOf(addr.Resource.Kind, det)
@@ -288,7 +305,7 @@ func (r *applyRun) keepJob(addr addrs.Instance, dir string, it *statefile.Intent
 			}
 			if err := os.MkdirAll(c.Dir(), 0o700); err != nil {
 				warn(err)
-				return
+				return nil
 			}
 			d, err := e.Service.Download(ctx, o.MediaURL, c.Dir(), fmt.Sprintf("tmp-%s-%d", id, o.Index))
 			if err != nil {
@@ -300,7 +317,7 @@ func (r *applyRun) keepJob(addr addrs.Instance, dir string, it *statefile.Intent
 			}
 			if err := c.Adopt(d.Path, d.SHA256); err != nil {
 				warn(err)
-				return
+				return nil
 			}
 			o.SHA256, o.Size, o.ContentType = d.SHA256, d.Size, d.ContentType
 			o.Path = path.Join(dir, strconv.Itoa(o.Index)+filepath.Ext(d.Path))
@@ -308,10 +325,11 @@ func (r *applyRun) keepJob(addr addrs.Instance, dir string, it *statefile.Intent
 	}
 	if err := r.commit(func(tx *statefile.Tx) error { return tx.RecordHistory(entry) }); err != nil {
 		warn(err)
-		return
+		return nil
 	}
 	r.emit(Event{Addr: addr, Phase: PhaseWarning, GenerationID: id,
 		Err: fmt.Errorf("job %s, left by an interrupted apply, ended %s and is kept in the history: declaring its request again restores it at no cost", id, entry.Status)})
+	return nil
 }
 
 // interruptedJob is the intent at addr when the change leaves its job

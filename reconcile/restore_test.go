@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"time"
 
 	"os"
 	"path/filepath"
@@ -224,5 +225,27 @@ func TestSettledJobIsKept(t *testing.T) {
 	}
 	if got := w.read("generated/image/a/1.png"); got != "content of http://fake.test/media/job-7/1.png" {
 		t.Errorf("restored %q", got)
+	}
+}
+
+// A settled job still running when the timeout passes is not forgotten:
+// the update stops, the intent stays, and the next apply follows the job
+// again.
+func TestSettledJobStillRunningKeepsItsIntent(t *testing.T) {
+	svc := &fakeService{}
+	w := newWorkdir(t, svc)
+	w.converge(appleConfig)
+	w.configure(greenConfig)
+	svc.addJob("job-7", addrs.Image, fakeJob{statuses: []string{"processing"}})
+	w.interrupted("image.a", "job-7")
+
+	p := w.plan(appleConfig)
+	w.timeout = 200 * time.Millisecond
+	res := w.apply(context.Background(), p)
+	if len(res.Failed) != 1 || !strings.Contains(res.Failed[0].Err.Error(), "its intent is kept") {
+		t.Fatalf("failed %v; want the update stopped, its intent kept", res.Failed)
+	}
+	if it := w.snapshot().Intents[a("image.a")]; it == nil || it.GenerationID != "job-7" {
+		t.Errorf("intent = %+v, want job-7 kept", it)
 	}
 }
