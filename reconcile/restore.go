@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -115,10 +116,13 @@ func (r *applyRun) restore(inst *config.Instance, c *Change) error {
 	}
 	r.emit(Event{Addr: inst.Addr, Action: Restore, Phase: PhaseDownloading, GenerationID: entry.GenerationID})
 
-	dir := filepath.Join(e.Dir, filepath.FromSlash(inst.Dir))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// The directory is made, and the files later renamed, through the
+	// working directory's root: a folder swapped for a link to somewhere
+	// else since the check above is refused, not followed.
+	if err := makeDir(e.Dir, inst.Dir); err != nil {
 		return fmt.Errorf("restoring %s: %w", inst.Addr, err)
 	}
+	dir := filepath.Join(e.Dir, filepath.FromSlash(inst.Dir))
 	rec := *entry
 	rec.Addr, rec.Dir, rec.Deps, rec.Failure = inst.Addr, inst.Dir, inst.Resource.Refs, nil
 	// The record's creation time is the instance's (Record keeps the one
@@ -165,7 +169,7 @@ func (r *applyRun) restore(inst *config.Instance, c *Change) error {
 				return fmt.Errorf("restoring %s: fetching creation %s: %w; nothing was changed", inst.Addr, entry.CreationID, r.timedOut(ctx, err))
 			}
 		}
-		url, err := r.restoreURL(entry, fresh, o.Index)
+		url, err := r.restoreURL(ctx, entry, fresh, o.Index)
 		if err != nil {
 			return fmt.Errorf("restoring %s: %w; nothing was changed", inst.Addr, err)
 		}
@@ -189,7 +193,8 @@ func (r *applyRun) restore(inst *config.Instance, c *Change) error {
 	for i := range rec.Outputs {
 		o := &rec.Outputs[i]
 		final := filepath.Join(e.Dir, filepath.FromSlash(o.Path))
-		if err := os.Rename(staged[i], final); err != nil {
+		from := path.Join(inst.Dir, filepath.Base(staged[i]))
+		if err := renameFile(e.Dir, from, o.Path); err != nil {
 			return fmt.Errorf("restoring %s: %w", inst.Addr, err)
 		}
 		staged[i] = ""
@@ -221,14 +226,14 @@ func (r *applyRun) restore(inst *config.Instance, c *Change) error {
 }
 
 // restoreURL is where output index of a creation is downloaded from again.
-func (r *applyRun) restoreURL(entry *statefile.Resource, det *service.Creation, index int) (string, error) {
+func (r *applyRun) restoreURL(ctx context.Context, entry *statefile.Resource, det *service.Creation, index int) (string, error) {
 	outs := outputsOf(entry.Addr.Resource.Kind, det)
 	for _, o := range outs {
 		if o.Index != index {
 			continue
 		}
 		if entry.Addr.Resource.Kind == addrs.Video && entry.WatermarkFree {
-			w, err := r.e.Service.WatermarkFreeURL(r.on(entry.Addr), entry.CreationID)
+			w, err := r.e.Service.WatermarkFreeURL(ctx, entry.CreationID)
 			if err != nil {
 				return "", fmt.Errorf("getting the watermark-free URL of creation %s: %w", entry.CreationID, err)
 			}
