@@ -231,13 +231,16 @@ func plural(n int) string {
 }
 
 // summaryLine is the plan's closing line, e.g.
-// "Plan: 3 to generate (6 images, 1 video), 1 to re-download, 1 to move, 0 to delete."
+// "Plan: 3 to generate (files: 6 images, 1 video), 1 to re-download, 1 to move, 0 to delete."
+// The count before the brackets is of generations (what is paid for); the
+// brackets count the files they make, which differ whenever a request asks
+// for several outputs, so they say "files".
 func summaryLine(p *reconcile.Plan) string {
 	s := p.Summary()
 	if !p.HasChanges() {
 		return "No changes. Your media matches the configuration."
 	}
-	line := fmt.Sprintf("Plan: %d to generate (%d image%s, %d video%s), %d to re-download, %d to move, %d to delete",
+	line := fmt.Sprintf("Plan: %d to generate (files: %d image%s, %d video%s), %d to re-download, %d to move, %d to delete",
 		s.Generate, s.Images, plural(s.Images), s.Videos, plural(s.Videos), s.Redownload, s.Move, s.Delete)
 	if s.Resume > 0 {
 		line += fmt.Sprintf(", %d to resume", s.Resume)
