@@ -38,6 +38,9 @@ const lazyTreeSize = 32 << 10
 func parseHCL(parser *hclparse.Parser, src []byte, name string) (*hcl.File, hcl.Diagnostics) {
 	cuts := cutPoints(src)
 	if len(cuts) < 2 {
+		if body, ok := fastParse(src, name, hcl.InitialPos); ok {
+			return &hcl.File{Body: body, Bytes: src, Nav: blockNav{body}}, nil
+		}
 		return parser.ParseHCL(src, name)
 	}
 	type piece struct {
@@ -63,6 +66,10 @@ func parseHCL(parser *hclparse.Parser, src []byte, name string) (*hcl.File, hcl.
 			defer wg.Done()
 			for i := range next {
 				p := &pieces[i]
+				if body, ok := fastParse(src[p.start.Byte:p.end], name, p.start); ok {
+					p.file = &hcl.File{Body: body}
+					continue
+				}
 				p.file, p.diags = hclsyntax.ParseConfig(src[p.start.Byte:p.end], name, p.start)
 			}
 		}()
