@@ -77,14 +77,22 @@ func (c *Config) Expand(r *Resource, scope Scope) ([]*Instance, hcl.Diagnostics)
 	return r.instances(data), diags
 }
 
-// instances assembles the instances of r from their requests.
+// Precomputed reports whether r's instances do not depend on the scope:
+// r refers to no other resource, Load computed its requests, and
+// Expand(r, nil) returns its instances.
+func (c *Config) Precomputed(r *Resource) bool { return r.cacheValid }
+
+// instances assembles the instances of r from their requests, on every
+// core when there are many (a large for_each).
 func (r *Resource) instances(data []instData) []*Instance {
 	insts := make([]*Instance, len(data))
-	sc := scratches.Get().(*scratch)
-	defer scratches.Put(sc)
-	for i := range data {
-		insts[i] = data[i].instance(r, sc)
-	}
+	parallelRange(len(data), func(lo, hi int) {
+		sc := scratches.Get().(*scratch)
+		defer scratches.Put(sc)
+		for i := lo; i < hi; i++ {
+			insts[i] = data[i].instance(r, sc)
+		}
+	})
 	return insts
 }
 

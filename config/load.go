@@ -810,11 +810,22 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 // parallel calls f(0) ... f(n-1), on every core when n is large enough for
 // that to pay, and returns when all calls have.
 func parallel(n int, f func(int)) {
+	parallelRange(n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			f(i)
+		}
+	})
+}
+
+// parallelRange calls f on consecutive ranges [lo, hi) that together cover
+// [0, n): on every core when n is large enough for that to pay, else once
+// with [0, n). It returns when all calls have.
+func parallelRange(n int, f func(lo, hi int)) {
 	workers := runtime.GOMAXPROCS(0)
 	const batch = 64
 	if n < 4*batch || workers < 2 {
-		for i := 0; i < n; i++ {
-			f(i)
+		if n > 0 {
+			f(0, n)
 		}
 		return
 	}
@@ -829,9 +840,7 @@ func parallel(n int, f func(int)) {
 				if start >= n {
 					return
 				}
-				for i := start; i < min(start+batch, n); i++ {
-					f(i)
-				}
+				f(start, min(start+batch, n))
 			}
 		}()
 	}

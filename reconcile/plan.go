@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/config/addrs"
@@ -303,12 +305,17 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 		}
 	}
 
+	pre := p.prepare()
 	scope := make(config.Scope, len(cfg.Resources))
-	for _, r := range cfg.Resources {
-		insts, diags := cfg.Expand(r, scope)
-		p.diags = append(p.diags, diags...)
-		if diags.HasErrors() {
-			continue
+	for k, r := range cfg.Resources {
+		insts := pre[k].insts
+		if !pre[k].done {
+			var diags hcl.Diagnostics
+			insts, diags = cfg.Expand(r, scope)
+			p.diags = append(p.diags, diags...)
+			if diags.HasErrors() {
+				continue
+			}
 		}
 		// Instances of this resource that its expansion no longer yields
 		// (count lowered, for_each key removed) may be claimed too. Both
@@ -334,8 +341,12 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 		if referenced {
 			values = make(map[addrs.Instance]cty.Value, len(insts))
 		}
-		for _, inst := range insts {
-			c, rec, dir := p.planInstance(r, inst)
+		for j, inst := range insts {
+			var known instFacts
+			if pre[k].done {
+				known = pre[k].facts[j]
+			}
+			c, rec, dir := p.planInstance(r, inst, known)
 			p.add(c)
 			if referenced {
 				v := config.UnknownInstance()
@@ -420,7 +431,90 @@ const StatusFailed = "failed"
 // keeps a recorded generation, it also returns that record and the
 // directory its files will be in, from which what refers to it takes its
 // value; a nil record means its value is known only after apply.
-func (p *planner) planInstance(r *config.Resource, inst *config.Instance) (*Change, *statefile.Resource, string) {
+// prepared holds what planning a resource's instances reads that depends
+// on nothing but each instance and its record; done is false for a
+// resource whose instances depend on the resources it refers to.
+type prepared struct {
+	done  bool
+	insts []*config.Instance
+	facts []instFacts
+}
+
+// instFacts is what planInstance would otherwise compute itself: the
+// request's fingerprint, and the state of the record's files on disk.
+type instFacts struct {
+	fingerprint string
+	files       []fileState
+	checked     bool // files holds a check of every output of the record
+}
+
+// prepare expands the resources that refer to no other resource (Load
+// computed their requests), fingerprints their requests and checks their
+// recorded files: on every core, for this is most of a large no-op plan's
+// work (an os.Stat per file, a sha256 per request), and none of it
+// depends on another instance. The walk that follows is bookkeeping.
+func (p *planner) prepare() []prepared {
+	cfg := p.in.Config
+	pre := make([]prepared, len(cfg.Resources))
+	workers := runtime.GOMAXPROCS(0)
+	inChunks := func(n int, f func(i int)) {
+		const chunk = 128
+		if n < 2*chunk || workers < 2 {
+			for i := 0; i < n; i++ {
+				f(i)
+			}
+			return
+		}
+		var g errgroup.Group
+		g.SetLimit(workers)
+		for lo := 0; lo < n; lo += chunk {
+			g.Go(func() error {
+				for i := lo; i < min(lo+chunk, n); i++ {
+					f(i)
+				}
+				return nil
+			})
+		}
+		_ = g.Wait() // the calls return no error
+	}
+	type ref struct{ k, j int }
+	var refs []ref
+	for k, r := range cfg.Resources {
+		if cfg.Precomputed(r) {
+			pre[k].done = true
+		}
+	}
+	inChunks(len(pre), func(k int) {
+		if pre[k].done {
+			pre[k].insts, _ = cfg.Expand(cfg.Resources[k], nil) // computed by Load: no diagnostics
+			pre[k].facts = make([]instFacts, len(pre[k].insts))
+		}
+	})
+	for k := range pre {
+		for j := range pre[k].insts {
+			refs = append(refs, ref{k, j})
+		}
+	}
+	inChunks(len(refs), func(i int) {
+		k, j := refs[i].k, refs[i].j
+		inst, f := pre[k].insts[j], &pre[k].facts[j]
+		if inst.Request != nil {
+			f.fingerprint = config.Fingerprint(p.in.Service, inst.Endpoint, inst.Request)
+		}
+		if rec := p.state.Resources[inst.Addr]; p.in.Refresh && rec != nil && rec.WatermarkFree == inst.WatermarkFree {
+			f.files = make([]fileState, len(rec.Outputs))
+			for o := range rec.Outputs {
+				f.files[o] = checkFile(p.in.Dir, rec.Outputs[o])
+			}
+			f.checked = true
+		}
+	})
+	return pre
+}
+
+// planInstance decides the change of one declared instance; known holds
+// what prepare computed of it, if anything.
+func (p *planner) planInstance(r *config.Resource, inst *config.Instance, known instFacts) (*Change, *statefile.Resource, string) {
 	st := p.state
 	rec := st.Resources[inst.Addr]
 	c := &Change{
@@ -442,7 +536,10 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance) (*Chan
 	if f.intent != nil {
 		p.intentDone[inst.Addr] = true
 	}
-	if inst.Request != nil {
+	switch {
+	case known.fingerprint != "":
+		f.fingerprint = known.fingerprint
+	case inst.Request != nil:
 		f.fingerprint = config.Fingerprint(p.in.Service, inst.Endpoint, inst.Request)
 	}
 	c.Fingerprint = f.fingerprint
@@ -519,7 +616,10 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance) (*Chan
 	if d.settle {
 		l.settle = f.intent
 	}
-	if p.in.Refresh && rec.WatermarkFree == inst.WatermarkFree {
+	switch {
+	case known.checked:
+		l.files = known.files
+	case p.in.Refresh && rec.WatermarkFree == inst.WatermarkFree:
 		p.files = p.files[:0]
 		for _, o := range rec.Outputs {
 			p.files = append(p.files, checkFile(p.in.Dir, o))

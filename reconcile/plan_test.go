@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/genform/genform/config/addrs"
 
@@ -378,4 +381,82 @@ func a(s string) addrs.Instance {
 		panic(err)
 	}
 	return addr
+}
+
+// A plan made on every core (prepare's expansion, fingerprints and file
+// checks) is the plan made on one, change for change: a large
+// configuration with files missing, modified and touched, changed
+// prompts, and resources whose requests depend on others.
+func TestPlanOnEveryCoreIsThePlanOnOne(t *testing.T) {
+	var b strings.Builder
+	gen := func(dependent bool, prompt func(i int) string) string {
+		b.Reset()
+		for i := 0; i < 300; i++ {
+			fmt.Fprintf(&b, "image \"b%03d\" {\n  prompt = %q\n}\n", i, prompt(i))
+		}
+		b.WriteString("image \"many\" {\n  for_each = toset([")
+		for i := 0; i < 600; i++ {
+			fmt.Fprintf(&b, "%q, ", fmt.Sprintf("k%03d", i))
+		}
+		b.WriteString("])\n  prompt = \"item ${each.key}\"\n}\n")
+		if dependent {
+			b.WriteString("video \"after\" {\n  source_image = image.b000.outputs[0].media_url\n  duration     = 2\n}\n")
+		}
+		return b.String()
+	}
+	f := newFixture(t)
+	f.applied(gen(false, func(i int) string { return fmt.Sprintf("picture %d", i) }))
+	for i, addr := range addrs.SortedKeys(f.state.Resources) {
+		rec := f.state.Resources[addr]
+		if len(rec.Outputs) == 0 {
+			continue
+		}
+		path := filepath.Join(f.dir, rec.Outputs[0].Path)
+		switch i % 7 {
+		case 1:
+			os.Remove(path)
+		case 2:
+			os.WriteFile(path, []byte("other bytes, longer than before"), 0o644)
+		case 3:
+			future := time.Now().Add(time.Hour)
+			os.Chtimes(path, future, future) // same bytes: hashed, and kept
+		}
+	}
+	cfg := f.write(gen(true, func(i int) string {
+		if i%11 == 0 {
+			return fmt.Sprintf("a new picture %d", i)
+		}
+		return fmt.Sprintf("picture %d", i)
+	}))
+	describe := func(p *Plan) []string {
+		var out []string
+		for _, c := range p.Changes {
+			s := fmt.Sprintf("%s %s %s %v %v", c.Addr, c.Action, c.Fingerprint, c.Redownload, c.Attrs)
+			if c.Reason != nil {
+				s += " " + c.Reason.Code.String()
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	one, d := f.plan(cfg)
+	if d != "" {
+		t.Fatal(d)
+	}
+	runtime.GOMAXPROCS(4)
+	many, d := f.plan(cfg)
+	if d != "" {
+		t.Fatal(d)
+	}
+	if diff := cmp.Diff(describe(one), describe(many)); diff != "" {
+		t.Fatalf("the plans differ (-one core +four):\n%s", diff)
+	}
+	counts := map[Action]int{}
+	for _, c := range many.Changes {
+		counts[c.Action]++
+	}
+	if counts[Replace] == 0 || counts[Update] == 0 || counts[NoOp] == 0 {
+		t.Errorf("the plan does not exercise replaces, updates and no-ops: %v", counts)
+	}
 }
