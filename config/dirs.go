@@ -83,10 +83,10 @@ func (c *Config) checkDirs(insts [][]instData) hcl.Diagnostics {
 func dirDiag(ra, rb *Resource, summary, detail string) *hcl.Diagnostic {
 	rng := rb.DeclRange
 	switch {
-	case rb.Attributes["dir"] != nil:
-		rng = rb.Attributes["dir"].Expr.Range()
-	case ra.Attributes["dir"] != nil:
-		rng = ra.Attributes["dir"].Expr.Range()
+	case rb.attribute("dir") != nil:
+		rng = rb.attribute("dir").Expr.Range()
+	case ra.attribute("dir") != nil:
+		rng = ra.attribute("dir").Expr.Range()
 	}
 	return &hcl.Diagnostic{
 		Severity: hcl.DiagError,
@@ -103,7 +103,7 @@ func shownDir(inst *instData) string { return fmt.Sprintf("%q", inst.dir) }
 // defaultNote says when r's directory is the default one, which the
 // configuration does not show.
 func defaultNote(r *Resource) string {
-	if r.Attributes["dir"] != nil {
+	if r.attribute("dir") != nil {
 		return ""
 	}
 	return " (its default directory, <output_dir>/<kind>/<name>)"

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/genform/genform/config/addrs"
@@ -36,9 +37,6 @@ type Resource struct {
 	Refs []addrs.Resource
 	// DeclRange is the block header (`image "hero"`).
 	DeclRange hcl.Range
-	// Attributes are the request and local attributes as written (not the
-	// meta-arguments), by name.
-	Attributes map[string]*hcl.Attribute
 
 	dependsOn *hcl.Attribute
 	// replaceTriggeredBy is the lifecycle attribute, for diagnostics.
@@ -67,6 +65,17 @@ func (r *Resource) Sensitive() []string {
 		}
 	}
 	return names
+}
+
+// attribute is the request or local attribute name as written (not a
+// meta-argument), nil when the block does not set it.
+func (r *Resource) attribute(name string) *hcl.Attribute {
+	for _, a := range r.attrs {
+		if a.attr.Name == name {
+			return a.attr
+		}
+	}
+	return nil
 }
 
 type resAttr struct {
@@ -169,6 +178,45 @@ var resourceSchema = func() *hcl.BodySchema {
 	return s
 }()
 
+// resourceContent is body.Content(resourceSchema). For a native-syntax
+// body that holds only what the schema allows, which has nothing to
+// report, it reads the body directly: hclsyntax's Content also builds the
+// body of what remains, with two maps, for each of the 10,000 blocks of a
+// large configuration.
+func resourceContent(body hcl.Body) (*hcl.BodyContent, hcl.Diagnostics) {
+	sb, ok := body.(*hclsyntax.Body)
+	if !ok {
+		return body.Content(resourceSchema)
+	}
+	for name := range sb.Attributes {
+		if _, known := resourceAttrs[name]; !known {
+			return body.Content(resourceSchema)
+		}
+	}
+	for _, b := range sb.Blocks {
+		if b.Type != "lifecycle" || len(b.Labels) > 0 {
+			return body.Content(resourceSchema)
+		}
+	}
+	content := &hcl.BodyContent{Attributes: make(hcl.Attributes, len(sb.Attributes)), MissingItemRange: sb.MissingItemRange()}
+	for name, a := range sb.Attributes {
+		content.Attributes[name] = a.AsHCLAttribute()
+	}
+	for _, b := range sb.Blocks {
+		content.Blocks = append(content.Blocks, b.AsHCLBlock())
+	}
+	return content, nil
+}
+
+// resourceAttrs are the attribute names of resourceSchema.
+var resourceAttrs = func() map[string]struct{} {
+	m := map[string]struct{}{}
+	for _, a := range resourceSchema.Attributes {
+		m[a.Name] = struct{}{}
+	}
+	return m
+}()
+
 var lifecycleSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "prevent_destroy"}, {Name: "ignore_changes"}, {Name: "replace_triggered_by"}},
 }
@@ -176,14 +224,13 @@ var lifecycleSchema = &hcl.BodySchema{
 func decodeResource(block *hcl.Block) (*Resource, hcl.Diagnostics) {
 	kind, _ := addrs.ParseKind(block.Type)
 	r := &Resource{
-		Kind:       kind,
-		Name:       block.Labels[0],
-		DeclRange:  block.DefRange,
-		Attributes: map[string]*hcl.Attribute{},
+		Kind:      kind,
+		Name:      block.Labels[0],
+		DeclRange: block.DefRange,
 	}
 	var diags hcl.Diagnostics
 	diags = append(diags, checkName(r.Name, "resource", block.LabelRanges[0])...)
-	content, d := block.Body.Content(resourceSchema)
+	content, d := resourceContent(block.Body)
 	diags = append(diags, d...)
 	for name, a := range content.Attributes {
 		switch name {
@@ -196,7 +243,6 @@ func decodeResource(block *hcl.Block) (*Resource, hcl.Diagnostics) {
 			r.DependsOn, d = decodeDependsOn(a)
 			diags = append(diags, d...)
 		default:
-			r.Attributes[name] = a
 			r.attrs = append(r.attrs, resAttr{id: attrByName[name], attr: a})
 		}
 	}
