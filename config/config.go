@@ -66,7 +66,8 @@ type Config struct {
 	// can be refused. Values read with env() or file() are not part of it.
 	Hash string
 
-	absDir    string // Dir made absolute, symlinks resolved, for file functions
+	early     *earlyDecoder // resource blocks decoded as Load parsed them, until decode takes them
+	absDir    string        // Dir made absolute, symlinks resolved, for file functions
 	byAddr    map[addrs.Resource]*Resource
 	environ   map[string]string
 	funcs     map[string]function.Function

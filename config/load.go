@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/ext/typeexpr"
 	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/genform/genform/config/addrs"
@@ -96,6 +97,8 @@ func Load(dir string, opts Options) (*Config, hcl.Diagnostics) {
 	}
 
 	parser := hclparse.NewParser()
+	early := &earlyDecoder{}
+	c.early = early
 	hash := sha256.New()
 	var diags hcl.Diagnostics
 	var bodies []hcl.Body
@@ -132,7 +135,7 @@ func Load(dir string, opts Options) (*Config, hcl.Diagnostics) {
 		if isJSON {
 			f, d = parser.ParseJSON(src, name)
 		} else {
-			f, d = parseHCL(parser, src, name)
+			f, d = parseHCLDecoding(parser, src, name, early.decode)
 		}
 		diags = append(diags, d...)
 		if f != nil {
@@ -162,6 +165,45 @@ func Load(dir string, opts Options) (*Config, hcl.Diagnostics) {
 	}
 	c.Hash = hex.EncodeToString(hash.Sum(nil))
 	return c, sortDiagnostics(dedupe(hideSensitive(diags)))
+}
+
+// earlyDecoder decodes the resource blocks of a large file as parseHCL
+// parses them (see parseHCLDecoding), for decode to take. Its results are
+// keyed by the body left in place of each block's.
+type earlyDecoder struct {
+	mu      sync.Mutex
+	decoded map[hcl.Body]earlyResource
+}
+
+type earlyResource struct {
+	r     *Resource
+	diags hcl.Diagnostics
+}
+
+// decode decodes b if it is a resource block, and returns the empty body
+// to keep in its place; nil for any other block.
+func (e *earlyDecoder) decode(b *hclsyntax.Block) *hclsyntax.Body {
+	if _, ok := addrs.ParseKind(b.Type); !ok || len(b.Labels) != 1 {
+		return nil
+	}
+	r, diags := decodeResource(b.AsHCLBlock())
+	stub := &hclsyntax.Body{Attributes: hclsyntax.Attributes{}, SrcRange: b.Body.SrcRange, EndRange: b.Body.EndRange}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.decoded == nil {
+		e.decoded = map[hcl.Body]earlyResource{}
+	}
+	e.decoded[stub] = earlyResource{r, diags}
+	return stub
+}
+
+// take is what decode made of the block whose body is now body.
+func (e *earlyDecoder) take(body hcl.Body) (earlyResource, bool) {
+	if e == nil {
+		return earlyResource{}, false
+	}
+	r, ok := e.decoded[body]
+	return r, ok
 }
 
 // sortDiagnostics orders diagnostics as they appear in the files (those
@@ -247,8 +289,13 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 	}
 	decodedRes := make([]decoded, len(resBlocks))
 	parallel(len(resBlocks), func(i int) {
+		if r, ok := c.early.take(resBlocks[i].Body); ok {
+			decodedRes[i].r, decodedRes[i].diags = r.r, r.diags
+			return
+		}
 		decodedRes[i].r, decodedRes[i].diags = decodeResource(resBlocks[i])
 	})
+	c.early = nil
 
 	nextRes := 0
 	for _, f := range files {

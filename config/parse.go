@@ -36,6 +36,19 @@ const lazyTreeSize = 32 << 10
 // file in one piece instead, so the result and the diagnostics are always
 // those of an ordinary parse.
 func parseHCL(parser *hclparse.Parser, src []byte, name string) (*hcl.File, hcl.Diagnostics) {
+	return parseHCLDecoding(parser, src, name, nil)
+}
+
+// parseHCLDecoding is parseHCL that, in a file Load will keep only as
+// bytes (see releaseSyntax), also hands each top-level block of a piece
+// to decode as soon as the piece is parsed. A block decode takes (it
+// returns a body to put in place of the block's) keeps only its header
+// in the tree: a large configuration's syntax trees then never all live
+// at once, only what the decoded declarations keep of them.
+func parseHCLDecoding(parser *hclparse.Parser, src []byte, name string, decode func(*hclsyntax.Block) *hclsyntax.Body) (*hcl.File, hcl.Diagnostics) {
+	if len(src) < lazyTreeSize {
+		decode = nil
+	}
 	cuts := cutPoints(src)
 	if len(cuts) < 2 {
 		if body, ok := fastParse(src, name, hcl.InitialPos); ok {
@@ -67,6 +80,13 @@ func parseHCL(parser *hclparse.Parser, src []byte, name string) (*hcl.File, hcl.
 			for i := range next {
 				p := &pieces[i]
 				if body, ok := fastParse(src[p.start.Byte:p.end], name, p.start); ok {
+					if decode != nil {
+						for _, b := range body.Blocks {
+							if stub := decode(b); stub != nil {
+								b.Body = stub
+							}
+						}
+					}
 					p.file = &hcl.File{Body: body}
 					continue
 				}

@@ -157,6 +157,13 @@ func TestBigFileReadableAfterLoad(t *testing.T) {
 				}
 			}
 
+			// The resources' own bodies, which Load decoded as it parsed
+			// the pieces and did not keep, are whole again.
+			last := got.Blocks[len(got.Blocks)-1]
+			if attrs, _ := last.Body.JustAttributes(); attrs["prompt"] == nil {
+				t.Errorf("the body of %s %q lacks its prompt after Load", last.Type, last.Labels)
+			}
+
 			r := c.Resource(res("image.img2999"))
 			var out strings.Builder
 			w := hcl.NewDiagnosticTextWriter(&out, c.Files, 0, false)
@@ -203,5 +210,25 @@ func TestChunkedParseAvoidsHeredocs(t *testing.T) {
 		if wa, ca := w.Body.Attributes["prompt"], c.Body.Attributes["prompt"]; ca == nil || ca.SrcRange != wa.SrcRange {
 			t.Fatalf("block %d prompt: %v, want %v", i, ca, wa.SrcRange)
 		}
+	}
+}
+
+// Resource blocks decoded as their pieces are parsed report what they
+// would have otherwise, where they would have.
+func TestEarlyDecodedResourceDiagnostics(t *testing.T) {
+	var b strings.Builder
+	line := 0
+	for i := 0; i < 3000; i++ {
+		if i == 1500 {
+			line = strings.Count(b.String(), "\n") + 2
+			fmt.Fprintf(&b, "image \"img%d\" {\n  promt = \"picture %d\"\n}\n\n", i, i)
+			continue
+		}
+		fmt.Fprintf(&b, "image \"img%d\" {\n  prompt = \"picture %d\"\n}\n\n", i, i)
+	}
+	diags := loadErrors(t, b.String(), Options{})
+	d := findDiag(diags, "Unsupported argument", "main.gen.hcl", line)
+	if d == nil || !strings.Contains(d.Detail, `Did you mean "prompt"?`) {
+		t.Errorf("want Unsupported argument with a suggestion on line %d; got:\n%s", line, diagList(diags))
 	}
 }
