@@ -305,11 +305,19 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 		}
 	}
 
-	pre := p.prepare()
 	scope := make(config.Scope, len(cfg.Resources))
+	var pre []prepared // of resources from prepFrom on
+	prepFrom := 0
 	for k, r := range cfg.Resources {
-		insts := pre[k].insts
-		if !pre[k].done {
+		if k-prepFrom == len(pre) {
+			// A window at a time: the instances of every resource at
+			// once would hold all their cty values for the whole walk.
+			prepFrom = k
+			pre = p.prepare(cfg.Resources[k:min(k+prepareWindow, len(cfg.Resources))])
+		}
+		pr := &pre[k-prepFrom]
+		insts := pr.insts
+		if !pr.done {
 			var diags hcl.Diagnostics
 			insts, diags = cfg.Expand(r, scope)
 			p.diags = append(p.diags, diags...)
@@ -343,8 +351,8 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 		}
 		for j, inst := range insts {
 			var known instFacts
-			if pre[k].done {
-				known = pre[k].facts[j]
+			if pr.done {
+				known = pr.facts[j]
 			}
 			c, rec, dir := p.planInstance(r, inst, known)
 			p.add(c)
@@ -362,6 +370,7 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 		if referenced {
 			scope[r.Addr()] = config.ResourceValue(r, insts, values)
 		}
+		*pr = prepared{}
 	}
 
 	// What is left in state and not declared is deleted. Every declared
@@ -448,17 +457,20 @@ type instFacts struct {
 	checked     bool // files holds a check of every output of the record
 }
 
-// prepare expands the resources that refer to no other resource (Load
+// prepareWindow is how many resources prepare takes at a time.
+const prepareWindow = 1024
+
+// prepare expands those of resources that refer to no other resource (Load
 // computed their requests), fingerprints their requests and checks their
 // recorded files: on every core, for this is most of a large no-op plan's
 // work (an os.Stat per file, a sha256 per request), and none of it
 // depends on another instance. The walk that follows is bookkeeping.
-func (p *planner) prepare() []prepared {
+func (p *planner) prepare(resources []*config.Resource) []prepared {
 	cfg := p.in.Config
-	pre := make([]prepared, len(cfg.Resources))
+	pre := make([]prepared, len(resources))
 	workers := runtime.GOMAXPROCS(0)
 	inChunks := func(n int, f func(i int)) {
-		const chunk = 128
+		const chunk = 64
 		if n < 2*chunk || workers < 2 {
 			for i := 0; i < n; i++ {
 				f(i)
@@ -479,14 +491,14 @@ func (p *planner) prepare() []prepared {
 	}
 	type ref struct{ k, j int }
 	var refs []ref
-	for k, r := range cfg.Resources {
+	for k, r := range resources {
 		if cfg.Precomputed(r) {
 			pre[k].done = true
 		}
 	}
 	inChunks(len(pre), func(k int) {
 		if pre[k].done {
-			pre[k].insts, _ = cfg.Expand(cfg.Resources[k], nil) // computed by Load: no diagnostics
+			pre[k].insts, _ = cfg.Expand(resources[k], nil) // computed by Load: no diagnostics
 			pre[k].facts = make([]instFacts, len(pre[k].insts))
 		}
 	})
