@@ -851,7 +851,17 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 	for i := range results {
 		insts[i] = results[i].insts
 	}
-	return append(diags, c.checkDirs(insts)...)
+	diags = append(diags, c.checkDirs(insts)...)
+	// The attributes of a resource whose instances are cached are read
+	// again by nothing (Expand assembles its instances from the cache),
+	// and their expressions are most of what a large configuration keeps
+	// of its syntax.
+	for _, r := range c.Resources {
+		if r.cacheValid {
+			r.attrs = nil
+		}
+	}
+	return diags
 }
 
 // parallel calls f(0) ... f(n-1), on every core when n is large enough for

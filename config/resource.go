@@ -41,7 +41,7 @@ type Resource struct {
 	dependsOn *hcl.Attribute
 	// replaceTriggeredBy is the lifecycle attribute, for diagnostics.
 	replaceTriggeredBy *hcl.Attribute
-	attrs              []resAttr        // Attributes in source order, with their ids
+	attrs              []resAttr        // attributes in source order, with their ids; nil once cached
 	direct             []addrs.Resource // resources its expressions refer to directly
 	locals             []string         // locals its expressions refer to directly
 	countBad           bool             // count/for_each has invalid references
