@@ -110,7 +110,7 @@ func runApply(env *Env, args []string) int {
 		}
 		plan = saved.Plan
 	} else {
-		snap, err := store.Snapshot()
+		snap, err := store.PlanSnapshot()
 		if err != nil {
 			return env.Errorf("%v", err)
 		}

@@ -67,7 +67,7 @@ func runPlan(env *Env, args []string) int {
 	var snap *statefile.Snapshot
 	var history reconcile.History
 	if store != nil {
-		snap, err = store.Snapshot()
+		snap, err = store.PlanSnapshot()
 		store.Close()
 		if err != nil {
 			return env.Errorf("%v", err)

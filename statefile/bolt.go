@@ -337,7 +337,11 @@ func (t boltTx) Bucket(name []byte) (Bucket, error) {
 		return nil, nil
 	}
 	if b := root.Bucket(name); b != nil {
-		return boltBucket{b}, nil
+		bb := boltBucket{b: b}
+		if !t.tx.Writable() {
+			bb.mapped = &mapping{data: t.tx.DB().Info().Data, size: t.tx.Size()}
+		}
+		return bb, nil
 	}
 	return nil, nil
 }
@@ -351,18 +355,44 @@ func (t boltTx) CreateBucket(name []byte) (Bucket, error) {
 	if err != nil {
 		return nil, err
 	}
-	return boltBucket{b}, nil
+	return boltBucket{b: b}, nil
 }
 
-// boltBucket is a bucket of the layout.
-type boltBucket struct{ b *bolt.Bucket }
+// boltBucket is a bucket of the layout. mapped is where a read-only
+// transaction reads the file; nil in a read-write one.
+type boltBucket struct {
+	b      *bolt.Bucket
+	mapped *mapping
+}
+
+// mapping is the range of memory the file is read through.
+type mapping struct {
+	data uintptr
+	size int64
+}
 
 func (b boltBucket) Get(key []byte) ([]byte, error) { return b.b.Get(key), nil }
 func (b boltBucket) Put(key, value []byte) error    { return b.b.Put(key, value) }
 func (b boltBucket) Delete(key []byte) error        { return b.b.Delete(key) }
 func (b boltBucket) Len() (int, error)              { return b.b.Stats().KeyN, nil }
 
-func (b boltBucket) ForEach(fn func(k, v []byte) error) error { return b.b.ForEach(fn) }
+// ForEach calls fn for each key in order. In a read-only transaction the
+// pages it has read past are given back as it goes (see releaser): fn must
+// not keep k or v, which no Bucket allows anyway.
+func (b boltBucket) ForEach(fn func(k, v []byte) error) error {
+	if b.mapped == nil {
+		return b.b.ForEach(fn)
+	}
+	r := newReleaser(b.mapped.data, b.mapped.size)
+	defer r.done()
+	return b.b.ForEach(func(k, v []byte) error {
+		if err := fn(k, v); err != nil {
+			return err
+		}
+		r.passed(v)
+		return nil
+	})
+}
 
 func (b boltBucket) ForEachPrefix(prefix []byte, fn func(k, v []byte) error) error {
 	c := b.b.Cursor()

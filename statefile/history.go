@@ -100,7 +100,7 @@ func (tx *Tx) putEntry(e *Resource) error {
 	if old != nil {
 		// A damaged entry is overwritten: the record being written is the
 		// better account of the generation.
-		if prev, err := decodeResourceRecord(key, old, false); err == nil && !prev.CreatedAt.IsZero() {
+		if prev, err := decodeResourceRecord(key, old, false, true); err == nil && !prev.CreatedAt.IsZero() {
 			e.CreatedAt = prev.CreatedAt
 			if prev.Serial != 0 {
 				e.Serial = prev.Serial
@@ -111,7 +111,7 @@ func (tx *Tx) putEntry(e *Resource) error {
 	enc := encodeResource(e)
 	if old != nil {
 		// UpdatedAt aside, an unchanged entry is not written again.
-		if prev, err := decodeResourceRecord(key, old, false); err == nil {
+		if prev, err := decodeResourceRecord(key, old, false, true); err == nil {
 			prev.UpdatedAt = e.UpdatedAt
 			if bytes.Equal(encodeResource(prev), enc) {
 				return nil
@@ -135,7 +135,7 @@ func decodeEntry(key, v []byte) (*Resource, error) {
 	if !ok {
 		return nil, errors.New("the key is not a fingerprint and a generation id")
 	}
-	e, err := decodeResourceRecord(key, v, false)
+	e, err := decodeResourceRecord(key, v, false, true)
 	if err != nil {
 		return nil, err
 	}

@@ -229,13 +229,13 @@ func isResourceBlob(num int) bool { return num == resRequest || num == resDetail
 // panics on bad input: whatever the bytes, it returns a resource or an error
 // saying what is wrong. The caller names the record in the error it shows.
 func decodeResource(key, buf []byte) (*Resource, error) {
-	return decodeResourceRecord(key, buf, true)
+	return decodeResourceRecord(key, buf, true, true)
 }
 
 // decodeResourceRecord decodes a resource record; atKey says whether it
 // must be filed under its own address (a history entry is filed under its
 // generation instead).
-func decodeResourceRecord(key, buf []byte, atKey bool) (*Resource, error) {
+func decodeResourceRecord(key, buf []byte, atKey, detail bool) (*Resource, error) {
 	prefix, nOutputs := stringPrefix(buf, isResourceBlob, resOutput)
 	r := newReader(buf, string(buf[:prefix]))
 	res := &Resource{}
@@ -293,7 +293,9 @@ func decodeResourceRecord(key, buf []byte, atKey bool) (*Resource, error) {
 		case resRequest:
 			res.Request = r.bytes()
 		case resDetail:
-			res.Detail = r.bytes()
+			if detail {
+				res.Detail = r.bytes()
+			}
 		case resFailure:
 			sub := r.sub()
 			f, err := decodeFailure(&sub)
