@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"math/big"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 
@@ -325,9 +327,57 @@ func (c *Config) evalCount(r *Resource, ctx *hcl.EvalContext) (int, bool, hcl.Di
 }
 
 // evalForEach returns the sorted instance keys and each.value for each.
+// tosetStrings evaluates for_each = toset(LIST) as the set's elements in
+// order, when LIST is a known list or tuple of known strings, none of
+// them null or marked: the distinct strings, sorted, which is what
+// iterating the set would give. It reports false for anything else, which
+// evalForEach then evaluates as written (and reports on).
+//
+// What it buys: cty orders a set's elements, on every iteration, with a
+// comparison that checks equality first; for 100,000 keys that sort was
+// half of loading the configuration (0.46 s), where sorting the strings
+// takes 20 ms. TestToSetShortcutMatchesTheSet guards it.
+func tosetStrings(expr hcl.Expression, ctx *hcl.EvalContext) ([]string, bool) {
+	call, ok := expr.(*hclsyntax.FunctionCallExpr)
+	if !ok || call.Name != "toset" || len(call.Args) != 1 || call.ExpandFinal || ctx == nil {
+		return nil, false
+	}
+	if _, ok := ctx.Functions["toset"]; !ok { // genform's own: no configuration defines functions
+		return nil, false
+	}
+	list, diags := call.Args[0].Value(ctx)
+	if diags.HasErrors() || !list.IsWhollyKnown() || list.IsNull() || list.IsMarked() {
+		return nil, false
+	}
+	if ty := list.Type(); !ty.IsListType() && !ty.IsTupleType() {
+		return nil, false
+	}
+	keys := make([]string, 0, list.LengthInt())
+	for it := list.ElementIterator(); it.Next(); {
+		_, e := it.Element()
+		if e.IsNull() || e.IsMarked() || e.Type() != cty.String {
+			return nil, false
+		}
+		keys = append(keys, e.AsString())
+	}
+	sort.Strings(keys)
+	keys = slices.Compact(keys)
+	if len(keys) > MaxInstances {
+		return nil, false
+	}
+	return keys, true
+}
+
 func (c *Config) evalForEach(r *Resource, ctx *hcl.EvalContext) ([]string, []cty.Value, bool, hcl.Diagnostics) {
 	if r.countBad {
 		return nil, nil, false, nil
+	}
+	if keys, ok := tosetStrings(r.ForEach, ctx); ok {
+		vals := make([]cty.Value, len(keys))
+		for i, k := range keys {
+			vals[i] = cty.StringVal(k)
+		}
+		return keys, vals, true, nil
 	}
 	v, diags := r.ForEach.Value(ctx)
 	if diags.HasErrors() {

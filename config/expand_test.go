@@ -8,7 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
+	"github.com/zclconf/go-cty/cty/function/stdlib"
 
 	"github.com/genform/genform/config/addrs"
 )
@@ -596,4 +601,65 @@ func TestGroupKey(t *testing.T) {
 			t.Errorf("seed %s has the key %q", text, k)
 		}
 	}
+}
+
+// for_each = toset(LIST) of known strings is read without building the set
+// (tosetStrings); the instances are those of the set, and anything the
+// shortcut does not take is evaluated as written, with the same errors.
+func TestToSetShortcutMatchesTheSet(t *testing.T) {
+	for _, list := range []string{
+		`["b", "a", "c", "a"]`,
+		`[]`,
+		`["é", "e\u0301", "z", "Z"]`,
+		`tolist(["x", "y", "x"])`,
+		`[1, "a"]`,
+		`["a", null]`,
+		`[for i in range(300) : "k${i % 250}"]`,
+		`var.keys`,
+	} {
+		t.Run(list, func(t *testing.T) {
+			vars := "variable \"keys\" {\n  default = [\"q\", \"p\"]\n}\n"
+			shortcut := vars + "image \"tile\" {\n  for_each = toset(" + list + ")\n  prompt   = \"tile ${each.key} ${each.value}\"\n}\n"
+			// The same set, by a way the shortcut does not take.
+			set := vars + "locals {\n  s = toset(" + list + ")\n}\nimage \"tile\" {\n  for_each = local.s\n  prompt   = \"tile ${each.key} ${each.value}\"\n}\n"
+			got, gotDiags := loadAndExpand(t, shortcut)
+			want, wantDiags := loadAndExpand(t, set)
+			if gotDiags != wantDiags {
+				t.Fatalf("diagnostics %q, want %q", gotDiags, wantDiags)
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("instances differ (-set +toset shortcut):\n%s", d)
+			}
+		})
+	}
+	ctx := &hcl.EvalContext{Functions: map[string]function.Function{"toset": stdlib.MakeToFunc(cty.Set(cty.DynamicPseudoType))}}
+	expr, _ := hclsyntax.ParseExpression([]byte(`toset(["b", "a", "b"])`), "x", hcl.InitialPos)
+	if keys, ok := tosetStrings(expr, ctx); !ok || fmt.Sprint(keys) != "[a b]" {
+		t.Errorf("tosetStrings = %v, %v; want [a b], true", keys, ok)
+	}
+}
+
+// loadAndExpand loads src and returns each instance's address and prompt,
+// or the summaries of the errors.
+func loadAndExpand(t *testing.T, src string) (map[string]string, string) {
+	t.Helper()
+	c, diags := Load(writeFiles(t, map[string]string{"main.gen.hcl": src}), Options{})
+	if diags.HasErrors() {
+		var s []string
+		for _, d := range diags {
+			s = append(s, d.Summary+": "+d.Detail)
+		}
+		return nil, strings.Join(s, "\n")
+	}
+	out := map[string]string{}
+	for _, r := range c.Resources {
+		insts, d := c.Expand(r, Scope{})
+		if d.HasErrors() {
+			t.Fatal(d)
+		}
+		for _, inst := range insts {
+			out[inst.Addr.String()] = inst.Attrs["prompt"].AsString()
+		}
+	}
+	return out, ""
 }
