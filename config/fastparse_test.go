@@ -167,8 +167,7 @@ func randomConfig(rng *rand.Rand) string {
 	ident := func() string {
 		return pick("a", "image", "prompt", "x_1", "d-e", "_u", "for", "true", "null", "each", "key", "Value9")
 	}
-	var traversal func() string
-	traversal = func() string {
+	traversal := func() string {
 		s := ident()
 		for n := rng.IntN(3); n > 0; n-- {
 			s += "." + ident()
