@@ -25,7 +25,7 @@ func usePostgres(b *testing.B, dir string) {
 // this machine's loopback).
 func benchPlanNoOp5k(b *testing.B, pg bool) {
 	dir := b.TempDir()
-	writeImages(b, dir, 5000, false)
+	writeImages(b, dir, 5000, blocks)
 	if pg {
 		usePostgres(b, dir)
 	}

@@ -81,8 +81,25 @@ func (c *Config) Expand(r *Resource, scope Scope) ([]*Instance, hcl.Diagnostics)
 
 // Precomputed reports whether r's instances do not depend on the scope:
 // r refers to no other resource, Load computed its requests, and
-// Expand(r, nil) returns its instances.
-func (c *Config) Precomputed(r *Resource) bool { return r.cacheValid }
+// Expand(r, nil) returns its instances, of which there are n.
+func (c *Config) Precomputed(r *Resource) (n int, ok bool) { return len(r.cached), r.cacheValid }
+
+// InstanceAddrs returns the addresses of a precomputed resource's
+// instances, in key order, without assembling the instances.
+func (c *Config) InstanceAddrs(r *Resource) []addrs.Instance {
+	out := make([]addrs.Instance, len(r.cached))
+	for i := range r.cached {
+		out[i] = r.cached[i].addr
+	}
+	return out
+}
+
+// ExpandRange returns instances lo to hi-1 of a precomputed resource, as
+// Expand(r, nil)[lo:hi] would: a caller walking a large for_each holds a
+// window of its instances at a time, not all of them.
+func (c *Config) ExpandRange(r *Resource, lo, hi int) []*Instance {
+	return r.instances(r.cached[lo:hi])
+}
 
 // instances assembles the instances of r from their requests, on every
 // core when there are many (a large for_each).

@@ -316,6 +316,11 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 			pre = p.prepare(cfg.Resources[k:min(k+prepareWindow, len(cfg.Resources))])
 		}
 		pr := &pre[k-prepFrom]
+		if pr.large {
+			p.planInWindows(r)
+			*pr = prepared{}
+			continue
+		}
 		insts := pr.insts
 		if !pr.done {
 			var diags hcl.Diagnostics
@@ -329,19 +334,7 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 		// (count lowered, for_each key removed) may be claimed too. Both
 		// lists are in key order, so one walk finds them without a set of
 		// every instance.
-		recs, i := p.byRes[r.Addr()], 0
-		for _, inst := range insts {
-			for ; i < len(recs) && p.recorded[recs[i]].Compare(inst.Addr) < 0; i++ {
-				p.addOrphan(st.Resources[p.recorded[recs[i]]])
-			}
-			if i < len(recs) && p.recorded[recs[i]] == inst.Addr {
-				p.planned[recs[i]] = true
-				i++
-			}
-		}
-		for ; i < len(recs); i++ {
-			p.addOrphan(st.Resources[p.recorded[recs[i]]])
-		}
+		p.markYielded(r, len(insts), func(j int) addrs.Instance { return insts[j].Addr })
 		// Only what something refers to needs a value in the scope; for a
 		// large configuration that is few of its resources.
 		referenced := cfg.Referenced(r.Addr())
@@ -440,13 +433,60 @@ const StatusFailed = "failed"
 // keeps a recorded generation, it also returns that record and the
 // directory its files will be in, from which what refers to it takes its
 // value; a nil record means its value is known only after apply.
+// markYielded marks the records of r's n instances (addr(j) is the j-th
+// address, in key order) as planned, and offers the records of instances
+// r no longer yields (count lowered, for_each key removed) to be claimed
+// by a rename. Both lists are in key order, so one walk finds them
+// without a set of every instance.
+func (p *planner) markYielded(r *config.Resource, n int, addr func(j int) addrs.Instance) {
+	st := p.state
+	recs, i := p.byRes[r.Addr()], 0
+	for j := 0; j < n; j++ {
+		a := addr(j)
+		for ; i < len(recs) && p.recorded[recs[i]].Compare(a) < 0; i++ {
+			p.addOrphan(st.Resources[p.recorded[recs[i]]])
+		}
+		if i < len(recs) && p.recorded[recs[i]] == a {
+			p.planned[recs[i]] = true
+			i++
+		}
+	}
+	for ; i < len(recs); i++ {
+		p.addOrphan(st.Resources[p.recorded[recs[i]]])
+	}
+}
+
+// planInWindows plans a large resource that refers to no other and that
+// nothing refers to (a catalog's for_each) a window of instances at a
+// time: its addresses first, for the records it no longer yields, then
+// its instances, prepareWindow at a time, each window's facts on every
+// core. All of its instances at once, with their cty values, would be
+// most of the plan's memory.
+func (p *planner) planInWindows(r *config.Resource) {
+	cfg := p.in.Config
+	addrList := cfg.InstanceAddrs(r)
+	p.markYielded(r, len(addrList), func(j int) addrs.Instance { return addrList[j] })
+	for lo := 0; lo < len(addrList); lo += prepareWindow {
+		insts := cfg.ExpandRange(r, lo, min(lo+prepareWindow, len(addrList)))
+		facts := p.facts(insts)
+		for j, inst := range insts {
+			c, _, _ := p.planInstance(r, inst, facts[j])
+			p.add(c)
+			if c.Action.Generates() || c.Action == Resume {
+				p.changed[r.Addr()] = true
+			}
+		}
+	}
+}
+
 // prepared holds what planning a resource's instances reads that depends
 // on nothing but each instance and its record; done is false for a
-// resource whose instances depend on the resources it refers to.
+// resource whose instances depend on the resources it refers to, and
+// large is set for one planInWindows plans.
 type prepared struct {
-	done  bool
-	insts []*config.Instance
-	facts []instFacts
+	done, large bool
+	insts       []*config.Instance
+	facts       []instFacts
 }
 
 // instFacts is what planInstance would otherwise compute itself: the
@@ -458,7 +498,7 @@ type instFacts struct {
 }
 
 // prepareWindow is how many resources prepare takes at a time.
-const prepareWindow = 1024
+var prepareWindow = 1024 // a variable for tests
 
 // prepare expands those of resources that refer to no other resource (Load
 // computed their requests), fingerprints their requests and checks their
@@ -468,48 +508,36 @@ const prepareWindow = 1024
 func (p *planner) prepare(resources []*config.Resource) []prepared {
 	cfg := p.in.Config
 	pre := make([]prepared, len(resources))
-	workers := runtime.GOMAXPROCS(0)
-	inChunks := func(n int, f func(i int)) {
-		const chunk = 64
-		if n < 2*chunk || workers < 2 {
-			for i := 0; i < n; i++ {
-				f(i)
-			}
-			return
-		}
-		var g errgroup.Group
-		g.SetLimit(workers)
-		for lo := 0; lo < n; lo += chunk {
-			g.Go(func() error {
-				for i := lo; i < min(lo+chunk, n); i++ {
-					f(i)
-				}
-				return nil
-			})
-		}
-		_ = g.Wait() // the calls return no error
-	}
-	type ref struct{ k, j int }
-	var refs []ref
 	for k, r := range resources {
-		if cfg.Precomputed(r) {
+		n, ok := cfg.Precomputed(r)
+		switch {
+		case ok && n > prepareWindow && !cfg.Referenced(r.Addr()):
+			pre[k].large = true
+		case ok:
 			pre[k].done = true
 		}
 	}
 	inChunks(len(pre), func(k int) {
 		if pre[k].done {
 			pre[k].insts, _ = cfg.Expand(resources[k], nil) // computed by Load: no diagnostics
-			pre[k].facts = make([]instFacts, len(pre[k].insts))
 		}
 	})
+	var all []*config.Instance
 	for k := range pre {
-		for j := range pre[k].insts {
-			refs = append(refs, ref{k, j})
-		}
+		all = append(all, pre[k].insts...)
 	}
-	inChunks(len(refs), func(i int) {
-		k, j := refs[i].k, refs[i].j
-		inst, f := pre[k].insts[j], &pre[k].facts[j]
+	facts := p.facts(all)
+	for k := range pre {
+		pre[k].facts, facts = facts[:len(pre[k].insts)], facts[len(pre[k].insts):]
+	}
+	return pre
+}
+
+// facts computes the instFacts of insts, on every core.
+func (p *planner) facts(insts []*config.Instance) []instFacts {
+	out := make([]instFacts, len(insts))
+	inChunks(len(insts), func(i int) {
+		inst, f := insts[i], &out[i]
 		if inst.Request != nil {
 			f.fingerprint = config.Fingerprint(p.in.Service, inst.Endpoint, inst.Request)
 		}
@@ -521,7 +549,31 @@ func (p *planner) prepare(resources []*config.Resource) []prepared {
 			f.checked = true
 		}
 	})
-	return pre
+	return out
+}
+
+// inChunks calls f(0) ... f(n-1), in chunks on every core when n is large
+// enough for that to pay.
+func inChunks(n int, f func(i int)) {
+	const chunk = 64
+	workers := runtime.GOMAXPROCS(0)
+	if n < 2*chunk || workers < 2 {
+		for i := 0; i < n; i++ {
+			f(i)
+		}
+		return
+	}
+	var g errgroup.Group
+	g.SetLimit(workers)
+	for lo := 0; lo < n; lo += chunk {
+		g.Go(func() error {
+			for i := lo; i < min(lo+chunk, n); i++ {
+				f(i)
+			}
+			return nil
+		})
+	}
+	_ = g.Wait() // the calls return no error
 }
 
 // planInstance decides the change of one declared instance; known holds

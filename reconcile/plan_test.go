@@ -383,10 +383,11 @@ func a(s string) addrs.Instance {
 	return addr
 }
 
-// A plan made on every core (prepare's expansion, fingerprints and file
-// checks) is the plan made on one, change for change: a large
-// configuration with files missing, modified and touched, changed
-// prompts, and resources whose requests depend on others.
+// A plan made on every core and in windows (prepare's expansion,
+// fingerprints and file checks; planInWindows) is the plan made on one in
+// one pass, change for change: a large configuration with files missing,
+// modified and touched, changed prompts, for_each keys removed and added,
+// and resources whose requests depend on others.
 func TestPlanOnEveryCoreIsThePlanOnOne(t *testing.T) {
 	var b strings.Builder
 	gen := func(dependent bool, prompt func(i int) string) string {
@@ -395,7 +396,11 @@ func TestPlanOnEveryCoreIsThePlanOnOne(t *testing.T) {
 			fmt.Fprintf(&b, "image \"b%03d\" {\n  prompt = %q\n}\n", i, prompt(i))
 		}
 		b.WriteString("image \"many\" {\n  for_each = toset([")
-		for i := 0; i < 600; i++ {
+		from, to := 0, 600
+		if dependent { // the later configuration: keys removed and added
+			from, to = 10, 605
+		}
+		for i := from; i < to; i++ {
 			fmt.Fprintf(&b, "%q, ", fmt.Sprintf("k%03d", i))
 		}
 		b.WriteString("])\n  prompt = \"item ${each.key}\"\n}\n")
@@ -440,23 +445,26 @@ func TestPlanOnEveryCoreIsThePlanOnOne(t *testing.T) {
 		return out
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	defer func(w int) { prepareWindow = w }(prepareWindow)
+	prepareWindow = 1 << 30 // one window: the for_each is not planned in windows
 	one, d := f.plan(cfg)
 	if d != "" {
 		t.Fatal(d)
 	}
 	runtime.GOMAXPROCS(4)
+	prepareWindow = 100 // the for_each in windows, the blocks in several
 	many, d := f.plan(cfg)
 	if d != "" {
 		t.Fatal(d)
 	}
 	if diff := cmp.Diff(describe(one), describe(many)); diff != "" {
-		t.Fatalf("the plans differ (-one core +four):\n%s", diff)
+		t.Fatalf("the plans differ (-one core, one window +four cores, windows of 100):\n%s", diff)
 	}
 	counts := map[Action]int{}
 	for _, c := range many.Changes {
 		counts[c.Action]++
 	}
-	if counts[Replace] == 0 || counts[Update] == 0 || counts[NoOp] == 0 {
-		t.Errorf("the plan does not exercise replaces, updates and no-ops: %v", counts)
+	if counts[Replace] == 0 || counts[Update] == 0 || counts[NoOp] == 0 || counts[Create] == 0 || counts[Delete] == 0 {
+		t.Errorf("the plan does not exercise creates, replaces, updates, deletes and no-ops: %v", counts)
 	}
 }
