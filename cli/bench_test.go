@@ -115,9 +115,9 @@ func readHWM(path string) float64 {
 type shape int
 
 const (
-	blocks   shape = iota // n image blocks
-	forEach               // one block, for_each = toset(a list of n keys)
-	catalog               // one block, for_each over a CSV of n products, as examples/catalog
+	blocks  shape = iota // n image blocks
+	forEach              // one block, for_each = toset(a list of n keys)
+	catalog              // one block, for_each over a CSV of n products, as examples/catalog
 )
 
 // writeImages writes a configuration of n images in the given shape.
