@@ -71,9 +71,10 @@ type Config struct {
 	byAddr    map[addrs.Resource]*Resource
 	environ   map[string]string
 	funcs     map[string]function.Function
-	varObj    cty.Value // object of every variable's value, for var.*
-	staticLoc cty.Value // object of every local value known without resources
-	localList []*Local  // locals in evaluation (dependency) order
+	varObj    cty.Value        // object of every variable's value, for var.*
+	baseCtx   *hcl.EvalContext // var.* and the functions: the context of what refers to no local or resource
+	staticLoc cty.Value        // object of every local value known without resources
+	localList []*Local         // locals in evaluation (dependency) order
 	// referenced holds the resource-level addresses some resource, local
 	// or output refers to directly.
 	referenced map[addrs.Resource]bool

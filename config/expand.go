@@ -177,7 +177,10 @@ func (d *instData) instance(r *Resource, sc *scratch) *Instance {
 // an error: the attributes are checked once with an unknown key instead,
 // known reports false, and insts holds that one instance.
 func (c *Config) expand(r *Resource, scope Scope, validate bool) (insts []instData, known bool, diags hcl.Diagnostics) {
-	memo := map[string]cty.Value{}
+	var memo map[string]cty.Value
+	if len(r.locals) > 0 {
+		memo = map[string]cty.Value{}
+	}
 	ctx, diags := c.evalContext(r.direct, r.locals, scope, memo)
 	if diags.HasErrors() {
 		return nil, false, diags

@@ -254,3 +254,26 @@ func randomConfig(rng *rand.Rand) string {
 	}
 	return b.String()
 }
+
+// Every name plainIdentifier accepts, hclsyntax accepts too.
+func TestPlainIdentifierIsValid(t *testing.T) {
+	for _, name := range []string{"a", "_", "a-b", "x_1", "Z9-", "hero", "for", "true", "a--b"} {
+		if !plainIdentifier(name) || !hclsyntax.ValidIdentifier(name) {
+			t.Errorf("%q: plain %v, valid %v", name, plainIdentifier(name), hclsyntax.ValidIdentifier(name))
+		}
+	}
+	for _, name := range []string{"", "1a", "-a", "a b", "a.b", "é", "a\n"} {
+		if plainIdentifier(name) {
+			t.Errorf("%q taken as a plain identifier", name)
+		}
+	}
+}
+
+func FuzzPlainIdentifier(f *testing.F) {
+	f.Add("a-b_9")
+	f.Fuzz(func(t *testing.T, name string) {
+		if plainIdentifier(name) && !hclsyntax.ValidIdentifier(name) {
+			t.Errorf("%q is plain but not valid", name)
+		}
+	})
+}

@@ -187,7 +187,7 @@ func (e *earlyDecoder) decode(b *hclsyntax.Block) *hclsyntax.Body {
 		return nil
 	}
 	r, diags := decodeResource(b.AsHCLBlock())
-	stub := &hclsyntax.Body{Attributes: hclsyntax.Attributes{}, SrcRange: b.Body.SrcRange, EndRange: b.Body.EndRange}
+	stub := &hclsyntax.Body{SrcRange: b.Body.SrcRange, EndRange: b.Body.EndRange}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.decoded == nil {
@@ -673,6 +673,9 @@ func sensitiveOutputDiag(o *Output) *hcl.Diagnostic {
 // the cost does not grow with the size of the configuration. memo keeps the
 // values of locals that depend on resources, evaluated in this scope.
 func (c *Config) evalContext(direct []addrs.Resource, locals []string, scope Scope, memo map[string]cty.Value) (*hcl.EvalContext, hcl.Diagnostics) {
+	if len(locals) == 0 && len(direct) == 0 && c.baseCtx != nil {
+		return c.baseCtx, nil // shared: evaluation only reads a context
+	}
 	vars := make(map[string]cty.Value, 4)
 	vars["var"] = c.varObj
 	var diags hcl.Diagnostics

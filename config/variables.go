@@ -224,6 +224,7 @@ func (c *Config) settleVariables(opts Options, parser *hclparse.Parser, defaults
 	} else {
 		c.varObj = cty.ObjectVal(vals)
 	}
+	c.baseCtx = &hcl.EvalContext{Variables: map[string]cty.Value{"var": c.varObj}, Functions: c.funcs}
 	return diags
 }
 
@@ -398,7 +399,7 @@ func literalBool(a *hcl.Attribute, name string) (bool, hcl.Diagnostics) {
 
 // checkName refuses a block label that cannot be used in a reference.
 func checkName(name, what string, rng hcl.Range) hcl.Diagnostics {
-	if hclsyntax.ValidIdentifier(name) {
+	if plainIdentifier(name) || hclsyntax.ValidIdentifier(name) {
 		return nil
 	}
 	return hcl.Diagnostics{{
@@ -407,4 +408,20 @@ func checkName(name, what string, rng hcl.Range) hcl.Diagnostics {
 		Detail:   "A name must start with a letter or underscore and may contain only letters, digits, underscores, and dashes.",
 		Subject:  rng.Ptr(),
 	}}
+}
+
+// plainIdentifier reports whether name is an ASCII identifier: a letter or
+// underscore, then letters, digits, underscores and dashes. Every such name
+// is one hclsyntax.ValidIdentifier accepts, without running the lexer (and
+// its allocations) for each of a large configuration's resources.
+func plainIdentifier(name string) bool {
+	if name == "" || !isIdentStart(name[0]) {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		if !isIdentByte(name[i]) {
+			return false
+		}
+	}
+	return true
 }
