@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/genform/genform/cli"
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/config/addrs"
 	"github.com/genform/genform/reconcile"
@@ -273,6 +275,36 @@ func BenchmarkPlanNoOp100kCatalog(b *testing.B) { benchPlanNoOp(b, 100000, catal
 // 50,000 generations in the history (target: within 10% of the same plan
 // without a history, BenchmarkPlanNoOp10kBlocks).
 func BenchmarkPlanNoOp10kHistory50k(b *testing.B) { benchPlanNoOpHistory(b, 10000, blocks, 4) }
+
+// BenchmarkPlanInProcess10kBlocks and BenchmarkPlanInProcess10kCatalog
+// run the no-op plan of BenchmarkPlanNoOp10kBlocks and ...Catalog in the
+// test's own process, where -cpuprofile and -memprofile see it (the child
+// process of the others is out of their reach); its figures lack process
+// start, and the collector runs at Go's default unless GOGC is set:
+//
+//	go test -run='^$' -bench=PlanInProcess10kBlocks -benchtime=20x -cpuprofile=cpu.out ./cli/
+//	go tool pprof -top cli.test cpu.out
+func BenchmarkPlanInProcess10kBlocks(b *testing.B)  { benchPlanInProcess(b, 10000, blocks) }
+func BenchmarkPlanInProcess10kCatalog(b *testing.B) { benchPlanInProcess(b, 10000, catalog) }
+
+func benchPlanInProcess(b *testing.B, n int, sh shape) {
+	dir := b.TempDir()
+	writeImages(b, dir, n, sh)
+	seedStateWithHistory(b, dir, 0)
+	b.Setenv("GENFORM_BASE_URL", "")
+	b.Setenv("NO_COLOR", "1")
+	var out strings.Builder
+	b.ResetTimer()
+	for b.Loop() {
+		out.Reset()
+		if code := cli.Run([]string{"-chdir=" + dir, "plan"}, nil, &out, io.Discard); code != cli.ExitOK {
+			b.Fatalf("plan exited %d", code)
+		}
+	}
+	if !strings.Contains(out.String(), "No changes") {
+		b.Fatalf("plan is not a no-op:\n%.2000s", out.String())
+	}
+}
 
 // BenchmarkPlanCreate5k: a plan of 5,000 new resources.
 func BenchmarkPlanCreate5k(b *testing.B) {
