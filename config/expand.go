@@ -172,6 +172,28 @@ func (d *instData) instance(r *Resource, sc *scratch) *Instance {
 	return inst
 }
 
+// evalInstances evaluates the n instances of a count or for_each, on every
+// core when there are many: each is independent of the others, and a
+// catalog's single resource is most of a large configuration. at gives
+// instance i's evaluation context and address. The diagnostics, appended
+// to diags, are in instance order whatever the cores did.
+func (c *Config) evalInstances(r *Resource, n int, diags hcl.Diagnostics, at func(i int, sc *scratch) (*hcl.EvalContext, addrs.Instance)) ([]instData, hcl.Diagnostics) {
+	insts := make([]instData, n)
+	instDiags := make([]hcl.Diagnostics, n)
+	parallelRange(n, func(lo, hi int) {
+		sc := scratches.Get().(*scratch)
+		defer scratches.Put(sc)
+		for i := lo; i < hi; i++ {
+			ctx, addr := at(i, sc)
+			insts[i], instDiags[i] = c.instance(r, ctx, addr, true, sc)
+		}
+	})
+	for _, d := range instDiags {
+		diags = append(diags, d...)
+	}
+	return insts, diags
+}
+
 // expand does Expand's work, up to the compact form of the instances. In
 // validate mode (Load), a count or for_each that is not known yet is not
 // an error: the attributes are checked once with an unknown key instead,
@@ -203,14 +225,10 @@ func (c *Config) expand(r *Resource, scope Scope, validate bool) (insts []instDa
 			inst, d := c.instance(r, childCtx(ctx, "count", cty.ObjectVal(map[string]cty.Value{"index": cty.UnknownVal(cty.Number)})), noKey, false, sc)
 			return []instData{inst}, false, append(diags, d...)
 		}
-		insts = make([]instData, 0, n)
-		for i := 0; i < n; i++ {
+		insts, diags = c.evalInstances(r, n, diags, func(i int, sc *scratch) (*hcl.EvalContext, addrs.Instance) {
 			key := addrs.IntKey(i)
-			ictx := childCtx(ctx, "count", sc.countVal(key.Value()))
-			inst, d := c.instance(r, ictx, addr.Instance(key), true, sc)
-			diags = append(diags, d...)
-			insts = append(insts, inst)
-		}
+			return childCtx(ctx, "count", sc.countVal(key.Value())), addr.Instance(key)
+		})
 	case r.ForEach != nil:
 		keys, vals, ok, d := c.evalForEach(r, ctx)
 		diags = append(diags, d...)
@@ -225,13 +243,9 @@ func (c *Config) expand(r *Resource, scope Scope, validate bool) (insts []instDa
 			inst, d := c.instance(r, childCtx(ctx, "each", each), noKey, false, sc)
 			return []instData{inst}, false, append(diags, d...)
 		}
-		insts = make([]instData, 0, len(keys))
-		for i, k := range keys {
-			key := addrs.StringKey(k)
-			inst, d := c.instance(r, childCtx(ctx, "each", sc.eachVal(cty.StringVal(k), vals[i])), addr.Instance(key), true, sc)
-			diags = append(diags, d...)
-			insts = append(insts, inst)
-		}
+		insts, diags = c.evalInstances(r, len(keys), diags, func(i int, sc *scratch) (*hcl.EvalContext, addrs.Instance) {
+			return childCtx(ctx, "each", sc.eachVal(cty.StringVal(keys[i]), vals[i])), addr.Instance(addrs.StringKey(keys[i]))
+		})
 	default:
 		inst, d := c.instance(r, ctx, noKey, true, sc)
 		diags = append(diags, d...)

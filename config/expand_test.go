@@ -663,3 +663,32 @@ func loadAndExpand(t *testing.T, src string) (map[string]string, string) {
 	}
 	return out, ""
 }
+
+// A large count is evaluated on every core; its instances and their
+// diagnostics still come in index order.
+func TestManyInstancesInOrder(t *testing.T) {
+	src := "image \"frame\" {\n  count        = 900\n  prompt       = \"frame ${count.index}\"\n  image_number = count.index % 300 == 7 ? 5 + floor(count.index / 300) : 1\n}\n"
+	diags := loadErrors(t, src, Options{})
+	var got []string
+	for _, d := range diags {
+		got = append(got, d.Detail)
+	}
+	if len(got) != 3 {
+		t.Fatalf("%d diagnostics, want 3:\n%s", len(got), diagList(diags))
+	}
+	for i, want := range []string{"Got 5.", "Got 6.", "Got 7."} { // frame[7], [307], [607]
+		if !strings.Contains(got[i], want) {
+			t.Errorf("diagnostic %d is %q, want the one that says %s", i, got[i], want)
+		}
+	}
+	c := mustLoad(t, strings.Replace(src, "count.index % 300 == 7 ? 5 + floor(count.index / 300) : 1", "1", 1), Options{})
+	insts, d := c.Expand(c.Resources[0], Scope{})
+	if d.HasErrors() || len(insts) != 900 {
+		t.Fatalf("%d instances, %v", len(insts), d)
+	}
+	for i, inst := range insts {
+		if want := fmt.Sprintf("image.frame[%d]", i); inst.Addr.String() != want || inst.Attrs["prompt"].AsString() != fmt.Sprintf("frame %d", i) {
+			t.Fatalf("instance %d is %s with prompt %#v", i, inst.Addr, inst.Attrs["prompt"])
+		}
+	}
+}
