@@ -308,12 +308,24 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 	scope := make(config.Scope, len(cfg.Resources))
 	var pre []prepared // of resources from prepFrom on
 	prepFrom := 0
+	// A window at a time: the instances of every resource at once would
+	// hold all their cty values for the whole walk. The next window is
+	// prepared while this one is walked, so the cores that prepare does
+	// not need for the walk are not idle. prepare reads only the
+	// configuration and the snapshot, which the walk does not change.
+	prepareFrom := func(k int) <-chan []prepared {
+		ch := make(chan []prepared, 1)
+		go func() { ch <- p.prepare(cfg.Resources[k:min(k+prepareWindow, len(cfg.Resources))]) }()
+		return ch
+	}
+	next := prepareFrom(0)
 	for k, r := range cfg.Resources {
 		if k-prepFrom == len(pre) {
-			// A window at a time: the instances of every resource at
-			// once would hold all their cty values for the whole walk.
 			prepFrom = k
-			pre = p.prepare(cfg.Resources[k:min(k+prepareWindow, len(cfg.Resources))])
+			pre = <-next
+			if k+len(pre) < len(cfg.Resources) {
+				next = prepareFrom(k + len(pre))
+			}
 		}
 		pr := &pre[k-prepFrom]
 		if pr.large {
@@ -498,7 +510,7 @@ type instFacts struct {
 }
 
 // prepareWindow is how many resources prepare takes at a time.
-var prepareWindow = 1024 // a variable for tests
+var prepareWindow = 512 // a variable for tests
 
 // prepare expands those of resources that refer to no other resource (Load
 // computed their requests), fingerprints their requests and checks their
