@@ -9,8 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -234,6 +236,12 @@ func seedStateWithHistory(b testing.TB, dir string, earlier int) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// The files and the state written here reach the disk now, and this
+	// process collects the garbage of seeding now, not while the plan
+	// being measured runs: the kernel writing back 100,000 files, or a
+	// collection of a heap that large, competes with it for the cores.
+	syscall.Sync()
+	debug.FreeOSMemory()
 }
 
 func benchPlanNoOp(b *testing.B, n int, sh shape) { benchPlanNoOpHistory(b, n, sh, 0) }

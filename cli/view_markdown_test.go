@@ -199,3 +199,32 @@ func TestPlanMarkdownAddressMarkup(t *testing.T) {
 		}
 	}
 }
+
+// The text plan is written as it is rendered, through one buffer: a plan
+// of 100,000 changes is never held whole, and no write carries more than
+// the buffer.
+func TestPlanTextIsStreamed(t *testing.T) {
+	p := &reconcile.Plan{Service: "simulator"}
+	for i := 0; i < 100000; i++ {
+		p.Changes = append(p.Changes, &reconcile.Change{Addr: mustAddr(fmt.Sprintf("image.tile[%d]", i)), Media: 1,
+			Action: reconcile.Create, Reason: &reconcile.Reason{Code: reconcile.ReasonNew},
+			Attrs: []reconcile.AttrChange{{Name: "prompt", After: fmt.Sprintf("a red tile number %d at dusk", i)}}})
+	}
+	var w writeSizes
+	renderPlan(&w, p, "built-in simulator (outputs are synthetic)")
+	if w.total < 10<<20 {
+		t.Fatalf("the plan is %d bytes; the test wants one of over 10 MiB", w.total)
+	}
+	if w.largest > 64<<10 {
+		t.Errorf("a write of %d bytes: the plan was held whole, or in large parts, before it was written", w.largest)
+	}
+}
+
+// writeSizes counts what is written to it, and the largest write.
+type writeSizes struct{ total, largest int }
+
+func (w *writeSizes) Write(b []byte) (int, error) {
+	w.total += len(b)
+	w.largest = max(w.largest, len(b))
+	return len(b), nil
+}

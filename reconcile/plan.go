@@ -343,9 +343,7 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 			}
 		}
 		// Instances of this resource that its expansion no longer yields
-		// (count lowered, for_each key removed) may be claimed too. Both
-		// lists are in key order, so one walk finds them without a set of
-		// every instance.
+		// (count lowered, for_each key removed) may be claimed too.
 		p.markYielded(r, len(insts), func(j int) addrs.Instance { return insts[j].Addr })
 		// Only what something refers to needs a value in the scope; for a
 		// large configuration that is few of its resources.
@@ -440,11 +438,6 @@ const StatusSucceed = "succeed"
 // StatusFailed is the service's status of a failed generation.
 const StatusFailed = "failed"
 
-// planInstance decides the change of one instance: it gathers the facts,
-// lets decide choose, and fills in what the views show. When the instance
-// keeps a recorded generation, it also returns that record and the
-// directory its files will be in, from which what refers to it takes its
-// value; a nil record means its value is known only after apply.
 // markYielded marks the records of r's n instances (addr(j) is the j-th
 // address, in key order) as planned, and offers the records of instances
 // r no longer yields (count lowered, for_each key removed) to be claimed
@@ -588,8 +581,12 @@ func inChunks(n int, f func(i int)) {
 	_ = g.Wait() // the calls return no error
 }
 
-// planInstance decides the change of one declared instance; known holds
-// what prepare computed of it, if anything.
+// planInstance decides the change of one instance: it gathers the facts
+// (known holds those prepare computed, if any), lets decide choose, and
+// fills in what the views show. When the instance keeps a recorded
+// generation, it also returns that record and the directory its files
+// will be in, from which what refers to it takes its value; a nil record
+// means its value is known only after apply.
 func (p *planner) planInstance(r *config.Resource, inst *config.Instance, known instFacts) (*Change, *statefile.Resource, string) {
 	st := p.state
 	rec := st.Resources[inst.Addr]
