@@ -360,7 +360,6 @@ func (c *Config) evalCount(r *Resource, ctx *hcl.EvalContext) (int, bool, hcl.Di
 	return int(i), true, diags
 }
 
-// evalForEach returns the sorted instance keys and each.value for each.
 // tosetStrings evaluates for_each = toset(LIST) as the set's elements in
 // order, when LIST is a known list or tuple of known strings, none of
 // them null or marked: the distinct strings, sorted, which is what
@@ -402,6 +401,7 @@ func tosetStrings(expr hcl.Expression, ctx *hcl.EvalContext) ([]string, bool) {
 	return keys, true
 }
 
+// evalForEach returns the sorted instance keys and each.value for each.
 func (c *Config) evalForEach(r *Resource, ctx *hcl.EvalContext) ([]string, []cty.Value, bool, hcl.Diagnostics) {
 	if r.countBad {
 		return nil, nil, false, nil
