@@ -232,3 +232,44 @@ func TestEarlyDecodedResourceDiagnostics(t *testing.T) {
 		t.Errorf("want Unsupported argument with a suggestion on line %d; got:\n%s", line, diagList(diags))
 	}
 }
+
+// A large file's resource blocks are handed to decode as their piece is
+// parsed, and keep only their header in the tree; a small file's are
+// not (Load keeps its tree). After Load, a resource whose instances are
+// cached no longer holds its attribute expressions, and still expands.
+func TestResourcesDecodedAsParsed(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 3000; i++ {
+		fmt.Fprintf(&b, "image \"img%d\" {\n  prompt = \"picture %d\"\n}\n\n", i, i)
+	}
+	src := []byte(b.String())
+	var early earlyDecoder
+	f, diags := parseHCLDecoding(hclparse.NewParser(), src, "main.gen.hcl", early.decode)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	blocks := f.Body.(*hclsyntax.Body).Blocks
+	if len(blocks) != 3000 || len(early.decoded) != 3000 {
+		t.Fatalf("%d blocks, %d decoded as parsed; want 3000 of each", len(blocks), len(early.decoded))
+	}
+	for _, blk := range blocks {
+		r, ok := early.take(blk.Body)
+		if !ok || len(blk.Body.Attributes) != 0 || r.r.Name != blk.Labels[0] || r.r.attribute("prompt") == nil {
+			t.Fatalf("block %q: decoded %v, %d attributes left in the tree", blk.Labels[0], ok, len(blk.Body.Attributes))
+		}
+	}
+	var small earlyDecoder
+	if _, diags := parseHCLDecoding(hclparse.NewParser(), []byte("image \"a\" {\n  prompt = \"p\"\n}\n"), "s.gen.hcl", small.decode); diags.HasErrors() || len(small.decoded) != 0 {
+		t.Fatalf("a small file's blocks were decoded early (%d), %v", len(small.decoded), diags)
+	}
+
+	c := mustLoad(t, string(src), Options{})
+	r := c.Resource(res("image.img42"))
+	if r.attrs != nil {
+		t.Errorf("image.img42 keeps %d attributes after Load", len(r.attrs))
+	}
+	insts, d := c.Expand(r, Scope{})
+	if d.HasErrors() || len(insts) != 1 || insts[0].Attrs["prompt"].AsString() != "picture 42" {
+		t.Errorf("image.img42 expands to %d instances, %v", len(insts), d)
+	}
+}
