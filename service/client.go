@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
+
+	"github.com/genform/genform/statefile/atomicfile"
 )
 
 // Defaults of Config.
@@ -108,6 +110,11 @@ type Client struct {
 	lowSpeedLimit int64
 	lowSpeedTime  time.Duration
 	onRetry       func(context.Context, RetryInfo)
+
+	// files makes concurrent downloads durable together: one file-system
+	// sync for all the outputs that finished at once, instead of two
+	// syncs each (see atomicfile.Group).
+	files atomicfile.Group
 
 	// reached is set by the first answer of the service, whatever its
 	// status. Until then a connection that cannot be opened means a wrong

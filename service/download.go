@@ -237,7 +237,7 @@ func (c *Client) downloadOnce(ctx context.Context, u *url.URL, dir, base string,
 			return &transportError{op: op, err: fmt.Errorf("truncated: got %d of %d bytes", n, want)}
 		}
 		return nil
-	}, atomicfile.TempPattern("."+base+".*"+tempSuffix))
+	}, atomicfile.TempPattern("."+base+".*"+tempSuffix), atomicfile.InGroup(&c.files))
 	var te *transportError
 	var tl *tooLargeError
 	switch {

@@ -20,6 +20,7 @@ type options struct {
 	keepPerm bool
 	pattern  string
 	noFollow bool
+	group    *Group
 }
 
 // ErrNotRegular is wrapped by the error of a write with RegularOnly to a
@@ -65,7 +66,9 @@ func WriteFile(path string, data []byte, perm os.FileMode, opts ...Option) error
 }
 
 // Write replaces path with what write writes to w: a temporary file beside
-// it, synced, then renamed over it, and the directory synced. The file gets
+// it, synced, then renamed over it, and the directory synced (with
+// InGroup, a sync of the file system shared with other writers stands for
+// each of the two). The file gets
 // permission bits perm exactly, not narrowed by the umask (they are set with
 // a chmod), unless KeepPermissions keeps those of the file it replaces.
 // The temporary file is made 0600, so bytes meant for the owner alone (a
@@ -138,6 +141,19 @@ func Write(path string, perm os.FileMode, write func(w io.Writer) error, opts ..
 	if err := f.Chmod(perm); err != nil {
 		return fail("setting permissions", err)
 	}
+	grouped := false
+	var dev uint64
+	if o.group != nil {
+		dev, grouped = deviceOf(f)
+	}
+	if grouped {
+		if err := o.group.sync(dev, dir); err != nil {
+			return fail("syncing", err)
+		}
+	}
+	// After a group's sync the file is clean and this costs little; it
+	// still reports an error in writing back this file's bytes, which the
+	// file-system sync may not (before Linux 5.8 it reports none).
 	if err := f.Sync(); err != nil {
 		return fail("syncing", err)
 	}
@@ -148,7 +164,13 @@ func Write(path string, perm os.FileMode, write func(w io.Writer) error, opts ..
 		return fail("renaming into place", err)
 	}
 	renamed = true
-	if err := syncDir(dir); err != nil {
+	syncRename := func() error { return syncDir(dir) }
+	if grouped {
+		syncRename = func() error {
+			return o.group.sync(dev, dir)
+		}
+	}
+	if err := syncRename(); err != nil {
 		return fail("syncing its directory", err)
 	}
 	return nil

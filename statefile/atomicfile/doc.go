@@ -11,6 +11,11 @@
 // cannot sync a directory and does not need to). On any failure before the
 // rename the temporary file is removed and the target is left as it was.
 //
+// Writers of many files at once (an apply downloading its outputs) share
+// a Group: on Linux one syncfs(2) then covers every write waiting for it,
+// in the same order (the bytes before the rename, the rename before
+// Write returns), where each write alone would make two syncs.
+//
 // Some targets are not files to replace:
 //
 //   - An existing target that is not a regular file (/dev/null, a FIFO, a
