@@ -9,7 +9,13 @@ import (
 	"github.com/genform/genform/statefile/pgstate/pgtest"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
+func TestMain(m *testing.M) {
+	code := pgtest.Run(m)
+	if kept.dir != "" {
+		os.RemoveAll(kept.dir)
+	}
+	os.Exit(code)
+}
 
 // usePostgres keeps the state of the configuration in dir in a new
 // PostgreSQL database, which PG_CONN_STR names.
