@@ -27,7 +27,8 @@ var update = flag.Bool("u", false, "update testscript golden files")
 
 func TestMain(m *testing.M) {
 	testscript.Main(pgtest.Wrap(m), map[string]func(){
-		"genform": func() { os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"genform":  func() { os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"peak-rss": peakRSSMain,
 	})
 }
 

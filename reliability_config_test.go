@@ -9,7 +9,6 @@ package main
 import (
 	"fmt"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -67,9 +66,8 @@ func TestDeepNestingRefused(t *testing.T) {
 				}
 				cmdr, stdout, stderr := command(t, ws.dir, childEnv(), full...)
 				start := time.Now()
-				err := cmdr.Run()
+				rss, err := runMeasured(t, cmdr)
 				took := time.Since(start)
-				rss := cmdr.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
 				res := result{args: full, stdout: stdout.String(), stderr: stderr.String(), code: cmdr.ProcessState.ExitCode(), took: took}
 				if err == nil || res.code != 1 {
 					t.Fatalf("want exit 1:\n%s", res)
@@ -102,13 +100,14 @@ func TestNestingAtTheLimitParses(t *testing.T) {
 	expr := strings.Repeat("(", levels) + "1" + strings.Repeat(")", levels)
 	ws := newWorkspace(t, map[string]string{"main.gen.hcl": fmt.Sprintf("locals {\n  x = %s\n}\n\nimage \"a\" {\n  prompt       = \"a lighthouse ${local.x}\"\n  image_number = 1\n}\n", expr)})
 	cmdr, stdout, stderr := command(t, ws.dir, childEnv("GENFORM_BASE_URL=http://127.0.0.1:9"), "plan")
-	if err := cmdr.Run(); err != nil {
+	rss, err := runMeasured(t, cmdr)
+	if err != nil {
 		t.Fatalf("plan: %v\n%s%s", err, stdout, stderr)
 	}
 	if !strings.Contains(stdout.String(), `prompt       = "a lighthouse 1"`) {
 		t.Errorf("plan did not evaluate the expression:\n%s", stdout)
 	}
-	if rss := cmdr.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10; rss > 100<<20 && !raceEnabled {
+	if rss > 100<<20 && !raceEnabled {
 		t.Errorf("plan took %d MiB", rss>>20)
 	}
 }

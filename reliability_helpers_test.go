@@ -23,7 +23,9 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -58,6 +60,62 @@ func genformPath(t testing.TB) string {
 		t.Fatalf("genform is not in PATH (testscript.Main installs it): %v", err)
 	}
 	return p
+}
+
+// runMeasured runs cmd, as cmd.Run does, and returns its peak resident
+// memory in bytes. It goes through the small peak-rss launcher: ru_maxrss
+// of a direct child counts this test process's own peak, which the
+// child's memory inherits at exec, while the launcher's children inherit
+// only the launcher's few MiB.
+func runMeasured(t testing.TB, cmd *exec.Cmd) (int64, error) {
+	t.Helper()
+	launcher, err := exec.LookPath("peak-rss")
+	if err != nil {
+		t.Fatalf("peak-rss is not in PATH (testscript.Main installs it): %v", err)
+	}
+	file := filepath.Join(t.TempDir(), "peak-rss")
+	cmd.Args = append([]string{"peak-rss", cmd.Path}, cmd.Args[1:]...)
+	cmd.Path = launcher
+	cmd.Env = append(cmd.Env, peakRSSFile+"="+file)
+	runErr := cmd.Run()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("the peak-rss launcher wrote no figure: %v (run: %v)", err, runErr)
+	}
+	kib, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		t.Fatalf("the peak-rss launcher wrote %q", b)
+	}
+	return kib << 10, runErr
+}
+
+// peakRSSFile names the file where the peak-rss launcher writes the peak
+// resident memory of its child, in KiB.
+const peakRSSFile = "PEAK_RSS_FILE"
+
+// peakRSSMain is the peak-rss launcher: it runs its arguments as a child
+// with its own standard streams, writes the child's ru_maxrss where
+// PEAK_RSS_FILE says, and exits with the child's code.
+func peakRSSMain() {
+	file := os.Getenv(peakRSSFile)
+	os.Unsetenv(peakRSSFile)
+	cmd := exec.Command(os.Args[1], os.Args[2:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	err := cmd.Run()
+	if cmd.ProcessState == nil {
+		fmt.Fprintln(os.Stderr, "peak-rss:", err)
+		os.Exit(2)
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if err := os.WriteFile(file, []byte(strconv.FormatInt(ru.Maxrss, 10)), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "peak-rss:", err)
+		os.Exit(2)
+	}
+	code := cmd.ProcessState.ExitCode()
+	if code < 0 {
+		code = 2 // killed by a signal
+	}
+	os.Exit(code)
 }
 
 // childEnv is the environment of a genform process: the test's own minus
