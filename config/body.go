@@ -632,18 +632,15 @@ func anySet(fields []jsonField, vals *[numAttrs]cty.Value) bool {
 	return false
 }
 
-// body builds the request body object and the flattened attributes from
-// the final values. config and settings are left out when empty.
-func (ep *endpointSpec) body(vals *[numAttrs]cty.Value, sc *scratch) (cty.Value, map[string]cty.Value) {
-	n := 0
+// bodyValue builds the request body object from the final values. config
+// and settings are left out when empty.
+func (ep *endpointSpec) bodyValue(vals *[numAttrs]cty.Value, sc *scratch) cty.Value {
 	var shape uint32
 	for id, v := range vals {
 		if v != cty.NilVal {
-			n++
 			shape |= 1 << id
 		}
 	}
-	attrs := make(map[string]cty.Value, n)
 	top, config, settings := reuse(&sc.top), reuse(&sc.config), reuse(&sc.settings)
 	for id := attrID(0); id < numAttrs; id++ {
 		v := vals[id]
@@ -651,7 +648,6 @@ func (ep *endpointSpec) body(vals *[numAttrs]cty.Value, sc *scratch) (cty.Value,
 			continue
 		}
 		name := attrNames[id]
-		attrs[name] = v
 		switch attrPlace[id] {
 		case placeTop:
 			top[name] = v
@@ -667,7 +663,7 @@ func (ep *endpointSpec) body(vals *[numAttrs]cty.Value, sc *scratch) (cty.Value,
 	if len(settings) > 0 {
 		top["settings"] = sc.group(ep.settingsFields, vals, settings)
 	}
-	return sharedType(shape, cty.ObjectVal(top)), attrs
+	return sharedType(shape, cty.ObjectVal(top))
 }
 
 // maxGroups bounds the config and settings objects a scratch remembers.

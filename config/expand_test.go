@@ -57,7 +57,7 @@ image "none" {
 			t.Fatal(diagList(diags))
 		}
 		for _, in := range insts {
-			got[r.Addr().String()] = append(got[r.Addr().String()], fmt.Sprintf("%s %s %s", in.Addr, in.Dir, in.Attrs["prompt"].AsString()))
+			got[r.Addr().String()] = append(got[r.Addr().String()], fmt.Sprintf("%s %s %s", in.Addr, in.Dir, in.Attrs()["prompt"].AsString()))
 		}
 	}
 	want := map[string][]string{
@@ -84,7 +84,7 @@ image "none" {
 		t.Errorf("count = 0 gave instances: %q", got["image.none"])
 	}
 	insts, _ := c.Expand(c.Resource(res("image.frame")), Scope{})
-	if seed := insts[2].Attrs["seed"]; !seed.RawEquals(cty.NumberIntVal(2)) {
+	if seed := insts[2].Attrs()["seed"]; !seed.RawEquals(cty.NumberIntVal(2)) {
 		t.Errorf("seed of frame[2] = %#v", seed)
 	}
 	if k := insts[1].Addr.Key.Value(); !k.RawEquals(cty.NumberIntVal(1)) {
@@ -126,7 +126,7 @@ output "static" { value = "x" }
 	if insts[0].Request != nil {
 		t.Errorf("request known before the image exists: %s", insts[0].Request)
 	}
-	if insts[0].Body.GetAttr("config").GetAttr("source_image").IsKnown() {
+	if insts[0].Body().GetAttr("config").GetAttr("source_image").IsKnown() {
 		t.Errorf("source_image known before the image exists")
 	}
 
@@ -239,7 +239,7 @@ video "b" {
 	if diags.HasErrors() {
 		t.Fatal(diagList(diags))
 	}
-	if got := insts[0].Attrs["source_image"]; !got.RawEquals(cty.StringVal("https://cdn/h.png")) {
+	if got := insts[0].Attrs()["source_image"]; !got.RawEquals(cty.StringVal("https://cdn/h.png")) {
 		t.Errorf("source_image through locals = %#v", got)
 	}
 }
@@ -328,7 +328,7 @@ func TestJSONSyntax(t *testing.T) {
 		t.Errorf("lifecycle = %v %v", hero.PreventDestroy, hero.IgnoreChanges)
 	}
 	insts := expandAll(t, c, nil)
-	if got := insts["image.hero[1]"].Attrs["prompt"]; !got.RawEquals(cty.StringVal("hero 1, noir")) {
+	if got := insts["image.hero[1]"].Attrs()["prompt"]; !got.RawEquals(cty.StringVal("hero 1, noir")) {
 		t.Errorf("prompt = %#v", got)
 	}
 	if insts["video.clip"].Endpoint != addrs.Image2Video || fmt.Sprint(c.Graph()[res("video.clip")]) != "[image.hero]" {
@@ -473,13 +473,13 @@ video "vb" {
 		}
 		for i := range a {
 			x, y := a[i], b[i]
-			if !x.Body.RawEquals(y.Body) || string(x.Request) != string(y.Request) || x.Endpoint != y.Endpoint ||
-				x.WatermarkFree != y.WatermarkFree || x.Addr.Key != y.Addr.Key || len(x.Attrs) != len(y.Attrs) {
+			if !x.Body().RawEquals(y.Body()) || string(x.Request) != string(y.Request) || x.Endpoint != y.Endpoint ||
+				x.WatermarkFree != y.WatermarkFree || x.Addr.Key != y.Addr.Key || len(x.Attrs()) != len(y.Attrs()) {
 				t.Errorf("%s differs from %s:\n%#v\n%#v", x.Addr, y.Addr, x, y)
 			}
-			for name, v := range x.Attrs {
-				if !v.RawEquals(y.Attrs[name]) {
-					t.Errorf("%s: %s = %#v, %s has %#v", x.Addr, name, v, y.Addr, y.Attrs[name])
+			for name, v := range x.Attrs() {
+				if !v.RawEquals(y.Attrs()[name]) {
+					t.Errorf("%s: %s = %#v, %s has %#v", x.Addr, name, v, y.Addr, y.Attrs()[name])
 				}
 			}
 		}
@@ -487,10 +487,10 @@ video "vb" {
 
 	r := c.Resource(res("image.a"))
 	first, _ := c.Expand(r, Scope{})
-	first[0].Attrs["prompt"] = cty.StringVal("changed")
+	first[0].Attrs()["prompt"] = cty.StringVal("changed")
 	first[0].Dir = "elsewhere"
 	again, _ := c.Expand(r, Scope{})
-	if again[0].Attrs["prompt"].AsString() != "p x" || again[0].Dir != filepath.Join("generated", "image", "a", "x") {
+	if again[0].Attrs()["prompt"].AsString() != "p x" || again[0].Dir != filepath.Join("generated", "image", "a", "x") {
 		t.Errorf("a change to one Expand's instance shows in the next: %#v", again[0])
 	}
 }
@@ -555,12 +555,12 @@ video "v" {
 			t.Fatal(diagList(diags))
 		}
 		for _, in := range insts {
-			body, err := JSON(in.Body)
+			body, err := JSON(in.Body())
 			if err != nil || string(body) != string(in.Request) {
 				t.Errorf("%s: Body %s, %v; Request %s", in.Addr, body, err, in.Request)
 			}
 			for _, name := range []string{"seed", "image_number", "duration", "resolution", "aspect_ratio"} {
-				v, ok := in.Attrs[name]
+				v, ok := in.Attrs()[name]
 				if !ok {
 					continue
 				}
@@ -568,7 +568,7 @@ video "v" {
 				if name == "image_number" {
 					group = "config"
 				}
-				if got := in.Body.GetAttr(group).GetAttr(name); !got.RawEquals(v) {
+				if got := in.Body().GetAttr(group).GetAttr(name); !got.RawEquals(v) {
 					t.Errorf("%s: Body's %s = %#v, Attrs has %#v", in.Addr, name, got, v)
 				}
 			}
@@ -658,7 +658,7 @@ func loadAndExpand(t *testing.T, src string) (map[string]string, string) {
 			t.Fatal(d)
 		}
 		for _, inst := range insts {
-			out[inst.Addr.String()] = inst.Attrs["prompt"].AsString()
+			out[inst.Addr.String()] = inst.Attrs()["prompt"].AsString()
 		}
 	}
 	return out, ""
@@ -687,8 +687,8 @@ func TestManyInstancesInOrder(t *testing.T) {
 		t.Fatalf("%d instances, %v", len(insts), d)
 	}
 	for i, inst := range insts {
-		if want := fmt.Sprintf("image.frame[%d]", i); inst.Addr.String() != want || inst.Attrs["prompt"].AsString() != fmt.Sprintf("frame %d", i) {
-			t.Fatalf("instance %d is %s with prompt %#v", i, inst.Addr, inst.Attrs["prompt"])
+		if want := fmt.Sprintf("image.frame[%d]", i); inst.Addr.String() != want || inst.Attrs()["prompt"].AsString() != fmt.Sprintf("frame %d", i) {
+			t.Fatalf("instance %d is %s with prompt %#v", i, inst.Addr, inst.Attrs()["prompt"])
 		}
 	}
 }

@@ -22,10 +22,10 @@ func TestValidConfigurations(t *testing.T) {
 	if len(insts) != 21 {
 		t.Errorf("got %d instances, want 21", len(insts))
 	}
-	if got := insts[`image.shot["alt"]`].Attrs["prompt"].AsString(); got != "A photo of a lighthouse (noir wide ), stormy" {
+	if got := insts[`image.shot["alt"]`].Attrs()["prompt"].AsString(); got != "A photo of a lighthouse (noir wide ), stormy" {
 		t.Errorf("templated prompt = %q", got)
 	}
-	if got := insts["video.reel"].Attrs["prompt"].AsString(); got != "a reel of 3 frames" {
+	if got := insts["video.reel"].Attrs()["prompt"].AsString(); got != "a reel of 3 frames" {
 		t.Errorf("reel prompt = %q", got)
 	}
 }

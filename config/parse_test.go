@@ -269,7 +269,7 @@ func TestResourcesDecodedAsParsed(t *testing.T) {
 		t.Errorf("image.img42 keeps %d attributes after Load", len(r.attrs))
 	}
 	insts, d := c.Expand(r, Scope{})
-	if d.HasErrors() || len(insts) != 1 || insts[0].Attrs["prompt"].AsString() != "picture 42" {
+	if d.HasErrors() || len(insts) != 1 || insts[0].Attrs()["prompt"].AsString() != "picture 42" {
 		t.Errorf("image.img42 expands to %d instances, %v", len(insts), d)
 	}
 }

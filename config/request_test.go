@@ -126,7 +126,7 @@ func TestRequestBodies(t *testing.T) {
 					t.Errorf("request =\n%s\nwant\n%s", in.Request, tt.body)
 				}
 				// The canonical bytes are the Body's, and valid JSON.
-				fromBody, err := JSON(in.Body)
+				fromBody, err := JSON(in.Body())
 				if err != nil || !bytes.Equal(fromBody, in.Request) {
 					t.Errorf("JSON(Body) = %s, %v; want the Request bytes", fromBody, err)
 				}
@@ -137,10 +137,23 @@ func TestRequestBodies(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if len(flat) != len(in.Attrs) {
-					t.Errorf("FlattenRequest gives %d attributes, Attrs has %d", len(flat), len(in.Attrs))
+				if len(flat) != len(in.Attrs()) {
+					t.Errorf("FlattenRequest gives %d attributes, Attrs has %d", len(flat), len(in.Attrs()))
 				}
-				for name, v := range in.Attrs {
+				// Attr is Attrs, one name at a time, and knows no
+				// other names.
+				attrs := in.Attrs()
+				for _, name := range attrNames {
+					v, ok := in.Attr(name)
+					w, wok := attrs[name]
+					if ok != wok || ok && !v.RawEquals(w) {
+						t.Errorf("Attr(%q) = %#v, %v; Attrs has %#v, %v", name, v, ok, w, wok)
+					}
+				}
+				if v, ok := in.Attr("dir"); ok {
+					t.Errorf("Attr(\"dir\") = %#v: dir is not a request field", v)
+				}
+				for name, v := range in.Attrs() {
 					want, _ := JSON(v)
 					var got bytes.Buffer
 					enc := json.NewEncoder(&got)

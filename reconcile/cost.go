@@ -81,7 +81,7 @@ func videoSeconds(inst *config.Instance) int {
 	if inst.Resource.Kind != addrs.Video {
 		return 0
 	}
-	if v, ok := inst.Attrs["duration"]; ok && v.IsKnown() && !v.IsNull() && v.Type() == cty.Number {
+	if v, ok := inst.Attr("duration"); ok && v.IsKnown() && !v.IsNull() && v.Type() == cty.Number {
 		if n, acc := v.AsBigFloat().Int64(); acc == 0 && n > 0 {
 			return int(n)
 		}

@@ -184,7 +184,7 @@ func Import(ctx context.Context, in ImportInput) (*ImportResult, error) {
 // request field, so only what it does echo is compared.
 func importWarnings(inst *config.Instance, det *service.Creation, files int) []ImportWarning {
 	var warns []ImportWarning
-	if v, ok := inst.Attrs["prompt"]; ok && v.IsKnown() && !v.IsNull() && v.Type() == cty.String {
+	if v, ok := inst.Attr("prompt"); ok && v.IsKnown() && !v.IsNull() && v.Type() == cty.String {
 		if want := v.AsString(); det.Prompt != "" && det.Prompt != want {
 			warns = append(warns, ImportWarning{Kind: PromptDiffers, Got: det.Prompt, Want: want})
 		}

@@ -858,7 +858,7 @@ func mediaCount(inst *config.Instance) int {
 	if inst.Resource.Kind == addrs.Video {
 		return 1
 	}
-	if v, ok := inst.Attrs["image_number"]; ok && v.IsKnown() && !v.IsNull() && v.Type() == cty.Number {
+	if v, ok := inst.Attr("image_number"); ok && v.IsKnown() && !v.IsNull() && v.Type() == cty.Number {
 		n, _ := v.AsBigFloat().Int64()
 		return int(n)
 	}
@@ -900,7 +900,7 @@ func beforeAttrs(rec *statefile.Resource) map[string]any {
 func (p *planner) fillAttrs(c *Change, rec *statefile.Resource, inst *config.Instance) {
 	after := map[string]any{}
 	c.AfterUnknown = c.AfterUnknown[:0]
-	for name, v := range inst.Attrs {
+	for name, v := range inst.Attrs() {
 		if !v.IsWhollyKnown() {
 			c.AfterUnknown = append(c.AfterUnknown, name)
 			continue
