@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/fatih/color"
@@ -194,9 +195,9 @@ func formatValue(v any) string {
 		return sensitiveText
 	case string:
 		if len(x) > 120 {
-			return fmt.Sprintf("%q", x[:60]+fmt.Sprintf("… (%d bytes)", len(x)))
+			return strconv.Quote(x[:60] + fmt.Sprintf("… (%d bytes)", len(x)))
 		}
-		return fmt.Sprintf("%q", x)
+		return strconv.Quote(x)
 	case []any:
 		parts := make([]string, len(x))
 		for i, e := range x {

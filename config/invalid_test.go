@@ -65,6 +65,7 @@ func TestInvalidConfigurations(t *testing.T) {
 		{file: "poll_interval_bad.gen.hcl", summary: "Invalid poll_interval", line: 2},
 		{file: "max_download_size_bad.gen.hcl", summary: "Invalid max_download_size", line: 2, detail: `"4GiB"`},
 		{file: "parallelism_zero.gen.hcl", summary: "Invalid parallelism", line: 2},
+		{file: "rpm_huge.gen.hcl", summary: "Invalid requests_per_minute", line: 2, detail: "got 100000000."},
 		{file: "base_url_bad.gen.hcl", summary: "Invalid base_url", line: 2},
 		{file: "prices_unknown.gen.hcl", summary: "Unknown price", line: 2, detail: `Did you mean "image"?`},
 		{file: "prices_negative.gen.hcl", summary: "Invalid prices", line: 2, detail: "negative"},

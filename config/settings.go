@@ -237,7 +237,7 @@ func (c *Config) decodeService(b *hcl.Block) hcl.Diagnostics {
 		}
 		i, acc := v.AsBigFloat().Int64()
 		if acc != big.Exact || i < 1 || i > 1_000_000 {
-			bad(a, "Invalid "+n.name, fmt.Sprintf("%s must be a whole number from 1 to 1000000; got %s.", n.name, v.AsBigFloat().Text('g', -1)))
+			bad(a, "Invalid "+n.name, fmt.Sprintf("%s must be a whole number from 1 to 1000000; got %s.", n.name, numberText(v)))
 			continue
 		}
 		*n.dst = int(i)

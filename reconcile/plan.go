@@ -931,6 +931,7 @@ func (p *planner) fillAttrs(c *Change, rec *statefile.Resource, inst *config.Ins
 	}
 	config.SortAttrNames(names)
 	names = slices.Compact(names)
+	c.Attrs = make([]AttrChange, 0, len(names))
 	for _, n := range names {
 		b, hadB := c.Before[n]
 		a, hadA := after[n]
@@ -945,6 +946,9 @@ func (p *planner) fillAttrs(c *Change, rec *statefile.Resource, inst *config.Ins
 		case !equalJSON(b, a):
 			c.Attrs = append(c.Attrs, AttrChange{Name: n, Before: b, After: a})
 		}
+	}
+	if len(c.Attrs) == 0 {
+		c.Attrs = nil
 	}
 }
 

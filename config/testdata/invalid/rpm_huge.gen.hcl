@@ -1,0 +1,3 @@
+service {
+  requests_per_minute = 1e8
+}
