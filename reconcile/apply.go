@@ -614,6 +614,18 @@ func (r *applyRun) resume(inst *config.Instance, c *Change) error {
 func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *Change, intent *statefile.Intent, idKept bool, release func()) error {
 	e := r.e
 	id := intent.GenerationID
+	// A job whose id the state does not hold is reported as unrecorded
+	// unless its result is recorded, however finish ends (a failed poll,
+	// an interrupt, a detail that cannot be read): nothing else knows it
+	// was paid for.
+	noted := false
+	if !idKept {
+		defer func() {
+			if !noted {
+				r.unrecorded(inst.Addr, id, false)
+			}
+		}()
+	}
 	r.setRunning(inst.Addr, id)
 	st, err := r.poll(ctx, inst.Addr, c.Action, id, intent.SubmittedAt)
 	release()
@@ -668,9 +680,11 @@ func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *Change,
 			}
 			return tx.Record(rec)
 		}); err != nil {
+			noted = true
 			r.unrecorded(inst.Addr, id, idKept)
 			return fmt.Errorf("recording the failure of %s (job %s): %w", inst.Addr, id, err)
 		}
+		noted = true
 		return fmt.Errorf("generation %s of %s failed on the service; fix the request (or retry) and apply again", id, inst.Addr)
 	}
 
@@ -706,9 +720,11 @@ func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *Change,
 		}
 		return tx.Protect(inst.Addr, inst.Resource.PreventDestroy)
 	}); err != nil {
+		noted = true
 		r.unrecorded(inst.Addr, id, idKept)
 		return fmt.Errorf("recording %s (job %s): %w", inst.Addr, id, err)
 	}
+	noted = true
 	if old != nil {
 		r.removeStale(old, rec)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net"
@@ -1306,6 +1307,40 @@ func TestApplyLiftsPreventDestroy(t *testing.T) {
 	}
 	if _, diags := MakeDestroyPlan(w.input()); diags.HasErrors() {
 		t.Errorf("destroy: %v", diags)
+	}
+}
+
+// TestApplyUnrecordedJobWhosePollFails: a job paid for whose id the state
+// could not hold is in the result's unrecorded jobs even when following
+// it fails before its result could be recorded, so that the user learns
+// its id and can adopt it.
+func TestApplyUnrecordedJobWhosePollFails(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		job  fakeJob
+	}{
+		{"status", fakeJob{statusErr: errors.New("status: connection reset")}},
+		{"detail", fakeJob{detailErr: errors.New("detail: connection reset")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			waits := commitWaits
+			commitWaits = []time.Duration{0, time.Millisecond}
+			t.Cleanup(func() { commitWaits = waits })
+			svc := &fakeService{scripts: map[string]fakeJob{"a red apple": tc.job}}
+			w := newWorkdir(t, svc)
+			p := w.plan(strings.Replace(appleConfig, "image_number = 2", "image_number = 1", 1))
+			svc.afterCreate = func(string) { w.store.Close() }
+			res := w.apply(context.Background(), p)
+			if res.StateErr == nil {
+				t.Fatal("the result does not say the state could not be written")
+			}
+			if len(res.Unrecorded) != 1 || res.Unrecorded[0].Addr.String() != "image.a" || res.Unrecorded[0].GenerationID == "" {
+				t.Errorf("unrecorded %v, want image.a's job", res.Unrecorded)
+			}
+			if len(res.Unfinished) != 0 {
+				t.Errorf("unfinished %v: the state holds no id to resume", res.Unfinished)
+			}
+		})
 	}
 }
 
