@@ -153,12 +153,16 @@ echo "OpenTofu: $("$tofu" version | grep -m1 OpenTofu); genform: $("$genform" ve
 echo "| figure | genform | OpenTofu | OpenTofu ÷ genform |"
 echo "|---|---|---|---|"
 
-if want 1; then
-	echo "setting up: 10,000 blocks, applied" >&2
-	genform_blocks "$work/g10k" "$(n 10000)" && genform_apply "$work/g10k"
-	tofu_blocks "$work/t10k" "$(n 10000)" && tofu_init "$work/t10k" && tofu_apply "$work/t10k"
-	row "no-op plan, 10,000 blocks" "$work/g10k" "$work/t10k" "$genform plan" "$tofu plan -input=false"
-fi
+# noop_row NAME SHAPE N: both tools apply N instances of SHAPE (blocks or
+# foreach), then their no-op plans are timed.
+noop_row() {
+	echo "setting up: $1, applied" >&2
+	"genform_$2" "$work/g$2" "$(n "$3")" && genform_apply "$work/g$2"
+	"tofu_$2" "$work/t$2" "$(n "$3")" && tofu_init "$work/t$2" && tofu_apply "$work/t$2"
+	row "no-op plan, $1" "$work/g$2" "$work/t$2" "$genform plan" "$tofu plan -input=false"
+}
+
+want 1 && noop_row "10,000 blocks" blocks 10000
 
 if want 2; then
 	echo "setting up: 5,000 new blocks" >&2
@@ -167,12 +171,7 @@ if want 2; then
 	row "plan of 5,000 new blocks" "$work/g5k" "$work/t5k" "$genform plan" "$tofu plan -input=false"
 fi
 
-if want 3; then
-	echo "setting up: for_each over 5,000 keys, applied" >&2
-	genform_foreach "$work/gfe" "$(n 5000)" && genform_apply "$work/gfe"
-	tofu_foreach "$work/tfe" "$(n 5000)" && tofu_init "$work/tfe" && tofu_apply "$work/tfe"
-	row "no-op plan, 5,000 for_each" "$work/gfe" "$work/tfe" "$genform plan" "$tofu plan -input=false"
-fi
+want 3 && noop_row "5,000 for_each" foreach 5000
 
 if want 4; then
 	echo "setting up: 100,000 blocks, applied (genform only)" >&2
