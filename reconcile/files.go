@@ -154,10 +154,6 @@ func CheckInside(root, rel string) error {
 	if err != nil {
 		return err
 	}
-	rootReal, err := filepath.EvalSymlinks(rootAbs)
-	if err != nil {
-		return err
-	}
 	clean := filepath.Clean(filepath.FromSlash(rel))
 	if clean == "." {
 		return nil
@@ -172,6 +168,13 @@ func CheckInside(root, rel string) error {
 		}
 		if fi.Mode()&os.ModeSymlink == 0 {
 			continue
+		}
+		// Where root itself leads is needed only now: resolving it for
+		// every check was most of the system calls of one, and an apply
+		// makes one for every file it downloads.
+		rootReal, err := filepath.EvalSymlinks(rootAbs)
+		if err != nil {
+			return err
 		}
 		link := filepath.ToSlash(filepath.Join(parts[:i+1]...))
 		real, err := filepath.EvalSymlinks(cur)
