@@ -58,8 +58,9 @@ func (c *Client) Download(ctx context.Context, mediaURL, dir, base string) (*Dow
 
 // DownloadSized streams mediaURL into dir as base.ext through a temporary
 // file in dir, hashing while it streams, checks the byte count against
-// Content-Length and, when expectSize > 0, against expectSize, then fsyncs
-// the file, renames it into place and fsyncs dir. On failure the temporary
+// Content-Length and, when expectSize > 0, against expectSize, then syncs
+// the file, renames it into place and syncs dir (the client's concurrent
+// downloads share their syncs: atomicfile.Group). On failure the temporary
 // file is removed and an existing file of the final name is left as it was.
 //
 // Only http and https URLs are followed, redirects included. The token is
