@@ -72,7 +72,13 @@ func (inst *Instance) Body() cty.Value {
 // the caller may keep or change.
 func (inst *Instance) Attrs() map[string]cty.Value {
 	vals := inst.data.finalVals()
-	attrs := make(map[string]cty.Value, numAttrs)
+	n := 0
+	for _, v := range vals {
+		if v != cty.NilVal {
+			n++
+		}
+	}
+	attrs := make(map[string]cty.Value, n)
 	for id, v := range vals {
 		if v != cty.NilVal {
 			attrs[attrNames[id]] = v

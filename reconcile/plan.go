@@ -898,9 +898,10 @@ func beforeAttrs(rec *statefile.Resource) map[string]any {
 // fillAttrs sets Before, After and Attrs: every declared attribute when
 // there is no record, only the differing ones otherwise.
 func (p *planner) fillAttrs(c *Change, rec *statefile.Resource, inst *config.Instance) {
-	after := map[string]any{}
+	attrs := inst.Attrs()
+	after := make(map[string]any, len(attrs)+2)
 	c.AfterUnknown = c.AfterUnknown[:0]
-	for name, v := range inst.Attrs() {
+	for name, v := range attrs {
 		if !v.IsWhollyKnown() {
 			c.AfterUnknown = append(c.AfterUnknown, name)
 			continue
