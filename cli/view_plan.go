@@ -204,6 +204,10 @@ func formatValue(v any) string {
 			parts[i] = formatValue(e)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
+	case json.Number:
+		return string(x) // what json.Marshal would write, without its reflection
+	case bool:
+		return strconv.FormatBool(x)
 	case map[string]any:
 		keys := make([]string, 0, len(x))
 		for k := range x {
