@@ -141,8 +141,8 @@ func (c *Config) ExpandRange(r *Resource, lo, hi int) []*Instance {
 	return r.instances(r.cached[lo:hi])
 }
 
-// instances assembles the instances of r from their requests, on every
-// core when there are many (a large for_each).
+// instances assembles the instances of r from their requests: each points
+// at its compact data, from which Body and Attrs are made when asked for.
 func (r *Resource) instances(data []instData) []*Instance {
 	insts := make([]*Instance, len(data))
 	for i := range data {

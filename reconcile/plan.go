@@ -238,9 +238,6 @@ type planner struct {
 	byRes    map[addrs.Resource][]int
 	// intentDone holds the addresses of intents a change already covers.
 	intentDone map[addrs.Instance]bool
-	// files is reused for each instance's file checks (decideLocal keeps
-	// nothing of it).
-	files []fileState
 	// prevService is the state's service when it differs from the one
 	// planned for (a switch the user asked for).
 	prevService string
@@ -333,7 +330,7 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 			*pr = prepared{}
 			continue
 		}
-		insts := pr.insts
+		insts, facts := pr.insts, pr.facts
 		if !pr.done {
 			var diags hcl.Diagnostics
 			insts, diags = cfg.Expand(r, scope)
@@ -341,6 +338,7 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 			if diags.HasErrors() {
 				continue
 			}
+			facts = p.facts(insts)
 		}
 		// Instances of this resource that its expansion no longer yields
 		// (count lowered, for_each key removed) may be claimed too.
@@ -353,11 +351,7 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 			values = make(map[addrs.Instance]cty.Value, len(insts))
 		}
 		for j, inst := range insts {
-			var known instFacts
-			if pr.done {
-				known = pr.facts[j]
-			}
-			c, rec, dir := p.planInstance(r, inst, known)
+			c, rec, dir := p.planInstance(r, inst, facts[j])
 			p.add(c)
 			if referenced {
 				v := config.UnknownInstance()
@@ -494,8 +488,9 @@ type prepared struct {
 	facts       []instFacts
 }
 
-// instFacts is what planInstance would otherwise compute itself: the
-// request's fingerprint, and the state of the record's files on disk.
+// instFacts is what planning an instance reads that facts computes for
+// many instances at once: the request's fingerprint, and the state of the
+// record's files on disk.
 type instFacts struct {
 	fingerprint string
 	files       []fileState
@@ -582,11 +577,11 @@ func inChunks(n int, f func(i int)) {
 }
 
 // planInstance decides the change of one instance: it gathers the facts
-// (known holds those prepare computed, if any), lets decide choose, and
-// fills in what the views show. When the instance keeps a recorded
-// generation, it also returns that record and the directory its files
-// will be in, from which what refers to it takes its value; a nil record
-// means its value is known only after apply.
+// (known holds those the facts method computed, on every core), lets
+// decide choose, and fills in what the views show. When the instance
+// keeps a recorded generation, it also returns that record and the
+// directory its files will be in, from which what refers to it takes its
+// value; a nil record means its value is known only after apply.
 func (p *planner) planInstance(r *config.Resource, inst *config.Instance, known instFacts) (*Change, *statefile.Resource, string) {
 	st := p.state
 	rec := st.Resources[inst.Addr]
@@ -609,12 +604,7 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance, known 
 	if f.intent != nil {
 		p.intentDone[inst.Addr] = true
 	}
-	switch {
-	case known.fingerprint != "":
-		f.fingerprint = known.fingerprint
-	case inst.Request != nil:
-		f.fingerprint = config.Fingerprint(p.in.Service, inst.Endpoint, inst.Request)
-	}
+	f.fingerprint = known.fingerprint
 	c.Fingerprint = f.fingerprint
 	if matches(p.replace, inst.Addr) {
 		f.forced = true
@@ -689,15 +679,8 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance, known 
 	if d.settle {
 		l.settle = f.intent
 	}
-	switch {
-	case known.checked:
+	if known.checked {
 		l.files = known.files
-	case p.in.Refresh && rec.WatermarkFree == inst.WatermarkFree:
-		p.files = p.files[:0]
-		for _, o := range rec.Outputs {
-			p.files = append(p.files, checkFile(p.in.Dir, o))
-		}
-		l.files = p.files
 	}
 	action, why, attrs, redownload := decideLocal(l)
 	if action == NoOp {
