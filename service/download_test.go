@@ -450,3 +450,25 @@ func TestDownloadRemovesLeftoversOfAKilledDownload(t *testing.T) {
 		t.Errorf("directory holds %v, want %v", names, want)
 	}
 }
+
+// TestDownloadsShareTheClientsSyncs: a client's downloads are made
+// durable through its atomicfile.Group, the bytes and then the rename,
+// so that concurrent ones can share a file-system sync (on Linux; the
+// group makes none where it cannot).
+func TestDownloadsShareTheClientsSyncs(t *testing.T) {
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		w.Header().Set("Content-Type", "image/png")
+		w.Write(append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 100)...))
+	})
+	c, _ := newClient(t, srv.URL, nil)
+	if _, err := c.Download(context.Background(), srv.URL+"/media/1", t.TempDir(), "0"); err != nil {
+		t.Fatal(err)
+	}
+	want := 2
+	if runtime.GOOS != "linux" {
+		want = 0
+	}
+	if n := c.files.Syncs(); n != want {
+		t.Errorf("one download made %d syncs through the client's group, want %d", n, want)
+	}
+}

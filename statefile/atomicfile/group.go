@@ -51,6 +51,19 @@ func InGroup(g *Group) Option {
 	return func(o *options) { o.group = g }
 }
 
+// Syncs is how many file-system syncs g has made, over every file system.
+// A program reports it to show that its writes went through g and how far
+// they were grouped.
+func (g *Group) Syncs() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := 0
+	for _, fs := range g.fss {
+		n += int(fs.started)
+	}
+	return n
+}
+
 // sync returns once a sync of file system dev, started after the call,
 // has finished, with that sync's error. dir is the writer's directory, on
 // dev: the writer that runs a sync opens its own to name the file system.

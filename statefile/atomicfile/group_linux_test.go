@@ -265,7 +265,7 @@ func TestGroupWriteIsAnOrdinaryWrite(t *testing.T) {
 	if err != nil || fi.Size() != 1000 || fi.Mode().Perm() != 0o640 {
 		t.Fatalf("got %v, %v", fi, err)
 	}
-	if n := g.fss[onlyDevice(t, &g)].started; n != 2 {
+	if n := g.Syncs(); n != 2 {
 		t.Errorf("a lone write made %d syncs, want 2 (its bytes, then its rename)", n)
 	}
 }
