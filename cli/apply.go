@@ -257,7 +257,7 @@ func execute(env *Env, verb string, cfg *config.Config, ep endpoint, store *stat
 		defer stop()
 		eng.Service = client
 		if !ep.builtin() {
-			defer oneProc()()
+			defer oneProc(env.Getenv)()
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -479,8 +479,8 @@ func renderUnrecorded(env *Env, res *reconcile.Result) {
 // 0.63 ms of CPU a job instead of 0.75, in the same wall time. The plan
 // before it, which does compute, has run by then on every core. The
 // built-in simulator is left its cores: it runs in this process.
-func oneProc() (restore func()) {
-	if os.Getenv("GOMAXPROCS") != "" {
+func oneProc(getenv func(string) string) (restore func()) {
+	if getenv("GOMAXPROCS") != "" {
 		return func() {}
 	}
 	prev := runtime.GOMAXPROCS(1)
