@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/genform/genform/cli"
+	"github.com/genform/genform/internal/command"
 	"github.com/genform/genform/statefile/pgstate/pgtest"
 )
 
@@ -97,7 +97,7 @@ func builtinSimulatorEnv(t *testing.T) {
 func runGenform(t *testing.T, wantCode int, args ...string) string {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	if code := cli.Run(args, strings.NewReader(""), &stdout, &stderr); code != wantCode {
+	if code := command.Run(args, strings.NewReader(""), &stdout, &stderr); code != wantCode {
 		t.Fatalf("genform %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, wantCode, &stdout, &stderr)
 	}
 	return stdout.String()

@@ -8,7 +8,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 
-	"github.com/genform/genform/cli"
+	"github.com/genform/genform/internal/command"
 )
 
 // gcPercent is the garbage collector's target when GOGC is not set. A
@@ -31,7 +31,7 @@ func main() {
 		debug.SetGCPercent(gcPercent)
 		watchHeap()
 	}
-	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(command.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
 // sentinel is what watchHeap's finalizer is set on: an object with a

@@ -18,8 +18,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/genform/genform/cli"
-	"github.com/genform/genform/simulator"
+	"github.com/genform/genform/internal/command"
+	"github.com/genform/genform/internal/simulator"
 	"github.com/genform/genform/statefile/pgstate/pgtest"
 )
 
@@ -27,7 +27,7 @@ var update = flag.Bool("u", false, "update testscript golden files")
 
 func TestMain(m *testing.M) {
 	testscript.Main(pgtest.Wrap(m), map[string]func(){
-		"genform":  func() { os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"genform":  func() { os.Exit(command.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"peak-rss": peakRSSMain,
 	})
 }

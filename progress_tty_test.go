@@ -19,7 +19,7 @@ import (
 	"github.com/creack/pty"
 	"github.com/hinshun/vt10x"
 
-	"github.com/genform/genform/simulator"
+	"github.com/genform/genform/internal/simulator"
 )
 
 // ttyConfig declares four images, all generated at once.

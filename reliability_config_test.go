@@ -64,7 +64,7 @@ func TestDeepNestingRefused(t *testing.T) {
 				if cmd[0] == "fmt" {
 					full = cmd
 				}
-				cmdr, stdout, stderr := command(t, ws.dir, childEnv(), full...)
+				cmdr, stdout, stderr := genformCmd(t, ws.dir, childEnv(), full...)
 				start := time.Now()
 				rss, err := runMeasured(t, cmdr)
 				took := time.Since(start)
@@ -99,7 +99,7 @@ func TestNestingAtTheLimitParses(t *testing.T) {
 	const levels = 250 // MaxNesting less the locals block and the attribute
 	expr := strings.Repeat("(", levels) + "1" + strings.Repeat(")", levels)
 	ws := newWorkspace(t, map[string]string{"main.gen.hcl": fmt.Sprintf("locals {\n  x = %s\n}\n\nimage \"a\" {\n  prompt       = \"a lighthouse ${local.x}\"\n  image_number = 1\n}\n", expr)})
-	cmdr, stdout, stderr := command(t, ws.dir, childEnv("GENFORM_BASE_URL=http://127.0.0.1:9"), "plan")
+	cmdr, stdout, stderr := genformCmd(t, ws.dir, childEnv("GENFORM_BASE_URL=http://127.0.0.1:9"), "plan")
 	rss, err := runMeasured(t, cmdr)
 	if err != nil {
 		t.Fatalf("plan: %v\n%s%s", err, stdout, stderr)

@@ -23,7 +23,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/genform/genform/simulator"
+	"github.com/genform/genform/internal/simulator"
 )
 
 var (
@@ -122,7 +122,7 @@ func TestCrashApply(t *testing.T) {
 		// test is about a kill that can land anywhere, between any two
 		// steps of the apply, not at a point chosen in advance.
 		delay := 50*time.Millisecond + time.Duration(rng.Int64N(int64(2450*time.Millisecond)))
-		cmd, stdout, stderr := command(t, ws.dir, env, "apply", "-auto-approve", "-parallelism", "10")
+		cmd, stdout, stderr := genformCmd(t, ws.dir, env, "apply", "-auto-approve", "-parallelism", "10")
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}

@@ -29,9 +29,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/genform/genform/config/addrs"
-	"github.com/genform/genform/service"
-	"github.com/genform/genform/simulator"
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/internal/simulator"
 	"github.com/genform/genform/statefile"
 )
 
@@ -137,7 +137,7 @@ func childEnv(extra ...string) []string {
 }
 
 // command prepares genform args in dir.
-func command(t testing.TB, dir string, env []string, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+func genformCmd(t testing.TB, dir string, env []string, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
 	cmd := exec.Command(genformPath(t), args...)
 	cmd.Dir = dir
 	cmd.Env = env
@@ -149,7 +149,7 @@ func command(t testing.TB, dir string, env []string, args ...string) (*exec.Cmd,
 // genform runs genform args in dir to completion.
 func genform(t testing.TB, dir string, env []string, args ...string) result {
 	t.Helper()
-	cmd, stdout, stderr := command(t, dir, env, args...)
+	cmd, stdout, stderr := genformCmd(t, dir, env, args...)
 	start := time.Now()
 	err := cmd.Run()
 	r := result{args: args, stdout: stdout.String(), stderr: stderr.String(), took: time.Since(start)}

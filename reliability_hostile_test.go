@@ -26,7 +26,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/internal/addrs"
 )
 
 // hostileTimeout is the service timeout of the hostile tests, and

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/genform/genform/simulator"
+	"github.com/genform/genform/internal/simulator"
 )
 
 // TestSecretsNeverWritten runs every command a user runs, with the request

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/genform/genform/simulator"
+	"github.com/genform/genform/internal/simulator"
 )
 
 // TestSensitiveNeverShown runs every command that shows values, on a

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/internal/addrs"
 )
 
 // fakeService answers like the service, except where a test overrides an

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/genform/genform/simulator"
+	"github.com/genform/genform/internal/simulator"
 )
 
 var (

@@ -24,7 +24,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/genform/genform/simulator"
+	"github.com/genform/genform/internal/simulator"
 	"github.com/genform/genform/statefile"
 
 	bolt "go.etcd.io/bbolt"

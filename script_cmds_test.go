@@ -10,7 +10,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/genform/genform/simulator"
+	"github.com/genform/genform/internal/simulator"
 )
 
 // sim-create [-nowait] ENDPOINT BODYFILE [VAR] makes a generation directly

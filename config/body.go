@@ -13,8 +13,8 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 
-	"github.com/genform/genform/config/addrs"
-	"github.com/genform/genform/service/rules"
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/rules"
 )
 
 // placement says where in the request body an attribute goes.

@@ -1,7 +1,7 @@
 package config
 
 import (
-	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/internal/addrs"
 	"os"
 	"path/filepath"
 	"testing"

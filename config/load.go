@@ -18,7 +18,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
-	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/internal/addrs"
 )
 
 // File name suffixes of configuration and variables files.

@@ -11,8 +11,8 @@ import (
 
 	"github.com/zclconf/go-cty/cty"
 
-	"github.com/genform/genform/config/addrs"
-	"github.com/genform/genform/simulator"
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/simulator"
 )
 
 // A value made from another resource is not known when the configuration

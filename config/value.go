@@ -3,7 +3,7 @@ package config
 import (
 	"github.com/zclconf/go-cty/cty"
 
-	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/internal/addrs"
 )
 
 // Scope gives the value of each resource, by its address, for evaluating the expressions that refer to it. A

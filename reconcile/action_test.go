@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/internal/addrs"
 )
 
 // TestNames checks the names the JSON documents and the saved plan file

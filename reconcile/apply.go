@@ -14,9 +14,9 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/genform/genform/config"
-	"github.com/genform/genform/config/addrs"
-	"github.com/genform/genform/reconcile/cache"
-	"github.com/genform/genform/service"
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/cache"
+	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/statefile"
 )
 

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/genform/genform/config/addrs"
-	"github.com/genform/genform/service"
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/statefile"
 )
 

@@ -4,8 +4,8 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/genform/genform/config"
-	"github.com/genform/genform/config/addrs"
-	"github.com/genform/genform/service/rules"
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/rules"
 )
 
 // Estimate is what applying a plan would cost, from the service's prices.

@@ -3,7 +3,7 @@ package reconcile
 import (
 	"slices"
 
-	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/statefile"
 )
 

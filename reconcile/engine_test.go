@@ -22,8 +22,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/genform/genform/config"
-	"github.com/genform/genform/config/addrs"
-	"github.com/genform/genform/service"
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/statefile"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/genform/genform/reconcile/cache"
+	"github.com/genform/genform/internal/cache"
 	"github.com/genform/genform/statefile"
 )
 

@@ -13,11 +13,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/internal/addrs"
 
 	"github.com/genform/genform/config"
-	"github.com/genform/genform/service"
-	"github.com/genform/genform/simulator"
+	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/internal/simulator"
 	"github.com/genform/genform/statefile"
 )
 

@@ -12,8 +12,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/genform/genform/config"
-	"github.com/genform/genform/config/addrs"
-	"github.com/genform/genform/reconcile/cache"
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/cache"
 	"github.com/genform/genform/statefile"
 )
 

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/genform/genform/config/addrs"
-	"github.com/genform/genform/service"
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/service"
 )
 
 // This file holds what an apply does about the service as a whole rather

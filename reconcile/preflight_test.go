@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/genform/genform/config/addrs"
-	"github.com/genform/genform/service"
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/service"
 )
 
 const threeFrames = `

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/internal/addrs"
 )
 
 // ReasonCode says why a change is planned. Each action has its own codes;

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/genform/genform/config"
-	"github.com/genform/genform/config/addrs"
-	"github.com/genform/genform/reconcile/cache"
-	"github.com/genform/genform/service"
-	"github.com/genform/genform/service/rules"
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/cache"
+	"github.com/genform/genform/internal/rules"
+	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/statefile"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/internal/addrs"
 )
 
 const greenConfig = `

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/internal/addrs"
 
 	"github.com/zclconf/go-cty/cty"
 

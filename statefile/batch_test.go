@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/internal/addrs"
 )
 
 // TestBatchConcurrentSteps runs the steps of many parallel jobs through

@@ -13,6 +13,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/genform/genform/internal/atomicfile"
 )
 
 // The bbolt backend: one state file per working directory, locked with
@@ -136,7 +138,7 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	if created {
 		// The new file's directory entry must survive a power loss too.
-		if err := syncDir(filepath.Dir(path)); err != nil {
+		if err := atomicfile.SyncDir(filepath.Dir(path)); err != nil {
 			s.Close()
 			return nil, fmt.Errorf("creating state file %s: %w", path, err)
 		}

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/internal/addrs"
 )
 
 // The state document is the whole state as one JSON document: what

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/internal/addrs"
 )
 
 // TestDocumentCoversRecords fails when a record gains a field the state

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/internal/addrs"
 )
 
 // The history keeps every generation the state ever recorded, succeeded or

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/internal/addrs"
 )
 
 // generation returns a record of addr holding generation gid of the

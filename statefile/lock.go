@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/genform/genform/statefile/atomicfile"
+	"github.com/genform/genform/internal/atomicfile"
 )
 
 // The lock itself is bbolt's exclusive flock on the state file: the

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/internal/addrs"
 )
 
 // dirNames lists the names in dir.

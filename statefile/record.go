@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/internal/addrs"
 )
 
 // Resource is the recorded state of one resource instance: what was asked

@@ -4,12 +4,11 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"sync"
 	"time"
 
-	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/internal/addrs"
 )
 
 // Options says how to open a state: the file (Open) or another backend's.
@@ -202,15 +201,6 @@ func newLineage() (string, error) {
 }
 
 func formatUint(v uint64) []byte { return strconv.AppendUint(nil, v, 10) }
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	return errors.Join(err, d.Close())
-}
 
 // Path returns the state file's path as given to Open, or the name of the
 // backend's state (its database and schema).

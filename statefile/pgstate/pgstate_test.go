@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/genform/genform/config/addrs"
+	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/statefile"
 	"github.com/genform/genform/statefile/pgstate"
 	"github.com/genform/genform/statefile/pgstate/pgtest"

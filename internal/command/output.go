@@ -1,0 +1,274 @@
+package command
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+
+	"github.com/genform/genform/config"
+	"github.com/genform/genform/reconcile"
+)
+
+func init() {
+	register(&command{
+		name:     "output",
+		synopsis: "Print the values of the configuration's outputs",
+		usage: `Usage: genform output [flags] [NAME]
+
+  Evaluates the output blocks against the state: values that depend on a
+  resource not generated yet show as (known after apply). Without NAME it
+  prints every output, sensitive ones hidden; with NAME only that value.
+
+Flags:
+  -json                print JSON: {"NAME": {"value": ..., "type": ...,
+                       "sensitive": BOOL, "known": BOOL}, ...}, or with
+                       NAME the value alone
+  -raw                 with NAME, print a string, number or bool as it is,
+                       without quotes, for use in shell scripts
+  -var 'NAME=VALUE'    set a variable (repeatable)
+  -var-file=FILE       read variables from a *.genvars.hcl file (repeatable)
+  -lock-timeout=DUR    wait this long for the state lock (default 0s)
+`,
+		run: runOutput,
+	})
+}
+
+func runOutput(env *Env, args []string) int {
+	fs := flag.NewFlagSet("output", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "")
+	raw := fs.Bool("raw", false, "")
+	var vf varFlags
+	vf.register(fs)
+	lockTimeout := fs.Duration("lock-timeout", 0, "")
+	if ok, code := parseFlags(env, commands["output"], fs, args); !ok {
+		return code
+	}
+	if msg := extraArgs("output", "at most one argument, the name of an output", fs, args, 1); msg != "" {
+		return env.Errorf("%s", msg)
+	}
+	name := fs.Arg(0)
+	if *raw && (name == "" || *asJSON) {
+		return env.Errorf("-raw prints one value: pass the output's NAME, and not -json")
+	}
+	cfg, unset := loadForReading(env, vf.options(env))
+	if cfg == nil {
+		return ExitError
+	}
+	var decl *config.Output
+	names := make([]string, 0, len(cfg.Outputs))
+	for _, o := range cfg.Outputs {
+		names = append(names, o.Name)
+		if o.Name == name {
+			decl = o
+		}
+	}
+	if name != "" && decl == nil {
+		msg := fmt.Sprintf("there is no output named %q", name)
+		if s := suggest(name, names); s != "" {
+			msg += fmt.Sprintf("; did you mean %q?", s)
+		}
+		if len(names) == 0 {
+			return env.Errorf("%s: the configuration declares no output blocks", msg)
+		}
+		return env.Errorf("%s (declared: %s)", msg, strings.Join(names, ", "))
+	}
+	snap, err := readSnapshot(cfg, "output", *lockTimeout)
+	if err != nil {
+		return env.Errorf("%v", err)
+	}
+	scope, _, _ := reconcile.StateScope(cfg, snap)
+	values, diags := cfg.EvalOutputs(scope)
+	if len(unset) > 0 {
+		// A value shown as not known may be made from a variable left
+		// unset: then the user must set it, not wait for an apply.
+		for _, o := range cfg.Outputs {
+			if (name == "" || o.Name == name) && !values[o.Name].IsWhollyKnown() {
+				diags = append(slices.Clip(unset), diags...)
+				break
+			}
+		}
+	}
+	if len(diags) > 0 {
+		writeDiagnostics(env, cfg.Files, diags)
+	}
+	if diags.HasErrors() {
+		return ExitError
+	}
+
+	if decl != nil {
+		v := values[name]
+		switch {
+		case *asJSON:
+			b, err := json.Marshal(config.JSONValue(v))
+			if err != nil {
+				return env.Errorf("encoding output %s: %v", name, err)
+			}
+			fmt.Fprintln(env.Stdout, string(b))
+		case *raw:
+			s, err := rawValue(v)
+			if err != nil {
+				return env.Errorf("output %s: %v", name, err)
+			}
+			fmt.Fprintln(env.Stdout, s)
+		default:
+			fmt.Fprintln(env.Stdout, formatCty(v, ""))
+		}
+		return ExitOK
+	}
+
+	sorted := append([]*config.Output(nil), cfg.Outputs...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	if *asJSON {
+		return writeOutputsJSON(env, sorted, values)
+	}
+	if len(sorted) == 0 {
+		fmt.Fprintln(env.Stdout, "No outputs. Declare output blocks in the configuration to see values here.")
+		return ExitOK
+	}
+	for _, o := range sorted {
+		val := "<sensitive>"
+		if !o.Sensitive {
+			val = formatCty(values[o.Name], "")
+		}
+		fmt.Fprintf(env.Stdout, "%s = %s\n", o.Name, val)
+	}
+	return ExitOK
+}
+
+type outputJSON struct {
+	Value     any             `json:"value"`
+	Type      json.RawMessage `json:"type"`
+	Sensitive bool            `json:"sensitive"`
+	Known     bool            `json:"known"`
+}
+
+// writeOutputsJSON prints every output as Terraform's output -json does,
+// sensitive values included (a script asked for them), with known saying
+// whether the value is settled: an unknown value is null.
+func writeOutputsJSON(env *Env, outs []*config.Output, values map[string]cty.Value) int {
+	doc := make(map[string]outputJSON, len(outs))
+	for _, o := range outs {
+		v := values[o.Name]
+		ty, err := ctyjson.MarshalType(v.Type())
+		if err != nil {
+			ty = json.RawMessage(`"dynamic"`)
+		}
+		doc[o.Name] = outputJSON{Value: config.JSONValue(v), Type: ty, Sensitive: o.Sensitive, Known: v.IsWhollyKnown()}
+	}
+	enc := json.NewEncoder(env.Stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return env.Errorf("writing the outputs: %v", err)
+	}
+	return ExitOK
+}
+
+// rawValue is a primitive value as a shell script wants it.
+func rawValue(v cty.Value) (string, error) {
+	if !v.IsWhollyKnown() {
+		return "", fmt.Errorf("the value is known only after apply")
+	}
+	if v.IsNull() {
+		return "", fmt.Errorf("the value is null")
+	}
+	switch v.Type() {
+	case cty.String:
+		return v.AsString(), nil
+	case cty.Number:
+		return v.AsBigFloat().Text('f', -1), nil
+	case cty.Bool:
+		if v.True() {
+			return "true", nil
+		}
+		return "false", nil
+	}
+	return "", fmt.Errorf("-raw prints only strings, numbers and bools, and this value is %s; use -json", v.Type().FriendlyName())
+}
+
+// formatCty writes a value as HCL would, collections one element a line,
+// and "(known after apply)" for what is not known yet.
+func formatCty(v cty.Value, indent string) string {
+	var b strings.Builder
+	writeCty(&b, v, indent)
+	return b.String()
+}
+
+func writeCty(w io.StringWriter, v cty.Value, indent string) {
+	if !v.IsKnown() {
+		w.WriteString("(known after apply)")
+		return
+	}
+	if v.IsNull() {
+		w.WriteString("null")
+		return
+	}
+	ty := v.Type()
+	inner := indent + "  "
+	switch {
+	case ty == cty.String:
+		w.WriteString(fmt.Sprintf("%q", v.AsString()))
+	case ty == cty.Number:
+		w.WriteString(v.AsBigFloat().Text('f', -1))
+	case ty == cty.Bool:
+		if v.True() {
+			w.WriteString("true")
+		} else {
+			w.WriteString("false")
+		}
+	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType():
+		if v.LengthInt() == 0 {
+			w.WriteString("[]")
+			return
+		}
+		w.WriteString("[\n")
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			w.WriteString(inner)
+			writeCty(w, e, inner)
+			w.WriteString(",\n")
+		}
+		w.WriteString(indent + "]")
+	case ty.IsMapType() || ty.IsObjectType():
+		if v.LengthInt() == 0 {
+			w.WriteString("{}")
+			return
+		}
+		keys := make([]string, 0, v.LengthInt())
+		vals := map[string]cty.Value{}
+		for it := v.ElementIterator(); it.Next(); {
+			k, e := it.Element()
+			keys = append(keys, k.AsString())
+			vals[k.AsString()] = e
+		}
+		sort.Strings(keys)
+		width := 0
+		for _, k := range keys {
+			width = max(width, len(objectKey(k)))
+		}
+		w.WriteString("{\n")
+		for _, k := range keys {
+			w.WriteString(fmt.Sprintf("%s%-*s = ", inner, width, objectKey(k)))
+			writeCty(w, vals[k], inner)
+			w.WriteString("\n")
+		}
+		w.WriteString(indent + "}")
+	default:
+		w.WriteString(v.GoString())
+	}
+}
+
+// objectKey writes a key bare when it is an identifier, quoted otherwise.
+func objectKey(k string) string {
+	if hclsyntax.ValidIdentifier(k) {
+		return k
+	}
+	return fmt.Sprintf("%q", k)
+}

@@ -1,0 +1,345 @@
+package command
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/genform/genform/config"
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/atomicfile"
+	"github.com/genform/genform/reconcile"
+)
+
+// The saved plan file (plan -out, apply PLANFILE, show PLANFILE): a JSON
+// document of its own, versioned apart from the public plan document,
+// holding what apply needs to make exactly the changes the plan showed,
+// and what show needs to print it. It holds no secret: the values of
+// variables that are sensitive, or that the service's token is made from,
+// are left out and must be given again to apply.
+
+// planFileKind marks a saved plan, so a random JSON file is not taken for one.
+const planFileKind = "genform-plan"
+
+// planFileVersion is the saved plan format this genform writes and reads.
+// Version 1 was the engine's plan marshalled as it was; a plan is
+// short-lived, so an older one is refused with "run plan again".
+const planFileVersion = "2"
+
+// savedPlan is a plan with the command-line inputs it was made with.
+type savedPlan struct {
+	Plan *reconcile.Plan
+	// Vars are the -var assignments of variables that are not secret, as
+	// typed; VarFiles the -var-file paths.
+	Vars, VarFiles []string
+	// Secret names the variables set by -var whose values were left out:
+	// apply needs them again.
+	Secret []string
+	// MigrateFrom is the service the state named when the plan was made
+	// with -migrate-service for another one; "" when there was no switch.
+	// Applying the plan accepts that switch (and only that one).
+	MigrateFrom string
+}
+
+// migratesFrom reports whether sp, a saved plan or nil, was made to move
+// a state away from service.
+func (sp *savedPlan) migratesFrom(service string) bool {
+	return sp != nil && sp.MigrateFrom != "" && sp.MigrateFrom == service
+}
+
+type planFileJSON struct {
+	Kind          string           `json:"kind"`
+	FormatVersion string           `json:"format_version"`
+	Service       string           `json:"service"`
+	MigrateFrom   string           `json:"migrate_service_from,omitempty"`
+	Lineage       string           `json:"lineage,omitempty"`
+	Serial        uint64           `json:"serial"`
+	ConfigHash    string           `json:"config_hash"`
+	Variables     planVarsJSON     `json:"variables"`
+	Targets       []string         `json:"targets,omitempty"`
+	Replace       []string         `json:"replace,omitempty"`
+	Changes       []planChangeJSON `json:"changes"`
+	Prices        *pricesJSON      `json:"prices,omitempty"`
+}
+
+type planVarsJSON struct {
+	Vars     []string `json:"vars,omitempty"`
+	VarFiles []string `json:"var_files,omitempty"`
+	Secret   []string `json:"secret,omitempty"`
+}
+
+// planChangeJSON is one change; the values of the attributes its
+// "sensitive" names are left out (null).
+type planChangeJSON struct {
+	Address         string         `json:"address"`
+	PreviousAddress string         `json:"previous_address,omitempty"`
+	Action          string         `json:"action"`
+	Reason          planReasonJSON `json:"reason"`
+	changeValuesJSON
+}
+
+type planReasonJSON struct {
+	Code         string            `json:"code,omitempty"`
+	Attrs        []string          `json:"attributes,omitempty"`
+	Upstream     []string          `json:"upstream,omitempty"`
+	Service      string            `json:"service,omitempty"`
+	PrevService  string            `json:"prev_service,omitempty"`
+	From         string            `json:"from,omitempty"`
+	To           string            `json:"to,omitempty"`
+	GenerationID string            `json:"generation_id,omitempty"`
+	CreationID   string            `json:"creation_id,omitempty"`
+	Holder       string            `json:"holder,omitempty"`
+	Cached       bool              `json:"cached,omitempty"`
+	Since        *time.Time        `json:"since,omitempty"`
+	Error        string            `json:"error,omitempty"`
+	Local        []localChangeJSON `json:"local,omitempty"`
+}
+
+type localChangeJSON struct {
+	What    string `json:"what"`
+	Output  int    `json:"output,omitempty"`
+	Path    string `json:"path,omitempty"`
+	From    string `json:"from,omitempty"`
+	To      string `json:"to,omitempty"`
+	Protect bool   `json:"protect,omitempty"`
+	// GenerationID and Since are a settled submission's.
+	GenerationID string     `json:"generation_id,omitempty"`
+	Since        *time.Time `json:"since,omitempty"`
+}
+
+// newSavedPlan is plan with the variables of opts as a saved plan keeps
+// them: secret ones (cfg.Secret) by name only.
+func newSavedPlan(plan *reconcile.Plan, cfg *config.Config, opts config.Options) *savedPlan {
+	sp := &savedPlan{Plan: plan, VarFiles: opts.VarFiles}
+	for _, v := range opts.Vars {
+		name, _, _ := strings.Cut(v, "=")
+		name = strings.TrimSpace(name)
+		if cfg.Secret(name) {
+			if !slices.Contains(sp.Secret, name) {
+				sp.Secret = append(sp.Secret, name)
+			}
+			continue
+		}
+		sp.Vars = append(sp.Vars, v)
+	}
+	return sp
+}
+
+// writePlanFile saves sp to path, readable by its owner only.
+func writePlanFile(path string, sp *savedPlan) error {
+	p := sp.Plan
+	doc := planFileJSON{
+		Kind:          planFileKind,
+		FormatVersion: planFileVersion,
+		Service:       p.Service,
+		MigrateFrom:   sp.MigrateFrom,
+		Lineage:       p.Lineage,
+		Serial:        p.Serial,
+		ConfigHash:    p.ConfigHash,
+		Variables:     planVarsJSON{Vars: sp.Vars, VarFiles: sp.VarFiles, Secret: sp.Secret},
+		Targets:       addrStrings(p.Targets),
+		Replace:       addrStrings(p.Replace),
+		Changes:       make([]planChangeJSON, 0, len(p.Changes)),
+		Prices:        encodePrices(p.Prices),
+	}
+	for _, c := range p.Changes {
+		doc.Changes = append(doc.Changes, encodePlanChange(c))
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the plan: %w", err)
+	}
+	if err := atomicfile.WriteFile(path, append(b, '\n'), 0o600); err != nil {
+		return fmt.Errorf("saving the plan: %w", err)
+	}
+	return nil
+}
+
+func encodePlanChange(c *reconcile.Change) planChangeJSON {
+	var r reconcile.Reason
+	if c.Reason != nil {
+		r = *c.Reason
+	}
+	cj := planChangeJSON{
+		Address:          c.Addr.String(),
+		Action:           c.Action.String(),
+		changeValuesJSON: changeValues(c, nil),
+		Reason: planReasonJSON{
+			Code:         r.Code.String(),
+			Attrs:        r.Attrs,
+			Service:      r.Service,
+			PrevService:  r.PrevService,
+			GenerationID: r.GenerationID,
+			CreationID:   r.CreationID,
+			Cached:       r.Cached,
+			Error:        r.Error,
+		},
+	}
+	if !c.PrevAddr.IsZero() {
+		cj.PreviousAddress = c.PrevAddr.String()
+	}
+	if !r.Holder.IsZero() {
+		cj.Reason.Holder = r.Holder.String()
+	}
+	for _, u := range r.Upstream {
+		cj.Reason.Upstream = append(cj.Reason.Upstream, u.String())
+	}
+	if r.From != 0 {
+		cj.Reason.From = r.From.Path()
+	}
+	if r.To != 0 {
+		cj.Reason.To = r.To.Path()
+	}
+	if !r.Since.IsZero() {
+		since := r.Since.UTC()
+		cj.Reason.Since = &since
+	}
+	for _, l := range r.Local {
+		lj := localChangeJSON{What: l.What.String(), Output: l.Output, Path: l.Path, From: l.From, To: l.To, Protect: l.Protect, GenerationID: l.GenerationID}
+		if !l.Since.IsZero() {
+			since := l.Since.UTC()
+			lj.Since = &since
+		}
+		cj.Reason.Local = append(cj.Reason.Local, lj)
+	}
+	return cj
+}
+
+// readPlanFile loads a plan saved by writePlanFile.
+func readPlanFile(path string) (*savedPlan, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the saved plan: %w", err)
+	}
+	notPlan := fmt.Errorf("%s is not a plan saved by 'genform plan -out'", path)
+	var head struct {
+		Kind          string `json:"kind"`
+		FormatVersion string `json:"format_version"`
+	}
+	if json.Unmarshal(b, &head) != nil || head.Kind != planFileKind {
+		return nil, notPlan
+	}
+	if head.FormatVersion != planFileVersion {
+		return nil, fmt.Errorf("%s was saved in plan format %q; this genform reads format %q: run plan again", path, head.FormatVersion, planFileVersion)
+	}
+	var doc planFileJSON
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // attribute values as planning made them
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("%s: %w; run plan again", notPlan, err)
+	}
+	damaged := func(err error) error {
+		return fmt.Errorf("the saved plan %s is damaged: %w; run 'genform plan -out=FILE' again", path, err)
+	}
+	p := &reconcile.Plan{Service: doc.Service, Lineage: doc.Lineage, Serial: doc.Serial, ConfigHash: doc.ConfigHash}
+	if p.Targets, err = parseAddrList(doc.Targets); err != nil {
+		return nil, damaged(err)
+	}
+	if p.Replace, err = parseAddrList(doc.Replace); err != nil {
+		return nil, damaged(err)
+	}
+	if p.Prices, err = decodePrices(doc.Prices); err != nil {
+		return nil, damaged(err)
+	}
+	for i, cj := range doc.Changes {
+		c, err := decodePlanChange(cj)
+		if err != nil {
+			return nil, damaged(fmt.Errorf("change %d: %w", i, err))
+		}
+		p.Changes = append(p.Changes, c)
+	}
+	return &savedPlan{Plan: p, Vars: doc.Variables.Vars, VarFiles: doc.Variables.VarFiles, Secret: doc.Variables.Secret, MigrateFrom: doc.MigrateFrom}, nil
+}
+
+func decodePlanChange(cj planChangeJSON) (*reconcile.Change, error) {
+	var err error
+	c := &reconcile.Change{}
+	cj.values(c)
+	if c.Addr, err = addrs.ParseInstance(cj.Address); err != nil {
+		return nil, err
+	}
+	if cj.PreviousAddress != "" {
+		if c.PrevAddr, err = addrs.ParseInstance(cj.PreviousAddress); err != nil {
+			return nil, err
+		}
+	}
+	if c.Action, err = reconcile.ParseAction(cj.Action); err != nil {
+		return nil, err
+	}
+	rj := cj.Reason
+	r := reconcile.Reason{Attrs: rj.Attrs, Service: rj.Service, PrevService: rj.PrevService, GenerationID: rj.GenerationID,
+		CreationID: rj.CreationID, Cached: rj.Cached, Error: rj.Error}
+	if r.Code, err = reconcile.ParseReasonCode(rj.Code); err != nil {
+		return nil, err
+	}
+	if rj.Holder != "" {
+		if r.Holder, err = addrs.ParseInstance(rj.Holder); err != nil {
+			return nil, fmt.Errorf("holder: %w", err)
+		}
+	}
+	for _, u := range rj.Upstream {
+		a, err := addrs.ParseInstance(u)
+		if err != nil || !a.Key.IsZero() {
+			return nil, fmt.Errorf("upstream %q is not a resource address", u)
+		}
+		r.Upstream = append(r.Upstream, a.Resource)
+	}
+	for _, ep := range []struct {
+		path string
+		dst  *addrs.Endpoint
+	}{{rj.From, &r.From}, {rj.To, &r.To}} {
+		if ep.path == "" {
+			continue
+		}
+		e, ok := addrs.EndpointOf(ep.path)
+		if !ok {
+			return nil, fmt.Errorf("unknown endpoint %q", ep.path)
+		}
+		*ep.dst = e
+	}
+	if rj.Since != nil {
+		r.Since = *rj.Since
+	}
+	for _, l := range rj.Local {
+		what, err := reconcile.ParseLocalWhat(l.What)
+		if err != nil {
+			return nil, err
+		}
+		lc := reconcile.LocalChange{What: what, Output: l.Output, Path: l.Path, From: l.From, To: l.To, Protect: l.Protect, GenerationID: l.GenerationID}
+		if l.Since != nil {
+			lc.Since = *l.Since
+		}
+		r.Local = append(r.Local, lc)
+	}
+	if r.Code != reconcile.ReasonNone {
+		c.Reason = &r
+	}
+	return c, nil
+}
+
+func addrStrings(list []addrs.Instance) []string {
+	if len(list) == 0 {
+		return nil
+	}
+	out := make([]string, len(list))
+	for i, a := range list {
+		out[i] = a.String()
+	}
+	return out
+}
+
+func parseAddrList(list []string) ([]addrs.Instance, error) {
+	var out []addrs.Instance
+	for _, s := range list {
+		a, err := addrs.ParseInstance(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}

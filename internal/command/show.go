@@ -1,0 +1,153 @@
+package command
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/genform/genform/config"
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/statefile"
+)
+
+func init() {
+	register(&command{
+		name:     "show",
+		synopsis: "Show the state, one resource, or a saved plan",
+		usage: `Usage: genform show [flags] [PLANFILE | ADDR]
+
+  Without an argument, shows every resource the state manages: its status,
+  creation id, prompt and files. With ADDR (image.hero, image.hero[0],
+  'image.hero["red"]'), shows every attribute of that resource instance.
+  With PLANFILE (from plan -out), shows that plan as plan showed it.
+
+  -json prints the versioned JSON document scripts can rely on: the state
+  document, or for a saved plan the same document as plan -json. The
+  README's "State and JSON formats" section describes both.
+
+Flags:
+  -json                print JSON instead of the human view
+  -var 'NAME=VALUE'    set a variable (repeatable)
+  -var-file=FILE       read variables from a *.genvars.hcl file (repeatable)
+  -lock-timeout=DUR    wait this long for the state lock (default 0s)
+`,
+		run: runShow,
+	})
+}
+
+func runShow(env *Env, args []string) int {
+	fs := flag.NewFlagSet("show", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "")
+	var vf varFlags
+	vf.register(fs)
+	lockTimeout := fs.Duration("lock-timeout", 0, "")
+	if ok, code := parseFlags(env, commands["show"], fs, args); !ok {
+		return code
+	}
+	if msg := extraArgs("show", "at most one argument, a saved plan file or a resource address", fs, args, 1); msg != "" {
+		return env.Errorf("%s", msg)
+	}
+	arg := fs.Arg(0)
+	if arg != "" {
+		if fi, err := os.Stat(arg); err == nil && fi.Mode().IsRegular() {
+			return showPlanFile(env, arg, *asJSON)
+		}
+	}
+	var addr addrs.Instance
+	if arg != "" {
+		var err error
+		if addr, err = addrs.ParseInstance(arg); err != nil {
+			return env.Errorf("%v (and there is no plan file by that name)", err)
+		}
+	}
+	return showState(env, "show", vf, *lockTimeout, addr, *asJSON)
+}
+
+// showPlanFile renders a saved plan the way plan rendered it. It needs no
+// configuration: the plan holds everything it shows.
+func showPlanFile(env *Env, path string, asJSON bool) int {
+	saved, err := readPlanFile(path)
+	if err != nil {
+		return env.Errorf("%v", err)
+	}
+	plan := saved.Plan
+	if asJSON {
+		if err := renderPlanJSON(env.Stdout, plan); err != nil {
+			return env.Errorf("writing the plan: %v", err)
+		}
+		return ExitOK
+	}
+	renderPlan(env.Stdout, plan, describeService(plan.Service))
+	return ExitOK
+}
+
+// describeService is the plan header's service line for a service
+// identity as a plan records it.
+func describeService(id string) string {
+	if id == config.SimulatorService {
+		return endpoint{ID: id}.describe()
+	}
+	return endpoint{ID: id, BaseURL: id}.describe()
+}
+
+// showState shows the whole state, or the instance at addr, read under the
+// state's shared lock. show and state show share it.
+func showState(env *Env, command string, vf varFlags, lockTimeout time.Duration, addr addrs.Instance, asJSON bool) int {
+	cfg, _ := loadForReading(env, vf.options(env))
+	if cfg == nil {
+		return ExitError
+	}
+	snap, hist, err := stateAndHistory(cfg, command, lockTimeout)
+	if err != nil {
+		return env.Errorf("%v", err)
+	}
+	if asJSON {
+		// The document embeds the records' JSON as it is stored.
+		if err := damagedJSON(snap, stateWhere(cfg)); err != nil {
+			return env.Errorf("%v", err)
+		}
+	}
+	if !addr.IsZero() {
+		if snap == nil || snap.Resources[addr] == nil {
+			return env.Errorf("%v", unknownAddrError(addr, snap))
+		}
+		if asJSON {
+			one := &statefile.Snapshot{
+				Meta:        snap.Meta,
+				Resources:   map[addrs.Instance]*statefile.Resource{addr: snap.Resources[addr]},
+				Protections: snap.Protections,
+			}
+			if it := snap.Intents[addr]; it != nil {
+				one.Intents = map[addrs.Instance]*statefile.Intent{addr: it}
+			}
+			if err := renderStateJSON(env.Stdout, one, resolveEndpoint(env, cfg).ID, newHider(cfg), hist, hist.of(addr)); err != nil {
+				return env.Errorf("writing the state: %v", err)
+			}
+			return ExitOK
+		}
+		renderResource(env.Stdout, snap, addr, newHider(cfg))
+		if entries := hist.of(addr); len(entries) > 0 {
+			fmt.Fprintf(env.Stdout, "\n%s\n", colBold.Sprintf("# history of %s (newest first; 'genform history' lists every instance's):", addr))
+			for _, e := range entries {
+				fmt.Fprintf(env.Stdout, "#   %s\n", hist.line(e, addr))
+			}
+		}
+		return ExitOK
+	}
+	if asJSON {
+		if err := renderStateJSON(env.Stdout, snap, resolveEndpoint(env, cfg).ID, newHider(cfg), hist, hist.entries); err != nil {
+			return env.Errorf("writing the state: %v", err)
+		}
+		return ExitOK
+	}
+	switch {
+	case snap == nil:
+		fmt.Fprintln(env.Stdout, "No state. Nothing has been applied in this directory yet.")
+	case len(snap.Resources) == 0 && len(snap.Intents) == 0:
+		fmt.Fprintln(env.Stdout, "The state is empty: no resources are managed.")
+	default:
+		renderStateSummary(env.Stdout, snap, newHider(cfg))
+	}
+	return ExitOK
+}

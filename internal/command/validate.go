@@ -1,0 +1,114 @@
+package command
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/fatih/color"
+
+	"github.com/genform/genform/config"
+)
+
+func init() {
+	register(&command{
+		name:     "validate",
+		synopsis: "Check whether the configuration is valid",
+		usage: `Usage: genform [global options] validate [-json] [-var 'NAME=VALUE'] [-var-file=FILE]
+
+  Reads every *.gen.hcl and *.gen.json file of the working directory and
+  checks it: syntax, names, references, types and every value the service
+  documents. It contacts no service and reads no state, so it runs anywhere,
+  without a token.
+
+  Exits 0 when the configuration is valid and 1 otherwise, after printing
+  every problem found.
+
+Options:
+
+  -json              Print the result as a JSON document on stdout:
+                     {"format_version": "1", "valid": ..., "error_count": ...,
+                     "warning_count": ..., "diagnostics": [...]}.
+
+  -var 'NAME=VALUE'  Set a variable. May be repeated; later ones win.
+
+  -var-file=FILE     Read variable values from FILE (*.genvars.hcl). May be
+                     repeated; later files win, and -var wins over all.
+`,
+		run: runValidate,
+	})
+}
+
+// varList collects the occurrences of -var or -var-file in order.
+type varList []string
+
+func (s *varList) String() string { return strings.Join(*s, ",") }
+
+// Set appends one occurrence of the flag.
+func (s *varList) Set(v string) error {
+	*s = append(*s, v)
+	return nil
+}
+
+// varFlags are the -var and -var-file flags that every command loading the
+// configuration takes (validate, plan, apply, ...). Each is a flag.Value
+// collecting its occurrences in command-line order, which is the order of
+// precedence.
+type varFlags struct {
+	vars  varList
+	files varList
+}
+
+// register adds -var and -var-file to fs.
+func (v *varFlags) register(fs *flag.FlagSet) {
+	fs.Var(&v.vars, "var", "set a variable: -var 'NAME=VALUE' (repeatable)")
+	fs.Var(&v.files, "var-file", "read variable values from a *.genvars.hcl file (repeatable)")
+}
+
+// options turns the flags, with the process environment (for
+// GENFORM_VAR_<name> and env()), into config.Options.
+func (v *varFlags) options(env *Env) config.Options {
+	var environ []string
+	if env.Environ != nil {
+		environ = env.Environ()
+	}
+	return config.Options{
+		Vars:     append([]string(nil), v.vars...),
+		VarFiles: append([]string(nil), v.files...),
+		Environ:  environ,
+	}
+}
+
+func runValidate(env *Env, args []string) int {
+	c := commands["validate"]
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	jsonOut := fs.Bool("json", false, "print the result as JSON")
+	var vf varFlags
+	vf.register(fs)
+	if ok, code := parseFlags(env, c, fs, args); !ok {
+		return code
+	}
+	if msg := extraArgs("validate", "no arguments (use -chdir=DIR to validate another directory)", fs, args, 0); msg != "" {
+		return env.Errorf("%s", msg)
+	}
+	cfg, diags := config.Load(".", vf.options(env))
+	if *jsonOut {
+		if err := writeDiagnosticsJSON(env, cfg.Files, diags); err != nil {
+			return env.Errorf("writing the result: %v", err)
+		}
+		if diags.HasErrors() {
+			return ExitError
+		}
+		return ExitOK
+	}
+	writeDiagnostics(env, cfg.Files, diags)
+	if diags.HasErrors() {
+		return ExitError
+	}
+	msg := "Success! The configuration is valid."
+	if env.Color {
+		msg = color.New(color.FgGreen, color.Bold).Sprint("Success!") + " The configuration is valid."
+	}
+	fmt.Fprintln(env.Stdout, msg)
+	return ExitOK
+}

@@ -1,0 +1,233 @@
+package command
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/genform/genform/config"
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/reconcile"
+)
+
+// The words of a plan: why each change is made, and what to watch out for.
+// The engine decides with codes (reconcile.Reason); every view, human,
+// markdown and JSON, writes them with the functions here, so a reason
+// reads the same everywhere.
+
+// reasonText says why a change is planned.
+func reasonText(c *reconcile.Change) string {
+	if c.Reason == nil {
+		return ""
+	}
+	r := c.Reason
+	switch r.Code {
+	case reconcile.ReasonNew:
+		return "not yet generated"
+	case reconcile.ReasonAnswerLost:
+		return "an earlier apply sent a create request but did not record the answer"
+	case reconcile.ReasonAbandoned:
+		return "the configuration changed since an interrupted apply submitted its job"
+	case reconcile.ReasonFailed:
+		if r.Error != "" {
+			return "the last generation failed: " + r.Error
+		}
+		return "the last generation failed"
+	case reconcile.ReasonForced:
+		return "replacement requested with -replace"
+	case reconcile.ReasonChanged:
+		return strings.Join(r.Attrs, ", ") + " changed"
+	case reconcile.ReasonEndpoint:
+		return fmt.Sprintf("the endpoint changed from %s to %s", r.From, r.To)
+	case reconcile.ReasonRequest:
+		if r.PrevService != "" {
+			return fmt.Sprintf("the service changed from %s to %s (-migrate-service), and a generation on one is not one on the other", serviceName(r.PrevService), serviceName(r.Service))
+		}
+		return fmt.Sprintf("the request differs from the recorded one (service %s, or a default changed)", r.Service)
+	case reconcile.ReasonUpstream:
+		ups := make([]string, len(r.Upstream))
+		for i, u := range r.Upstream {
+			ups[i] = u.String()
+		}
+		return fmt.Sprintf("%s will change, and this resource is made from it", strings.Join(ups, ", "))
+	case reconcile.ReasonInputUnknown:
+		return "an input it references will change"
+	case reconcile.ReasonTriggered:
+		ups := make([]string, len(r.Upstream))
+		for i, u := range r.Upstream {
+			ups[i] = u.String()
+		}
+		return fmt.Sprintf("replace_triggered_by: %s will be generated anew", strings.Join(ups, ", "))
+	case reconcile.ReasonLocal:
+		parts := make([]string, len(r.Local))
+		for i, l := range r.Local {
+			parts[i] = localText(l)
+		}
+		return strings.Join(parts, "; ")
+	case reconcile.ReasonRenamed:
+		return fmt.Sprintf("%s was renamed to %s: the same request, so its state and files move and nothing is generated", c.PrevAddr, c.Addr)
+	case reconcile.ReasonInterrupted:
+		return fmt.Sprintf("an earlier apply submitted job %s and did not finish; it is polled, not submitted again", r.GenerationID)
+	case reconcile.ReasonRestored:
+		from := "its files come from the local cache"
+		if !r.Cached {
+			from = "its files are downloaded again by creation id"
+		}
+		held := ""
+		if r.Holder != c.Addr {
+			held = ", last held by " + r.Holder.String()
+		}
+		return fmt.Sprintf("the history holds generation %s (creation %s) of this request, recorded %s%s; %s", r.GenerationID, r.CreationID, age(r.Since), held, from)
+	case reconcile.ReasonRemoved:
+		return "no longer in the configuration; its files are removed (the creation stays on the service)"
+	case reconcile.ReasonRemovedIntent:
+		return "an interrupted submission of a resource no longer in the configuration is forgotten"
+	case reconcile.ReasonDestroy:
+		return "destroy: its files are removed (the creation stays on the service)"
+	case reconcile.ReasonDestroyIntent:
+		return "destroy: an interrupted submission is forgotten"
+	}
+	return ""
+}
+
+// localText is one local change of an update.
+func localText(l reconcile.LocalChange) string {
+	switch l.What {
+	case reconcile.DirMoved:
+		return fmt.Sprintf("dir changed from %s to %s: files move", l.From, l.To)
+	case reconcile.WatermarkChanged:
+		return "watermark_free changed: the other file is downloaded"
+	case reconcile.OutputMissing:
+		return fmt.Sprintf("output %d (%s) is missing", l.Output, l.Path)
+	case reconcile.OutputModified:
+		return fmt.Sprintf("output %d (%s) changed on disk", l.Output, l.Path)
+	case reconcile.IntentSettled:
+		if l.GenerationID != "" {
+			return fmt.Sprintf("the state already holds the declared request, so job %s, submitted by an interrupted apply for another one, is settled and nothing is generated", l.GenerationID)
+		}
+		return "the state already holds the declared request, so the create request an interrupted apply sent for another one is settled and nothing is generated"
+	case reconcile.ProtectionChanged:
+		if l.Protect {
+			return "prevent_destroy is set: the state records the protection"
+		}
+		return "prevent_destroy is lifted: the state no longer protects it"
+	}
+	return l.What.String()
+}
+
+// changeWarnings are what a reviewer must know before applying a change:
+// a job an interrupted apply left, which may have been paid for.
+func changeWarnings(c *reconcile.Change) []string {
+	r := c.Reason
+	switch {
+	case r == nil:
+		return nil
+	case r.Code == reconcile.ReasonAnswerLost:
+		return []string{fmt.Sprintf("an earlier apply sent the create request for %s at %s and was interrupted before the service answered; that generation may already have been paid for. Applying submits it again; if you find the earlier creation on the service, adopt it instead with: genform import %s CREATION_ID",
+			c.Addr, r.Since.UTC().Format("2006-01-02 15:04:05Z"), c.Addr.Shell())}
+	case r.KeptJob() != "":
+		return []string{fmt.Sprintf("job %s, left by an interrupted apply, may have been paid for; apply follows it to its end and keeps it in the history (declaring its request again restores it at no cost) instead of writing its files to the output directory", r.KeptJob())}
+	case r.Code == reconcile.ReasonRemovedIntent || r.Code == reconcile.ReasonDestroyIntent:
+		return []string{fmt.Sprintf("an earlier apply sent the create request for %s at %s and was interrupted before the service answered; that generation may already have been paid for, and is forgotten",
+			c.Addr, r.Since.UTC().Format("2006-01-02 15:04:05Z"))}
+	case r.Code == reconcile.ReasonLocal:
+		var out []string
+		for _, l := range r.Local {
+			if l.What == reconcile.IntentSettled && l.GenerationID == "" {
+				out = append(out, fmt.Sprintf("an earlier apply sent a create request for %s at %s, for a request no longer declared, and was interrupted before the service answered; that generation may have been paid for, and is forgotten",
+					c.Addr, l.Since.UTC().Format("2006-01-02 15:04:05Z")))
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// importWarningText says what an import warning is about. When the
+// declared prompt is made from a sensitive variable (promptSensitive),
+// neither prompt is quoted.
+func importWarningText(addr addrs.Instance, id string, w reconcile.ImportWarning, promptSensitive bool) string {
+	switch w.Kind {
+	case reconcile.PromptDiffers:
+		if promptSensitive {
+			return fmt.Sprintf("the creation's prompt differs from the one %s declares, which is made from a sensitive variable (so neither is shown); the next plan will not show this difference, because the declaration is recorded as its request", addr)
+		}
+		return fmt.Sprintf("the creation's prompt is %q, but %s declares %q; the next plan will not show this difference, because the declaration is recorded as its request", w.Got, addr, w.Want)
+	case reconcile.ImageCountDiffers:
+		return fmt.Sprintf("the creation has %d image%s, but %s declares image_number = %d", w.GotN, plural(w.GotN), addr, w.WantN)
+	case reconcile.AlsoRecorded:
+		return fmt.Sprintf("creation %s is also recorded for %s; both now hold copies of its files", id, w.Other)
+	case reconcile.JobAbandoned:
+		return fmt.Sprintf("job %s, submitted for %s by an interrupted apply, is abandoned: the imported creation takes its place", w.GenerationID, addr)
+	}
+	return ""
+}
+
+// sensitiveText stands for a value that derives from a sensitive variable.
+const sensitiveText = "(sensitive)"
+
+// sensitiveValue is the placeholder the human views format as
+// sensitiveText, never as a quoted string or a word diff.
+type sensitiveValue struct{}
+
+// redact returns c's attributes with the values of its sensitive ones
+// replaced by placeholder, leaving c as it is.
+func redact(c *reconcile.Change, placeholder any) (attrs []reconcile.AttrChange, before, after map[string]any) {
+	if len(c.Sensitive) == 0 {
+		return c.Attrs, c.Before, c.After
+	}
+	hide := func(m map[string]any) map[string]any {
+		if m == nil {
+			return nil
+		}
+		out := make(map[string]any, len(m))
+		for k, v := range m {
+			if slices.Contains(c.Sensitive, k) {
+				v = placeholder
+			}
+			out[k] = v
+		}
+		return out
+	}
+	for _, a := range c.Attrs {
+		if slices.Contains(c.Sensitive, a.Name) {
+			a.Before = placeholder
+			if !a.Unknown {
+				a.After = placeholder
+			}
+		}
+		attrs = append(attrs, a)
+	}
+	return attrs, hide(c.Before), hide(c.After)
+}
+
+// serviceName names a service identity in a sentence.
+func serviceName(id string) string {
+	if id == config.SimulatorService {
+		return "the built-in simulator"
+	}
+	return id
+}
+
+// age says how long ago t was, to the unit that matters: "3 minutes ago",
+// "2 days ago".
+func age(t time.Time) string {
+	d := time.Since(t)
+	switch {
+	case t.IsZero():
+		return "at an unknown time"
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return ago(int(d/time.Minute), "minute")
+	case d < 48*time.Hour:
+		return ago(int(d/time.Hour), "hour")
+	default:
+		return ago(int(d/(24*time.Hour)), "day")
+	}
+}
+
+func ago(n int, unit string) string {
+	return fmt.Sprintf("%d %s%s ago", n, unit, plural(n))
+}

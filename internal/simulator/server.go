@@ -1,0 +1,769 @@
+package simulator
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	mrand "math/rand/v2"
+	"mime"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/genform/genform/internal/rules"
+)
+
+// Options configures a Server. The zero value is a server with the real
+// service's limits, two-second jobs, no faults, and no persistence.
+type Options struct {
+	// Token, when set, is the only bearer token accepted. When empty, any
+	// non-empty bearer token is accepted and each distinct token is a user
+	// of its own. A missing token is always answered 401.
+	Token string
+	// Latency is how long a job takes from creation to its final status.
+	// Zero means 2s.
+	Latency time.Duration
+	// FailRate is the fraction of jobs (0..1) that end in "failed" instead
+	// of "succeed", on top of prompts containing "[fail]".
+	FailRate float64
+	// ErrorRate is the fraction of API requests (0..1) answered 500 before
+	// anything is done: a create answered 500 creates no job.
+	ErrorRate float64
+	// TruncateRate is the fraction of media downloads (0..1) that announce
+	// their full Content-Length and then stop half way.
+	TruncateRate float64
+	// Seed makes the faults above repeatable.
+	Seed int64
+	// MaxConcurrent is how many unfinished jobs one token may have. Zero
+	// means 40, as on the real service; negative means no limit.
+	MaxConcurrent int
+	// RPM is how many API requests one token may send in any 60 seconds.
+	// Zero means 500, as on the real service; negative means no limit.
+	RPM int
+	// URLTTL is the lifetime of a watermark-free URL. Zero means 60m.
+	URLTTL time.Duration
+	// DataDir, when set, is where jobs and the URL signing key are kept so
+	// they survive a restart; a Server made with the same DataDir carries
+	// on every job from its creation time. Empty means memory only.
+	DataDir string
+	// Now is the clock; nil means time.Now. Tests pass a fake one.
+	Now func() time.Time
+	// Logf, when set, receives one line per request.
+	Logf func(format string, args ...any)
+}
+
+// Defaults of Options, matching the real service where it documents them.
+const (
+	DefaultLatency       = 2 * time.Second
+	DefaultMaxConcurrent = 40
+	DefaultRPM           = 500
+	DefaultURLTTL        = 60 * time.Minute
+)
+
+const (
+	rateWindow     = time.Minute
+	maxBodyBytes   = rules.MaxRequestBytes
+	mediaCacheSize = 256 << 20
+)
+
+// Server is the simulated generation service. It is an http.Handler; its
+// methods are safe for concurrent use.
+type Server struct {
+	opts   Options
+	mux    *http.ServeMux // the route table, built by routes
+	now    func() time.Time
+	logf   func(format string, args ...any)
+	secret []byte // signs watermark-free URLs
+	store  *store // nil without DataDir
+	media  *mediaCache
+
+	mu        sync.Mutex
+	jobs      map[string]*job
+	creates   map[string]int         // accepted creates per fingerprint
+	active    map[string][]*job      // per token hash: jobs not seen finished yet
+	windows   map[string][]time.Time // per token hash: admitted requests, oldest first
+	requests  int
+	throttled int
+
+	faultMu   sync.Mutex
+	errRand   *mrand.Rand
+	truncRand *mrand.Rand
+}
+
+// New returns a Server configured by opts, loading the jobs saved in
+// opts.DataDir when it is set.
+func New(opts Options) (*Server, error) {
+	for _, r := range []struct {
+		name string
+		v    float64
+	}{{"FailRate", opts.FailRate}, {"ErrorRate", opts.ErrorRate}, {"TruncateRate", opts.TruncateRate}} {
+		if !(r.v >= 0 && r.v <= 1) {
+			return nil, fmt.Errorf("simulator: %s must be a fraction from 0 to 1, got %v", r.name, r.v)
+		}
+	}
+	if opts.Latency <= 0 {
+		opts.Latency = DefaultLatency
+	}
+	if opts.MaxConcurrent == 0 {
+		opts.MaxConcurrent = DefaultMaxConcurrent
+	}
+	if opts.RPM == 0 {
+		opts.RPM = DefaultRPM
+	}
+	if opts.URLTTL <= 0 {
+		opts.URLTTL = DefaultURLTTL
+	}
+	s := &Server{
+		opts:      opts,
+		now:       opts.Now,
+		logf:      opts.Logf,
+		media:     newMediaCache(mediaCacheSize),
+		jobs:      map[string]*job{},
+		creates:   map[string]int{},
+		active:    map[string][]*job{},
+		windows:   map[string][]time.Time{},
+		errRand:   mrand.New(mrand.NewPCG(uint64(opts.Seed), 0x5e4e_e440)),
+		truncRand: mrand.New(mrand.NewPCG(uint64(opts.Seed), 0x7a0c_a7e0)),
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.mux = s.routes()
+	if opts.DataDir == "" {
+		s.secret = make([]byte, 32)
+		if _, err := rand.Read(s.secret); err != nil {
+			return nil, fmt.Errorf("simulator: generating the URL signing key: %w", err)
+		}
+		return s, nil
+	}
+	st, err := openStore(opts.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("simulator: %w", err)
+	}
+	if s.secret, err = st.secret(); err != nil {
+		return nil, fmt.Errorf("simulator: %w", err)
+	}
+	jobs, err := st.load()
+	if err != nil {
+		return nil, fmt.Errorf("simulator: %w", err)
+	}
+	s.store = st
+	now := s.now()
+	for _, j := range jobs {
+		s.jobs[j.ID] = j
+		s.creates[j.Fingerprint]++
+		if now.Before(j.finishAt()) {
+			s.active[j.TokenSHA256] = append(s.active[j.TokenSHA256], j)
+		}
+	}
+	return s, nil
+}
+
+// Close writes the request counters of every job to DataDir. The server
+// keeps answering afterwards; Close only makes its state durable.
+func (s *Server) Close() error {
+	if s.store == nil {
+		return nil
+	}
+	s.mu.Lock()
+	var dirty []job
+	for _, j := range s.jobs {
+		if j.dirty {
+			dirty = append(dirty, *j)
+			j.dirty = false
+		}
+	}
+	s.mu.Unlock()
+	var errs []error
+	for i := range dirty {
+		if err := s.store.save(&dirty[i]); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("simulator: %w", err)
+	}
+	return nil
+}
+
+// ServeHTTP answers a request as the route table (see routes) says, and
+// logs it.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	if cleanPath(r.URL.EscapedPath()) {
+		s.mux.ServeHTTP(rec, r)
+	} else {
+		s.uncleanPath(rec, r)
+	}
+	if s.logf != nil {
+		s.logf("%s %s %d %s", r.Method, r.URL.Path, rec.status, time.Since(start).Round(time.Microsecond))
+	}
+}
+
+// statusRecorder remembers the status code for the request log. Unwrap
+// lets http.ResponseController reach the connection for truncated
+// downloads.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.status, r.wrote = code, true
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	r.wrote = true
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// authenticate checks the bearer token and returns the token's hash, which
+// names its owner in limits and job ownership.
+func (s *Server) authenticate(r *http.Request) (string, *apiError) {
+	h := r.Header.Get("Authorization")
+	scheme, token, _ := strings.Cut(h, " ")
+	token = strings.TrimSpace(token)
+	if h == "" || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return "", &apiError{status: http.StatusUnauthorized, code: codeUnauthorized, msg: "missing API key: send the header Authorization: Bearer <token>"}
+	}
+	if s.opts.Token != "" && subtle.ConstantTimeCompare([]byte(token), []byte(s.opts.Token)) != 1 {
+		return "", &apiError{status: http.StatusUnauthorized, code: codeUnauthorized, msg: "invalid API key"}
+	}
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// admit enforces RPM over a sliding window. Refused requests do not count
+// against the window, so a client that waits Retry-After gets through.
+func (s *Server) admit(owner string, now time.Time) *apiError {
+	if s.opts.RPM < 0 {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	win := s.windows[owner]
+	cut := now.Add(-rateWindow)
+	i := 0
+	for i < len(win) && !win[i].After(cut) {
+		i++
+	}
+	win = win[i:]
+	if len(win) >= s.opts.RPM {
+		s.windows[owner] = win
+		s.throttled++
+		return &apiError{
+			status:     http.StatusTooManyRequests,
+			code:       codeMaxRequests,
+			msg:        fmt.Sprintf("rate limit reached: at most %d requests per minute", s.opts.RPM),
+			retryAfter: ceilSeconds(win[0].Add(rateWindow).Sub(now)),
+		}
+	}
+	s.windows[owner] = append(win, now)
+	return nil
+}
+
+// draw reports whether a fault with probability rate happens now, from the
+// seeded source src so a run with the same Seed repeats its faults.
+func (s *Server) draw(src *mrand.Rand, rate float64) bool {
+	if rate <= 0 {
+		return false
+	}
+	s.faultMu.Lock()
+	defer s.faultMu.Unlock()
+	return src.Float64() < rate
+}
+
+// failsAtRandom decides FailRate for the n-th accepted create of a
+// fingerprint. It hashes rather than draws so the outcome of each request
+// is the same whatever order concurrent clients' requests arrive in.
+func (s *Server) failsAtRandom(fp string, n int) bool {
+	if s.opts.FailRate <= 0 {
+		return false
+	}
+	sum := sha256.Sum256(fmt.Appendf(nil, "%d\x00%s\x00%d", s.opts.Seed, fp, n))
+	u := float64(binary.BigEndian.Uint64(sum[:8])>>11) / (1 << 53)
+	return u < s.opts.FailRate
+}
+
+// create answers the four job-creation endpoints. The route's path names
+// the kind of creation and is kept with the job as its endpoint.
+func (s *Server) create(w http.ResponseWriter, r *http.Request, owner string, now time.Time) {
+	_, endpoint, _ := strings.Cut(r.Pattern, " ")
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		badRequest(codeContentType, fmt.Sprintf("Content-Type must be application/json, got %q", r.Header.Get("Content-Type"))).write(w)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			badRequest(codeMalformed, fmt.Sprintf("request body is larger than %d bytes", tooBig.Limit)).write(w)
+		} else {
+			badRequest(codeMalformed, "reading the request body: "+err.Error()).write(w)
+		}
+		return
+	}
+	req, aerr := parseRequest(endpoint, body)
+	if aerr != nil {
+		aerr.write(w)
+		return
+	}
+	fp, err := fingerprint(endpoint, body)
+	if err != nil {
+		badRequest(codeMalformed, err.Error()).write(w)
+		return
+	}
+	id, err := newJobID()
+	if err != nil {
+		s.internalError(w, err)
+		return
+	}
+	j := &job{
+		ID:          id,
+		Endpoint:    endpoint,
+		Body:        json.RawMessage(slices.Clone(bytes.TrimSpace(body))),
+		Fingerprint: fp,
+		TokenSHA256: owner,
+		CreatedAt:   now.UTC(),
+		Latency:     s.opts.Latency,
+		Seed:        req.seed,
+		req:         req,
+	}
+	if j.Seed == -1 {
+		j.Seed = seedFromID(id)
+	}
+
+	s.mu.Lock()
+	if aerr := s.checkConcurrency(owner, now); aerr != nil {
+		s.throttled++
+		s.mu.Unlock()
+		aerr.write(w)
+		return
+	}
+	j.Fail = strings.Contains(req.prompt, failMarker) || s.failsAtRandom(fp, s.creates[fp])
+	s.jobs[id] = j
+	s.creates[fp]++
+	s.active[owner] = append(s.active[owner], j)
+	snapshot := *j
+	s.mu.Unlock()
+
+	// The job is on disk before its id is handed out, so a client that
+	// records the id can always find the job again after a restart.
+	if s.store != nil {
+		if err := s.store.save(&snapshot); err != nil {
+			s.mu.Lock()
+			delete(s.jobs, id)
+			s.creates[fp]--
+			s.active[owner] = slices.DeleteFunc(s.active[owner], func(a *job) bool { return a == j })
+			s.mu.Unlock()
+			s.internalError(w, err)
+			return
+		}
+	}
+	writeValue(w, struct {
+		GenerationID string `json:"generation_id"`
+	}{id})
+}
+
+// checkConcurrency refuses a new job when owner already has MaxConcurrent
+// unfinished ones. Called with s.mu held.
+func (s *Server) checkConcurrency(owner string, now time.Time) *apiError {
+	if s.opts.MaxConcurrent < 0 {
+		return nil
+	}
+	running := slices.DeleteFunc(s.active[owner], func(j *job) bool { return !now.Before(j.finishAt()) })
+	s.active[owner] = running
+	if len(running) < s.opts.MaxConcurrent {
+		return nil
+	}
+	first := running[0].finishAt()
+	for _, j := range running[1:] {
+		if j.finishAt().Before(first) {
+			first = j.finishAt()
+		}
+	}
+	return &apiError{
+		status:     http.StatusTooManyRequests,
+		code:       codeMaxConcurrent,
+		msg:        fmt.Sprintf("too many concurrent tasks: at most %d generations may be unfinished at once", s.opts.MaxConcurrent),
+		retryAfter: ceilSeconds(first.Sub(now)),
+	}
+}
+
+func (s *Server) internalError(w http.ResponseWriter, err error) {
+	if s.logf != nil {
+		s.logf("internal error: %v", err)
+	}
+	(&apiError{status: http.StatusInternalServerError, code: codeServiceError, msg: "internal service error: " + err.Error()}).write(w)
+}
+
+// lookup returns the job id owned by owner. Another user's job is answered
+// like a missing one, as the service's H-10002003 code describes.
+func (s *Server) lookup(id, owner string) (*job, *apiError) {
+	j, ok := s.jobs[id]
+	if !ok || j.TokenSHA256 != owner {
+		return nil, noGeneration(id)
+	}
+	return j, nil
+}
+
+func (s *Server) status(w http.ResponseWriter, r *http.Request, owner string, now time.Time) {
+	id := r.PathValue("id")
+	s.mu.Lock()
+	j, aerr := s.lookup(id, owner)
+	if aerr != nil {
+		s.mu.Unlock()
+		aerr.write(w)
+		return
+	}
+	j.StatusRequests++
+	j.dirty = true
+	p := j.phaseAt(now)
+	s.mu.Unlock()
+	writeValue(w, struct {
+		Status   string  `json:"status"`
+		Progress float64 `json:"progress"`
+	}{p.status, p.progress})
+}
+
+// creationDetail is the value of Get Creation Detail: every field the
+// service lists, in its order (docs/service.md).
+type creationDetail struct {
+	CreationID     string `json:"creation_id"`
+	UserID         string `json:"user_id"`
+	Username       string `json:"username"`
+	Avatar         string `json:"avatar"`
+	Type           string `json:"type"`
+	InputType      string `json:"input_type"`
+	Prompt         string `json:"prompt"`
+	NegativePrompt string `json:"negative_prompt"`
+	CreateTime     string `json:"create_time"`
+	UpdateTime     string `json:"update_time"`
+	Status         string `json:"status"`
+	VideoURL       string `json:"video_url"`
+	ThumbnailURL   string `json:"thumbnail_url"`
+	Settings       struct {
+		FPS    int `json:"fps"`
+		Width  int `json:"width"`
+		Height int `json:"height"`
+	} `json:"settings"`
+	Commits struct {
+		LikeCount     int  `json:"like_count"`
+		IsLike        bool `json:"is_like"`
+		CollectsCount int  `json:"collects_count"`
+		IsCollect     bool `json:"is_collect"`
+	} `json:"commits"`
+	OutputType string   `json:"output_type"`
+	Outputs    []output `json:"outputs"`
+}
+
+type output struct {
+	ID           string `json:"id"`
+	MediaURL     string `json:"media_url"`
+	ThumbnailURL string `json:"thumbnail_url"`
+}
+
+var inputTypes = map[kind]string{kindText2Image: "text", kindText2Video: "text", kindImage2Video: "image", kindAFC: "keyframes"}
+
+func (s *Server) detail(w http.ResponseWriter, r *http.Request, owner string, now time.Time) {
+	id := r.PathValue("id")
+	s.mu.Lock()
+	j, aerr := s.lookup(id, owner)
+	if aerr != nil {
+		s.mu.Unlock()
+		aerr.write(w)
+		return
+	}
+	j.DetailRequests++
+	j.dirty = true
+	p := j.phaseAt(now)
+	s.mu.Unlock()
+
+	base := baseURL(r)
+	media := base + "/media/" + j.ID + "/"
+	d := creationDetail{
+		CreationID:     j.ID,
+		UserID:         "u-" + owner[:16],
+		Username:       "sim-user-" + owner[:6],
+		Avatar:         base + "/media/avatar/u-" + owner[:16] + ".png",
+		Type:           string(j.req.kind),
+		InputType:      inputTypes[j.req.kind],
+		Prompt:         j.req.prompt,
+		NegativePrompt: j.req.negativePrompt,
+		CreateTime:     j.CreatedAt.UTC().Format(time.RFC3339),
+		UpdateTime:     p.since.UTC().Format(time.RFC3339),
+		Status:         p.status,
+		Outputs:        []output{},
+	}
+	if j.req.kind.isVideo() {
+		d.OutputType = "video"
+		d.Settings.FPS = rules.FPS
+		d.Settings.Width, d.Settings.Height = j.videoSize()
+	} else {
+		d.OutputType = "image"
+		d.Settings.Width, d.Settings.Height = j.imageSize()
+	}
+	// Outputs exist only once the job has succeeded; before that, and for
+	// a failed job, the detail carries the status and no URLs.
+	if p.status == statusSucceed {
+		if j.req.kind.isVideo() {
+			d.VideoURL = media + assetVideo
+			d.ThumbnailURL = media + assetVideoThumb
+			d.Outputs = append(d.Outputs, output{ID: j.ID + "-0", MediaURL: d.VideoURL, ThumbnailURL: d.ThumbnailURL})
+		} else {
+			for i := range j.req.imageNumber {
+				d.Outputs = append(d.Outputs, output{ID: fmt.Sprintf("%s-%d", j.ID, i), MediaURL: media + imageAsset(i), ThumbnailURL: media + imageThumbAsset(i)})
+			}
+			d.ThumbnailURL = d.Outputs[0].ThumbnailURL
+		}
+	}
+	writeValue(w, d)
+}
+
+func (s *Server) watermarkFreeURL(w http.ResponseWriter, r *http.Request, owner string, now time.Time) {
+	id := r.PathValue("id")
+	s.mu.Lock()
+	j, aerr := s.lookup(id, owner)
+	var p phase
+	if aerr == nil {
+		p = j.phaseAt(now)
+	}
+	s.mu.Unlock()
+	switch {
+	case aerr != nil:
+		aerr.write(w)
+		return
+	case !j.req.kind.isVideo():
+		badRequest(codeNotVideo, "creation "+id+" is an image; watermark-free URLs exist only for videos").write(w)
+		return
+	case p.status == statusFailed:
+		badRequest(codeNotSucceeded, "creation "+id+" failed; it has no video").write(w)
+		return
+	case p.status != statusSucceed:
+		badRequest(codeNotSucceeded, "creation "+id+" is "+p.status+"; ask for a watermark-free URL once its status is succeed").write(w)
+		return
+	}
+	expires := now.Add(s.opts.URLTTL).Unix()
+	url := fmt.Sprintf("%s/media/%s/%s?expires=%d&sig=%s", baseURL(r), id, assetVideoNoMark, expires, s.sign(id, expires))
+	writeValue(w, struct {
+		URL        string `json:"url"`
+		ExpireTime string `json:"expire_time"`
+	}{url, time.Unix(expires, 0).UTC().Format("2006-01-02T15:04:05Z")})
+}
+
+// sign is the signature of a watermark-free URL: an HMAC of the job id and
+// the expiry, so neither can be changed without the server's key.
+func (s *Server) sign(id string, expires int64) string {
+	m := hmac.New(sha256.New, s.secret)
+	fmt.Fprintf(m, "%s\n%d", id, expires)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// baseURL is the scheme and host the client reached the server at, so
+// media URLs work through whatever address the client used.
+func baseURL(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+func ceilSeconds(d time.Duration) int {
+	return max(1, int(math.Ceil(d.Seconds())))
+}
+
+// serveMedia serves rendered files, /media/{id}/{file}, and avatars,
+// /media/avatar/{user}.png. Media URLs need no token, like the storage
+// links of the real service, and do not count against RPM.
+func (s *Server) serveMedia(w http.ResponseWriter, r *http.Request) {
+	id, asset := r.PathValue("id"), r.PathValue("file")
+	if id == "avatar" {
+		user, ok := strings.CutSuffix(asset, ".png")
+		if !ok || user == "" {
+			notFound("no such media file: " + r.URL.Path).write(w)
+			return
+		}
+		f, err := s.media.get(r.URL.Path, func() (*cached, error) {
+			data, err := renderAvatar(user)
+			return &cached{data: data, contentType: "image/png"}, err
+		})
+		if err != nil {
+			s.internalError(w, err)
+			return
+		}
+		s.sendMedia(w, r, f)
+		return
+	}
+	now := s.now()
+	s.mu.Lock()
+	j, ok := s.jobs[id]
+	var p phase
+	if ok {
+		p = j.phaseAt(now)
+	}
+	s.mu.Unlock()
+	if !ok {
+		notFound("no such media file: " + r.URL.Path).write(w)
+		return
+	}
+	if p.status != statusSucceed {
+		notFound("creation " + id + " is " + p.status + "; its media exists once it has succeeded").write(w)
+		return
+	}
+	if asset == assetVideoNoMark {
+		if aerr := s.checkSignature(r, id, now); aerr != nil {
+			aerr.write(w)
+			return
+		}
+	}
+	f, err := s.media.get(id+"/"+asset, func() (*cached, error) {
+		data, ct, ok, err := j.renderAsset(asset)
+		if !ok || err != nil {
+			return nil, err
+		}
+		return &cached{data: data, contentType: ct}, nil
+	})
+	if err != nil {
+		s.internalError(w, err)
+		return
+	}
+	if f == nil {
+		notFound("no such media file: " + r.URL.Path).write(w)
+		return
+	}
+	s.sendMedia(w, r, f)
+}
+
+func (s *Server) checkSignature(r *http.Request, id string, now time.Time) *apiError {
+	q := r.URL.Query()
+	expires, err := strconv.ParseInt(q.Get("expires"), 10, 64)
+	if err != nil || !hmac.Equal([]byte(q.Get("sig")), []byte(s.sign(id, expires))) {
+		return &apiError{status: http.StatusForbidden, code: codeForbidden, msg: "the watermark-free URL is not validly signed; request a new one"}
+	}
+	if now.Unix() >= expires {
+		return &apiError{status: http.StatusForbidden, code: codeForbidden, msg: fmt.Sprintf("the watermark-free URL expired at %s; request a new one", time.Unix(expires, 0).UTC().Format(time.RFC3339))}
+	}
+	return nil
+}
+
+// sendMedia writes a media file, or, for the TruncateRate share of
+// downloads, its full Content-Length and then half its bytes before closing
+// the connection, so the client sees an unexpected EOF.
+func (s *Server) sendMedia(w http.ResponseWriter, r *http.Request, f *cached) {
+	h := w.Header()
+	h.Set("Content-Type", f.contentType)
+	h.Set("Cache-Control", "private, max-age=3600")
+	if r.Method == http.MethodGet && r.Header.Get("Range") == "" && s.draw(s.truncRand, s.opts.TruncateRate) {
+		h.Set("Content-Length", strconv.Itoa(len(f.data)))
+		w.WriteHeader(http.StatusOK)
+		w.Write(f.data[:len(f.data)/2]) //nolint:errcheck // the connection is dropped next anyway
+		rc := http.NewResponseController(w)
+		if err := rc.Flush(); err == nil {
+			if conn, _, err := rc.Hijack(); err == nil {
+				conn.Close()
+				return
+			}
+		}
+		// No connection to drop (HTTP/2, or a recorder): abort the
+		// response, which net/http turns into a reset stream.
+		panic(http.ErrAbortHandler)
+	}
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(f.data))
+}
+
+// JobsReport is what GET /_sim/jobs serves: enough for a test to prove what
+// a client did, such as that nothing was generated twice.
+type JobsReport struct {
+	// Jobs lists every job, oldest first.
+	Jobs []JobInfo `json:"jobs"`
+	// Creates counts the accepted create requests (jobs made) per request
+	// fingerprint.
+	Creates map[string]int `json:"creates"`
+	// Requests counts the API requests received since the server started.
+	Requests int `json:"requests"`
+	// Throttled counts the 429 answers sent since the server started.
+	Throttled int `json:"throttled"`
+}
+
+// JobInfo describes one job in a JobsReport.
+type JobInfo struct {
+	ID       string `json:"id"`
+	Endpoint string `json:"endpoint"` // the create path, e.g. /v1/jobs/text2image
+	// Body is the request body as received.
+	Body     json.RawMessage `json:"body"`
+	Status   string          `json:"status"`
+	Progress float64         `json:"progress"`
+	// CreatedAt is when the job was created, in UTC.
+	CreatedAt   time.Time `json:"created_at"`
+	Fingerprint string    `json:"fingerprint"`
+	// Seed is the seed the outputs were rendered with: the requested one,
+	// or the one picked for a request with seed -1.
+	Seed           int64 `json:"seed"`
+	StatusRequests int   `json:"status_requests"`
+	DetailRequests int   `json:"detail_requests"`
+}
+
+// serveJobs serves GET /_sim/jobs, which needs no token.
+func (s *Server) serveJobs(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, s.Jobs())
+}
+
+// Jobs returns what GET /_sim/jobs serves.
+func (s *Server) Jobs() JobsReport {
+	now := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rep := JobsReport{
+		Jobs:      make([]JobInfo, 0, len(s.jobs)),
+		Creates:   make(map[string]int, len(s.creates)),
+		Requests:  s.requests,
+		Throttled: s.throttled,
+	}
+	for fp, n := range s.creates {
+		if n > 0 {
+			rep.Creates[fp] = n
+		}
+	}
+	for _, j := range s.jobs {
+		p := j.phaseAt(now)
+		rep.Jobs = append(rep.Jobs, JobInfo{
+			ID:             j.ID,
+			Endpoint:       j.Endpoint,
+			Body:           j.Body,
+			Status:         p.status,
+			Progress:       p.progress,
+			CreatedAt:      j.CreatedAt,
+			Fingerprint:    j.Fingerprint,
+			Seed:           j.Seed,
+			StatusRequests: j.StatusRequests,
+			DetailRequests: j.DetailRequests,
+		})
+	}
+	slices.SortFunc(rep.Jobs, func(a, b JobInfo) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return rep
+}
