@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/genform/genform/internal/secrets"
+
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/reconcile"
@@ -125,7 +127,7 @@ func runApply(env *Env, args []string) int {
 		if pd.HasErrors() {
 			return ExitError
 		}
-		hidePlanSecrets(p, newHider(cfg))
+		secrets.HidePlan(p, secrets.NewHider(cfg))
 		plan = p
 		if !ac.json {
 			renderPlan(env.Stdout, plan, ep.describe())
@@ -288,9 +290,9 @@ func execute(env *Env, verb string, cfg *config.Config, ep endpoint, store *stat
 	view := newProgress(env, asJSON, total)
 	var warnMu sync.Mutex
 	var warnings []string
-	mask := newMasker(newHider(cfg), plan)
+	mask := secrets.NewMasker(secrets.NewHider(cfg), plan)
 	eng.Events = func(ev reconcile.Event) {
-		ev.Err = mask.err(ev.Err)
+		ev.Err = mask.Err(ev.Err)
 		if ev.Phase == reconcile.PhaseWarning {
 			// Worth telling in every run (an undocumented job status, a
 			// stale file that could not be removed), not only a debug one.
@@ -313,14 +315,14 @@ func execute(env *Env, verb string, cfg *config.Config, ep endpoint, store *stat
 	res, err := eng.Apply(ctx, plan)
 	view.close()
 	if err != nil {
-		return serviceFailed(env, ep, mask.err(err), "nothing was submitted")
+		return serviceFailed(env, ep, mask.Err(err), "nothing was submitted")
 	}
 	for _, list := range [][]reconcile.Failure{res.Failed, res.Skipped} {
 		for i := range list {
-			list[i].Err = mask.err(list[i].Err)
+			list[i].Err = mask.Err(list[i].Err)
 		}
 	}
-	res.Refused, res.StateErr = mask.err(res.Refused), mask.err(res.StateErr)
+	res.Refused, res.StateErr = mask.Err(res.Refused), mask.Err(res.StateErr)
 	if asJSON {
 		writeApplyJSON(env, res, warnings)
 	} else {

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/genform/genform/internal/secrets"
+
 	"github.com/genform/genform/reconcile"
 )
 
@@ -68,7 +70,7 @@ func runDestroy(env *Env, args []string) int {
 	if diags.HasErrors() {
 		return ExitError
 	}
-	hidePlanSecrets(plan, newHider(cfg))
+	secrets.HidePlan(plan, secrets.NewHider(cfg))
 	renderPlan(env.Stdout, plan, ep.describe())
 	if !plan.HasChanges() {
 		return ExitOK

@@ -25,6 +25,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/genform/genform/internal/secrets"
+
 	_ "golang.org/x/image/webp" // DecodeConfig of WebP outputs
 
 	"github.com/genform/genform/config"
@@ -134,8 +136,8 @@ func runGallery(env *Env, args []string) int {
 	if from > snap.Meta.Serial {
 		return env.Errorf("-since=%d is past the state's serial, %d; give a serial the state has reached ('genform show -json' prints it)", from, snap.Meta.Serial)
 	}
-	page := buildGallery(snap, stateWhere(cfg), filepath.Dir(outAbs), *link, newHider(cfg))
-	page.compare(snap, entries, reconcile.CacheOf(cfg, "."), from, *changed, newHider(cfg))
+	page := buildGallery(snap, stateWhere(cfg), filepath.Dir(outAbs), *link, secrets.NewHider(cfg))
+	page.compare(snap, entries, reconcile.CacheOf(cfg, "."), from, *changed, secrets.NewHider(cfg))
 	if !*link && page.embedBytes > galleryEmbedLimit {
 		return env.Errorf("the outputs total %s, more than the %s one self-contained page can hold; rerun with -link to reference the files by their relative path instead", byteSize(page.embedBytes), byteSize(galleryEmbedLimit))
 	}
@@ -267,7 +269,7 @@ func (m *galleryMedia) Src() (template.URL, error) {
 // buildGallery reads the state records and the files they name. Files are
 // opened to hash them and read their pixel size; their bytes are read again
 // only while the page is written. What h hides shows as (sensitive).
-func buildGallery(snap *statefile.Snapshot, stateFile, pageDir string, link bool, h *hider) *galleryPage {
+func buildGallery(snap *statefile.Snapshot, stateFile, pageDir string, link bool, h *secrets.Hider) *galleryPage {
 	wd, _ := os.Getwd()
 	title := "genform gallery"
 	if base := filepath.Base(wd); base != "" && base != "." && base != string(filepath.Separator) {
@@ -283,7 +285,7 @@ func buildGallery(snap *statefile.Snapshot, stateFile, pageDir string, link bool
 	}
 	for _, a := range addrs.SortedKeys(snap.Resources) {
 		rec := snap.Resources[a]
-		r := galleryResourceOf(rec, h.of(rec))
+		r := galleryResourceOf(rec, h.Of(rec))
 		for _, o := range rec.Outputs {
 			m := galleryMediaOf(rec, o, r, pageDir, link)
 			r.Media = append(r.Media, m)
@@ -301,7 +303,7 @@ func buildGallery(snap *statefile.Snapshot, stateFile, pageDir string, link bool
 // generation it replaced, from the history (entries, newest first), its
 // files from the cache c; with changedOnly the page keeps only those
 // resources.
-func (page *galleryPage) compare(snap *statefile.Snapshot, entries []*statefile.Resource, c *cache.Cache, from uint64, changedOnly bool, h *hider) {
+func (page *galleryPage) compare(snap *statefile.Snapshot, entries []*statefile.Resource, c *cache.Cache, from uint64, changedOnly bool, h *secrets.Hider) {
 	page.Since, page.ChangedOnly = from, changedOnly
 	kept := page.Resources[:0]
 	for _, r := range page.Resources {
@@ -369,8 +371,8 @@ func previousGeneration(rec *statefile.Resource, entries []*statefile.Resource) 
 
 // galleryBeforeOf is generation e as the page shows it beside its
 // successor, its files from the cache.
-func galleryBeforeOf(e *statefile.Resource, c *cache.Cache, page *galleryPage, h *hider) *galleryBefore {
-	old := galleryResourceOf(e, h.of(e))
+func galleryBeforeOf(e *statefile.Resource, c *cache.Cache, page *galleryPage, h *secrets.Hider) *galleryBefore {
+	old := galleryResourceOf(e, h.Of(e))
 	b := &galleryBefore{Prompt: old.Prompt, GenerationID: e.GenerationID}
 	if !e.CreatedAt.IsZero() {
 		b.Recorded = e.CreatedAt.UTC().Format("2006-01-02 15:04 UTC")
@@ -400,13 +402,13 @@ var galleryModes = map[addrs.Endpoint]string{
 	addrs.Text2Video:  "text to video",
 }
 
-func galleryResourceOf(rec *statefile.Resource, rh *recordHider) *galleryResource {
+func galleryResourceOf(rec *statefile.Resource, rh *secrets.Record) *galleryResource {
 	r := &galleryResource{
 		Addr:         rec.Addr.String(),
 		Kind:         rec.Addr.Resource.Kind.String(),
 		Mode:         galleryModes[rec.Endpoint],
 		Status:       rec.Status,
-		Error:        rh.text(rec.Error),
+		Error:        rh.Text(rec.Error),
 		CreationID:   rec.CreationID,
 		GenerationID: rec.GenerationID,
 		Seed:         "random",
@@ -423,10 +425,10 @@ func galleryResourceOf(rec *statefile.Resource, rh *recordHider) *galleryResourc
 	attrs, err := config.FlattenRequest(rec.Endpoint, rec.Request)
 	if err != nil {
 		// An endpoint this version does not know: show the body as sent.
-		r.Request = []galleryAttr{{"request", galleryValue(string(rh.json(rec.Request)))}}
+		r.Request = []galleryAttr{{"request", galleryValue(string(rh.JSON(rec.Request)))}}
 		return r
 	}
-	attrs = rh.attrs(attrs, sensitiveText)
+	attrs = rh.Attrs(attrs, secrets.Text)
 	r.Prompt, _ = attrs["prompt"].(string)
 	r.NegativePrompt, _ = attrs["negative_prompt"].(string)
 	if s, ok := attrs["seed"]; ok {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/genform/genform/internal/secrets"
+
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/cache"
@@ -95,7 +97,7 @@ func runHistory(env *Env, args []string) int {
 // of readState; a missing state file is an empty state with an empty
 // history.
 func stateAndHistory(cfg *config.Config, command string, lockTimeout time.Duration) (*statefile.Snapshot, *historyView, error) {
-	hv := &historyView{heldBy: map[string]addrs.Instance{}, cache: reconcile.CacheOf(cfg, "."), hide: newHider(cfg)}
+	hv := &historyView{heldBy: map[string]addrs.Instance{}, cache: reconcile.CacheOf(cfg, "."), hide: secrets.NewHider(cfg)}
 	st, err := readState(cfg, command, lockTimeout)
 	if err != nil || st == nil {
 		return nil, hv, err
@@ -125,7 +127,7 @@ type historyView struct {
 	cache   *cache.Cache
 	// hide says what is made from a sensitive value: an entry's request
 	// holds it as it was sent.
-	hide *hider
+	hide *secrets.Hider
 }
 
 // of lists the entries addr held last: every entry for the zero address,
@@ -204,11 +206,11 @@ type historyEntryJSON struct {
 func (h *historyView) json(entries []*statefile.Resource) []historyEntryJSON {
 	out := make([]historyEntryJSON, 0, len(entries))
 	for _, e := range entries {
-		rh := h.hide.of(e)
+		rh := h.hide.Of(e)
 		j := historyEntryJSON{
 			Address: e.Addr.String(), GenerationID: e.GenerationID, CreationID: e.CreationID,
-			Fingerprint: e.Fingerprint, Endpoint: e.Endpoint.Path(), Status: e.Status, Error: rh.text(e.Error),
-			State: h.state(e), Cached: h.cached(e), Attributes: rh.attrs(recordAttrs(e), sensitiveText), Outputs: []stateOutputJSON{},
+			Fingerprint: e.Fingerprint, Endpoint: e.Endpoint.Path(), Status: e.Status, Error: rh.Text(e.Error),
+			State: h.state(e), Cached: h.cached(e), Attributes: rh.Attrs(secrets.RecordAttrs(e), secrets.Text), Outputs: []stateOutputJSON{},
 			RecordedAt: jsonTime(e.CreatedAt), UpdatedAt: jsonTime(e.UpdatedAt),
 		}
 		if held := h.heldBy[e.GenerationID]; !held.IsZero() {
@@ -252,11 +254,11 @@ func renderHistory(w io.Writer, h *historyView, entries []*statefile.Resource) {
 // the prompt, and for a restorable one where its files would come from.
 func (h *historyView) line(e *statefile.Resource, addr addrs.Instance) string {
 	state := h.state(e)
-	rh := h.hide.of(e)
+	rh := h.hide.Of(e)
 	s := fmt.Sprintf("%s  %-12s job %s", e.CreatedAt.UTC().Format("2006-01-02 15:04:05Z"), state, e.GenerationID)
-	if p, ok := recordAttrs(e)["prompt"].(string); ok {
-		if rh.hides("prompt") || rh.text(p) != p {
-			s += "  prompt " + sensitiveText
+	if p, ok := secrets.RecordAttrs(e)["prompt"].(string); ok {
+		if rh.Hides("prompt") || rh.Text(p) != p {
+			s += "  prompt " + secrets.Text
 		} else {
 			s += fmt.Sprintf("  prompt %q", p)
 		}
@@ -274,7 +276,7 @@ func (h *historyView) line(e *statefile.Resource, addr addrs.Instance) string {
 		}
 	case "failed":
 		if e.Error != "" {
-			s += ": " + rh.text(e.Error)
+			s += ": " + rh.Text(e.Error)
 		}
 	}
 	return s

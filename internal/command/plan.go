@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/genform/genform/internal/secrets"
+
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/statefile"
@@ -95,7 +97,7 @@ func runPlan(env *Env, args []string) int {
 	if diags.HasErrors() {
 		return ExitError
 	}
-	hidePlanSecrets(plan, newHider(cfg))
+	secrets.HidePlan(plan, secrets.NewHider(cfg))
 	switch {
 	case pc.json:
 		if err := renderPlanJSON(env.Stdout, plan); err != nil {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/genform/genform/internal/secrets"
+
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/statefile"
@@ -121,12 +123,12 @@ func showState(env *Env, command string, vf varFlags, lockTimeout time.Duration,
 			if it := snap.Intents[addr]; it != nil {
 				one.Intents = map[addrs.Instance]*statefile.Intent{addr: it}
 			}
-			if err := renderStateJSON(env.Stdout, one, resolveEndpoint(env, cfg).ID, newHider(cfg), hist, hist.of(addr)); err != nil {
+			if err := renderStateJSON(env.Stdout, one, resolveEndpoint(env, cfg).ID, secrets.NewHider(cfg), hist, hist.of(addr)); err != nil {
 				return env.Errorf("writing the state: %v", err)
 			}
 			return ExitOK
 		}
-		renderResource(env.Stdout, snap, addr, newHider(cfg))
+		renderResource(env.Stdout, snap, addr, secrets.NewHider(cfg))
 		if entries := hist.of(addr); len(entries) > 0 {
 			fmt.Fprintf(env.Stdout, "\n%s\n", colBold.Sprintf("# history of %s (newest first; 'genform history' lists every instance's):", addr))
 			for _, e := range entries {
@@ -136,7 +138,7 @@ func showState(env *Env, command string, vf varFlags, lockTimeout time.Duration,
 		return ExitOK
 	}
 	if asJSON {
-		if err := renderStateJSON(env.Stdout, snap, resolveEndpoint(env, cfg).ID, newHider(cfg), hist, hist.entries); err != nil {
+		if err := renderStateJSON(env.Stdout, snap, resolveEndpoint(env, cfg).ID, secrets.NewHider(cfg), hist, hist.entries); err != nil {
 			return env.Errorf("writing the state: %v", err)
 		}
 		return ExitOK
@@ -147,7 +149,7 @@ func showState(env *Env, command string, vf varFlags, lockTimeout time.Duration,
 	case len(snap.Resources) == 0 && len(snap.Intents) == 0:
 		fmt.Fprintln(env.Stdout, "The state is empty: no resources are managed.")
 	default:
-		renderStateSummary(env.Stdout, snap, newHider(cfg))
+		renderStateSummary(env.Stdout, snap, secrets.NewHider(cfg))
 	}
 	return ExitOK
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/genform/genform/internal/secrets"
+
 	"github.com/genform/genform/reconcile"
 )
 
@@ -120,7 +122,7 @@ func markdownChange(p *reconcile.Plan, c *reconcile.Change) string {
 	if r := reasonText(c); r != "" {
 		fmt.Fprintf(&s, "Why: %s\n\n", mdEscape(r))
 	}
-	attrs, before, _ := redact(c, sensitiveValue{})
+	attrs, before, _ := secrets.Redact(c, secrets.Value{})
 	switch c.Action {
 	case reconcile.Create:
 		// What the new resource will make: its prompt and settings.
@@ -200,8 +202,8 @@ func mdValue(name string, v any, unknown bool) string {
 	case v == nil:
 		return "–"
 	}
-	if _, ok := v.(sensitiveValue); ok {
-		return "_" + sensitiveText + "_"
+	if _, ok := v.(secrets.Value); ok {
+		return "_" + secrets.Text + "_"
 	}
 	if s, ok := v.(string); ok && isPromptAttr(name) {
 		return mdEscape(s)

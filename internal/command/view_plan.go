@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/genform/genform/internal/secrets"
+
 	"github.com/fatih/color"
 
 	"github.com/genform/genform/reconcile"
@@ -132,7 +134,7 @@ func renderChange(w io.Writer, p *reconcile.Plan, c *reconcile.Change) {
 		width = max(width, len(a.Name))
 	}
 	hidden := 0
-	attrs, _, _ := redact(c, sensitiveValue{})
+	attrs, _, _ := secrets.Redact(c, secrets.Value{})
 	for _, a := range attrs {
 		fmt.Fprintf(w, "      %s %-*s = %s\n", attrSymbol(c, a), width, a.Name, attrValue(c, a))
 	}
@@ -164,8 +166,8 @@ func attrSymbol(c *reconcile.Change, a reconcile.AttrChange) string {
 }
 
 func attrValue(c *reconcile.Change, a reconcile.AttrChange) string {
-	if _, ok := a.Before.(sensitiveValue); ok && !a.Unknown {
-		return sensitiveText
+	if _, ok := a.Before.(secrets.Value); ok && !a.Unknown {
+		return secrets.Text
 	}
 	after := formatValue(a.After)
 	if a.Unknown {
@@ -191,8 +193,8 @@ func formatValue(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return "null"
-	case sensitiveValue:
-		return sensitiveText
+	case secrets.Value:
+		return secrets.Text
 	case string:
 		if len(x) > 120 {
 			return strconv.Quote(x[:60] + fmt.Sprintf("… (%d bytes)", len(x)))
@@ -308,7 +310,7 @@ type changeValuesJSON struct {
 
 // changeValues encodes c's values, sensitive ones as placeholder.
 func changeValues(c *reconcile.Change, placeholder any) changeValuesJSON {
-	attrs, before, after := redact(c, placeholder)
+	attrs, before, after := secrets.Redact(c, placeholder)
 	v := changeValuesJSON{
 		Before:       before,
 		After:        after,
@@ -408,7 +410,7 @@ func changeDocument(p *reconcile.Plan, c *reconcile.Change) changeJSON {
 		Action:           c.Action.String(),
 		Reason:           reasonText(c),
 		ReasonCode:       reasonCode(c),
-		changeValuesJSON: changeValues(c, sensitiveText),
+		changeValuesJSON: changeValues(c, secrets.Text),
 		Warnings:         changeWarnings(c),
 	}
 	if p.Prices != nil && c.Action.Generates() {

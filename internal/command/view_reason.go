@@ -2,7 +2,6 @@ package command
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -162,44 +161,6 @@ func importWarningText(addr addrs.Instance, id string, w reconcile.ImportWarning
 		return fmt.Sprintf("job %s, submitted for %s by an interrupted apply, is abandoned: the imported creation takes its place", w.GenerationID, addr)
 	}
 	return ""
-}
-
-// sensitiveText stands for a value that derives from a sensitive variable.
-const sensitiveText = "(sensitive)"
-
-// sensitiveValue is the placeholder the human views format as
-// sensitiveText, never as a quoted string or a word diff.
-type sensitiveValue struct{}
-
-// redact returns c's attributes with the values of its sensitive ones
-// replaced by placeholder, leaving c as it is.
-func redact(c *reconcile.Change, placeholder any) (attrs []reconcile.AttrChange, before, after map[string]any) {
-	if len(c.Sensitive) == 0 {
-		return c.Attrs, c.Before, c.After
-	}
-	hide := func(m map[string]any) map[string]any {
-		if m == nil {
-			return nil
-		}
-		out := make(map[string]any, len(m))
-		for k, v := range m {
-			if slices.Contains(c.Sensitive, k) {
-				v = placeholder
-			}
-			out[k] = v
-		}
-		return out
-	}
-	for _, a := range c.Attrs {
-		if slices.Contains(c.Sensitive, a.Name) {
-			a.Before = placeholder
-			if !a.Unknown {
-				a.After = placeholder
-			}
-		}
-		attrs = append(attrs, a)
-	}
-	return attrs, hide(c.Before), hide(c.After)
 }
 
 // serviceName names a service identity in a sentence.

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/genform/genform/internal/secrets"
+
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/statefile"
@@ -98,7 +100,7 @@ func jsonTime(t time.Time) string {
 
 // resourceJSON is one record in the JSON format, with what rh hides
 // replaced by sensitiveText.
-func resourceJSON(rec *statefile.Resource, protected bool, rh *recordHider) stateResourceJSON {
+func resourceJSON(rec *statefile.Resource, protected bool, rh *secrets.Record) stateResourceJSON {
 	r := stateResourceJSON{
 		Address:       rec.Addr.String(),
 		Resource:      rec.Addr.Resource.String(),
@@ -111,9 +113,9 @@ func resourceJSON(rec *statefile.Resource, protected bool, rh *recordHider) stat
 		Error:         rec.Error,
 		Dir:           rec.Dir,
 		WatermarkFree: rec.WatermarkFree,
-		Request:       rh.json(rec.Request),
-		Attributes:    rh.attrs(recordAttrs(rec), sensitiveText),
-		Detail:        rh.json(rec.Detail),
+		Request:       rh.JSON(rec.Request),
+		Attributes:    rh.Attrs(secrets.RecordAttrs(rec), secrets.Text),
+		Detail:        rh.JSON(rec.Detail),
 		Outputs:       []stateOutputJSON{},
 		DependsOn:     make([]string, 0, len(rec.Deps)),
 		Protected:     protected,
@@ -127,8 +129,8 @@ func resourceJSON(rec *statefile.Resource, protected bool, rh *recordHider) stat
 		r.DependsOn = append(r.DependsOn, d.String())
 	}
 	if f := rec.Failure; f != nil {
-		r.Failure = &stateFailureJSON{Endpoint: f.Endpoint.Path(), Fingerprint: f.Fingerprint, Request: rh.json(f.Request),
-			Attributes: rh.attrs(failureAttrs(f), sensitiveText), GenerationID: f.GenerationID, Error: rh.text(f.Error), At: jsonTime(f.At)}
+		r.Failure = &stateFailureJSON{Endpoint: f.Endpoint.Path(), Fingerprint: f.Fingerprint, Request: rh.JSON(f.Request),
+			Attributes: rh.Attrs(secrets.FailureAttrs(f), secrets.Text), GenerationID: f.GenerationID, Error: rh.Text(f.Error), At: jsonTime(f.At)}
 		if len(r.Failure.Request) == 0 {
 			r.Failure.Request = json.RawMessage("null")
 		}
@@ -146,24 +148,10 @@ func stateOutput(o statefile.Output) stateOutputJSON {
 	}
 }
 
-// recordAttrs is the request a record was made with, under the
-// attribute names of the configuration; an empty map when the request
-// cannot be read back.
-func recordAttrs(rec *statefile.Resource) map[string]any {
-	if len(rec.Request) == 0 {
-		return map[string]any{}
-	}
-	m, err := config.FlattenRequest(rec.Endpoint, rec.Request)
-	if err != nil || m == nil {
-		return map[string]any{}
-	}
-	return m
-}
-
 // renderStateJSON writes the state document, with what h hides replaced
 // by sensitiveText, and the history entries of hist. A nil snap (no state
 // file) is written as an empty state.
-func renderStateJSON(w io.Writer, snap *statefile.Snapshot, service string, h *hider, hist *historyView, entries []*statefile.Resource) error {
+func renderStateJSON(w io.Writer, snap *statefile.Snapshot, service string, h *secrets.Hider, hist *historyView, entries []*statefile.Resource) error {
 	doc := stateDocument{
 		FormatVersion: jsonFormatVersion,
 		Service:       service,
@@ -178,7 +166,7 @@ func renderStateJSON(w io.Writer, snap *statefile.Snapshot, service string, h *h
 		doc.Lineage, doc.Serial = snap.Meta.Lineage, snap.Meta.Serial
 		for _, addr := range addrs.SortedKeys(snap.Resources) {
 			rec := snap.Resources[addr]
-			doc.Resources = append(doc.Resources, resourceJSON(rec, snap.Protections[addr], h.of(rec)))
+			doc.Resources = append(doc.Resources, resourceJSON(rec, snap.Protections[addr], h.Of(rec)))
 		}
 		for _, addr := range addrs.SortedKeys(snap.Intents) {
 			it := snap.Intents[addr]
@@ -196,18 +184,18 @@ func renderStateJSON(w io.Writer, snap *statefile.Snapshot, service string, h *h
 // renderStateSummary writes the human view of the whole state: for each
 // resource what a user looks for first (status, creation id, prompt and
 // files), and the submissions an apply left unfinished.
-func renderStateSummary(w io.Writer, snap *statefile.Snapshot, h *hider) {
+func renderStateSummary(w io.Writer, snap *statefile.Snapshot, h *secrets.Hider) {
 	recorded := addrs.SortedKeys(snap.Resources)
 	for i, addr := range recorded {
 		rec := snap.Resources[addr]
-		rh := h.of(rec)
+		rh := h.Of(rec)
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "%s\n%s %q {\n", colBold.Sprint("# "+addr.String()+":"), addr.Resource.Kind, addr.Resource.Name)
 		var rows []attrRow
 		rows = append(rows, attrRow{"status", formatValue(rec.Status)}, attrRow{"creation_id", formatValue(rec.CreationID)})
-		if p, ok := rh.attrs(recordAttrs(rec), sensitiveValue{})["prompt"]; ok {
+		if p, ok := rh.Attrs(secrets.RecordAttrs(rec), secrets.Value{})["prompt"]; ok {
 			rows = append(rows, attrRow{"prompt", formatValue(p)})
 		}
 		files := make([]any, 0, len(rec.Outputs))
@@ -257,9 +245,9 @@ func intentNote(it *statefile.Intent) string {
 // show ADDR): the request as the configuration names its attributes, the
 // service's ids, where the files are and their hashes. What h hides shows
 // as (sensitive).
-func renderResource(w io.Writer, snap *statefile.Snapshot, addr addrs.Instance, h *hider) {
+func renderResource(w io.Writer, snap *statefile.Snapshot, addr addrs.Instance, h *secrets.Hider) {
 	rec := snap.Resources[addr]
-	rh := h.of(rec)
+	rh := h.Of(rec)
 	fmt.Fprintf(w, "%s\n%s %q {\n", colBold.Sprint("# "+addr.String()+":"), addr.Resource.Kind, addr.Resource.Name)
 	rows := []attrRow{
 		{"creation_id", formatValue(rec.CreationID)},
@@ -267,10 +255,10 @@ func renderResource(w io.Writer, snap *statefile.Snapshot, addr addrs.Instance, 
 		{"status", formatValue(rec.Status)},
 	}
 	if rec.Error != "" {
-		rows = append(rows, attrRow{"error", formatValue(rh.text(rec.Error))})
+		rows = append(rows, attrRow{"error", formatValue(rh.Text(rec.Error))})
 	}
 	rows = append(rows, attrRow{"endpoint", formatValue(rec.Endpoint.Path())})
-	attrs := rh.attrs(recordAttrs(rec), sensitiveValue{})
+	attrs := rh.Attrs(secrets.RecordAttrs(rec), secrets.Value{})
 	for _, n := range attrNames(attrs) {
 		rows = append(rows, attrRow{n, formatValue(attrs[n])})
 	}
@@ -313,10 +301,10 @@ func renderResource(w io.Writer, snap *statefile.Snapshot, addr addrs.Instance, 
 		fmt.Fprintln(w, "    last_failure {")
 		frows := []attrRow{
 			{"generation_id", formatValue(f.GenerationID)},
-			{"error", formatValue(rh.text(f.Error))},
+			{"error", formatValue(rh.Text(f.Error))},
 			{"at", formatValue(jsonTime(f.At))},
 		}
-		attrs := rh.attrs(failureAttrs(f), sensitiveValue{})
+		attrs := rh.Attrs(secrets.FailureAttrs(f), secrets.Value{})
 		for _, n := range attrNames(attrs) {
 			frows = append(frows, attrRow{n, formatValue(attrs[n])})
 		}
@@ -329,23 +317,13 @@ func renderResource(w io.Writer, snap *statefile.Snapshot, addr addrs.Instance, 
 	}
 }
 
-// failureAttrs is the request of a failed generation under the
-// configuration's attribute names.
-func failureAttrs(f *statefile.Failure) map[string]any {
-	m, err := config.FlattenRequest(f.Endpoint, f.Request)
-	if err != nil || m == nil {
-		return map[string]any{}
-	}
-	return m
-}
-
 // failureNote says in one line which generation failed after the one the
 // record holds, for the summary of the whole state.
-func failureNote(f *statefile.Failure, rh *recordHider) string {
+func failureNote(f *statefile.Failure, rh *secrets.Record) string {
 	note := "job " + f.GenerationID + " failed"
-	if p, ok := failureAttrs(f)["prompt"].(string); ok {
-		if rh.hides("prompt") || rh.text(p) != p {
-			note += " (prompt " + sensitiveText + ")"
+	if p, ok := secrets.FailureAttrs(f)["prompt"].(string); ok {
+		if rh.Hides("prompt") || rh.Text(p) != p {
+			note += " (prompt " + secrets.Text + ")"
 		} else {
 			note += fmt.Sprintf(" (prompt %q)", p)
 		}

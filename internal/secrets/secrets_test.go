@@ -1,4 +1,4 @@
-package command
+package secrets
 
 import (
 	"encoding/json"
@@ -26,19 +26,19 @@ func TestHider(t *testing.T) {
 		Detail:   json.RawMessage(`{"creation_id":"c1","prompt":"a poster saying OPEN-SESAME","outputs":[{"media_url":"https://m/ab/0.png"}],"note":"made from: a poster saying OPEN-SESAME"}`),
 		Failure:  &statefile.Failure{Endpoint: addrs.Text2Image, Request: json.RawMessage(`{"prompt":"then open-sesame again","config":{"image_number":1}}`)},
 	}
-	h := &hider{byResource: map[addrs.Resource][]string{}, secrets: []string{"open-sesame", "ab"}, numbers: []json.Number{"918273"}}
-	rh := h.of(rec)
+	h := &Hider{byResource: map[addrs.Resource][]string{}, secrets: []string{"open-sesame", "ab"}, numbers: []json.Number{"918273"}}
+	rh := h.Of(rec)
 	for _, name := range []string{"prompt", "seed"} {
-		if !rh.hides(name) {
+		if !rh.Hides(name) {
 			t.Errorf("%s is not hidden", name)
 		}
 	}
-	if rh.hides("negative_prompt") || rh.hides("aspect_ratio") {
+	if rh.Hides("negative_prompt") || rh.Hides("aspect_ratio") {
 		t.Error("attributes holding no secret are hidden")
 	}
-	req := string(rh.json(rec.Request))
-	det := string(rh.json(rec.Detail))
-	fail := string(rh.json(rec.Failure.Request))
+	req := string(rh.JSON(rec.Request))
+	det := string(rh.JSON(rec.Detail))
+	fail := string(rh.JSON(rec.Failure.Request))
 	for where, got := range map[string]string{"request": req, "detail": det, "failure": fail} {
 		if strings.Contains(strings.ToLower(got), "sesame") || strings.Contains(got, "918273") {
 			t.Errorf("the %s shows a secret: %s", where, got)
@@ -50,19 +50,19 @@ func TestHider(t *testing.T) {
 	if !strings.Contains(det, "https://m/ab/0.png") || !strings.Contains(req, `"no blur"`) {
 		t.Errorf("a two-letter secret hid more than what equals it: %s %s", det, req)
 	}
-	attrs := rh.attrs(recordAttrs(rec), sensitiveValue{})
-	if _, ok := attrs["prompt"].(sensitiveValue); !ok || attrs["negative_prompt"] != "no blur" {
+	attrs := rh.Attrs(RecordAttrs(rec), Value{})
+	if _, ok := attrs["prompt"].(Value); !ok || attrs["negative_prompt"] != "no blur" {
 		t.Errorf("attrs = %v", attrs)
 	}
 
 	// The configuration's own marks, with no secret value to look for.
-	h = &hider{byResource: map[addrs.Resource][]string{mustAddr("image.a").Resource: {"negative_prompt"}}}
-	if got := string(h.of(rec).json(rec.Request)); !strings.Contains(got, `"negative_prompt":"(sensitive)"`) {
+	h = &Hider{byResource: map[addrs.Resource][]string{mustAddr("image.a").Resource: {"negative_prompt"}}}
+	if got := string(h.Of(rec).JSON(rec.Request)); !strings.Contains(got, `"negative_prompt":"(sensitive)"`) {
 		t.Errorf("the configuration's sensitive attribute is shown: %s", got)
 	}
 	// Nothing to hide: the same bytes.
 	plain := &statefile.Resource{Addr: mustAddr("image.b"), Endpoint: addrs.Text2Image, Request: rec.Request}
-	if rh := (&hider{secrets: []string{"zzz-not-there"}}).of(plain); string(rh.json(plain.Request)) != string(plain.Request) {
+	if rh := (&Hider{secrets: []string{"zzz-not-there"}}).Of(plain); string(rh.JSON(plain.Request)) != string(plain.Request) {
 		t.Errorf("a request with nothing hidden was re-encoded")
 	}
 }
@@ -77,9 +77,9 @@ func TestMasker(t *testing.T) {
 		Sensitive: []string{"prompt"},
 		After:     map[string]any{"prompt": "b3Blbi1zZXNhbWU=", "resolution": 720},
 	}}}
-	m := newMasker(&hider{secrets: []string{"open-sesame", "ab"}, numbers: []json.Number{"918273"}}, p)
+	m := NewMasker(&Hider{secrets: []string{"open-sesame", "ab"}, numbers: []json.Number{"918273"}}, p)
 	base := errors.New("refused")
-	err := m.err(fmt.Errorf("prompt %q (OPEN-SESAME), seed 918273, was b3Blbi1zZXNhbWU=, at 720 in a lab: %w", "say open-sesame", base))
+	err := m.Err(fmt.Errorf("prompt %q (OPEN-SESAME), seed 918273, was b3Blbi1zZXNhbWU=, at 720 in a lab: %w", "say open-sesame", base))
 	want := `prompt "say (sensitive)" ((sensitive)), seed (sensitive), was (sensitive), at 720 in a lab: refused`
 	if err.Error() != want {
 		t.Errorf("got  %s\nwant %s", err, want)
@@ -87,10 +87,18 @@ func TestMasker(t *testing.T) {
 	if !errors.Is(err, base) {
 		t.Error("the masked error does not wrap the original")
 	}
-	if plain := errors.New("nothing here"); m.err(plain) != plain {
+	if plain := errors.New("nothing here"); m.Err(plain) != plain {
 		t.Error("an error with nothing to hide was replaced")
 	}
-	if m.err(nil) != nil || newMasker(nil, nil).text("open-sesame") != "open-sesame" {
+	if m.Err(nil) != nil || NewMasker(nil, nil).Text("open-sesame") != "open-sesame" {
 		t.Error("an empty masker hides something")
 	}
+}
+
+func mustAddr(s string) addrs.Instance {
+	a, err := addrs.ParseInstance(s)
+	if err != nil {
+		panic(err)
+	}
+	return a
 }

@@ -1,4 +1,4 @@
-package command
+package secrets
 
 import (
 	"bytes"
@@ -20,8 +20,8 @@ import (
 // show -json, state show, gallery) hide them with a hider, built from the
 // configuration the command loaded.
 
-// hider says what to hide in the views of recorded instances.
-type hider struct {
+// Hider says what to hide in the views of recorded instances.
+type Hider struct {
 	// byResource names the attributes the configuration makes from a
 	// sensitive value, per resource (config.Resource.Sensitive).
 	byResource map[addrs.Resource][]string
@@ -33,9 +33,9 @@ type hider struct {
 	numbers []json.Number
 }
 
-// newHider reads what cfg makes sensitive. A nil cfg hides nothing.
-func newHider(cfg *config.Config) *hider {
-	h := &hider{byResource: map[addrs.Resource][]string{}}
+// NewHider reads what cfg makes sensitive. A nil cfg hides nothing.
+func NewHider(cfg *config.Config) *Hider {
+	h := &Hider{byResource: map[addrs.Resource][]string{}}
 	if cfg == nil {
 		return h
 	}
@@ -49,7 +49,7 @@ func newHider(cfg *config.Config) *hider {
 			continue
 		}
 		val := config.JSONValue(v.Value)
-		walkStrings(val, func(s string) {
+		WalkStrings(val, func(s string) {
 			if s != "" {
 				h.secrets = append(h.secrets, s)
 			}
@@ -63,18 +63,18 @@ func newHider(cfg *config.Config) *hider {
 	return h
 }
 
-// walkStrings calls f with every string in a JSON-shaped value.
-func walkStrings(v any, f func(string)) {
+// WalkStrings calls f with every string in a JSON-shaped value.
+func WalkStrings(v any, f func(string)) {
 	switch x := v.(type) {
 	case string:
 		f(x)
 	case []any:
 		for _, e := range x {
-			walkStrings(e, f)
+			WalkStrings(e, f)
 		}
 	case map[string]any:
 		for _, e := range x {
-			walkStrings(e, f)
+			WalkStrings(e, f)
 		}
 	}
 }
@@ -95,26 +95,26 @@ func walkNumbers(v any, f func(json.Number)) {
 	}
 }
 
-// recordHider is what to hide in one record: attributes by name, any
+// Record is what to hide in one record: attributes by name, any
 // string that holds a hidden value, and the hidden numbers.
-type recordHider struct {
+type Record struct {
 	names   map[string]bool
 	values  []string
 	numbers []json.Number
 }
 
-// of says what to hide in rec; nil when nothing is.
-func (h *hider) of(rec *statefile.Resource) *recordHider {
+// Of says what to hide in rec; nil when nothing is.
+func (h *Hider) Of(rec *statefile.Resource) *Record {
 	if h == nil || (len(h.byResource) == 0 && len(h.secrets) == 0 && len(h.numbers) == 0) {
 		return nil
 	}
-	rh := &recordHider{names: map[string]bool{}, values: h.secrets, numbers: h.numbers}
+	rh := &Record{names: map[string]bool{}, values: h.secrets, numbers: h.numbers}
 	for _, n := range h.byResource[rec.Addr.Resource] {
 		rh.names[n] = true
 	}
-	attrs := []map[string]any{recordAttrs(rec)}
+	attrs := []map[string]any{RecordAttrs(rec)}
 	if rec.Failure != nil {
-		attrs = append(attrs, failureAttrs(rec.Failure))
+		attrs = append(attrs, FailureAttrs(rec.Failure))
 	}
 	// An attribute holding a secret is hidden whatever the configuration
 	// says now; the values of hidden attributes are hidden wherever they
@@ -129,7 +129,7 @@ func (h *hider) of(rec *statefile.Resource) *recordHider {
 	for _, m := range attrs {
 		for name, v := range m {
 			if rh.names[name] {
-				walkStrings(v, func(s string) {
+				WalkStrings(v, func(s string) {
 					if s != "" {
 						rh.values = append(rh.values, s)
 					}
@@ -152,7 +152,7 @@ const minContained = 4
 // case: upper and lower are the commonest ways a prompt is made from a
 // secret. (Other ways, base64 say, are only hidden where the
 // configuration still makes the attribute from the secret.)
-func (rh *recordHider) holdsSecret(s string) bool {
+func (rh *Record) holdsSecret(s string) bool {
 	if len(rh.values) == 0 {
 		return false
 	}
@@ -166,19 +166,19 @@ func (rh *recordHider) holdsSecret(s string) bool {
 	return false
 }
 
-// hides reports whether the attribute name is hidden.
-func (rh *recordHider) hides(name string) bool { return rh != nil && rh.names[name] }
+// Hides reports whether the attribute name is hidden.
+func (rh *Record) Hides(name string) bool { return rh != nil && rh.names[name] }
 
-// attrs returns m with the hidden attributes' values replaced by
+// Attrs returns m with the hidden attributes' values replaced by
 // placeholder (sensitiveValue{} for the human views, sensitiveText for
 // JSON), leaving m as it is.
-func (rh *recordHider) attrs(m map[string]any, placeholder any) map[string]any {
+func (rh *Record) Attrs(m map[string]any, placeholder any) map[string]any {
 	if rh == nil {
 		return m
 	}
 	out := make(map[string]any, len(m))
 	for k, v := range m {
-		if rh.hides(k) || rh.holdsAny(v) {
+		if rh.Hides(k) || rh.holdsAny(v) {
 			v = placeholder
 		}
 		out[k] = v
@@ -188,19 +188,19 @@ func (rh *recordHider) attrs(m map[string]any, placeholder any) map[string]any {
 
 // holdsAny reports whether a JSON-shaped value holds a hidden string or
 // number.
-func (rh *recordHider) holdsAny(v any) bool {
+func (rh *Record) holdsAny(v any) bool {
 	found := false
-	walkStrings(v, func(s string) { found = found || rh.holdsSecret(s) })
+	WalkStrings(v, func(s string) { found = found || rh.holdsSecret(s) })
 	walkNumbers(v, func(n json.Number) { found = found || slices.Contains(rh.numbers, n) })
 	return found
 }
 
-// json returns raw (a request or a service's detail) with the hidden
+// JSON returns raw (a request or a service's detail) with the hidden
 // values replaced by sensitiveText: the members named like a hidden
 // attribute, at any depth (a request nests settings; a detail may echo
 // them), and every string that holds a hidden value. raw is returned as
 // it is when nothing in it is hidden, and is re-encoded otherwise.
-func (rh *recordHider) json(raw json.RawMessage) json.RawMessage {
+func (rh *Record) JSON(raw json.RawMessage) json.RawMessage {
 	if rh == nil || len(raw) == 0 {
 		return raw
 	}
@@ -210,7 +210,7 @@ func (rh *recordHider) json(raw json.RawMessage) json.RawMessage {
 	if dec.Decode(&v) != nil {
 		// Not JSON: shown whole, or not at all.
 		if rh.holdsSecret(string(raw)) {
-			b, _ := json.Marshal(sensitiveText)
+			b, _ := json.Marshal(Text)
 			return b
 		}
 		return raw
@@ -222,12 +222,12 @@ func (rh *recordHider) json(raw json.RawMessage) json.RawMessage {
 		case string:
 			if rh.holdsSecret(x) {
 				changed = true
-				return sensitiveText
+				return Text
 			}
 		case json.Number:
 			if slices.Contains(rh.numbers, x) {
 				changed = true
-				return sensitiveText
+				return Text
 			}
 		case []any:
 			for i, e := range x {
@@ -237,7 +237,7 @@ func (rh *recordHider) json(raw json.RawMessage) json.RawMessage {
 			for k, e := range x {
 				if rh.names[k] {
 					changed = true
-					x[k] = sensitiveText
+					x[k] = Text
 					continue
 				}
 				x[k] = walk(e)
@@ -256,26 +256,26 @@ func (rh *recordHider) json(raw json.RawMessage) json.RawMessage {
 	return b
 }
 
-// text returns s, or sensitiveText when it holds a hidden value.
-func (rh *recordHider) text(s string) string {
+// Text returns s, or sensitiveText when it holds a hidden value.
+func (rh *Record) Text(s string) string {
 	if rh != nil && rh.holdsSecret(s) {
-		return sensitiveText
+		return Text
 	}
 	return s
 }
 
-// hidePlanSecrets adds to each change's Sensitive the attributes the
+// HidePlan adds to each change's Sensitive the attributes the
 // configuration makes from a sensitive value, and those whose recorded or
 // declared values hold a secret variable's value although the
 // configuration does not make them from one now: a prompt that was made
 // from a sensitive variable, replaced by a plain one, would otherwise be
 // shown in the diff, and a deleted block's record in full. The saved plan
 // leaves them out likewise.
-func hidePlanSecrets(p *reconcile.Plan, h *hider) {
+func HidePlan(p *reconcile.Plan, h *Hider) {
 	if h == nil || len(h.secrets) == 0 && len(h.numbers) == 0 && len(h.byResource) == 0 {
 		return
 	}
-	rh := &recordHider{values: h.secrets, numbers: h.numbers}
+	rh := &Record{values: h.secrets, numbers: h.numbers}
 	for _, c := range p.Changes {
 		// A destroy plan does not evaluate the configuration: what it
 		// makes sensitive is hidden in the records it deletes.
@@ -308,20 +308,20 @@ func hidePlanSecrets(p *reconcile.Plan, h *hider) {
 	}
 }
 
-// masker hides secrets inside the messages of an apply: a service that
+// Masker hides secrets inside the messages of an apply: a service that
 // refuses a request may quote what it was sent (its prompt, say), and
 // the message is printed as the service wrote it.
-type masker struct {
+type Masker struct {
 	re *regexp.Regexp // nil when there is nothing to hide
 }
 
-// newMasker hides the secret variables' values, and the values of the
+// NewMasker hides the secret variables' values, and the values of the
 // attributes plan p makes from one (however they were computed), in any
 // case.
-func newMasker(h *hider, p *reconcile.Plan) *masker {
+func NewMasker(h *Hider, p *reconcile.Plan) *Masker {
 	var words []string
 	add := func(v any) {
-		walkStrings(v, func(s string) {
+		WalkStrings(v, func(s string) {
 			if len(s) >= minContained {
 				words = append(words, s)
 			}
@@ -344,7 +344,7 @@ func newMasker(h *hider, p *reconcile.Plan) *masker {
 		}
 	}
 	if len(words) == 0 {
-		return &masker{}
+		return &Masker{}
 	}
 	// The longest first, so that a prompt is hidden whole rather than
 	// the secret inside it.
@@ -353,24 +353,24 @@ func newMasker(h *hider, p *reconcile.Plan) *masker {
 	for i, w := range words {
 		words[i] = regexp.QuoteMeta(w)
 	}
-	return &masker{re: regexp.MustCompile("(?i)" + strings.Join(words, "|"))}
+	return &Masker{re: regexp.MustCompile("(?i)" + strings.Join(words, "|"))}
 }
 
-// text returns s with every hidden value in it replaced by sensitiveText.
-func (m *masker) text(s string) string {
+// Text returns s with every hidden value in it replaced by sensitiveText.
+func (m *Masker) Text(s string) string {
 	if m == nil || m.re == nil {
 		return s
 	}
-	return m.re.ReplaceAllLiteralString(s, sensitiveText)
+	return m.re.ReplaceAllLiteralString(s, Text)
 }
 
-// err returns err, or one whose message hides what err's quotes of a
-// hidden value; errors.Is and errors.As still see err.
-func (m *masker) err(err error) error {
+// Err returns Err, or one whose message hides what Err's quotes of a
+// hidden value; errors.Is and errors.As still see Err.
+func (m *Masker) Err(err error) error {
 	if err == nil {
 		return nil
 	}
-	if msg := m.text(err.Error()); msg != err.Error() {
+	if msg := m.Text(err.Error()); msg != err.Error() {
 		return &maskedError{msg: msg, err: err}
 	}
 	return err
@@ -383,3 +383,41 @@ type maskedError struct {
 
 func (e *maskedError) Error() string { return e.msg }
 func (e *maskedError) Unwrap() error { return e.err }
+
+// Text stands for a value that derives from a sensitive variable.
+const Text = "(sensitive)"
+
+// Value is the placeholder the human views format as
+// sensitiveText, never as a quoted string or a word diff.
+type Value struct{}
+
+// Redact returns c's attributes with the values of its sensitive ones
+// replaced by placeholder, leaving c as it is.
+func Redact(c *reconcile.Change, placeholder any) (attrs []reconcile.AttrChange, before, after map[string]any) {
+	if len(c.Sensitive) == 0 {
+		return c.Attrs, c.Before, c.After
+	}
+	hide := func(m map[string]any) map[string]any {
+		if m == nil {
+			return nil
+		}
+		out := make(map[string]any, len(m))
+		for k, v := range m {
+			if slices.Contains(c.Sensitive, k) {
+				v = placeholder
+			}
+			out[k] = v
+		}
+		return out
+	}
+	for _, a := range c.Attrs {
+		if slices.Contains(c.Sensitive, a.Name) {
+			a.Before = placeholder
+			if !a.Unknown {
+				a.After = placeholder
+			}
+		}
+		attrs = append(attrs, a)
+	}
+	return attrs, hide(c.Before), hide(c.After)
+}
