@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/genform/genform/internal/words"
+
 	"github.com/genform/genform/internal/secrets"
 
 	"github.com/genform/genform/config"
@@ -403,7 +405,7 @@ func writeApplyJSON(env *Env, res *reconcile.Result, warnings []string) {
 		doc.StateError = res.StateErr.Error()
 	}
 	if res.Refused != nil {
-		doc.Refused = serviceText(res.Refused, true)
+		doc.Refused = words.ServiceError(res.Refused, true)
 	}
 	json.NewEncoder(env.Stdout).Encode(doc)
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/genform/genform/internal/words"
+
 	"github.com/genform/genform/internal/secrets"
 
 	"github.com/genform/genform/config"
@@ -243,7 +245,7 @@ func renderHistory(w io.Writer, h *historyView, entries []*statefile.Resource) {
 		}
 	}
 	fmt.Fprintf(w, "\n%d generation%s: %d held, %d restorable, %d failed",
-		len(entries), plural(len(entries)), counts["held"], counts["restorable"], counts["failed"])
+		len(entries), words.Plural(len(entries)), counts["held"], counts["restorable"], counts["failed"])
 	if n := counts["unrestorable"]; n > 0 {
 		fmt.Fprintf(w, ", %d unrestorable", n)
 	}

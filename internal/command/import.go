@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/genform/genform/internal/words"
+
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/reconcile"
@@ -113,7 +115,7 @@ func runImport(env *Env, args []string) int {
 	})
 	if res != nil {
 		for _, w := range res.Warnings {
-			fmt.Fprintf(env.Stderr, "Warning: %s\n", importWarningText(addr, id, w, slices.Contains(inst.Sensitive, "prompt")))
+			fmt.Fprintf(env.Stderr, "Warning: %s\n", words.ImportWarning(addr, id, w, slices.Contains(inst.Sensitive, "prompt")))
 		}
 	}
 	if err != nil {
@@ -132,7 +134,7 @@ func runImport(env *Env, args []string) int {
 	}
 	rec := res.Resource
 	fmt.Fprintf(env.Stdout, "%s %s adopted creation %s: %d file%s in %s.\n",
-		colGreen.Sprint(colBold.Sprint("Import successful!")), addr, rec.CreationID, len(rec.Outputs), plural(len(rec.Outputs)), rec.Dir)
+		colGreen.Sprint(colBold.Sprint("Import successful!")), addr, rec.CreationID, len(rec.Outputs), words.Plural(len(rec.Outputs)), rec.Dir)
 	return ExitOK
 }
 

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/genform/genform/internal/words"
+
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/cwriter"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -68,7 +70,7 @@ func (p *jsonProgress) event(ev reconcile.Event) {
 		Status:       ev.Status,
 		Progress:     ev.Progress,
 		GenerationID: ev.GenerationID,
-		Message:      eventMessage(ev),
+		Message:      words.Event(ev),
 		Retry:        newRetryJSON(ev.Retry),
 	}
 	if ev.Addr.IsZero() {
@@ -76,36 +78,6 @@ func (p *jsonProgress) event(ev reconcile.Event) {
 		doc.Address, doc.Action = "", ""
 	}
 	p.enc.Encode(doc)
-}
-
-// eventMessage is what an event says beyond its phase and status, in words.
-func eventMessage(ev reconcile.Event) string {
-	switch ev.Phase {
-	case reconcile.PhaseSubmitted:
-		if ev.Resumed {
-			return "resuming"
-		}
-	case reconcile.PhaseDone:
-		switch ev.Action {
-		case reconcile.Create, reconcile.Replace, reconcile.Resume:
-			return fmt.Sprintf("%d file(s) in %s", ev.Files, ev.Dir)
-		case reconcile.Update:
-			return reasonText(&reconcile.Change{Addr: ev.Addr, Action: ev.Action, Reason: ev.Reason})
-		case reconcile.Restore:
-			return fmt.Sprintf("restored generation %s from the history: %d file(s) in %s", ev.GenerationID, ev.Files, ev.Dir)
-		case reconcile.Move:
-			return "moved from " + ev.PrevAddr.String()
-		case reconcile.Delete:
-			return "files removed"
-		}
-	case reconcile.PhaseFailed, reconcile.PhaseSkipped, reconcile.PhaseWarning:
-		if ev.Err != nil {
-			return ev.Err.Error()
-		}
-	case reconcile.PhaseRetrying:
-		return retryText(ev.Retry)
-	}
-	return ""
 }
 
 func (p *jsonProgress) close() {}
@@ -145,8 +117,8 @@ func (p *lineProgress) event(ev reconcile.Event) {
 func (p *lineProgress) close() {}
 
 func eventLine(ev reconcile.Event, elapsed time.Duration) string {
-	line := addrText(ev.Addr) + ": "
-	msg := eventMessage(ev)
+	line := words.EventAddr(ev.Addr) + ": "
+	msg := words.Event(ev)
 	switch ev.Phase {
 	case reconcile.PhaseSubmitting:
 		line += "submitting"
@@ -286,7 +258,7 @@ func (b *barProgress) event(ev reconcile.Event) {
 		jb.setStatus("downloading")
 		b.advance(jb, 950)
 	case reconcile.PhaseRetrying:
-		jb.setStatus(eventMessage(ev))
+		jb.setStatus(words.Event(ev))
 	default:
 		jb.setStatus(ev.Phase.String())
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/genform/genform/internal/words"
+
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/reconcile"
@@ -286,7 +288,7 @@ func runStateRm(env *Env, sc *stateCmd) int {
 			fmt.Fprintf(env.Stdout, "  job %s, submitted by an interrupted apply, is no longer followed\n", id)
 		}
 	}
-	fmt.Fprintf(env.Stdout, "Successfully removed %d resource instance%s. Their files stay on disk; genform no longer manages them.\n", len(forget), plural(len(forget)))
+	fmt.Fprintf(env.Stdout, "Successfully removed %d resource instance%s. Their files stay on disk; genform no longer manages them.\n", len(forget), words.Plural(len(forget)))
 	return ExitOK
 }
 
@@ -349,10 +351,10 @@ func runStateMv(env *Env, sc *stateCmd) int {
 		}
 		fmt.Fprintf(env.Stdout, "Moved %s to %s\n", p.src, p.dst)
 		if rec != nil && rec.Dir != old.Dir {
-			fmt.Fprintf(env.Stdout, "  %d file%s moved from %s to %s\n", len(rec.Outputs), plural(len(rec.Outputs)), old.Dir, rec.Dir)
+			fmt.Fprintf(env.Stdout, "  %d file%s moved from %s to %s\n", len(rec.Outputs), words.Plural(len(rec.Outputs)), old.Dir, rec.Dir)
 		}
 	}
-	fmt.Fprintf(env.Stdout, "Successfully moved %d resource instance%s.\n", len(pairs), plural(len(pairs)))
+	fmt.Fprintf(env.Stdout, "Successfully moved %d resource instance%s.\n", len(pairs), words.Plural(len(pairs)))
 	return ExitOK
 }
 

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/genform/genform/internal/words"
+
 	"github.com/genform/genform/statefile"
 )
 
@@ -105,5 +107,5 @@ func runStatePush(env *Env, sc *stateCmd) int {
 
 func copiedSummary(c statefile.Copied) string {
 	return fmt.Sprintf("%d resource instance%s, %d unfinished submission%s, %d generation%s in the history",
-		c.Resources, plural(c.Resources), c.Intents, plural(c.Intents), c.History, plural(c.History))
+		c.Resources, words.Plural(c.Resources), c.Intents, words.Plural(c.Intents), c.History, words.Plural(c.History))
 }

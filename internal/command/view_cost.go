@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/genform/genform/internal/words"
+
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/reconcile"
 )
@@ -18,10 +20,10 @@ func costLine(p *reconcile.Plan) string {
 	}
 	var parts []string
 	if n := e.Images - e.UnpricedImages; n > 0 {
-		parts = append(parts, fmt.Sprintf("%d image%s at %s", n, plural(n), p.Prices.Image))
+		parts = append(parts, fmt.Sprintf("%d image%s at %s", n, words.Plural(n), p.Prices.Image))
 	}
 	if n := e.VideoSeconds - e.UnpricedSeconds; n > 0 {
-		parts = append(parts, fmt.Sprintf("%d video second%s at %s", n, plural(n), p.Prices.VideoSecond))
+		parts = append(parts, fmt.Sprintf("%d video second%s at %s", n, words.Plural(n), p.Prices.VideoSecond))
 	}
 	line := fmt.Sprintf("Estimated cost: %s %s", e.Amount, e.Currency)
 	if !e.Complete() {
@@ -33,10 +35,10 @@ func costLine(p *reconcile.Plan) string {
 	if !e.Complete() {
 		var missing []string
 		if e.UnpricedImages > 0 {
-			missing = append(missing, fmt.Sprintf("%d image%s without a price: set prices.image", e.UnpricedImages, plural(e.UnpricedImages)))
+			missing = append(missing, fmt.Sprintf("%d image%s without a price: set prices.image", e.UnpricedImages, words.Plural(e.UnpricedImages)))
 		}
 		if e.UnpricedSeconds > 0 {
-			missing = append(missing, fmt.Sprintf("%d video second%s without a price: set prices.video_second", e.UnpricedSeconds, plural(e.UnpricedSeconds)))
+			missing = append(missing, fmt.Sprintf("%d video second%s without a price: set prices.video_second", e.UnpricedSeconds, words.Plural(e.UnpricedSeconds)))
 		}
 		line += "; " + strings.Join(missing, "; ") + " in the service block"
 	}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/genform/genform/internal/words"
+
 	"github.com/genform/genform/internal/secrets"
 
 	"github.com/genform/genform/reconcile"
@@ -68,7 +70,7 @@ func renderPlanMarkdown(w io.Writer, p *reconcile.Plan, serviceLine string) {
 		if n < len(destructive) {
 			list += fmt.Sprintf(" … (%d in all)", len(destructive))
 		}
-		fmt.Fprintf(&b, "\n> [!WARNING]\n> This plan deletes or replaces %d resource%s; their current files are removed: %s\n", len(destructive), plural(len(destructive)), list)
+		fmt.Fprintf(&b, "\n> [!WARNING]\n> This plan deletes or replaces %d resource%s; their current files are removed: %s\n", len(destructive), words.Plural(len(destructive)), list)
 	}
 	priced := p.Prices != nil
 	if priced {
@@ -77,13 +79,13 @@ func renderPlanMarkdown(w io.Writer, p *reconcile.Plan, serviceLine string) {
 		b.WriteString("\n| | Resource | Action | Reason |\n|---|---|---|---|\n")
 	}
 	footer := func(left int) string {
-		return fmt.Sprintf("\n_… %d more changed resource%s not shown to keep this comment under %d characters; run `genform plan` to see them all._\n", left, plural(left), markdownLimit)
+		return fmt.Sprintf("\n_… %d more changed resource%s not shown to keep this comment under %d characters; run `genform plan` to see them all._\n", left, words.Plural(left), markdownLimit)
 	}
 	const detailsHead = "\n#### Changes\n"
 	var details strings.Builder
 	shown := 0
 	for i, c := range changed {
-		row := fmt.Sprintf("| `%s` | %s | %s | %s |", strings.TrimSpace(actionSymbol(c.Action)), mdCode(c.Addr.String()), c.Action, mdEscape(reasonText(c)))
+		row := fmt.Sprintf("| `%s` | %s | %s | %s |", strings.TrimSpace(actionSymbol(c.Action)), mdCode(c.Addr.String()), c.Action, mdEscape(words.Reason(c)))
 		if priced {
 			cost := changeCost(p, c)
 			if cost == "" {
@@ -119,7 +121,7 @@ func markdownChange(p *reconcile.Plan, c *reconcile.Change) string {
 		summary += " · " + html.EscapeString(cost)
 	}
 	fmt.Fprintf(&s, "\n<details><summary>%s</summary>\n\n", summary)
-	if r := reasonText(c); r != "" {
+	if r := words.Reason(c); r != "" {
 		fmt.Fprintf(&s, "Why: %s\n\n", mdEscape(r))
 	}
 	attrs, before, _ := secrets.Redact(c, secrets.Value{})
@@ -161,7 +163,7 @@ func markdownChange(p *reconcile.Plan, c *reconcile.Change) string {
 			s.WriteString(strings.Join(blocks, "\n\n") + "\n")
 		}
 	}
-	for _, wn := range changeWarnings(c) {
+	for _, wn := range words.Warnings(c) {
 		fmt.Fprintf(&s, "\n> [!CAUTION]\n> %s\n", mdEscape(wn))
 	}
 	s.WriteString("\n</details>\n")

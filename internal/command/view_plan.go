@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/genform/genform/internal/words"
+
 	"github.com/genform/genform/internal/secrets"
 
 	"github.com/fatih/color"
@@ -102,7 +104,7 @@ func renderPlan(out io.Writer, p *reconcile.Plan, serviceLine string) {
 		}
 		fmt.Fprintln(w)
 		renderChange(w, p, c)
-		for _, wn := range changeWarnings(c) {
+		for _, wn := range words.Warnings(c) {
 			warnings = append(warnings, c.Addr.String()+": "+wn)
 		}
 	}
@@ -119,7 +121,7 @@ func renderChange(w io.Writer, p *reconcile.Plan, c *reconcile.Change) {
 	col := actionColor(c.Action)
 	kind, name := c.Addr.Resource.Kind, c.Addr.Resource.Name
 	fmt.Fprintf(w, "  %s %s", colBold.Sprint("# "+c.Addr.String()), colBold.Sprint(actionVerb(c)))
-	if r := reasonText(c); r != "" {
+	if r := words.Reason(c); r != "" {
 		fmt.Fprintf(w, ": %s", r)
 	}
 	fmt.Fprintln(w)
@@ -142,7 +144,7 @@ func renderChange(w io.Writer, p *reconcile.Plan, c *reconcile.Change) {
 		hidden = len(c.After) - len(c.Attrs)
 	}
 	if hidden > 0 {
-		fmt.Fprintf(w, "        # (%d unchanged attribute%s hidden)\n", hidden, plural(hidden))
+		fmt.Fprintf(w, "        # (%d unchanged attribute%s hidden)\n", hidden, words.Plural(hidden))
 	}
 	if c.GenerationID != "" {
 		fmt.Fprintf(w, "        # job %s\n", c.GenerationID)
@@ -230,13 +232,6 @@ func formatValue(v any) string {
 	}
 }
 
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
 // summaryLine is the plan's closing line, e.g.
 // "Plan: 3 to generate (files: 6 images, 1 video), 1 to re-download, 1 to move, 0 to delete."
 // The count before the brackets is of generations (what is paid for); the
@@ -248,7 +243,7 @@ func summaryLine(p *reconcile.Plan) string {
 		return "No changes. Your media matches the configuration."
 	}
 	line := fmt.Sprintf("Plan: %d to generate (files: %d image%s, %d video%s), %d to re-download, %d to move, %d to delete",
-		s.Generate, s.Images, plural(s.Images), s.Videos, plural(s.Videos), s.Redownload, s.Move, s.Delete)
+		s.Generate, s.Images, words.Plural(s.Images), s.Videos, words.Plural(s.Videos), s.Redownload, s.Move, s.Delete)
 	if s.Resume > 0 {
 		line += fmt.Sprintf(", %d to resume", s.Resume)
 	}
@@ -408,10 +403,10 @@ func changeDocument(p *reconcile.Plan, c *reconcile.Change) changeJSON {
 		Resource:         c.Addr.Resource.String(),
 		Kind:             c.Kind().String(),
 		Action:           c.Action.String(),
-		Reason:           reasonText(c),
+		Reason:           words.Reason(c),
 		ReasonCode:       reasonCode(c),
 		changeValuesJSON: changeValues(c, secrets.Text),
-		Warnings:         changeWarnings(c),
+		Warnings:         words.Warnings(c),
 	}
 	if p.Prices != nil && c.Action.Generates() {
 		if amount, ok := c.Cost(p.Prices); ok {

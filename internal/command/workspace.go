@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/genform/genform/internal/words"
+
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/genform/genform/config"
@@ -233,7 +235,7 @@ type serviceSwitch struct {
 
 // String says which service is which; checkService adds what to do.
 func (sw *serviceSwitch) String() string {
-	return fmt.Sprintf("the state was made with %s, but this configuration uses %s", describeServiceID(sw.recorded), sw.configured())
+	return fmt.Sprintf("the state was made with %s, but this configuration uses %s", words.ServiceSentence(sw.recorded), sw.configured())
 }
 
 // configured names the configured service and where it was set.
@@ -242,14 +244,6 @@ func (sw *serviceSwitch) configured() string {
 		return "the built-in simulator (GENFORM_BASE_URL and service.base_url are unset)"
 	}
 	return fmt.Sprintf("service %s (set by %s)", sw.to.BaseURL, sw.to.From)
-}
-
-// describeServiceID names a service identity in a sentence.
-func describeServiceID(id string) string {
-	if id == config.SimulatorService {
-		return "the built-in simulator"
-	}
-	return "service " + id
 }
 
 // recordedService is the service a state names; "" when there is no
@@ -273,7 +267,7 @@ func checkService(env *Env, command, recorded string, ep endpoint, migrate bool)
 		return "", ExitOK
 	}
 	sw := &serviceSwitch{recorded: recorded, to: ep}
-	to := describeServiceID(ep.ID)
+	to := words.ServiceSentence(ep.ID)
 	switch {
 	case command == "destroy":
 		// destroy deletes the files the state records and forgets them: it
@@ -285,7 +279,7 @@ func checkService(env *Env, command, recorded string, ep endpoint, migrate bool)
 		fmt.Fprintf(env.Stderr, "Warning: %v; destroy sends nothing to a service, so it deletes what the state records all the same.\n", sw)
 		return "", ExitOK
 	case migrate && command == "import":
-		fmt.Fprintf(env.Stderr, "Warning: %v; with -migrate-service the creation is imported from %s and the state will name it: plan then generates anew what was made with %s.\n", sw, to, describeServiceID(recorded))
+		fmt.Fprintf(env.Stderr, "Warning: %v; with -migrate-service the creation is imported from %s and the state will name it: plan then generates anew what was made with %s.\n", sw, to, words.ServiceSentence(recorded))
 		return recorded, ExitOK
 	case migrate:
 		fmt.Fprintf(env.Stderr, "Warning: %v; with -migrate-service everything made there is generated anew on %s, and the state will name it.\n", sw, to)

@@ -1,4 +1,4 @@
-package command
+package words
 
 import (
 	"fmt"
@@ -15,8 +15,8 @@ import (
 // markdown and JSON, writes them with the functions here, so a reason
 // reads the same everywhere.
 
-// reasonText says why a change is planned.
-func reasonText(c *reconcile.Change) string {
+// Reason says why a change is planned.
+func Reason(c *reconcile.Change) string {
 	if c.Reason == nil {
 		return ""
 	}
@@ -41,7 +41,7 @@ func reasonText(c *reconcile.Change) string {
 		return fmt.Sprintf("the endpoint changed from %s to %s", r.From, r.To)
 	case reconcile.ReasonRequest:
 		if r.PrevService != "" {
-			return fmt.Sprintf("the service changed from %s to %s (-migrate-service), and a generation on one is not one on the other", serviceName(r.PrevService), serviceName(r.Service))
+			return fmt.Sprintf("the service changed from %s to %s (-migrate-service), and a generation on one is not one on the other", Service(r.PrevService), Service(r.Service))
 		}
 		return fmt.Sprintf("the request differs from the recorded one (service %s, or a default changed)", r.Service)
 	case reconcile.ReasonUpstream:
@@ -61,7 +61,7 @@ func reasonText(c *reconcile.Change) string {
 	case reconcile.ReasonLocal:
 		parts := make([]string, len(r.Local))
 		for i, l := range r.Local {
-			parts[i] = localText(l)
+			parts[i] = Local(l)
 		}
 		return strings.Join(parts, "; ")
 	case reconcile.ReasonRenamed:
@@ -77,7 +77,7 @@ func reasonText(c *reconcile.Change) string {
 		if r.Holder != c.Addr {
 			held = ", last held by " + r.Holder.String()
 		}
-		return fmt.Sprintf("the history holds generation %s (creation %s) of this request, recorded %s%s; %s", r.GenerationID, r.CreationID, age(r.Since), held, from)
+		return fmt.Sprintf("the history holds generation %s (creation %s) of this request, recorded %s%s; %s", r.GenerationID, r.CreationID, Age(r.Since), held, from)
 	case reconcile.ReasonRemoved:
 		return "no longer in the configuration; its files are removed (the creation stays on the service)"
 	case reconcile.ReasonRemovedIntent:
@@ -90,8 +90,8 @@ func reasonText(c *reconcile.Change) string {
 	return ""
 }
 
-// localText is one local change of an update.
-func localText(l reconcile.LocalChange) string {
+// Local is one local change of an update.
+func Local(l reconcile.LocalChange) string {
 	switch l.What {
 	case reconcile.DirMoved:
 		return fmt.Sprintf("dir changed from %s to %s: files move", l.From, l.To)
@@ -115,9 +115,9 @@ func localText(l reconcile.LocalChange) string {
 	return l.What.String()
 }
 
-// changeWarnings are what a reviewer must know before applying a change:
+// Warnings are what a reviewer must know before applying a change:
 // a job an interrupted apply left, which may have been paid for.
-func changeWarnings(c *reconcile.Change) []string {
+func Warnings(c *reconcile.Change) []string {
 	r := c.Reason
 	switch {
 	case r == nil:
@@ -143,10 +143,10 @@ func changeWarnings(c *reconcile.Change) []string {
 	return nil
 }
 
-// importWarningText says what an import warning is about. When the
+// ImportWarning says what an import warning is about. When the
 // declared prompt is made from a sensitive variable (promptSensitive),
 // neither prompt is quoted.
-func importWarningText(addr addrs.Instance, id string, w reconcile.ImportWarning, promptSensitive bool) string {
+func ImportWarning(addr addrs.Instance, id string, w reconcile.ImportWarning, promptSensitive bool) string {
 	switch w.Kind {
 	case reconcile.PromptDiffers:
 		if promptSensitive {
@@ -154,7 +154,7 @@ func importWarningText(addr addrs.Instance, id string, w reconcile.ImportWarning
 		}
 		return fmt.Sprintf("the creation's prompt is %q, but %s declares %q; the next plan will not show this difference, because the declaration is recorded as its request", w.Got, addr, w.Want)
 	case reconcile.ImageCountDiffers:
-		return fmt.Sprintf("the creation has %d image%s, but %s declares image_number = %d", w.GotN, plural(w.GotN), addr, w.WantN)
+		return fmt.Sprintf("the creation has %d image%s, but %s declares image_number = %d", w.GotN, Plural(w.GotN), addr, w.WantN)
 	case reconcile.AlsoRecorded:
 		return fmt.Sprintf("creation %s is also recorded for %s; both now hold copies of its files", id, w.Other)
 	case reconcile.JobAbandoned:
@@ -163,17 +163,17 @@ func importWarningText(addr addrs.Instance, id string, w reconcile.ImportWarning
 	return ""
 }
 
-// serviceName names a service identity in a sentence.
-func serviceName(id string) string {
+// Service names a service identity in a sentence.
+func Service(id string) string {
 	if id == config.SimulatorService {
 		return "the built-in simulator"
 	}
 	return id
 }
 
-// age says how long ago t was, to the unit that matters: "3 minutes ago",
+// Age says how long ago t was, to the unit that matters: "3 minutes ago",
 // "2 days ago".
-func age(t time.Time) string {
+func Age(t time.Time) string {
 	d := time.Since(t)
 	switch {
 	case t.IsZero():
@@ -190,5 +190,12 @@ func age(t time.Time) string {
 }
 
 func ago(n int, unit string) string {
-	return fmt.Sprintf("%d %s%s ago", n, unit, plural(n))
+	return fmt.Sprintf("%d %s%s ago", n, unit, Plural(n))
+}
+
+func Plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -1,0 +1,76 @@
+package words
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/genform/genform/config"
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/service"
+)
+
+// ServiceAdvice is what the user can do about err when it is the service's
+// as a whole; "" for any other error.
+func ServiceAdvice(err error) string {
+	switch {
+	case errors.Is(err, service.ErrUnreachable):
+		return "Check GENFORM_BASE_URL (or base_url in the service block, which takes precedence), " +
+			"that the service is running at that address, and the network in between."
+	case errors.Is(err, service.ErrUnauthorized):
+		return "Set GENFORM_TOKEN (or token in the service block, which takes precedence) " +
+			"to a token the service accepts, then run the command again."
+	}
+	return ""
+}
+
+// ServiceError says what failed when err is the service's as a whole,
+// without the request that happened to find out: every other request
+// would have failed the same way. tokenSet is false when no token was
+// sent at all.
+func ServiceError(err error, tokenSet bool) string {
+	var ue *service.UnreachableError
+	if errors.As(err, &ue) {
+		return ue.Error()
+	}
+	var se *service.Error
+	if errors.Is(err, service.ErrUnauthorized) && errors.As(err, &se) {
+		answer := *se
+		answer.Op = ""
+		if !tokenSet {
+			return "the service wants a token and none is set: " + answer.Error()
+		}
+		return "the service refused the token: " + answer.Error()
+	}
+	return err.Error()
+}
+
+// EventAddr is an event's address, or "service" for the apply's own check
+// of the service, which is no instance's.
+func EventAddr(a addrs.Instance) string {
+	if a.IsZero() {
+		return "service"
+	}
+	return a.String()
+}
+
+// Retry is a retry as a progress line says it:
+// "retrying in 2s (429 Too Many Requests, attempt 2)".
+func Retry(r *service.RetryInfo) string {
+	if r == nil {
+		return "retrying"
+	}
+	wait := r.Wait.Round(100 * time.Millisecond)
+	if wait == 0 {
+		wait = r.Wait.Round(time.Millisecond)
+	}
+	return fmt.Sprintf("retrying in %s (%s, attempt %d)", wait, r.Reason(), r.Attempt)
+}
+
+// ServiceSentence names a service identity in a sentence.
+func ServiceSentence(id string) string {
+	if id == config.SimulatorService {
+		return "the built-in simulator"
+	}
+	return "service " + id
+}
