@@ -337,3 +337,25 @@ func validName(s string) bool {
 	}
 	return true
 }
+
+// Strings prints each address of list; nil for an empty list.
+func Strings(list []Instance) []string {
+	if len(list) == 0 {
+		return nil
+	}
+	out := make([]string, len(list))
+	for i, a := range list {
+		out[i] = a.String()
+	}
+	return out
+}
+
+// MustParseInstance is ParseInstance for addresses written in the
+// program (tests, tables), which panics on a malformed one.
+func MustParseInstance(s string) Instance {
+	a, err := ParseInstance(s)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/genform/genform/internal/formats/planfile"
+
 	"github.com/genform/genform/internal/words"
 
 	"github.com/genform/genform/internal/secrets"
@@ -79,11 +81,11 @@ func runApply(env *Env, args []string) int {
 		}
 	}
 
-	var saved *savedPlan
+	var saved *planfile.Saved
 	opts := ac.vars.options(env)
 	if planFile != "" {
 		var err error
-		if saved, err = readPlanFile(planFile); err != nil {
+		if saved, err = planfile.Read(planFile); err != nil {
 			return env.Errorf("%v", err)
 		}
 		if code := savedPlanOptions(env, saved, &ac, &opts); code != ExitOK {
@@ -104,7 +106,7 @@ func runApply(env *Env, args []string) int {
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
-	if _, code := checkService(env, "apply", meta.Service, ep, ac.migrateService || saved.migratesFrom(meta.Service)); code != ExitOK {
+	if _, code := checkService(env, "apply", meta.Service, ep, ac.migrateService || saved.MigratesFrom(meta.Service)); code != ExitOK {
 		return code
 	}
 
@@ -160,7 +162,7 @@ func runApply(env *Env, args []string) int {
 // savedPlanOptions sets opts to the variables a saved plan was made with.
 // Only the values the plan left out, of secret variables, may be given
 // again (-var, or GENFORM_VAR_<name>); everything else belongs to plan.
-func savedPlanOptions(env *Env, saved *savedPlan, ac *applyCmd, opts *config.Options) int {
+func savedPlanOptions(env *Env, saved *planfile.Saved, ac *applyCmd, opts *config.Options) int {
 	asMade := "a saved plan is applied as it was made; -var, -var-file, -target and -replace belong to 'genform plan -out'"
 	if len(saved.Secret) > 0 {
 		asMade += fmt.Sprintf(" (give again only the values the plan left out: -var for %s)", strings.Join(saved.Secret, ", "))
@@ -381,12 +383,12 @@ func writeApplyJSON(env *Env, res *reconcile.Result, warnings []string) {
 	}
 	doc := resultJSON{
 		Type:        "result",
-		Generated:   addrStrings(res.Generated),
-		Resumed:     addrStrings(res.Resumed),
-		Restored:    addrStrings(res.Restored),
-		Updated:     addrStrings(res.Updated),
-		Moved:       addrStrings(res.Moved),
-		Deleted:     addrStrings(res.Deleted),
+		Generated:   addrs.Strings(res.Generated),
+		Resumed:     addrs.Strings(res.Resumed),
+		Restored:    addrs.Strings(res.Restored),
+		Updated:     addrs.Strings(res.Updated),
+		Moved:       addrs.Strings(res.Moved),
+		Deleted:     addrs.Strings(res.Deleted),
 		Failed:      failures(res.Failed),
 		Skipped:     failures(res.Skipped),
 		Warnings:    warnings,

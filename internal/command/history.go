@@ -7,6 +7,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/genform/genform/internal/formats/jsonplan"
+
 	"github.com/genform/genform/internal/words"
 
 	"github.com/genform/genform/internal/secrets"
@@ -74,7 +76,7 @@ func runHistory(env *Env, args []string) int {
 	}
 	entries := hist.of(addr)
 	if *asJSON {
-		doc := historyDocument{FormatVersion: jsonFormatVersion, History: hist.json(entries)}
+		doc := historyDocument{FormatVersion: jsonplan.FormatVersion, History: hist.json(entries)}
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(doc); err != nil {

@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/genform/genform/internal/formats/planfile"
+
+	"github.com/genform/genform/internal/formats/jsonplan"
+
 	"github.com/genform/genform/internal/secrets"
 
 	"github.com/genform/genform/config"
@@ -100,7 +104,7 @@ func runPlan(env *Env, args []string) int {
 	secrets.HidePlan(plan, secrets.NewHider(cfg))
 	switch {
 	case pc.json:
-		if err := renderPlanJSON(env.Stdout, plan); err != nil {
+		if err := jsonplan.Write(env.Stdout, plan); err != nil {
 			return env.Errorf("%v", err)
 		}
 	case pc.format == "markdown":
@@ -109,9 +113,9 @@ func runPlan(env *Env, args []string) int {
 		renderPlan(env.Stdout, plan, ep.describe())
 	}
 	if pc.out != "" {
-		sp := newSavedPlan(plan, cfg, opts)
+		sp := planfile.New(plan, cfg, opts)
 		sp.MigrateFrom = migrateFrom
-		if err := writePlanFile(pc.out, sp); err != nil {
+		if err := planfile.Write(pc.out, sp); err != nil {
 			return env.Errorf("%v", err)
 		}
 		if !pc.json && pc.format == "" {

@@ -6,6 +6,10 @@ import (
 	"os"
 	"time"
 
+	"github.com/genform/genform/internal/formats/planfile"
+
+	"github.com/genform/genform/internal/formats/jsonplan"
+
 	"github.com/genform/genform/internal/secrets"
 
 	"github.com/genform/genform/config"
@@ -69,13 +73,13 @@ func runShow(env *Env, args []string) int {
 // showPlanFile renders a saved plan the way plan rendered it. It needs no
 // configuration: the plan holds everything it shows.
 func showPlanFile(env *Env, path string, asJSON bool) int {
-	saved, err := readPlanFile(path)
+	saved, err := planfile.Read(path)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
 	plan := saved.Plan
 	if asJSON {
-		if err := renderPlanJSON(env.Stdout, plan); err != nil {
+		if err := jsonplan.Write(env.Stdout, plan); err != nil {
 			return env.Errorf("writing the plan: %v", err)
 		}
 		return ExitOK

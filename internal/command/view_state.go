@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/genform/genform/internal/formats/jsonplan"
+
 	"github.com/genform/genform/internal/secrets"
 
 	"github.com/genform/genform/config"
@@ -153,7 +155,7 @@ func stateOutput(o statefile.Output) stateOutputJSON {
 // file) is written as an empty state.
 func renderStateJSON(w io.Writer, snap *statefile.Snapshot, service string, h *secrets.Hider, hist *historyView, entries []*statefile.Resource) error {
 	doc := stateDocument{
-		FormatVersion: jsonFormatVersion,
+		FormatVersion: jsonplan.FormatVersion,
 		Service:       service,
 		Resources:     []stateResourceJSON{},
 		Intents:       []stateIntentJSON{},
@@ -369,7 +371,7 @@ func unknownAddrError(addr addrs.Instance, snap *statefile.Snapshot) error {
 // unknownAddrIn is unknownAddrError with the known addresses listed.
 func unknownAddrIn(addr addrs.Instance, known []addrs.Instance) error {
 	msg := fmt.Sprintf("%s is not in the state", addr)
-	if s := suggest(addr.String(), addrStrings(known)); s != "" {
+	if s := suggest(addr.String(), addrs.Strings(known)); s != "" {
 		msg += fmt.Sprintf(" (did you mean %s?)", s)
 	}
 	return fmt.Errorf("%s; 'genform state list' shows the managed addresses", msg)

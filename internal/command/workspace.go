@@ -38,7 +38,7 @@ const builtinToken = "genform-builtin"
 // refusing at parse time what is not an address.
 type addrsFlag []addrs.Instance
 
-func (s *addrsFlag) String() string { return strings.Join(addrStrings(*s), ",") }
+func (s *addrsFlag) String() string { return strings.Join(addrs.Strings(*s), ",") }
 
 func (s *addrsFlag) Set(v string) error {
 	a, err := addrs.ParseInstance(v)

@@ -20,7 +20,7 @@ import (
 // for byte.
 func TestHider(t *testing.T) {
 	rec := &statefile.Resource{
-		Addr:     mustAddr("image.a"),
+		Addr:     addrs.MustParseInstance("image.a"),
 		Endpoint: addrs.Text2Image,
 		Request:  json.RawMessage(`{"config":{"image_number":1},"is_public":false,"negative_prompt":"no blur","prompt":"a poster saying OPEN-SESAME","settings":{"aspect_ratio":"16:9","resolution":720,"seed":918273}}`),
 		Detail:   json.RawMessage(`{"creation_id":"c1","prompt":"a poster saying OPEN-SESAME","outputs":[{"media_url":"https://m/ab/0.png"}],"note":"made from: a poster saying OPEN-SESAME"}`),
@@ -56,12 +56,12 @@ func TestHider(t *testing.T) {
 	}
 
 	// The configuration's own marks, with no secret value to look for.
-	h = &Hider{byResource: map[addrs.Resource][]string{mustAddr("image.a").Resource: {"negative_prompt"}}}
+	h = &Hider{byResource: map[addrs.Resource][]string{addrs.MustParseInstance("image.a").Resource: {"negative_prompt"}}}
 	if got := string(h.Of(rec).JSON(rec.Request)); !strings.Contains(got, `"negative_prompt":"(sensitive)"`) {
 		t.Errorf("the configuration's sensitive attribute is shown: %s", got)
 	}
 	// Nothing to hide: the same bytes.
-	plain := &statefile.Resource{Addr: mustAddr("image.b"), Endpoint: addrs.Text2Image, Request: rec.Request}
+	plain := &statefile.Resource{Addr: addrs.MustParseInstance("image.b"), Endpoint: addrs.Text2Image, Request: rec.Request}
 	if rh := (&Hider{secrets: []string{"zzz-not-there"}}).Of(plain); string(rh.JSON(plain.Request)) != string(plain.Request) {
 		t.Errorf("a request with nothing hidden was re-encoded")
 	}
@@ -73,7 +73,7 @@ func TestHider(t *testing.T) {
 // message with nothing to hide is the same error.
 func TestMasker(t *testing.T) {
 	p := &reconcile.Plan{Changes: []*reconcile.Change{{
-		Addr:      mustAddr("image.a"),
+		Addr:      addrs.MustParseInstance("image.a"),
 		Sensitive: []string{"prompt"},
 		After:     map[string]any{"prompt": "b3Blbi1zZXNhbWU=", "resolution": 720},
 	}}}
@@ -93,12 +93,4 @@ func TestMasker(t *testing.T) {
 	if m.Err(nil) != nil || NewMasker(nil, nil).Text("open-sesame") != "open-sesame" {
 		t.Error("an empty masker hides something")
 	}
-}
-
-func mustAddr(s string) addrs.Instance {
-	a, err := addrs.ParseInstance(s)
-	if err != nil {
-		panic(err)
-	}
-	return a
 }

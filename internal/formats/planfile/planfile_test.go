@@ -1,4 +1,4 @@
-package command
+package planfile
 
 import (
 	"encoding/json"
@@ -19,55 +19,55 @@ import (
 // attributes, which the file leaves out.
 func TestPlanFileRoundTrip(t *testing.T) {
 	since := time.Date(2026, 11, 24, 6, 0, 0, 0, time.UTC)
-	hero := mustAddr("image.hero")
+	hero := addrs.MustParseInstance("image.hero")
 	p := &reconcile.Plan{
 		Service: "simulator", Lineage: "lin", Serial: 7, ConfigHash: "hash",
-		Targets: []addrs.Instance{hero}, Replace: []addrs.Instance{mustAddr(`image.tile["a b"]`)},
+		Targets: []addrs.Instance{hero}, Replace: []addrs.Instance{addrs.MustParseInstance(`image.tile["a b"]`)},
 		Changes: []*reconcile.Change{
 			{Addr: hero, Action: reconcile.NoOp, Fingerprint: "fp", Media: 2, Dir: "generated/image/hero"},
-			{Addr: mustAddr("image.a"), Action: reconcile.Replace, Media: 1,
+			{Addr: addrs.MustParseInstance("image.a"), Action: reconcile.Replace, Media: 1,
 				Reason: &reconcile.Reason{Code: reconcile.ReasonChanged, Attrs: []string{"prompt", "seed"}},
 				Attrs:  []reconcile.AttrChange{{Name: "seed", Before: json.Number("1"), After: json.Number("2")}},
 				Before: map[string]any{"seed": json.Number("1"), "dir": "generated/image/a"},
 				After:  map[string]any{"seed": json.Number("2"), "dir": "generated/image/a"}},
-			{Addr: mustAddr("video.v"), Action: reconcile.Replace, Media: 1, AfterUnknown: []string{"source_image"},
+			{Addr: addrs.MustParseInstance("video.v"), Action: reconcile.Replace, Media: 1, AfterUnknown: []string{"source_image"},
 				Reason: &reconcile.Reason{Code: reconcile.ReasonUpstream, Upstream: []addrs.Resource{hero.Resource}}},
-			{Addr: mustAddr("video.w"), Action: reconcile.Replace,
+			{Addr: addrs.MustParseInstance("video.w"), Action: reconcile.Replace,
 				Reason: &reconcile.Reason{Code: reconcile.ReasonEndpoint, From: addrs.Text2Video, To: addrs.Image2Video}},
-			{Addr: mustAddr("image.b[3]"), Action: reconcile.Create,
+			{Addr: addrs.MustParseInstance("image.b[3]"), Action: reconcile.Create,
 				Reason: &reconcile.Reason{Code: reconcile.ReasonAnswerLost, Since: since}},
-			{Addr: mustAddr("image.c"), Action: reconcile.Update, Redownload: []int{1},
+			{Addr: addrs.MustParseInstance("image.c"), Action: reconcile.Update, Redownload: []int{1},
 				Reason: &reconcile.Reason{Code: reconcile.ReasonLocal, Local: []reconcile.LocalChange{
 					{What: reconcile.DirMoved, From: "x", To: "y"},
 					{What: reconcile.OutputMissing, Output: 1, Path: "y/1.png"},
 					{What: reconcile.ProtectionChanged, Protect: true},
 					{What: reconcile.IntentSettled, GenerationID: "job-0", Since: since},
 				}}},
-			{Addr: mustAddr("video.t"), Action: reconcile.Replace,
+			{Addr: addrs.MustParseInstance("video.t"), Action: reconcile.Replace,
 				Reason: &reconcile.Reason{Code: reconcile.ReasonTriggered, Upstream: []addrs.Resource{hero.Resource}}},
-			{Addr: mustAddr("image.d"), PrevAddr: mustAddr("image.old"), Action: reconcile.Move, Reason: &reconcile.Reason{Code: reconcile.ReasonRenamed}},
-			{Addr: mustAddr("image.e"), Action: reconcile.Resume, GenerationID: "job-1", Reason: &reconcile.Reason{Code: reconcile.ReasonInterrupted, GenerationID: "job-1"}},
-			{Addr: mustAddr("image.f"), Action: reconcile.Replace, Reason: &reconcile.Reason{Code: reconcile.ReasonFailed, Error: "boom"}},
-			{Addr: mustAddr("image.g"), Action: reconcile.Replace, Reason: &reconcile.Reason{Code: reconcile.ReasonRequest, Service: "simulator"}},
-			{Addr: mustAddr("image.h"), Action: reconcile.Delete, Reason: &reconcile.Reason{Code: reconcile.ReasonRemovedIntent, Since: since}},
+			{Addr: addrs.MustParseInstance("image.d"), PrevAddr: addrs.MustParseInstance("image.old"), Action: reconcile.Move, Reason: &reconcile.Reason{Code: reconcile.ReasonRenamed}},
+			{Addr: addrs.MustParseInstance("image.e"), Action: reconcile.Resume, GenerationID: "job-1", Reason: &reconcile.Reason{Code: reconcile.ReasonInterrupted, GenerationID: "job-1"}},
+			{Addr: addrs.MustParseInstance("image.f"), Action: reconcile.Replace, Reason: &reconcile.Reason{Code: reconcile.ReasonFailed, Error: "boom"}},
+			{Addr: addrs.MustParseInstance("image.g"), Action: reconcile.Replace, Reason: &reconcile.Reason{Code: reconcile.ReasonRequest, Service: "simulator"}},
+			{Addr: addrs.MustParseInstance("image.h"), Action: reconcile.Delete, Reason: &reconcile.Reason{Code: reconcile.ReasonRemovedIntent, Since: since}},
 		},
 	}
-	secret := &reconcile.Change{Addr: mustAddr("image.s"), Action: reconcile.Create, Media: 1, Sensitive: []string{"prompt"},
+	secret := &reconcile.Change{Addr: addrs.MustParseInstance("image.s"), Action: reconcile.Create, Media: 1, Sensitive: []string{"prompt"},
 		Reason: &reconcile.Reason{Code: reconcile.ReasonNew},
 		Attrs:  []reconcile.AttrChange{{Name: "prompt", After: "abracadabra"}},
 		After:  map[string]any{"prompt": "abracadabra", "dir": "d"}}
 	p.Changes = append(p.Changes, secret)
 
 	path := filepath.Join(t.TempDir(), "p.plan")
-	sp := &savedPlan{Plan: p, Vars: []string{"style=noir"}, VarFiles: []string{"a.genvars.hcl"}, Secret: []string{"tok"}, MigrateFrom: "https://gen.example.com"}
-	if err := writePlanFile(path, sp); err != nil {
+	sp := &Saved{Plan: p, Vars: []string{"style=noir"}, VarFiles: []string{"a.genvars.hcl"}, Secret: []string{"tok"}, MigrateFrom: "https://gen.example.com"}
+	if err := Write(path, sp); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(path)
 	if strings.Contains(string(raw), "abracadabra") {
 		t.Fatalf("the plan file holds a sensitive value:\n%s", raw)
 	}
-	got, err := readPlanFile(path)
+	got, err := Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}

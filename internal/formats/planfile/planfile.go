@@ -1,4 +1,4 @@
-package command
+package planfile
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/genform/genform/internal/formats/jsonplan"
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
@@ -30,8 +32,8 @@ const planFileKind = "genform-plan"
 // short-lived, so an older one is refused with "run plan again".
 const planFileVersion = "2"
 
-// savedPlan is a plan with the command-line inputs it was made with.
-type savedPlan struct {
+// Saved is a plan with the command-line inputs it was made with.
+type Saved struct {
 	Plan *reconcile.Plan
 	// Vars are the -var assignments of variables that are not secret, as
 	// typed; VarFiles the -var-file paths.
@@ -45,9 +47,9 @@ type savedPlan struct {
 	MigrateFrom string
 }
 
-// migratesFrom reports whether sp, a saved plan or nil, was made to move
+// MigratesFrom reports whether sp, a saved plan or nil, was made to move
 // a state away from service.
-func (sp *savedPlan) migratesFrom(service string) bool {
+func (sp *Saved) MigratesFrom(service string) bool {
 	return sp != nil && sp.MigrateFrom != "" && sp.MigrateFrom == service
 }
 
@@ -63,7 +65,7 @@ type planFileJSON struct {
 	Targets       []string         `json:"targets,omitempty"`
 	Replace       []string         `json:"replace,omitempty"`
 	Changes       []planChangeJSON `json:"changes"`
-	Prices        *pricesJSON      `json:"prices,omitempty"`
+	Prices        *jsonplan.Prices `json:"prices,omitempty"`
 }
 
 type planVarsJSON struct {
@@ -79,7 +81,7 @@ type planChangeJSON struct {
 	PreviousAddress string         `json:"previous_address,omitempty"`
 	Action          string         `json:"action"`
 	Reason          planReasonJSON `json:"reason"`
-	changeValuesJSON
+	jsonplan.Values
 }
 
 type planReasonJSON struct {
@@ -111,10 +113,10 @@ type localChangeJSON struct {
 	Since        *time.Time `json:"since,omitempty"`
 }
 
-// newSavedPlan is plan with the variables of opts as a saved plan keeps
+// New is plan with the variables of opts as a saved plan keeps
 // them: secret ones (cfg.Secret) by name only.
-func newSavedPlan(plan *reconcile.Plan, cfg *config.Config, opts config.Options) *savedPlan {
-	sp := &savedPlan{Plan: plan, VarFiles: opts.VarFiles}
+func New(plan *reconcile.Plan, cfg *config.Config, opts config.Options) *Saved {
+	sp := &Saved{Plan: plan, VarFiles: opts.VarFiles}
 	for _, v := range opts.Vars {
 		name, _, _ := strings.Cut(v, "=")
 		name = strings.TrimSpace(name)
@@ -129,8 +131,8 @@ func newSavedPlan(plan *reconcile.Plan, cfg *config.Config, opts config.Options)
 	return sp
 }
 
-// writePlanFile saves sp to path, readable by its owner only.
-func writePlanFile(path string, sp *savedPlan) error {
+// Write saves sp to path, readable by its owner only.
+func Write(path string, sp *Saved) error {
 	p := sp.Plan
 	doc := planFileJSON{
 		Kind:          planFileKind,
@@ -141,10 +143,10 @@ func writePlanFile(path string, sp *savedPlan) error {
 		Serial:        p.Serial,
 		ConfigHash:    p.ConfigHash,
 		Variables:     planVarsJSON{Vars: sp.Vars, VarFiles: sp.VarFiles, Secret: sp.Secret},
-		Targets:       addrStrings(p.Targets),
-		Replace:       addrStrings(p.Replace),
+		Targets:       addrs.Strings(p.Targets),
+		Replace:       addrs.Strings(p.Replace),
 		Changes:       make([]planChangeJSON, 0, len(p.Changes)),
-		Prices:        encodePrices(p.Prices),
+		Prices:        jsonplan.EncodePrices(p.Prices),
 	}
 	for _, c := range p.Changes {
 		doc.Changes = append(doc.Changes, encodePlanChange(c))
@@ -165,9 +167,9 @@ func encodePlanChange(c *reconcile.Change) planChangeJSON {
 		r = *c.Reason
 	}
 	cj := planChangeJSON{
-		Address:          c.Addr.String(),
-		Action:           c.Action.String(),
-		changeValuesJSON: changeValues(c, nil),
+		Address: c.Addr.String(),
+		Action:  c.Action.String(),
+		Values:  jsonplan.EncodeValues(c, nil),
 		Reason: planReasonJSON{
 			Code:         r.Code.String(),
 			Attrs:        r.Attrs,
@@ -209,8 +211,8 @@ func encodePlanChange(c *reconcile.Change) planChangeJSON {
 	return cj
 }
 
-// readPlanFile loads a plan saved by writePlanFile.
-func readPlanFile(path string) (*savedPlan, error) {
+// Read loads a plan saved by writePlanFile.
+func Read(path string) (*Saved, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading the saved plan: %w", err)
@@ -242,7 +244,7 @@ func readPlanFile(path string) (*savedPlan, error) {
 	if p.Replace, err = parseAddrList(doc.Replace); err != nil {
 		return nil, damaged(err)
 	}
-	if p.Prices, err = decodePrices(doc.Prices); err != nil {
+	if p.Prices, err = jsonplan.DecodePrices(doc.Prices); err != nil {
 		return nil, damaged(err)
 	}
 	for i, cj := range doc.Changes {
@@ -252,13 +254,13 @@ func readPlanFile(path string) (*savedPlan, error) {
 		}
 		p.Changes = append(p.Changes, c)
 	}
-	return &savedPlan{Plan: p, Vars: doc.Variables.Vars, VarFiles: doc.Variables.VarFiles, Secret: doc.Variables.Secret, MigrateFrom: doc.MigrateFrom}, nil
+	return &Saved{Plan: p, Vars: doc.Variables.Vars, VarFiles: doc.Variables.VarFiles, Secret: doc.Variables.Secret, MigrateFrom: doc.MigrateFrom}, nil
 }
 
 func decodePlanChange(cj planChangeJSON) (*reconcile.Change, error) {
 	var err error
 	c := &reconcile.Change{}
-	cj.values(c)
+	cj.Decode(c)
 	if c.Addr, err = addrs.ParseInstance(cj.Address); err != nil {
 		return nil, err
 	}
@@ -319,17 +321,6 @@ func decodePlanChange(cj planChangeJSON) (*reconcile.Change, error) {
 		c.Reason = &r
 	}
 	return c, nil
-}
-
-func addrStrings(list []addrs.Instance) []string {
-	if len(list) == 0 {
-		return nil
-	}
-	out := make([]string, len(list))
-	for i, a := range list {
-		out[i] = a.String()
-	}
-	return out
 }
 
 func parseAddrList(list []string) ([]addrs.Instance, error) {

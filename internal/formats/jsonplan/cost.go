@@ -1,0 +1,78 @@
+package jsonplan
+
+import (
+	"fmt"
+
+	"github.com/genform/genform/config"
+	"github.com/genform/genform/reconcile"
+)
+
+// Cost is the estimate in the plan document's summary, present only
+// when the configuration sets prices. Amounts are decimal strings, exact
+// as the sums are kept.
+type Cost struct {
+	Amount          string `json:"amount"`
+	Currency        string `json:"currency"`
+	Complete        bool   `json:"complete"`
+	Images          int    `json:"images"`
+	VideoSeconds    int    `json:"video_seconds"`
+	UnpricedImages  int    `json:"unpriced_images,omitempty"`
+	UnpricedSeconds int    `json:"unpriced_video_seconds,omitempty"`
+}
+
+// encodeCost is the plan's estimate for the plan document, nil without
+// prices.
+func encodeCost(p *reconcile.Plan) *Cost {
+	e, ok := p.Cost()
+	if !ok {
+		return nil
+	}
+	return &Cost{
+		Amount: e.Amount.String(), Currency: e.Currency, Complete: e.Complete(),
+		Images: e.Images, VideoSeconds: e.VideoSeconds,
+		UnpricedImages: e.UnpricedImages, UnpricedSeconds: e.UnpricedSeconds,
+	}
+}
+
+// Prices are the prices a saved plan was made with, so that showing
+// and applying it estimate the same cost.
+type Prices struct {
+	Image       string `json:"image,omitempty"`
+	VideoSecond string `json:"video_second,omitempty"`
+	Currency    string `json:"currency"`
+}
+
+func EncodePrices(p *config.Prices) *Prices {
+	if p == nil {
+		return nil
+	}
+	pj := &Prices{Currency: p.Currency}
+	if p.Image != nil {
+		pj.Image = p.Image.String()
+	}
+	if p.VideoSecond != nil {
+		pj.VideoSecond = p.VideoSecond.String()
+	}
+	return pj
+}
+
+func DecodePrices(pj *Prices) (*config.Prices, error) {
+	if pj == nil {
+		return nil, nil
+	}
+	p := &config.Prices{Currency: pj.Currency}
+	for _, f := range []struct {
+		s   string
+		dst **config.Money
+	}{{pj.Image, &p.Image}, {pj.VideoSecond, &p.VideoSecond}} {
+		if f.s == "" {
+			continue
+		}
+		m, err := config.ParseMoney(f.s)
+		if err != nil {
+			return nil, fmt.Errorf("prices: %w", err)
+		}
+		*f.dst = &m
+	}
+	return p, nil
+}

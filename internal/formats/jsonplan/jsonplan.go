@@ -1,0 +1,174 @@
+package jsonplan
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/genform/genform/internal/secrets"
+	"github.com/genform/genform/internal/words"
+	"github.com/genform/genform/reconcile"
+)
+
+// Document is the public JSON form of a plan (plan -json, show -json
+// PLANFILE), format_version "1": fields are only ever added. The engine's
+// Plan is not this document; this encoder is what scripts rely on.
+type Document struct {
+	FormatVersion string   `json:"format_version"`
+	Service       string   `json:"service"`
+	Lineage       string   `json:"lineage,omitempty"`
+	Serial        uint64   `json:"serial"`
+	Changes       []Change `json:"changes"`
+	Summary       Summary  `json:"summary"`
+	HasChanges    bool     `json:"has_changes"`
+}
+
+type Change struct {
+	Address         string `json:"address"`
+	PreviousAddress string `json:"previous_address,omitempty"`
+	Resource        string `json:"resource"`
+	Kind            string `json:"kind"`
+	Action          string `json:"action"`
+	Reason          string `json:"reason,omitempty"`
+	ReasonCode      string `json:"reason_code,omitempty"`
+	Values
+	Warnings []string `json:"warnings,omitempty"`
+	// Cost is the change's estimate as a decimal string, present when
+	// the configuration sets prices and the change makes a generation
+	// ("unknown" when its kind has no price).
+	Cost string `json:"cost,omitempty"`
+}
+
+// Values is what the plan document and the saved plan file say
+// alike of a change: its attributes and where its files go. The values of
+// sensitive attributes are whatever placeholder the encoder chose.
+type Values struct {
+	Attrs        []AttrChange   `json:"attributes,omitempty"`
+	Before       map[string]any `json:"before,omitempty"`
+	After        map[string]any `json:"after,omitempty"`
+	AfterUnknown []string       `json:"after_unknown,omitempty"`
+	Fingerprint  string         `json:"fingerprint,omitempty"`
+	Media        int            `json:"media"`
+	Seconds      int            `json:"seconds,omitempty"`
+	Dir          string         `json:"dir,omitempty"`
+	GenerationID string         `json:"generation_id,omitempty"`
+	Redownload   []int          `json:"redownload,omitempty"`
+	Sensitive    []string       `json:"sensitive,omitempty"`
+}
+
+// EncodeValues encodes c's values, sensitive ones as placeholder.
+func EncodeValues(c *reconcile.Change, placeholder any) Values {
+	attrs, before, after := secrets.Redact(c, placeholder)
+	v := Values{
+		Before:       before,
+		After:        after,
+		AfterUnknown: c.AfterUnknown,
+		Fingerprint:  c.Fingerprint,
+		Media:        c.Media,
+		Seconds:      c.Seconds,
+		Dir:          c.Dir,
+		GenerationID: c.GenerationID,
+		Redownload:   c.Redownload,
+		Sensitive:    c.Sensitive,
+	}
+	for _, a := range attrs {
+		v.Attrs = append(v.Attrs, AttrChange(a))
+	}
+	return v
+}
+
+// Decode is the change that v encodes, as far as v tells.
+func (v Values) Decode(c *reconcile.Change) {
+	c.Before, c.After, c.AfterUnknown = v.Before, v.After, v.AfterUnknown
+	c.Fingerprint, c.Media, c.Seconds, c.Dir = v.Fingerprint, v.Media, v.Seconds, v.Dir
+	c.GenerationID, c.Redownload, c.Sensitive = v.GenerationID, v.Redownload, v.Sensitive
+	for _, a := range v.Attrs {
+		c.Attrs = append(c.Attrs, reconcile.AttrChange(a))
+	}
+}
+
+type AttrChange struct {
+	Name    string `json:"name"`
+	Before  any    `json:"before,omitempty"`
+	After   any    `json:"after,omitempty"`
+	Unknown bool   `json:"unknown,omitempty"`
+}
+
+type Summary struct {
+	Generate   int `json:"generate"`
+	Images     int `json:"images"`
+	Videos     int `json:"videos"`
+	Redownload int `json:"redownload"`
+	Move       int `json:"move"`
+	Resume     int `json:"resume"`
+	Restore    int `json:"restore"`
+	Delete     int `json:"delete"`
+	NoOp       int `json:"no_op"`
+	// Cost is the estimate, present only when the configuration sets
+	// prices.
+	Cost *Cost `json:"cost,omitempty"`
+}
+
+// FormatVersion is the version of the public JSON documents: the plan
+// and state documents (show -json, plan -json).
+const FormatVersion = "1"
+
+// encodeSummary is the plan document's summary.
+func encodeSummary(p *reconcile.Plan) Summary {
+	s := p.Summary()
+	return Summary{
+		Generate: s.Generate, Images: s.Images, Videos: s.Videos, Redownload: s.Redownload,
+		Move: s.Move, Resume: s.Resume, Restore: s.Restore, Delete: s.Delete, NoOp: s.NoOp,
+		Cost: encodeCost(p),
+	}
+}
+
+func Write(w io.Writer, p *reconcile.Plan) error {
+	doc := Document{
+		FormatVersion: FormatVersion,
+		Service:       p.Service,
+		Lineage:       p.Lineage,
+		Serial:        p.Serial,
+		Changes:       make([]Change, 0, len(p.Changes)),
+		Summary:       encodeSummary(p),
+		HasChanges:    p.HasChanges(),
+	}
+	for _, c := range p.Changes {
+		doc.Changes = append(doc.Changes, encodeChange(p, c))
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+// reasonCode is the change's reason code, "" for a no-op.
+func reasonCode(c *reconcile.Change) string {
+	if c.Reason == nil {
+		return ""
+	}
+	return c.Reason.Code.String()
+}
+
+// encodeChange is one change of the plan document.
+func encodeChange(p *reconcile.Plan, c *reconcile.Change) Change {
+	cj := Change{
+		Address:    c.Addr.String(),
+		Resource:   c.Addr.Resource.String(),
+		Kind:       c.Kind().String(),
+		Action:     c.Action.String(),
+		Reason:     words.Reason(c),
+		ReasonCode: reasonCode(c),
+		Values:     EncodeValues(c, secrets.Text),
+		Warnings:   words.Warnings(c),
+	}
+	if p.Prices != nil && c.Action.Generates() {
+		if amount, ok := c.Cost(p.Prices); ok {
+			cj.Cost = amount.String()
+		} else {
+			cj.Cost = "unknown"
+		}
+	}
+	if !c.PrevAddr.IsZero() {
+		cj.PreviousAddress = c.PrevAddr.String()
+	}
+	return cj
+}
