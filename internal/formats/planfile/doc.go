@@ -1,5 +1,5 @@
 // Package planfile is the saved plan file of plan -out, apply PLANFILE
-// and show PLANFILE: a JSON document versioned on its own (Version),
+// and show PLANFILE: a JSON document versioned on its own (planFileVersion),
 // apart from the public plan document, holding what apply needs to make
 // exactly the changes the plan showed and what show needs to print it,
 // with the inputs it was made with.
