@@ -1,13 +1,13 @@
 package command
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"time"
 
-	"github.com/genform/genform/internal/formats/jsonplan"
+	"github.com/genform/genform/internal/formats/jsonstate"
+	"github.com/genform/genform/internal/history"
 
 	"github.com/genform/genform/internal/words"
 
@@ -15,7 +15,6 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/cache"
 	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/statefile"
 )
@@ -74,12 +73,9 @@ func runHistory(env *Env, args []string) int {
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
-	entries := hist.of(addr)
+	entries := hist.Of(addr)
 	if *asJSON {
-		doc := historyDocument{FormatVersion: jsonplan.FormatVersion, History: hist.json(entries)}
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(doc); err != nil {
+		if err := jsonstate.WriteHistory(env.Stdout, hist, entries); err != nil {
 			return env.Errorf("writing the history: %v", err)
 		}
 		return ExitOK
@@ -100,137 +96,27 @@ func runHistory(env *Env, args []string) int {
 // stateAndHistory reads the state and its history under the shared lock
 // of readState; a missing state file is an empty state with an empty
 // history.
-func stateAndHistory(cfg *config.Config, command string, lockTimeout time.Duration) (*statefile.Snapshot, *historyView, error) {
-	hv := &historyView{heldBy: map[string]addrs.Instance{}, cache: reconcile.CacheOf(cfg, "."), hide: secrets.NewHider(cfg)}
+func stateAndHistory(cfg *config.Config, command string, lockTimeout time.Duration) (*statefile.Snapshot, *history.View, error) {
+	c, h := reconcile.CacheOf(cfg, "."), secrets.NewHider(cfg)
 	st, err := readState(cfg, command, lockTimeout)
 	if err != nil || st == nil {
-		return nil, hv, err
+		return nil, history.New(nil, nil, c, h), err
 	}
 	defer st.Close()
 	snap, err := st.Snapshot()
 	if err != nil {
-		return nil, hv, err
+		return nil, history.New(nil, nil, c, h), err
 	}
-	if hv.entries, err = st.History(addrs.Instance{}); err != nil {
-		return nil, hv, err
+	entries, err := st.History(addrs.Instance{})
+	if err != nil {
+		return nil, history.New(nil, nil, c, h), err
 	}
-	for addr, rec := range snap.Resources {
-		if rec.GenerationID != "" {
-			hv.heldBy[rec.GenerationID] = addr
-		}
-	}
-	return snap, hv, nil
-}
-
-// historyView is the history as the views show it: its entries, newest
-// first, which of them a record holds, and the cache their files may be
-// in.
-type historyView struct {
-	entries []*statefile.Resource
-	heldBy  map[string]addrs.Instance // generation id -> the instance that holds it
-	cache   *cache.Cache
-	// hide says what is made from a sensitive value: an entry's request
-	// holds it as it was sent.
-	hide *secrets.Hider
-}
-
-// of lists the entries addr held last: every entry for the zero address,
-// those of every instance of a resource for an address without a key.
-func (h *historyView) of(addr addrs.Instance) []*statefile.Resource {
-	if addr.IsZero() {
-		return h.entries
-	}
-	var out []*statefile.Resource
-	for _, e := range h.entries {
-		if e.Addr == addr || addr.Key.IsZero() && e.Addr.Resource == addr.Resource {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-// state says what can be done with an entry: "held" (a record holds it),
-// "restorable", "failed", or "unrestorable" (a file was never hashed, so
-// a copy could not be checked).
-func (h *historyView) state(e *statefile.Resource) string {
-	switch {
-	case e.Status == reconcile.StatusFailed:
-		return "failed"
-	case !h.heldBy[e.GenerationID].IsZero():
-		return "held"
-	case e.Status != reconcile.StatusSucceed || len(e.Outputs) == 0:
-		return "unrestorable"
-	}
-	for _, o := range e.Outputs {
-		if o.SHA256 == "" {
-			return "unrestorable"
-		}
-	}
-	return "restorable"
-}
-
-// cached reports whether the cache holds every file of e.
-func (h *historyView) cached(e *statefile.Resource) bool {
-	if len(e.Outputs) == 0 {
-		return false
-	}
-	for _, o := range e.Outputs {
-		if !h.cache.Has(o.SHA256) {
-			return false
-		}
-	}
-	return true
-}
-
-// historyDocument is the JSON form of the history (history -json).
-type historyDocument struct {
-	FormatVersion string             `json:"format_version"`
-	History       []historyEntryJSON `json:"history"`
-}
-
-// historyEntryJSON is one generation of the history, in the history
-// document and the state document alike.
-type historyEntryJSON struct {
-	Address      string            `json:"address"`
-	GenerationID string            `json:"generation_id"`
-	CreationID   string            `json:"creation_id"`
-	Fingerprint  string            `json:"fingerprint"`
-	Endpoint     string            `json:"endpoint"`
-	Status       string            `json:"status"`
-	Error        string            `json:"error,omitempty"`
-	State        string            `json:"state"`
-	HeldBy       string            `json:"held_by,omitempty"`
-	Cached       bool              `json:"cached"`
-	Attributes   map[string]any    `json:"attributes"`
-	Outputs      []stateOutputJSON `json:"outputs"`
-	RecordedAt   string            `json:"recorded_at,omitempty"`
-	UpdatedAt    string            `json:"updated_at,omitempty"`
-}
-
-func (h *historyView) json(entries []*statefile.Resource) []historyEntryJSON {
-	out := make([]historyEntryJSON, 0, len(entries))
-	for _, e := range entries {
-		rh := h.hide.Of(e)
-		j := historyEntryJSON{
-			Address: e.Addr.String(), GenerationID: e.GenerationID, CreationID: e.CreationID,
-			Fingerprint: e.Fingerprint, Endpoint: e.Endpoint.Path(), Status: e.Status, Error: rh.Text(e.Error),
-			State: h.state(e), Cached: h.cached(e), Attributes: rh.Attrs(secrets.RecordAttrs(e), secrets.Text), Outputs: []stateOutputJSON{},
-			RecordedAt: jsonTime(e.CreatedAt), UpdatedAt: jsonTime(e.UpdatedAt),
-		}
-		if held := h.heldBy[e.GenerationID]; !held.IsZero() {
-			j.HeldBy = held.String()
-		}
-		for _, o := range e.Outputs {
-			j.Outputs = append(j.Outputs, stateOutput(o))
-		}
-		out = append(out, j)
-	}
-	return out
+	return snap, history.New(entries, snap, c, h), nil
 }
 
 // renderHistory writes entries grouped by the instance that held them
 // last, newest first within each.
-func renderHistory(w io.Writer, h *historyView, entries []*statefile.Resource) {
+func renderHistory(w io.Writer, h *history.View, entries []*statefile.Resource) {
 	byAddr := map[addrs.Instance][]*statefile.Resource{}
 	for _, e := range entries {
 		byAddr[e.Addr] = append(byAddr[e.Addr], e)
@@ -242,8 +128,8 @@ func renderHistory(w io.Writer, h *historyView, entries []*statefile.Resource) {
 		}
 		fmt.Fprintln(w, colBold.Sprint("# "+addr.String()))
 		for _, e := range byAddr[addr] {
-			counts[h.state(e)]++
-			fmt.Fprintf(w, "  %s\n", h.line(e, addr))
+			counts[h.State(e)]++
+			fmt.Fprintf(w, "  %s\n", historyLine(h, e, addr))
 		}
 	}
 	fmt.Fprintf(w, "\n%d generation%s: %d held, %d restorable, %d failed",
@@ -256,9 +142,9 @@ func renderHistory(w io.Writer, h *historyView, entries []*statefile.Resource) {
 
 // line is one entry in one line: when, what can be done with it, the job,
 // the prompt, and for a restorable one where its files would come from.
-func (h *historyView) line(e *statefile.Resource, addr addrs.Instance) string {
-	state := h.state(e)
-	rh := h.hide.Of(e)
+func historyLine(h *history.View, e *statefile.Resource, addr addrs.Instance) string {
+	state := h.State(e)
+	rh := h.Hide(e)
 	s := fmt.Sprintf("%s  %-12s job %s", e.CreatedAt.UTC().Format("2006-01-02 15:04:05Z"), state, e.GenerationID)
 	if p, ok := secrets.RecordAttrs(e)["prompt"].(string); ok {
 		if rh.Hides("prompt") || rh.Text(p) != p {
@@ -269,11 +155,11 @@ func (h *historyView) line(e *statefile.Resource, addr addrs.Instance) string {
 	}
 	switch state {
 	case "held":
-		if held := h.heldBy[e.GenerationID]; held != addr {
+		if held := h.HeldBy(e.GenerationID); held != addr {
 			s += " (held by " + held.String() + ")"
 		}
 	case "restorable":
-		if h.cached(e) {
+		if h.Cached(e) {
 			s += " (files in the cache)"
 		} else {
 			s += " (files downloaded again by creation id)"

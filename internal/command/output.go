@@ -11,9 +11,9 @@ import (
 
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
-	ctyjson "github.com/zclconf/go-cty/cty/json"
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/internal/formats/jsonstate"
 	"github.com/genform/genform/reconcile"
 )
 
@@ -127,7 +127,10 @@ func runOutput(env *Env, args []string) int {
 	sorted := append([]*config.Output(nil), cfg.Outputs...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
 	if *asJSON {
-		return writeOutputsJSON(env, sorted, values)
+		if err := jsonstate.WriteOutputs(env.Stdout, sorted, values); err != nil {
+			return env.Errorf("writing the outputs: %v", err)
+		}
+		return ExitOK
 	}
 	if len(sorted) == 0 {
 		fmt.Fprintln(env.Stdout, "No outputs. Declare output blocks in the configuration to see values here.")
@@ -139,34 +142,6 @@ func runOutput(env *Env, args []string) int {
 			val = formatCty(values[o.Name], "")
 		}
 		fmt.Fprintf(env.Stdout, "%s = %s\n", o.Name, val)
-	}
-	return ExitOK
-}
-
-type outputJSON struct {
-	Value     any             `json:"value"`
-	Type      json.RawMessage `json:"type"`
-	Sensitive bool            `json:"sensitive"`
-	Known     bool            `json:"known"`
-}
-
-// writeOutputsJSON prints every output as Terraform's output -json does,
-// sensitive values included (a script asked for them), with known saying
-// whether the value is settled: an unknown value is null.
-func writeOutputsJSON(env *Env, outs []*config.Output, values map[string]cty.Value) int {
-	doc := make(map[string]outputJSON, len(outs))
-	for _, o := range outs {
-		v := values[o.Name]
-		ty, err := ctyjson.MarshalType(v.Type())
-		if err != nil {
-			ty = json.RawMessage(`"dynamic"`)
-		}
-		doc[o.Name] = outputJSON{Value: config.JSONValue(v), Type: ty, Sensitive: o.Sensitive, Known: v.IsWhollyKnown()}
-	}
-	enc := json.NewEncoder(env.Stdout)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return env.Errorf("writing the outputs: %v", err)
 	}
 	return ExitOK
 }

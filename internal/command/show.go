@@ -6,6 +6,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/genform/genform/internal/formats/jsonstate"
+
 	"github.com/genform/genform/internal/formats/planfile"
 
 	"github.com/genform/genform/internal/formats/jsonplan"
@@ -127,22 +129,22 @@ func showState(env *Env, command string, vf varFlags, lockTimeout time.Duration,
 			if it := snap.Intents[addr]; it != nil {
 				one.Intents = map[addrs.Instance]*statefile.Intent{addr: it}
 			}
-			if err := renderStateJSON(env.Stdout, one, resolveEndpoint(env, cfg).ID, secrets.NewHider(cfg), hist, hist.of(addr)); err != nil {
+			if err := jsonstate.Write(env.Stdout, one, resolveEndpoint(env, cfg).ID, secrets.NewHider(cfg), hist, hist.Of(addr)); err != nil {
 				return env.Errorf("writing the state: %v", err)
 			}
 			return ExitOK
 		}
 		renderResource(env.Stdout, snap, addr, secrets.NewHider(cfg))
-		if entries := hist.of(addr); len(entries) > 0 {
+		if entries := hist.Of(addr); len(entries) > 0 {
 			fmt.Fprintf(env.Stdout, "\n%s\n", colBold.Sprintf("# history of %s (newest first; 'genform history' lists every instance's):", addr))
 			for _, e := range entries {
-				fmt.Fprintf(env.Stdout, "#   %s\n", hist.line(e, addr))
+				fmt.Fprintf(env.Stdout, "#   %s\n", historyLine(hist, e, addr))
 			}
 		}
 		return ExitOK
 	}
 	if asJSON {
-		if err := renderStateJSON(env.Stdout, snap, resolveEndpoint(env, cfg).ID, secrets.NewHider(cfg), hist, hist.entries); err != nil {
+		if err := jsonstate.Write(env.Stdout, snap, resolveEndpoint(env, cfg).ID, secrets.NewHider(cfg), hist, hist.Entries()); err != nil {
 			return env.Errorf("writing the state: %v", err)
 		}
 		return ExitOK

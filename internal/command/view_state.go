@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"time"
 
-	"github.com/genform/genform/internal/formats/jsonplan"
+	"github.com/genform/genform/internal/formats/jsonstate"
 
 	"github.com/genform/genform/internal/secrets"
 
@@ -21,167 +20,6 @@ import (
 // formats"), and the human views of show and state show. The JSON types
 // here are that format: the statefile records are an on-disk concern and
 // may change without it changing.
-
-// stateDocument is the JSON form of the state (show -json).
-type stateDocument struct {
-	FormatVersion string `json:"format_version"`
-	Lineage       string `json:"lineage"`
-	Serial        uint64 `json:"serial"`
-	// Service is the service the configuration points at, which the
-	// fingerprints are computed for.
-	Service   string              `json:"service,omitempty"`
-	Resources []stateResourceJSON `json:"resources"`
-	Intents   []stateIntentJSON   `json:"intents"`
-	// History lists every generation recorded (for one address, those it
-	// held), newest first.
-	History []historyEntryJSON `json:"history"`
-}
-
-type stateResourceJSON struct {
-	Address       string            `json:"address"`
-	Resource      string            `json:"resource"`
-	Kind          string            `json:"kind"`
-	Endpoint      string            `json:"endpoint"`
-	Fingerprint   string            `json:"fingerprint"`
-	GenerationID  string            `json:"generation_id"`
-	CreationID    string            `json:"creation_id"`
-	Status        string            `json:"status"`
-	Error         string            `json:"error,omitempty"`
-	Dir           string            `json:"dir"`
-	WatermarkFree bool              `json:"watermark_free"`
-	Request       json.RawMessage   `json:"request"`
-	Attributes    map[string]any    `json:"attributes"`
-	Detail        json.RawMessage   `json:"detail,omitempty"`
-	Outputs       []stateOutputJSON `json:"outputs"`
-	DependsOn     []string          `json:"depends_on"`
-	Protected     bool              `json:"protected"`
-	CreatedAt     string            `json:"created_at,omitempty"`
-	UpdatedAt     string            `json:"updated_at,omitempty"`
-	// Failure is the generation that failed after the one recorded.
-	Failure *stateFailureJSON `json:"failure,omitempty"`
-}
-
-type stateFailureJSON struct {
-	Endpoint     string          `json:"endpoint"`
-	Fingerprint  string          `json:"fingerprint"`
-	Request      json.RawMessage `json:"request"`
-	Attributes   map[string]any  `json:"attributes"`
-	GenerationID string          `json:"generation_id"`
-	Error        string          `json:"error"`
-	At           string          `json:"at,omitempty"`
-}
-
-type stateOutputJSON struct {
-	Index        int    `json:"index"`
-	ID           string `json:"id"`
-	MediaURL     string `json:"media_url"`
-	ThumbnailURL string `json:"thumbnail_url"`
-	Path         string `json:"path"`
-	Size         int64  `json:"size"`
-	ModTime      string `json:"mtime,omitempty"`
-	SHA256       string `json:"sha256"`
-	ContentType  string `json:"content_type"`
-}
-
-type stateIntentJSON struct {
-	Address      string `json:"address"`
-	Kind         string `json:"kind"`
-	Endpoint     string `json:"endpoint"`
-	Fingerprint  string `json:"fingerprint"`
-	GenerationID string `json:"generation_id"`
-	CreatedAt    string `json:"created_at,omitempty"`
-	SubmittedAt  string `json:"submitted_at,omitempty"`
-}
-
-func jsonTime(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format(time.RFC3339Nano)
-}
-
-// resourceJSON is one record in the JSON format, with what rh hides
-// replaced by sensitiveText.
-func resourceJSON(rec *statefile.Resource, protected bool, rh *secrets.Record) stateResourceJSON {
-	r := stateResourceJSON{
-		Address:       rec.Addr.String(),
-		Resource:      rec.Addr.Resource.String(),
-		Kind:          rec.Addr.Resource.Kind.String(),
-		Endpoint:      rec.Endpoint.Path(),
-		Fingerprint:   rec.Fingerprint,
-		GenerationID:  rec.GenerationID,
-		CreationID:    rec.CreationID,
-		Status:        rec.Status,
-		Error:         rec.Error,
-		Dir:           rec.Dir,
-		WatermarkFree: rec.WatermarkFree,
-		Request:       rh.JSON(rec.Request),
-		Attributes:    rh.Attrs(secrets.RecordAttrs(rec), secrets.Text),
-		Detail:        rh.JSON(rec.Detail),
-		Outputs:       []stateOutputJSON{},
-		DependsOn:     make([]string, 0, len(rec.Deps)),
-		Protected:     protected,
-		CreatedAt:     jsonTime(rec.CreatedAt),
-		UpdatedAt:     jsonTime(rec.UpdatedAt),
-	}
-	if len(r.Request) == 0 {
-		r.Request = json.RawMessage("null")
-	}
-	for _, d := range rec.Deps {
-		r.DependsOn = append(r.DependsOn, d.String())
-	}
-	if f := rec.Failure; f != nil {
-		r.Failure = &stateFailureJSON{Endpoint: f.Endpoint.Path(), Fingerprint: f.Fingerprint, Request: rh.JSON(f.Request),
-			Attributes: rh.Attrs(secrets.FailureAttrs(f), secrets.Text), GenerationID: f.GenerationID, Error: rh.Text(f.Error), At: jsonTime(f.At)}
-		if len(r.Failure.Request) == 0 {
-			r.Failure.Request = json.RawMessage("null")
-		}
-	}
-	for _, o := range rec.Outputs {
-		r.Outputs = append(r.Outputs, stateOutput(o))
-	}
-	return r
-}
-
-func stateOutput(o statefile.Output) stateOutputJSON {
-	return stateOutputJSON{
-		Index: o.Index, ID: o.ID, MediaURL: o.MediaURL, ThumbnailURL: o.ThumbnailURL,
-		Path: o.Path, Size: o.Size, ModTime: jsonTime(o.ModTime), SHA256: o.SHA256, ContentType: o.ContentType,
-	}
-}
-
-// renderStateJSON writes the state document, with what h hides replaced
-// by sensitiveText, and the history entries of hist. A nil snap (no state
-// file) is written as an empty state.
-func renderStateJSON(w io.Writer, snap *statefile.Snapshot, service string, h *secrets.Hider, hist *historyView, entries []*statefile.Resource) error {
-	doc := stateDocument{
-		FormatVersion: jsonplan.FormatVersion,
-		Service:       service,
-		Resources:     []stateResourceJSON{},
-		Intents:       []stateIntentJSON{},
-		History:       []historyEntryJSON{},
-	}
-	if hist != nil {
-		doc.History = hist.json(entries)
-	}
-	if snap != nil {
-		doc.Lineage, doc.Serial = snap.Meta.Lineage, snap.Meta.Serial
-		for _, addr := range addrs.SortedKeys(snap.Resources) {
-			rec := snap.Resources[addr]
-			doc.Resources = append(doc.Resources, resourceJSON(rec, snap.Protections[addr], h.Of(rec)))
-		}
-		for _, addr := range addrs.SortedKeys(snap.Intents) {
-			it := snap.Intents[addr]
-			doc.Intents = append(doc.Intents, stateIntentJSON{
-				Address: it.Addr.String(), Kind: it.Addr.Resource.Kind.String(), Endpoint: it.Endpoint.Path(), Fingerprint: it.Fingerprint,
-				GenerationID: it.GenerationID, CreatedAt: jsonTime(it.CreatedAt), SubmittedAt: jsonTime(it.SubmittedAt),
-			})
-		}
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
-}
 
 // renderStateSummary writes the human view of the whole state: for each
 // resource what a user looks for first (status, creation id, prompt and
@@ -276,8 +114,8 @@ func renderResource(w io.Writer, snap *statefile.Snapshot, addr addrs.Instance, 
 		attrRow{"depends_on", formatValue(deps)},
 		attrRow{"protected", strconv.FormatBool(snap.Protections[addr])},
 		attrRow{"fingerprint", formatValue(rec.Fingerprint)},
-		attrRow{"created_at", formatValue(jsonTime(rec.CreatedAt))},
-		attrRow{"updated_at", formatValue(jsonTime(rec.UpdatedAt))},
+		attrRow{"created_at", formatValue(jsonstate.Time(rec.CreatedAt))},
+		attrRow{"updated_at", formatValue(jsonstate.Time(rec.UpdatedAt))},
 	)
 	writeRows(w, "    ", rows)
 	for _, o := range rec.Outputs {
@@ -304,7 +142,7 @@ func renderResource(w io.Writer, snap *statefile.Snapshot, addr addrs.Instance, 
 		frows := []attrRow{
 			{"generation_id", formatValue(f.GenerationID)},
 			{"error", formatValue(rh.Text(f.Error))},
-			{"at", formatValue(jsonTime(f.At))},
+			{"at", formatValue(jsonstate.Time(f.At))},
 		}
 		attrs := rh.Attrs(secrets.FailureAttrs(f), secrets.Value{})
 		for _, n := range attrNames(attrs) {

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/genform/genform/internal/formats/jsonstate"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/zclconf/go-cty/cty"
 
@@ -33,7 +35,7 @@ func TestStateJSON(t *testing.T) {
 		Protections: map[addrs.Instance]bool{mustAddr("image.a"): true},
 	}
 	var buf bytes.Buffer
-	if err := renderStateJSON(&buf, snap, "simulator", nil, nil, nil); err != nil {
+	if err := jsonstate.Write(&buf, snap, "simulator", nil, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	var doc map[string]any
