@@ -8,6 +8,7 @@ import (
 	"github.com/fatih/color"
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/internal/formats/jsondiag"
 )
 
 func init() {
@@ -93,7 +94,7 @@ func runValidate(env *Env, args []string) int {
 	}
 	cfg, diags := config.Load(".", vf.options(env))
 	if *jsonOut {
-		if err := writeDiagnosticsJSON(env, cfg.Files, diags); err != nil {
+		if err := jsondiag.Write(env.Stdout, cfg.Files, diags); err != nil {
 			return env.Errorf("writing the result: %v", err)
 		}
 		if diags.HasErrors() {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/genform/genform/internal/formats/jsondiag"
 )
 
 // cmdEnv is an Env for running one command in-process, with the given
@@ -111,7 +113,7 @@ func TestValidateJSONDocument(t *testing.T) {
 	if code := runValidate(env, []string{"-json"}); code != ExitError {
 		t.Fatalf("exit %d", code)
 	}
-	var doc jsonDiagnostics
+	var doc jsondiag.Document
 	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
