@@ -3,7 +3,6 @@ package command
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -14,9 +13,8 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/genform/genform/internal/formats/jsonapply"
 	"github.com/genform/genform/internal/formats/planfile"
-
-	"github.com/genform/genform/internal/words"
 
 	"github.com/genform/genform/internal/secrets"
 
@@ -139,7 +137,7 @@ func runApply(env *Env, args []string) int {
 	}
 	if !plan.HasChanges() {
 		if ac.json {
-			writeApplyJSON(env, &reconcile.Result{}, nil)
+			jsonapply.WriteResult(env.Stdout, &reconcile.Result{}, nil)
 		} else if saved != nil {
 			fmt.Fprintln(env.Stdout, "No changes. Your media matches the configuration.")
 		}
@@ -311,13 +309,13 @@ func execute(env *Env, verb string, cfg *config.Config, ep endpoint, store *stat
 				fmt.Fprintf(env.Stderr, "Warning: %s\n", msg)
 			}
 		}
-		view.event(ev)
+		view.Event(ev)
 	}
 	if !asJSON {
 		fmt.Fprintln(env.Stdout)
 	}
 	res, err := eng.Apply(ctx, plan)
-	view.close()
+	view.Close()
 	if err != nil {
 		return serviceFailed(env, ep, mask.Err(err), "nothing was submitted")
 	}
@@ -328,7 +326,7 @@ func execute(env *Env, verb string, cfg *config.Config, ep endpoint, store *stat
 	}
 	res.Refused, res.StateErr = mask.Err(res.Refused), mask.Err(res.StateErr)
 	if asJSON {
-		writeApplyJSON(env, res, warnings)
+		jsonapply.WriteResult(env.Stdout, res, warnings)
 	} else {
 		renderResult(env, verb, res)
 	}
@@ -339,77 +337,6 @@ func execute(env *Env, verb string, cfg *config.Config, ep endpoint, store *stat
 		return ExitError
 	}
 	return ExitOK
-}
-
-// resultJSON is the last line of apply -json.
-type resultJSON struct {
-	Type        string        `json:"type"`
-	Generated   []string      `json:"generated"`
-	Resumed     []string      `json:"resumed"`
-	Restored    []string      `json:"restored"`
-	Updated     []string      `json:"updated"`
-	Moved       []string      `json:"moved"`
-	Deleted     []string      `json:"deleted"`
-	Failed      []failureJSON `json:"failed"`
-	Skipped     []failureJSON `json:"skipped"`
-	Running     []jobJSON     `json:"running"`
-	Warnings    []string      `json:"warnings"`
-	Interrupted bool          `json:"interrupted"`
-	// Unrecorded are jobs paid for whose ids the state could not hold;
-	// StateError says why.
-	Unrecorded []jobJSON `json:"unrecorded,omitempty"`
-	Unfinished []jobJSON `json:"unfinished,omitempty"`
-	StateError string    `json:"state_error,omitempty"`
-	Refused    string    `json:"refused,omitempty"`
-}
-
-type failureJSON struct {
-	Address string `json:"address"`
-	Message string `json:"message"`
-}
-
-type jobJSON struct {
-	Address      string `json:"address"`
-	GenerationID string `json:"generation_id"`
-}
-
-func writeApplyJSON(env *Env, res *reconcile.Result, warnings []string) {
-	failures := func(list []reconcile.Failure) []failureJSON {
-		var out []failureJSON
-		for _, f := range list {
-			out = append(out, failureJSON{Address: f.Addr.String(), Message: f.Err.Error()})
-		}
-		return out
-	}
-	doc := resultJSON{
-		Type:        "result",
-		Generated:   addrs.Strings(res.Generated),
-		Resumed:     addrs.Strings(res.Resumed),
-		Restored:    addrs.Strings(res.Restored),
-		Updated:     addrs.Strings(res.Updated),
-		Moved:       addrs.Strings(res.Moved),
-		Deleted:     addrs.Strings(res.Deleted),
-		Failed:      failures(res.Failed),
-		Skipped:     failures(res.Skipped),
-		Warnings:    warnings,
-		Interrupted: res.Interrupted,
-	}
-	for _, j := range res.Running {
-		doc.Running = append(doc.Running, jobJSON{Address: j.Addr.String(), GenerationID: j.GenerationID})
-	}
-	for _, j := range res.Unrecorded {
-		doc.Unrecorded = append(doc.Unrecorded, jobJSON{Address: j.Addr.String(), GenerationID: j.GenerationID})
-	}
-	for _, j := range res.Unfinished {
-		doc.Unfinished = append(doc.Unfinished, jobJSON{Address: j.Addr.String(), GenerationID: j.GenerationID})
-	}
-	if res.StateErr != nil {
-		doc.StateError = res.StateErr.Error()
-	}
-	if res.Refused != nil {
-		doc.Refused = words.ServiceError(res.Refused, true)
-	}
-	json.NewEncoder(env.Stdout).Encode(doc)
 }
 
 // renderResult writes the closing lines of an apply or a destroy (verb

@@ -1,7 +1,6 @@
 package command
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/genform/genform/internal/formats/jsonapply"
 	"github.com/genform/genform/internal/words"
 
 	"github.com/vbauerster/mpb/v8"
@@ -23,64 +23,21 @@ import (
 // per state change otherwise (and with GENFORM_IN_AUTOMATION), JSON lines
 // with apply -json.
 type progress interface {
-	event(reconcile.Event)
-	close()
+	Event(reconcile.Event)
+	Close()
 }
 
 // newProgress picks the rendering for this run.
 func newProgress(env *Env, asJSON bool, total int) progress {
 	switch {
 	case asJSON:
-		return &jsonProgress{enc: json.NewEncoder(env.Stdout)}
+		return jsonapply.NewProgress(env.Stdout)
 	case !env.Automation() && drawable(env.Stdout):
 		return newBarProgress(env.Stdout, total)
 	default:
 		return &lineProgress{w: env.Stdout, last: map[addrs.Instance]string{}, start: map[addrs.Instance]time.Time{}}
 	}
 }
-
-type jsonProgress struct {
-	mu  sync.Mutex
-	enc *json.Encoder
-}
-
-// eventJSON is one progress line of apply -json.
-type eventJSON struct {
-	Type         string     `json:"type"`
-	Time         time.Time  `json:"time"`
-	Address      string     `json:"address"`
-	Action       string     `json:"action"`
-	Phase        string     `json:"phase"`
-	Status       string     `json:"status,omitempty"`
-	Progress     float64    `json:"progress,omitempty"`
-	GenerationID string     `json:"generation_id,omitempty"`
-	Message      string     `json:"message,omitempty"`
-	Retry        *retryJSON `json:"retry,omitempty"`
-}
-
-func (p *jsonProgress) event(ev reconcile.Event) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	doc := eventJSON{
-		Type:         "progress",
-		Time:         ev.Time,
-		Address:      ev.Addr.String(),
-		Action:       ev.Action.String(),
-		Phase:        ev.Phase.String(),
-		Status:       ev.Status,
-		Progress:     ev.Progress,
-		GenerationID: ev.GenerationID,
-		Message:      words.Event(ev),
-		Retry:        newRetryJSON(ev.Retry),
-	}
-	if ev.Addr.IsZero() {
-		// The apply's own check of the service, before any change.
-		doc.Address, doc.Action = "", ""
-	}
-	p.enc.Encode(doc)
-}
-
-func (p *jsonProgress) close() {}
 
 // lineProgress prints a line when an instance's phase or service status
 // changes, not on every progress tick, so logs stay short.
@@ -91,7 +48,7 @@ type lineProgress struct {
 	start map[addrs.Instance]time.Time
 }
 
-func (p *lineProgress) event(ev reconcile.Event) {
+func (p *lineProgress) Event(ev reconcile.Event) {
 	if ev.Phase == reconcile.PhaseWarning {
 		return // apply prints warnings on stderr
 	}
@@ -114,7 +71,7 @@ func (p *lineProgress) event(ev reconcile.Event) {
 	fmt.Fprintln(p.w, eventLine(ev, elapsed))
 }
 
-func (p *lineProgress) close() {}
+func (p *lineProgress) Close() {}
 
 func eventLine(ev reconcile.Event, elapsed time.Duration) string {
 	line := words.EventAddr(ev.Addr) + ": "
@@ -223,7 +180,7 @@ func newBarProgress(w io.Writer, total int) *barProgress {
 	return b
 }
 
-func (b *barProgress) event(ev reconcile.Event) {
+func (b *barProgress) Event(ev reconcile.Event) {
 	if ev.Phase == reconcile.PhaseWarning {
 		return // apply prints warnings on stderr
 	}
@@ -322,9 +279,9 @@ func (b *barProgress) finish(ev reconcile.Event) {
 	b.overall.SetCurrent(b.units)
 }
 
-// close ends the display: bars still in flight go, the overall bar stays
+// Close ends the display: bars still in flight go, the overall bar stays
 // where it stopped.
-func (b *barProgress) close() {
+func (b *barProgress) Close() {
 	b.mu.Lock()
 	for _, jb := range b.bars {
 		jb.bar.Abort(true)

@@ -57,7 +57,7 @@ func closeWithin(t *testing.T, view progress, d time.Duration) {
 	t.Helper()
 	closed := make(chan struct{})
 	go func() {
-		view.close()
+		view.Close()
 		close(closed)
 	}()
 	select {
@@ -86,22 +86,22 @@ func TestBarProgressEveryEnding(t *testing.T) {
 		return reconcile.Event{Time: t0.Add(after), Addr: mustAddr(addr), Action: reconcile.Create, Phase: phase}
 	}
 	for _, a := range []string{"image.done", "image.failed", "image.stopped", "image.running"} {
-		view.event(ev(a, 0, reconcile.PhaseSubmitting))
+		view.Event(ev(a, 0, reconcile.PhaseSubmitting))
 		e := ev(a, 200*time.Millisecond, reconcile.PhaseRunning)
 		e.Status, e.Progress = "processing", 0.5
-		view.event(e)
+		view.Event(e)
 	}
 	time.Sleep(400 * time.Millisecond) // a redraw or two with four bars
 	done := ev("image.done", 2500*time.Millisecond, reconcile.PhaseDone)
 	done.Files, done.Dir = 2, "generated/image/done"
-	view.event(done)
+	view.Event(done)
 	failed := ev("image.failed", 1200*time.Millisecond, reconcile.PhaseFailed)
 	failed.Err = errors.New("the service refused the prompt")
-	view.event(failed)
+	view.Event(failed)
 	skipped := ev("image.after", 1300*time.Millisecond, reconcile.PhaseSkipped)
 	skipped.Err = errors.New("image.failed failed")
-	view.event(skipped)
-	view.event(ev("image.stopped", 3*time.Second, reconcile.PhaseInterrupted))
+	view.Event(skipped)
+	view.Event(ev("image.stopped", 3*time.Second, reconcile.PhaseInterrupted))
 	time.Sleep(400 * time.Millisecond)
 	closeWithin(t, view, 10*time.Second)
 
@@ -143,7 +143,7 @@ func TestProgressOnTerminalsOfNoSize(t *testing.T) {
 			if _, ok := view.(*lineProgress); !ok {
 				t.Errorf("got %T, want plain lines", view)
 			}
-			view.event(reconcile.Event{Time: time.Now(), Addr: mustAddr("image.a"), Action: reconcile.Create, Phase: reconcile.PhaseSubmitting})
+			view.Event(reconcile.Event{Time: time.Now(), Addr: mustAddr("image.a"), Action: reconcile.Create, Phase: reconcile.PhaseSubmitting})
 			closeWithin(t, view, 5*time.Second)
 			if got := strings.Join(screen(), "\n"); got != "image.a: submitting" {
 				t.Errorf("screen %q, want the plain line", got)

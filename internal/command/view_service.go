@@ -5,7 +5,6 @@ import (
 
 	"github.com/genform/genform/internal/words"
 
-	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/reconcile"
 )
 
@@ -42,25 +41,4 @@ func renderRefused(env *Env, res *reconcile.Result, summary string) {
 		}
 	}
 	env.Errorf("%s; nothing more was submitted. %s", words.ServiceError(res.Refused, true), words.ServiceAdvice(res.Refused))
-}
-
-// retryJSON is the retry of an apply -json progress line of phase
-// "retrying".
-type retryJSON struct {
-	Operation   string  `json:"operation"`
-	Attempt     int     `json:"attempt"`
-	MaxAttempts int     `json:"max_attempts,omitempty"`
-	HTTPStatus  int     `json:"http_status,omitempty"`
-	Reason      string  `json:"reason"`
-	WaitSeconds float64 `json:"wait_seconds"`
-}
-
-func newRetryJSON(r *service.RetryInfo) *retryJSON {
-	if r == nil {
-		return nil
-	}
-	return &retryJSON{
-		Operation: r.Op, Attempt: r.Attempt, MaxAttempts: r.MaxAttempts,
-		HTTPStatus: r.HTTPStatus, Reason: r.Reason(), WaitSeconds: r.Wait.Seconds(),
-	}
 }

@@ -1,0 +1,51 @@
+package jsonapply
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/reconcile"
+)
+
+func retryEvent(addr addrs.Instance, status, attempt int, wait time.Duration) reconcile.Event {
+	return reconcile.Event{
+		Time: time.Now(), Addr: addr, Action: reconcile.Create, Phase: reconcile.PhaseRetrying,
+		Retry: &service.RetryInfo{Op: "POST /v1/jobs/text2image", Attempt: attempt, MaxAttempts: 9, HTTPStatus: status, Wait: wait},
+	}
+}
+
+// TestRetriesInTheJSONProgress: apply -json has each retry as a progress
+// line of phase "retrying" with the retry's fields; the check of the
+// service has no address or action.
+func TestRetriesInTheJSONProgress(t *testing.T) {
+	var out bytes.Buffer
+	p := NewProgress(&out)
+	p.Event(retryEvent(addrs.MustParseInstance("image.a"), 429, 2, 2*time.Second))
+	p.Event(retryEvent(addrs.Instance{}, 500, 3, time.Second))
+	var lines []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+		lines = append(lines, m)
+	}
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want 2:\n%s", len(lines), out.String())
+	}
+	got := fmt.Sprint(lines[0]["address"], " ", lines[0]["action"], " ", lines[0]["phase"], " ", lines[0]["message"], " ", lines[0]["retry"])
+	want := "image.a create retrying retrying in 2s (429 Too Many Requests, attempt 2) " +
+		"map[attempt:2 http_status:429 max_attempts:9 operation:POST /v1/jobs/text2image reason:429 Too Many Requests wait_seconds:2]"
+	if got != want {
+		t.Errorf("line 1:\n%s\nwant:\n%s", got, want)
+	}
+	if lines[1]["address"] != "" || lines[1]["action"] != "" || lines[1]["phase"] != "retrying" {
+		t.Errorf("the check's retry: %v", lines[1])
+	}
+}

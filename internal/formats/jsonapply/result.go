@@ -1,0 +1,81 @@
+package jsonapply
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/words"
+	"github.com/genform/genform/reconcile"
+)
+
+// Result is the last line of apply -json.
+type Result struct {
+	Type        string    `json:"type"`
+	Generated   []string  `json:"generated"`
+	Resumed     []string  `json:"resumed"`
+	Restored    []string  `json:"restored"`
+	Updated     []string  `json:"updated"`
+	Moved       []string  `json:"moved"`
+	Deleted     []string  `json:"deleted"`
+	Failed      []Failure `json:"failed"`
+	Skipped     []Failure `json:"skipped"`
+	Running     []Job     `json:"running"`
+	Warnings    []string  `json:"warnings"`
+	Interrupted bool      `json:"interrupted"`
+	// Unrecorded are jobs paid for whose ids the state could not hold;
+	// StateError says why.
+	Unrecorded []Job  `json:"unrecorded,omitempty"`
+	Unfinished []Job  `json:"unfinished,omitempty"`
+	StateError string `json:"state_error,omitempty"`
+	Refused    string `json:"refused,omitempty"`
+}
+
+type Failure struct {
+	Address string `json:"address"`
+	Message string `json:"message"`
+}
+
+type Job struct {
+	Address      string `json:"address"`
+	GenerationID string `json:"generation_id"`
+}
+
+func WriteResult(w io.Writer, res *reconcile.Result, warnings []string) error {
+	failures := func(list []reconcile.Failure) []Failure {
+		var out []Failure
+		for _, f := range list {
+			out = append(out, Failure{Address: f.Addr.String(), Message: f.Err.Error()})
+		}
+		return out
+	}
+	doc := Result{
+		Type:        "result",
+		Generated:   addrs.Strings(res.Generated),
+		Resumed:     addrs.Strings(res.Resumed),
+		Restored:    addrs.Strings(res.Restored),
+		Updated:     addrs.Strings(res.Updated),
+		Moved:       addrs.Strings(res.Moved),
+		Deleted:     addrs.Strings(res.Deleted),
+		Failed:      failures(res.Failed),
+		Skipped:     failures(res.Skipped),
+		Warnings:    warnings,
+		Interrupted: res.Interrupted,
+	}
+	for _, j := range res.Running {
+		doc.Running = append(doc.Running, Job{Address: j.Addr.String(), GenerationID: j.GenerationID})
+	}
+	for _, j := range res.Unrecorded {
+		doc.Unrecorded = append(doc.Unrecorded, Job{Address: j.Addr.String(), GenerationID: j.GenerationID})
+	}
+	for _, j := range res.Unfinished {
+		doc.Unfinished = append(doc.Unfinished, Job{Address: j.Addr.String(), GenerationID: j.GenerationID})
+	}
+	if res.StateErr != nil {
+		doc.StateError = res.StateErr.Error()
+	}
+	if res.Refused != nil {
+		doc.Refused = words.ServiceError(res.Refused, true)
+	}
+	return json.NewEncoder(w).Encode(doc)
+}
