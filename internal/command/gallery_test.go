@@ -25,6 +25,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/genform/genform/internal/gallery"
+
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/simulator"
@@ -290,9 +292,9 @@ func TestGalleryRefusals(t *testing.T) {
 		f.resource("image.a", addrs.Text2Image, `{"prompt":"x"}`, "succeed",
 			f.file("generated/image/a/0.png", "image/png", pngBytes(t, 64, 64)))
 		f.save()
-		old := galleryEmbedLimit
-		galleryEmbedLimit = 100
-		t.Cleanup(func() { galleryEmbedLimit = old })
+		old := gallery.EmbedLimit
+		gallery.EmbedLimit = 100
+		t.Cleanup(func() { gallery.EmbedLimit = old })
 		env, _, stderr := cmdEnv()
 		if code := runGallery(env, nil); code != ExitError {
 			t.Fatalf("exit %d, want %d", code, ExitError)
