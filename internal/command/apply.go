@@ -13,13 +13,14 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/genform/genform/internal/views"
+
 	"github.com/genform/genform/internal/formats/jsonapply"
 	"github.com/genform/genform/internal/formats/planfile"
 
 	"github.com/genform/genform/internal/secrets"
 
 	"github.com/genform/genform/config"
-	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/statefile"
 )
@@ -124,7 +125,7 @@ func runApply(env *Env, args []string) int {
 			Targets: ac.targets, Replace: ac.replace, Refresh: ac.refresh,
 		})
 		if len(pd) > 0 {
-			writeDiagnostics(env, cfg.Files, pd)
+			views.Diagnostics(&env.Streams, cfg.Files, pd)
 		}
 		if pd.HasErrors() {
 			return ExitError
@@ -132,7 +133,7 @@ func runApply(env *Env, args []string) int {
 		secrets.HidePlan(p, secrets.NewHider(cfg))
 		plan = p
 		if !ac.json {
-			renderPlan(env.Stdout, plan, ep.describe())
+			views.Plan(env.Stdout, plan, ep.describe())
 		}
 	}
 	if !plan.HasChanges() {
@@ -211,7 +212,7 @@ func checkSavedPlan(env *Env, plan *reconcile.Plan, cfg *config.Config, ep endpo
 // than hanging a CI job.
 func confirm(env *Env) int {
 	f, ok := env.Stdin.(*os.File)
-	if !ok || !isTerminal(f) || env.Automation() {
+	if !ok || !views.IsTerminal(f) || env.Automation() {
 		return env.Errorf("apply needs confirmation, but there is no terminal to ask on; pass -auto-approve, or apply a saved plan (genform plan -out=FILE, then genform apply FILE)")
 	}
 	fmt.Fprint(env.Stdout, "\nDo you want to perform these actions? Only 'yes' will be accepted: ")
@@ -289,7 +290,12 @@ func execute(env *Env, verb string, cfg *config.Config, ep endpoint, store *stat
 			total++
 		}
 	}
-	view := newProgress(env, asJSON, total)
+	var view views.Progress
+	if asJSON {
+		view = jsonapply.NewProgress(env.Stdout)
+	} else {
+		view = views.NewProgress(&env.Streams, total)
+	}
 	var warnMu sync.Mutex
 	var warnings []string
 	mask := secrets.NewMasker(secrets.NewHider(cfg), plan)
@@ -328,7 +334,7 @@ func execute(env *Env, verb string, cfg *config.Config, ep endpoint, store *stat
 	if asJSON {
 		jsonapply.WriteResult(env.Stdout, res, warnings)
 	} else {
-		renderResult(env, verb, res)
+		views.Result(&env.Streams, verb, res)
 	}
 	switch {
 	case res.Interrupted:
@@ -337,70 +343,6 @@ func execute(env *Env, verb string, cfg *config.Config, ep endpoint, store *stat
 		return ExitError
 	}
 	return ExitOK
-}
-
-// renderResult writes the closing lines of an apply or a destroy (verb
-// "Apply" or "Destroy", as Terraform's "Destroy complete!").
-func renderResult(env *Env, verb string, res *reconcile.Result) {
-	defer renderUnrecorded(env, res)
-	w := env.Stdout
-	restored := ""
-	if len(res.Restored) > 0 {
-		restored = fmt.Sprintf("%d restored, ", len(res.Restored))
-	}
-	summary := fmt.Sprintf("%d generated, %d resumed, %s%d re-downloaded, %d moved, %d deleted.",
-		len(res.Generated), len(res.Resumed), restored, len(res.Updated), len(res.Moved), len(res.Deleted))
-	if res.Interrupted {
-		fmt.Fprintf(w, "\n%s %s\n", colYellow.Sprint(colBold.Sprint(verb+" interrupted.")), summary)
-		if len(res.Running) > 0 {
-			fmt.Fprintln(w, "These jobs are still running on the service; their ids are recorded in the state:")
-			for _, j := range res.Running {
-				fmt.Fprintf(w, "  - %s (job %s)\n", j.Addr, j.GenerationID)
-			}
-		}
-		fmt.Fprintf(w, "Run 'genform %s' again to resume them; nothing is submitted twice.\n", strings.ToLower(verb))
-		return
-	}
-	if res.Refused != nil {
-		renderRefused(env, res, summary)
-		return
-	}
-	if len(res.Failed) == 0 && len(res.Skipped) == 0 {
-		fmt.Fprintf(w, "\n%s %s\n", colGreen.Sprint(colBold.Sprint(verb+" complete!")), summary)
-		return
-	}
-	fmt.Fprintf(w, "\n%s %s\n", colRed.Sprint(colBold.Sprint(verb+" finished with errors.")), summary)
-	for _, f := range res.Failed {
-		env.Errorf("%s: %v", f.Addr, f.Err)
-	}
-	for _, f := range res.Skipped {
-		env.Errorf("%s: %v", f.Addr, f.Err)
-	}
-	for _, j := range res.Running {
-		fmt.Fprintf(w, "  still running on the service: %s (job %s); rerun apply to resume it\n", j.Addr, j.GenerationID)
-	}
-}
-
-// renderUnrecorded says what to do about jobs paid for whose ids the state
-// could not be made to hold: the ready import command of each.
-func renderUnrecorded(env *Env, res *reconcile.Result) {
-	if res.StateErr == nil && len(res.Unrecorded) == 0 && len(res.Unfinished) == 0 {
-		return
-	}
-	env.Errorf("genform could not write its state (%v), so it submitted nothing more", res.StateErr)
-	if len(res.Unfinished) > 0 {
-		fmt.Fprintf(env.Stderr, "These generations are paid for; the state holds their job ids but not their results. Once the state can be written again (free some disk space, make it writable, or bring its PostgreSQL server back), run 'genform apply': it resumes them and pays nothing:\n")
-		for _, j := range res.Unfinished {
-			fmt.Fprintf(env.Stderr, "  %s (job %s)\n", j.Addr, j.GenerationID)
-		}
-	}
-	if len(res.Unrecorded) == 0 {
-		return
-	}
-	fmt.Fprintf(env.Stderr, "These generations are paid for, but the state does not hold them. Once the state can be written again (free some disk space, make it writable, or bring its PostgreSQL server back), adopt each instead of generating it again:\n")
-	for _, j := range res.Unrecorded {
-		fmt.Fprintf(env.Stderr, "  genform import %s %s\n", j.Addr.Shell(), addrs.ShellQuote(j.GenerationID))
-	}
 }
 
 // oneProc runs Go on one processor until the function it returns is

@@ -12,7 +12,7 @@ import (
 
 	"github.com/agext/levenshtein"
 	"github.com/fatih/color"
-	"github.com/mattn/go-isatty"
+	"github.com/genform/genform/internal/views"
 )
 
 // Exit codes, as the README documents them.
@@ -28,28 +28,15 @@ const (
 // and whether colour is on. Commands never touch os.Stdout or os.Getenv
 // directly, so they can be run in-process by tests.
 type Env struct {
-	Stdin          io.Reader
-	Stdout, Stderr io.Writer
-	// Color is false with -no-color, NO_COLOR, or when stdout is not a terminal.
-	Color bool
-	// Getenv reads the process environment.
-	Getenv func(string) string
+	views.Streams
+	Stdin io.Reader
 	// Environ lists the process environment as KEY=VALUE pairs.
 	Environ func() []string
 }
 
-// Automation reports whether GENFORM_IN_AUTOMATION is set: no prompts, no
-// progress bars, plain line output.
-func (e *Env) Automation() bool { return e.Getenv("GENFORM_IN_AUTOMATION") != "" }
-
 // Errorf prints an error in the house format and returns ExitError.
 func (e *Env) Errorf(format string, args ...any) int {
-	msg := fmt.Sprintf(format, args...)
-	if e.Color {
-		fmt.Fprintf(e.Stderr, "%s %s\n", color.New(color.FgRed, color.Bold).Sprint("Error:"), msg)
-	} else {
-		fmt.Fprintf(e.Stderr, "Error: %s\n", msg)
-	}
+	e.Streams.Errorf(format, args...)
 	return ExitError
 }
 
@@ -74,10 +61,8 @@ func register(c *command) {
 // returns the process exit code.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	env := &Env{
+		Streams: views.Streams{Stdout: stdout, Stderr: stderr, Getenv: os.Getenv},
 		Stdin:   stdin,
-		Stdout:  stdout,
-		Stderr:  stderr,
-		Getenv:  os.Getenv,
 		Environ: os.Environ,
 	}
 	global := flag.NewFlagSet("genform", flag.ContinueOnError)
@@ -93,7 +78,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		printUsage(stderr)
 		return ExitError
 	}
-	env.Color = !*noColor && env.Getenv("NO_COLOR") == "" && isTerminal(stdout)
+	env.Color = !*noColor && env.Getenv("NO_COLOR") == "" && views.IsTerminal(stdout)
 	color.NoColor = !env.Color
 
 	rest := global.Args()
@@ -172,14 +157,6 @@ func printUsage(w io.Writer) {
 	fmt.Fprint(w, "\nRun 'genform <command> -help' for a command's flags.\n")
 }
 
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
-}
-
 // suggest returns the candidate closest to s when it is close enough to be a
 // likely typo, and "" otherwise.
 func suggest(s string, candidates []string) string {
@@ -190,4 +167,11 @@ func suggest(s string, candidates []string) string {
 		}
 	}
 	return best
+}
+
+// serviceFailed prints err, which ended a command before it changed
+// anything (views.ServiceFailed), and returns ExitError.
+func serviceFailed(env *Env, ep endpoint, err error, outcome string) int {
+	views.ServiceFailed(&env.Streams, ep.Token != "", err, outcome)
+	return ExitError
 }

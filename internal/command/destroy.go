@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/genform/genform/internal/views"
+
 	"github.com/genform/genform/internal/secrets"
 
 	"github.com/genform/genform/reconcile"
@@ -65,13 +67,13 @@ func runDestroy(env *Env, args []string) int {
 	checkService(env, "destroy", recordedService(snap), ep, false)
 	plan, diags := reconcile.MakeDestroyPlan(reconcile.PlanInput{Config: cfg, State: snap, Service: ep.ID, Targets: pf.targets})
 	if len(diags) > 0 {
-		writeDiagnostics(env, cfg.Files, diags)
+		views.Diagnostics(&env.Streams, cfg.Files, diags)
 	}
 	if diags.HasErrors() {
 		return ExitError
 	}
 	secrets.HidePlan(plan, secrets.NewHider(cfg))
-	renderPlan(env.Stdout, plan, ep.describe())
+	views.Plan(env.Stdout, plan, ep.describe())
 	if !plan.HasChanges() {
 		return ExitOK
 	}

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/genform/genform/internal/views"
+
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/hcl/v2/hclwrite"
@@ -128,7 +130,7 @@ func runFmt(env *Env, args []string) int {
 			failed = true
 		}
 	}
-	writeDiagnostics(env, parsed, diags)
+	views.Diagnostics(&env.Streams, parsed, diags)
 	switch {
 	case failed || diags.HasErrors():
 		return ExitError
@@ -162,7 +164,7 @@ func fmtStdin(env *Env, o fmtOptions) int {
 	files := map[string]*hcl.File{}
 	out, diags := formatSource(src, "<stdin>", files)
 	if diags.HasErrors() {
-		writeDiagnostics(env, files, diags)
+		views.Diagnostics(&env.Streams, files, diags)
 		return ExitError
 	}
 	changed := !bytes.Equal(src, out)

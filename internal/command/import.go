@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/genform/genform/internal/views"
+
 	"github.com/genform/genform/internal/words"
 
 	"github.com/genform/genform/config"
@@ -96,7 +98,7 @@ func runImport(env *Env, args []string) int {
 	if inst == nil {
 		if r := cfg.Resource(addr.Resource); r != nil && diags.HasErrors() && !hasInstances(insts, r.Addr()) {
 			// The resource is declared but could not be expanded: say why.
-			writeDiagnostics(env, cfg.Files, diags)
+			views.Diagnostics(&env.Streams, cfg.Files, diags)
 			return env.Errorf("cannot import %s: the instances of %s cannot be known from the configuration and the state", addr, r.Addr())
 		}
 		return env.Errorf("%v", notDeclaredError(addr, cfg, insts))
@@ -134,7 +136,7 @@ func runImport(env *Env, args []string) int {
 	}
 	rec := res.Resource
 	fmt.Fprintf(env.Stdout, "%s %s adopted creation %s: %d file%s in %s.\n",
-		colGreen.Sprint(colBold.Sprint("Import successful!")), addr, rec.CreationID, len(rec.Outputs), words.Plural(len(rec.Outputs)), rec.Dir)
+		views.Success("Import successful!"), addr, rec.CreationID, len(rec.Outputs), words.Plural(len(rec.Outputs)), rec.Dir)
 	return ExitOK
 }
 

@@ -4,13 +4,11 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"slices"
 	"sort"
 	"strings"
 
-	"github.com/hashicorp/hcl/v2/hclsyntax"
-	"github.com/zclconf/go-cty/cty"
+	"github.com/genform/genform/internal/views"
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/formats/jsonstate"
@@ -97,7 +95,7 @@ func runOutput(env *Env, args []string) int {
 		}
 	}
 	if len(diags) > 0 {
-		writeDiagnostics(env, cfg.Files, diags)
+		views.Diagnostics(&env.Streams, cfg.Files, diags)
 	}
 	if diags.HasErrors() {
 		return ExitError
@@ -113,13 +111,13 @@ func runOutput(env *Env, args []string) int {
 			}
 			fmt.Fprintln(env.Stdout, string(b))
 		case *raw:
-			s, err := rawValue(v)
+			s, err := views.RawValue(v)
 			if err != nil {
 				return env.Errorf("output %s: %v", name, err)
 			}
 			fmt.Fprintln(env.Stdout, s)
 		default:
-			fmt.Fprintln(env.Stdout, formatCty(v, ""))
+			fmt.Fprintln(env.Stdout, views.Value(v, ""))
 		}
 		return ExitOK
 	}
@@ -139,111 +137,9 @@ func runOutput(env *Env, args []string) int {
 	for _, o := range sorted {
 		val := "<sensitive>"
 		if !o.Sensitive {
-			val = formatCty(values[o.Name], "")
+			val = views.Value(values[o.Name], "")
 		}
 		fmt.Fprintf(env.Stdout, "%s = %s\n", o.Name, val)
 	}
 	return ExitOK
-}
-
-// rawValue is a primitive value as a shell script wants it.
-func rawValue(v cty.Value) (string, error) {
-	if !v.IsWhollyKnown() {
-		return "", fmt.Errorf("the value is known only after apply")
-	}
-	if v.IsNull() {
-		return "", fmt.Errorf("the value is null")
-	}
-	switch v.Type() {
-	case cty.String:
-		return v.AsString(), nil
-	case cty.Number:
-		return v.AsBigFloat().Text('f', -1), nil
-	case cty.Bool:
-		if v.True() {
-			return "true", nil
-		}
-		return "false", nil
-	}
-	return "", fmt.Errorf("-raw prints only strings, numbers and bools, and this value is %s; use -json", v.Type().FriendlyName())
-}
-
-// formatCty writes a value as HCL would, collections one element a line,
-// and "(known after apply)" for what is not known yet.
-func formatCty(v cty.Value, indent string) string {
-	var b strings.Builder
-	writeCty(&b, v, indent)
-	return b.String()
-}
-
-func writeCty(w io.StringWriter, v cty.Value, indent string) {
-	if !v.IsKnown() {
-		w.WriteString("(known after apply)")
-		return
-	}
-	if v.IsNull() {
-		w.WriteString("null")
-		return
-	}
-	ty := v.Type()
-	inner := indent + "  "
-	switch {
-	case ty == cty.String:
-		w.WriteString(fmt.Sprintf("%q", v.AsString()))
-	case ty == cty.Number:
-		w.WriteString(v.AsBigFloat().Text('f', -1))
-	case ty == cty.Bool:
-		if v.True() {
-			w.WriteString("true")
-		} else {
-			w.WriteString("false")
-		}
-	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType():
-		if v.LengthInt() == 0 {
-			w.WriteString("[]")
-			return
-		}
-		w.WriteString("[\n")
-		for it := v.ElementIterator(); it.Next(); {
-			_, e := it.Element()
-			w.WriteString(inner)
-			writeCty(w, e, inner)
-			w.WriteString(",\n")
-		}
-		w.WriteString(indent + "]")
-	case ty.IsMapType() || ty.IsObjectType():
-		if v.LengthInt() == 0 {
-			w.WriteString("{}")
-			return
-		}
-		keys := make([]string, 0, v.LengthInt())
-		vals := map[string]cty.Value{}
-		for it := v.ElementIterator(); it.Next(); {
-			k, e := it.Element()
-			keys = append(keys, k.AsString())
-			vals[k.AsString()] = e
-		}
-		sort.Strings(keys)
-		width := 0
-		for _, k := range keys {
-			width = max(width, len(objectKey(k)))
-		}
-		w.WriteString("{\n")
-		for _, k := range keys {
-			w.WriteString(fmt.Sprintf("%s%-*s = ", inner, width, objectKey(k)))
-			writeCty(w, vals[k], inner)
-			w.WriteString("\n")
-		}
-		w.WriteString(indent + "}")
-	default:
-		w.WriteString(v.GoString())
-	}
-}
-
-// objectKey writes a key bare when it is an identifier, quoted otherwise.
-func objectKey(k string) string {
-	if hclsyntax.ValidIdentifier(k) {
-		return k
-	}
-	return fmt.Sprintf("%q", k)
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/genform/genform/internal/views"
+
 	"github.com/genform/genform/internal/formats/planfile"
 
 	"github.com/genform/genform/internal/formats/jsonplan"
@@ -96,7 +98,7 @@ func runPlan(env *Env, args []string) int {
 		History: history,
 	})
 	if len(diags) > 0 {
-		writeDiagnostics(env, cfg.Files, diags)
+		views.Diagnostics(&env.Streams, cfg.Files, diags)
 	}
 	if diags.HasErrors() {
 		return ExitError
@@ -108,9 +110,9 @@ func runPlan(env *Env, args []string) int {
 			return env.Errorf("%v", err)
 		}
 	case pc.format == "markdown":
-		renderPlanMarkdown(env.Stdout, plan, ep.describe())
+		views.PlanMarkdown(env.Stdout, plan, ep.describe())
 	default:
-		renderPlan(env.Stdout, plan, ep.describe())
+		views.Plan(env.Stdout, plan, ep.describe())
 	}
 	if pc.out != "" {
 		sp := planfile.New(plan, cfg, opts)

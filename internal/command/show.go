@@ -6,6 +6,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/genform/genform/internal/views"
+
 	"github.com/genform/genform/internal/formats/jsonstate"
 
 	"github.com/genform/genform/internal/formats/planfile"
@@ -86,7 +88,7 @@ func showPlanFile(env *Env, path string, asJSON bool) int {
 		}
 		return ExitOK
 	}
-	renderPlan(env.Stdout, plan, describeService(plan.Service))
+	views.Plan(env.Stdout, plan, describeService(plan.Service))
 	return ExitOK
 }
 
@@ -134,11 +136,11 @@ func showState(env *Env, command string, vf varFlags, lockTimeout time.Duration,
 			}
 			return ExitOK
 		}
-		renderResource(env.Stdout, snap, addr, secrets.NewHider(cfg))
+		views.Resource(env.Stdout, snap, addr, secrets.NewHider(cfg))
 		if entries := hist.Of(addr); len(entries) > 0 {
-			fmt.Fprintf(env.Stdout, "\n%s\n", colBold.Sprintf("# history of %s (newest first; 'genform history' lists every instance's):", addr))
+			fmt.Fprintf(env.Stdout, "\n%s\n", views.Bold(fmt.Sprintf("# history of %s (newest first; 'genform history' lists every instance's):", addr)))
 			for _, e := range entries {
-				fmt.Fprintf(env.Stdout, "#   %s\n", historyLine(hist, e, addr))
+				fmt.Fprintf(env.Stdout, "#   %s\n", views.HistoryLine(hist, e, addr))
 			}
 		}
 		return ExitOK
@@ -155,7 +157,7 @@ func showState(env *Env, command string, vf varFlags, lockTimeout time.Duration,
 	case len(snap.Resources) == 0 && len(snap.Intents) == 0:
 		fmt.Fprintln(env.Stdout, "The state is empty: no resources are managed.")
 	default:
-		renderStateSummary(env.Stdout, snap, secrets.NewHider(cfg))
+		views.StateSummary(env.Stdout, snap, secrets.NewHider(cfg))
 	}
 	return ExitOK
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/simulator"
+	"github.com/genform/genform/internal/views"
 )
 
 // simBuffer is an io.Writer safe to read while the simulator writes to it.
@@ -34,9 +35,7 @@ func (s *simBuffer) String() string {
 func simEnv() (*Env, *simBuffer, *simBuffer) {
 	out, errOut := &simBuffer{}, &simBuffer{}
 	return &Env{
-		Stdout:  out,
-		Stderr:  errOut,
-		Getenv:  func(string) string { return "" },
+		Streams: views.Streams{Stdout: out, Stderr: errOut, Getenv: func(string) string { return "" }},
 		Environ: func() []string { return nil },
 	}, out, errOut
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/genform/genform/internal/views"
+
 	"github.com/fatih/color"
 
 	"github.com/genform/genform/config"
@@ -102,7 +104,7 @@ func runValidate(env *Env, args []string) int {
 		}
 		return ExitOK
 	}
-	writeDiagnostics(env, cfg.Files, diags)
+	views.Diagnostics(&env.Streams, cfg.Files, diags)
 	if diags.HasErrors() {
 		return ExitError
 	}

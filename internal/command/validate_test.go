@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/genform/genform/internal/formats/jsondiag"
+	"github.com/genform/genform/internal/views"
 )
 
 // cmdEnv is an Env for running one command in-process, with the given
@@ -22,10 +23,8 @@ func cmdEnv(environ ...string) (*Env, *bytes.Buffer, *bytes.Buffer) {
 		lookup[k] = v
 	}
 	return &Env{
+		Streams: views.Streams{Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return lookup[k] }},
 		Stdin:   strings.NewReader(""),
-		Stdout:  &stdout,
-		Stderr:  &stderr,
-		Getenv:  func(k string) string { return lookup[k] },
 		Environ: func() []string { return environ },
 	}, &stdout, &stderr
 }

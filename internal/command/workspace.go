@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/genform/genform/internal/views"
+
 	"github.com/genform/genform/internal/words"
 
 	"github.com/hashicorp/hcl/v2"
@@ -55,7 +57,7 @@ func (s *addrsFlag) Set(v string) error {
 func loadConfig(env *Env, opts config.Options) *config.Config {
 	cfg, diags := config.Load(".", opts)
 	if len(diags) > 0 {
-		writeDiagnostics(env, cfg.Files, diags)
+		views.Diagnostics(&env.Streams, cfg.Files, diags)
 	}
 	if diags.HasErrors() {
 		return nil
@@ -79,7 +81,7 @@ func loadForReading(env *Env, opts config.Options) (cfg *config.Config, unset hc
 	cfg, diags := config.Load(".", opts)
 	if !diags.HasErrors() || !readableDespite(cfg, diags) {
 		if len(diags) > 0 {
-			writeDiagnostics(env, cfg.Files, diags)
+			views.Diagnostics(&env.Streams, cfg.Files, diags)
 		}
 		if diags.HasErrors() {
 			return nil, nil
@@ -95,7 +97,7 @@ func loadForReading(env *Env, opts config.Options) (cfg *config.Config, unset hc
 			unset = append(unset, d)
 		}
 	}
-	writeDiagnostics(env, cfg.Files, warnings)
+	views.Diagnostics(&env.Streams, cfg.Files, warnings)
 	return cfg, unset
 }
 

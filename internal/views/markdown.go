@@ -1,4 +1,4 @@
-package command
+package views
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ const markdownLimit = 60000
 // one per push (the tfcmt convention). It renders as nothing.
 const markdownMarker = "<!-- genform:plan -->"
 
-// renderPlanMarkdown writes the plan as a pull-request comment: the marker
+// PlanMarkdown writes the plan as a pull-request comment: the marker
 // line, the summary and the estimated cost, a warning block when anything
 // is deleted or replaced, a table of the changed resources, and for each a
 // collapsible section with what the reviewer needs to judge it: a new
@@ -30,10 +30,10 @@ const markdownMarker = "<!-- genform:plan -->"
 // (prompts as a word diff), a cascade's upstream change beside the
 // resource's own. Long plans are cut with a count of what was left out;
 // the warning block is never cut.
-func renderPlanMarkdown(w io.Writer, p *reconcile.Plan, serviceLine string) {
+func PlanMarkdown(w io.Writer, p *reconcile.Plan, serviceLine string) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n### genform plan\n\n**%s**\n", markdownMarker, summaryLine(p))
-	if line := costLine(p); line != "" && p.HasChanges() {
+	fmt.Fprintf(&b, "%s\n### genform plan\n\n**%s**\n", markdownMarker, SummaryLine(p))
+	if line := CostLine(p); line != "" && p.HasChanges() {
 		fmt.Fprintf(&b, "\n**%s**\n", mdEscape(line))
 	}
 	fmt.Fprintf(&b, "\nService: %s\n", mdEscape(serviceLine))
@@ -210,7 +210,7 @@ func mdValue(name string, v any, unknown bool) string {
 	if s, ok := v.(string); ok && isPromptAttr(name) {
 		return mdEscape(s)
 	}
-	return mdCode(formatValue(v))
+	return mdCode(FormatValue(v))
 }
 
 // mdCode is s as a code span that cannot break a table row.

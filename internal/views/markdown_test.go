@@ -1,4 +1,4 @@
-package command
+package views
 
 import (
 	"encoding/json"
@@ -25,21 +25,21 @@ func TestPlanMarkdownLimit(t *testing.T) {
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
 			p := &reconcile.Plan{Service: "simulator"}
 			for i := 0; i < n; i++ {
-				c := &reconcile.Change{Addr: mustAddr(fmt.Sprintf("image.tile[%d]", i)), Media: 1,
+				c := &reconcile.Change{Addr: addrs.MustParseInstance(fmt.Sprintf("image.tile[%d]", i)), Media: 1,
 					Action: reconcile.Replace, Reason: &reconcile.Reason{Code: reconcile.ReasonChanged, Attrs: []string{"prompt"}},
 					Attrs: []reconcile.AttrChange{{Name: "prompt", Before: fmt.Sprintf("a red tile number %d at dusk", i), After: fmt.Sprintf("a blue tile number %d at dusk", i)}}}
 				if i%10 == 0 {
-					c = &reconcile.Change{Addr: mustAddr(fmt.Sprintf("image.old[%d]", i)), Action: reconcile.Delete, Reason: &reconcile.Reason{Code: reconcile.ReasonRemoved}}
+					c = &reconcile.Change{Addr: addrs.MustParseInstance(fmt.Sprintf("image.old[%d]", i)), Action: reconcile.Delete, Reason: &reconcile.Reason{Code: reconcile.ReasonRemoved}}
 				}
 				p.Changes = append(p.Changes, c)
 			}
 			var b strings.Builder
-			renderPlanMarkdown(&b, p, "built-in simulator (outputs are synthetic)")
+			PlanMarkdown(&b, p, "built-in simulator (outputs are synthetic)")
 			out := b.String()
 			if len(out) >= markdownLimit {
 				t.Fatalf("%d changes rendered to %d characters, over %d", n, len(out), markdownLimit)
 			}
-			if !strings.Contains(out, summaryLine(p)) || !strings.Contains(out, "> [!WARNING]") {
+			if !strings.Contains(out, SummaryLine(p)) || !strings.Contains(out, "> [!WARNING]") {
 				t.Errorf("summary line or warning block missing:\n%.500s", out)
 			}
 			rows := strings.Count(out, "\n| `")
@@ -69,7 +69,7 @@ var updateGolden = flag.Bool("update", false, "rewrite the golden files of the m
 // -update rewrites them).
 var markdownCases = map[string]*reconcile.Plan{
 	"create": {Service: "simulator", Changes: []*reconcile.Change{{
-		Addr: mustAddr("image.hero"), Action: reconcile.Create, Media: 2,
+		Addr: addrs.MustParseInstance("image.hero"), Action: reconcile.Create, Media: 2,
 		Reason: &reconcile.Reason{Code: reconcile.ReasonNew},
 		Attrs: []reconcile.AttrChange{
 			{Name: "prompt", After: "a lighthouse at dusk, oil on canvas"},
@@ -81,7 +81,7 @@ var markdownCases = map[string]*reconcile.Plan{
 	}}},
 	"replace_cascade": {Service: "simulator", Changes: []*reconcile.Change{
 		{
-			Addr: mustAddr("image.hero"), Action: reconcile.Replace, Media: 1,
+			Addr: addrs.MustParseInstance("image.hero"), Action: reconcile.Replace, Media: 1,
 			Reason: &reconcile.Reason{Code: reconcile.ReasonChanged, Attrs: []string{"prompt", "aspect_ratio"}},
 			Attrs: []reconcile.AttrChange{
 				{Name: "prompt", Before: "a lighthouse at dusk", After: "a lighthouse at dawn"},
@@ -89,8 +89,8 @@ var markdownCases = map[string]*reconcile.Plan{
 			},
 		},
 		{
-			Addr: mustAddr("video.motion"), Action: reconcile.Replace, Media: 1, Seconds: 4,
-			Reason: &reconcile.Reason{Code: reconcile.ReasonUpstream, Upstream: []addrs.Resource{mustAddr("image.hero").Resource}},
+			Addr: addrs.MustParseInstance("video.motion"), Action: reconcile.Replace, Media: 1, Seconds: 4,
+			Reason: &reconcile.Reason{Code: reconcile.ReasonUpstream, Upstream: []addrs.Resource{addrs.MustParseInstance("image.hero").Resource}},
 			Attrs: []reconcile.AttrChange{
 				{Name: "prompt", Before: "slow dolly in", After: "slow dolly out"},
 				{Name: "source_image", Before: "https://cdn.example/hero/0.png", Unknown: true},
@@ -98,7 +98,7 @@ var markdownCases = map[string]*reconcile.Plan{
 		},
 	}},
 	"update": {Service: "simulator", Changes: []*reconcile.Change{{
-		Addr: mustAddr("video.motion"), Action: reconcile.Update, Media: 1,
+		Addr: addrs.MustParseInstance("video.motion"), Action: reconcile.Update, Media: 1,
 		Reason: &reconcile.Reason{Code: reconcile.ReasonLocal, Local: []reconcile.LocalChange{
 			{What: reconcile.DirMoved, From: "generated/video/motion", To: "media/motion"},
 			{What: reconcile.WatermarkChanged},
@@ -109,18 +109,18 @@ var markdownCases = map[string]*reconcile.Plan{
 		},
 	}}},
 	"move": {Service: "simulator", Changes: []*reconcile.Change{{
-		Addr: mustAddr("image.cover"), PrevAddr: mustAddr("image.hero"), Action: reconcile.Move, Media: 1,
+		Addr: addrs.MustParseInstance("image.cover"), PrevAddr: addrs.MustParseInstance("image.hero"), Action: reconcile.Move, Media: 1,
 		Reason: &reconcile.Reason{Code: reconcile.ReasonRenamed},
 		Attrs:  []reconcile.AttrChange{{Name: "dir", Before: "generated/image/hero", After: "generated/image/cover"}},
 	}}},
 	"restore": {Service: "simulator", Changes: []*reconcile.Change{{
-		Addr: mustAddr("image.hero"), Action: reconcile.Restore, Media: 1, GenerationID: "6f1c0d2e",
+		Addr: addrs.MustParseInstance("image.hero"), Action: reconcile.Restore, Media: 1, GenerationID: "6f1c0d2e",
 		Reason: &reconcile.Reason{Code: reconcile.ReasonRestored, GenerationID: "6f1c0d2e", CreationID: "6f1c0d2e",
-			Holder: mustAddr("image.hero"), Cached: true},
+			Holder: addrs.MustParseInstance("image.hero"), Cached: true},
 		Attrs: []reconcile.AttrChange{{Name: "prompt", Before: "a lighthouse at dawn", After: "a lighthouse at dusk"}},
 	}}},
 	"delete": {Service: "simulator", Changes: []*reconcile.Change{{
-		Addr: mustAddr("image.gone"), Action: reconcile.Delete,
+		Addr: addrs.MustParseInstance("image.gone"), Action: reconcile.Delete,
 		Reason: &reconcile.Reason{Code: reconcile.ReasonRemoved},
 		Before: map[string]any{"prompt": "a storm | at *sea*", "dir": "generated/image/gone"},
 	}}},
@@ -130,7 +130,7 @@ func TestPlanMarkdownGolden(t *testing.T) {
 	for name, p := range markdownCases {
 		t.Run(name, func(t *testing.T) {
 			var b strings.Builder
-			renderPlanMarkdown(&b, p, "built-in simulator (outputs are synthetic)")
+			PlanMarkdown(&b, p, "built-in simulator (outputs are synthetic)")
 			got := b.String()
 			path := filepath.Join("testdata", "markdown", name+".md")
 			if *updateGolden {
@@ -162,7 +162,7 @@ func TestPlanMarkdownCost(t *testing.T) {
 	p := *markdownCases["replace_cascade"]
 	p.Prices = &config.Prices{Image: &img, VideoSecond: &vid, Currency: "EUR"}
 	var b strings.Builder
-	renderPlanMarkdown(&b, &p, "simulator")
+	PlanMarkdown(&b, &p, "simulator")
 	out := b.String()
 	for _, want := range []string{
 		"**Estimated cost: 0.22 EUR (1 image at 0.02, 4 video seconds at 0.05).**",
@@ -181,10 +181,10 @@ func TestPlanMarkdownCost(t *testing.T) {
 func TestPlanMarkdownAddressMarkup(t *testing.T) {
 	p := &reconcile.Plan{Service: "simulator"}
 	for i := 0; i < 200; i++ {
-		p.Changes = append(p.Changes, &reconcile.Change{Addr: mustAddr(fmt.Sprintf("image.tile[\"a|b`c %03d\"]", i)), Action: reconcile.Delete, Reason: &reconcile.Reason{Code: reconcile.ReasonRemoved}})
+		p.Changes = append(p.Changes, &reconcile.Change{Addr: addrs.MustParseInstance(fmt.Sprintf("image.tile[\"a|b`c %03d\"]", i)), Action: reconcile.Delete, Reason: &reconcile.Reason{Code: reconcile.ReasonRemoved}})
 	}
 	var b strings.Builder
-	renderPlanMarkdown(&b, p, "simulator")
+	PlanMarkdown(&b, p, "simulator")
 	for _, line := range strings.Split(b.String(), "\n") {
 		if strings.HasPrefix(line, "| `-`") {
 			// Four cells: the unescaped pipes are the cell borders.
@@ -206,12 +206,12 @@ func TestPlanMarkdownAddressMarkup(t *testing.T) {
 func TestPlanTextIsStreamed(t *testing.T) {
 	p := &reconcile.Plan{Service: "simulator"}
 	for i := 0; i < 100000; i++ {
-		p.Changes = append(p.Changes, &reconcile.Change{Addr: mustAddr(fmt.Sprintf("image.tile[%d]", i)), Media: 1,
+		p.Changes = append(p.Changes, &reconcile.Change{Addr: addrs.MustParseInstance(fmt.Sprintf("image.tile[%d]", i)), Media: 1,
 			Action: reconcile.Create, Reason: &reconcile.Reason{Code: reconcile.ReasonNew},
 			Attrs: []reconcile.AttrChange{{Name: "prompt", After: fmt.Sprintf("a red tile number %d at dusk", i)}}})
 	}
 	var w writeSizes
-	renderPlan(&w, p, "built-in simulator (outputs are synthetic)")
+	Plan(&w, p, "built-in simulator (outputs are synthetic)")
 	if w.total < 10<<20 {
 		t.Fatalf("the plan is %d bytes; the test wants one of over 10 MiB", w.total)
 	}

@@ -1,4 +1,4 @@
-package command
+package views
 
 import (
 	"fmt"
@@ -6,14 +6,13 @@ import (
 
 	"github.com/genform/genform/internal/words"
 
-	"github.com/genform/genform/config"
 	"github.com/genform/genform/reconcile"
 )
 
-// costLine is the plan's estimate, e.g. "Estimated cost: 0.28 USD (12
+// CostLine is the plan's estimate, e.g. "Estimated cost: 0.28 USD (12
 // images at 0.02, 8 video seconds at 0.05)." It is "" when the
 // configuration sets no prices: a plan then shows counts only.
-func costLine(p *reconcile.Plan) string {
+func CostLine(p *reconcile.Plan) string {
 	e, ok := p.Cost()
 	if !ok {
 		return ""
@@ -57,28 +56,4 @@ func changeCost(p *reconcile.Plan, c *reconcile.Change) string {
 		return "unknown"
 	}
 	return amount.String() + " " + p.Prices.Currency
-}
-
-// checkMaxCost refuses a plan whose estimate is above -max-cost, or that
-// cannot be estimated: a limit on money is never checked against a
-// guess.
-func checkMaxCost(p *reconcile.Plan, limit string) error {
-	if limit == "" {
-		return nil
-	}
-	max, err := config.ParseMoney(limit)
-	if err != nil {
-		return fmt.Errorf("-max-cost: %v", err)
-	}
-	e, ok := p.Cost()
-	if !ok {
-		return fmt.Errorf("-max-cost=%s needs the service's prices to estimate the cost, and the configuration sets none; set prices = { image = ..., video_second = ... } in the service block. Nothing was submitted", limit)
-	}
-	if !e.Complete() {
-		return fmt.Errorf("-max-cost=%s cannot be checked: %s Nothing was submitted", limit, strings.TrimPrefix(costLine(p), "Estimated cost: "))
-	}
-	if e.Amount > max {
-		return fmt.Errorf("this apply would cost an estimated %s %s, more than -max-cost=%s %s allows; nothing was submitted. Narrow it with -target or raise the limit", e.Amount, e.Currency, max, e.Currency)
-	}
-	return nil
 }

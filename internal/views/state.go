@@ -1,7 +1,6 @@
-package command
+package views
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -21,10 +20,10 @@ import (
 // here are that format: the statefile records are an on-disk concern and
 // may change without it changing.
 
-// renderStateSummary writes the human view of the whole state: for each
+// StateSummary writes the human view of the whole state: for each
 // resource what a user looks for first (status, creation id, prompt and
 // files), and the submissions an apply left unfinished.
-func renderStateSummary(w io.Writer, snap *statefile.Snapshot, h *secrets.Hider) {
+func StateSummary(w io.Writer, snap *statefile.Snapshot, h *secrets.Hider) {
 	recorded := addrs.SortedKeys(snap.Resources)
 	for i, addr := range recorded {
 		rec := snap.Resources[addr]
@@ -34,20 +33,20 @@ func renderStateSummary(w io.Writer, snap *statefile.Snapshot, h *secrets.Hider)
 		}
 		fmt.Fprintf(w, "%s\n%s %q {\n", colBold.Sprint("# "+addr.String()+":"), addr.Resource.Kind, addr.Resource.Name)
 		var rows []attrRow
-		rows = append(rows, attrRow{"status", formatValue(rec.Status)}, attrRow{"creation_id", formatValue(rec.CreationID)})
+		rows = append(rows, attrRow{"status", FormatValue(rec.Status)}, attrRow{"creation_id", FormatValue(rec.CreationID)})
 		if p, ok := rh.Attrs(secrets.RecordAttrs(rec), secrets.Value{})["prompt"]; ok {
-			rows = append(rows, attrRow{"prompt", formatValue(p)})
+			rows = append(rows, attrRow{"prompt", FormatValue(p)})
 		}
 		files := make([]any, 0, len(rec.Outputs))
 		for _, o := range rec.Outputs {
 			files = append(files, o.Path)
 		}
-		rows = append(rows, attrRow{"files", formatValue(files)})
+		rows = append(rows, attrRow{"files", FormatValue(files)})
 		if snap.Protections[addr] {
 			rows = append(rows, attrRow{"protected", "true"})
 		}
 		if f := rec.Failure; f != nil {
-			rows = append(rows, attrRow{"last_failure", formatValue(failureNote(f, rh))})
+			rows = append(rows, attrRow{"last_failure", FormatValue(failureNote(f, rh))})
 		}
 		writeRows(w, "    ", rows)
 		fmt.Fprintln(w, "}")
@@ -57,7 +56,7 @@ func renderStateSummary(w io.Writer, snap *statefile.Snapshot, h *secrets.Hider)
 		fmt.Fprintln(w)
 	}
 	for _, it := range pending {
-		fmt.Fprintf(w, "%s %s\n", colBold.Sprint("# "+it.Addr.String()+":"), intentNote(it))
+		fmt.Fprintf(w, "%s %s\n", colBold.Sprint("# "+it.Addr.String()+":"), IntentNote(it))
 	}
 }
 
@@ -74,35 +73,35 @@ func pendingIntents(snap *statefile.Snapshot) []*statefile.Intent {
 	return list
 }
 
-func intentNote(it *statefile.Intent) string {
+func IntentNote(it *statefile.Intent) string {
 	if it.GenerationID == "" {
 		return fmt.Sprintf("an interrupted apply sent a create request at %s and did not record the answer", it.CreatedAt.UTC().Format("2006-01-02 15:04:05Z"))
 	}
 	return fmt.Sprintf("job %s, submitted by an interrupted apply, is not finished; the next apply resumes it", it.GenerationID)
 }
 
-// renderResource writes every attribute of one record (show ADDR, state
+// Resource writes every attribute of one record (show ADDR, state
 // show ADDR): the request as the configuration names its attributes, the
 // service's ids, where the files are and their hashes. What h hides shows
 // as (sensitive).
-func renderResource(w io.Writer, snap *statefile.Snapshot, addr addrs.Instance, h *secrets.Hider) {
+func Resource(w io.Writer, snap *statefile.Snapshot, addr addrs.Instance, h *secrets.Hider) {
 	rec := snap.Resources[addr]
 	rh := h.Of(rec)
 	fmt.Fprintf(w, "%s\n%s %q {\n", colBold.Sprint("# "+addr.String()+":"), addr.Resource.Kind, addr.Resource.Name)
 	rows := []attrRow{
-		{"creation_id", formatValue(rec.CreationID)},
-		{"generation_id", formatValue(rec.GenerationID)},
-		{"status", formatValue(rec.Status)},
+		{"creation_id", FormatValue(rec.CreationID)},
+		{"generation_id", FormatValue(rec.GenerationID)},
+		{"status", FormatValue(rec.Status)},
 	}
 	if rec.Error != "" {
-		rows = append(rows, attrRow{"error", formatValue(rh.Text(rec.Error))})
+		rows = append(rows, attrRow{"error", FormatValue(rh.Text(rec.Error))})
 	}
-	rows = append(rows, attrRow{"endpoint", formatValue(rec.Endpoint.Path())})
+	rows = append(rows, attrRow{"endpoint", FormatValue(rec.Endpoint.Path())})
 	attrs := rh.Attrs(secrets.RecordAttrs(rec), secrets.Value{})
 	for _, n := range attrNames(attrs) {
-		rows = append(rows, attrRow{n, formatValue(attrs[n])})
+		rows = append(rows, attrRow{n, FormatValue(attrs[n])})
 	}
-	rows = append(rows, attrRow{"dir", formatValue(rec.Dir)})
+	rows = append(rows, attrRow{"dir", FormatValue(rec.Dir)})
 	if rec.Addr.Resource.Kind == addrs.Video {
 		rows = append(rows, attrRow{"watermark_free", strconv.FormatBool(rec.WatermarkFree)})
 	}
@@ -111,11 +110,11 @@ func renderResource(w io.Writer, snap *statefile.Snapshot, addr addrs.Instance, 
 		deps[i] = d.String()
 	}
 	rows = append(rows,
-		attrRow{"depends_on", formatValue(deps)},
+		attrRow{"depends_on", FormatValue(deps)},
 		attrRow{"protected", strconv.FormatBool(snap.Protections[addr])},
-		attrRow{"fingerprint", formatValue(rec.Fingerprint)},
-		attrRow{"created_at", formatValue(jsonstate.Time(rec.CreatedAt))},
-		attrRow{"updated_at", formatValue(jsonstate.Time(rec.UpdatedAt))},
+		attrRow{"fingerprint", FormatValue(rec.Fingerprint)},
+		attrRow{"created_at", FormatValue(jsonstate.Time(rec.CreatedAt))},
+		attrRow{"updated_at", FormatValue(jsonstate.Time(rec.UpdatedAt))},
 	)
 	writeRows(w, "    ", rows)
 	for _, o := range rec.Outputs {
@@ -123,15 +122,15 @@ func renderResource(w io.Writer, snap *statefile.Snapshot, addr addrs.Instance, 
 		fmt.Fprintln(w, "    output {")
 		orows := []attrRow{
 			{"index", strconv.Itoa(o.Index)},
-			{"path", formatValue(o.Path)},
-			{"sha256", formatValue(o.SHA256)},
+			{"path", FormatValue(o.Path)},
+			{"sha256", FormatValue(o.SHA256)},
 			{"size", strconv.FormatInt(o.Size, 10)},
-			{"content_type", formatValue(o.ContentType)},
-			{"id", formatValue(o.ID)},
-			{"media_url", formatValue(o.MediaURL)},
+			{"content_type", FormatValue(o.ContentType)},
+			{"id", FormatValue(o.ID)},
+			{"media_url", FormatValue(o.MediaURL)},
 		}
 		if o.ThumbnailURL != "" {
-			orows = append(orows, attrRow{"thumbnail_url", formatValue(o.ThumbnailURL)})
+			orows = append(orows, attrRow{"thumbnail_url", FormatValue(o.ThumbnailURL)})
 		}
 		writeRows(w, "        ", orows)
 		fmt.Fprintln(w, "    }")
@@ -140,20 +139,20 @@ func renderResource(w io.Writer, snap *statefile.Snapshot, addr addrs.Instance, 
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "    last_failure {")
 		frows := []attrRow{
-			{"generation_id", formatValue(f.GenerationID)},
-			{"error", formatValue(rh.Text(f.Error))},
-			{"at", formatValue(jsonstate.Time(f.At))},
+			{"generation_id", FormatValue(f.GenerationID)},
+			{"error", FormatValue(rh.Text(f.Error))},
+			{"at", FormatValue(jsonstate.Time(f.At))},
 		}
 		attrs := rh.Attrs(secrets.FailureAttrs(f), secrets.Value{})
 		for _, n := range attrNames(attrs) {
-			frows = append(frows, attrRow{n, formatValue(attrs[n])})
+			frows = append(frows, attrRow{n, FormatValue(attrs[n])})
 		}
 		writeRows(w, "        ", frows)
 		fmt.Fprintln(w, "    }")
 	}
 	fmt.Fprintln(w, "}")
 	if it := snap.Intents[addr]; it != nil {
-		fmt.Fprintf(w, "# %s\n", intentNote(it))
+		fmt.Fprintf(w, "# %s\n", IntentNote(it))
 	}
 }
 
@@ -194,53 +193,4 @@ func attrNames(m map[string]any) []string {
 	}
 	config.SortAttrNames(names)
 	return names
-}
-
-// unknownAddrError says an address is not in the state, suggesting a near
-// one when there is.
-func unknownAddrError(addr addrs.Instance, snap *statefile.Snapshot) error {
-	var known []addrs.Instance
-	if snap != nil {
-		known = addrs.SortedKeys(snap.Resources)
-	}
-	return unknownAddrIn(addr, known)
-}
-
-// unknownAddrIn is unknownAddrError with the known addresses listed.
-func unknownAddrIn(addr addrs.Instance, known []addrs.Instance) error {
-	msg := fmt.Sprintf("%s is not in the state", addr)
-	if s := suggest(addr.String(), addrs.Strings(known)); s != "" {
-		msg += fmt.Sprintf(" (did you mean %s?)", s)
-	}
-	return fmt.Errorf("%s; 'genform state list' shows the managed addresses", msg)
-}
-
-// damagedJSON names the first record of the state file at path whose
-// stored JSON (the request, the creation detail, a failed request) does
-// not parse. The state document embeds them as they are, and only a
-// damaged file holds such bytes: records carry no checksum, so a record
-// a page of the file was overwritten in the middle of can still decode.
-func damagedJSON(snap *statefile.Snapshot, path string) error {
-	if snap == nil {
-		return nil
-	}
-	for _, addr := range addrs.SortedKeys(snap.Resources) {
-		rec := snap.Resources[addr]
-		parts := []struct {
-			name string
-			raw  json.RawMessage
-		}{{"request", rec.Request}, {"creation detail", rec.Detail}}
-		if rec.Failure != nil {
-			parts = append(parts, struct {
-				name string
-				raw  json.RawMessage
-			}{"failed request", rec.Failure.Request})
-		}
-		for _, p := range parts {
-			if len(p.raw) > 0 && !json.Valid(p.raw) {
-				return fmt.Errorf("state file %s: resource record %s holds a %s that is not JSON, so the file is damaged; restore it from version control or a backup, or forget the resource with: genform state rm %s", path, addr, p.name, addr.Shell())
-			}
-		}
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package command
+package views
 
 import (
 	"fmt"
@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/genform/genform/internal/formats/jsonapply"
 	"github.com/genform/genform/internal/words"
 
 	"github.com/vbauerster/mpb/v8"
@@ -19,19 +18,19 @@ import (
 	"github.com/genform/genform/reconcile"
 )
 
-// progress renders apply events: live bars on a terminal, one plain line
+// Progress renders apply events: live bars on a terminal, one plain line
 // per state change otherwise (and with GENFORM_IN_AUTOMATION), JSON lines
 // with apply -json.
-type progress interface {
+type Progress interface {
 	Event(reconcile.Event)
 	Close()
 }
 
-// newProgress picks the rendering for this run.
-func newProgress(env *Env, asJSON bool, total int) progress {
+// NewProgress picks the human rendering for this run: live bars on a
+// terminal, plain lines otherwise and with GENFORM_IN_AUTOMATION; total
+// is the number of changes the run makes.
+func NewProgress(env *Streams, total int) Progress {
 	switch {
-	case asJSON:
-		return jsonapply.NewProgress(env.Stdout)
 	case !env.Automation() && drawable(env.Stdout):
 		return newBarProgress(env.Stdout, total)
 	default:
@@ -145,7 +144,7 @@ type jobBar struct {
 // draws no row on a terminal of no height.
 func drawable(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok || !isTerminal(f) {
+	if !ok || !IsTerminal(f) {
 		return false
 	}
 	cols, rows, err := cwriter.GetSize(int(f.Fd()))

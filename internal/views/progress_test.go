@@ -1,4 +1,4 @@
-package command
+package views
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"github.com/creack/pty"
 	"github.com/hinshun/vt10x"
 
+	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/reconcile"
 )
 
@@ -53,7 +54,7 @@ func openTerminal(t *testing.T, cols, rows int) (*os.File, func() []string) {
 
 // closeWithin closes view, failing the test if that takes longer than d
 // (mpb's Wait never returns while a bar is neither complete nor aborted).
-func closeWithin(t *testing.T, view progress, d time.Duration) {
+func closeWithin(t *testing.T, view Progress, d time.Duration) {
 	t.Helper()
 	closed := make(chan struct{})
 	go func() {
@@ -67,8 +68,8 @@ func closeWithin(t *testing.T, view progress, d time.Duration) {
 	}
 }
 
-func terminalEnv(stdout *os.File, vars map[string]string) *Env {
-	return &Env{Stdout: stdout, Stderr: io.Discard, Getenv: func(k string) string { return vars[k] }}
+func terminalEnv(stdout *os.File, vars map[string]string) *Streams {
+	return &Streams{Stdout: stdout, Stderr: io.Discard, Getenv: func(k string) string { return vars[k] }}
 }
 
 // TestBarProgressEveryEnding: on a sized terminal, an instance that is done,
@@ -77,13 +78,13 @@ func terminalEnv(stdout *os.File, vars map[string]string) *Env {
 // bar too; the overall bar stays, counting the four that finished.
 func TestBarProgressEveryEnding(t *testing.T) {
 	tty, screen := openTerminal(t, 100, 30)
-	view := newProgress(terminalEnv(tty, nil), false, 5)
+	view := NewProgress(terminalEnv(tty, nil), 5)
 	if _, ok := view.(*barProgress); !ok {
 		t.Fatalf("a sized terminal got %T, want bars", view)
 	}
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	ev := func(addr string, after time.Duration, phase reconcile.Phase) reconcile.Event {
-		return reconcile.Event{Time: t0.Add(after), Addr: mustAddr(addr), Action: reconcile.Create, Phase: phase}
+		return reconcile.Event{Time: t0.Add(after), Addr: addrs.MustParseInstance(addr), Action: reconcile.Create, Phase: phase}
 	}
 	for _, a := range []string{"image.done", "image.failed", "image.stopped", "image.running"} {
 		view.Event(ev(a, 0, reconcile.PhaseSubmitting))
@@ -139,11 +140,11 @@ func TestProgressOnTerminalsOfNoSize(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tty, screen := openTerminal(t, c.cols, c.rows)
-			view := newProgress(terminalEnv(tty, c.vars), false, 1)
+			view := NewProgress(terminalEnv(tty, c.vars), 1)
 			if _, ok := view.(*lineProgress); !ok {
 				t.Errorf("got %T, want plain lines", view)
 			}
-			view.Event(reconcile.Event{Time: time.Now(), Addr: mustAddr("image.a"), Action: reconcile.Create, Phase: reconcile.PhaseSubmitting})
+			view.Event(reconcile.Event{Time: time.Now(), Addr: addrs.MustParseInstance("image.a"), Action: reconcile.Create, Phase: reconcile.PhaseSubmitting})
 			closeWithin(t, view, 5*time.Second)
 			if got := strings.Join(screen(), "\n"); got != "image.a: submitting" {
 				t.Errorf("screen %q, want the plain line", got)

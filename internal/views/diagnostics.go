@@ -1,4 +1,4 @@
-package command
+package views
 
 import (
 	"strconv"
@@ -10,18 +10,18 @@ import (
 // terminal (and the most they use on a wide one, to stay readable).
 const diagnosticsWidth = 78
 
-// writeDiagnostics prints every diagnostic of a run to env.Stderr, each with
+// Diagnostics prints every diagnostic of a run to env.Stderr, each with
 // the source snippet it points at (files is usually config.Config.Files),
 // in colour when env.Color is set. Every command that loads configuration
 // uses it, so that all problems are shown together, the same way.
-func writeDiagnostics(env *Env, files map[string]*hcl.File, diags hcl.Diagnostics) {
+func Diagnostics(env *Streams, files map[string]*hcl.File, diags hcl.Diagnostics) {
 	if len(diags) == 0 {
 		return
 	}
 	width := diagnosticsWidth
 	// On a terminal narrower than that, wrap to its width (as the shell
 	// reports it in COLUMNS) so lines do not wrap twice.
-	if isTerminal(env.Stderr) && env.Getenv != nil {
+	if IsTerminal(env.Stderr) && env.Getenv != nil {
 		if w, err := strconv.Atoi(env.Getenv("COLUMNS")); err == nil && w > 20 && w < width {
 			width = w
 		}

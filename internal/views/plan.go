@@ -1,4 +1,4 @@
-package command
+package views
 
 import (
 	"bufio"
@@ -84,8 +84,8 @@ func actionVerb(c *reconcile.Change) string {
 	return "is unchanged"
 }
 
-// renderPlan writes the human plan.
-func renderPlan(out io.Writer, p *reconcile.Plan, serviceLine string) {
+// Plan writes the human plan.
+func Plan(out io.Writer, p *reconcile.Plan, serviceLine string) {
 	// Streamed through one buffer: a plan of thousands of changes is tens
 	// of thousands of small writes, each a system call unbuffered, and is
 	// never held whole in memory.
@@ -111,8 +111,8 @@ func renderPlan(out io.Writer, p *reconcile.Plan, serviceLine string) {
 	for _, wn := range warnings {
 		fmt.Fprintf(w, "\n%s %s\n", colYellow.Sprint(colBold.Sprint("Warning:")), wn)
 	}
-	fmt.Fprintf(w, "\n%s\n", colBold.Sprint(summaryLine(p)))
-	if line := costLine(p); line != "" {
+	fmt.Fprintf(w, "\n%s\n", colBold.Sprint(SummaryLine(p)))
+	if line := CostLine(p); line != "" {
 		fmt.Fprintln(w, line)
 	}
 }
@@ -171,7 +171,7 @@ func attrValue(c *reconcile.Change, a reconcile.AttrChange) string {
 	if _, ok := a.Before.(secrets.Value); ok && !a.Unknown {
 		return secrets.Text
 	}
-	after := formatValue(a.After)
+	after := FormatValue(a.After)
 	if a.Unknown {
 		after = "(known after apply)"
 	}
@@ -179,19 +179,19 @@ func attrValue(c *reconcile.Change, a reconcile.AttrChange) string {
 		return after
 	}
 	if a.After == nil && !a.Unknown {
-		return formatValue(a.Before) + " -> null"
+		return FormatValue(a.Before) + " -> null"
 	}
 	if bs, ok := a.Before.(string); ok {
 		if as, ok := a.After.(string); ok && (a.Name == "prompt" || a.Name == "negative_prompt") {
 			return `"` + renderWordDiff(wordDiff(bs, as), sprint(colRed), sprint(colGreen)) + `"`
 		}
 	}
-	return formatValue(a.Before) + " -> " + after
+	return FormatValue(a.Before) + " -> " + after
 }
 
-// formatValue renders a JSON-shaped value as HCL would write it, cutting
+// FormatValue renders a JSON-shaped value as HCL would write it, cutting
 // long strings (data URIs) so a plan stays readable.
-func formatValue(v any) string {
+func FormatValue(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return "null"
@@ -205,7 +205,7 @@ func formatValue(v any) string {
 	case []any:
 		parts := make([]string, len(x))
 		for i, e := range x {
-			parts[i] = formatValue(e)
+			parts[i] = FormatValue(e)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case json.Number:
@@ -220,7 +220,7 @@ func formatValue(v any) string {
 		sort.Strings(keys)
 		parts := make([]string, len(keys))
 		for i, k := range keys {
-			parts[i] = k + " = " + formatValue(x[k])
+			parts[i] = k + " = " + FormatValue(x[k])
 		}
 		return "{ " + strings.Join(parts, ", ") + " }"
 	default:
@@ -232,12 +232,12 @@ func formatValue(v any) string {
 	}
 }
 
-// summaryLine is the plan's closing line, e.g.
+// SummaryLine is the plan's closing line, e.g.
 // "Plan: 3 to generate (files: 6 images, 1 video), 1 to re-download, 1 to move, 0 to delete."
 // The count before the brackets is of generations (what is paid for); the
 // brackets count the files they make, which differ whenever a request asks
 // for several outputs, so they say "files".
-func summaryLine(p *reconcile.Plan) string {
+func SummaryLine(p *reconcile.Plan) string {
 	s := p.Summary()
 	if !p.HasChanges() {
 		return "No changes. Your media matches the configuration."

@@ -1,6 +1,8 @@
-package command
+package views
 
 import (
+	"bytes"
+	"io"
 	"strings"
 	"testing"
 
@@ -18,8 +20,8 @@ func TestWriteDiagnostics(t *testing.T) {
 	}
 	files := map[string]*hcl.File{"main.gen.hcl": f}
 
-	env, _, stderr := cmdEnv()
-	writeDiagnostics(env, files, diags)
+	var stderr bytes.Buffer
+	Diagnostics(&Streams{Stdout: io.Discard, Stderr: &stderr, Getenv: func(string) string { return "" }}, files, diags)
 	out := stderr.String()
 	for _, want := range []string{
 		"Error: Incorrect attribute value type",

@@ -1,0 +1,107 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/words"
+	"github.com/genform/genform/reconcile"
+)
+
+// Result writes the closing lines of an apply or a destroy (verb
+// "Apply" or "Destroy", as Terraform's "Destroy complete!").
+func Result(env *Streams, verb string, res *reconcile.Result) {
+	defer renderUnrecorded(env, res)
+	w := env.Stdout
+	restored := ""
+	if len(res.Restored) > 0 {
+		restored = fmt.Sprintf("%d restored, ", len(res.Restored))
+	}
+	summary := fmt.Sprintf("%d generated, %d resumed, %s%d re-downloaded, %d moved, %d deleted.",
+		len(res.Generated), len(res.Resumed), restored, len(res.Updated), len(res.Moved), len(res.Deleted))
+	if res.Interrupted {
+		fmt.Fprintf(w, "\n%s %s\n", colYellow.Sprint(colBold.Sprint(verb+" interrupted.")), summary)
+		if len(res.Running) > 0 {
+			fmt.Fprintln(w, "These jobs are still running on the service; their ids are recorded in the state:")
+			for _, j := range res.Running {
+				fmt.Fprintf(w, "  - %s (job %s)\n", j.Addr, j.GenerationID)
+			}
+		}
+		fmt.Fprintf(w, "Run 'genform %s' again to resume them; nothing is submitted twice.\n", strings.ToLower(verb))
+		return
+	}
+	if res.Refused != nil {
+		renderRefused(env, res, summary)
+		return
+	}
+	if len(res.Failed) == 0 && len(res.Skipped) == 0 {
+		fmt.Fprintf(w, "\n%s %s\n", colGreen.Sprint(colBold.Sprint(verb+" complete!")), summary)
+		return
+	}
+	fmt.Fprintf(w, "\n%s %s\n", colRed.Sprint(colBold.Sprint(verb+" finished with errors.")), summary)
+	for _, f := range res.Failed {
+		env.Errorf("%s: %v", f.Addr, f.Err)
+	}
+	for _, f := range res.Skipped {
+		env.Errorf("%s: %v", f.Addr, f.Err)
+	}
+	for _, j := range res.Running {
+		fmt.Fprintf(w, "  still running on the service: %s (job %s); rerun apply to resume it\n", j.Addr, j.GenerationID)
+	}
+}
+
+// renderUnrecorded says what to do about jobs paid for whose ids the state
+// could not be made to hold: the ready import command of each.
+func renderUnrecorded(env *Streams, res *reconcile.Result) {
+	if res.StateErr == nil && len(res.Unrecorded) == 0 && len(res.Unfinished) == 0 {
+		return
+	}
+	env.Errorf("genform could not write its state (%v), so it submitted nothing more", res.StateErr)
+	if len(res.Unfinished) > 0 {
+		fmt.Fprintf(env.Stderr, "These generations are paid for; the state holds their job ids but not their results. Once the state can be written again (free some disk space, make it writable, or bring its PostgreSQL server back), run 'genform apply': it resumes them and pays nothing:\n")
+		for _, j := range res.Unfinished {
+			fmt.Fprintf(env.Stderr, "  %s (job %s)\n", j.Addr, j.GenerationID)
+		}
+	}
+	if len(res.Unrecorded) == 0 {
+		return
+	}
+	fmt.Fprintf(env.Stderr, "These generations are paid for, but the state does not hold them. Once the state can be written again (free some disk space, make it writable, or bring its PostgreSQL server back), adopt each instead of generating it again:\n")
+	for _, j := range res.Unrecorded {
+		fmt.Fprintf(env.Stderr, "  genform import %s %s\n", j.Addr.Shell(), addrs.ShellQuote(j.GenerationID))
+	}
+}
+
+// ServiceFailed prints err, which ended a command before it changed
+// anything, once, with what to do about it when it is the service's as a
+// whole; outcome says what was left undone ("nothing was submitted").
+// tokenSet is false when no token was sent at all.
+func ServiceFailed(env *Streams, tokenSet bool, err error, outcome string) {
+	if advice := words.ServiceAdvice(err); advice != "" {
+		env.Errorf("%s; %s. %s", words.ServiceError(err, tokenSet), outcome, advice)
+		return
+	}
+	env.Errorf("%v", err)
+}
+
+// renderRefused ends the output of an apply the service's refusal of the
+// token stopped: what was done, what failed on its own, the jobs a rerun
+// resumes, and the refusal, once.
+func renderRefused(env *Streams, res *reconcile.Result, summary string) {
+	w := env.Stdout
+	fmt.Fprintf(w, "\n%s %s\n", colRed.Sprint(colBold.Sprint("Apply stopped: the service refused the token.")), summary)
+	for _, f := range res.Failed {
+		env.Errorf("%s: %v", f.Addr, f.Err)
+	}
+	for _, f := range res.Skipped {
+		env.Errorf("%s: %v", f.Addr, f.Err)
+	}
+	if len(res.Running) > 0 {
+		fmt.Fprintln(w, "These jobs were submitted before the refusal; their ids are recorded in the state and the next apply resumes them:")
+		for _, j := range res.Running {
+			fmt.Fprintf(w, "  - %s (job %s)\n", j.Addr, j.GenerationID)
+		}
+	}
+	env.Errorf("%s; nothing more was submitted. %s", words.ServiceError(res.Refused, true), words.ServiceAdvice(res.Refused))
+}
