@@ -91,7 +91,7 @@
 // made older genforms refuse the file outright, for a key they can do
 // without.
 //
-// Addresses are written as config/addrs prints them: image.hero,
+// Addresses are written as internal/addrs prints them: image.hero,
 // image.hero[0], image.hero["red"]. A key written otherwise is reported as
 // damaged, since no command could name it.
 //
