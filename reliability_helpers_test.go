@@ -33,6 +33,7 @@ import (
 	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/simulator"
 	"github.com/genform/genform/statefile"
+	"github.com/genform/genform/statefile/boltstate"
 )
 
 // fakeToken is the token of the tests that are not about tokens. genform
@@ -380,7 +381,7 @@ func verifyState(t testing.TB, ws workspace, sim *simulator.Instance, token stri
 // the file holds. An error from opening is returned as it is, so that a
 // caller can tell a missing file (fs.ErrNotExist) from a damaged one.
 func readCheckedState(path, command string) (*statefile.Snapshot, error) {
-	st, err := statefile.Open(path, statefile.Options{Command: command})
+	st, err := boltstate.Open(path, statefile.Options{Command: command})
 	if err != nil {
 		return nil, err
 	}

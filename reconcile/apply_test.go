@@ -17,6 +17,7 @@ import (
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/statefile"
+	"github.com/genform/genform/statefile/boltstate"
 )
 
 // fakeService answers as a scripted service would. Jobs get the ids
@@ -283,7 +284,7 @@ func applyWith(t *testing.T, src string, svc Service) (*statefile.Store, *Result
 	t.Helper()
 	f := newFixture(t)
 	cfg := f.write(src)
-	st, err := statefile.Open(filepath.Join(f.dir, ".genform", "state.db"), statefile.Options{Create: true, Command: "test"})
+	st, err := boltstate.Open(filepath.Join(f.dir, ".genform", "state.db"), statefile.Options{Create: true, Command: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +359,7 @@ func TestApplyCreateAnswers(t *testing.T) {
 func TestApplyRefusesARequestThePlanDidNotShow(t *testing.T) {
 	f := newFixture(t)
 	cfg := f.write(oneImage)
-	st, err := statefile.Open(filepath.Join(f.dir, ".genform", "state.db"), statefile.Options{Create: true, Command: "test"})
+	st, err := boltstate.Open(filepath.Join(f.dir, ".genform", "state.db"), statefile.Options{Create: true, Command: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/statefile"
+	"github.com/genform/genform/statefile/boltstate"
 )
 
 // workdir is a working directory with a configuration and a real state
@@ -47,7 +48,7 @@ type workdir struct {
 func newWorkdir(t testing.TB, svc *fakeService) *workdir {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := statefile.Open(filepath.Join(dir, ".genform", "state.db"), statefile.Options{Create: true, Command: "test"})
+	st, err := boltstate.Open(filepath.Join(dir, ".genform", "state.db"), statefile.Options{Create: true, Command: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/simulator"
 	"github.com/genform/genform/statefile"
+	"github.com/genform/genform/statefile/boltstate"
 )
 
 // simDir is a working directory with a configuration, a state file and a
@@ -52,7 +53,7 @@ func newSimDir(t *testing.T, src string, latency time.Duration) *simDir {
 		t.Fatalf("config: %v", diags)
 	}
 	d.cfg = cfg
-	d.store, err = statefile.Open(filepath.Join(d.dir, cfg.Settings.StateFile), statefile.Options{Create: true, Command: "test"})
+	d.store, err = boltstate.Open(filepath.Join(d.dir, cfg.Settings.StateFile), statefile.Options{Create: true, Command: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/genform/genform/internal/addrs"
 
 	"github.com/genform/genform/statefile"
+	"github.com/genform/genform/statefile/boltstate"
 )
 
 // mvDir is a working directory with a state recording image.a, whose two
@@ -18,7 +19,7 @@ import (
 func mvDir(t *testing.T) (string, *statefile.Store) {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := statefile.Open(filepath.Join(dir, ".genform", "state.db"), statefile.Options{Create: true, Command: "test"})
+	st, err := boltstate.Open(filepath.Join(dir, ".genform", "state.db"), statefile.Options{Create: true, Command: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

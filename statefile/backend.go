@@ -12,10 +12,10 @@ import (
 // named operations, schema migrations) is this package's shared code, so
 // every backend stores the same bytes under the same keys and is upgraded
 // by the same migrations. What is particular to one storage stays in its
-// backend: for the bbolt file (bolt.go) its lock, the guard against its
-// panics on a damaged page, its page check and the backup taken before a
-// migration; for PostgreSQL (package pgstate) its connection, advisory lock
-// and tables.
+// backend's package: for the bbolt file (package boltstate) its lock, the
+// guard against its panics on a damaged page, its page check and the
+// backup taken before a migration; for PostgreSQL (package pgstate) its
+// connection, advisory lock and tables.
 
 // Backend is a transactional store of buckets, as one Store uses it. A
 // Backend is opened (and its lock taken) by its own package and handed to
@@ -104,8 +104,9 @@ var errUnchanged = errors.New("statefile: nothing changed")
 // OpenBackend opens the state a backend holds, which it owns from then on
 // (closing it on failure): it creates the layout in an empty storage when
 // opts.Create is set, upgrades an older one, and refuses a newer or
-// foreign one, as Open does for a file. The backend has taken its lock
-// already, so of opts only Create and ReadOnly matter here.
+// foreign one. The backend's package calls it from its own Open, once the
+// backend has taken its lock, so of opts only Create and ReadOnly matter
+// here.
 func OpenBackend(be Backend, opts Options) (*Store, error) {
 	if opts.ReadOnly && opts.Create {
 		be.Close()

@@ -4,8 +4,9 @@ package statefile
 // They are part of the on-disk format: changing one is a schema change and
 // needs a migration.
 var (
-	// bucketRoot holds everything genform stores; its presence is what makes
-	// a bbolt file a genform state file.
+	// bucketRoot is the root of the layout as drawn: the bbolt file nests
+	// the buckets below in a bucket of this name (package boltstate), and
+	// messages about a missing bucket name them under it.
 	bucketRoot = []byte("genform")
 	// bucketMeta holds the file's identity and version under the key*
 	// names below.

@@ -1,10 +1,10 @@
-// Package statefile is genform's state store: by default one bbolt file per
-// working directory. It is the only package that imports bbolt, and no
-// bbolt type leaves it. It owns the layout, the records and their
-// encoding, schema migrations, and the file's lock with the information
-// about who holds it. It does not decide anything: fingerprints, plans,
-// output files and their hashes belong to reconcile, which records here what
-// it learned.
+// Package statefile is genform's state store: the layout, the records and
+// their encoding, the history, the named operations every command changes
+// the state with, the schema migrations, and the storage seam they all run
+// over. It does not decide anything: fingerprints, plans, output files and
+// their hashes belong to reconcile, which records here what it learned. Nor
+// does it know any storage: a backend's package opens one, takes its lock,
+// and hands it over.
 //
 // # Backends
 //
@@ -12,14 +12,19 @@
 // read and written in transactions. Everything above it — the layout
 // below, the records, validation, the history, the named operations and the
 // migrations — is shared, so every backend holds the same bytes under the
-// same keys and is versioned by the same migrations. Open opens the bbolt
-// file (bolt.go, with its lock, damage guard, page check and pre-migration
-// backup); package pgstate keeps the state in PostgreSQL for a team, and
-// hands its backend to OpenBackend. Package storetest is the conformance
-// suite both pass. A read-only scan of the bbolt file gives the pages it
-// has read back to the kernel as it goes (release_linux.go), so reading
-// every record of a large state does not keep the file resident; and
-// PlanSnapshot leaves out the creation details planning never reads.
+// same keys and is versioned by the same migrations. Each backend's
+// package opens its storage, takes its lock, and hands the backend to
+// OpenBackend: package boltstate keeps the state in one bbolt file per
+// working directory (the default), with the file's lock, damage guard,
+// page check and pre-migration backup; package pgstate keeps it in
+// PostgreSQL for a team. Package storetest is the conformance suite both
+// pass. What is shared about the lock is here: who holds it (Holder) and
+// the error naming them (LockedError); so are the errors every backend
+// and caller meets (CorruptError, NoStateError, LoseError).
+//
+// Snapshot reads the whole state in one transaction; PlanSnapshot leaves
+// out the creation details planning never reads, most of an applied
+// record.
 //
 // # Moving a state
 //
@@ -47,8 +52,9 @@
 //
 // # Layout
 //
-// Schema 2, drawn as bbolt buckets (ending in /) and keys; another
-// backend keeps the same buckets under names of its own:
+// Schema 2, drawn as the bbolt file nests it (package boltstate: buckets
+// ending in /, and keys); another backend keeps the same buckets under
+// names of its own:
 //
 //	genform/                  bucketRoot: everything genform stores
 //	├── meta/                 bucketMeta
@@ -85,7 +91,7 @@
 // made older genforms refuse the file outright, for a key they can do
 // without.
 //
-// Addresses are written as config/addrs prints them: image.hero,
+// Addresses are written as internal/addrs prints them: image.hero,
 // image.hero[0], image.hero["red"]. A key written otherwise is reported as
 // damaged, since no command could name it.
 //
@@ -94,28 +100,10 @@
 // the field numbers). Field numbers are never reused; a new field may be
 // added without a schema change, since readers skip fields they do not know.
 // A layout change raises SchemaVersion and comes with a migration
-// (migrate.go); Open applies pending migrations in one transaction, after
-// copying the file to <path>.schema-<old>.backup, and refuses a file of a
-// newer schema without touching it.
-//
-// # Locking, reading, and a file that is not what it should be
-//
-// A Store holds bbolt's lock on the file until Close: exclusive for a
-// command that writes, shared for one opened ReadOnly, which reads
-// beside other readers, writes nothing (it works on a read-only file
-// system) and waits for a writer as a writer waits for it. Beside the
-// state file, <path>.lock.info holds JSON naming the writer that holds the
-// lock (see Holder). It exists only while a writer holds the lock, or
-// after one was killed, until the next one overwrites it.
-//
-// The state file, the holder info and the backup beside it are opened
-// only as regular files, never through a symbolic link (links.go). A file
-// bbolt cannot read is refused with a CorruptError that says how to
-// restore it, and left as it is: Open checks the header before bbolt maps
-// the file (precheck.go), every use of bbolt turns the panics and memory
-// faults a damaged page causes into that error (guard.go), and the first
-// write of a Store runs bbolt's consistency check first, so that nothing
-// is written into a file whose free pages are in use (verify.go).
+// (migrate.go); opening a state applies pending migrations in one
+// transaction, after the backend has kept a copy of the old state (the
+// bbolt file is copied to <path>.schema-<old>.backup), and refuses a state
+// of a newer schema without touching it.
 package statefile
 
 // SchemaVersion is the version of the bucket layout this package writes.

@@ -2,7 +2,6 @@ package statefile
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -483,12 +482,4 @@ func (di *DocIntent) intent() (*Intent, error) {
 		return nil, err
 	}
 	return in, nil
-}
-
-// IsStateFile reports whether head, the start of a file, is a state file
-// (bbolt's first meta page) rather than a state document: what a user
-// moving a state file may push by mistake.
-func IsStateFile(head []byte) bool {
-	const magicAt = pageHeaderSize
-	return len(head) >= magicAt+4 && binary.NativeEndian.Uint32(head[magicAt:]) == boltMagic
 }

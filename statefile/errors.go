@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -33,8 +31,8 @@ type CorruptError struct {
 	Addr string
 	Err  error
 	// Backup is the copy of the file genform made before it last upgraded
-	// the file's schema (see Open), when there is one: an older state, but
-	// one to restore from.
+	// the file's schema (a bbolt file's, see package boltstate), when
+	// there is one: an older state, but one to restore from.
 	Backup string
 }
 
@@ -81,63 +79,16 @@ func displayAddr(addr string) string {
 	return addr
 }
 
-// noStateError reports a state file that exists but holds no state yet (an
-// earlier genform was stopped while creating it). It matches
-// fs.ErrNotExist, because for a reader it is the same as no file.
-type noStateError struct {
-	path string
+// NoStateError reports a state that exists but holds none yet: a state
+// file an earlier genform was stopped while creating, or a storage without
+// genform's layout opened without Options.Create. It matches
+// fs.ErrNotExist, because for a reader it is the same as no state.
+type NoStateError struct {
+	Path string
 }
 
-func (e *noStateError) Error() string {
-	return fmt.Sprintf("state file %s holds no state yet", e.path)
+func (e *NoStateError) Error() string {
+	return fmt.Sprintf("state file %s holds no state yet", e.Path)
 }
 
-func (e *noStateError) Is(target error) bool { return target == fs.ErrNotExist }
-
-// backupInfix and backupSuffix frame the schema version in the name of the
-// copy migrate makes before it upgrades a file: <path>.schema-<N>.backup.
-const (
-	backupInfix  = ".schema-"
-	backupSuffix = ".backup"
-)
-
-// backupPath is where migrate copies the file at path, of schema from,
-// before it upgrades it.
-func backupPath(path string, from int) string {
-	return path + backupInfix + strconv.Itoa(from) + backupSuffix
-}
-
-// findBackup returns the newest copy migrate made of the file at path (the
-// one of the highest schema), or "" when there is none. A link is not
-// offered: restoring from it could copy a file from anywhere.
-func findBackup(path string) string {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return ""
-	}
-	best, bestV := "", -1
-	for _, e := range entries {
-		rest, ok := strings.CutPrefix(e.Name(), base+backupInfix)
-		if !ok || !e.Type().IsRegular() {
-			continue
-		}
-		v, err := strconv.Atoi(strings.TrimSuffix(rest, backupSuffix))
-		if err != nil || !strings.HasSuffix(rest, backupSuffix) || v <= bestV {
-			continue
-		}
-		best, bestV = filepath.Join(filepath.Dir(path), e.Name()), v
-	}
-	return best
-}
-
-// nameBackup fills in the Backup of a *CorruptError about the file at path.
-func nameBackup(err error, path string) {
-	var ce *CorruptError
-	if errors.As(err, &ce) && ce.Backup == "" && ce.Path == path {
-		ce.Backup = findBackup(path)
-	}
-}
+func (e *NoStateError) Is(target error) bool { return target == fs.ErrNotExist }

@@ -4,11 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 
 	"github.com/genform/genform/internal/addrs"
 )
@@ -47,14 +44,14 @@ func intent(addr, generationID string) *Intent {
 	return &Intent{Addr: i, Endpoint: endpointFor(i), GenerationID: generationID}
 }
 
-// key is the bbolt key a record of addr is filed under.
+// key is the key a record of addr is filed under.
 func key(addr addrs.Instance) []byte { return []byte(addr.String()) }
 
-// openNew creates a state file in a fresh directory and closes it when the
-// test ends.
+// openNew creates a state in a new memory storage (see memBackend) and
+// closes it when the test ends.
 func openNew(t testing.TB) *Store {
 	t.Helper()
-	s, err := Open(filepath.Join(t.TempDir(), ".genform", "state.db"), Options{Create: true, Command: "test"})
+	s, err := openMem(newState(t), Options{Create: true, Command: "test"})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -62,14 +59,14 @@ func openNew(t testing.TB) *Store {
 	return s
 }
 
-// reopen closes s and opens its file again, as the next genform command
-// would.
+// reopen closes s and opens its storage again, as the next genform
+// command would.
 func reopen(t testing.TB, s *Store) *Store {
 	t.Helper()
 	if err := s.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	s2, err := Open(s.Path(), Options{})
+	s2, err := openMem(memOf(s), Options{})
 	if err != nil {
 		t.Fatalf("reopening: %v", err)
 	}
@@ -178,8 +175,12 @@ func fieldOf(rec []byte, num int) string {
 // as a damaged or hand-edited file would hold it.
 func rawPut(t testing.TB, s *Store, bucket []byte, key string, value []byte) {
 	t.Helper()
-	err := boltDB(s).Update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketRoot).Bucket(bucket).Put([]byte(key), value)
+	err := s.be.Update(func(tx RawTx) error {
+		b, err := tx.Bucket(bucket)
+		if err != nil {
+			return err
+		}
+		return b.Put([]byte(key), value)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -195,7 +196,3 @@ func serial(t testing.TB, s *Store) uint64 {
 	}
 	return m.Serial
 }
-
-// boltDB is the bbolt database of a Store opened by Open, for tests that
-// write what the store's operations would refuse.
-func boltDB(s *Store) *bolt.DB { return s.be.(*boltBackend).db }

@@ -1,27 +1,15 @@
 package statefile
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"time"
-
-	"github.com/genform/genform/internal/atomicfile"
 )
 
-// The lock itself is bbolt's exclusive flock on the state file: the
-// operating system drops it when the process dies, so it cannot go stale.
-// flock says nothing about who holds it, so the holder writes a small JSON
-// file beside the state file once it has the lock, and removes it before
-// letting go. A holder killed with -9 leaves its info file behind; the next
-// holder overwrites it.
-
-// infoSuffix is appended to the state file's path to name the holder info
-// file.
-const infoSuffix = ".lock.info"
+// Every backend takes a lock on the state when it opens it, exclusive for
+// a command that writes and shared for one opened ReadOnly, and keeps it
+// until Close: the bbolt file its flock (package boltstate), PostgreSQL an
+// advisory lock (package pgstate). A writer records who it is beside the
+// lock, so that a command refused or kept waiting can name it.
 
 // Holder describes the process holding a state file's lock.
 type Holder struct {
@@ -31,8 +19,8 @@ type Holder struct {
 	Started time.Time `json:"started"` // when it took the lock
 }
 
-// LockedError is returned by Open when another process holds the state
-// file's lock past Options.LockTimeout.
+// LockedError is returned by a backend's Open when another process holds
+// the state's lock past Options.LockTimeout.
 type LockedError struct {
 	Path string
 	// Holder is nil when the holder's info could not be read (it may have
@@ -56,63 +44,4 @@ func (e *LockedError) Error() string {
 		return fmt.Sprintf("state file %s is still locked by %s after waiting %s; wait for it to finish or pass a longer -lock-timeout=DURATION", e.Path, who, e.Waited)
 	}
 	return fmt.Sprintf("state file %s is locked by %s; wait for it to finish or pass -lock-timeout=DURATION", e.Path, who)
-}
-
-// writeHolder records this process as the lock holder. It writes a
-// temporary file and renames it, so a process reading the info while it is
-// written sees the old file or the new one, never half of one.
-func writeHolder(path string, h Holder) error {
-	b, err := json.Marshal(h)
-	if err != nil {
-		return err
-	}
-	info := path + infoSuffix
-	if err := refuseLink(info, "the lock holder file"); err != nil {
-		return err
-	}
-	if err := atomicfile.WriteFile(info, append(b, '\n'), 0o600, atomicfile.RegularOnly()); err != nil {
-		if errors.Is(err, atomicfile.ErrNotRegular) {
-			return fmt.Errorf("the lock holder file %s is not a regular file; genform writes only a regular file there: remove it", info)
-		}
-		return fmt.Errorf("recording the lock holder: %w", err)
-	}
-	return nil
-}
-
-// readHolder reads the holder info; nil when it is missing, unreadable, a
-// link, or left by a process of this host that is gone, since it only
-// decorates the error message. (A process that reads the state holds a
-// shared lock and writes no info: a writer it keeps waiting may find the
-// info of a writer killed before it.)
-func readHolder(path string) *Holder {
-	f, err := os.OpenFile(path+infoSuffix, os.O_RDONLY|oNoFollow, 0)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil
-	}
-	b, err := io.ReadAll(io.LimitReader(f, 4096))
-	if err != nil {
-		return nil
-	}
-	var h Holder
-	if err := json.Unmarshal(b, &h); err != nil || h.PID == 0 {
-		return nil
-	}
-	if host, _ := os.Hostname(); h.Host == host && !processExists(h.PID) {
-		return nil
-	}
-	return &h
-}
-
-// removeHolder removes the holder info. It must run while the lock is still
-// held, or it could remove the info of the next holder.
-func removeHolder(path string) error {
-	err := os.Remove(path + infoSuffix)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("removing the lock holder record: %w", err)
-	}
-	return nil
 }

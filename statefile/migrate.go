@@ -3,9 +3,6 @@ package statefile
 import (
 	"errors"
 	"fmt"
-	"os"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // migration upgrades a state by one schema version. Like containerd's
@@ -51,9 +48,9 @@ var currentSchema = SchemaVersion
 
 // migrate brings the state from schema from up to currentSchema in one
 // transaction, so a failing migration leaves it as it was. The backend
-// keeps a copy of the old state first where it can (a bbolt file is
-// copied to path.schema-N.backup, so a user who must go back to the older
-// genform still can).
+// keeps a copy of the old state first (a bbolt file is copied to
+// path.schema-N.backup, a PostgreSQL state's records to a table beside
+// them), so a user who must go back to the older genform still can.
 func (s *Store) migrate(from int) error {
 	return s.be.Migrate(from, func(tx RawTx) error {
 		for _, m := range migrations {
@@ -73,20 +70,4 @@ func (s *Store) migrate(from int) error {
 		}
 		return meta.Put(keySchemaVersion, formatUint(uint64(currentSchema)))
 	})
-}
-
-// writeBackup copies the database as tx sees it, and syncs the copy: the
-// backup matters most after a crash. A link at path is not followed (migrate
-// refuses one first), so that it cannot make genform overwrite a file
-// elsewhere.
-func writeBackup(tx *bolt.Tx, path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|oNoFollow, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = tx.WriteTo(f)
-	if err == nil {
-		err = f.Sync()
-	}
-	return errors.Join(err, f.Close())
 }

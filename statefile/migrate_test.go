@@ -1,16 +1,12 @@
 package statefile
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
-
-	bolt "go.etcd.io/bbolt"
 
 	"github.com/genform/genform/internal/addrs"
 )
@@ -43,8 +39,9 @@ func withSchema(t *testing.T, v int, ms ...migration) {
 	t.Cleanup(func() { currentSchema, migrations = oldV, oldMs })
 }
 
-// currentFile makes a state file as this build writes it, with a resource.
-func currentFile(t *testing.T) (path string, meta Meta) {
+// currentState makes a state as this build writes it, with a resource,
+// and returns its storage.
+func currentState(t *testing.T) (st *memState, meta Meta) {
 	t.Helper()
 	s := openNew(t)
 	if err := s.Update(func(tx *Tx) error { return tx.Record(sampleResource("image.hero", 2)) }); err != nil {
@@ -57,7 +54,7 @@ func currentFile(t *testing.T) (path string, meta Meta) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return s.Path(), m
+	return memOf(s), m
 }
 
 // realMigrations is this build's list, for tests that go back to it.
@@ -67,7 +64,7 @@ var realMigrations = migrations
 const next = SchemaVersion + 1
 
 func TestMigrationUpgradesOldFile(t *testing.T) {
-	path, before := currentFile(t)
+	st, before := currentState(t)
 	var ran []string
 	// The next schema moves the resource's kind into a bucket of its own;
 	// the one after adds a bucket. Both read the layout their predecessor
@@ -100,7 +97,7 @@ func TestMigrationUpgradesOldFile(t *testing.T) {
 			return err
 		}},
 	)
-	s, err := Open(path, Options{})
+	s, err := openMem(st, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,23 +112,19 @@ func TestMigrationUpgradesOldFile(t *testing.T) {
 	if after.SchemaVersion != next+1 || after.Lineage != before.Lineage || after.Serial != before.Serial {
 		t.Errorf("meta after migration = %+v, want schema %d and lineage/serial of %+v", after, next+1, before)
 	}
-	err = boltDB(s).View(func(tx *bolt.Tx) error {
-		if got := tx.Bucket(bucketRoot).Bucket([]byte("kinds")).Get([]byte("image.hero")); string(got) != "image" {
-			t.Errorf("migrated kinds[image.hero] = %q", got)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	if got := st.snapshot()["kinds"]["image.hero"]; string(got) != "image" {
+		t.Errorf("migrated kinds[image.hero] = %q", got)
 	}
 	if r, err := s.Resource(a("image.hero")); err != nil || r == nil || len(r.Outputs) != 2 {
 		t.Errorf("resource after migration = %v, %v", r, err)
 	}
 
-	// The backup is the file as it was, still readable by this genform.
+	// The backup, kept under the schema it had, is the state as it was,
+	// still readable by this genform. (That the bbolt file's backup is
+	// written as a private file is boltstate's test.)
 	currentSchema, migrations = SchemaVersion, realMigrations
-	backup := fmt.Sprintf("%s.schema-%d.backup", path, SchemaVersion)
-	b, err := Open(backup, Options{})
+	backup := &memState{name: "backup", data: st.backups[SchemaVersion], backups: map[int]memData{}}
+	b, err := openMem(backup, Options{})
 	if err != nil {
 		t.Fatalf("opening the backup as schema %d: %v", SchemaVersion, err)
 	}
@@ -139,15 +132,12 @@ func TestMigrationUpgradesOldFile(t *testing.T) {
 	if m, _ := b.Meta(); m != before {
 		t.Errorf("backup meta = %+v, want %+v", m, before)
 	}
-	if st, err := os.Stat(backup); err != nil || st.Mode().Perm() != 0o600 {
-		t.Errorf("backup mode: %v, %v", st.Mode(), err)
-	}
 
 	// Opening again migrates nothing.
 	currentSchema, migrations = next+1, realMigrations
 	ran = nil
 	s.Close()
-	s2, err := Open(path, Options{})
+	s2, err := openMem(st, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,8 +148,8 @@ func TestMigrationUpgradesOldFile(t *testing.T) {
 }
 
 func TestFailingMigrationLeavesFileUntouched(t *testing.T) {
-	path, before := currentFile(t)
-	contents := readFile(t, path)
+	st, before := currentState(t)
+	path, contents := st.name, st.snapshot()
 	withSchema(t, next, migration{schemaVersion: next, name: "break things", migrate: func(tx RawTx) error {
 		resources, err := tx.Bucket(bucketResources)
 		if err != nil {
@@ -170,7 +160,7 @@ func TestFailingMigrationLeavesFileUntouched(t *testing.T) {
 		}
 		return errors.New("disk on fire")
 	}})
-	_, err := Open(path, Options{})
+	_, err := openMem(st, Options{})
 	if err == nil {
 		t.Fatal("Open succeeded")
 	}
@@ -179,14 +169,14 @@ func TestFailingMigrationLeavesFileUntouched(t *testing.T) {
 			t.Errorf("error %q does not contain %q", err, want)
 		}
 	}
-	if !bytes.Equal(contents, readFile(t, path)) {
-		t.Error("failed migration modified the file")
+	if !reflect.DeepEqual(contents, st.snapshot()) {
+		t.Error("failed migration modified the state")
 	}
-	if _, err := os.Stat(fmt.Sprintf("%s.schema-%d.backup", path, SchemaVersion)); !errors.Is(err, fs.ErrNotExist) {
+	if _, ok := st.backups[SchemaVersion]; ok {
 		t.Error("failed migration left a backup behind")
 	}
 	currentSchema, migrations = SchemaVersion, realMigrations
-	s, err := Open(path, Options{})
+	s, err := openMem(st, Options{})
 	if err != nil {
 		t.Fatalf("file unreadable after a failed migration: %v", err)
 	}
@@ -199,12 +189,13 @@ func TestFailingMigrationLeavesFileUntouched(t *testing.T) {
 	}
 }
 
-// TestMigrationToHistory opens a schema 1 file: the generation its
+// TestMigrationToHistory opens a schema 1 state: the generation its
 // record holds, and the failed one kept beside it, are in the history
-// afterwards, the record itself unchanged, and the backup is the old file.
+// afterwards, the record itself unchanged, and the backup is the old
+// state.
 func TestMigrationToHistory(t *testing.T) {
-	path := oldSchema1File(t)
-	s, err := Open(path, Options{})
+	st := oldSchema1State(t)
+	s, err := openMem(st, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,26 +232,21 @@ func TestMigrationToHistory(t *testing.T) {
 		t.Errorf("failure entry = %+v, %v", failed, err)
 	}
 	// The backup is the schema 1 layout, for a genform that reads only it.
-	rawBolt(t, path+".schema-1.backup", func(tx *bolt.Tx) error {
-		root := tx.Bucket(bucketRoot)
-		if v := string(root.Bucket(bucketMeta).Get(keySchemaVersion)); v != "1" || root.Bucket(bucketHistory) != nil {
-			t.Errorf("backup: schema %q, history bucket %v; want schema 1 without one", v, root.Bucket(bucketHistory) != nil)
-		}
-		if root.Bucket(bucketResources).Get([]byte("image.hero")) == nil {
-			t.Error("backup lost the record")
-		}
-		return nil
-	})
+	backup := st.backups[1]
+	if v, hist := string(backup[string(bucketMeta)][string(keySchemaVersion)]), backup[string(bucketHistory)]; v != "1" || hist != nil {
+		t.Errorf("backup: schema %q, history bucket %v; want schema 1 without one", v, hist != nil)
+	}
+	if backup[string(bucketResources)]["image.hero"] == nil {
+		t.Error("backup lost the record")
+	}
 }
 
 // TestMigrationSkipsDamagedRecord: a record that cannot be decoded does
 // not stop the migration; it stays for state rm to mend.
 func TestMigrationSkipsDamagedRecord(t *testing.T) {
-	path := oldSchema1File(t)
-	rawBolt(t, path, func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketRoot).Bucket(bucketResources).Put([]byte("image.broken"), []byte("\xff\xff"))
-	})
-	s, err := Open(path, Options{})
+	st := oldSchema1State(t)
+	st.edit(func(d memData) { d[string(bucketResources)]["image.broken"] = []byte("\xff\xff") })
+	s, err := openMem(st, Options{})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}

@@ -5,8 +5,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // TestPathsOutsideTheWorkingDirectory checks that a resource whose
@@ -54,12 +52,10 @@ func TestPathsOutsideTheWorkingDirectory(t *testing.T) {
 			}
 
 			// Written past the store, as a hand-edited or hostile file would.
-			path := s.Path()
+			st := memOf(s)
 			s.Close()
-			rawBolt(t, path, func(tx *bolt.Tx) error {
-				return tx.Bucket(bucketRoot).Bucket(bucketResources).Put(key(rec.Addr), encodeResource(rec))
-			})
-			s, err = Open(path, Options{})
+			st.edit(func(d memData) { d[string(bucketResources)][string(key(rec.Addr))] = encodeResource(rec) })
+			s, err = openMem(st, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

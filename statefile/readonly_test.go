@@ -4,109 +4,20 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
-	"slices"
+	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/genform/genform/internal/addrs"
 )
 
-// dirNames lists the names in dir.
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	return names
-}
-
-// Readers share the lock: any number read at once, and write nothing
-// beside the state, not even the holder info. A writer waits for all of
-// them, and they for a writer.
-func TestReadersShareTheLock(t *testing.T) {
-	path, _ := currentFile(t)
-	before := dirNames(t, filepath.Dir(path))
-	contents := readFile(t, path)
-
-	r1, err := Open(path, Options{ReadOnly: true, Command: "show"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r2, err := Open(path, Options{ReadOnly: true, Command: "gallery"})
-	if err != nil {
-		t.Fatalf("a second reader: %v", err)
-	}
-	for _, r := range []*Store{r1, r2} {
-		if res, err := r.Resource(a("image.hero")); err != nil || res == nil {
-			t.Errorf("reading: %v, %v", res, err)
-		}
-	}
-	if got := dirNames(t, filepath.Dir(path)); !slices.Equal(got, before) {
-		t.Errorf("readers changed the directory: %v, was %v", got, before)
-	}
-
-	_, err = Open(path, Options{Command: "apply"})
-	var le *LockedError
-	if !errors.As(err, &le) || !strings.Contains(err.Error(), "or by commands reading it (show") {
-		t.Fatalf("a writer beside readers: %v, want a LockedError that says readers may hold it", err)
-	}
-	// The writer waits for the last reader.
-	done := make(chan error, 1)
-	go func() {
-		w, err := Open(path, Options{Command: "apply", LockTimeout: time.Minute})
-		if err == nil {
-			w.Close()
-		}
-		done <- err
-	}()
-	time.Sleep(100 * time.Millisecond)
-	r1.Close()
-	time.Sleep(100 * time.Millisecond)
-	select {
-	case err := <-done:
-		t.Fatalf("the writer got in while a reader held the lock: %v", err)
-	default:
-	}
-	r2.Close()
-	if err := <-done; err != nil {
-		t.Fatalf("the waiting writer: %v", err)
-	}
-
-	// While a writer holds it, a reader is refused, naming the writer, or
-	// waits for it.
-	w, err := Open(path, Options{Command: "apply"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = Open(path, Options{ReadOnly: true, Command: "show"})
-	if !errors.As(err, &le) || le.Holder == nil || le.Holder.Command != "apply" {
-		t.Fatalf("a reader beside a writer: %v, want a LockedError naming genform apply", err)
-	}
-	go func() {
-		time.Sleep(100 * time.Millisecond)
-		w.Close()
-	}()
-	r, err := Open(path, Options{ReadOnly: true, LockTimeout: time.Minute})
-	if err != nil {
-		t.Fatalf("a reader waiting for the writer: %v", err)
-	}
-	r.Close()
-	if got := readFile(t, path); string(got) != string(contents) {
-		t.Error("the file changed, with nothing written to it")
-	}
-}
-
+// A reader cannot write: its Update and Batch are refused before they
+// reach the backend, it cannot create a state, and one that does not exist
+// is not created by looking. (That the bbolt file is neither created nor
+// changed is boltstate's test.)
 func TestReaderCannotWrite(t *testing.T) {
-	path, _ := currentFile(t)
-	r, err := Open(path, Options{ReadOnly: true})
+	st, _ := currentState(t)
+	r, err := openMem(st, Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,43 +35,43 @@ func TestReaderCannotWrite(t *testing.T) {
 		t.Errorf("after the refused writes: %v, %v", res, err)
 	}
 
-	if _, err := Open(path, Options{ReadOnly: true, Create: true}); err == nil {
+	if _, err := openMem(st, Options{ReadOnly: true, Create: true}); err == nil {
 		t.Error("Open(ReadOnly, Create) succeeded")
 	}
-	missing := filepath.Join(t.TempDir(), "state.db")
-	if _, err := Open(missing, Options{ReadOnly: true}); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("a reader of a missing file: %v, want fs.ErrNotExist", err)
+	missing := newState(t)
+	if _, err := openMem(missing, Options{ReadOnly: true}); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a reader of a missing state: %v, want fs.ErrNotExist", err)
 	}
-	if _, err := os.Stat(missing); !errors.Is(err, fs.ErrNotExist) {
-		t.Error("a reader created the file")
+	if missing.snapshot() != nil {
+		t.Error("a reader created the state")
 	}
 }
 
-// A reader cannot upgrade a file of an older schema, since that writes: it
-// says what will.
+// A reader cannot upgrade a state of an older schema, since that writes:
+// it says what will.
 func TestReaderOfAnOlderSchema(t *testing.T) {
-	path, _ := currentFile(t)
-	contents := readFile(t, path)
+	st, _ := currentState(t)
+	contents := st.snapshot()
 	withSchema(t, next, migration{next, "nothing", func(RawTx) error { return nil }, false})
-	_, err := Open(path, Options{ReadOnly: true})
+	_, err := openMem(st, Options{ReadOnly: true})
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("written by an older genform (schema %d)", SchemaVersion)) {
 		t.Fatalf("Open(ReadOnly) = %v, want a refusal saying the file must be upgraded", err)
 	}
-	if string(readFile(t, path)) != string(contents) {
-		t.Error("the reader changed the file")
+	if !reflect.DeepEqual(st.snapshot(), contents) {
+		t.Error("the reader changed the state")
 	}
-	if _, err := os.Stat(backupPath(path, SchemaVersion)); !errors.Is(err, fs.ErrNotExist) {
+	if len(st.backups) != 0 {
 		t.Error("the reader made a backup")
 	}
 }
 
-// A reader takes a schema 1 file, which has no history yet, as it is: its
-// records read, its history is empty, and the file is not changed (its
+// A reader takes a schema 1 state, which has no history yet, as it is: its
+// records read, its history is empty, and the state is not changed (its
 // first writer adds the history).
 func TestReaderOfASchema1File(t *testing.T) {
-	path := oldSchema1File(t)
-	contents := readFile(t, path)
-	r, err := Open(path, Options{ReadOnly: true, Command: "show"})
+	st := oldSchema1State(t)
+	contents := st.snapshot()
+	r, err := openMem(st, Options{ReadOnly: true, Command: "show"})
 	if err != nil {
 		t.Fatalf("Open(ReadOnly) of a schema 1 file: %v", err)
 	}
@@ -178,11 +89,11 @@ func TestReaderOfASchema1File(t *testing.T) {
 		t.Errorf("Check: %v", err)
 	}
 	r.Close()
-	if string(readFile(t, path)) != string(contents) {
-		t.Error("the reader changed the file")
+	if !reflect.DeepEqual(st.snapshot(), contents) {
+		t.Error("the reader changed the state")
 	}
 	// The first writer upgrades it.
-	w, err := Open(path, Options{})
+	w, err := openMem(st, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,14 +3,9 @@ package statefile
 import (
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // TestSetService: the service is recorded once, read back by every way of
@@ -92,52 +87,29 @@ func TestSetServiceRollsBackWithItsUpdate(t *testing.T) {
 	}
 }
 
-// oldSchema1File writes, with bbolt alone, a state file exactly as a
-// genform from before the service key wrote it: schema 1, the three meta
-// keys, and a resource.
-func oldSchema1File(t *testing.T) string {
+// oldSchema1State makes a state exactly as a genform from before the
+// service key wrote it: schema 1, the three meta keys, and a resource.
+func oldSchema1State(t *testing.T) *memState {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "state.db")
 	rec := sampleResource("image.hero", 1)
 	rec.Failure = &Failure{Endpoint: rec.Endpoint, Fingerprint: "sha256:failed", Request: json.RawMessage(`{"prompt":"a [fail]"}`),
 		GenerationID: "gen-failed", Error: "the service reported the generation failed", At: t0.Add(time.Hour)}
-	rawBolt(t, path, func(tx *bolt.Tx) error {
-		root, err := tx.CreateBucket(bucketRoot)
-		if err != nil {
-			return err
-		}
-		meta, err := root.CreateBucket(bucketMeta)
-		if err != nil {
-			return err
-		}
-		for k, v := range map[string]string{"schema_version": "1", "lineage": "0913f291-636d-4878-8613-c1fd719794eb", "serial": "4"} {
-			if err := meta.Put([]byte(k), []byte(v)); err != nil {
-				return err
-			}
-		}
-		resources, err := root.CreateBucket(bucketResources)
-		if err != nil {
-			return err
-		}
-		if err := resources.Put(key(rec.Addr), encodeResource(rec)); err != nil {
-			return err
-		}
+	st := newState(t)
+	st.edit(func(d memData) {
+		d[string(bucketMeta)] = map[string][]byte{"schema_version": []byte("1"), "lineage": []byte("0913f291-636d-4878-8613-c1fd719794eb"), "serial": []byte("4")}
+		d[string(bucketResources)] = map[string][]byte{string(key(rec.Addr)): encodeResource(rec)}
 		for _, name := range [][]byte{bucketIntents, bucketProtections} {
-			if _, err := root.CreateBucket(name); err != nil {
-				return err
-			}
+			d[string(name)] = map[string][]byte{}
 		}
-		return nil
 	})
-	return path
+	return st
 }
 
 // TestOldFileHasNoService: a file written before the service key existed
 // reads as "no service recorded yet" (the migration to the history does
 // not invent one), and takes one at the first SetService.
 func TestOldFileHasNoService(t *testing.T) {
-	path := oldSchema1File(t)
-	s, err := Open(path, Options{})
+	s, err := openMem(oldSchema1State(t), Options{})
 	if err != nil {
 		t.Fatalf("opening a file without the service key: %v", err)
 	}
@@ -173,12 +145,10 @@ func TestUnknownMetaKeysAreIgnored(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, _ := s.Meta()
-	path := s.Path()
+	st := memOf(s)
 	s.Close()
-	rawBolt(t, path, func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketRoot).Bucket(bucketMeta).Put([]byte("from_the_future"), []byte("\x00anything"))
-	})
-	s, err := Open(path, Options{})
+	st.edit(func(d memData) { d[string(bucketMeta)]["from_the_future"] = []byte("\x00anything") })
+	s, err := openMem(st, Options{})
 	if err != nil {
 		t.Fatalf("opening a file with an unknown meta key: %v", err)
 	}
@@ -195,106 +165,11 @@ func TestUnknownMetaKeysAreIgnored(t *testing.T) {
 // an empty one is damage, not "none recorded".
 func TestEmptyServiceIsCorrupt(t *testing.T) {
 	s := openNew(t)
-	path := s.Path()
+	st := memOf(s)
 	s.Close()
-	rawBolt(t, path, func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketRoot).Bucket(bucketMeta).Put(keyService, []byte{})
-	})
-	_, err := Open(path, Options{})
+	st.edit(func(d memData) { d[string(bucketMeta)][string(keyService)] = []byte{} })
+	_, err := openMem(st, Options{})
 	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), `meta record "service" is corrupt`) {
 		t.Errorf("Open = %v, want the service named as corrupt", err)
 	}
-}
-
-// TestLayout compares the bucket tree of a file that holds one of
-// everything with the drawing in the package documentation, so that a key
-// added without being drawn (or drawn and never written) fails here, and
-// checks the schema: the service key was added to schema 1 without a
-// schema change (see doc.go for why); the history made it 2.
-func TestLayout(t *testing.T) {
-	s := openNew(t)
-	err := s.Update(func(tx *Tx) error {
-		if err := tx.SetService("https://gen.example.com"); err != nil {
-			return err
-		}
-		if err := tx.Record(sampleResource("image.a", 1)); err != nil {
-			return err
-		}
-		if err := tx.RecordIntent(intent("image.b", "")); err != nil {
-			return err
-		}
-		return tx.Protect(a("image.a"), true)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	err = boltDB(s).View(func(tx *bolt.Tx) error {
-		var walk func(prefix string, b *bolt.Bucket) error
-		walk = func(prefix string, b *bolt.Bucket) error {
-			return b.ForEach(func(k, v []byte) error {
-				name := string(k)
-				if _, ok := canonicalAddr(name); ok {
-					name = "<address>"
-				}
-				if _, _, ok := splitHistoryKey(k); ok {
-					name = `<fp>\x00<id>`
-				}
-				if v != nil {
-					got = append(got, prefix+name)
-					return nil
-				}
-				got = append(got, prefix+name+"/")
-				return walk(prefix+name+"/", b.Bucket(k))
-			})
-		}
-		return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
-			got = append(got, string(name)+"/")
-			return walk(string(name)+"/", b)
-		})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(got)
-	want := drawnLayout(t)
-	if !slices.Equal(got, want) {
-		t.Errorf("the file's layout:\n  %s\ndoc.go draws:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
-	}
-	if m, _ := s.Meta(); m.SchemaVersion != 2 || SchemaVersion != 2 {
-		t.Errorf("schema %d (SchemaVersion %d), want 2", m.SchemaVersion, SchemaVersion)
-	}
-}
-
-// drawnLayout reads the bucket drawing of doc.go as sorted paths
-// ("genform/meta/serial", "genform/resources/").
-func drawnLayout(t *testing.T) []string {
-	t.Helper()
-	doc, err := os.ReadFile("doc.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var paths, stack []string
-	for _, line := range strings.Split(string(doc), "\n") {
-		line, ok := strings.CutPrefix(line, "//\t")
-		if !ok || !strings.HasPrefix(line, "genform/") && !strings.ContainsAny(line, "├└") {
-			continue
-		}
-		// Each level of the tree is four runes of "│   ", "├── " or "└── ".
-		depth, rest := 0, []rune(line)
-		for len(rest) >= 4 && strings.ContainsRune("│├└ ", rest[0]) {
-			depth, rest = depth+1, rest[4:]
-		}
-		name, _, _ := strings.Cut(string(rest), " ")
-		stack = append(stack[:depth], name)
-		paths = append(paths, strings.Join(stack, ""))
-		if !strings.HasSuffix(name, "/") {
-			stack = stack[:depth]
-		}
-	}
-	if len(paths) == 0 {
-		t.Fatal("no layout drawing found in doc.go")
-	}
-	slices.Sort(paths)
-	return paths
 }

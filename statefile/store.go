@@ -11,24 +11,26 @@ import (
 	"github.com/genform/genform/internal/addrs"
 )
 
-// Options says how to open a state: the file (Open) or another backend's.
+// Options says how to open a state, whatever its backend: the file
+// (boltstate.Open) or PostgreSQL (pgstate.Open).
 type Options struct {
 	// LockTimeout is how long to wait for the exclusive lock held by another
 	// process; 0 fails at the first attempt.
 	LockTimeout time.Duration
-	// Command is the genform command opening the file (e.g. "apply"), shown
-	// to anyone who finds the file locked.
+	// Command is the genform command opening the state (e.g. "apply"),
+	// shown to anyone who finds it locked.
 	Command string
-	// Create creates the file (mode 0600, missing parent directories 0700)
-	// when it does not exist. Without it, a missing file is an error that
-	// matches fs.ErrNotExist.
+	// Create creates the state when it does not exist: the file (mode
+	// 0600, missing parent directories 0700), or PostgreSQL's schema and
+	// tables. Without it, a missing state is an error that matches
+	// fs.ErrNotExist.
 	Create bool
-	// ReadOnly opens the file for reading only, under a shared lock: any
+	// ReadOnly opens the state for reading only, under a shared lock: any
 	// number of readers hold it together, and a writer waits for all of
 	// them (and they for a writer, up to LockTimeout). A reader writes
 	// nothing, not even the holder info, so it works on a read-only file
 	// system; Update and Batch fail. It cannot be combined with Create,
-	// and a file of an older schema, which only a writer can upgrade, is
+	// and a state of an older schema, which only a writer can upgrade, is
 	// refused.
 	ReadOnly bool
 }
@@ -133,7 +135,7 @@ func (s *Store) init(create bool) error {
 	case kind == foreign:
 		return &CorruptError{Path: s.path, Err: errors.New("a bbolt database, but not a genform state file")}
 	case kind == fresh && !create:
-		return &noStateError{path: s.path}
+		return &NoStateError{Path: s.path}
 	case kind == fresh:
 		if err := s.create(); err != nil {
 			return fmt.Errorf("creating state file %s: %w", s.path, err)
@@ -202,9 +204,12 @@ func newLineage() (string, error) {
 
 func formatUint(v uint64) []byte { return strconv.AppendUint(nil, v, 10) }
 
-// Path returns the state file's path as given to Open, or the name of the
-// backend's state (its database and schema).
+// Path returns the backend's name for the state: the file's path as given
+// to boltstate.Open, or the database and schema.
 func (s *Store) Path() string { return s.path }
+
+// view runs fn in a read transaction of the Store's backend.
+func (s *Store) view(fn func(RawTx) error) error { return s.be.View(fn) }
 
 // Close releases the lock and closes the state. Calling it again returns
 // the first result.

@@ -39,8 +39,9 @@ var errTxDone = errors.New("statefile: Tx used after its Update returned")
 // returned as is. If fn changed nothing, nothing is committed. fn must not
 // call Update (Updates run one at a time: it would wait for itself).
 //
-// The first Update or Batch of a Store checks the file's page structure
-// before it writes (see verify), and refuses a damaged file.
+// The first Update or Batch of a Store runs the backend's check before it
+// writes (Backend.BeforeWrite: the bbolt file's page structure), and
+// refuses a damaged file.
 func (s *Store) Update(fn func(tx *Tx) error) error {
 	if err := s.writable(); err != nil {
 		return err
@@ -72,10 +73,11 @@ func (s *Store) writable() error {
 
 // Batch is Update for steps taken by many goroutines at once, such as the
 // intents and records of jobs running in parallel: concurrent calls are
-// coalesced into one transaction and one fsync (bbolt's DB.Batch) instead
-// of queueing for one each. Like Update, Batch returns only once its
-// changes are durably committed. fn may be called more than once (when a
-// step it was batched with fails), so it must only write what it is given.
+// coalesced into one transaction and one fsync (on the bbolt file, bbolt's
+// DB.Batch) instead of queueing for one each. Like Update, Batch returns
+// only once its changes are durably committed. fn may be called more than
+// once (when a step it was batched with fails), so it must only write what
+// it is given.
 func (s *Store) Batch(fn func(tx *Tx) error) error {
 	if err := s.writable(); err != nil {
 		return err

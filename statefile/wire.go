@@ -231,8 +231,8 @@ func (r *reader) string() string {
 	return string(r.buf[r.f.start:r.f.end])
 }
 
-// bytes returns a copy: the record's buffer belongs to bbolt and is only
-// valid inside the transaction.
+// bytes returns a copy: the record's buffer belongs to the backend (bbolt's
+// memory map) and is only valid inside the transaction.
 func (r *reader) bytes() []byte {
 	if !r.want(wireBytes) {
 		return nil

@@ -23,6 +23,7 @@ import (
 	"github.com/genform/genform/internal/simulator"
 	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/statefile"
+	"github.com/genform/genform/statefile/boltstate"
 	"github.com/genform/genform/statefile/pgstate"
 )
 
@@ -180,7 +181,7 @@ func seedStateWithHistory(b testing.TB, dir string, earlier int) {
 	if be := cfg.Settings.Backend; be != nil {
 		st, err = pgstate.Open(pgstate.Config{ConnString: be.ConnStr, Schema: be.SchemaName}, opts)
 	} else {
-		st, err = statefile.Open(cfg.Settings.StateFile, opts)
+		st, err = boltstate.Open(cfg.Settings.StateFile, opts)
 	}
 	if err != nil {
 		b.Fatal(err)

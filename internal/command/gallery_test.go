@@ -31,6 +31,7 @@ import (
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/simulator"
 	"github.com/genform/genform/statefile"
+	"github.com/genform/genform/statefile/boltstate"
 )
 
 // galleryFixture writes output files and a state recording them into the
@@ -73,7 +74,7 @@ func (f *galleryFixture) resource(addr string, endpoint addrs.Endpoint, request,
 
 func (f *galleryFixture) save() {
 	f.t.Helper()
-	st, err := statefile.Open(filepath.Join(".genform", "state.db"), statefile.Options{Create: true, Command: "test"})
+	st, err := boltstate.Open(filepath.Join(".genform", "state.db"), statefile.Options{Create: true, Command: "test"})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -379,7 +380,7 @@ video "intro" {
 	if code := runGallery(env, []string{"-link", "-out=review/linked.html"}); code != ExitOK {
 		t.Fatalf("gallery -link: exit %d, stderr:\n%s", code, stderr)
 	}
-	st, err := statefile.Open(".genform/state.db", statefile.Options{})
+	st, err := boltstate.Open(".genform/state.db", statefile.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -918,7 +919,7 @@ image "poster" {
 		t.Errorf("-changed must keep image.hero alone")
 	}
 	// From the serial the state has now, nothing was generated anew.
-	st, err := statefile.Open(".genform/state.db", statefile.Options{})
+	st, err := boltstate.Open(".genform/state.db", statefile.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

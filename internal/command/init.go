@@ -13,6 +13,7 @@ import (
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/atomicfile"
 	"github.com/genform/genform/statefile"
+	"github.com/genform/genform/statefile/boltstate"
 	"github.com/genform/genform/statefile/pgstate"
 )
 
@@ -118,7 +119,7 @@ func (s *storage) open(opts statefile.Options) (*statefile.Store, error) {
 	var st *statefile.Store
 	var err error
 	if s.Type == "file" {
-		st, err = statefile.Open(filepath.FromSlash(s.Path), opts)
+		st, err = boltstate.Open(filepath.FromSlash(s.Path), opts)
 	} else {
 		conn := s.ConnString
 		if s.conn != "" {

@@ -10,6 +10,7 @@ import (
 	"github.com/genform/genform/internal/words"
 
 	"github.com/genform/genform/statefile"
+	"github.com/genform/genform/statefile/boltstate"
 )
 
 // state pull and state push are Terraform's: pull prints the whole state
@@ -73,7 +74,7 @@ func runStatePush(env *Env, sc *stateCmd) int {
 	if err != nil {
 		return env.Errorf("reading %s: %v", from, err)
 	}
-	if statefile.IsStateFile(data) {
+	if boltstate.IsStateFile(data) {
 		return env.Errorf("%s is a state file, not a state document: state push writes what genform state pull prints. To move a state file's state into the configured storage, run genform init -migrate-state", from)
 	}
 	doc, err := statefile.ReadDocument(bytes.NewReader(data))

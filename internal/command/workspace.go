@@ -26,6 +26,7 @@ import (
 	"github.com/genform/genform/internal/simulator"
 	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/statefile"
+	"github.com/genform/genform/statefile/boltstate"
 	"github.com/genform/genform/statefile/pgstate"
 )
 
@@ -374,7 +375,7 @@ func openStateFile(cfg *config.Config, opts statefile.Options) (*statefile.Store
 		if err := reconcile.CheckInside(".", filepath.Dir(cfg.Settings.StateFile)); err != nil {
 			return nil, fmt.Errorf("state_file: %w", err)
 		}
-		st, err = statefile.Open(cfg.Settings.StateFile, opts)
+		st, err = boltstate.Open(cfg.Settings.StateFile, opts)
 	}
 	switch {
 	case err == nil:

@@ -1,9 +1,11 @@
 // Package pgstate keeps genform's state in PostgreSQL, for a team whose
 // working copies share one state. It is a statefile.Backend: the records,
 // their encoding, the history, the named operations and the schema
-// migrations are statefile's, the same as for the bbolt file; this package
-// owns the connection, the tables, the lock and who holds it. It is the
-// only package that imports the PostgreSQL driver (pgx).
+// migrations are statefile's, the same as for the bbolt file (package
+// boltstate); this package owns the connection, the tables, the lock and
+// who holds it, and the copy kept before a migration. It is the only
+// package that imports the PostgreSQL driver (pgx), and no pgx type
+// leaves it.
 //
 // # Tables
 //

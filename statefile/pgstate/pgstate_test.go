@@ -16,6 +16,7 @@ import (
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/statefile"
+	"github.com/genform/genform/statefile/boltstate"
 	"github.com/genform/genform/statefile/pgstate"
 	"github.com/genform/genform/statefile/pgstate/pgtest"
 	"github.com/genform/genform/statefile/storetest"
@@ -156,7 +157,7 @@ func mustAddr(s string) addrs.Instance {
 // unless forced.
 func TestCopyBetweenBackends(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.db")
-	file, err := statefile.Open(path, statefile.Options{Create: true, Command: "apply"})
+	file, err := boltstate.Open(path, statefile.Options{Create: true, Command: "apply"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +210,7 @@ func TestCopyBetweenBackends(t *testing.T) {
 		t.Errorf("copying an older state over a newer one: %v", err)
 	}
 	// Another state entirely is refused too, unless forced.
-	other, err := statefile.Open(filepath.Join(t.TempDir(), "other.db"), statefile.Options{Create: true})
+	other, err := boltstate.Open(filepath.Join(t.TempDir(), "other.db"), statefile.Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +229,7 @@ func TestCopyBetweenBackends(t *testing.T) {
 	}
 	// And back into a new file.
 	file.Close()
-	file, err = statefile.Open(path, statefile.Options{ReadOnly: true})
+	file, err = boltstate.Open(path, statefile.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +237,7 @@ func TestCopyBetweenBackends(t *testing.T) {
 	if _, err := statefile.Copy(pg, file, true); err != nil {
 		t.Fatal(err)
 	}
-	back, err := statefile.Open(filepath.Join(t.TempDir(), "back.db"), statefile.Options{Create: true})
+	back, err := boltstate.Open(filepath.Join(t.TempDir(), "back.db"), statefile.Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,12 @@
-package statefile
+package boltstate
 
 import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
 	"strings"
+
+	"github.com/genform/genform/statefile"
 )
 
 // bbolt trusts the pages of its file. It memory-maps the file and follows
@@ -16,14 +18,14 @@ import (
 // process would exit with status 2, which plan -detailed-exitcode means as
 // "changes present". checkFile refuses what it can see from the header
 // before bbolt opens the file; guard turns what bbolt finds later into a
-// CorruptError, so every command refuses a damaged file with exit 1 and a
-// message saying how to restore it.
+// statefile.CorruptError, so every command refuses a damaged file with
+// exit 1 and a message saying how to restore it.
 
 // guard runs fn, which uses bbolt on the file at path, and returns a
-// *CorruptError for a panic raised inside bbolt or a fault reading the
-// memory map. Any other panic (a bug, not damage) is raised again. It also
-// names the backup of the file, when there is one, in a *CorruptError fn
-// returns.
+// *statefile.CorruptError for a panic raised inside bbolt or a fault
+// reading the memory map. Any other panic (a bug, not damage) is raised
+// again. It also names the backup of the file, when there is one, in a
+// *statefile.CorruptError fn returns.
 //
 // A fault is turned into a panic only in the goroutine that calls guard
 // (debug.SetPanicOnFault), so bbolt must not be reached from another
@@ -39,7 +41,7 @@ func guard(path string, fn func() error) (err error) {
 		if !ok {
 			panic(r)
 		}
-		err = &CorruptError{Path: path, Err: cause}
+		err = &statefile.CorruptError{Path: path, Err: cause}
 		nameBackup(err, path)
 	}()
 	err = fn()
@@ -87,6 +89,3 @@ func inBolt() bool {
 		}
 	}
 }
-
-// view runs fn in a read transaction of the Store's backend.
-func (s *Store) view(fn func(RawTx) error) error { return s.be.View(fn) }

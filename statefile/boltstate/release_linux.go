@@ -1,4 +1,4 @@
-package statefile
+package boltstate
 
 import (
 	"os"
@@ -21,7 +21,7 @@ import (
 // again (the next record, a branch page) only maps it again.
 //
 // Only the mapping is ever advised: a value of a read-write transaction
-// may be heap memory, which the advice would zero, so boltTx hands a
+// may be heap memory, which the advice would zero, so rawTx hands a
 // releaser only to read-only transactions, and passed ignores a value
 // outside the mapping. TestSnapshotGivesBackTheFilesPages guards it.
 type releaser struct {

@@ -1,165 +1,12 @@
 package statefile
 
 import (
-	"bytes"
 	"errors"
-	"io/fs"
-	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/genform/genform/internal/addrs"
 )
-
-// goodFile returns the bytes of a real state file holding n resources.
-func goodFile(t *testing.T, n int) []byte {
-	t.Helper()
-	s := openNew(t)
-	fill(t, s, n)
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return readFile(t, s.Path())
-}
-
-// rawBolt writes a bbolt file with fn, bypassing the store.
-func rawBolt(t *testing.T, path string, fn func(tx *bolt.Tx) error) {
-	t.Helper()
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Update(fn); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestOpenRefusesUnreadableFiles(t *testing.T) {
-	good := goodFile(t, 300)
-	garbage := make([]byte, 64<<10)
-	rng := rand.New(rand.NewPCG(1, 2))
-	for i := range garbage {
-		garbage[i] = byte(rng.Uint32())
-	}
-	// A file with bbolt's magic number but a damaged meta page.
-	badSum := bytes.Clone(good)
-	badSum[pageHeaderSize+20] ^= 0xff
-	pageSize := 4096
-	badSum[pageSize+pageHeaderSize+20] ^= 0xff
-
-	tests := []struct {
-		name     string
-		contents func(t *testing.T, path string)
-		want     string
-	}{
-		{"random bytes", func(t *testing.T, path string) { write(t, path, garbage) }, "not a bbolt database"},
-		{"a text file", func(t *testing.T, path string) {
-			write(t, path, []byte(strings.Repeat("terraform state is not this\n", 1000)))
-		}, "not a bbolt database"},
-		{"a few bytes", func(t *testing.T, path string) { write(t, path, []byte("bolt")) }, "too short"},
-		{"truncated to half", func(t *testing.T, path string) { write(t, path, good[:len(good)/2]) }, "truncated"},
-		{"truncated to its header pages", func(t *testing.T, path string) { write(t, path, good[:3*pageSize]) }, "truncated"},
-		{"truncated one page short of its data", func(t *testing.T, path string) { write(t, path, good[:highWater(t, good)-pageSize]) }, "truncated"},
-		{"both meta pages damaged", func(t *testing.T, path string) { write(t, path, badSum) }, "checksum"},
-		{"a bbolt database of another program", func(t *testing.T, path string) {
-			rawBolt(t, path, func(tx *bolt.Tx) error {
-				b, err := tx.CreateBucket([]byte("containerd"))
-				if err != nil {
-					return err
-				}
-				return b.Put([]byte("k"), []byte("v"))
-			})
-		}, "not a genform state file"},
-		{"genform's bucket without its meta", func(t *testing.T, path string) {
-			rawBolt(t, path, func(tx *bolt.Tx) error {
-				_, err := tx.CreateBucket(bucketRoot)
-				return err
-			})
-		}, "bucket genform/meta is missing"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "state.db")
-			tt.contents(t, path)
-			before := readFile(t, path)
-			for _, create := range []bool{false, true} {
-				s, err := Open(path, Options{Create: create})
-				if err == nil {
-					s.Close()
-					t.Fatalf("Open(Create: %v) succeeded", create)
-				}
-				if !errors.Is(err, ErrCorrupt) {
-					t.Errorf("error %q does not match ErrCorrupt", err)
-				}
-				for _, want := range []string{path, tt.want, "restore"} {
-					if !strings.Contains(err.Error(), want) {
-						t.Errorf("error %q does not contain %q", err, want)
-					}
-				}
-			}
-			if !bytes.Equal(before, readFile(t, path)) {
-				t.Error("refused file was modified")
-			}
-			if _, err := os.Stat(path + infoSuffix); !errors.Is(err, fs.ErrNotExist) {
-				t.Errorf("refused Open left %s behind", infoSuffix)
-			}
-		})
-	}
-}
-
-// highWater is the end of a bbolt file's data according to its meta page;
-// bbolt allocates the file ahead of it, so bytes past it may be cut off
-// without loss.
-func highWater(t *testing.T, file []byte) int {
-	t.Helper()
-	var best boltMeta
-	for _, off := range []int{0, 4096} {
-		m, err := parseMeta(file[off:])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m.txid >= best.txid {
-			best = m
-		}
-	}
-	return int(best.pgid) * int(best.pageSize)
-}
-
-func write(t *testing.T, path string, b []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestOpenRefusesNewerSchema(t *testing.T) {
-	s := openNew(t)
-	path := s.Path()
-	s.Close()
-	rawBolt(t, path, func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketRoot).Bucket(bucketMeta).Put(keySchemaVersion, []byte("7"))
-	})
-	before := readFile(t, path)
-	_, err := Open(path, Options{Create: true})
-	if err == nil {
-		t.Fatal("Open of a newer schema succeeded")
-	}
-	for _, want := range []string{path, "written by a newer genform (schema 7", "upgrade genform"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q does not contain %q", err, want)
-		}
-	}
-	if !bytes.Equal(before, readFile(t, path)) {
-		t.Error("file of a newer schema was modified")
-	}
-}
 
 func TestOpenRefusesBadMeta(t *testing.T) {
 	tests := []struct {
@@ -176,16 +23,17 @@ func TestOpenRefusesBadMeta(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := openNew(t)
-			path := s.Path()
+			st := memOf(s)
 			s.Close()
-			rawBolt(t, path, func(tx *bolt.Tx) error {
-				m := tx.Bucket(bucketRoot).Bucket(bucketMeta)
+			st.edit(func(d memData) {
+				m := d[string(bucketMeta)]
 				if tt.val == nil {
-					return m.Delete(tt.key)
+					delete(m, string(tt.key))
+					return
 				}
-				return m.Put(tt.key, tt.val)
+				m[string(tt.key)] = tt.val
 			})
-			_, err := Open(path, Options{})
+			_, err := openMem(st, Options{})
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !errors.Is(err, ErrCorrupt) {
 				t.Errorf("Open error = %v, want a CorruptError containing %q", err, tt.want)
 			}
@@ -218,12 +66,10 @@ func TestCorruptRecord(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := openNew(t)
 			fill(t, s, 3)
-			path := s.Path()
+			path, st := s.Path(), memOf(s)
 			s.Close()
-			rawBolt(t, path, func(tx *bolt.Tx) error {
-				return tx.Bucket(bucketRoot).Bucket(tt.bucket).Put([]byte(tt.addr), tt.value)
-			})
-			s, err := Open(path, Options{})
+			st.edit(func(d memData) { d[string(tt.bucket)][tt.addr] = tt.value })
+			s, err := openMem(st, Options{})
 			if err != nil {
 				t.Fatalf("Open must succeed so the user can repair the state: %v", err)
 			}
@@ -284,16 +130,13 @@ func TestCorruptRecord(t *testing.T) {
 func TestCheckReportsEveryProblem(t *testing.T) {
 	s := openNew(t)
 	fill(t, s, 3)
-	path := s.Path()
+	st := memOf(s)
 	s.Close()
-	rawBolt(t, path, func(tx *bolt.Tx) error {
-		root := tx.Bucket(bucketRoot)
-		if err := root.Bucket(bucketResources).Put([]byte("image.hero[0]"), []byte{0xff}); err != nil {
-			return err
-		}
-		return root.Bucket(bucketIntents).Put([]byte("image.x"), []byte{0x10})
+	st.edit(func(d memData) {
+		d[string(bucketResources)]["image.hero[0]"] = []byte{0xff}
+		d[string(bucketIntents)]["image.x"] = []byte{0x10}
 	})
-	s, err := Open(path, Options{})
+	s, err := openMem(st, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package statefile
+package boltstate
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/genform/genform/statefile"
 )
 
 // symlink makes a link at path to target, or skips the test where there
@@ -28,7 +30,7 @@ func TestStateFileLinkRefused(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "state.db")
 	symlink(t, target, path)
-	for _, opts := range []Options{{}, {Create: true}, {ReadOnly: true}} {
+	for _, opts := range []statefile.Options{{}, {Create: true}, {ReadOnly: true}} {
 		_, err := Open(path, opts)
 		if err == nil || !strings.Contains(err.Error(), "state file "+path+" is a symbolic link (to "+target+")") {
 			t.Errorf("Open(%+v) = %v, want the link refused", opts, err)
@@ -45,7 +47,7 @@ func TestStateFileLinkRefused(t *testing.T) {
 	// A dangling link is not a missing file to create either.
 	dangling := filepath.Join(dir, "new.db")
 	symlink(t, filepath.Join(dir, "elsewhere.db"), dangling)
-	if _, err := Open(dangling, Options{Create: true}); err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
+	if _, err := Open(dangling, statefile.Options{Create: true}); err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
 		t.Errorf("Open(Create) through a dangling link = %v", err)
 	}
 	if _, err := os.Lstat(filepath.Join(dir, "elsewhere.db")); !errors.Is(err, fs.ErrNotExist) {
@@ -61,14 +63,14 @@ func TestLockInfoLinkRefused(t *testing.T) {
 	victim := filepath.Join(t.TempDir(), "victim.txt")
 	write(t, victim, []byte("a file of the user's\n"))
 	symlink(t, victim, path+infoSuffix)
-	_, err := Open(path, Options{Command: "apply"})
+	_, err := Open(path, statefile.Options{Command: "apply"})
 	if err == nil || !strings.Contains(err.Error(), "the lock holder file "+path+infoSuffix+" is a symbolic link") {
 		t.Fatalf("Open = %v, want the link refused", err)
 	}
 	if got := readFile(t, victim); string(got) != "a file of the user's\n" {
 		t.Errorf("the file the link leads to holds %q", got)
 	}
-	r, err := Open(path, Options{ReadOnly: true})
+	r, err := Open(path, statefile.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatalf("a reader: %v", err)
 	}
@@ -82,13 +84,12 @@ func TestLockInfoLinkRefused(t *testing.T) {
 // The copy made before a schema upgrade is never written through a link:
 // the upgrade is refused, and the file stays as it was.
 func TestBackupLinkRefused(t *testing.T) {
-	path, _ := currentFile(t)
+	path := oldSchema1File(t)
 	contents := readFile(t, path)
 	victim := filepath.Join(t.TempDir(), "victim.txt")
 	write(t, victim, []byte("a file of the user's\n"))
-	symlink(t, victim, backupPath(path, SchemaVersion))
-	withSchema(t, next, migration{next, "nothing", func(RawTx) error { return nil }, false})
-	_, err := Open(path, Options{})
+	symlink(t, victim, backupPath(path, 1))
+	_, err := Open(path, statefile.Options{})
 	if err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
 		t.Fatalf("Open = %v, want the link refused", err)
 	}
@@ -98,7 +99,7 @@ func TestBackupLinkRefused(t *testing.T) {
 	if !bytes.Equal(readFile(t, path), contents) {
 		t.Error("the state file was changed")
 	}
-	if fi, err := os.Lstat(backupPath(path, SchemaVersion)); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+	if fi, err := os.Lstat(backupPath(path, 1)); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 		t.Errorf("the link was removed or replaced: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package statefile
+package boltstate
 
 import (
 	"encoding/binary"
@@ -183,4 +183,12 @@ func parseMeta(page []byte) (boltMeta, error) {
 		pgid:     le.Uint64(b[40:]),
 		txid:     le.Uint64(b[48:]),
 	}, nil
+}
+
+// IsStateFile reports whether head, the start of a file, is a state file
+// (bbolt's first meta page) rather than a state document: what a user
+// moving a state file may push by mistake.
+func IsStateFile(head []byte) bool {
+	const magicAt = pageHeaderSize
+	return len(head) >= magicAt+4 && binary.NativeEndian.Uint32(head[magicAt:]) == boltMagic
 }

@@ -1,4 +1,4 @@
-package statefile
+package boltstate
 
 import (
 	"bufio"
@@ -12,11 +12,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/genform/genform/statefile"
 )
 
 // helperEnv names the state file a re-executed test binary should lock; see
 // TestHelperHoldLock.
-const helperEnv = "STATEFILE_TEST_HOLD_LOCK"
+const helperEnv = "BOLTSTATE_TEST_HOLD_LOCK"
 
 // TestHelperHoldLock is not a test: run as a child process by holdLock, it
 // opens the state file as "genform apply" would, says "locked", and holds
@@ -26,7 +28,7 @@ func TestHelperHoldLock(t *testing.T) {
 	if path == "" {
 		t.Skip("helper process for the lock tests")
 	}
-	s, err := Open(path, Options{Command: "apply", Create: true})
+	s, err := Open(path, statefile.Options{Command: "apply", Create: true})
 	if err != nil {
 		fmt.Println("error:", err)
 		os.Exit(1)
@@ -89,8 +91,8 @@ func TestLockHeldByAnotherProcess(t *testing.T) {
 	child, release := holdLock(t, path)
 	host, _ := os.Hostname()
 
-	_, err := Open(path, Options{Command: "plan"})
-	var le *LockedError
+	_, err := Open(path, statefile.Options{Command: "plan"})
+	var le *statefile.LockedError
 	if !errors.As(err, &le) {
 		t.Fatalf("Open of a locked file = %v, want a *LockedError", err)
 	}
@@ -115,7 +117,7 @@ func TestLockHeldByAnotherProcess(t *testing.T) {
 	if _, err := os.Stat(path + infoSuffix); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("holder info left after Close: %v", err)
 	}
-	s, err := Open(path, Options{Command: "plan"})
+	s, err := Open(path, statefile.Options{Command: "plan"})
 	if err != nil {
 		t.Fatalf("Open after the holder closed: %v", err)
 	}
@@ -132,7 +134,7 @@ func TestLockDiesWithItsHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	child.Wait()
-	var left Holder
+	var left statefile.Holder
 	if b, err := os.ReadFile(path + infoSuffix); err != nil || json.Unmarshal(b, &left) != nil || left.PID != child.Process.Pid {
 		t.Fatalf("killed holder's info = %+v (%v), want its pid %d left behind", left, err, child.Process.Pid)
 	}
@@ -140,7 +142,7 @@ func TestLockDiesWithItsHolder(t *testing.T) {
 	if h := readHolder(path); h != nil {
 		t.Errorf("readHolder = %+v, want nil for a holder that is gone", h)
 	}
-	s, err := Open(path, Options{Command: "apply"})
+	s, err := Open(path, statefile.Options{Command: "apply"})
 	if err != nil {
 		t.Fatalf("Open after the holder was killed: %v", err)
 	}
@@ -152,7 +154,7 @@ func TestLockDiesWithItsHolder(t *testing.T) {
 
 func TestLockTimeout(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.db")
-	first, err := Open(path, Options{Create: true, Command: "apply"})
+	first, err := Open(path, statefile.Options{Create: true, Command: "apply"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,8 +162,8 @@ func TestLockTimeout(t *testing.T) {
 	// the same process conflicts like another process would.
 
 	t.Run("0 fails at once", func(t *testing.T) {
-		_, err := Open(path, Options{Command: "plan"})
-		var le *LockedError
+		_, err := Open(path, statefile.Options{Command: "plan"})
+		var le *statefile.LockedError
 		if !errors.As(err, &le) || le.Waited != 0 {
 			t.Fatalf("Open = %v, want a LockedError without waiting", err)
 		}
@@ -171,8 +173,8 @@ func TestLockTimeout(t *testing.T) {
 	})
 
 	t.Run("300ms waits then fails", func(t *testing.T) {
-		_, err := Open(path, Options{Command: "plan", LockTimeout: 300 * time.Millisecond})
-		var le *LockedError
+		_, err := Open(path, statefile.Options{Command: "plan", LockTimeout: 300 * time.Millisecond})
+		var le *statefile.LockedError
 		if !errors.As(err, &le) || le.Waited != 300*time.Millisecond {
 			t.Fatalf("Open = %v, want a LockedError after waiting 300ms", err)
 		}
@@ -187,7 +189,7 @@ func TestLockTimeout(t *testing.T) {
 	t.Run("waiting succeeds when the holder closes", func(t *testing.T) {
 		done := make(chan error, 1)
 		go func() {
-			s, err := Open(path, Options{Command: "apply", LockTimeout: time.Minute})
+			s, err := Open(path, statefile.Options{Command: "apply", LockTimeout: time.Minute})
 			if err == nil {
 				s.Close()
 			}
@@ -205,7 +207,7 @@ func TestLockTimeout(t *testing.T) {
 	})
 
 	t.Run("released after Close", func(t *testing.T) {
-		s, err := Open(path, Options{})
+		s, err := Open(path, statefile.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,7 +217,7 @@ func TestLockTimeout(t *testing.T) {
 
 func TestLockedErrorWithoutHolder(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.db")
-	first, err := Open(path, Options{Create: true})
+	first, err := Open(path, statefile.Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,8 +230,8 @@ func TestLockedErrorWithoutHolder(t *testing.T) {
 		} else {
 			os.WriteFile(path+infoSuffix, []byte(info), 0o600)
 		}
-		_, err = Open(path, Options{})
-		var le *LockedError
+		_, err = Open(path, statefile.Options{})
+		var le *statefile.LockedError
 		if !errors.As(err, &le) || le.Holder != nil {
 			t.Fatalf("Open = %v (holder %+v), want a LockedError without holder", err, le)
 		}

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package statefile
+package boltstate
 
 // releaser does nothing here: giving a read file's pages back is done on
 // Linux only (release_linux.go).

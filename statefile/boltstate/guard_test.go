@@ -1,4 +1,4 @@
-package statefile
+package boltstate
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/genform/genform/statefile"
 )
 
 // damagedFile writes a state file of n resources to a new directory,
@@ -63,7 +65,7 @@ func resourcesRoot(t *testing.T, file []byte) uint64 {
 // that says what, and that the file at path still holds want.
 func wantCorrupt(t *testing.T, err error, path, what string, want []byte) {
 	t.Helper()
-	var ce *CorruptError
+	var ce *statefile.CorruptError
 	if !errors.As(err, &ce) || ce.Record != "" {
 		t.Fatalf("error = %v, want a CorruptError about the whole file", err)
 	}
@@ -87,14 +89,14 @@ func TestOpenDamagedFreelist(t *testing.T) {
 		clear(file[int(fl)*pageSize : int(fl+1)*pageSize])
 	})
 	for range 2 {
-		_, err := Open(path, Options{Command: "plan"})
+		_, err := Open(path, statefile.Options{Command: "plan"})
 		wantCorrupt(t, err, path, "its pages are damaged (invalid freelist page", file)
 	}
 	if _, err := os.Lstat(path + infoSuffix); err == nil {
 		t.Errorf("a refused Open left the lock holder file behind")
 	}
 	// A reader does not use the freelist: it reads the state as it is.
-	s, err := Open(path, Options{ReadOnly: true})
+	s, err := Open(path, statefile.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatalf("Open(ReadOnly): %v", err)
 	}
@@ -117,7 +119,7 @@ func TestReadThroughDamagedPage(t *testing.T) {
 		leaf := binary.NativeEndian.Uint64(file[int(root)*pageSize+pageHeaderSize+8:])
 		clear(file[int(leaf)*pageSize : int(leaf+1)*pageSize])
 	})
-	for _, opts := range []Options{{}, {ReadOnly: true}} {
+	for _, opts := range []statefile.Options{{}, {ReadOnly: true}} {
 		s, err := Open(path, opts)
 		if err != nil {
 			t.Fatalf("Open(%+v): %v", opts, err)
@@ -148,14 +150,14 @@ func TestPagePastTheEnd(t *testing.T) {
 				root := resourcesRoot(t, file)
 				binary.NativeEndian.PutUint64(file[int(root)*pageSize+pageHeaderSize+8:], tt.page)
 			})
-			s, err := Open(path, Options{})
+			s, err := Open(path, statefile.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer s.Close()
 			_, err = s.Snapshot()
 			wantCorrupt(t, err, path, tt.want, file)
-			err = s.Update(func(tx *Tx) error { return tx.Record(sampleResource("image.new", 1)) })
+			err = s.Update(func(tx *statefile.Tx) error { return tx.Record(sampleResource("image.new", 1)) })
 			wantCorrupt(t, err, path, tt.want, file)
 			if err := s.Check(); err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Check = %v, want %q", err, tt.want)
@@ -191,7 +193,7 @@ func TestWriteRefusedOnInconsistentFreelist(t *testing.T) {
 			binary.NativeEndian.PutUint64(p[pageHeaderSize+8*i:], id)
 		}
 	})
-	s, err := Open(path, Options{})
+	s, err := Open(path, statefile.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,8 +202,12 @@ func TestWriteRefusedOnInconsistentFreelist(t *testing.T) {
 		t.Fatalf("Snapshot = %v, want the 300 resources, which read well", err)
 	}
 	for _, write := range []func() error{
-		func() error { return s.Update(func(tx *Tx) error { return tx.Record(sampleResource("image.new", 1)) }) },
-		func() error { return s.Batch(func(tx *Tx) error { return tx.Record(sampleResource("image.new", 1)) }) },
+		func() error {
+			return s.Update(func(tx *statefile.Tx) error { return tx.Record(sampleResource("image.new", 1)) })
+		},
+		func() error {
+			return s.Batch(func(tx *statefile.Tx) error { return tx.Record(sampleResource("image.new", 1)) })
+		},
 	} {
 		err := write()
 		wantCorrupt(t, err, path, "bbolt's consistency check finds", file)
@@ -220,7 +226,7 @@ func TestGuardRaisesOtherPanics(t *testing.T) {
 			t.Errorf("recovered %v, want the caller's own panic", r)
 		}
 	}()
-	_ = s.Update(func(tx *Tx) error { panic("a bug") })
+	_ = s.Update(func(tx *statefile.Tx) error { panic("a bug") })
 	t.Error("Update returned")
 }
 
@@ -231,7 +237,7 @@ func TestCorruptErrorNamesTheBackup(t *testing.T) {
 		fl := currentMeta(t, file, pageSize).freelist
 		clear(file[int(fl)*pageSize : int(fl+1)*pageSize])
 	})
-	_, err := Open(path, Options{})
+	_, err := Open(path, statefile.Options{})
 	if strings.Contains(err.Error(), "backup)") || strings.Contains(err.Error(), ".schema-") {
 		t.Errorf("error %q names a backup, and there is none", err)
 	}
@@ -242,7 +248,7 @@ func TestCorruptErrorNamesTheBackup(t *testing.T) {
 	if err := os.Symlink("elsewhere", backupPath(path, 4)); err != nil {
 		t.Skipf("no symbolic links here: %v", err)
 	}
-	_, err = Open(path, Options{})
+	_, err = Open(path, statefile.Options{})
 	want := "genform copied the file to " + backupPath(path, 3) + " before it last upgraded its schema"
 	if !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not say %q", err, want)

@@ -1,4 +1,4 @@
-package statefile
+package boltstate
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/genform/genform/statefile"
 )
 
 // verify checks the file's page structure once, before the Store first
@@ -16,14 +18,14 @@ import (
 // guard turns whatever they trip over into an error. It costs a walk of
 // the whole file, once per command that writes, and nothing for one that
 // only reads.
-func (b *boltBackend) verify() error {
+func (b *backend) verify() error {
 	b.verifyOnce.Do(func() {
 		problems, err := b.CheckStorage()
 		switch {
 		case err != nil:
 			b.verifyErr = err
 		case len(problems) > 0:
-			ce := &CorruptError{Path: b.path, Err: fmt.Errorf("bbolt's consistency check finds %d problem(s), the first: %w", len(problems), problems[0])}
+			ce := &statefile.CorruptError{Path: b.path, Err: fmt.Errorf("bbolt's consistency check finds %d problem(s), the first: %w", len(problems), problems[0])}
 			nameBackup(ce, b.path)
 			b.verifyErr = ce
 		}

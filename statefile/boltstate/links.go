@@ -1,4 +1,4 @@
-package statefile
+package boltstate
 
 import (
 	"errors"

@@ -1,7 +1,6 @@
-package statefile
+package boltstate
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,29 +14,47 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/genform/genform/internal/atomicfile"
+	"github.com/genform/genform/statefile"
 )
-
-// The bbolt backend: one state file per working directory, locked with
-// bbolt's flock. This file and guard.go, verify.go, precheck.go, lock.go
-// and links*.go are the only ones that know the state is a bbolt file.
 
 // Open opens the state file at path and takes its lock (exclusive, or
 // shared with opts.ReadOnly), waiting up to opts.LockTimeout for another
-// process to release it; past that it returns a *LockedError naming the
-// holder. It refuses, without changing it, a file that is not a genform
-// state file, is truncated or corrupt, was written by a newer genform, or
-// is a symbolic link; it upgrades, in one transaction, a file written by an
-// older one.
-func Open(path string, opts Options) (*Store, error) {
+// process to release it; past that it returns a *statefile.LockedError
+// naming the holder. It refuses, without changing it, a file that is not a
+// genform state file, is truncated or corrupt, was written by a newer
+// genform, or is a symbolic link; it upgrades, in one transaction, a file
+// written by an older one.
+func Open(path string, opts statefile.Options) (*statefile.Store, error) {
+	be, created, err := open(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	s, err := statefile.OpenBackend(be, opts)
+	if err != nil {
+		return nil, err
+	}
+	if created {
+		// The new file's directory entry must survive a power loss too.
+		if err := atomicfile.SyncDir(filepath.Dir(path)); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("creating state file %s: %w", path, err)
+		}
+	}
+	return s, nil
+}
+
+// open opens the file at path as Open does, up to the backend that
+// statefile.OpenBackend takes, and says whether it created the file.
+func open(path string, opts statefile.Options) (*backend, bool, error) {
 	if path == "" {
-		return nil, errors.New("opening state file: no path given")
+		return nil, false, errors.New("opening state file: no path given")
 	}
 	if opts.ReadOnly && opts.Create {
-		return nil, errors.New("opening state file: a file opened read-only cannot be created")
+		return nil, false, errors.New("opening state file: a file opened read-only cannot be created")
 	}
 	checked, err := prepare(path, opts.Create)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	created := checked == nil
 	// bbolt's Timeout 0 means wait forever; 1ns makes its lock loop try
@@ -105,45 +122,34 @@ func Open(path string, opts Options) (*Store, error) {
 		// waits for it, so keep it well under bbolt's 10ms default.
 		db.MaxBatchDelay = 2 * time.Millisecond
 	}
-	var ce *CorruptError
+	var ce *statefile.CorruptError
 	switch {
 	case errors.As(err, &ce):
-		return nil, err
+		return nil, false, err
 	case errors.Is(err, berrors.ErrTimeout):
-		le := &LockedError{Path: path, Holder: readHolder(path)}
+		le := &statefile.LockedError{Path: path, Holder: readHolder(path)}
 		if opts.LockTimeout > 0 {
 			le.Waited = opts.LockTimeout
 		}
-		return nil, le
+		return nil, false, le
 	case isLinkRefused(err):
-		return nil, linkError(path, "state file")
+		return nil, false, linkError(path, "state file")
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("opening state file: %w", err)
+		return nil, false, fmt.Errorf("opening state file: %w", err)
 	case err != nil:
-		return nil, fmt.Errorf("opening state file %s: %w", path, err)
+		return nil, false, fmt.Errorf("opening state file %s: %w", path, err)
 	}
 
-	be := &boltBackend{path: path, db: db, readOnly: opts.ReadOnly}
+	be := &backend{path: path, db: db, readOnly: opts.ReadOnly}
 	if !opts.ReadOnly {
 		host, _ := os.Hostname()
-		holder := Holder{PID: os.Getpid(), Host: host, Command: opts.Command, Started: time.Now().UTC().Truncate(time.Second)}
+		holder := statefile.Holder{PID: os.Getpid(), Host: host, Command: opts.Command, Started: time.Now().UTC().Truncate(time.Second)}
 		if err := writeHolder(path, holder); err != nil {
 			db.Close()
-			return nil, fmt.Errorf("opening state file %s: %w", path, err)
+			return nil, false, fmt.Errorf("opening state file %s: %w", path, err)
 		}
 	}
-	s, err := OpenBackend(be, opts)
-	if err != nil {
-		return nil, err
-	}
-	if created {
-		// The new file's directory entry must survive a power loss too.
-		if err := atomicfile.SyncDir(filepath.Dir(path)); err != nil {
-			s.Close()
-			return nil, fmt.Errorf("creating state file %s: %w", path, err)
-		}
-	}
-	return s, nil
+	return be, created, nil
 }
 
 // prepare checks what is at path before bbolt opens it, and creates the
@@ -187,7 +193,7 @@ func prepare(path string, create bool) (os.FileInfo, error) {
 		// Left by a genform stopped between creating the file and writing
 		// its first page: nothing to lose, bbolt initialises it.
 		if !create {
-			return nil, &noStateError{path: path}
+			return nil, &statefile.NoStateError{Path: path}
 		}
 		return st, nil
 	}
@@ -195,15 +201,15 @@ func prepare(path string, create bool) (os.FileInfo, error) {
 		if re := (*readError)(nil); errors.As(err, &re) {
 			return nil, fmt.Errorf("reading state file %s: %w", path, re.err)
 		}
-		ce := &CorruptError{Path: path, Err: err}
+		ce := &statefile.CorruptError{Path: path, Err: err}
 		nameBackup(ce, path)
 		return nil, ce
 	}
 	return st, nil
 }
 
-// boltBackend is a state file opened by Open.
-type boltBackend struct {
+// backend is a statefile.Backend on one state file, opened by Open.
+type backend struct {
 	path     string
 	db       *bolt.DB
 	readOnly bool
@@ -214,18 +220,18 @@ type boltBackend struct {
 	verifyErr  error
 }
 
-func (b *boltBackend) Name() string { return b.path }
+func (b *backend) Name() string { return b.path }
 
 // View runs fn in a read transaction, under guard.
-func (b *boltBackend) View(fn func(RawTx) error) error {
+func (b *backend) View(fn func(statefile.RawTx) error) error {
 	return guard(b.path, func() error {
-		return b.db.View(func(tx *bolt.Tx) error { return fn(boltTx{tx}) })
+		return b.db.View(func(tx *bolt.Tx) error { return fn(rawTx{tx}) })
 	})
 }
 
 // Update runs fn in a read-write transaction, under guard, and commits it
 // with an fsync when fn succeeds.
-func (b *boltBackend) Update(fn func(RawTx) error) error {
+func (b *backend) Update(fn func(statefile.RawTx) error) error {
 	return guard(b.path, func() error {
 		btx, err := b.db.Begin(true)
 		if err != nil {
@@ -237,7 +243,7 @@ func (b *boltBackend) Update(fn func(RawTx) error) error {
 				_ = btx.Rollback()
 			}
 		}()
-		if err := fn(boltTx{btx}); err != nil {
+		if err := fn(rawTx{btx}); err != nil {
 			return err
 		}
 		committed = true // Commit closes the transaction, even when it fails
@@ -249,14 +255,14 @@ func (b *boltBackend) Update(fn func(RawTx) error) error {
 }
 
 // Batch is bbolt's DB.Batch, under guard.
-func (b *boltBackend) Batch(fn func(RawTx) error) error {
+func (b *backend) Batch(fn func(statefile.RawTx) error) error {
 	return guard(b.path, func() error {
 		return b.db.Batch(func(btx *bolt.Tx) error {
 			// bbolt runs a batch in a goroutine of its own and recovers a
 			// panic of fn there, to run fn again alone, in this goroutine
 			// and under guard; a fault must be a panic there too.
 			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-			return fn(boltTx{btx})
+			return fn(rawTx{btx})
 		})
 	})
 }
@@ -264,7 +270,7 @@ func (b *boltBackend) Batch(fn func(RawTx) error) error {
 // Migrate runs fn in one transaction, after checking the file's pages and
 // copying the file to path.schema-N.backup, so a user who must go back to
 // the older genform still can.
-func (b *boltBackend) Migrate(from int, fn func(RawTx) error) error {
+func (b *backend) Migrate(from int, fn func(statefile.RawTx) error) error {
 	if err := b.verify(); err != nil {
 		return err
 	}
@@ -277,7 +283,7 @@ func (b *boltBackend) Migrate(from int, fn func(RawTx) error) error {
 			if err := writeBackup(tx, backup); err != nil {
 				return fmt.Errorf("backing up state file %s before migrating it: %w", b.path, err)
 			}
-			return fn(boltTx{tx})
+			return fn(rawTx{tx})
 		})
 	})
 	if err != nil {
@@ -289,9 +295,9 @@ func (b *boltBackend) Migrate(from int, fn func(RawTx) error) error {
 	return nil
 }
 
-func (b *boltBackend) BeforeWrite() error { return b.verify() }
+func (b *backend) BeforeWrite() error { return b.verify() }
 
-func (b *boltBackend) CheckStorage() ([]error, error) {
+func (b *backend) CheckStorage() ([]error, error) {
 	var problems []error
 	err := guard(b.path, func() error {
 		return b.db.View(func(tx *bolt.Tx) error {
@@ -305,7 +311,7 @@ func (b *boltBackend) CheckStorage() ([]error, error) {
 
 // Close removes the holder info of a writer first, while the lock is
 // still held, so it can never remove the next holder's.
-func (b *boltBackend) Close() error {
+func (b *backend) Close() error {
 	var herr error
 	if !b.readOnly {
 		herr = removeHolder(b.path)
@@ -315,93 +321,4 @@ func (b *boltBackend) Close() error {
 		derr = fmt.Errorf("closing state file %s: %w", b.path, err)
 	}
 	return errors.Join(herr, derr)
-}
-
-// boltTx is a bbolt transaction: the layout's buckets are nested in
-// bucketRoot.
-type boltTx struct{ tx *bolt.Tx }
-
-func (t boltTx) Layout() (Layout, error) {
-	if t.tx.Bucket(bucketRoot) != nil {
-		return LayoutGenform, nil
-	}
-	l := LayoutNone
-	err := t.tx.ForEach(func([]byte, *bolt.Bucket) error {
-		l = LayoutForeign
-		return nil
-	})
-	return l, err
-}
-
-func (t boltTx) Bucket(name []byte) (Bucket, error) {
-	root := t.tx.Bucket(bucketRoot)
-	if root == nil {
-		return nil, nil
-	}
-	if b := root.Bucket(name); b != nil {
-		bb := boltBucket{b: b}
-		if !t.tx.Writable() {
-			bb.mapped = &mapping{data: t.tx.DB().Info().Data, size: t.tx.Size()}
-		}
-		return bb, nil
-	}
-	return nil, nil
-}
-
-func (t boltTx) CreateBucket(name []byte) (Bucket, error) {
-	root, err := t.tx.CreateBucketIfNotExists(bucketRoot)
-	if err != nil {
-		return nil, err
-	}
-	b, err := root.CreateBucketIfNotExists(name)
-	if err != nil {
-		return nil, err
-	}
-	return boltBucket{b: b}, nil
-}
-
-// boltBucket is a bucket of the layout. mapped is where a read-only
-// transaction reads the file; nil in a read-write one.
-type boltBucket struct {
-	b      *bolt.Bucket
-	mapped *mapping
-}
-
-// mapping is the range of memory the file is read through.
-type mapping struct {
-	data uintptr
-	size int64
-}
-
-func (b boltBucket) Get(key []byte) ([]byte, error) { return b.b.Get(key), nil }
-func (b boltBucket) Put(key, value []byte) error    { return b.b.Put(key, value) }
-func (b boltBucket) Delete(key []byte) error        { return b.b.Delete(key) }
-func (b boltBucket) Len() (int, error)              { return b.b.Stats().KeyN, nil }
-
-// ForEach calls fn for each key in order. In a read-only transaction the
-// pages it has read past are given back as it goes (see releaser): fn must
-// not keep k or v, which no Bucket allows anyway.
-func (b boltBucket) ForEach(fn func(k, v []byte) error) error {
-	if b.mapped == nil {
-		return b.b.ForEach(fn)
-	}
-	r := newReleaser(b.mapped.data, b.mapped.size)
-	defer r.done()
-	return b.b.ForEach(func(k, v []byte) error {
-		if err := fn(k, v); err != nil {
-			return err
-		}
-		r.passed(v)
-		return nil
-	})
-}
-
-func (b boltBucket) ForEachPrefix(prefix []byte, fn func(k, v []byte) error) error {
-	c := b.b.Cursor()
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		if err := fn(k, v); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package statefile
+package boltstate
 
 import (
 	"bufio"
@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/genform/genform/statefile"
 )
 
 // mappedKB is how much of the file at path this process has resident
@@ -42,7 +44,7 @@ func TestSnapshotGivesBackTheFilesPages(t *testing.T) {
 	fill(t, s, 6000)
 	path := s.Path()
 	s.Close()
-	s, err := Open(path, Options{})
+	s, err := Open(path, statefile.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,14 +70,28 @@ func TestSnapshotGivesBackTheFilesPages(t *testing.T) {
 		t.Errorf("%d KB of the %d KB file still resident after the snapshot, want at most %d", resident, fi.Size()/1024, limit)
 	}
 	// A read-write transaction's values may be heap memory: its buckets
-	// give nothing back (the advice would zero them).
-	err = s.Update(func(tx *Tx) error {
-		if bb, ok := tx.b.resources.(boltBucket); !ok || bb.mapped != nil {
-			t.Errorf("a read-write transaction's bucket is %#v", tx.b.resources)
-		}
-		return nil
-	})
+	// give nothing back (the advice would zero them). A read-only one's
+	// do.
+	s.Close()
+	be, _, err := open(path, statefile.Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	defer be.Close()
+	for _, run := range []func(func(statefile.RawTx) error) error{be.Update, be.View} {
+		err = run(func(tx statefile.RawTx) error {
+			b, err := tx.Bucket(bucketResources)
+			if err != nil {
+				return err
+			}
+			writable := tx.(rawTx).tx.Writable()
+			if bb, ok := b.(bucket); !ok || (bb.mapped == nil) != writable {
+				t.Errorf("a bucket of a transaction writable %v is %#v", writable, b)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }
