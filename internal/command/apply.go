@@ -13,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/genform/genform/internal/backend"
 	"github.com/genform/genform/internal/views"
 
 	"github.com/genform/genform/internal/formats/jsonapply"
@@ -96,7 +97,7 @@ func runApply(env *Env, args []string) int {
 		return ExitError
 	}
 	ep := resolveEndpoint(env, cfg)
-	store, err := openState(cfg, "apply", ac.lockTimeout, true)
+	store, err := backend.OpenState(cfg, "apply", ac.lockTimeout, true)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/genform/genform/internal/backend"
 	"github.com/genform/genform/internal/views"
 
 	"github.com/genform/genform/internal/secrets"
@@ -50,7 +51,7 @@ func runDestroy(env *Env, args []string) int {
 		return ExitError
 	}
 	ep := resolveEndpoint(env, cfg)
-	store, err := openState(cfg, "destroy", pf.lockTimeout, false)
+	store, err := backend.OpenState(cfg, "destroy", pf.lockTimeout, false)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/genform/genform/internal/backend"
 	"github.com/genform/genform/internal/gallery"
 
 	"github.com/genform/genform/internal/words"
@@ -73,12 +74,12 @@ func runGallery(env *Env, args []string) int {
 	}
 	// The shared lock is held until the page is written, so an apply
 	// cannot replace files while they are read.
-	st, err := readState(cfg, "gallery", *lockTimeout)
+	st, err := backend.ReadState(cfg, "gallery", *lockTimeout)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
 	if st == nil {
-		return env.Errorf("no state: run genform apply first (there is no state file at %s)", stateWhere(cfg))
+		return env.Errorf("no state: run genform apply first (there is no state file at %s)", backend.Where(cfg))
 	}
 	defer st.Close()
 	snap, err := st.Snapshot()
@@ -103,7 +104,7 @@ func runGallery(env *Env, args []string) int {
 	if from > snap.Meta.Serial {
 		return env.Errorf("-since=%d is past the state's serial, %d; give a serial the state has reached ('genform show -json' prints it)", from, snap.Meta.Serial)
 	}
-	page := gallery.Build(snap, stateWhere(cfg), filepath.Dir(outAbs), *link, secrets.NewHider(cfg))
+	page := gallery.Build(snap, backend.Where(cfg), filepath.Dir(outAbs), *link, secrets.NewHider(cfg))
 	page.Compare(snap, entries, reconcile.CacheOf(cfg, "."), from, *changed, secrets.NewHider(cfg))
 	if !*link && page.EmbedBytes > gallery.EmbedLimit {
 		return env.Errorf("the outputs total %s, more than the %s one self-contained page can hold; rerun with -link to reference the files by their relative path instead", gallery.ByteSize(page.EmbedBytes), gallery.ByteSize(gallery.EmbedLimit))

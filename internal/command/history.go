@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/genform/genform/internal/backend"
 	"github.com/genform/genform/internal/views"
 
 	"github.com/genform/genform/internal/formats/jsonstate"
@@ -97,7 +98,7 @@ func runHistory(env *Env, args []string) int {
 // history.
 func stateAndHistory(cfg *config.Config, command string, lockTimeout time.Duration) (*statefile.Snapshot, *history.View, error) {
 	c, h := reconcile.CacheOf(cfg, "."), secrets.NewHider(cfg)
-	st, err := readState(cfg, command, lockTimeout)
+	st, err := backend.ReadState(cfg, command, lockTimeout)
 	if err != nil || st == nil {
 		return nil, history.New(nil, nil, c, h), err
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/genform/genform/internal/backend"
 	"github.com/genform/genform/internal/views"
 
 	"github.com/genform/genform/internal/words"
@@ -72,7 +73,7 @@ func runImport(env *Env, args []string) int {
 	if cfg == nil {
 		return ExitError
 	}
-	store, err := openState(cfg, "import", *lockTimeout, true)
+	store, err := backend.OpenState(cfg, "import", *lockTimeout, true)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/genform/genform/internal/backend"
 	"github.com/genform/genform/internal/views"
 
 	"github.com/genform/genform/internal/formats/planfile"
@@ -68,7 +69,7 @@ func runPlan(env *Env, args []string) int {
 		return ExitError
 	}
 	ep := resolveEndpoint(env, cfg)
-	store, err := openState(cfg, "plan", pc.lockTimeout, false)
+	store, err := backend.OpenState(cfg, "plan", pc.lockTimeout, false)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
@@ -146,7 +147,7 @@ type lazyHistory struct {
 func (h *lazyHistory) Generations(fp string) ([]*statefile.Resource, error) {
 	if !h.opened {
 		h.opened = true
-		h.st, h.err = readState(h.cfg, "plan", h.lockTimeout)
+		h.st, h.err = backend.ReadState(h.cfg, "plan", h.lockTimeout)
 	}
 	if h.err != nil || h.st == nil {
 		return nil, h.err

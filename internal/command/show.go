@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/genform/genform/internal/backend"
 	"github.com/genform/genform/internal/views"
 
 	"github.com/genform/genform/internal/formats/jsonstate"
@@ -114,7 +115,7 @@ func showState(env *Env, command string, vf varFlags, lockTimeout time.Duration,
 	}
 	if asJSON {
 		// The document embeds the records' JSON as it is stored.
-		if err := damagedJSON(snap, stateWhere(cfg)); err != nil {
+		if err := damagedJSON(snap, backend.Where(cfg)); err != nil {
 			return env.Errorf("%v", err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/genform/genform/internal/backend"
 	"github.com/genform/genform/internal/words"
 
 	"github.com/genform/genform/config"
@@ -116,12 +117,12 @@ func (sc *stateCmd) open(env *Env) (*config.Config, *statefile.Store, *statefile
 	if cfg == nil {
 		return nil, nil, nil, ExitError
 	}
-	store, err := openState(cfg, "state "+sc.name, sc.lockTimeout, false)
+	store, err := backend.OpenState(cfg, "state "+sc.name, sc.lockTimeout, false)
 	if err != nil {
 		return nil, nil, nil, env.Errorf("%v", err)
 	}
 	if store == nil {
-		return nil, nil, nil, env.Errorf("there is no state file (%s): nothing has been applied in this directory yet", stateWhere(cfg))
+		return nil, nil, nil, env.Errorf("there is no state file (%s): nothing has been applied in this directory yet", backend.Where(cfg))
 	}
 	snap, err := store.Snapshot()
 	if err != nil {
@@ -191,7 +192,7 @@ func runStateList(env *Env, sc *stateCmd) int {
 	}
 	if snap == nil {
 		if len(list) > 0 {
-			return env.Errorf("there is no state file (%s), so %s is not in it", stateWhere(cfg), list[0])
+			return env.Errorf("there is no state file (%s), so %s is not in it", backend.Where(cfg), list[0])
 		}
 		return ExitOK
 	}
@@ -243,12 +244,12 @@ func runStateRm(env *Env, sc *stateCmd) int {
 	if cfg == nil {
 		return ExitError
 	}
-	store, err := openState(cfg, "state "+sc.name, sc.lockTimeout, false)
+	store, err := backend.OpenState(cfg, "state "+sc.name, sc.lockTimeout, false)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
 	if store == nil {
-		return env.Errorf("there is no state file (%s): nothing has been applied in this directory yet", stateWhere(cfg))
+		return env.Errorf("there is no state file (%s): nothing has been applied in this directory yet", backend.Where(cfg))
 	}
 	defer store.Close()
 	resources, intents, err := store.Addresses()

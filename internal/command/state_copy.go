@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/genform/genform/internal/backend"
 	"github.com/genform/genform/internal/words"
 
 	"github.com/genform/genform/statefile"
@@ -27,12 +28,12 @@ func runStatePull(env *Env, sc *stateCmd) int {
 	if cfg == nil {
 		return ExitError
 	}
-	st, err := readState(cfg, "state pull", sc.lockTimeout)
+	st, err := backend.ReadState(cfg, "state pull", sc.lockTimeout)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
 	if st == nil {
-		return env.Errorf("there is no state (%s): nothing has been applied in this directory yet", stateWhere(cfg))
+		return env.Errorf("there is no state (%s): nothing has been applied in this directory yet", backend.Where(cfg))
 	}
 	defer st.Close()
 	doc, err := st.Document()
@@ -85,7 +86,7 @@ func runStatePush(env *Env, sc *stateCmd) int {
 	if cfg == nil {
 		return ExitError
 	}
-	dst, err := openState(cfg, "state push", sc.lockTimeout, true)
+	dst, err := backend.OpenState(cfg, "state push", sc.lockTimeout, true)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
@@ -99,10 +100,10 @@ func runStatePush(env *Env, sc *stateCmd) int {
 		return env.Errorf("pushing %s: %v; nothing was changed", from, err)
 	}
 	if c.Unchanged {
-		fmt.Fprintf(env.Stdout, "%s already holds this state: nothing was changed.\n", stateWhere(cfg))
+		fmt.Fprintf(env.Stdout, "%s already holds this state: nothing was changed.\n", backend.Where(cfg))
 		return ExitOK
 	}
-	fmt.Fprintf(env.Stdout, "Pushed %s to %s: %s.\n", from, stateWhere(cfg), copiedSummary(c))
+	fmt.Fprintf(env.Stdout, "Pushed %s to %s: %s.\n", from, backend.Where(cfg), copiedSummary(c))
 	return ExitOK
 }
 

@@ -2,18 +2,16 @@ package command
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/genform/genform/internal/backend"
 	"github.com/genform/genform/internal/views"
 
 	"github.com/genform/genform/internal/words"
@@ -24,10 +22,7 @@ import (
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/simulator"
-	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/statefile"
-	"github.com/genform/genform/statefile/boltstate"
-	"github.com/genform/genform/statefile/pgstate"
 )
 
 // This file holds what the commands that plan and apply share: loading the
@@ -347,60 +342,10 @@ func connect(env *Env, cfg *config.Config, ep endpoint, onRetry func(context.Con
 	return client, stop, nil
 }
 
-// openState opens the state file under its exclusive lock, for a command
-// that writes the state (or, like plan, must not run beside one that
-// does). With create false, a missing file gives (nil, nil).
-func openState(cfg *config.Config, command string, lockTimeout time.Duration, create bool) (*statefile.Store, error) {
-	return openStateFile(cfg, statefile.Options{LockTimeout: lockTimeout, Command: command, Create: create})
-}
-
-// readState opens the state file for reading, under a shared lock: the
-// commands that only read it (show, state list, state show, output,
-// gallery) run beside each other, and on a read-only checkout, and wait
-// only for a command holding the exclusive lock. A missing file gives
-// (nil, nil).
-func readState(cfg *config.Config, command string, lockTimeout time.Duration) (*statefile.Store, error) {
-	return openStateFile(cfg, statefile.Options{LockTimeout: lockTimeout, Command: command, ReadOnly: true})
-}
-
-func openStateFile(cfg *config.Config, opts statefile.Options) (*statefile.Store, error) {
-	if err := checkStorage(cfg); err != nil {
-		return nil, err
-	}
-	var st *statefile.Store
-	var err error
-	if be := cfg.Settings.Backend; be != nil {
-		st, err = pgstate.Open(pgstate.Config{ConnString: be.ConnStr, Schema: be.SchemaName}, opts)
-	} else {
-		if err := reconcile.CheckInside(".", filepath.Dir(cfg.Settings.StateFile)); err != nil {
-			return nil, fmt.Errorf("state_file: %w", err)
-		}
-		st, err = boltstate.Open(cfg.Settings.StateFile, opts)
-	}
-	switch {
-	case err == nil:
-		return st, nil
-	case !opts.Create && errors.Is(err, fs.ErrNotExist):
-		return nil, nil
-	case !opts.ReadOnly && (errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission)):
-		return nil, fmt.Errorf("%w; genform %s takes the state's exclusive lock, which needs the state file and its directory writable: run it in a writable checkout (show, state list, state show, output and gallery only read the state, and work in a read-only one)", err, opts.Command)
-	}
-	return nil, err
-}
-
-// stateWhere names where the state is kept, for messages: the state
-// file, or the PostgreSQL schema of the backend block.
-func stateWhere(cfg *config.Config) string {
-	if be := cfg.Settings.Backend; be != nil {
-		return "PostgreSQL schema " + be.SchemaName
-	}
-	return cfg.Settings.StateFile
-}
-
 // readSnapshot reads the whole state under the shared lock of readState; a
 // missing state file is an empty state.
 func readSnapshot(cfg *config.Config, command string, lockTimeout time.Duration) (*statefile.Snapshot, error) {
-	st, err := readState(cfg, command, lockTimeout)
+	st, err := backend.ReadState(cfg, command, lockTimeout)
 	if err != nil || st == nil {
 		return nil, err
 	}

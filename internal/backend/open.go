@@ -1,0 +1,65 @@
+package backend
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/genform/genform/config"
+	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/statefile"
+)
+
+// OpenState opens the state file under its exclusive lock, for a command
+// that writes the state (or, like plan, must not run beside one that
+// does). With create false, a missing file gives (nil, nil).
+func OpenState(cfg *config.Config, command string, lockTimeout time.Duration, create bool) (*statefile.Store, error) {
+	return Open(cfg, statefile.Options{LockTimeout: lockTimeout, Command: command, Create: create})
+}
+
+// ReadState opens the state file for reading, under a shared lock: the
+// commands that only read it (show, state list, state show, output,
+// gallery) run beside each other, and on a read-only checkout, and wait
+// only for a command holding the exclusive lock. A missing file gives
+// (nil, nil).
+func ReadState(cfg *config.Config, command string, lockTimeout time.Duration) (*statefile.Store, error) {
+	return Open(cfg, statefile.Options{LockTimeout: lockTimeout, Command: command, ReadOnly: true})
+}
+
+// Open opens the state cfg names with opts, after Check: the state file
+// (which must lie inside the working directory) or the PostgreSQL schema.
+// Without opts.Create, a missing state gives (nil, nil).
+func Open(cfg *config.Config, opts statefile.Options) (*statefile.Store, error) {
+	if err := Check(cfg); err != nil {
+		return nil, err
+	}
+	if cfg.Settings.Backend == nil {
+		if err := reconcile.CheckInside(".", filepath.Dir(cfg.Settings.StateFile)); err != nil {
+			return nil, fmt.Errorf("state_file: %w", err)
+		}
+	}
+	s, err := Configured(cfg)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.Open(opts)
+	switch {
+	case err == nil:
+		return st, nil
+	case !opts.ReadOnly && (errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission)):
+		return nil, fmt.Errorf("%w; genform %s takes the state's exclusive lock, which needs the state file and its directory writable: run it in a writable checkout (show, state list, state show, output and gallery only read the state, and work in a read-only one)", err, opts.Command)
+	}
+	return nil, err
+}
+
+// Where names where the state is kept, for messages: the state
+// file, or the PostgreSQL schema of the backend block.
+func Where(cfg *config.Config) string {
+	if be := cfg.Settings.Backend; be != nil {
+		return "PostgreSQL schema " + be.SchemaName
+	}
+	return cfg.Settings.StateFile
+}
