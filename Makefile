@@ -1,7 +1,7 @@
 # The project's checks. `make test` is the README's test command and what CI runs.
 STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: test check unit build example bench fuzz browser postgres
+.PHONY: test check unit build bench browser postgres
 
 build:
 	go build -o genform .

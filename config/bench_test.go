@@ -74,7 +74,7 @@ func liveAfterLoad(b *testing.B, dir string) float64 {
 }
 
 // BenchmarkLoadExpand10kBlocks measures Load plus Expand of 10,000
-// resources written as 10,000 blocks (the README's performance table), and the memory the
+// resources written as 10,000 blocks (the performance table of docs/performance.md), and the memory the
 // loaded configuration keeps (live-MiB).
 func BenchmarkLoadExpand10kBlocks(b *testing.B) { benchLoadExpand(b, false) }
 

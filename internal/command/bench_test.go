@@ -27,7 +27,7 @@ import (
 	"github.com/genform/genform/statefile/pgstate"
 )
 
-// The end-to-end benchmarks behind the README's performance table. They run the real binary
+// The end-to-end benchmarks behind the performance table of docs/performance.md. They run the real binary
 // (built once per benchmark run) so the figures include process start,
 // config loading and state opening, and report the child's peak RSS.
 //

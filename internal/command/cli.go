@@ -15,7 +15,7 @@ import (
 	"github.com/genform/genform/internal/views"
 )
 
-// Exit codes, as the README documents them.
+// Exit codes, as docs/commands.md documents them.
 const (
 	ExitOK          = 0
 	ExitError       = 1

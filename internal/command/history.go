@@ -37,7 +37,7 @@ func init() {
   new generation either way.
 
 Flags:
-  -json                print the JSON document instead (see the README)
+  -json                print the JSON document instead (docs/formats.md)
   -var 'NAME=VALUE'    set a variable (repeatable)
   -var-file=FILE       read variables from a *.genvars.hcl file (repeatable)
   -lock-timeout=DUR    wait this long for the state lock (default 0s)

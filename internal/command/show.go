@@ -35,7 +35,7 @@ func init() {
 
   -json prints the versioned JSON document scripts can rely on: the state
   document, or for a saved plan the same document as plan -json. The
-  README's "State and JSON formats" section describes both.
+  docs/formats.md describes both.
 
 Flags:
   -json                print JSON instead of the human view

@@ -370,7 +370,7 @@ func (p *patternReader) Read(b []byte) (int, error) {
 }
 
 // BenchmarkDownload1GiB downloads 1 GiB and reports the peak heap in use
-// while it runs; the README's performance table sets the target at 64 MiB.
+// while it runs; the performance table of docs/performance.md sets the target at 64 MiB.
 func BenchmarkDownload1GiB(b *testing.B) {
 	const size = 1 << 30
 	srv := newServer(b, func(w http.ResponseWriter, r *http.Request, n int) {

@@ -14,11 +14,8 @@ import (
 	"github.com/genform/genform/statefile"
 )
 
-// The renderings of the state: the JSON document of show -json, which is
-// a documented, versioned format scripts rely on (README "State and JSON
-// formats"), and the human views of show and state show. The JSON types
-// here are that format: the statefile records are an on-disk concern and
-// may change without it changing.
+// The human views of the state: show and state show. The JSON document of
+// show -json is package jsonstate's.
 
 // StateSummary writes the human view of the whole state: for each
 // resource what a user looks for first (status, creation id, prompt and
