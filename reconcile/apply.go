@@ -17,6 +17,7 @@ import (
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/cache"
 	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/internal/workdir"
 	"github.com/genform/genform/statefile"
 )
 
@@ -480,7 +481,7 @@ func (r *applyRun) generate(inst *config.Instance, c *Change) error {
 		return fmt.Errorf("the request of %s still depends on values that are not known; apply what it references first", inst.Addr)
 	}
 	// Refuse before paying for a generation whose files could not be kept.
-	if err := CheckInside(e.Dir, inst.Dir); err != nil {
+	if err := workdir.CheckInside(e.Dir, inst.Dir); err != nil {
 		return err
 	}
 	// An abandoned job is followed and kept before its intent is
@@ -820,7 +821,7 @@ type fetched struct {
 // what is worth retrying (truncated transfers included).
 func (r *applyRun) download(ctx context.Context, addr addrs.Instance, url, dir string, index int) (*fetched, error) {
 	e := r.e
-	if err := CheckInside(e.Dir, dir); err != nil {
+	if err := workdir.CheckInside(e.Dir, dir); err != nil {
 		return nil, err
 	}
 	abs := filepath.Join(e.Dir, filepath.FromSlash(dir))

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/workdir"
 	"github.com/genform/genform/statefile"
 )
 
@@ -198,7 +199,7 @@ type local struct {
 	settle *statefile.Intent
 	// files is the state of each recorded output on disk, in the
 	// record's order; nil when the files were not checked (-refresh=false).
-	files []fileState
+	files []workdir.FileState
 }
 
 // decideLocal chooses between no-op and update for an instance whose
@@ -226,10 +227,10 @@ func decideLocal(l local) (Action, Reason, []AttrChange, []int) {
 		for i, st := range l.files {
 			o := rec.Outputs[i]
 			switch st {
-			case fileMissing:
+			case workdir.FileMissing:
 				changes = append(changes, LocalChange{What: OutputMissing, Output: o.Index, Path: o.Path})
 				redownload = append(redownload, o.Index)
-			case fileModified:
+			case workdir.FileModified:
 				changes = append(changes, LocalChange{What: OutputModified, Output: o.Index, Path: o.Path})
 				redownload = append(redownload, o.Index)
 			}

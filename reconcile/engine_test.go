@@ -27,10 +27,10 @@ import (
 	"github.com/genform/genform/statefile"
 )
 
-// workdir is a working directory with a configuration and a real state
+// applyDir is a working directory with a configuration and a real state
 // file, changed only by planning and applying with a fakeService: what
 // genform plan and apply do, against a scripted service.
-type workdir struct {
+type applyDir struct {
 	t     testing.TB
 	dir   string
 	cfg   *config.Config
@@ -44,7 +44,7 @@ type workdir struct {
 	events []Event
 }
 
-func newWorkdir(t testing.TB, svc *fakeService) *workdir {
+func newApplyDir(t testing.TB, svc *fakeService) *applyDir {
 	t.Helper()
 	dir := t.TempDir()
 	st, err := statefile.Open(filepath.Join(dir, ".genform", "state.db"), statefile.Options{Create: true, Command: "test"})
@@ -52,16 +52,16 @@ func newWorkdir(t testing.TB, svc *fakeService) *workdir {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return &workdir{t: t, dir: dir, store: st, svc: svc}
+	return &applyDir{t: t, dir: dir, store: st, svc: svc}
 }
 
 // configure makes src the configuration.
-func (w *workdir) configure(src string) {
+func (w *applyDir) configure(src string) {
 	w.t.Helper()
 	w.cfg = (&fixture{t: w.t, dir: w.dir}).write(src)
 }
 
-func (w *workdir) snapshot() *statefile.Snapshot {
+func (w *applyDir) snapshot() *statefile.Snapshot {
 	w.t.Helper()
 	snap, err := w.store.Snapshot()
 	if err != nil {
@@ -70,12 +70,12 @@ func (w *workdir) snapshot() *statefile.Snapshot {
 	return snap
 }
 
-func (w *workdir) input() PlanInput {
+func (w *applyDir) input() PlanInput {
 	return PlanInput{Config: w.cfg, State: w.snapshot(), Service: "simulator", Refresh: true, Dir: w.dir, History: w.store}
 }
 
 // plan makes src the configuration and plans it.
-func (w *workdir) plan(src string) *Plan {
+func (w *applyDir) plan(src string) *Plan {
 	w.t.Helper()
 	w.configure(src)
 	p, diags := MakePlan(w.input())
@@ -86,7 +86,7 @@ func (w *workdir) plan(src string) *Plan {
 }
 
 // apply applies p with ctx, recording the events from scratch.
-func (w *workdir) apply(ctx context.Context, p *Plan) *Result {
+func (w *applyDir) apply(ctx context.Context, p *Plan) *Result {
 	w.t.Helper()
 	w.mu.Lock()
 	w.events = nil
@@ -115,7 +115,7 @@ func (w *workdir) apply(ctx context.Context, p *Plan) *Result {
 
 // converge plans and applies src, and fails the test unless every change
 // was made and the next plan has nothing left to do.
-func (w *workdir) converge(src string) *Result {
+func (w *applyDir) converge(src string) *Result {
 	w.t.Helper()
 	res := w.apply(context.Background(), w.plan(src))
 	if len(res.Failed)+len(res.Skipped)+len(res.Running) > 0 {
@@ -129,7 +129,7 @@ func (w *workdir) converge(src string) *Result {
 
 // instance is addr as the configuration declares it, expanded against
 // the state.
-func (w *workdir) instance(addr string) *config.Instance {
+func (w *applyDir) instance(addr string) *config.Instance {
 	w.t.Helper()
 	_, insts, _ := StateScope(w.cfg, w.snapshot())
 	for _, inst := range insts {
@@ -143,7 +143,7 @@ func (w *workdir) instance(addr string) *config.Instance {
 
 // interrupted records, as an apply stopped after the service answered
 // would have, that addr's declared request was submitted as job id.
-func (w *workdir) interrupted(addr, id string) {
+func (w *applyDir) interrupted(addr, id string) {
 	w.t.Helper()
 	inst := w.instance(addr)
 	err := w.store.Update(func(tx *statefile.Tx) error {
@@ -158,7 +158,7 @@ func (w *workdir) interrupted(addr, id string) {
 }
 
 // read is the content of the file at rel, "" when there is none.
-func (w *workdir) read(rel string) string {
+func (w *applyDir) read(rel string) string {
 	b, err := os.ReadFile(filepath.Join(w.dir, filepath.FromSlash(rel)))
 	if err != nil {
 		return ""
@@ -166,13 +166,13 @@ func (w *workdir) read(rel string) string {
 	return string(b)
 }
 
-func (w *workdir) exists(rel string) bool {
+func (w *applyDir) exists(rel string) bool {
 	_, err := os.Stat(filepath.Join(w.dir, filepath.FromSlash(rel)))
 	return err == nil
 }
 
 // files lists the regular files under rel.
-func (w *workdir) files(rel string) []string {
+func (w *applyDir) files(rel string) []string {
 	var list []string
 	filepath.WalkDir(filepath.Join(w.dir, rel), func(path string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
@@ -186,7 +186,7 @@ func (w *workdir) files(rel string) []string {
 
 // checkFiles fails unless every output of rec is on disk under dir with
 // the bytes the record's hash says.
-func (w *workdir) checkFiles(rec *statefile.Resource, dir string) {
+func (w *applyDir) checkFiles(rec *statefile.Resource, dir string) {
 	w.t.Helper()
 	for _, o := range rec.Outputs {
 		if !strings.HasPrefix(o.Path, dir+"/") {
@@ -200,7 +200,7 @@ func (w *workdir) checkFiles(rec *statefile.Resource, dir string) {
 }
 
 // eventsOf lists the events of addr in the order they were delivered.
-func (w *workdir) eventsOf(addr string) []Event {
+func (w *applyDir) eventsOf(addr string) []Event {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var list []Event
@@ -221,7 +221,7 @@ func phasesOf(evs []Event) []Phase {
 }
 
 // last is the last event of addr.
-func (w *workdir) last(addr string) Event {
+func (w *applyDir) last(addr string) Event {
 	w.t.Helper()
 	evs := w.eventsOf(addr)
 	if len(evs) == 0 {
@@ -272,13 +272,13 @@ video "v" {
 func TestApplyUpdate(t *testing.T) {
 	artDir := strings.Replace(appleConfig, "image_number = 2", "image_number = 2\n  dir = \"art/apple\"", 1)
 	wmFree := strings.Replace(wavesConfig, `"waves"`, "\"waves\"\n  watermark_free = true", 1)
-	remove := func(rel string) func(*workdir) {
-		return func(w *workdir) { os.Remove(filepath.Join(w.dir, rel)) }
+	remove := func(rel string) func(*applyDir) {
+		return func(w *applyDir) { os.Remove(filepath.Join(w.dir, rel)) }
 	}
 	tests := []struct {
 		name          string
 		before, after string
-		disturb       func(*workdir) // what happens to the files between the applies
+		disturb       func(*applyDir) // what happens to the files between the applies
 		addr          string
 		dir           string
 		downloads     []string // URLs the update fetches
@@ -299,7 +299,7 @@ func TestApplyUpdate(t *testing.T) {
 		},
 		{
 			name: "an output edited: only it is fetched", before: appleConfig, after: appleConfig, addr: "image.a", dir: "generated/image/a",
-			disturb: func(w *workdir) {
+			disturb: func(w *applyDir) {
 				os.WriteFile(filepath.Join(w.dir, "generated/image/a/0.png"), []byte("scribbled over"), 0o644)
 			},
 			downloads: []string{"http://fake.test/media/job-1/0.png"},
@@ -326,7 +326,7 @@ func TestApplyUpdate(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			svc := &fakeService{}
-			w := newWorkdir(t, svc)
+			w := newApplyDir(t, svc)
 			w.converge(tc.before)
 			if tc.disturb != nil {
 				tc.disturb(w)
@@ -404,7 +404,7 @@ func TestApplyMove(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			svc := &fakeService{}
-			w := newWorkdir(t, svc)
+			w := newApplyDir(t, svc)
 			w.converge(tc.before)
 			if got := w.snapshot().Protections[a("image.a")]; got != tc.protected {
 				t.Fatalf("protection of image.a after the first apply: %v", got)
@@ -467,19 +467,19 @@ image "b" {
 		before string
 		// leftover records what an interrupted apply left, before the
 		// configuration becomes appleConfig.
-		leftover func(*workdir)
+		leftover func(*applyDir)
 		addr     string
 		reason   ReasonCode
 		gone     []string
 	}{
 		{
 			name: "a record and its intent", before: pear, addr: "image.b", reason: ReasonRemoved,
-			leftover: func(w *workdir) { w.interrupted("image.b", "job-9") },
+			leftover: func(w *applyDir) { w.interrupted("image.b", "job-9") },
 			gone:     []string{"generated/image/b/0.png", "generated/image/b/1.png", "generated/image/b"},
 		},
 		{
 			name: "an intent alone", before: pear, addr: "image.b", reason: ReasonRemovedIntent,
-			leftover: func(w *workdir) {
+			leftover: func(w *applyDir) {
 				if err := w.store.Update(func(tx *statefile.Tx) error {
 					_, err := tx.Forget(a("image.b"))
 					return err
@@ -494,7 +494,7 @@ image "b" {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			svc := &fakeService{}
-			w := newWorkdir(t, svc)
+			w := newApplyDir(t, svc)
 			w.converge(tc.before)
 			tc.leftover(w)
 			p := w.plan(appleConfig)
@@ -542,7 +542,7 @@ image "b" {
 func TestApplyResume(t *testing.T) {
 	svc := &fakeService{}
 	svc.addJob("job-7", addrs.Image, fakeJob{statuses: []string{"processing", "succeed"}, outputs: 2})
-	w := newWorkdir(t, svc)
+	w := newApplyDir(t, svc)
 	w.configure(appleConfig)
 	w.interrupted("image.a", "job-7")
 	p := w.plan(appleConfig)
@@ -606,7 +606,7 @@ func TestApplySkipsWhatDependsOnAFailure(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			svc := &fakeService{scripts: map[string]fakeJob{"a paper boat": tc.hero}}
-			w := newWorkdir(t, svc)
+			w := newApplyDir(t, svc)
 			res := w.apply(context.Background(), w.plan(boatConfig))
 			if failedAddrs(res.Failed) != "image.hero" || failedAddrs(res.Skipped) != "video.sail" || addrList(res.Generated) != "video.waves" {
 				t.Fatalf("failed %q, skipped %q, generated %q", failedAddrs(res.Failed), failedAddrs(res.Skipped), addrList(res.Generated))
@@ -676,7 +676,7 @@ func TestApplyFailures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			// Every request body contains "": the script is every job's.
 			svc := &fakeService{scripts: map[string]fakeJob{"": tc.job}}
-			w := newWorkdir(t, svc)
+			w := newApplyDir(t, svc)
 			w.timeout = tc.timeout
 			p := w.plan(tc.src)
 			addr := p.Changes[0].Addr
@@ -731,7 +731,7 @@ func TestApplyFailures(t *testing.T) {
 // the new files take their place.
 func TestApplyFailedReplaceKeepsThePreviousFiles(t *testing.T) {
 	svc := &fakeService{}
-	w := newWorkdir(t, svc)
+	w := newApplyDir(t, svc)
 	w.converge(appleConfig)
 	before := w.snapshot().Resources[a("image.a")]
 	green := strings.Replace(appleConfig, "a red apple\"", "a green apple\"\n  dir = \"art/a\"", 1)
@@ -783,7 +783,7 @@ func TestApplyFailedReplaceKeepsThePreviousFiles(t *testing.T) {
 // nothing.
 func TestApplyDownloadFailureIsFetchedAgain(t *testing.T) {
 	svc := &fakeService{scripts: map[string]fakeJob{"red apple": {downloadErr: &service.Error{HTTPStatus: 502}}}}
-	w := newWorkdir(t, svc)
+	w := newApplyDir(t, svc)
 	if res := w.apply(context.Background(), w.plan(appleConfig)); failedAddrs(res.Failed) != "image.a" {
 		t.Fatalf("failed %q, want image.a", failedAddrs(res.Failed))
 	}
@@ -823,7 +823,7 @@ func TestApplyReplaceRemovesStaleFiles(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			svc := &fakeService{}
-			w := newWorkdir(t, svc)
+			w := newApplyDir(t, svc)
 			w.converge(appleConfig)
 			res := w.converge(tc.after)
 			if addrList(res.Generated) != "image.a" || w.snapshot().Resources[a("image.a")].CreationID != "job-2" {
@@ -847,7 +847,7 @@ func TestApplyReplaceRemovesStaleFiles(t *testing.T) {
 // replaced after it, from the new image.
 func TestApplyCascade(t *testing.T) {
 	svc := &fakeService{}
-	w := newWorkdir(t, svc)
+	w := newApplyDir(t, svc)
 	w.converge(boatConfig)
 	snap := w.snapshot()
 	oldURL := snap.Resources[a("image.hero")].Outputs[0].MediaURL
@@ -904,7 +904,7 @@ image "b" {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	svc := &fakeService{afterCreate: func(string) { cancel() }}
-	w := newWorkdir(t, svc)
+	w := newApplyDir(t, svc)
 	w.parallelism = 1
 	res := w.apply(ctx, w.plan(pair))
 	if !res.Interrupted || len(res.Failed)+len(res.Generated) > 0 {
@@ -982,7 +982,7 @@ image "c" {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			svc := &fakeService{}
-			w := newWorkdir(t, svc)
+			w := newApplyDir(t, svc)
 			src := strings.Replace(fruit, "PROTECT", strconv.FormatBool(tc.protect), 1)
 			// image.c was submitted by an apply that was interrupted.
 			w.converge(src[:strings.Index(src, `image "c"`)])
@@ -1070,7 +1070,7 @@ func TestApplyEvents(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			// Every request body contains "": the script is every job's.
 			svc := &fakeService{scripts: map[string]fakeJob{"": tc.job}}
-			w := newWorkdir(t, svc)
+			w := newApplyDir(t, svc)
 			id := "job-1"
 			if tc.resume {
 				id = "job-7"
@@ -1141,7 +1141,7 @@ func TestApplyRefusesPathsOutsideTheWorkdir(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			svc := &fakeService{}
-			w := newWorkdir(t, svc)
+			w := newApplyDir(t, svc)
 			if tc.before != "" {
 				w.converge(tc.before)
 			}
@@ -1189,8 +1189,8 @@ func TestApplyRefusesPathsOutsideTheWorkdir(t *testing.T) {
 // changed (by state rm, or another apply) fails the changes it no longer
 // fits, asking for a new plan, and generates nothing in their place.
 func TestApplyStalePlan(t *testing.T) {
-	forget := func(addr string) func(*workdir) {
-		return func(w *workdir) {
+	forget := func(addr string) func(*applyDir) {
+		return func(w *applyDir) {
 			if err := w.store.Update(func(tx *statefile.Tx) error {
 				_, err := tx.Forget(a(addr))
 				return err
@@ -1204,7 +1204,7 @@ func TestApplyStalePlan(t *testing.T) {
 		before string // applied first ("" for nothing)
 		job    string // an interrupted job of image.a
 		after  string
-		change func(*workdir) // what changes the state after the plan
+		change func(*applyDir) // what changes the state after the plan
 		addr   string
 		action Action
 	}{
@@ -1218,7 +1218,7 @@ func TestApplyStalePlan(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			svc := &fakeService{}
-			w := newWorkdir(t, svc)
+			w := newApplyDir(t, svc)
 			if tc.before != "" {
 				w.converge(tc.before)
 			}
@@ -1299,7 +1299,7 @@ func TestApplyLiftsPreventDestroy(t *testing.T) {
 	protect := func(on string) string {
 		return strings.Replace(appleConfig, "image_number = 2", "image_number = 2\n  lifecycle {\n    prevent_destroy = "+on+"\n  }", 1)
 	}
-	w := newWorkdir(t, &fakeService{})
+	w := newApplyDir(t, &fakeService{})
 	w.converge(protect("true"))
 	w.converge(protect("false"))
 	if w.snapshot().Protections[a("image.a")] {
@@ -1327,7 +1327,7 @@ func TestApplyUnrecordedJobWhosePollFails(t *testing.T) {
 			commitWaits = []time.Duration{0, time.Millisecond}
 			t.Cleanup(func() { commitWaits = waits })
 			svc := &fakeService{scripts: map[string]fakeJob{"a red apple": tc.job}}
-			w := newWorkdir(t, svc)
+			w := newApplyDir(t, svc)
 			p := w.plan(strings.Replace(appleConfig, "image_number = 2", "image_number = 1", 1))
 			svc.afterCreate = func(string) { w.store.Close() }
 			res := w.apply(context.Background(), p)
@@ -1364,7 +1364,7 @@ image "b" {
 	commitWaits = []time.Duration{0, time.Millisecond}
 	t.Cleanup(func() { commitWaits = waits })
 	svc := &fakeService{}
-	w := newWorkdir(t, svc)
+	w := newApplyDir(t, svc)
 	p := w.plan(two)
 	// The disk fills up while the first create request is on the wire.
 	svc.afterCreate = func(string) { w.store.Close() }
@@ -1390,7 +1390,7 @@ image "b" {
 // it was submitted for.
 func TestResumeRefusesAnotherRequest(t *testing.T) {
 	svc := &fakeService{}
-	w := newWorkdir(t, svc)
+	w := newApplyDir(t, svc)
 	w.configure(appleConfig)
 	w.interrupted("image.a", "job-old")
 	p := w.plan(appleConfig)

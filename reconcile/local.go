@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/internal/workdir"
 	"github.com/genform/genform/statefile"
 )
 
@@ -40,7 +41,7 @@ func (r *applyRun) update(inst *config.Instance, c *Change) error {
 	}
 	which := map[int]bool{}
 	for _, o := range rec.Outputs {
-		if old.WatermarkFree != inst.WatermarkFree || checkFile(e.Dir, o) != fileOK {
+		if old.WatermarkFree != inst.WatermarkFree || workdir.CheckFile(e.Dir, o) != workdir.FileOK {
 			which[o.Index] = true
 		}
 	}
@@ -93,7 +94,7 @@ func (r *applyRun) relocate(rec, old *statefile.Resource) error {
 		return nil
 	}
 	e := r.e
-	if err := CheckInside(e.Dir, rec.Dir); err != nil {
+	if err := workdir.CheckInside(e.Dir, rec.Dir); err != nil {
 		return err
 	}
 	if err := makeDir(e.Dir, rec.Dir); err != nil {
@@ -107,7 +108,7 @@ func (r *applyRun) relocate(rec, old *statefile.Resource) error {
 		dst := filepath.ToSlash(filepath.Join(rec.Dir, filepath.Base(o.Path)))
 		src := o.Path
 		o.Path = dst
-		if checkFile(e.Dir, *o) == fileOK {
+		if workdir.CheckFile(e.Dir, *o) == workdir.FileOK {
 			continue
 		}
 		err := renameFile(e.Dir, src, dst)
@@ -195,7 +196,7 @@ func (r *applyRun) delete(c *Change) {
 		return
 	}
 	if rec != nil {
-		if err := CheckInside(e.Dir, rec.Dir); err != nil {
+		if err := workdir.CheckInside(e.Dir, rec.Dir); err != nil {
 			r.fail(c, err)
 			return
 		}

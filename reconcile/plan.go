@@ -14,6 +14,7 @@ import (
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/cache"
+	"github.com/genform/genform/internal/workdir"
 	"github.com/genform/genform/statefile"
 )
 
@@ -279,7 +280,7 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 		p.replace[a] = true
 	}
 	if in.History != nil && in.Config.Settings.Restore {
-		p.cache = CacheOf(in.Config, in.Dir)
+		p.cache = workdir.CacheOf(in.Config, in.Dir)
 	} else {
 		p.in.History = nil
 	}
@@ -493,7 +494,7 @@ type prepared struct {
 // record's files on disk.
 type instFacts struct {
 	fingerprint string
-	files       []fileState
+	files       []workdir.FileState
 	checked     bool // files holds a check of every output of the record
 }
 
@@ -542,9 +543,9 @@ func (p *planner) facts(insts []*config.Instance) []instFacts {
 			f.fingerprint = config.Fingerprint(p.in.Service, inst.Endpoint, inst.Request)
 		}
 		if rec := p.state.Resources[inst.Addr]; p.in.Refresh && rec != nil && rec.WatermarkFree == inst.WatermarkFree {
-			f.files = make([]fileState, len(rec.Outputs))
+			f.files = make([]workdir.FileState, len(rec.Outputs))
 			for o := range rec.Outputs {
-				f.files[o] = checkFile(p.in.Dir, rec.Outputs[o])
+				f.files[o] = workdir.CheckFile(p.in.Dir, rec.Outputs[o])
 			}
 			f.checked = true
 		}

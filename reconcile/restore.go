@@ -15,6 +15,7 @@ import (
 	"github.com/genform/genform/internal/cache"
 	"github.com/genform/genform/internal/rules"
 	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/internal/workdir"
 	"github.com/genform/genform/statefile"
 )
 
@@ -24,28 +25,16 @@ import (
 // cache or, failing that, from the service by creation id. Neither costs a
 // generation.
 
-// CacheOf is the cache of a configuration in the working directory dir.
-func CacheOf(cfg *config.Config, dir string) *cache.Cache {
-	if dir == "" {
-		dir = "."
-	}
-	abs, err := filepath.Abs(filepath.Join(dir, filepath.FromSlash(cfg.Settings.CacheDir)))
-	if err != nil {
-		abs = filepath.Join(dir, filepath.FromSlash(cfg.Settings.CacheDir))
-	}
-	return cache.New(abs)
-}
-
 // cacheFor returns the apply's cache, or nil with a warning when its
 // directory cannot be used (a symbolic link out of the working directory).
 func (r *applyRun) cacheFor() *cache.Cache {
 	r.cacheOnce.Do(func() {
 		e := r.e
-		if err := CheckInside(e.Dir, e.Config.Settings.CacheDir); err != nil {
+		if err := workdir.CheckInside(e.Dir, e.Config.Settings.CacheDir); err != nil {
 			r.emit(Event{Phase: PhaseWarning, Err: fmt.Errorf("the cache is not used: %w", err)})
 			return
 		}
-		r.cache = CacheOf(e.Config, e.Dir)
+		r.cache = workdir.CacheOf(e.Config, e.Dir)
 	})
 	return r.cache
 }
@@ -62,7 +51,7 @@ func (r *applyRun) keepFiles(rec *statefile.Resource) {
 	if c == nil {
 		return
 	}
-	if err := CheckInside(r.e.Dir, rec.Dir); err != nil {
+	if err := workdir.CheckInside(r.e.Dir, rec.Dir); err != nil {
 		return
 	}
 	for _, o := range rec.Outputs {
@@ -93,7 +82,7 @@ func (r *applyRun) pruneCache() {
 // neither the files nor the state.
 func (r *applyRun) restore(inst *config.Instance, c *Change) error {
 	e := r.e
-	if err := CheckInside(e.Dir, inst.Dir); err != nil {
+	if err := workdir.CheckInside(e.Dir, inst.Dir); err != nil {
 		return err
 	}
 	// What is fetched again from the service is bounded as a generation

@@ -25,7 +25,7 @@ image "a" {
 // replaced is restorable in turn.
 func TestApplyRestore(t *testing.T) {
 	svc := &fakeService{}
-	w := newWorkdir(t, svc)
+	w := newApplyDir(t, svc)
 	w.converge(appleConfig)
 	first := w.read("generated/image/a/0.png")
 	w.converge(greenConfig)
@@ -80,7 +80,7 @@ func TestApplyRestore(t *testing.T) {
 // the files or the state.
 func TestApplyRestoreDownloads(t *testing.T) {
 	svc := &fakeService{}
-	w := newWorkdir(t, svc)
+	w := newApplyDir(t, svc)
 	w.converge(appleConfig)
 	first := w.read("generated/image/a/1.png")
 	w.converge(greenConfig)
@@ -135,7 +135,7 @@ func TestPlanRestoreOneHolder(t *testing.T) {
   count = 4`, 1)
 	one := strings.Replace(four, "count = 4", "count = 1", 1)
 	svc := &fakeService{}
-	w := newWorkdir(t, svc)
+	w := newApplyDir(t, svc)
 	w.converge(four)
 	held := map[string]string{}
 	for addr, rec := range w.snapshot().Resources {
@@ -168,7 +168,7 @@ func TestPlanRestoreOneHolder(t *testing.T) {
 // TestPlanRestoreOff: restore = false, and a plan without the history,
 // generate anew.
 func TestPlanRestoreOff(t *testing.T) {
-	w := newWorkdir(t, &fakeService{})
+	w := newApplyDir(t, &fakeService{})
 	w.converge(appleConfig)
 	w.converge(greenConfig)
 	if c := w.plan("genform {\n  restore = false\n}\n" + appleConfig).Change(a("image.a")); c.Action != Replace {
@@ -189,7 +189,7 @@ func TestPlanRestoreOff(t *testing.T) {
 // its request again restores it instead of paying for it a second time.
 func TestSettledJobIsKept(t *testing.T) {
 	svc := &fakeService{}
-	w := newWorkdir(t, svc)
+	w := newApplyDir(t, svc)
 	w.converge(appleConfig)
 	// An apply of the green apple submitted job-7 and was killed.
 	w.configure(greenConfig)
@@ -233,7 +233,7 @@ func TestSettledJobIsKept(t *testing.T) {
 // again.
 func TestSettledJobStillRunningKeepsItsIntent(t *testing.T) {
 	svc := &fakeService{}
-	w := newWorkdir(t, svc)
+	w := newApplyDir(t, svc)
 	w.converge(appleConfig)
 	w.configure(greenConfig)
 	svc.addJob("job-7", addrs.Image, fakeJob{statuses: []string{"processing"}})

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/workdir"
 
 	"github.com/genform/genform/statefile"
 )
@@ -103,7 +104,7 @@ func TestMoveRecord(t *testing.T) {
 				if o.Path != want {
 					t.Errorf("output %d recorded at %s, want %s", i, o.Path, want)
 				}
-				if checkFile(dir, o) != fileOK {
+				if workdir.CheckFile(dir, o) != workdir.FileOK {
 					t.Errorf("output %d: the file at %s does not match its record", i, o.Path)
 				}
 			}

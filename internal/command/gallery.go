@@ -31,6 +31,7 @@ import (
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/atomicfile"
 	"github.com/genform/genform/internal/cache"
+	"github.com/genform/genform/internal/workdir"
 	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/statefile"
 )
@@ -135,7 +136,7 @@ func runGallery(env *Env, args []string) int {
 		return env.Errorf("-since=%d is past the state's serial, %d; give a serial the state has reached ('genform show -json' prints it)", from, snap.Meta.Serial)
 	}
 	page := buildGallery(snap, stateWhere(cfg), filepath.Dir(outAbs), *link, newHider(cfg))
-	page.compare(snap, entries, reconcile.CacheOf(cfg, "."), from, *changed, newHider(cfg))
+	page.compare(snap, entries, workdir.CacheOf(cfg, "."), from, *changed, newHider(cfg))
 	if !*link && page.embedBytes > galleryEmbedLimit {
 		return env.Errorf("the outputs total %s, more than the %s one self-contained page can hold; rerun with -link to reference the files by their relative path instead", byteSize(page.embedBytes), byteSize(galleryEmbedLimit))
 	}

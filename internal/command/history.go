@@ -10,6 +10,7 @@ import (
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/cache"
+	"github.com/genform/genform/internal/workdir"
 	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/statefile"
 )
@@ -95,7 +96,7 @@ func runHistory(env *Env, args []string) int {
 // of readState; a missing state file is an empty state with an empty
 // history.
 func stateAndHistory(cfg *config.Config, command string, lockTimeout time.Duration) (*statefile.Snapshot, *historyView, error) {
-	hv := &historyView{heldBy: map[string]addrs.Instance{}, cache: reconcile.CacheOf(cfg, "."), hide: newHider(cfg)}
+	hv := &historyView{heldBy: map[string]addrs.Instance{}, cache: workdir.CacheOf(cfg, "."), hide: newHider(cfg)}
 	st, err := readState(cfg, command, lockTimeout)
 	if err != nil || st == nil {
 		return nil, hv, err

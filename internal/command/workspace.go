@@ -20,7 +20,7 @@ import (
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/simulator"
-	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/internal/workdir"
 	"github.com/genform/genform/statefile"
 	"github.com/genform/genform/statefile/pgstate"
 )
@@ -375,7 +375,7 @@ func openStateFile(cfg *config.Config, opts statefile.Options) (*statefile.Store
 	if be := cfg.Settings.Backend; be != nil {
 		st, err = pgstate.Open(pgstate.Config{ConnString: be.ConnStr, Schema: be.SchemaName}, opts)
 	} else {
-		if err := reconcile.CheckInside(".", filepath.Dir(cfg.Settings.StateFile)); err != nil {
+		if err := workdir.CheckInside(".", filepath.Dir(cfg.Settings.StateFile)); err != nil {
 			return nil, fmt.Errorf("state_file: %w", err)
 		}
 		st, err = statefile.Open(cfg.Settings.StateFile, opts)
