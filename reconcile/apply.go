@@ -18,6 +18,7 @@ import (
 	"github.com/genform/genform/internal/cache"
 	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/workdir"
+	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 )
 
@@ -75,7 +76,7 @@ func (p Phase) String() string {
 type Event struct {
 	Time   time.Time
 	Addr   addrs.Instance
-	Action Action
+	Action plans.Action
 	Phase  Phase
 	// Status is the service's raw status and Progress its progress
 	// (PhaseRunning); KnownStatus is false for a status the service does
@@ -94,7 +95,7 @@ type Event struct {
 	// PrevAddr is where a finished move came from (PhaseDone).
 	PrevAddr addrs.Instance
 	// Reason is the change's reason (PhaseDone of an update).
-	Reason *Reason
+	Reason *plans.Reason
 	// Err is why a change failed or was skipped, or the warning.
 	Err error
 	// Retry is the failed request and when it is sent again (PhaseRetrying).
@@ -161,7 +162,7 @@ type Result struct {
 type applyRun struct {
 	e       *Engine
 	ctx     context.Context
-	plan    *Plan
+	plan    *plans.Plan
 	sem     chan struct{}
 	mu      sync.Mutex
 	res     *Result
@@ -180,7 +181,7 @@ type applyRun struct {
 // generation is submitted, requests already on the wire are allowed to
 // record their answer, polling and downloads stop, and the jobs still running
 // on the service are listed in the result so a rerun resumes them.
-func (e *Engine) Apply(ctx context.Context, plan *Plan) (*Result, error) {
+func (e *Engine) Apply(ctx context.Context, plan *plans.Plan) (*Result, error) {
 	par := e.Parallelism
 	if par < 1 {
 		par = 1
@@ -199,7 +200,7 @@ func (e *Engine) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 	if err := r.begin(); err != nil {
 		return nil, err
 	}
-	changes := map[addrs.Instance]*Change{}
+	changes := map[addrs.Instance]*plans.Change{}
 	for _, c := range plan.Changes {
 		changes[c.Addr] = c
 	}
@@ -207,7 +208,7 @@ func (e *Engine) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 	// Moves first: they free the old addresses and put files in place for
 	// what references them.
 	for _, c := range plan.Changes {
-		if c.Action == Move {
+		if c.Action == plans.Move {
 			r.move(c)
 		}
 	}
@@ -238,7 +239,7 @@ func (e *Engine) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 
 	// Deletes last.
 	for i := len(plan.Changes) - 1; i >= 0; i-- {
-		if c := plan.Changes[i]; c.Action == Delete {
+		if c := plan.Changes[i]; c.Action == plans.Delete {
 			r.delete(c)
 		}
 	}
@@ -264,7 +265,7 @@ func (e *Engine) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 
 // resource expands one resource with its dependencies' recorded values and
 // applies the changes of its instances.
-func (r *applyRun) resource(res *config.Resource, changes map[addrs.Instance]*Change, scope config.Scope, scopeMu *sync.Mutex) {
+func (r *applyRun) resource(res *config.Resource, changes map[addrs.Instance]*plans.Change, scope config.Scope, scopeMu *sync.Mutex) {
 	e := r.e
 	addr := res.Addr()
 	var blocked []string
@@ -283,7 +284,7 @@ func (r *applyRun) resource(res *config.Resource, changes map[addrs.Instance]*Ch
 	var wg sync.WaitGroup
 	for _, inst := range insts {
 		c := changes[inst.Addr]
-		if c == nil || c.Action == NoOp || c.Action == Move || c.Action == Delete {
+		if c == nil || c.Action == plans.NoOp || c.Action == plans.Move || c.Action == plans.Delete {
 			continue
 		}
 		if len(blocked) > 0 {
@@ -294,17 +295,17 @@ func (r *applyRun) resource(res *config.Resource, changes map[addrs.Instance]*Ch
 			continue
 		}
 		wg.Add(1)
-		go func(inst *config.Instance, c *Change) {
+		go func(inst *config.Instance, c *plans.Change) {
 			defer wg.Done()
 			var err error
 			switch c.Action {
-			case Create, Replace:
+			case plans.Create, plans.Replace:
 				err = r.generate(inst, c)
-			case Resume:
+			case plans.Resume:
 				err = r.resume(inst, c)
-			case Update:
+			case plans.Update:
 				err = r.update(inst, c)
-			case Restore:
+			case plans.Restore:
 				err = r.restore(inst, c)
 			}
 			if err != nil {
@@ -327,8 +328,8 @@ func (r *applyRun) resource(res *config.Resource, changes map[addrs.Instance]*Ch
 	values := map[addrs.Instance]cty.Value{}
 	for _, inst := range insts {
 		rec, err := e.Store.Resource(inst.Addr)
-		if err == nil && rec != nil && rec.Status == StatusSucceed {
-			values[inst.Addr] = recordValue(rec, rec.Dir)
+		if err == nil && rec != nil && rec.Status == plans.StatusSucceed {
+			values[inst.Addr] = plans.RecordValue(rec, rec.Dir)
 		} else {
 			values[inst.Addr] = config.UnknownInstance()
 		}
@@ -360,7 +361,7 @@ func (r *applyRun) emit(ev Event) {
 	r.e.Events(ev)
 }
 
-func (r *applyRun) fail(c *Change, err error) {
+func (r *applyRun) fail(c *plans.Change, err error) {
 	if r.refused(c, err) {
 		return
 	}
@@ -375,7 +376,7 @@ func (r *applyRun) fail(c *Change, err error) {
 	r.emit(Event{Addr: c.Addr, Action: c.Action, Phase: PhaseFailed, Err: err})
 }
 
-func (r *applyRun) skip(c *Change, err error) {
+func (r *applyRun) skip(c *plans.Change, err error) {
 	r.mu.Lock()
 	r.failed[c.Addr.Resource] = "a dependency failed"
 	r.res.Skipped = append(r.res.Skipped, Failure{Addr: c.Addr, Err: err})
@@ -475,7 +476,7 @@ func (r *applyRun) slot() func() {
 // generate submits a new generation of inst, write-ahead: the intent is
 // committed before the request leaves, the generation id as soon as it is
 // known, and only then is the job polled.
-func (r *applyRun) generate(inst *config.Instance, c *Change) error {
+func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 	e := r.e
 	if inst.Request == nil {
 		return fmt.Errorf("the request of %s still depends on values that are not known; apply what it references first", inst.Addr)
@@ -571,7 +572,7 @@ func (r *applyRun) generate(inst *config.Instance, c *Change) error {
 }
 
 // resume polls a job an earlier apply submitted.
-func (r *applyRun) resume(inst *config.Instance, c *Change) error {
+func (r *applyRun) resume(inst *config.Instance, c *plans.Change) error {
 	e := r.e
 	if err := r.acquire(); err != nil {
 		return err
@@ -612,7 +613,7 @@ func (r *applyRun) resume(inst *config.Instance, c *Change) error {
 // idKept says whether the state holds the job's id (as an intent): when
 // recording the result fails too, a job whose id is kept is resumed by the
 // next apply, and one whose id is not must be adopted with genform import.
-func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *Change, intent *statefile.Intent, idKept bool, release func()) error {
+func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *plans.Change, intent *statefile.Intent, idKept bool, release func()) error {
 	e := r.e
 	id := intent.GenerationID
 	// A job whose id the state does not hold is reported as unrecorded
@@ -662,7 +663,7 @@ func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *Change,
 	}
 	if st.State == service.StateFailed {
 		const failed = "the service reported the generation failed"
-		if old != nil && old.Status == StatusSucceed {
+		if old != nil && old.Status == plans.StatusSucceed {
 			// The record keeps the last good generation, its request,
 			// files and hashes; the failure is kept beside it. Declaring
 			// the old request again is then a no-op, and the failed one
@@ -672,7 +673,7 @@ func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *Change,
 				Request: intent.Request, GenerationID: id, Error: failed, At: now}
 			rec = &kept
 		} else {
-			rec.Status = StatusFailed
+			rec.Status = plans.StatusFailed
 			rec.Error = failed
 		}
 		if err := r.commit(func(tx *statefile.Tx) error {
@@ -694,14 +695,14 @@ func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *Change,
 		return fmt.Errorf("fetching the detail of %s (job %s): %w; rerun apply to resume", inst.Addr, id, r.timedOut(ctx, err))
 	}
 	rec.Detail = det.Raw
-	rec.Status = StatusSucceed
+	rec.Status = plans.StatusSucceed
 	rec.Outputs = outputsOf(inst.Resource.Kind, det)
 	if len(rec.Outputs) == 0 {
 		return fmt.Errorf("the service reported %s (job %s) succeeded but listed no outputs", inst.Addr, id)
 	}
 	// Outputs beyond what the request asked for are not paid for by this
 	// request, and a service listing thousands must not fill the disk.
-	if want := mediaCount(inst); len(rec.Outputs) > want {
+	if want := plans.MediaCount(inst); len(rec.Outputs) > want {
 		r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseWarning, GenerationID: id,
 			Err: fmt.Errorf("job %s lists %d outputs, but %d %s asked for; only the first %d %s downloaded", id, len(rec.Outputs), want, wasWere(want), want, wasWere(want))})
 		rec.Outputs = rec.Outputs[:want]
@@ -859,7 +860,7 @@ func (r *applyRun) removeStale(old, cur *statefile.Resource) {
 // poll waits for a job to finish. It starts fast and backs off to the poll
 // interval, using the reported progress to aim the next poll at the moment
 // the job should be done, so most jobs cost two or three status requests.
-func (r *applyRun) poll(ctx context.Context, addr addrs.Instance, action Action, id string, submitted time.Time) (service.Status, error) {
+func (r *applyRun) poll(ctx context.Context, addr addrs.Instance, action plans.Action, id string, submitted time.Time) (service.Status, error) {
 	e := r.e
 	pi := e.PollInterval
 	if pi <= 0 {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 )
 
@@ -343,7 +344,7 @@ func TestApplyCreateAnswers(t *testing.T) {
 		}
 		cfg := (&fixture{t: t, dir: dir}).write(oneImage)
 		p, _ := MakePlan(PlanInput{Config: cfg, State: snap, Service: "simulator", Dir: dir})
-		if c := p.Change(a("image.a")); c.Action != Create || c.Reason.Code != ReasonAnswerLost || !c.Reason.MayHaveBeenPaid() {
+		if c := p.Change(a("image.a")); c.Action != plans.Create || c.Reason.Code != plans.ReasonAnswerLost || !c.Reason.MayHaveBeenPaid() {
 			t.Errorf("next plan: %s %+v", c.Action, c.Reason)
 		}
 		if !errors.Is(res.Failed[0].Err, service.ErrAmbiguousCreate) {

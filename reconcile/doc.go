@@ -9,7 +9,7 @@
 // decision is made from fingerprints, state records and files alone, and a
 // Reason, a code with the fields it names, is for explaining it.
 //
-// The Plan is the engine's model, not a document: it carries no words and no
+// The Plan is package plans: a model, not a document, with no words and no
 // JSON tags. The cli package owns the public JSON plan, the saved plan file
 // and every word a person reads of a plan.
 //

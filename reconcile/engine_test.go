@@ -24,6 +24,7 @@ import (
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 )
 
@@ -75,7 +76,7 @@ func (w *applyDir) input() PlanInput {
 }
 
 // plan makes src the configuration and plans it.
-func (w *applyDir) plan(src string) *Plan {
+func (w *applyDir) plan(src string) *plans.Plan {
 	w.t.Helper()
 	w.configure(src)
 	p, diags := MakePlan(w.input())
@@ -86,7 +87,7 @@ func (w *applyDir) plan(src string) *Plan {
 }
 
 // apply applies p with ctx, recording the events from scratch.
-func (w *applyDir) apply(ctx context.Context, p *Plan) *Result {
+func (w *applyDir) apply(ctx context.Context, p *plans.Plan) *Result {
 	w.t.Helper()
 	w.mu.Lock()
 	w.events = nil
@@ -332,7 +333,7 @@ func TestApplyUpdate(t *testing.T) {
 				tc.disturb(w)
 			}
 			p := w.plan(tc.after)
-			if c := p.Change(a(tc.addr)); c.Action != Update {
+			if c := p.Change(a(tc.addr)); c.Action != plans.Update {
 				t.Fatalf("plan: %s %+v, want an update", c.Action, c.Reason)
 			}
 			downloads, wm := len(svc.downloads), svc.count("WatermarkFreeURL")
@@ -374,7 +375,7 @@ func TestApplyUpdate(t *testing.T) {
 					t.Errorf("%s is still there", rel)
 				}
 			}
-			if ev := w.last(tc.addr); ev.Phase != PhaseDone || ev.Files != len(rec.Outputs) || ev.Dir != tc.dir || ev.Reason.Code != ReasonLocal {
+			if ev := w.last(tc.addr); ev.Phase != PhaseDone || ev.Files != len(rec.Outputs) || ev.Dir != tc.dir || ev.Reason.Code != plans.ReasonLocal {
 				t.Errorf("last event %+v, want done with %d files in %s", ev, len(rec.Outputs), tc.dir)
 			}
 			if p := w.plan(tc.after); p.HasChanges() {
@@ -410,7 +411,7 @@ func TestApplyMove(t *testing.T) {
 				t.Fatalf("protection of image.a after the first apply: %v", got)
 			}
 			p := w.plan(tc.after)
-			if c := p.Change(a("image.apple")); c.Action != Move || c.PrevAddr != a("image.a") {
+			if c := p.Change(a("image.apple")); c.Action != plans.Move || c.PrevAddr != a("image.a") {
 				t.Fatalf("plan: %s from %s, want a move from image.a", c.Action, c.PrevAddr)
 			}
 			downloads := len(svc.downloads)
@@ -469,16 +470,16 @@ image "b" {
 		// configuration becomes appleConfig.
 		leftover func(*applyDir)
 		addr     string
-		reason   ReasonCode
+		reason   plans.ReasonCode
 		gone     []string
 	}{
 		{
-			name: "a record and its intent", before: pear, addr: "image.b", reason: ReasonRemoved,
+			name: "a record and its intent", before: pear, addr: "image.b", reason: plans.ReasonRemoved,
 			leftover: func(w *applyDir) { w.interrupted("image.b", "job-9") },
 			gone:     []string{"generated/image/b/0.png", "generated/image/b/1.png", "generated/image/b"},
 		},
 		{
-			name: "an intent alone", before: pear, addr: "image.b", reason: ReasonRemovedIntent,
+			name: "an intent alone", before: pear, addr: "image.b", reason: plans.ReasonRemovedIntent,
 			leftover: func(w *applyDir) {
 				if err := w.store.Update(func(tx *statefile.Tx) error {
 					_, err := tx.Forget(a("image.b"))
@@ -498,7 +499,7 @@ image "b" {
 			w.converge(tc.before)
 			tc.leftover(w)
 			p := w.plan(appleConfig)
-			if c := p.Change(a(tc.addr)); c.Action != Delete || c.Reason.Code != tc.reason {
+			if c := p.Change(a(tc.addr)); c.Action != plans.Delete || c.Reason.Code != tc.reason {
 				t.Fatalf("plan: %s %s, want delete %s", c.Action, c.Reason.Code, tc.reason)
 			}
 			// Nothing is paid for or downloaded; the job of a forgotten
@@ -527,7 +528,7 @@ image "b" {
 			} else {
 				w.checkFiles(rec, "generated/image/a")
 			}
-			if ev := w.last(tc.addr); ev.Phase != PhaseDone || ev.Action != Delete {
+			if ev := w.last(tc.addr); ev.Phase != PhaseDone || ev.Action != plans.Delete {
 				t.Errorf("last event %+v", ev)
 			}
 			if p := w.plan(appleConfig); p.HasChanges() {
@@ -546,7 +547,7 @@ func TestApplyResume(t *testing.T) {
 	w.configure(appleConfig)
 	w.interrupted("image.a", "job-7")
 	p := w.plan(appleConfig)
-	if c := p.Change(a("image.a")); c.Action != Resume || c.GenerationID != "job-7" {
+	if c := p.Change(a("image.a")); c.Action != plans.Resume || c.GenerationID != "job-7" {
 		t.Fatalf("plan: %s %q, want resume job-7", c.Action, c.GenerationID)
 	}
 
@@ -562,7 +563,7 @@ func TestApplyResume(t *testing.T) {
 	}
 	snap := w.snapshot()
 	rec := snap.Resources[a("image.a")]
-	if rec == nil || rec.CreationID != "job-7" || rec.Status != StatusSucceed || len(rec.Outputs) != 2 {
+	if rec == nil || rec.CreationID != "job-7" || rec.Status != plans.StatusSucceed || len(rec.Outputs) != 2 {
 		t.Fatalf("record %+v", rec)
 	}
 	if snap.Intents[a("image.a")] != nil {
@@ -649,28 +650,28 @@ func TestApplyFailures(t *testing.T) {
 		status  string
 		intent  string
 		running bool
-		next    Action
-		reason  ReasonCode
+		next    plans.Action
+		reason  plans.ReasonCode
 	}{
 		{name: "the job fails", src: oneApple, job: fakeJob{statuses: []string{"processing", "failed"}},
-			wantErr: "failed on the service", status: StatusFailed, next: Replace, reason: ReasonFailed},
+			wantErr: "failed on the service", status: plans.StatusFailed, next: plans.Replace, reason: plans.ReasonFailed},
 		{name: "the detail lists no outputs", src: oneApple, job: fakeJob{noOutputs: true},
-			wantErr: "listed no outputs", intent: "job-1", next: Resume, reason: ReasonInterrupted},
+			wantErr: "listed no outputs", intent: "job-1", next: plans.Resume, reason: plans.ReasonInterrupted},
 		{name: "the detail cannot be fetched", src: oneApple, job: fakeJob{detailErr: unavailable},
-			wantErr: "rerun apply to resume", intent: "job-1", next: Resume, reason: ReasonInterrupted},
+			wantErr: "rerun apply to resume", intent: "job-1", next: plans.Resume, reason: plans.ReasonInterrupted},
 		{name: "polling fails", src: oneApple, job: fakeJob{statusErr: unavailable},
-			wantErr: "rerun apply to resume", intent: "job-1", running: true, next: Resume, reason: ReasonInterrupted},
+			wantErr: "rerun apply to resume", intent: "job-1", running: true, next: plans.Resume, reason: plans.ReasonInterrupted},
 		{name: "the job outlives the timeout", src: oneApple, job: fakeJob{statuses: []string{"processing"}}, timeout: 200 * time.Millisecond,
-			wantErr: "still processing after", intent: "job-1", running: true, next: Resume, reason: ReasonInterrupted},
+			wantErr: "still processing after", intent: "job-1", running: true, next: plans.Resume, reason: plans.ReasonInterrupted},
 		{name: "the download fails", src: oneApple, job: fakeJob{downloadErr: unavailable},
-			wantErr: "nothing is regenerated", status: StatusSucceed, next: Update, reason: ReasonLocal},
+			wantErr: "nothing is regenerated", status: plans.StatusSucceed, next: plans.Update, reason: plans.ReasonLocal},
 		{name: "the watermark-free URL cannot be had", src: wmFree, job: fakeJob{wmErr: unavailable},
-			wantErr: "watermark-free URL", status: StatusSucceed, next: Update, reason: ReasonLocal},
+			wantErr: "watermark-free URL", status: plans.StatusSucceed, next: plans.Update, reason: plans.ReasonLocal},
 		{name: "the service refuses the create", src: oneApple, job: fakeJob{createErr: &service.Error{HTTPStatus: 400, Message: "bad prompt"}},
-			wantErr: "the service refused image.a: 400", next: Create, reason: ReasonNew},
+			wantErr: "the service refused image.a: 400", next: plans.Create, reason: plans.ReasonNew},
 		// A request that never left is not the service's refusal.
 		{name: "the service cannot be reached", src: oneApple, job: fakeJob{createErr: &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}},
-			wantErr: "the request did not reach the service, so nothing was paid for", next: Create, reason: ReasonNew},
+			wantErr: "the request did not reach the service, so nothing was paid for", next: plans.Create, reason: plans.ReasonNew},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -704,9 +705,9 @@ func TestApplyFailures(t *testing.T) {
 				t.Errorf("recorded %+v", rec)
 			case tc.status != "" && (rec == nil || rec.Status != tc.status || rec.CreationID != "job-1"):
 				t.Errorf("record %+v, want job-1 %s", rec, tc.status)
-			case tc.status == StatusFailed && (rec.Error == "" || len(rec.Outputs) > 0):
+			case tc.status == plans.StatusFailed && (rec.Error == "" || len(rec.Outputs) > 0):
 				t.Errorf("failed record %+v: want an error and no outputs", rec)
-			case tc.status == StatusSucceed && (len(rec.Outputs) != 1 || rec.Outputs[0].SHA256 != ""):
+			case tc.status == plans.StatusSucceed && (len(rec.Outputs) != 1 || rec.Outputs[0].SHA256 != ""):
 				t.Errorf("record %+v: want its output with no hash, to fetch again", rec)
 			}
 			switch it := snap.Intents[addr]; {
@@ -743,7 +744,7 @@ func TestApplyFailedReplaceKeepsThePreviousFiles(t *testing.T) {
 	}
 	snap := w.snapshot()
 	rec := snap.Resources[a("image.a")]
-	if rec.Status != StatusSucceed || rec.CreationID != "job-1" || rec.Fingerprint != before.Fingerprint || string(rec.Request) != string(before.Request) {
+	if rec.Status != plans.StatusSucceed || rec.CreationID != "job-1" || rec.Fingerprint != before.Fingerprint || string(rec.Request) != string(before.Request) {
 		t.Errorf("record %s of %s, want the previous generation job-1 kept as it was", rec.Status, rec.CreationID)
 	}
 	if f := rec.Failure; f == nil || f.GenerationID != "job-2" || f.Error == "" || !strings.Contains(string(f.Request), "green apple") {
@@ -765,7 +766,7 @@ func TestApplyFailedReplaceKeepsThePreviousFiles(t *testing.T) {
 	}
 	svc.scripts = nil
 	p := w.plan(green)
-	if c := p.Change(a("image.a")); c.Action != Replace || c.Reason.Code != ReasonFailed {
+	if c := p.Change(a("image.a")); c.Action != plans.Replace || c.Reason.Code != plans.ReasonFailed {
 		t.Fatalf("next plan: %s %s, want replace failed", c.Action, c.Reason.Code)
 	}
 	if res := w.apply(context.Background(), p); addrList(res.Generated) != "image.a" {
@@ -788,7 +789,7 @@ func TestApplyDownloadFailureIsFetchedAgain(t *testing.T) {
 		t.Fatalf("failed %q, want image.a", failedAddrs(res.Failed))
 	}
 	p := w.plan(appleConfig)
-	if c := p.Change(a("image.a")); c.Action != Update || !slices.Equal(c.Redownload, []int{0, 1}) {
+	if c := p.Change(a("image.a")); c.Action != plans.Update || !slices.Equal(c.Redownload, []int{0, 1}) {
 		t.Fatalf("next plan: %s redownload %v, want an update fetching both", c.Action, c.Redownload)
 	}
 	svc.rescript("job-1", func(j *fakeJob) { j.downloadErr = nil })
@@ -858,7 +859,7 @@ func TestApplyCascade(t *testing.T) {
 
 	dusk := strings.Replace(boatConfig, "a paper boat", "a paper boat at dusk", 1)
 	p := w.plan(dusk)
-	if got := actions(p); got["image.hero"] != Replace || got["video.sail"] != Replace || got["video.waves"] != NoOp {
+	if got := actions(p); got["image.hero"] != plans.Replace || got["video.sail"] != plans.Replace || got["video.waves"] != plans.NoOp {
 		t.Fatalf("plan %v", got)
 	}
 	res := w.apply(context.Background(), p)
@@ -927,7 +928,7 @@ image "b" {
 
 	svc.afterCreate = nil
 	p := w.plan(pair)
-	if c := p.Change(submitted); c.Action != Resume || c.GenerationID != "job-1" {
+	if c := p.Change(submitted); c.Action != plans.Resume || c.GenerationID != "job-1" {
 		t.Fatalf("next plan for %s: %s %q, want resume job-1", submitted, c.Action, c.GenerationID)
 	}
 	w.parallelism = 2
@@ -1085,9 +1086,9 @@ func TestApplyEvents(t *testing.T) {
 			}
 			var statuses []string
 			var known []bool
-			action := Create
+			action := plans.Create
 			if tc.resume {
-				action = Resume
+				action = plans.Resume
 			}
 			for _, ev := range evs {
 				if ev.Time.IsZero() || ev.Action != action {
@@ -1131,12 +1132,12 @@ func TestApplyRefusesPathsOutsideTheWorkdir(t *testing.T) {
 		before, after string
 		link          string // made a link to outside after the first apply
 		addr          string
-		action        Action
+		action        plans.Action
 	}{
-		{name: "a create", after: inOut(appleConfig, "out/a"), link: "out", addr: "image.a", action: Create},
-		{name: "an update", before: appleConfig, after: inOut(appleConfig, "out/a"), link: "out", addr: "image.a", action: Update},
-		{name: "a move", before: appleConfig, after: strings.Replace(appleConfig, `"a"`, `"apple"`, 1), link: "generated/image/apple", addr: "image.apple", action: Move},
-		{name: "a delete", before: pear, after: appleConfig, link: "generated/image/b", addr: "image.b", action: Delete},
+		{name: "a create", after: inOut(appleConfig, "out/a"), link: "out", addr: "image.a", action: plans.Create},
+		{name: "an update", before: appleConfig, after: inOut(appleConfig, "out/a"), link: "out", addr: "image.a", action: plans.Update},
+		{name: "a move", before: appleConfig, after: strings.Replace(appleConfig, `"a"`, `"apple"`, 1), link: "generated/image/apple", addr: "image.apple", action: plans.Move},
+		{name: "a delete", before: pear, after: appleConfig, link: "generated/image/b", addr: "image.b", action: plans.Delete},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1206,14 +1207,14 @@ func TestApplyStalePlan(t *testing.T) {
 		after  string
 		change func(*applyDir) // what changes the state after the plan
 		addr   string
-		action Action
+		action plans.Action
 	}{
 		{name: "a move whose record left", before: appleConfig, after: strings.Replace(appleConfig, `"a"`, `"apple"`, 1),
-			change: forget("image.a"), addr: "image.apple", action: Move},
+			change: forget("image.a"), addr: "image.apple", action: plans.Move},
 		{name: "an update whose record left", before: appleConfig, after: strings.Replace(appleConfig, "image_number = 2", "image_number = 2\n  dir = \"art\"", 1),
-			change: forget("image.a"), addr: "image.a", action: Update},
+			change: forget("image.a"), addr: "image.a", action: plans.Update},
 		{name: "a resume whose intent left", job: "job-7", after: appleConfig,
-			change: forget("image.a"), addr: "image.a", action: Resume},
+			change: forget("image.a"), addr: "image.a", action: plans.Resume},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1394,7 +1395,7 @@ func TestResumeRefusesAnotherRequest(t *testing.T) {
 	w.configure(appleConfig)
 	w.interrupted("image.a", "job-old")
 	p := w.plan(appleConfig)
-	if c := p.Change(a("image.a")); c.Action != Resume {
+	if c := p.Change(a("image.a")); c.Action != plans.Resume {
 		t.Fatalf("plan: %s, want resume", c.Action)
 	}
 	// The request turns out to be another at apply (as when its inputs

@@ -11,6 +11,7 @@ import (
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 )
 
@@ -137,7 +138,7 @@ func Import(ctx context.Context, in ImportInput) (*ImportResult, error) {
 		Request:       inst.Request,
 		GenerationID:  id,
 		CreationID:    id,
-		Status:        StatusSucceed,
+		Status:        plans.StatusSucceed,
 		Detail:        det.Raw,
 		Outputs:       outs,
 		Dir:           inst.Dir,
@@ -190,7 +191,7 @@ func importWarnings(inst *config.Instance, det *service.Creation, files int) []I
 		}
 	}
 	if inst.Resource.Kind == addrs.Image {
-		if want := mediaCount(inst); want != files {
+		if want := plans.MediaCount(inst); want != files {
 			warns = append(warns, ImportWarning{Kind: ImageCountDiffers, GotN: files, WantN: want})
 		}
 	}

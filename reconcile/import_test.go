@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/reconcile/plans"
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/service"
@@ -110,7 +111,7 @@ func (d *simDir) importInto(addr, id string) (*ImportResult, error) {
 	})
 }
 
-func (d *simDir) plan() *Plan {
+func (d *simDir) plan() *plans.Plan {
 	d.t.Helper()
 	p, diags := MakePlan(PlanInput{Config: d.cfg, State: d.snapshot(), Service: "simulator", Refresh: true, Dir: d.dir})
 	if diags.HasErrors() {
@@ -157,7 +158,7 @@ func TestImportAdopts(t *testing.T) {
 	}
 	snap := d.snapshot()
 	rec := snap.Resources[a("image.boat")]
-	if rec == nil || rec.CreationID != id || rec.Status != StatusSucceed {
+	if rec == nil || rec.CreationID != id || rec.Status != plans.StatusSucceed {
 		t.Fatalf("recorded %+v", rec)
 	}
 	if snap.Intents[a("image.boat")] != nil {
@@ -177,11 +178,11 @@ func TestImportAdopts(t *testing.T) {
 		}
 	}
 	p := d.plan()
-	if c := p.Change(a("image.boat")); c == nil || c.Action != NoOp {
+	if c := p.Change(a("image.boat")); c == nil || c.Action != plans.NoOp {
 		t.Errorf("after import, plan for image.boat = %+v, want no-op", c)
 	}
 	// What is made from the imported image now sees its outputs.
-	if c := p.Change(a("video.sail")); c == nil || c.Action != Create || c.Fingerprint == "" {
+	if c := p.Change(a("video.sail")); c == nil || c.Action != plans.Create || c.Fingerprint == "" {
 		t.Errorf("video.sail: %+v, want a create with a known request", c)
 	}
 }

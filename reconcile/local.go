@@ -9,6 +9,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/workdir"
+	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 )
 
@@ -18,7 +19,7 @@ import (
 // update moves an instance's files to its new dir, fetches the outputs that
 // are missing or changed on disk (or all of them when watermark_free
 // changed) and records the result.
-func (r *applyRun) update(inst *config.Instance, c *Change) error {
+func (r *applyRun) update(inst *config.Instance, c *plans.Change) error {
 	e := r.e
 	// A settled submission's job is followed and kept before its intent
 	// is cleared with the record.
@@ -138,7 +139,7 @@ func (r *applyRun) refreshStats(rec *statefile.Resource) error {
 }
 
 // move records a rename: the state and the files follow the new address.
-func (r *applyRun) move(c *Change) {
+func (r *applyRun) move(c *plans.Change) {
 	e := r.e
 	old, err := e.Store.Resource(c.PrevAddr)
 	if err != nil || old == nil {
@@ -178,12 +179,12 @@ func (r *applyRun) move(c *Change) {
 		pruneDirs(e.Dir, old.Dir, e.Config.Settings.OutputDir)
 	}
 	r.record(&r.res.Moved, c.Addr)
-	r.emit(Event{Addr: c.Addr, Action: Move, Phase: PhaseDone, PrevAddr: c.PrevAddr, Files: len(rec.Outputs), Dir: rec.Dir})
+	r.emit(Event{Addr: c.Addr, Action: plans.Move, Phase: PhaseDone, PrevAddr: c.PrevAddr, Files: len(rec.Outputs), Dir: rec.Dir})
 }
 
 // delete removes an instance's files and forgets it. The creation stays on
 // the service, which has no delete.
-func (r *applyRun) delete(c *Change) {
+func (r *applyRun) delete(c *plans.Change) {
 	e := r.e
 	// A forgotten submission's job is followed and kept first.
 	if err := r.keepJob(c.Addr, c.Dir, r.interruptedJob(c.Addr, c.Reason)); err != nil {
@@ -221,5 +222,5 @@ func (r *applyRun) delete(c *Change) {
 		return
 	}
 	r.record(&r.res.Deleted, c.Addr)
-	r.emit(Event{Addr: c.Addr, Action: Delete, Phase: PhaseDone})
+	r.emit(Event{Addr: c.Addr, Action: plans.Delete, Phase: PhaseDone})
 }

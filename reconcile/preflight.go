@@ -7,6 +7,7 @@ import (
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/reconcile/plans"
 )
 
 // This file holds what an apply does about the service as a whole rather
@@ -41,10 +42,10 @@ func (r *applyRun) begin() error {
 }
 
 // sendsJobs reports whether plan submits a generation or resumes a job.
-func sendsJobs(plan *Plan) bool {
+func sendsJobs(plan *plans.Plan) bool {
 	for _, c := range plan.Changes {
 		switch c.Action {
-		case Create, Replace, Resume:
+		case plans.Create, plans.Replace, plans.Resume:
 			return true
 		}
 	}
@@ -73,7 +74,7 @@ func (r *applyRun) refusedBy(err error) bool {
 // refused reports whether a change failed because the service refused the
 // token; it is then reported interrupted rather than failed, the one cause
 // being Result.Refused.
-func (r *applyRun) refused(c *Change, err error) bool {
+func (r *applyRun) refused(c *plans.Change, err error) bool {
 	if !r.refusedBy(err) {
 		return false
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/workdir"
+	"github.com/genform/genform/reconcile/plans"
 
 	"github.com/genform/genform/statefile"
 )
@@ -24,7 +25,7 @@ func mvDir(t *testing.T) (string, *statefile.Store) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	rec := &statefile.Resource{Addr: a("image.a"), Endpoint: addrs.Text2Image, Status: StatusSucceed, CreationID: "c1", Dir: "generated/image/a"}
+	rec := &statefile.Resource{Addr: a("image.a"), Endpoint: addrs.Text2Image, Status: plans.StatusSucceed, CreationID: "c1", Dir: "generated/image/a"}
 	for i, name := range []string{"0.png", "1.png"} {
 		rel := "generated/image/a/" + name
 		abs := filepath.Join(dir, rel)
@@ -120,7 +121,7 @@ func TestMoveRecord(t *testing.T) {
 func TestMoveRecordRefuses(t *testing.T) {
 	dir, st := mvDir(t)
 	if err := st.Update(func(tx *statefile.Tx) error {
-		return tx.Record(&statefile.Resource{Addr: a("image.b"), Endpoint: addrs.Text2Image, Status: StatusSucceed, Dir: "generated/image/b"})
+		return tx.Record(&statefile.Resource{Addr: a("image.b"), Endpoint: addrs.Text2Image, Status: plans.StatusSucceed, Dir: "generated/image/b"})
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 )
 
@@ -104,7 +105,7 @@ func runApply(env *Env, args []string) int {
 		return code
 	}
 
-	var plan *reconcile.Plan
+	var plan *plans.Plan
 	if saved != nil {
 		if code := checkSavedPlan(env, saved.Plan, cfg, ep, store); code != ExitOK {
 			return code
@@ -185,7 +186,7 @@ func savedPlanOptions(env *Env, saved *savedPlan, ac *applyCmd, opts *config.Opt
 
 // checkSavedPlan refuses a plan made for another service, state or
 // configuration.
-func checkSavedPlan(env *Env, plan *reconcile.Plan, cfg *config.Config, ep endpoint, store *statefile.Store) int {
+func checkSavedPlan(env *Env, plan *plans.Plan, cfg *config.Config, ep endpoint, store *statefile.Store) int {
 	meta, err := store.Meta()
 	if err != nil {
 		return env.Errorf("%v", err)
@@ -221,16 +222,16 @@ func confirm(env *Env) int {
 
 // execute runs the engine under interrupt handling and reports the result.
 // verb is "Apply" or "Destroy", for the closing line.
-func execute(env *Env, verb string, cfg *config.Config, ep endpoint, store *statefile.Store, plan *reconcile.Plan, parallelism int, asJSON bool) int {
+func execute(env *Env, verb string, cfg *config.Config, ep endpoint, store *statefile.Store, plan *plans.Plan, parallelism int, asJSON bool) int {
 	needService := false
 	for _, c := range plan.Changes {
 		switch c.Action {
-		case reconcile.Create, reconcile.Replace, reconcile.Resume:
+		case plans.Create, plans.Replace, plans.Resume:
 			needService = true
-		case reconcile.Update:
+		case plans.Update:
 			// Files that only move need no service.
 			needService = needService || !c.MovesOnly()
-		case reconcile.Restore:
+		case plans.Restore:
 			// Files the cache does not hold come from the service.
 			needService = needService || c.Reason == nil || !c.Reason.Cached
 		}
@@ -281,7 +282,7 @@ func execute(env *Env, verb string, cfg *config.Config, ep endpoint, store *stat
 
 	total := 0
 	for _, c := range plan.Changes {
-		if c.Action != reconcile.NoOp {
+		if c.Action != plans.NoOp {
 			total++
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/atomicfile"
-	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/plans"
 )
 
 // The saved plan file (plan -out, apply PLANFILE, show PLANFILE): a JSON
@@ -32,7 +32,7 @@ const planFileVersion = "2"
 
 // savedPlan is a plan with the command-line inputs it was made with.
 type savedPlan struct {
-	Plan *reconcile.Plan
+	Plan *plans.Plan
 	// Vars are the -var assignments of variables that are not secret, as
 	// typed; VarFiles the -var-file paths.
 	Vars, VarFiles []string
@@ -113,7 +113,7 @@ type localChangeJSON struct {
 
 // newSavedPlan is plan with the variables of opts as a saved plan keeps
 // them: secret ones (cfg.Secret) by name only.
-func newSavedPlan(plan *reconcile.Plan, cfg *config.Config, opts config.Options) *savedPlan {
+func newSavedPlan(plan *plans.Plan, cfg *config.Config, opts config.Options) *savedPlan {
 	sp := &savedPlan{Plan: plan, VarFiles: opts.VarFiles}
 	for _, v := range opts.Vars {
 		name, _, _ := strings.Cut(v, "=")
@@ -159,8 +159,8 @@ func writePlanFile(path string, sp *savedPlan) error {
 	return nil
 }
 
-func encodePlanChange(c *reconcile.Change) planChangeJSON {
-	var r reconcile.Reason
+func encodePlanChange(c *plans.Change) planChangeJSON {
+	var r plans.Reason
 	if c.Reason != nil {
 		r = *c.Reason
 	}
@@ -235,7 +235,7 @@ func readPlanFile(path string) (*savedPlan, error) {
 	damaged := func(err error) error {
 		return fmt.Errorf("the saved plan %s is damaged: %w; run 'genform plan -out=FILE' again", path, err)
 	}
-	p := &reconcile.Plan{Service: doc.Service, Lineage: doc.Lineage, Serial: doc.Serial, ConfigHash: doc.ConfigHash}
+	p := &plans.Plan{Service: doc.Service, Lineage: doc.Lineage, Serial: doc.Serial, ConfigHash: doc.ConfigHash}
 	if p.Targets, err = parseAddrList(doc.Targets); err != nil {
 		return nil, damaged(err)
 	}
@@ -255,9 +255,9 @@ func readPlanFile(path string) (*savedPlan, error) {
 	return &savedPlan{Plan: p, Vars: doc.Variables.Vars, VarFiles: doc.Variables.VarFiles, Secret: doc.Variables.Secret, MigrateFrom: doc.MigrateFrom}, nil
 }
 
-func decodePlanChange(cj planChangeJSON) (*reconcile.Change, error) {
+func decodePlanChange(cj planChangeJSON) (*plans.Change, error) {
 	var err error
-	c := &reconcile.Change{}
+	c := &plans.Change{}
 	cj.values(c)
 	if c.Addr, err = addrs.ParseInstance(cj.Address); err != nil {
 		return nil, err
@@ -267,13 +267,13 @@ func decodePlanChange(cj planChangeJSON) (*reconcile.Change, error) {
 			return nil, err
 		}
 	}
-	if c.Action, err = reconcile.ParseAction(cj.Action); err != nil {
+	if c.Action, err = plans.ParseAction(cj.Action); err != nil {
 		return nil, err
 	}
 	rj := cj.Reason
-	r := reconcile.Reason{Attrs: rj.Attrs, Service: rj.Service, PrevService: rj.PrevService, GenerationID: rj.GenerationID,
+	r := plans.Reason{Attrs: rj.Attrs, Service: rj.Service, PrevService: rj.PrevService, GenerationID: rj.GenerationID,
 		CreationID: rj.CreationID, Cached: rj.Cached, Error: rj.Error}
-	if r.Code, err = reconcile.ParseReasonCode(rj.Code); err != nil {
+	if r.Code, err = plans.ParseReasonCode(rj.Code); err != nil {
 		return nil, err
 	}
 	if rj.Holder != "" {
@@ -305,17 +305,17 @@ func decodePlanChange(cj planChangeJSON) (*reconcile.Change, error) {
 		r.Since = *rj.Since
 	}
 	for _, l := range rj.Local {
-		what, err := reconcile.ParseLocalWhat(l.What)
+		what, err := plans.ParseLocalWhat(l.What)
 		if err != nil {
 			return nil, err
 		}
-		lc := reconcile.LocalChange{What: what, Output: l.Output, Path: l.Path, From: l.From, To: l.To, Protect: l.Protect, GenerationID: l.GenerationID}
+		lc := plans.LocalChange{What: what, Output: l.Output, Path: l.Path, From: l.From, To: l.To, Protect: l.Protect, GenerationID: l.GenerationID}
 		if l.Since != nil {
 			lc.Since = *l.Since
 		}
 		r.Local = append(r.Local, lc)
 	}
-	if r.Code != reconcile.ReasonNone {
+	if r.Code != plans.ReasonNone {
 		c.Reason = &r
 	}
 	return c, nil

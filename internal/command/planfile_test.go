@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/plans"
 )
 
 // TestPlanFileRoundTrip: a saved plan reads back as the plan that was
@@ -20,41 +20,41 @@ import (
 func TestPlanFileRoundTrip(t *testing.T) {
 	since := time.Date(2026, 11, 24, 6, 0, 0, 0, time.UTC)
 	hero := mustAddr("image.hero")
-	p := &reconcile.Plan{
+	p := &plans.Plan{
 		Service: "simulator", Lineage: "lin", Serial: 7, ConfigHash: "hash",
 		Targets: []addrs.Instance{hero}, Replace: []addrs.Instance{mustAddr(`image.tile["a b"]`)},
-		Changes: []*reconcile.Change{
-			{Addr: hero, Action: reconcile.NoOp, Fingerprint: "fp", Media: 2, Dir: "generated/image/hero"},
-			{Addr: mustAddr("image.a"), Action: reconcile.Replace, Media: 1,
-				Reason: &reconcile.Reason{Code: reconcile.ReasonChanged, Attrs: []string{"prompt", "seed"}},
-				Attrs:  []reconcile.AttrChange{{Name: "seed", Before: json.Number("1"), After: json.Number("2")}},
+		Changes: []*plans.Change{
+			{Addr: hero, Action: plans.NoOp, Fingerprint: "fp", Media: 2, Dir: "generated/image/hero"},
+			{Addr: mustAddr("image.a"), Action: plans.Replace, Media: 1,
+				Reason: &plans.Reason{Code: plans.ReasonChanged, Attrs: []string{"prompt", "seed"}},
+				Attrs:  []plans.AttrChange{{Name: "seed", Before: json.Number("1"), After: json.Number("2")}},
 				Before: map[string]any{"seed": json.Number("1"), "dir": "generated/image/a"},
 				After:  map[string]any{"seed": json.Number("2"), "dir": "generated/image/a"}},
-			{Addr: mustAddr("video.v"), Action: reconcile.Replace, Media: 1, AfterUnknown: []string{"source_image"},
-				Reason: &reconcile.Reason{Code: reconcile.ReasonUpstream, Upstream: []addrs.Resource{hero.Resource}}},
-			{Addr: mustAddr("video.w"), Action: reconcile.Replace,
-				Reason: &reconcile.Reason{Code: reconcile.ReasonEndpoint, From: addrs.Text2Video, To: addrs.Image2Video}},
-			{Addr: mustAddr("image.b[3]"), Action: reconcile.Create,
-				Reason: &reconcile.Reason{Code: reconcile.ReasonAnswerLost, Since: since}},
-			{Addr: mustAddr("image.c"), Action: reconcile.Update, Redownload: []int{1},
-				Reason: &reconcile.Reason{Code: reconcile.ReasonLocal, Local: []reconcile.LocalChange{
-					{What: reconcile.DirMoved, From: "x", To: "y"},
-					{What: reconcile.OutputMissing, Output: 1, Path: "y/1.png"},
-					{What: reconcile.ProtectionChanged, Protect: true},
-					{What: reconcile.IntentSettled, GenerationID: "job-0", Since: since},
+			{Addr: mustAddr("video.v"), Action: plans.Replace, Media: 1, AfterUnknown: []string{"source_image"},
+				Reason: &plans.Reason{Code: plans.ReasonUpstream, Upstream: []addrs.Resource{hero.Resource}}},
+			{Addr: mustAddr("video.w"), Action: plans.Replace,
+				Reason: &plans.Reason{Code: plans.ReasonEndpoint, From: addrs.Text2Video, To: addrs.Image2Video}},
+			{Addr: mustAddr("image.b[3]"), Action: plans.Create,
+				Reason: &plans.Reason{Code: plans.ReasonAnswerLost, Since: since}},
+			{Addr: mustAddr("image.c"), Action: plans.Update, Redownload: []int{1},
+				Reason: &plans.Reason{Code: plans.ReasonLocal, Local: []plans.LocalChange{
+					{What: plans.DirMoved, From: "x", To: "y"},
+					{What: plans.OutputMissing, Output: 1, Path: "y/1.png"},
+					{What: plans.ProtectionChanged, Protect: true},
+					{What: plans.IntentSettled, GenerationID: "job-0", Since: since},
 				}}},
-			{Addr: mustAddr("video.t"), Action: reconcile.Replace,
-				Reason: &reconcile.Reason{Code: reconcile.ReasonTriggered, Upstream: []addrs.Resource{hero.Resource}}},
-			{Addr: mustAddr("image.d"), PrevAddr: mustAddr("image.old"), Action: reconcile.Move, Reason: &reconcile.Reason{Code: reconcile.ReasonRenamed}},
-			{Addr: mustAddr("image.e"), Action: reconcile.Resume, GenerationID: "job-1", Reason: &reconcile.Reason{Code: reconcile.ReasonInterrupted, GenerationID: "job-1"}},
-			{Addr: mustAddr("image.f"), Action: reconcile.Replace, Reason: &reconcile.Reason{Code: reconcile.ReasonFailed, Error: "boom"}},
-			{Addr: mustAddr("image.g"), Action: reconcile.Replace, Reason: &reconcile.Reason{Code: reconcile.ReasonRequest, Service: "simulator"}},
-			{Addr: mustAddr("image.h"), Action: reconcile.Delete, Reason: &reconcile.Reason{Code: reconcile.ReasonRemovedIntent, Since: since}},
+			{Addr: mustAddr("video.t"), Action: plans.Replace,
+				Reason: &plans.Reason{Code: plans.ReasonTriggered, Upstream: []addrs.Resource{hero.Resource}}},
+			{Addr: mustAddr("image.d"), PrevAddr: mustAddr("image.old"), Action: plans.Move, Reason: &plans.Reason{Code: plans.ReasonRenamed}},
+			{Addr: mustAddr("image.e"), Action: plans.Resume, GenerationID: "job-1", Reason: &plans.Reason{Code: plans.ReasonInterrupted, GenerationID: "job-1"}},
+			{Addr: mustAddr("image.f"), Action: plans.Replace, Reason: &plans.Reason{Code: plans.ReasonFailed, Error: "boom"}},
+			{Addr: mustAddr("image.g"), Action: plans.Replace, Reason: &plans.Reason{Code: plans.ReasonRequest, Service: "simulator"}},
+			{Addr: mustAddr("image.h"), Action: plans.Delete, Reason: &plans.Reason{Code: plans.ReasonRemovedIntent, Since: since}},
 		},
 	}
-	secret := &reconcile.Change{Addr: mustAddr("image.s"), Action: reconcile.Create, Media: 1, Sensitive: []string{"prompt"},
-		Reason: &reconcile.Reason{Code: reconcile.ReasonNew},
-		Attrs:  []reconcile.AttrChange{{Name: "prompt", After: "abracadabra"}},
+	secret := &plans.Change{Addr: mustAddr("image.s"), Action: plans.Create, Media: 1, Sensitive: []string{"prompt"},
+		Reason: &plans.Reason{Code: plans.ReasonNew},
+		Attrs:  []plans.AttrChange{{Name: "prompt", After: "abracadabra"}},
 		After:  map[string]any{"prompt": "abracadabra", "dir": "d"}}
 	p.Changes = append(p.Changes, secret)
 
@@ -73,7 +73,7 @@ func TestPlanFileRoundTrip(t *testing.T) {
 	}
 	// What the file leaves out: the sensitive values.
 	want := *secret
-	want.Attrs = []reconcile.AttrChange{{Name: "prompt"}}
+	want.Attrs = []plans.AttrChange{{Name: "prompt"}}
 	want.After = map[string]any{"prompt": nil, "dir": "d"}
 	p.Changes[len(p.Changes)-1] = &want
 	if diff := cmp.Diff(sp, got); diff != "" {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/plans"
 )
 
 // progress renders apply events: live bars on a terminal, one plain line
@@ -87,15 +88,15 @@ func eventMessage(ev reconcile.Event) string {
 		}
 	case reconcile.PhaseDone:
 		switch ev.Action {
-		case reconcile.Create, reconcile.Replace, reconcile.Resume:
+		case plans.Create, plans.Replace, plans.Resume:
 			return fmt.Sprintf("%d file(s) in %s", ev.Files, ev.Dir)
-		case reconcile.Update:
-			return reasonText(&reconcile.Change{Addr: ev.Addr, Action: ev.Action, Reason: ev.Reason})
-		case reconcile.Restore:
+		case plans.Update:
+			return reasonText(&plans.Change{Addr: ev.Addr, Action: ev.Action, Reason: ev.Reason})
+		case plans.Restore:
 			return fmt.Sprintf("restored generation %s from the history: %d file(s) in %s", ev.GenerationID, ev.Files, ev.Dir)
-		case reconcile.Move:
+		case plans.Move:
 			return "moved from " + ev.PrevAddr.String()
-		case reconcile.Delete:
+		case plans.Delete:
 			return "files removed"
 		}
 	case reconcile.PhaseFailed, reconcile.PhaseSkipped, reconcile.PhaseWarning:

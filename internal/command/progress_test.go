@@ -14,6 +14,7 @@ import (
 	"github.com/hinshun/vt10x"
 
 	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/plans"
 )
 
 // openTerminal opens a pseudo-terminal of cols×rows and returns its
@@ -83,7 +84,7 @@ func TestBarProgressEveryEnding(t *testing.T) {
 	}
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	ev := func(addr string, after time.Duration, phase reconcile.Phase) reconcile.Event {
-		return reconcile.Event{Time: t0.Add(after), Addr: mustAddr(addr), Action: reconcile.Create, Phase: phase}
+		return reconcile.Event{Time: t0.Add(after), Addr: mustAddr(addr), Action: plans.Create, Phase: phase}
 	}
 	for _, a := range []string{"image.done", "image.failed", "image.stopped", "image.running"} {
 		view.event(ev(a, 0, reconcile.PhaseSubmitting))
@@ -143,7 +144,7 @@ func TestProgressOnTerminalsOfNoSize(t *testing.T) {
 			if _, ok := view.(*lineProgress); !ok {
 				t.Errorf("got %T, want plain lines", view)
 			}
-			view.event(reconcile.Event{Time: time.Now(), Addr: mustAddr("image.a"), Action: reconcile.Create, Phase: reconcile.PhaseSubmitting})
+			view.event(reconcile.Event{Time: time.Now(), Addr: mustAddr("image.a"), Action: plans.Create, Phase: reconcile.PhaseSubmitting})
 			closeWithin(t, view, 5*time.Second)
 			if got := strings.Join(screen(), "\n"); got != "image.a: submitting" {
 				t.Errorf("screen %q, want the plain line", got)

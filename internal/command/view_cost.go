@@ -5,13 +5,13 @@ import (
 	"strings"
 
 	"github.com/genform/genform/config"
-	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/plans"
 )
 
 // costLine is the plan's estimate, e.g. "Estimated cost: 0.28 USD (12
 // images at 0.02, 8 video seconds at 0.05)." It is "" when the
 // configuration sets no prices: a plan then shows counts only.
-func costLine(p *reconcile.Plan) string {
+func costLine(p *plans.Plan) string {
 	e, ok := p.Cost()
 	if !ok {
 		return ""
@@ -46,7 +46,7 @@ func costLine(p *reconcile.Plan) string {
 // changeCost is one change's estimate for the views, e.g. "0.08 USD":
 // "" when the plan has no prices or the change makes no generation, and
 // "unknown" when its kind has no price.
-func changeCost(p *reconcile.Plan, c *reconcile.Change) string {
+func changeCost(p *plans.Plan, c *plans.Change) string {
 	if p.Prices == nil || !c.Action.Generates() {
 		return ""
 	}
@@ -72,7 +72,7 @@ type costJSON struct {
 
 // costDocument is the plan's estimate for the plan document, nil without
 // prices.
-func costDocument(p *reconcile.Plan) *costJSON {
+func costDocument(p *plans.Plan) *costJSON {
 	e, ok := p.Cost()
 	if !ok {
 		return nil
@@ -130,7 +130,7 @@ func decodePrices(pj *pricesJSON) (*config.Prices, error) {
 // checkMaxCost refuses a plan whose estimate is above -max-cost, or that
 // cannot be estimated: a limit on money is never checked against a
 // guess.
-func checkMaxCost(p *reconcile.Plan, limit string) error {
+func checkMaxCost(p *plans.Plan, limit string) error {
 	if limit == "" {
 		return nil
 	}

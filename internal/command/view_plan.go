@@ -10,8 +10,7 @@ import (
 	"strings"
 
 	"github.com/fatih/color"
-
-	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/plans"
 )
 
 // The human rendering of a plan, after Terraform's: a header naming the
@@ -26,13 +25,13 @@ var (
 	colBold   = color.New(color.Bold)
 )
 
-func actionColor(a reconcile.Action) *color.Color {
+func actionColor(a plans.Action) *color.Color {
 	switch a {
-	case reconcile.Create:
+	case plans.Create:
 		return colGreen
-	case reconcile.Delete:
+	case plans.Delete:
 		return colRed
-	case reconcile.Replace:
+	case plans.Replace:
 		return colYellow
 	default:
 		return colCyan
@@ -42,46 +41,46 @@ func actionColor(a reconcile.Action) *color.Color {
 // actionSymbols are the symbols the human views show in front of an
 // address, after Terraform's.
 var actionSymbols = [...]string{
-	reconcile.NoOp:    " ",
-	reconcile.Create:  "+",
-	reconcile.Replace: "-/+",
-	reconcile.Update:  "~",
-	reconcile.Move:    ">",
-	reconcile.Resume:  "…",
-	reconcile.Restore: "<",
-	reconcile.Delete:  "-",
+	plans.NoOp:    " ",
+	plans.Create:  "+",
+	plans.Replace: "-/+",
+	plans.Update:  "~",
+	plans.Move:    ">",
+	plans.Resume:  "…",
+	plans.Restore: "<",
+	plans.Delete:  "-",
 }
 
 // actionSymbol is the action's symbol in the human views.
-func actionSymbol(a reconcile.Action) string {
+func actionSymbol(a plans.Action) string {
 	if int(a) < len(actionSymbols) {
 		return actionSymbols[a]
 	}
 	return "?"
 }
 
-func actionVerb(c *reconcile.Change) string {
+func actionVerb(c *plans.Change) string {
 	switch c.Action {
-	case reconcile.Create:
+	case plans.Create:
 		return "will be generated"
-	case reconcile.Replace:
+	case plans.Replace:
 		return "must be replaced (generated anew)"
-	case reconcile.Update:
+	case plans.Update:
 		return "will be updated in place (no new generation)"
-	case reconcile.Move:
+	case plans.Move:
 		return "has moved from " + c.PrevAddr.String()
-	case reconcile.Resume:
+	case plans.Resume:
 		return "will be resumed"
-	case reconcile.Restore:
+	case plans.Restore:
 		return "will be restored from the history (no new generation)"
-	case reconcile.Delete:
+	case plans.Delete:
 		return "will be deleted"
 	}
 	return "is unchanged"
 }
 
 // renderPlan writes the human plan.
-func renderPlan(out io.Writer, p *reconcile.Plan, serviceLine string) {
+func renderPlan(out io.Writer, p *plans.Plan, serviceLine string) {
 	// Streamed through one buffer: a plan of thousands of changes is tens
 	// of thousands of small writes, each a system call unbuffered, and is
 	// never held whole in memory.
@@ -95,7 +94,7 @@ func renderPlan(out io.Writer, p *reconcile.Plan, serviceLine string) {
 	fmt.Fprintln(w, "genform will perform the following actions:")
 	var warnings []string
 	for _, c := range p.Changes {
-		if c.Action == reconcile.NoOp {
+		if c.Action == plans.NoOp {
 			continue
 		}
 		fmt.Fprintln(w)
@@ -113,7 +112,7 @@ func renderPlan(out io.Writer, p *reconcile.Plan, serviceLine string) {
 	}
 }
 
-func renderChange(w io.Writer, p *reconcile.Plan, c *reconcile.Change) {
+func renderChange(w io.Writer, p *plans.Plan, c *plans.Change) {
 	col := actionColor(c.Action)
 	kind, name := c.Addr.Resource.Kind, c.Addr.Resource.Name
 	fmt.Fprintf(w, "  %s %s", colBold.Sprint("# "+c.Addr.String()), colBold.Sprint(actionVerb(c)))
@@ -122,7 +121,7 @@ func renderChange(w io.Writer, p *reconcile.Plan, c *reconcile.Change) {
 	}
 	fmt.Fprintln(w)
 	sym := fmt.Sprintf("%3s", actionSymbol(c.Action))
-	if c.Action == reconcile.Delete && len(c.Attrs) == 0 {
+	if c.Action == plans.Delete && len(c.Attrs) == 0 {
 		fmt.Fprintf(w, "%s %s %q\n", col.Sprint(sym), kind, name)
 		return
 	}
@@ -136,7 +135,7 @@ func renderChange(w io.Writer, p *reconcile.Plan, c *reconcile.Change) {
 	for _, a := range attrs {
 		fmt.Fprintf(w, "      %s %-*s = %s\n", attrSymbol(c, a), width, a.Name, attrValue(c, a))
 	}
-	if c.Action != reconcile.Create && c.After != nil {
+	if c.Action != plans.Create && c.After != nil {
 		hidden = len(c.After) - len(c.Attrs)
 	}
 	if hidden > 0 {
@@ -151,9 +150,9 @@ func renderChange(w io.Writer, p *reconcile.Plan, c *reconcile.Change) {
 	fmt.Fprintln(w, "    }")
 }
 
-func attrSymbol(c *reconcile.Change, a reconcile.AttrChange) string {
+func attrSymbol(c *plans.Change, a plans.AttrChange) string {
 	switch {
-	case c.Action == reconcile.Create:
+	case c.Action == plans.Create:
 		return colGreen.Sprint("+")
 	case a.Before == nil && !a.Unknown:
 		return colGreen.Sprint("+")
@@ -163,7 +162,7 @@ func attrSymbol(c *reconcile.Change, a reconcile.AttrChange) string {
 	return colYellow.Sprint("~")
 }
 
-func attrValue(c *reconcile.Change, a reconcile.AttrChange) string {
+func attrValue(c *plans.Change, a plans.AttrChange) string {
 	if _, ok := a.Before.(sensitiveValue); ok && !a.Unknown {
 		return sensitiveText
 	}
@@ -171,7 +170,7 @@ func attrValue(c *reconcile.Change, a reconcile.AttrChange) string {
 	if a.Unknown {
 		after = "(known after apply)"
 	}
-	if c.Action == reconcile.Create || a.Before == nil {
+	if c.Action == plans.Create || a.Before == nil {
 		return after
 	}
 	if a.After == nil && !a.Unknown {
@@ -240,7 +239,7 @@ func plural(n int) string {
 // The count before the brackets is of generations (what is paid for); the
 // brackets count the files they make, which differ whenever a request asks
 // for several outputs, so they say "files".
-func summaryLine(p *reconcile.Plan) string {
+func summaryLine(p *plans.Plan) string {
 	s := p.Summary()
 	if !p.HasChanges() {
 		return "No changes. Your media matches the configuration."
@@ -307,7 +306,7 @@ type changeValuesJSON struct {
 }
 
 // changeValues encodes c's values, sensitive ones as placeholder.
-func changeValues(c *reconcile.Change, placeholder any) changeValuesJSON {
+func changeValues(c *plans.Change, placeholder any) changeValuesJSON {
 	attrs, before, after := redact(c, placeholder)
 	v := changeValuesJSON{
 		Before:       before,
@@ -328,12 +327,12 @@ func changeValues(c *reconcile.Change, placeholder any) changeValuesJSON {
 }
 
 // values is the change that v encodes, as far as v tells.
-func (v changeValuesJSON) values(c *reconcile.Change) {
+func (v changeValuesJSON) values(c *plans.Change) {
 	c.Before, c.After, c.AfterUnknown = v.Before, v.After, v.AfterUnknown
 	c.Fingerprint, c.Media, c.Seconds, c.Dir = v.Fingerprint, v.Media, v.Seconds, v.Dir
 	c.GenerationID, c.Redownload, c.Sensitive = v.GenerationID, v.Redownload, v.Sensitive
 	for _, a := range v.Attrs {
-		c.Attrs = append(c.Attrs, reconcile.AttrChange(a))
+		c.Attrs = append(c.Attrs, plans.AttrChange(a))
 	}
 }
 
@@ -364,7 +363,7 @@ type summaryJSON struct {
 const jsonFormatVersion = "1"
 
 // summaryDocument is the plan document's summary.
-func summaryDocument(p *reconcile.Plan) summaryJSON {
+func summaryDocument(p *plans.Plan) summaryJSON {
 	s := p.Summary()
 	return summaryJSON{
 		Generate: s.Generate, Images: s.Images, Videos: s.Videos, Redownload: s.Redownload,
@@ -373,7 +372,7 @@ func summaryDocument(p *reconcile.Plan) summaryJSON {
 	}
 }
 
-func renderPlanJSON(w io.Writer, p *reconcile.Plan) error {
+func renderPlanJSON(w io.Writer, p *plans.Plan) error {
 	doc := planDocument{
 		FormatVersion: jsonFormatVersion,
 		Service:       p.Service,
@@ -392,7 +391,7 @@ func renderPlanJSON(w io.Writer, p *reconcile.Plan) error {
 }
 
 // reasonCode is the change's reason code, "" for a no-op.
-func reasonCode(c *reconcile.Change) string {
+func reasonCode(c *plans.Change) string {
 	if c.Reason == nil {
 		return ""
 	}
@@ -400,7 +399,7 @@ func reasonCode(c *reconcile.Change) string {
 }
 
 // changeDocument is one change of the plan document.
-func changeDocument(p *reconcile.Plan, c *reconcile.Change) changeJSON {
+func changeDocument(p *plans.Plan, c *plans.Change) changeJSON {
 	cj := changeJSON{
 		Address:          c.Addr.String(),
 		Resource:         c.Addr.Resource.String(),

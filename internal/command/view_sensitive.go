@@ -9,12 +9,12 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 )
 
 // A plan knows which of an instance's values are made from a sensitive
-// variable (reconcile.Change.Sensitive). A record of the state does not:
+// variable (plans.Change.Sensitive). A record of the state does not:
 // it holds the request as it was sent, real values included, and the
 // service's detail, which echoes the prompt. The views of the state (show,
 // show -json, state show, gallery) hide them with a hider, built from the
@@ -271,7 +271,7 @@ func (rh *recordHider) text(s string) string {
 // from a sensitive variable, replaced by a plain one, would otherwise be
 // shown in the diff, and a deleted block's record in full. The saved plan
 // leaves them out likewise.
-func hidePlanSecrets(p *reconcile.Plan, h *hider) {
+func hidePlanSecrets(p *plans.Plan, h *hider) {
 	if h == nil || len(h.secrets) == 0 && len(h.numbers) == 0 && len(h.byResource) == 0 {
 		return
 	}
@@ -318,7 +318,7 @@ type masker struct {
 // newMasker hides the secret variables' values, and the values of the
 // attributes plan p makes from one (however they were computed), in any
 // case.
-func newMasker(h *hider, p *reconcile.Plan) *masker {
+func newMasker(h *hider, p *plans.Plan) *masker {
 	var words []string
 	add := func(v any) {
 		walkStrings(v, func(s string) {
