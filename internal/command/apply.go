@@ -17,6 +17,7 @@ import (
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/apply"
 	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 )
@@ -134,7 +135,7 @@ func runApply(env *Env, args []string) int {
 	}
 	if !plan.HasChanges() {
 		if ac.json {
-			writeApplyJSON(env, &reconcile.Result{}, nil)
+			writeApplyJSON(env, &apply.Result{}, nil)
 		} else if saved != nil {
 			fmt.Fprintln(env.Stdout, "No changes. Your media matches the configuration.")
 		}
@@ -239,7 +240,7 @@ func execute(env *Env, verb string, cfg *config.Config, ep endpoint, store *stat
 		// end and kept in the history.
 		needService = needService || c.Reason.KeptJob() != ""
 	}
-	eng := &reconcile.Engine{
+	eng := &apply.Engine{
 		Config:       cfg,
 		Store:        store,
 		ServiceID:    ep.ID,
@@ -251,7 +252,7 @@ func execute(env *Env, verb string, cfg *config.Config, ep endpoint, store *stat
 		eng.Parallelism = parallelism
 	}
 	if needService {
-		client, stop, err := connect(env, cfg, ep, reconcile.ReportRetry)
+		client, stop, err := connect(env, cfg, ep, apply.ReportRetry)
 		if err != nil {
 			return env.Errorf("%v", err)
 		}
@@ -290,9 +291,9 @@ func execute(env *Env, verb string, cfg *config.Config, ep endpoint, store *stat
 	var warnMu sync.Mutex
 	var warnings []string
 	mask := newMasker(newHider(cfg), plan)
-	eng.Events = func(ev reconcile.Event) {
+	eng.Events = func(ev apply.Event) {
 		ev.Err = mask.err(ev.Err)
-		if ev.Phase == reconcile.PhaseWarning {
+		if ev.Phase == apply.PhaseWarning {
 			// Worth telling in every run (an undocumented job status, a
 			// stale file that could not be removed), not only a debug one.
 			msg := fmt.Sprint(ev.Err)
@@ -316,7 +317,7 @@ func execute(env *Env, verb string, cfg *config.Config, ep endpoint, store *stat
 	if err != nil {
 		return serviceFailed(env, ep, mask.err(err), "nothing was submitted")
 	}
-	for _, list := range [][]reconcile.Failure{res.Failed, res.Skipped} {
+	for _, list := range [][]apply.Failure{res.Failed, res.Skipped} {
 		for i := range list {
 			list[i].Err = mask.err(list[i].Err)
 		}
@@ -368,8 +369,8 @@ type jobJSON struct {
 	GenerationID string `json:"generation_id"`
 }
 
-func writeApplyJSON(env *Env, res *reconcile.Result, warnings []string) {
-	failures := func(list []reconcile.Failure) []failureJSON {
+func writeApplyJSON(env *Env, res *apply.Result, warnings []string) {
+	failures := func(list []apply.Failure) []failureJSON {
 		var out []failureJSON
 		for _, f := range list {
 			out = append(out, failureJSON{Address: f.Addr.String(), Message: f.Err.Error()})
@@ -409,7 +410,7 @@ func writeApplyJSON(env *Env, res *reconcile.Result, warnings []string) {
 
 // renderResult writes the closing lines of an apply or a destroy (verb
 // "Apply" or "Destroy", as Terraform's "Destroy complete!").
-func renderResult(env *Env, verb string, res *reconcile.Result) {
+func renderResult(env *Env, verb string, res *apply.Result) {
 	defer renderUnrecorded(env, res)
 	w := env.Stdout
 	restored := ""
@@ -451,7 +452,7 @@ func renderResult(env *Env, verb string, res *reconcile.Result) {
 
 // renderUnrecorded says what to do about jobs paid for whose ids the state
 // could not be made to hold: the ready import command of each.
-func renderUnrecorded(env *Env, res *reconcile.Result) {
+func renderUnrecorded(env *Env, res *apply.Result) {
 	if res.StateErr == nil && len(res.Unrecorded) == 0 && len(res.Unfinished) == 0 {
 		return
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/apply"
 	"github.com/genform/genform/reconcile/plans"
 )
 
@@ -22,7 +22,7 @@ import (
 // per state change otherwise (and with GENFORM_IN_AUTOMATION), JSON lines
 // with apply -json.
 type progress interface {
-	event(reconcile.Event)
+	event(apply.Event)
 	close()
 }
 
@@ -57,7 +57,7 @@ type eventJSON struct {
 	Retry        *retryJSON `json:"retry,omitempty"`
 }
 
-func (p *jsonProgress) event(ev reconcile.Event) {
+func (p *jsonProgress) event(ev apply.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	doc := eventJSON{
@@ -80,13 +80,13 @@ func (p *jsonProgress) event(ev reconcile.Event) {
 }
 
 // eventMessage is what an event says beyond its phase and status, in words.
-func eventMessage(ev reconcile.Event) string {
+func eventMessage(ev apply.Event) string {
 	switch ev.Phase {
-	case reconcile.PhaseSubmitted:
+	case apply.PhaseSubmitted:
 		if ev.Resumed {
 			return "resuming"
 		}
-	case reconcile.PhaseDone:
+	case apply.PhaseDone:
 		switch ev.Action {
 		case plans.Create, plans.Replace, plans.Resume:
 			return fmt.Sprintf("%d file(s) in %s", ev.Files, ev.Dir)
@@ -99,11 +99,11 @@ func eventMessage(ev reconcile.Event) string {
 		case plans.Delete:
 			return "files removed"
 		}
-	case reconcile.PhaseFailed, reconcile.PhaseSkipped, reconcile.PhaseWarning:
+	case apply.PhaseFailed, apply.PhaseSkipped, apply.PhaseWarning:
 		if ev.Err != nil {
 			return ev.Err.Error()
 		}
-	case reconcile.PhaseRetrying:
+	case apply.PhaseRetrying:
 		return retryText(ev.Retry)
 	}
 	return ""
@@ -120,13 +120,13 @@ type lineProgress struct {
 	start map[addrs.Instance]time.Time
 }
 
-func (p *lineProgress) event(ev reconcile.Event) {
-	if ev.Phase == reconcile.PhaseWarning {
+func (p *lineProgress) event(ev apply.Event) {
+	if ev.Phase == apply.PhaseWarning {
 		return // apply prints warnings on stderr
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if ev.Phase == reconcile.PhaseRetrying {
+	if ev.Phase == apply.PhaseRetrying {
 		// Every retry is news, however many came before.
 		fmt.Fprintln(p.w, eventLine(ev, 0))
 		return
@@ -145,38 +145,38 @@ func (p *lineProgress) event(ev reconcile.Event) {
 
 func (p *lineProgress) close() {}
 
-func eventLine(ev reconcile.Event, elapsed time.Duration) string {
+func eventLine(ev apply.Event, elapsed time.Duration) string {
 	line := addrText(ev.Addr) + ": "
 	msg := eventMessage(ev)
 	switch ev.Phase {
-	case reconcile.PhaseSubmitting:
+	case apply.PhaseSubmitting:
 		line += "submitting"
-	case reconcile.PhaseSubmitted:
+	case apply.PhaseSubmitted:
 		line += "submitted, job " + ev.GenerationID
 		if msg != "" {
 			line += " (" + msg + ")"
 		}
-	case reconcile.PhaseRunning:
+	case apply.PhaseRunning:
 		line += fmt.Sprintf("%s %.0f%%", ev.Status, ev.Progress*100)
-	case reconcile.PhaseDownloading:
+	case apply.PhaseDownloading:
 		line += "downloading"
-	case reconcile.PhaseDone:
+	case apply.PhaseDone:
 		line += "done"
 		if msg != "" {
 			line += ": " + msg
 		}
-	case reconcile.PhaseFailed:
+	case apply.PhaseFailed:
 		line += "failed: " + msg
-	case reconcile.PhaseSkipped:
+	case apply.PhaseSkipped:
 		line += "skipped: " + msg
-	case reconcile.PhaseInterrupted:
+	case apply.PhaseInterrupted:
 		line += "interrupted"
-	case reconcile.PhaseRetrying:
+	case apply.PhaseRetrying:
 		line += msg
 	default:
 		line += ev.Phase.String()
 	}
-	if elapsed > 0 && ev.Phase != reconcile.PhaseSubmitting {
+	if elapsed > 0 && ev.Phase != apply.PhaseSubmitting {
 		line += fmt.Sprintf(" [%s]", elapsed)
 	}
 	return line
@@ -252,14 +252,14 @@ func newBarProgress(w io.Writer, total int) *barProgress {
 	return b
 }
 
-func (b *barProgress) event(ev reconcile.Event) {
-	if ev.Phase == reconcile.PhaseWarning {
+func (b *barProgress) event(ev apply.Event) {
+	if ev.Phase == apply.PhaseWarning {
 		return // apply prints warnings on stderr
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if ev.Addr.IsZero() {
-		if ev.Phase == reconcile.PhaseRetrying {
+		if ev.Phase == apply.PhaseRetrying {
 			fmt.Fprintln(b.p, eventLine(ev, 0)) // no bar: the check of the service
 		}
 		return
@@ -268,7 +268,7 @@ func (b *barProgress) event(ev reconcile.Event) {
 		b.start[ev.Addr] = ev.Time
 	}
 	switch ev.Phase {
-	case reconcile.PhaseDone, reconcile.PhaseFailed, reconcile.PhaseSkipped, reconcile.PhaseInterrupted:
+	case apply.PhaseDone, apply.PhaseFailed, apply.PhaseSkipped, apply.PhaseInterrupted:
 		b.finish(ev)
 		return
 	}
@@ -280,13 +280,13 @@ func (b *barProgress) event(ev reconcile.Event) {
 		jb = b.addBar(ev.Addr)
 	}
 	switch ev.Phase {
-	case reconcile.PhaseRunning:
+	case apply.PhaseRunning:
 		jb.setStatus(ev.Status)
 		b.advance(jb, int64(ev.Progress*900))
-	case reconcile.PhaseDownloading:
+	case apply.PhaseDownloading:
 		jb.setStatus("downloading")
 		b.advance(jb, 950)
-	case reconcile.PhaseRetrying:
+	case apply.PhaseRetrying:
 		jb.setStatus(eventMessage(ev))
 	default:
 		jb.setStatus(ev.Phase.String())
@@ -333,7 +333,7 @@ func (b *barProgress) advance(jb *jobBar, units int64) {
 }
 
 // finish prints an instance's lasting line and removes its bar.
-func (b *barProgress) finish(ev reconcile.Event) {
+func (b *barProgress) finish(ev apply.Event) {
 	if b.ended[ev.Addr] {
 		return
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/apply"
 	"github.com/genform/genform/reconcile/plans"
 )
 
@@ -148,18 +148,18 @@ func changeWarnings(c *plans.Change) []string {
 // importWarningText says what an import warning is about. When the
 // declared prompt is made from a sensitive variable (promptSensitive),
 // neither prompt is quoted.
-func importWarningText(addr addrs.Instance, id string, w reconcile.ImportWarning, promptSensitive bool) string {
+func importWarningText(addr addrs.Instance, id string, w apply.ImportWarning, promptSensitive bool) string {
 	switch w.Kind {
-	case reconcile.PromptDiffers:
+	case apply.PromptDiffers:
 		if promptSensitive {
 			return fmt.Sprintf("the creation's prompt differs from the one %s declares, which is made from a sensitive variable (so neither is shown); the next plan will not show this difference, because the declaration is recorded as its request", addr)
 		}
 		return fmt.Sprintf("the creation's prompt is %q, but %s declares %q; the next plan will not show this difference, because the declaration is recorded as its request", w.Got, addr, w.Want)
-	case reconcile.ImageCountDiffers:
+	case apply.ImageCountDiffers:
 		return fmt.Sprintf("the creation has %d image%s, but %s declares image_number = %d", w.GotN, plural(w.GotN), addr, w.WantN)
-	case reconcile.AlsoRecorded:
+	case apply.AlsoRecorded:
 		return fmt.Sprintf("creation %s is also recorded for %s; both now hold copies of its files", id, w.Other)
-	case reconcile.JobAbandoned:
+	case apply.JobAbandoned:
 		return fmt.Sprintf("job %s, submitted for %s by an interrupted apply, is abandoned: the imported creation takes its place", w.GenerationID, addr)
 	}
 	return ""

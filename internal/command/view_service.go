@@ -7,7 +7,7 @@ import (
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/service"
-	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/apply"
 )
 
 // This file writes what a person reads about the service as a whole rather
@@ -62,7 +62,7 @@ func serviceFailed(env *Env, ep endpoint, err error, outcome string) int {
 // renderRefused ends the output of an apply the service's refusal of the
 // token stopped: what was done, what failed on its own, the jobs a rerun
 // resumes, and the refusal, once.
-func renderRefused(env *Env, res *reconcile.Result, summary string) {
+func renderRefused(env *Env, res *apply.Result, summary string) {
 	w := env.Stdout
 	fmt.Fprintf(w, "\n%s %s\n", colRed.Sprint(colBold.Sprint("Apply stopped: the service refused the token.")), summary)
 	for _, f := range res.Failed {

@@ -6,9 +6,9 @@ import (
 )
 
 // Plan is the set of changes that would make the files and the state match
-// the configuration. It is the engine's model, not a file format: the
-// public JSON document and the saved plan file are the views' encodings
-// of it.
+// the configuration. It is the model the planner makes and the engine
+// carries out, not a file format: the public JSON document and the saved
+// plan file are the views' encodings of it.
 type Plan struct {
 	// Service identifies the service the fingerprints were computed for:
 	// the base URL, or config.SimulatorService.

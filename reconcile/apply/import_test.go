@@ -1,4 +1,4 @@
-package reconcile
+package apply
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/reconcile/plans"
 
 	"github.com/genform/genform/config"
@@ -73,7 +74,7 @@ func (d *simDir) snapshot() *statefile.Snapshot {
 // instance expands the configuration against the state and returns addr.
 func (d *simDir) instance(addr string) *config.Instance {
 	d.t.Helper()
-	_, insts, _ := StateScope(d.cfg, d.snapshot())
+	_, insts, _ := reconcile.StateScope(d.cfg, d.snapshot())
 	for _, inst := range insts {
 		if inst.Addr.String() == addr {
 			return inst
@@ -113,7 +114,7 @@ func (d *simDir) importInto(addr, id string) (*ImportResult, error) {
 
 func (d *simDir) plan() *plans.Plan {
 	d.t.Helper()
-	p, diags := MakePlan(PlanInput{Config: d.cfg, State: d.snapshot(), Service: "simulator", Refresh: true, Dir: d.dir})
+	p, diags := reconcile.MakePlan(reconcile.PlanInput{Config: d.cfg, State: d.snapshot(), Service: "simulator", Refresh: true, Dir: d.dir})
 	if diags.HasErrors() {
 		d.t.Fatal(diags)
 	}

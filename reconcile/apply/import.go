@@ -1,4 +1,4 @@
-package reconcile
+package apply
 
 import (
 	"context"
@@ -148,7 +148,10 @@ func Import(ctx context.Context, in ImportInput) (*ImportResult, error) {
 	if det.CreationID != "" {
 		rec.CreationID = det.CreationID
 	}
-	r := &applyRun{e: &Engine{Service: in.Service, Dir: in.Dir}, ctx: ctx}
+	// The outputs are downloaded as apply downloads a generation's, by a
+	// run of the engine that submits nothing.
+	r := (&Engine{Store: in.Store, Service: in.Service, ServiceID: in.ServiceID, Dir: in.Dir}).start(ctx, nil)
+	defer r.stop(nil)
 	dlErr := r.downloadAll(r.on(inst.Addr), rec, nil)
 	if dlErr != nil && ctx.Err() != nil {
 		// Interrupted: record nothing, so the import can simply be run
