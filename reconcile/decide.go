@@ -4,6 +4,8 @@ import (
 	"slices"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/workdir"
+	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 )
 
@@ -37,7 +39,7 @@ type facts struct {
 	// diff are the attributes that differ from the record (unknown ones
 	// included); only needed, and only filled, when the fingerprints differ
 	// or the declared one is not known while ignore_changes is set.
-	diff []AttrChange
+	diff []plans.AttrChange
 	// ignore is lifecycle.ignore_changes.
 	ignore []string
 	// restorable is a generation of the declared request in the history
@@ -48,8 +50,8 @@ type facts struct {
 
 // decision is what decide makes of facts.
 type decision struct {
-	action Action
-	reason Reason
+	action plans.Action
+	reason plans.Reason
 	// keep is true when the recorded generation stays: whether the
 	// instance is a no-op or an update is then up to its local side (see
 	// decideLocal).
@@ -84,38 +86,38 @@ type decision struct {
 //     Otherwise the generation is kept.
 func decide(f facts) decision {
 	rec, intent := f.record, f.intent
-	generate := Create
+	generate := plans.Create
 	if rec != nil {
-		generate = Replace
+		generate = plans.Replace
 	}
 	switch {
 	case intent != nil && intent.GenerationID != "" && !f.forced &&
 		(f.fingerprint == intent.Fingerprint || f.fingerprint == "" && len(f.upstream) == 0):
-		return decision{action: Resume, reason: Reason{Code: ReasonInterrupted, GenerationID: intent.GenerationID}}
+		return decision{action: plans.Resume, reason: plans.Reason{Code: plans.ReasonInterrupted, GenerationID: intent.GenerationID}}
 	case intent != nil && rec != nil && !f.forced && f.fingerprint != "" &&
-		f.fingerprint == rec.Fingerprint && rec.Status != StatusFailed && intent.Fingerprint != f.fingerprint:
+		f.fingerprint == rec.Fingerprint && rec.Status != plans.StatusFailed && intent.Fingerprint != f.fingerprint:
 		return decision{keep: true, settle: true}
 	case intent != nil && intent.GenerationID != "":
-		return decision{action: generate, reason: Reason{Code: ReasonAbandoned, GenerationID: intent.GenerationID}}
+		return decision{action: generate, reason: plans.Reason{Code: plans.ReasonAbandoned, GenerationID: intent.GenerationID}}
 	case intent != nil:
-		return decision{action: generate, reason: Reason{Code: ReasonAnswerLost, Since: intent.CreatedAt}}
+		return decision{action: generate, reason: plans.Reason{Code: plans.ReasonAnswerLost, Since: intent.CreatedAt}}
 	case rec == nil && f.orphan != nil && f.fingerprint != "" && !f.forced:
-		return decision{action: Move, reason: Reason{Code: ReasonRenamed}}
+		return decision{action: plans.Move, reason: plans.Reason{Code: plans.ReasonRenamed}}
 	case rec == nil && f.restorable != nil && !f.forced:
 		return restore(f.restorable)
 	case rec == nil:
-		return decision{action: Create, reason: Reason{Code: ReasonNew}}
-	case rec.Status == StatusFailed && f.restorable != nil && !f.forced && len(f.triggered) == 0:
+		return decision{action: plans.Create, reason: plans.Reason{Code: plans.ReasonNew}}
+	case rec.Status == plans.StatusFailed && f.restorable != nil && !f.forced && len(f.triggered) == 0:
 		return restore(f.restorable)
-	case rec.Status == StatusFailed:
-		return decision{action: Replace, reason: Reason{Code: ReasonFailed, Error: rec.Error}}
+	case rec.Status == plans.StatusFailed:
+		return decision{action: plans.Replace, reason: plans.Reason{Code: plans.ReasonFailed, Error: rec.Error}}
 	case f.forced:
-		return decision{action: Replace, reason: Reason{Code: ReasonForced}}
+		return decision{action: plans.Replace, reason: plans.Reason{Code: plans.ReasonForced}}
 	case len(f.triggered) > 0:
-		return decision{action: Replace, reason: Reason{Code: ReasonTriggered, Upstream: f.triggered}}
+		return decision{action: plans.Replace, reason: plans.Reason{Code: plans.ReasonTriggered, Upstream: f.triggered}}
 	case rec.Failure != nil && f.fingerprint != "" && f.fingerprint == rec.Failure.Fingerprint && f.restorable == nil:
 		// The declared request is the one that failed last: try it again.
-		return decision{action: Replace, reason: Reason{Code: ReasonFailed, Error: rec.Failure.Error}}
+		return decision{action: plans.Replace, reason: plans.Reason{Code: plans.ReasonFailed, Error: rec.Failure.Error}}
 	case f.fingerprint == "":
 		if len(f.diff) > 0 && ignoredOnly(f.diff, f.ignore) {
 			// What is not known yet is ignored (a source_image in
@@ -123,9 +125,9 @@ func decide(f facts) decision {
 			return decision{keep: true}
 		}
 		if len(f.upstream) > 0 {
-			return decision{action: Replace, reason: Reason{Code: ReasonUpstream, Upstream: f.upstream}}
+			return decision{action: plans.Replace, reason: plans.Reason{Code: plans.ReasonUpstream, Upstream: f.upstream}}
 		}
-		return decision{action: Replace, reason: Reason{Code: ReasonInputUnknown}}
+		return decision{action: plans.Replace, reason: plans.Reason{Code: plans.ReasonInputUnknown}}
 	case f.fingerprint != rec.Fingerprint:
 		if len(f.diff) > 0 && ignoredOnly(f.diff, f.ignore) {
 			// Every difference is in ignore_changes: keep what was made.
@@ -134,19 +136,19 @@ func decide(f facts) decision {
 		if f.restorable != nil {
 			return restore(f.restorable)
 		}
-		return decision{action: Replace, reason: requestChanged(f.diff, rec, f.endpoint, f.service, f.prevService)}
+		return decision{action: plans.Replace, reason: requestChanged(f.diff, rec, f.endpoint, f.service, f.prevService)}
 	}
 	return decision{keep: true}
 }
 
 // restore is the decision to take back the generation e from the history.
 func restore(e *statefile.Resource) decision {
-	return decision{action: Restore, reason: Reason{Code: ReasonRestored, GenerationID: e.GenerationID,
+	return decision{action: plans.Restore, reason: plans.Reason{Code: plans.ReasonRestored, GenerationID: e.GenerationID,
 		CreationID: e.CreationID, Since: e.CreatedAt, Holder: e.Addr}}
 }
 
 // requestChanged says how a request differs from the recorded one.
-func requestChanged(diff []AttrChange, rec *statefile.Resource, endpoint addrs.Endpoint, service, prevService string) Reason {
+func requestChanged(diff []plans.AttrChange, rec *statefile.Resource, endpoint addrs.Endpoint, service, prevService string) plans.Reason {
 	var names []string
 	for _, a := range diff {
 		if !isLocalAttr(a.Name) {
@@ -155,18 +157,18 @@ func requestChanged(diff []AttrChange, rec *statefile.Resource, endpoint addrs.E
 	}
 	switch {
 	case len(names) > 0:
-		return Reason{Code: ReasonChanged, Attrs: names}
+		return plans.Reason{Code: plans.ReasonChanged, Attrs: names}
 	case rec.Endpoint != endpoint:
-		return Reason{Code: ReasonEndpoint, From: rec.Endpoint, To: endpoint}
+		return plans.Reason{Code: plans.ReasonEndpoint, From: rec.Endpoint, To: endpoint}
 	}
-	return Reason{Code: ReasonRequest, Service: service, PrevService: prevService}
+	return plans.Reason{Code: plans.ReasonRequest, Service: service, PrevService: prevService}
 }
 
 // ignoredOnly reports whether the request differs only in attributes
 // listed in ignore: at least one request attribute differs, and every one
 // that does is ignored. A request that differs in no attribute at all
 // (the service, or a default, changed) is not covered by ignore_changes.
-func ignoredOnly(diff []AttrChange, ignore []string) bool {
+func ignoredOnly(diff []plans.AttrChange, ignore []string) bool {
 	ignored := false
 	for _, a := range diff {
 		switch {
@@ -198,7 +200,7 @@ type local struct {
 	settle *statefile.Intent
 	// files is the state of each recorded output on disk, in the
 	// record's order; nil when the files were not checked (-refresh=false).
-	files []fileState
+	files []workdir.FileState
 }
 
 // decideLocal chooses between no-op and update for an instance whose
@@ -207,18 +209,18 @@ type local struct {
 // changed on disk; the state records prevent_destroy anew when the
 // declaration changed it, so that the protection it keeps for a removed
 // block is the one last declared.
-func decideLocal(l local) (Action, Reason, []AttrChange, []int) {
+func decideLocal(l local) (plans.Action, plans.Reason, []plans.AttrChange, []int) {
 	rec := l.record
-	var changes []LocalChange
-	var attrs []AttrChange
+	var changes []plans.LocalChange
+	var attrs []plans.AttrChange
 	var redownload []int
 	if rec.Dir != l.dir {
-		changes = append(changes, LocalChange{What: DirMoved, From: rec.Dir, To: l.dir})
-		attrs = append(attrs, AttrChange{Name: "dir", Before: rec.Dir, After: l.dir})
+		changes = append(changes, plans.LocalChange{What: plans.DirMoved, From: rec.Dir, To: l.dir})
+		attrs = append(attrs, plans.AttrChange{Name: "dir", Before: rec.Dir, After: l.dir})
 	}
 	if rec.WatermarkFree != l.watermarkFree {
-		changes = append(changes, LocalChange{What: WatermarkChanged})
-		attrs = append(attrs, AttrChange{Name: "watermark_free", Before: rec.WatermarkFree, After: l.watermarkFree})
+		changes = append(changes, plans.LocalChange{What: plans.WatermarkChanged})
+		attrs = append(attrs, plans.AttrChange{Name: "watermark_free", Before: rec.WatermarkFree, After: l.watermarkFree})
 		for _, o := range rec.Outputs {
 			redownload = append(redownload, o.Index)
 		}
@@ -226,24 +228,24 @@ func decideLocal(l local) (Action, Reason, []AttrChange, []int) {
 		for i, st := range l.files {
 			o := rec.Outputs[i]
 			switch st {
-			case fileMissing:
-				changes = append(changes, LocalChange{What: OutputMissing, Output: o.Index, Path: o.Path})
+			case workdir.FileMissing:
+				changes = append(changes, plans.LocalChange{What: plans.OutputMissing, Output: o.Index, Path: o.Path})
 				redownload = append(redownload, o.Index)
-			case fileModified:
-				changes = append(changes, LocalChange{What: OutputModified, Output: o.Index, Path: o.Path})
+			case workdir.FileModified:
+				changes = append(changes, plans.LocalChange{What: plans.OutputModified, Output: o.Index, Path: o.Path})
 				redownload = append(redownload, o.Index)
 			}
 		}
 	}
 	if it := l.settle; it != nil {
-		changes = append(changes, LocalChange{What: IntentSettled, GenerationID: it.GenerationID, Since: it.CreatedAt})
+		changes = append(changes, plans.LocalChange{What: plans.IntentSettled, GenerationID: it.GenerationID, Since: it.CreatedAt})
 	}
 	if l.protect != l.protected {
-		changes = append(changes, LocalChange{What: ProtectionChanged, Protect: l.protect})
-		attrs = append(attrs, AttrChange{Name: "prevent_destroy", Before: l.protected, After: l.protect})
+		changes = append(changes, plans.LocalChange{What: plans.ProtectionChanged, Protect: l.protect})
+		attrs = append(attrs, plans.AttrChange{Name: "prevent_destroy", Before: l.protected, After: l.protect})
 	}
 	if len(changes) == 0 {
-		return NoOp, Reason{}, nil, nil
+		return plans.NoOp, plans.Reason{}, nil, nil
 	}
-	return Update, Reason{Code: ReasonLocal, Local: changes}, attrs, redownload
+	return plans.Update, plans.Reason{Code: plans.ReasonLocal, Local: changes}, attrs, redownload
 }

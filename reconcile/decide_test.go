@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/workdir"
+	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 )
 
@@ -24,8 +27,8 @@ type decideTest struct {
 	facts facts
 	local local
 	// want is the final action and reason.
-	want   Action
-	reason Reason
+	want   plans.Action
+	reason plans.Reason
 	// keep is what decide says of the recorded generation.
 	keep bool
 	// attrs and redownload are decideLocal's.
@@ -42,7 +45,7 @@ var (
 // fingerprint "fp-old", two files in generated/image/a.
 func succeededRecord() *statefile.Resource {
 	return &statefile.Resource{
-		Addr: a("image.a"), Endpoint: addrs.Text2Image, Fingerprint: "fp-old", Status: StatusSucceed,
+		Addr: a("image.a"), Endpoint: addrs.Text2Image, Fingerprint: "fp-old", Status: plans.StatusSucceed,
 		GenerationID: "job-old", CreationID: "job-old", Dir: "generated/image/a",
 		Outputs: []statefile.Output{
 			{Index: 0, Path: "generated/image/a/0.png", SHA256: "00"},
@@ -53,7 +56,7 @@ func succeededRecord() *statefile.Resource {
 
 func failedRecord() *statefile.Resource {
 	r := succeededRecord()
-	r.Status, r.Error = StatusFailed, "the service reported the generation failed"
+	r.Status, r.Error = plans.StatusFailed, "the service reported the generation failed"
 	return r
 }
 
@@ -69,7 +72,7 @@ func historyEntry() *statefile.Resource {
 	return r
 }
 
-var restoredReason = Reason{Code: ReasonRestored, GenerationID: "job-hist", CreationID: "cr-hist", Since: intentTime, Holder: a("image.gone")}
+var restoredReason = plans.Reason{Code: plans.ReasonRestored, GenerationID: "job-hist", CreationID: "cr-hist", Since: intentTime, Holder: a("image.gone")}
 
 func orphanRecord() *statefile.Resource {
 	r := succeededRecord()
@@ -83,230 +86,230 @@ func orphanRecord() *statefile.Resource {
 var decideTests = []decideTest{
 	// Create.
 	{name: "not recorded is new",
-		facts: facts{fingerprint: "fp"}, want: Create, reason: Reason{Code: ReasonNew}},
+		facts: facts{fingerprint: "fp"}, want: plans.Create, reason: plans.Reason{Code: plans.ReasonNew}},
 	{name: "not recorded with a request known after apply is new",
-		facts: facts{}, want: Create, reason: Reason{Code: ReasonNew}},
+		facts: facts{}, want: plans.Create, reason: plans.Reason{Code: plans.ReasonNew}},
 	{name: "an intent without a job id: the answer was lost",
 		facts: facts{fingerprint: "fp", intent: intentFor("fp", "")},
-		want:  Create, reason: Reason{Code: ReasonAnswerLost, Since: intentTime}},
+		want:  plans.Create, reason: plans.Reason{Code: plans.ReasonAnswerLost, Since: intentTime}},
 	{name: "an intent with a job id whose request changed is abandoned",
 		facts: facts{fingerprint: "fp-new", intent: intentFor("fp", "job-1")},
-		want:  Create, reason: Reason{Code: ReasonAbandoned, GenerationID: "job-1"}},
+		want:  plans.Create, reason: plans.Reason{Code: plans.ReasonAbandoned, GenerationID: "job-1"}},
 	{name: "-replace beats resuming: the job is abandoned",
 		facts: facts{fingerprint: "fp", forced: true, intent: intentFor("fp", "job-1")},
-		want:  Create, reason: Reason{Code: ReasonAbandoned, GenerationID: "job-1"}},
+		want:  plans.Create, reason: plans.Reason{Code: plans.ReasonAbandoned, GenerationID: "job-1"}},
 	{name: "an orphan with a forced replace is generated, not moved",
 		facts: facts{fingerprint: "fp-old", forced: true, orphan: orphanRecord()},
-		want:  Create, reason: Reason{Code: ReasonNew}},
+		want:  plans.Create, reason: plans.Reason{Code: plans.ReasonNew}},
 	{name: "an orphan cannot be claimed by a request known after apply",
-		facts: facts{orphan: orphanRecord()}, want: Create, reason: Reason{Code: ReasonNew}},
+		facts: facts{orphan: orphanRecord()}, want: plans.Create, reason: plans.Reason{Code: plans.ReasonNew}},
 	{name: "a lost answer beats a rename",
 		facts: facts{fingerprint: "fp-old", intent: intentFor("fp-old", ""), orphan: orphanRecord()},
-		want:  Create, reason: Reason{Code: ReasonAnswerLost, Since: intentTime}},
+		want:  plans.Create, reason: plans.Reason{Code: plans.ReasonAnswerLost, Since: intentTime}},
 
 	// Replace.
 	{name: "a lost answer over a record replaces it",
 		facts: facts{fingerprint: "fp-old", record: succeededRecord(), intent: intentFor("fp-old", "")},
-		want:  Replace, reason: Reason{Code: ReasonAnswerLost, Since: intentTime}},
+		want:  plans.Replace, reason: plans.Reason{Code: plans.ReasonAnswerLost, Since: intentTime}},
 	{name: "a lost answer beats -replace",
 		facts: facts{fingerprint: "fp-old", forced: true, record: succeededRecord(), intent: intentFor("fp-old", "")},
-		want:  Replace, reason: Reason{Code: ReasonAnswerLost, Since: intentTime}},
+		want:  plans.Replace, reason: plans.Reason{Code: plans.ReasonAnswerLost, Since: intentTime}},
 	{name: "an abandoned job over a record replaces it",
 		facts: facts{fingerprint: "fp-new", record: succeededRecord(), intent: intentFor("fp-old", "job-1")},
-		want:  Replace, reason: Reason{Code: ReasonAbandoned, GenerationID: "job-1"}},
+		want:  plans.Replace, reason: plans.Reason{Code: plans.ReasonAbandoned, GenerationID: "job-1"}},
 	{name: "a failed generation is replaced",
 		facts: facts{fingerprint: "fp-old", record: failedRecord()},
-		want:  Replace, reason: Reason{Code: ReasonFailed, Error: "the service reported the generation failed"}},
+		want:  plans.Replace, reason: plans.Reason{Code: plans.ReasonFailed, Error: "the service reported the generation failed"}},
 	{name: "failed beats a changed request",
-		facts: facts{fingerprint: "fp-new", record: failedRecord(), diff: []AttrChange{{Name: "prompt"}}},
-		want:  Replace, reason: Reason{Code: ReasonFailed, Error: "the service reported the generation failed"}},
+		facts: facts{fingerprint: "fp-new", record: failedRecord(), diff: []plans.AttrChange{{Name: "prompt"}}},
+		want:  plans.Replace, reason: plans.Reason{Code: plans.ReasonFailed, Error: "the service reported the generation failed"}},
 	{name: "failed beats -replace",
 		facts: facts{fingerprint: "fp-old", forced: true, record: failedRecord()},
-		want:  Replace, reason: Reason{Code: ReasonFailed, Error: "the service reported the generation failed"}},
+		want:  plans.Replace, reason: plans.Reason{Code: plans.ReasonFailed, Error: "the service reported the generation failed"}},
 	{name: "-replace of an unchanged instance",
 		facts: facts{fingerprint: "fp-old", forced: true, record: succeededRecord()},
-		want:  Replace, reason: Reason{Code: ReasonForced}},
+		want:  plans.Replace, reason: plans.Reason{Code: plans.ReasonForced}},
 	{name: "-replace beats a changed request",
-		facts: facts{fingerprint: "fp-new", forced: true, record: succeededRecord(), diff: []AttrChange{{Name: "prompt"}}},
-		want:  Replace, reason: Reason{Code: ReasonForced}},
+		facts: facts{fingerprint: "fp-new", forced: true, record: succeededRecord(), diff: []plans.AttrChange{{Name: "prompt"}}},
+		want:  plans.Replace, reason: plans.Reason{Code: plans.ReasonForced}},
 	{name: "-replace beats an upstream change",
 		facts: facts{forced: true, record: succeededRecord(), upstream: []addrs.Resource{upstreamHero}},
-		want:  Replace, reason: Reason{Code: ReasonForced}},
+		want:  plans.Replace, reason: plans.Reason{Code: plans.ReasonForced}},
 	{name: "made from a resource generated anew",
 		facts: facts{record: succeededRecord(), upstream: []addrs.Resource{upstreamHero}},
-		want:  Replace, reason: Reason{Code: ReasonUpstream, Upstream: []addrs.Resource{upstreamHero}}},
+		want:  plans.Replace, reason: plans.Reason{Code: plans.ReasonUpstream, Upstream: []addrs.Resource{upstreamHero}}},
 	{name: "a request known only after apply, nothing upstream changing",
 		facts: facts{record: succeededRecord()},
-		want:  Replace, reason: Reason{Code: ReasonInputUnknown}},
+		want:  plans.Replace, reason: plans.Reason{Code: plans.ReasonInputUnknown}},
 	{name: "a changed attribute",
-		facts: facts{fingerprint: "fp-new", record: succeededRecord(), diff: []AttrChange{{Name: "prompt", Before: "a", After: "b"}}},
-		want:  Replace, reason: Reason{Code: ReasonChanged, Attrs: []string{"prompt"}}},
+		facts: facts{fingerprint: "fp-new", record: succeededRecord(), diff: []plans.AttrChange{{Name: "prompt", Before: "a", After: "b"}}},
+		want:  plans.Replace, reason: plans.Reason{Code: plans.ReasonChanged, Attrs: []string{"prompt"}}},
 	{name: "a changed attribute: local ones are not named",
-		facts: facts{fingerprint: "fp-new", record: succeededRecord(), diff: []AttrChange{{Name: "dir"}, {Name: "seed"}, {Name: "watermark_free"}}},
-		want:  Replace, reason: Reason{Code: ReasonChanged, Attrs: []string{"seed"}}},
+		facts: facts{fingerprint: "fp-new", record: succeededRecord(), diff: []plans.AttrChange{{Name: "dir"}, {Name: "seed"}, {Name: "watermark_free"}}},
+		want:  plans.Replace, reason: plans.Reason{Code: plans.ReasonChanged, Attrs: []string{"seed"}}},
 	{name: "ignore_changes covering part of the difference",
-		facts: facts{fingerprint: "fp-new", record: succeededRecord(), ignore: []string{"prompt"}, diff: []AttrChange{{Name: "prompt"}, {Name: "seed"}}},
-		want:  Replace, reason: Reason{Code: ReasonChanged, Attrs: []string{"prompt", "seed"}}},
+		facts: facts{fingerprint: "fp-new", record: succeededRecord(), ignore: []string{"prompt"}, diff: []plans.AttrChange{{Name: "prompt"}, {Name: "seed"}}},
+		want:  plans.Replace, reason: plans.Reason{Code: plans.ReasonChanged, Attrs: []string{"prompt", "seed"}}},
 	{name: "the endpoint changed",
 		facts: facts{fingerprint: "fp-new", endpoint: addrs.Text2Video, record: succeededRecord()},
-		want:  Replace, reason: Reason{Code: ReasonEndpoint, From: addrs.Text2Image, To: addrs.Text2Video}},
+		want:  plans.Replace, reason: plans.Reason{Code: plans.ReasonEndpoint, From: addrs.Text2Image, To: addrs.Text2Video}},
 	{name: "the endpoint changed along with the dir",
-		facts: facts{fingerprint: "fp-new", endpoint: addrs.Text2Video, record: succeededRecord(), diff: []AttrChange{{Name: "dir"}}},
-		want:  Replace, reason: Reason{Code: ReasonEndpoint, From: addrs.Text2Image, To: addrs.Text2Video}},
+		facts: facts{fingerprint: "fp-new", endpoint: addrs.Text2Video, record: succeededRecord(), diff: []plans.AttrChange{{Name: "dir"}}},
+		want:  plans.Replace, reason: plans.Reason{Code: plans.ReasonEndpoint, From: addrs.Text2Image, To: addrs.Text2Video}},
 	{name: "the request differs with no attribute changed: the service",
 		facts: facts{fingerprint: "fp-new", endpoint: addrs.Text2Image, service: "http://other", record: succeededRecord()},
-		want:  Replace, reason: Reason{Code: ReasonRequest, Service: "http://other"}},
+		want:  plans.Replace, reason: plans.Reason{Code: plans.ReasonRequest, Service: "http://other"}},
 	{name: "ignore_changes with an empty difference does not hide a request change",
 		facts: facts{fingerprint: "fp-new", endpoint: addrs.Text2Image, service: "simulator", record: succeededRecord(), ignore: []string{"prompt"}},
-		want:  Replace, reason: Reason{Code: ReasonRequest, Service: "simulator"}},
+		want:  plans.Replace, reason: plans.Reason{Code: plans.ReasonRequest, Service: "simulator"}},
 
 	// Resume.
 	{name: "an intent with a job id for the declared request",
 		facts: facts{fingerprint: "fp", intent: intentFor("fp", "job-1")},
-		want:  Resume, reason: Reason{Code: ReasonInterrupted, GenerationID: "job-1"}},
+		want:  plans.Resume, reason: plans.Reason{Code: plans.ReasonInterrupted, GenerationID: "job-1"}},
 	{name: "an intent with a job id, request known after apply",
 		facts: facts{intent: intentFor("fp", "job-1")},
-		want:  Resume, reason: Reason{Code: ReasonInterrupted, GenerationID: "job-1"}},
+		want:  plans.Resume, reason: plans.Reason{Code: plans.ReasonInterrupted, GenerationID: "job-1"}},
 	{name: "resuming beats a failed record",
 		facts: facts{fingerprint: "fp-old", record: failedRecord(), intent: intentFor("fp-old", "job-1")},
-		want:  Resume, reason: Reason{Code: ReasonInterrupted, GenerationID: "job-1"}},
+		want:  plans.Resume, reason: plans.Reason{Code: plans.ReasonInterrupted, GenerationID: "job-1"}},
 	{name: "resuming beats a rename",
 		facts: facts{fingerprint: "fp-old", intent: intentFor("fp-old", "job-1"), orphan: orphanRecord()},
-		want:  Resume, reason: Reason{Code: ReasonInterrupted, GenerationID: "job-1"}},
+		want:  plans.Resume, reason: plans.Reason{Code: plans.ReasonInterrupted, GenerationID: "job-1"}},
 
 	// Move.
 	{name: "an orphan with the same request is a rename",
 		facts: facts{fingerprint: "fp-old", orphan: orphanRecord()},
-		want:  Move, reason: Reason{Code: ReasonRenamed}},
+		want:  plans.Move, reason: plans.Reason{Code: plans.ReasonRenamed}},
 
 	// Restore.
 	{name: "not recorded, the history holds the request",
 		facts: facts{fingerprint: "fp-old", restorable: historyEntry()},
-		want:  Restore, reason: restoredReason},
+		want:  plans.Restore, reason: restoredReason},
 	{name: "a changed request the history holds",
-		facts: facts{fingerprint: "fp-new", record: succeededRecord(), diff: []AttrChange{{Name: "prompt"}}, restorable: historyEntry()},
-		want:  Restore, reason: restoredReason},
+		facts: facts{fingerprint: "fp-new", record: succeededRecord(), diff: []plans.AttrChange{{Name: "prompt"}}, restorable: historyEntry()},
+		want:  plans.Restore, reason: restoredReason},
 	{name: "a failed record whose request the history holds",
 		facts: facts{fingerprint: "fp-new", record: failedRecord(), restorable: historyEntry()},
-		want:  Restore, reason: restoredReason},
+		want:  plans.Restore, reason: restoredReason},
 	{name: "restoring beats retrying the request that failed last",
-		facts: facts{fingerprint: "fp-failed", record: recordWithFailure(), diff: []AttrChange{{Name: "prompt"}}, restorable: historyEntry()},
-		want:  Restore, reason: restoredReason},
+		facts: facts{fingerprint: "fp-failed", record: recordWithFailure(), diff: []plans.AttrChange{{Name: "prompt"}}, restorable: historyEntry()},
+		want:  plans.Restore, reason: restoredReason},
 	{name: "a rename beats restoring",
 		facts: facts{fingerprint: "fp-old", orphan: orphanRecord(), restorable: historyEntry()},
-		want:  Move, reason: Reason{Code: ReasonRenamed}},
+		want:  plans.Move, reason: plans.Reason{Code: plans.ReasonRenamed}},
 	{name: "-replace beats restoring",
 		facts: facts{fingerprint: "fp-new", record: succeededRecord(), forced: true, restorable: historyEntry()},
-		want:  Replace, reason: Reason{Code: ReasonForced}},
+		want:  plans.Replace, reason: plans.Reason{Code: plans.ReasonForced}},
 	{name: "-replace of a new instance beats restoring",
 		facts: facts{fingerprint: "fp-new", forced: true, restorable: historyEntry()},
-		want:  Create, reason: Reason{Code: ReasonNew}},
+		want:  plans.Create, reason: plans.Reason{Code: plans.ReasonNew}},
 	{name: "replace_triggered_by beats restoring a failed record",
 		facts: facts{fingerprint: "fp-new", record: failedRecord(), triggered: []addrs.Resource{upstreamHero}, restorable: historyEntry()},
-		want:  Replace, reason: Reason{Code: ReasonFailed, Error: "the service reported the generation failed"}},
+		want:  plans.Replace, reason: plans.Reason{Code: plans.ReasonFailed, Error: "the service reported the generation failed"}},
 	{name: "ignore_changes beats restoring", keep: true,
-		facts: facts{fingerprint: "fp-new", record: succeededRecord(), ignore: []string{"prompt"}, diff: []AttrChange{{Name: "prompt"}}, restorable: historyEntry()},
-		local: local{dir: "generated/image/a", files: []fileState{fileOK, fileOK}},
-		want:  NoOp},
+		facts: facts{fingerprint: "fp-new", record: succeededRecord(), ignore: []string{"prompt"}, diff: []plans.AttrChange{{Name: "prompt"}}, restorable: historyEntry()},
+		local: local{dir: "generated/image/a", files: []workdir.FileState{workdir.FileOK, workdir.FileOK}},
+		want:  plans.NoOp},
 
 	// No-op: the generation is kept and nothing local changed.
 	{name: "unchanged", keep: true,
 		facts: facts{fingerprint: "fp-old", record: succeededRecord()},
-		local: local{dir: "generated/image/a", files: []fileState{fileOK, fileOK}},
-		want:  NoOp},
+		local: local{dir: "generated/image/a", files: []workdir.FileState{workdir.FileOK, workdir.FileOK}},
+		want:  plans.NoOp},
 	{name: "unchanged, files not checked", keep: true,
 		facts: facts{fingerprint: "fp-old", record: succeededRecord()},
 		local: local{dir: "generated/image/a"},
-		want:  NoOp},
+		want:  plans.NoOp},
 	{name: "ignore_changes covering every difference keeps the generation", keep: true,
-		facts: facts{fingerprint: "fp-new", record: succeededRecord(), ignore: []string{"prompt", "seed"}, diff: []AttrChange{{Name: "prompt"}, {Name: "seed"}}},
-		local: local{dir: "generated/image/a", files: []fileState{fileOK, fileOK}},
-		want:  NoOp},
+		facts: facts{fingerprint: "fp-new", record: succeededRecord(), ignore: []string{"prompt", "seed"}, diff: []plans.AttrChange{{Name: "prompt"}, {Name: "seed"}}},
+		local: local{dir: "generated/image/a", files: []workdir.FileState{workdir.FileOK, workdir.FileOK}},
+		want:  plans.NoOp},
 
 	// Update: the generation is kept, its files change.
 	{name: "dir changed", keep: true,
 		facts: facts{fingerprint: "fp-old", record: succeededRecord()},
-		local: local{dir: "art/a", files: []fileState{fileOK, fileOK}},
-		want:  Update, reason: Reason{Code: ReasonLocal, Local: []LocalChange{{What: DirMoved, From: "generated/image/a", To: "art/a"}}},
+		local: local{dir: "art/a", files: []workdir.FileState{workdir.FileOK, workdir.FileOK}},
+		want:  plans.Update, reason: plans.Reason{Code: plans.ReasonLocal, Local: []plans.LocalChange{{What: plans.DirMoved, From: "generated/image/a", To: "art/a"}}},
 		attrs: []string{"dir"}},
 	{name: "ignore_changes covering the request, dir changed", keep: true,
-		facts: facts{fingerprint: "fp-new", record: succeededRecord(), ignore: []string{"prompt"}, diff: []AttrChange{{Name: "dir"}, {Name: "prompt"}}},
+		facts: facts{fingerprint: "fp-new", record: succeededRecord(), ignore: []string{"prompt"}, diff: []plans.AttrChange{{Name: "dir"}, {Name: "prompt"}}},
 		local: local{dir: "art/a"},
-		want:  Update, reason: Reason{Code: ReasonLocal, Local: []LocalChange{{What: DirMoved, From: "generated/image/a", To: "art/a"}}},
+		want:  plans.Update, reason: plans.Reason{Code: plans.ReasonLocal, Local: []plans.LocalChange{{What: plans.DirMoved, From: "generated/image/a", To: "art/a"}}},
 		attrs: []string{"dir"}},
 	{name: "watermark_free changed downloads every output", keep: true,
 		facts: facts{fingerprint: "fp-old", record: succeededRecord()},
 		// The files are not compared when every one is fetched anew.
-		local: local{dir: "generated/image/a", watermarkFree: true, files: []fileState{fileMissing, fileOK}},
-		want:  Update, reason: Reason{Code: ReasonLocal, Local: []LocalChange{{What: WatermarkChanged}}},
+		local: local{dir: "generated/image/a", watermarkFree: true, files: []workdir.FileState{workdir.FileMissing, workdir.FileOK}},
+		want:  plans.Update, reason: plans.Reason{Code: plans.ReasonLocal, Local: []plans.LocalChange{{What: plans.WatermarkChanged}}},
 		attrs: []string{"watermark_free"}, redownload: []int{0, 1}},
 	{name: "an output missing", keep: true,
 		facts: facts{fingerprint: "fp-old", record: succeededRecord()},
-		local: local{dir: "generated/image/a", files: []fileState{fileOK, fileMissing}},
-		want:  Update, reason: Reason{Code: ReasonLocal, Local: []LocalChange{{What: OutputMissing, Output: 1, Path: "generated/image/a/1.png"}}},
+		local: local{dir: "generated/image/a", files: []workdir.FileState{workdir.FileOK, workdir.FileMissing}},
+		want:  plans.Update, reason: plans.Reason{Code: plans.ReasonLocal, Local: []plans.LocalChange{{What: plans.OutputMissing, Output: 1, Path: "generated/image/a/1.png"}}},
 		redownload: []int{1}},
 	{name: "an output changed on disk", keep: true,
 		facts: facts{fingerprint: "fp-old", record: succeededRecord()},
-		local: local{dir: "generated/image/a", files: []fileState{fileModified, fileOK}},
-		want:  Update, reason: Reason{Code: ReasonLocal, Local: []LocalChange{{What: OutputModified, Output: 0, Path: "generated/image/a/0.png"}}},
+		local: local{dir: "generated/image/a", files: []workdir.FileState{workdir.FileModified, workdir.FileOK}},
+		want:  plans.Update, reason: plans.Reason{Code: plans.ReasonLocal, Local: []plans.LocalChange{{What: plans.OutputModified, Output: 0, Path: "generated/image/a/0.png"}}},
 		redownload: []int{0}},
 	{name: "dir changed and an output missing", keep: true,
 		facts: facts{fingerprint: "fp-old", record: succeededRecord()},
-		local: local{dir: "art/a", files: []fileState{fileMissing, fileOK}},
-		want:  Update, reason: Reason{Code: ReasonLocal, Local: []LocalChange{
-			{What: DirMoved, From: "generated/image/a", To: "art/a"},
-			{What: OutputMissing, Output: 0, Path: "generated/image/a/0.png"},
+		local: local{dir: "art/a", files: []workdir.FileState{workdir.FileMissing, workdir.FileOK}},
+		want:  plans.Update, reason: plans.Reason{Code: plans.ReasonLocal, Local: []plans.LocalChange{
+			{What: plans.DirMoved, From: "generated/image/a", To: "art/a"},
+			{What: plans.OutputMissing, Output: 0, Path: "generated/image/a/0.png"},
 		}},
 		attrs: []string{"dir"}, redownload: []int{0}},
 	{name: "prevent_destroy declared: the state records it", keep: true,
 		facts: facts{fingerprint: "fp-old", record: succeededRecord()},
-		local: local{dir: "generated/image/a", protect: true, files: []fileState{fileOK, fileOK}},
-		want:  Update, reason: Reason{Code: ReasonLocal, Local: []LocalChange{{What: ProtectionChanged, Protect: true}}},
+		local: local{dir: "generated/image/a", protect: true, files: []workdir.FileState{workdir.FileOK, workdir.FileOK}},
+		want:  plans.Update, reason: plans.Reason{Code: plans.ReasonLocal, Local: []plans.LocalChange{{What: plans.ProtectionChanged, Protect: true}}},
 		attrs: []string{"prevent_destroy"}},
 	{name: "prevent_destroy lifted: the state forgets it", keep: true,
 		facts: facts{fingerprint: "fp-old", record: succeededRecord()},
-		local: local{dir: "generated/image/a", protected: true, files: []fileState{fileOK, fileOK}},
-		want:  Update, reason: Reason{Code: ReasonLocal, Local: []LocalChange{{What: ProtectionChanged}}},
+		local: local{dir: "generated/image/a", protected: true, files: []workdir.FileState{workdir.FileOK, workdir.FileOK}},
+		want:  plans.Update, reason: plans.Reason{Code: plans.ReasonLocal, Local: []plans.LocalChange{{What: plans.ProtectionChanged}}},
 		attrs: []string{"prevent_destroy"}},
 	{name: "prevent_destroy as recorded", keep: true,
 		facts: facts{fingerprint: "fp-old", record: succeededRecord()},
-		local: local{dir: "generated/image/a", protect: true, protected: true, files: []fileState{fileOK, fileOK}},
-		want:  NoOp},
+		local: local{dir: "generated/image/a", protect: true, protected: true, files: []workdir.FileState{workdir.FileOK, workdir.FileOK}},
+		want:  plans.NoOp},
 
 	// Money safety.
 	{name: "a revert after an interrupted apply settles its job: the record holds the declared request", keep: true,
 		facts: facts{fingerprint: "fp-old", record: succeededRecord(), intent: intentFor("fp-new", "job-2")},
-		local: local{dir: "generated/image/a", files: []fileState{fileOK, fileOK}},
-		want:  Update, reason: Reason{Code: ReasonLocal, Local: []LocalChange{{What: IntentSettled, GenerationID: "job-2", Since: intentTime}}}},
+		local: local{dir: "generated/image/a", files: []workdir.FileState{workdir.FileOK, workdir.FileOK}},
+		want:  plans.Update, reason: plans.Reason{Code: plans.ReasonLocal, Local: []plans.LocalChange{{What: plans.IntentSettled, GenerationID: "job-2", Since: intentTime}}}},
 	{name: "a revert settles a submission whose answer was lost too", keep: true,
 		facts: facts{fingerprint: "fp-old", record: succeededRecord(), intent: intentFor("fp-new", "")},
-		local: local{dir: "generated/image/a", files: []fileState{fileOK, fileOK}},
-		want:  Update, reason: Reason{Code: ReasonLocal, Local: []LocalChange{{What: IntentSettled, Since: intentTime}}}},
+		local: local{dir: "generated/image/a", files: []workdir.FileState{workdir.FileOK, workdir.FileOK}},
+		want:  plans.Update, reason: plans.Reason{Code: plans.ReasonLocal, Local: []plans.LocalChange{{What: plans.IntentSettled, Since: intentTime}}}},
 	{name: "-replace beats settling: the job is abandoned",
 		facts: facts{fingerprint: "fp-old", record: succeededRecord(), intent: intentFor("fp-new", "job-2"), forced: true},
-		want:  Replace, reason: Reason{Code: ReasonAbandoned, GenerationID: "job-2"}},
+		want:  plans.Replace, reason: plans.Reason{Code: plans.ReasonAbandoned, GenerationID: "job-2"}},
 	{name: "a job whose inputs are generated anew is not resumed",
 		facts: facts{record: succeededRecord(), intent: intentFor("fp-old-inputs", "job-2"), upstream: []addrs.Resource{upstreamHero}},
-		want:  Replace, reason: Reason{Code: ReasonAbandoned, GenerationID: "job-2"}},
+		want:  plans.Replace, reason: plans.Reason{Code: plans.ReasonAbandoned, GenerationID: "job-2"}},
 	{name: "replace_triggered_by a resource generated anew",
 		facts: facts{fingerprint: "fp-old", record: succeededRecord(), triggered: []addrs.Resource{upstreamHero}},
-		want:  Replace, reason: Reason{Code: ReasonTriggered, Upstream: []addrs.Resource{upstreamHero}}},
+		want:  plans.Replace, reason: plans.Reason{Code: plans.ReasonTriggered, Upstream: []addrs.Resource{upstreamHero}}},
 	{name: "the request that failed last is tried again",
 		facts: facts{fingerprint: "fp-failed", record: recordWithFailure()},
-		want:  Replace, reason: Reason{Code: ReasonFailed, Error: "the service reported the generation failed"}},
+		want:  plans.Replace, reason: plans.Reason{Code: plans.ReasonFailed, Error: "the service reported the generation failed"}},
 	{name: "a revert to the kept generation after a failure is a no-op", keep: true,
 		facts: facts{fingerprint: "fp-old", record: recordWithFailure()},
-		local: local{dir: "generated/image/a", files: []fileState{fileOK, fileOK}},
-		want:  NoOp},
+		local: local{dir: "generated/image/a", files: []workdir.FileState{workdir.FileOK, workdir.FileOK}},
+		want:  plans.NoOp},
 	{name: "a source_image in ignore_changes stops the cascade", keep: true,
 		facts: facts{record: succeededRecord(), upstream: []addrs.Resource{upstreamHero}, ignore: []string{"source_image"},
-			diff: []AttrChange{{Name: "source_image", Before: "https://old", Unknown: true}}},
-		local: local{dir: "generated/image/a", files: []fileState{fileOK, fileOK}},
-		want:  NoOp},
+			diff: []plans.AttrChange{{Name: "source_image", Before: "https://old", Unknown: true}}},
+		local: local{dir: "generated/image/a", files: []workdir.FileState{workdir.FileOK, workdir.FileOK}},
+		want:  plans.NoOp},
 	{name: "an unknown input not in ignore_changes still cascades",
 		facts: facts{record: succeededRecord(), upstream: []addrs.Resource{upstreamHero}, ignore: []string{"seed"},
-			diff: []AttrChange{{Name: "source_image", Before: "https://old", Unknown: true}}},
-		want: Replace, reason: Reason{Code: ReasonUpstream, Upstream: []addrs.Resource{upstreamHero}}},
+			diff: []plans.AttrChange{{Name: "source_image", Before: "https://old", Unknown: true}}},
+		want: plans.Replace, reason: plans.Reason{Code: plans.ReasonUpstream, Upstream: []addrs.Resource{upstreamHero}}},
 }
 
 // recordWithFailure is succeededRecord with a later generation, of request
@@ -325,7 +328,7 @@ func TestDecide(t *testing.T) {
 				t.Fatalf("decide keep = %v, want %v (decision %s %+v)", d.keep, tc.keep, d.action, d.reason)
 			}
 			act, reason := d.action, d.reason
-			var attrs []AttrChange
+			var attrs []plans.AttrChange
 			var redownload []int
 			if d.keep {
 				l := tc.local
@@ -360,7 +363,7 @@ func TestDecide(t *testing.T) {
 func TestDecideLocalAttrValues(t *testing.T) {
 	rec := succeededRecord()
 	_, _, attrs, _ := decideLocal(local{record: rec, dir: "art/a", watermarkFree: true})
-	want := []AttrChange{
+	want := []plans.AttrChange{
 		{Name: "dir", Before: "generated/image/a", After: "art/a"},
 		{Name: "watermark_free", Before: false, After: true},
 	}
@@ -371,31 +374,28 @@ func TestDecideLocalAttrValues(t *testing.T) {
 
 // TestEveryReasonIsTested fails when a reason code or a local change is
 // added without a row saying when it is chosen: every code declared in
-// reason.go must be the reason of a decideTests row, or be one of the
-// delete reasons, which MakePlan and MakeDestroyPlan choose and
-// deleteReasonTests covers.
+// plans/reason.go must be the reason of a decideTests row, or be one of
+// the delete reasons, which MakePlan and MakeDestroyPlan choose and
+// deleteReasonTests covers. (That every code has a name is the plans
+// package's TestNames.)
 func TestEveryReasonIsTested(t *testing.T) {
-	covered := map[ReasonCode]bool{}
-	locals := map[LocalWhat]bool{}
+	covered := map[plans.ReasonCode]bool{}
+	locals := map[plans.LocalWhat]bool{}
 	for _, tc := range decideTests {
 		covered[tc.reason.Code] = true
 		for _, l := range tc.reason.Local {
 			locals[l.What] = true
 		}
 	}
-	deletes := map[ReasonCode]bool{}
+	deletes := map[plans.ReasonCode]bool{}
 	for _, tc := range deleteReasonTests {
 		deletes[tc.reason] = true
 	}
 
-	codes := declaredConsts(t, "ReasonCode")
-	if len(codes) != len(reasonNames) {
-		t.Errorf("reason.go declares %d reason codes and names %d: give every code a name", len(codes), len(reasonNames))
-	}
-	for i, name := range codes {
-		c := ReasonCode(i)
+	for i, name := range declaredConsts(t, "ReasonCode") {
+		c := plans.ReasonCode(i)
 		switch {
-		case c == ReasonNone:
+		case c == plans.ReasonNone:
 		case covered[c] && deletes[c]:
 			t.Errorf("%s is both a decide reason and a delete reason", name)
 		case covered[c], deletes[c]:
@@ -404,18 +404,18 @@ func TestEveryReasonIsTested(t *testing.T) {
 		}
 	}
 	for i, name := range declaredConsts(t, "LocalWhat") {
-		if w := LocalWhat(i + 1); !locals[w] {
+		if w := plans.LocalWhat(i + 1); !locals[w] {
 			t.Errorf("%s (%q) is not the local change of any row of decideTests", name, w)
 		}
 	}
 }
 
 // declaredConsts lists, in order, the names of the constants of typ that
-// reason.go declares in one iota block: the value of the i-th is i plus
-// the block's offset.
+// plans/reason.go declares in one iota block: the value of the i-th is i
+// plus the block's offset.
 func declaredConsts(t *testing.T, typ string) []string {
 	t.Helper()
-	file, err := parser.ParseFile(token.NewFileSet(), "reason.go", nil, 0)
+	file, err := parser.ParseFile(token.NewFileSet(), filepath.Join("plans", "reason.go"), nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -439,7 +439,7 @@ func declaredConsts(t *testing.T, typ string) []string {
 		}
 	}
 	if len(names) == 0 {
-		t.Fatalf("reason.go declares no %s constants", typ)
+		t.Fatalf("plans/reason.go declares no %s constants", typ)
 	}
 	return names
 }
@@ -452,17 +452,17 @@ var deleteReasonTests = []struct {
 	destroy bool
 	record  bool   // image.b has a record
 	job     string // image.b has an intent with this job id ("-" for none)
-	reason  ReasonCode
+	reason  plans.ReasonCode
 	paid    bool
 }{
-	{name: "a record no longer declared", record: true, job: "-", reason: ReasonRemoved},
-	{name: "a record and an intent no longer declared", record: true, job: "job-9", reason: ReasonRemoved, paid: true},
-	{name: "an interrupted submission no longer declared", job: "job-9", reason: ReasonRemovedIntent, paid: true},
-	{name: "a lost answer no longer declared", job: "", reason: ReasonRemovedIntent},
-	{name: "destroy of a record", destroy: true, record: true, job: "-", reason: ReasonDestroy},
-	{name: "destroy of a record with an intent", destroy: true, record: true, job: "job-9", reason: ReasonDestroy, paid: true},
-	{name: "destroy of an interrupted submission", destroy: true, job: "job-9", reason: ReasonDestroyIntent, paid: true},
-	{name: "destroy of a lost answer", destroy: true, job: "", reason: ReasonDestroyIntent},
+	{name: "a record no longer declared", record: true, job: "-", reason: plans.ReasonRemoved},
+	{name: "a record and an intent no longer declared", record: true, job: "job-9", reason: plans.ReasonRemoved, paid: true},
+	{name: "an interrupted submission no longer declared", job: "job-9", reason: plans.ReasonRemovedIntent, paid: true},
+	{name: "a lost answer no longer declared", job: "", reason: plans.ReasonRemovedIntent},
+	{name: "destroy of a record", destroy: true, record: true, job: "-", reason: plans.ReasonDestroy},
+	{name: "destroy of a record with an intent", destroy: true, record: true, job: "job-9", reason: plans.ReasonDestroy, paid: true},
+	{name: "destroy of an interrupted submission", destroy: true, job: "job-9", reason: plans.ReasonDestroyIntent, paid: true},
+	{name: "destroy of a lost answer", destroy: true, job: "", reason: plans.ReasonDestroyIntent},
 }
 
 func TestDeleteReasons(t *testing.T) {
@@ -489,7 +489,7 @@ func TestDeleteReasons(t *testing.T) {
 			}
 			var deletes []string
 			for _, c := range p.Changes {
-				if c.Action == Delete {
+				if c.Action == plans.Delete {
 					deletes = append(deletes, c.Addr.String())
 				}
 			}
@@ -504,7 +504,7 @@ func TestDeleteReasons(t *testing.T) {
 			if c == nil {
 				t.Fatalf("no change for image.b in %v", actions(p))
 			}
-			if c.Action != Delete || c.Reason.Code != tc.reason {
+			if c.Action != plans.Delete || c.Reason.Code != tc.reason {
 				t.Errorf("image.b: %s %s, want delete %s", c.Action, c.Reason.Code, tc.reason)
 			}
 			if wantID := strings.TrimPrefix(tc.job, "-"); c.Reason.GenerationID != wantID {
@@ -541,12 +541,12 @@ image "a" {
 	f.applied(src)
 	otherService := func(in *PlanInput) { in.Service = "http://other.example" }
 	p, _ := f.plan(f.write(src), otherService)
-	if c := p.Change(a("image.a")); c.Action != Replace || c.Reason.Code != ReasonRequest {
-		t.Fatalf("same dir: %s %s, want replace %s", c.Action, c.Reason.Code, ReasonRequest)
+	if c := p.Change(a("image.a")); c.Action != plans.Replace || c.Reason.Code != plans.ReasonRequest {
+		t.Fatalf("same dir: %s %s, want replace %s", c.Action, c.Reason.Code, plans.ReasonRequest)
 	}
 	p, _ = f.plan(f.write(strings.Replace(src, "image_number = 1", "image_number = 1\n  dir = \"art/a\"", 1)), otherService)
-	if c := p.Change(a("image.a")); c.Action != Replace || c.Reason.Code != ReasonRequest {
-		t.Errorf("dir changed too: %s %s, want replace %s", c.Action, c.Reason.Code, ReasonRequest)
+	if c := p.Change(a("image.a")); c.Action != plans.Replace || c.Reason.Code != plans.ReasonRequest {
+		t.Errorf("dir changed too: %s %s, want replace %s", c.Action, c.Reason.Code, plans.ReasonRequest)
 	}
 }
 
@@ -555,8 +555,8 @@ image "a" {
 // instance is declared); forgetting it when the instance leaves the
 // configuration, or on destroy, is the same submission.
 func TestForgottenLostAnswerMayHaveBeenPaid(t *testing.T) {
-	for _, code := range []ReasonCode{ReasonRemovedIntent, ReasonDestroyIntent} {
-		if !(Reason{Code: code}).MayHaveBeenPaid() {
+	for _, code := range []plans.ReasonCode{plans.ReasonRemovedIntent, plans.ReasonDestroyIntent} {
+		if !(plans.Reason{Code: code}).MayHaveBeenPaid() {
 			t.Errorf("%s without a job id: MayHaveBeenPaid() = false", code)
 		}
 	}

@@ -6,15 +6,16 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/reconcile/plans"
 )
 
 // MakeDestroyPlan plans the deletion of every recorded instance (or of the
 // targeted ones): their files are removed and the state forgets them.
 // Instances protected by prevent_destroy, in the configuration or in the
 // state, make the plan an error.
-func MakeDestroyPlan(in PlanInput) (*Plan, hcl.Diagnostics) {
+func MakeDestroyPlan(in PlanInput) (*plans.Plan, hcl.Diagnostics) {
 	st := in.State
-	plan := &Plan{Service: in.Service, Targets: in.Targets}
+	plan := &plans.Plan{Service: in.Service, Targets: in.Targets}
 	if in.Config != nil {
 		plan.ConfigHash = in.Config.Hash
 	}
@@ -51,12 +52,12 @@ func MakeDestroyPlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 			})
 			continue
 		}
-		why := &Reason{Code: ReasonDestroy}
+		why := &plans.Reason{Code: plans.ReasonDestroy}
 		if it := st.Intents[addr]; it != nil {
 			why.GenerationID = it.GenerationID
 		}
-		plan.Changes = append(plan.Changes, &Change{
-			Addr: addr, Action: Delete, Reason: why,
+		plan.Changes = append(plan.Changes, &plans.Change{
+			Addr: addr, Action: plans.Delete, Reason: why,
 			Before: beforeAttrs(rec), Dir: rec.Dir,
 		})
 	}
@@ -65,9 +66,9 @@ func MakeDestroyPlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 			continue
 		}
 		matched[addr], matched[addr.Resource.Instance(addrs.NoKey)] = true, true
-		plan.Changes = append(plan.Changes, &Change{
-			Addr: addr, Action: Delete,
-			Reason: &Reason{Code: ReasonDestroyIntent, GenerationID: st.Intents[addr].GenerationID, Since: st.Intents[addr].CreatedAt},
+		plan.Changes = append(plan.Changes, &plans.Change{
+			Addr: addr, Action: plans.Delete,
+			Reason: &plans.Reason{Code: plans.ReasonDestroyIntent, GenerationID: st.Intents[addr].GenerationID, Since: st.Intents[addr].CreatedAt},
 		})
 	}
 	for _, t := range in.Targets {

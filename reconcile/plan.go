@@ -3,7 +3,6 @@ package reconcile
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"runtime"
 	"slices"
 
@@ -14,172 +13,10 @@ import (
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/cache"
+	"github.com/genform/genform/internal/workdir"
+	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 )
-
-// Plan is the set of changes that would make the files and the state match
-// the configuration. It is the engine's model, not a file format: the
-// public JSON document and the saved plan file are the views' encodings
-// of it.
-type Plan struct {
-	// Service identifies the service the fingerprints were computed for:
-	// the base URL, or config.SimulatorService.
-	Service string
-	// Lineage and Serial are the state's when the plan was made; applying
-	// a saved plan to a state that moved on since is refused.
-	Lineage string
-	Serial  uint64
-	// ConfigHash is the configuration's hash (files and the values of
-	// non-sensitive variables).
-	ConfigHash string
-	// Targets and Replace are the -target and -replace addresses the plan
-	// was made with. An address without a key also names every instance
-	// of its resource.
-	Targets, Replace []addrs.Instance
-	// Changes are in dependency order, no-ops included.
-	Changes []*Change
-	// Prices are the service's prices the plan's cost is estimated at;
-	// nil when the configuration sets none.
-	Prices *config.Prices
-}
-
-// Change is what the plan does to one resource instance, and why.
-type Change struct {
-	Addr addrs.Instance
-	// PrevAddr is where a move comes from; the zero Instance otherwise.
-	PrevAddr addrs.Instance
-	Action   Action
-	// Reason says why; nil for a no-op, which needs no reason (and, being
-	// most changes of a large plan, is kept small).
-	Reason *Reason
-	// Attrs lists the attributes that differ (all of them for a create),
-	// for explaining the change.
-	Attrs []AttrChange
-	// Before and After are the user-facing attributes of the recorded and
-	// the declared instance, as JSON-shaped values (config.JSONValue);
-	// values known only after apply are absent from After and listed in
-	// AfterUnknown.
-	Before       map[string]any
-	After        map[string]any
-	AfterUnknown []string
-	// Fingerprint is the declared request's fingerprint, "" while it
-	// depends on values known only after apply.
-	Fingerprint string
-	// Media is how many files one generation of this instance yields.
-	Media int
-	// Seconds is how long a video is (its duration, or the service's
-	// default), for estimating its cost; 0 for an image.
-	Seconds int
-	// Dir is where the instance's files go.
-	Dir string
-	// GenerationID is the job a resume polls.
-	GenerationID string
-	// Redownload lists the output indexes an update fetches again.
-	Redownload []int
-	// Sensitive names the attributes whose declared values derive from a
-	// sensitive variable; the views never show their values, before or
-	// after.
-	Sensitive []string
-}
-
-// Kind is the change's resource kind.
-func (c *Change) Kind() addrs.Kind { return c.Addr.Resource.Kind }
-
-// AttrChange is one attribute's old and new value; Unknown is true when
-// the new value is known only after apply.
-type AttrChange struct {
-	Name          string
-	Before, After any
-	Unknown       bool
-}
-
-// Summary counts a plan's changes.
-type Summary struct {
-	Generate, Images, Videos, Redownload, Move, Resume, Restore, Delete, NoOp int
-}
-
-// Summary counts the plan's changes.
-func (p *Plan) Summary() Summary {
-	var s Summary
-	for _, c := range p.Changes {
-		switch c.Action {
-		case Create, Replace:
-			s.Generate++
-			if c.Kind() == addrs.Image {
-				s.Images += c.Media
-			} else {
-				s.Videos += c.Media
-			}
-		case Update:
-			// Files that only change directory are moved, not fetched.
-			if c.MovesOnly() {
-				s.Move++
-			} else {
-				s.Redownload++
-			}
-		case Move:
-			s.Move++
-		case Resume:
-			s.Resume++
-		case Restore:
-			s.Restore++
-		case Delete:
-			s.Delete++
-		default:
-			s.NoOp++
-		}
-	}
-	return s
-}
-
-// MovesOnly reports whether the change is an update whose files only move
-// to another directory (dir or output_dir changed): nothing is downloaded.
-func (c *Change) MovesOnly() bool {
-	if c.Action != Update || c.Reason == nil {
-		return false
-	}
-	moved := false
-	for _, l := range c.Reason.Local {
-		switch l.What {
-		case DirMoved:
-			moved = true
-		case WatermarkChanged, OutputMissing, OutputModified:
-			return false
-		}
-	}
-	return moved
-}
-
-// HasChanges reports whether applying the plan would do anything.
-func (p *Plan) HasChanges() bool {
-	for _, c := range p.Changes {
-		if c.Action != NoOp {
-			return true
-		}
-	}
-	return false
-}
-
-// Generations is the number of paid generations applying would submit.
-func (p *Plan) Generations() int {
-	n := 0
-	for _, c := range p.Changes {
-		if c.Action.Generates() {
-			n++
-		}
-	}
-	return n
-}
-
-// Change returns the change of addr, or nil.
-func (p *Plan) Change(addr addrs.Instance) *Change {
-	for _, c := range p.Changes {
-		if c.Addr == addr {
-			return c
-		}
-	}
-	return nil
-}
 
 // PlanInput is what planning reads.
 type PlanInput struct {
@@ -211,16 +48,10 @@ type History interface {
 	Generations(fp string) ([]*statefile.Resource, error)
 }
 
-// matches reports whether the address list names addr: itself, or its
-// resource by an address without a key.
-func matches(list map[addrs.Instance]bool, addr addrs.Instance) bool {
-	return list[addr] || list[addr.Resource.Instance(addrs.NoKey)]
-}
-
 type planner struct {
 	in      PlanInput
 	state   *statefile.Snapshot
-	plan    *Plan
+	plan    *plans.Plan
 	diags   hcl.Diagnostics
 	changed map[addrs.Resource]bool // resources with a generating change
 	replace map[addrs.Instance]bool
@@ -250,7 +81,7 @@ type planner struct {
 }
 
 // MakePlan compares the configuration with the state and the files on disk.
-func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
+func MakePlan(in PlanInput) (*plans.Plan, hcl.Diagnostics) {
 	st := in.State
 	if st == nil {
 		st = &statefile.Snapshot{}
@@ -265,7 +96,7 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 		claimed:    map[addrs.Instance]bool{},
 		byRes:      map[addrs.Resource][]int{},
 		intentDone: map[addrs.Instance]bool{},
-		plan: &Plan{
+		plan: &plans.Plan{
 			Service:    in.Service,
 			Lineage:    st.Meta.Lineage,
 			Serial:     st.Meta.Serial,
@@ -279,7 +110,7 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 		p.replace[a] = true
 	}
 	if in.History != nil && in.Config.Settings.Restore {
-		p.cache = CacheOf(in.Config, in.Dir)
+		p.cache = workdir.CacheOf(in.Config, in.Dir)
 	} else {
 		p.in.History = nil
 	}
@@ -356,11 +187,11 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 			if referenced {
 				v := config.UnknownInstance()
 				if rec != nil {
-					v = recordValue(rec, dir)
+					v = plans.RecordValue(rec, dir)
 				}
 				values[inst.Addr] = v
 			}
-			if c.Action.Generates() || c.Action == Resume {
+			if c.Action.Generates() || c.Action == plans.Resume {
 				p.changed[r.Addr()] = true
 			}
 		}
@@ -385,11 +216,11 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 				Detail:   fmt.Sprintf("%s has lifecycle.prevent_destroy set (kept in the state), but it is no longer in the configuration, so the plan would delete its files. Put the block back, or lift the protection by declaring it with prevent_destroy = false and applying before removing it.", addr),
 			})
 		}
-		why := &Reason{Code: ReasonRemoved}
+		why := &plans.Reason{Code: plans.ReasonRemoved}
 		if it := st.Intents[addr]; it != nil {
 			why.GenerationID = it.GenerationID
 		}
-		p.add(&Change{Addr: addr, Action: Delete, Reason: why, Before: beforeAttrs(rec)})
+		p.add(&plans.Change{Addr: addr, Action: plans.Delete, Reason: why, Before: beforeAttrs(rec)})
 	}
 	// Interrupted submissions of instances that left the configuration are
 	// forgotten; the plan says so, because the job may have been paid for.
@@ -398,7 +229,7 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 			continue
 		}
 		it := st.Intents[addr]
-		p.add(&Change{Addr: addr, Action: Delete, Reason: &Reason{Code: ReasonRemovedIntent, GenerationID: it.GenerationID, Since: it.CreatedAt}})
+		p.add(&plans.Change{Addr: addr, Action: plans.Delete, Reason: &plans.Reason{Code: plans.ReasonRemovedIntent, GenerationID: it.GenerationID, Since: it.CreatedAt}})
 	}
 	for _, a := range in.Replace {
 		if !p.used[a] {
@@ -415,22 +246,16 @@ func MakePlan(in PlanInput) (*Plan, hcl.Diagnostics) {
 	return p.plan, p.diags
 }
 
-func (p *planner) add(c *Change) {
+func (p *planner) add(c *plans.Change) {
 	p.plan.Changes = append(p.plan.Changes, c)
 }
 
 func (p *planner) addOrphan(rec *statefile.Resource) {
-	if rec == nil || rec.Fingerprint == "" || rec.Status != StatusSucceed {
+	if rec == nil || rec.Fingerprint == "" || rec.Status != plans.StatusSucceed {
 		return
 	}
 	p.orphans[rec.Fingerprint] = append(p.orphans[rec.Fingerprint], rec)
 }
-
-// StatusSucceed is the service's status of a finished generation.
-const StatusSucceed = "succeed"
-
-// StatusFailed is the service's status of a failed generation.
-const StatusFailed = "failed"
 
 // markYielded marks the records of r's n instances (addr(j) is the j-th
 // address, in key order) as planned, and offers the records of instances
@@ -471,7 +296,7 @@ func (p *planner) planInWindows(r *config.Resource) {
 		for j, inst := range insts {
 			c, _, _ := p.planInstance(r, inst, facts[j])
 			p.add(c)
-			if c.Action.Generates() || c.Action == Resume {
+			if c.Action.Generates() || c.Action == plans.Resume {
 				p.changed[r.Addr()] = true
 			}
 		}
@@ -493,7 +318,7 @@ type prepared struct {
 // record's files on disk.
 type instFacts struct {
 	fingerprint string
-	files       []fileState
+	files       []workdir.FileState
 	checked     bool // files holds a check of every output of the record
 }
 
@@ -542,9 +367,9 @@ func (p *planner) facts(insts []*config.Instance) []instFacts {
 			f.fingerprint = config.Fingerprint(p.in.Service, inst.Endpoint, inst.Request)
 		}
 		if rec := p.state.Resources[inst.Addr]; p.in.Refresh && rec != nil && rec.WatermarkFree == inst.WatermarkFree {
-			f.files = make([]fileState, len(rec.Outputs))
+			f.files = make([]workdir.FileState, len(rec.Outputs))
 			for o := range rec.Outputs {
-				f.files[o] = checkFile(p.in.Dir, rec.Outputs[o])
+				f.files[o] = workdir.CheckFile(p.in.Dir, rec.Outputs[o])
 			}
 			f.checked = true
 		}
@@ -582,13 +407,13 @@ func inChunks(n int, f func(i int)) {
 // keeps a recorded generation, it also returns that record and the
 // directory its files will be in, from which what refers to it takes its
 // value; a nil record means its value is known only after apply.
-func (p *planner) planInstance(r *config.Resource, inst *config.Instance, known instFacts) (*Change, *statefile.Resource, string) {
+func (p *planner) planInstance(r *config.Resource, inst *config.Instance, known instFacts) (*plans.Change, *statefile.Resource, string) {
 	st := p.state
 	rec := st.Resources[inst.Addr]
-	c := &Change{
+	c := &plans.Change{
 		Addr:      inst.Addr,
-		Media:     mediaCount(inst),
-		Seconds:   videoSeconds(inst),
+		Media:     plans.MediaCount(inst),
+		Seconds:   plans.VideoSeconds(inst),
 		Dir:       inst.Dir,
 		Sensitive: inst.Sensitive,
 	}
@@ -626,39 +451,39 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance, known 
 	switch {
 	case rec == nil && f.intent == nil && f.fingerprint != "":
 		f.orphan = p.peekOrphan(f.fingerprint, r.Kind)
-	case rec != nil && f.fingerprint == "" && len(f.ignore) > 0 && rec.Status != StatusFailed,
-		rec != nil && f.fingerprint != rec.Fingerprint && f.intent == nil && !f.forced && rec.Status != StatusFailed:
+	case rec != nil && f.fingerprint == "" && len(f.ignore) > 0 && rec.Status != plans.StatusFailed,
+		rec != nil && f.fingerprint != rec.Fingerprint && f.intent == nil && !f.forced && rec.Status != plans.StatusFailed:
 		p.fillAttrs(c, rec, inst)
 		f.diff = c.Attrs
 	}
 	// The history is read only where a generation would be made.
 	if p.in.History != nil && f.fingerprint != "" && f.intent == nil && !f.forced && len(f.triggered) == 0 &&
-		(rec == nil && f.orphan == nil || rec != nil && (rec.Fingerprint != f.fingerprint || rec.Status == StatusFailed)) {
+		(rec == nil && f.orphan == nil || rec != nil && (rec.Fingerprint != f.fingerprint || rec.Status == plans.StatusFailed)) {
 		f.restorable = p.restorable(f.fingerprint, inst.Addr)
 	}
 
 	d := decide(f)
 	c.Action = d.action
-	if d.reason.Code != ReasonNone {
+	if d.reason.Code != plans.ReasonNone {
 		why := d.reason // a copy: pointing into d would put every d on the heap
 		c.Reason = &why
 	}
 	switch {
-	case d.action == Restore:
+	case d.action == plans.Restore:
 		p.claimedGen[f.restorable.GenerationID] = true
 		c.GenerationID = f.restorable.GenerationID
 		c.Reason.Cached = p.cached(f.restorable)
 		p.fillAttrs(c, rec, inst)
 		return c, f.restorable, inst.Dir
-	case d.action == Move:
+	case d.action == plans.Move:
 		old := p.claimOrphan(f.orphan)
 		c.PrevAddr = old.Addr
 		if old.Dir != inst.Dir {
-			c.Attrs = append(c.Attrs, AttrChange{Name: "dir", Before: old.Dir, After: inst.Dir})
+			c.Attrs = append(c.Attrs, plans.AttrChange{Name: "dir", Before: old.Dir, After: inst.Dir})
 		}
 		c.Before = beforeAttrs(old)
 		return c, old, inst.Dir
-	case d.action == Resume:
+	case d.action == plans.Resume:
 		c.GenerationID = d.reason.GenerationID
 		p.fillAttrs(c, rec, inst)
 		return c, nil, ""
@@ -666,7 +491,7 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance, known 
 		if f.diff == nil {
 			p.fillAttrs(c, rec, inst)
 		}
-		if d.action == Replace {
+		if d.action == plans.Replace {
 			p.checkProtected(r, inst, rec)
 		}
 		return c, nil, ""
@@ -683,11 +508,11 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance, known 
 		l.files = known.files
 	}
 	action, why, attrs, redownload := decideLocal(l)
-	if action == NoOp {
+	if action == plans.NoOp {
 		return c, rec, rec.Dir
 	}
 	c.Action, c.Redownload = action, redownload
-	c.Reason = new(Reason)
+	c.Reason = new(plans.Reason)
 	*c.Reason = why
 	c.Attrs = attrs
 	c.Before = beforeAttrs(rec)
@@ -737,7 +562,7 @@ func (p *planner) restorable(fp string, addr addrs.Instance) *statefile.Resource
 	}
 	var best *statefile.Resource
 	for _, e := range entries {
-		if e.Status != StatusSucceed || e.Endpoint.Kind() != addr.Resource.Kind || len(e.Outputs) == 0 ||
+		if e.Status != plans.StatusSucceed || e.Endpoint.Kind() != addr.Resource.Kind || len(e.Outputs) == 0 ||
 			p.held[e.GenerationID] || p.claimedGen[e.GenerationID] || !allHashed(e) {
 			continue
 		}
@@ -790,78 +615,6 @@ func (p *planner) claimOrphan(rec *statefile.Resource) *statefile.Resource {
 	return rec
 }
 
-// applyTargets keeps only the changes of targeted resources and of what
-// they depend on.
-func (p *planner) applyTargets() {
-	deps := map[addrs.Resource][]addrs.Resource{}
-	for _, r := range p.in.Config.Resources {
-		deps[r.Addr()] = r.Refs
-	}
-	keepRes := map[addrs.Resource]bool{}
-	keepInst := map[addrs.Instance]bool{}
-	var visit func(addrs.Resource)
-	visit = func(raddr addrs.Resource) {
-		if keepRes[raddr] {
-			return
-		}
-		keepRes[raddr] = true
-		for _, d := range deps[raddr] {
-			visit(d)
-		}
-	}
-	for _, t := range p.in.Targets {
-		matched := false
-		for _, c := range p.plan.Changes {
-			if c.Addr == t || t.Key.IsZero() && c.Addr.Resource == t.Resource {
-				matched = true
-				keepInst[c.Addr] = true
-				for _, d := range deps[c.Addr.Resource] {
-					visit(d)
-				}
-			}
-		}
-		if !matched {
-			p.diags = append(p.diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Invalid target address",
-				Detail:   fmt.Sprintf("-target=%s matches no resource in the configuration or the state; use an address such as image.hero or video.intro[\"red\"].", t),
-			})
-		}
-	}
-	kept := p.plan.Changes[:0]
-	for _, c := range p.plan.Changes {
-		if keepInst[c.Addr] || keepRes[c.Addr.Resource] {
-			kept = append(kept, c)
-		}
-	}
-	p.plan.Changes = kept
-}
-
-func mediaCount(inst *config.Instance) int {
-	if inst.Resource.Kind == addrs.Video {
-		return 1
-	}
-	if v, ok := inst.Attr("image_number"); ok && v.IsKnown() && !v.IsNull() && v.Type() == cty.Number {
-		n, _ := v.AsBigFloat().Int64()
-		return int(n)
-	}
-	return 4
-}
-
-// recordValue is the value other resources see of a recorded instance,
-// with its output paths in dir.
-func recordValue(rec *statefile.Resource, dir string) cty.Value {
-	outs := make([]config.OutputValue, len(rec.Outputs))
-	for i, o := range rec.Outputs {
-		path := o.Path
-		if dir != "" && dir != rec.Dir {
-			path = filepath.ToSlash(filepath.Join(dir, filepath.Base(o.Path)))
-		}
-		outs[i] = config.OutputValue{ID: o.ID, MediaURL: o.MediaURL, ThumbnailURL: o.ThumbnailURL, Path: path, SHA256: o.SHA256}
-	}
-	return config.InstanceValue(rec.CreationID, rec.GenerationID, rec.Status, outs)
-}
-
 // beforeAttrs is the user-facing view of a recorded instance.
 func beforeAttrs(rec *statefile.Resource) map[string]any {
 	if rec == nil {
@@ -880,7 +633,7 @@ func beforeAttrs(rec *statefile.Resource) map[string]any {
 
 // fillAttrs sets Before, After and Attrs: every declared attribute when
 // there is no record, only the differing ones otherwise.
-func (p *planner) fillAttrs(c *Change, rec *statefile.Resource, inst *config.Instance) {
+func (p *planner) fillAttrs(c *plans.Change, rec *statefile.Resource, inst *config.Instance) {
 	attrs := inst.Attrs()
 	after := make(map[string]any, len(attrs)+2)
 	c.AfterUnknown = c.AfterUnknown[:0]
@@ -915,20 +668,20 @@ func (p *planner) fillAttrs(c *Change, rec *statefile.Resource, inst *config.Ins
 	}
 	config.SortAttrNames(names)
 	names = slices.Compact(names)
-	c.Attrs = make([]AttrChange, 0, len(names))
+	c.Attrs = make([]plans.AttrChange, 0, len(names))
 	for _, n := range names {
 		b, hadB := c.Before[n]
 		a, hadA := after[n]
 		switch {
 		case slices.Contains(c.AfterUnknown, n):
-			c.Attrs = append(c.Attrs, AttrChange{Name: n, Before: b, Unknown: true})
+			c.Attrs = append(c.Attrs, plans.AttrChange{Name: n, Before: b, Unknown: true})
 		case rec == nil:
 			if hadA {
-				c.Attrs = append(c.Attrs, AttrChange{Name: n, After: a})
+				c.Attrs = append(c.Attrs, plans.AttrChange{Name: n, After: a})
 			}
 		case !hadA && !hadB:
 		case !equalJSON(b, a):
-			c.Attrs = append(c.Attrs, AttrChange{Name: n, Before: b, After: a})
+			c.Attrs = append(c.Attrs, plans.AttrChange{Name: n, Before: b, After: a})
 		}
 	}
 	if len(c.Attrs) == 0 {

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/reconcile/plans"
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/statefile"
@@ -47,7 +48,7 @@ func (f *fixture) write(src string) *config.Config {
 	return cfg
 }
 
-func (f *fixture) plan(cfg *config.Config, mod ...func(*PlanInput)) (*Plan, string) {
+func (f *fixture) plan(cfg *config.Config, mod ...func(*PlanInput)) (*plans.Plan, string) {
 	f.t.Helper()
 	in := PlanInput{Config: cfg, State: f.state, Service: "simulator", Refresh: true, Dir: f.dir}
 	for _, m := range mod {
@@ -87,7 +88,7 @@ func (f *fixture) applied(src string) {
 		}
 		rec := &statefile.Resource{
 			Addr: c.Addr, Endpoint: endpoints[c.Addr], Request: requests[c.Addr], Fingerprint: c.Fingerprint,
-			GenerationID: "job-" + c.Addr.String(), CreationID: "job-" + c.Addr.String(), Status: StatusSucceed, Dir: c.Dir,
+			GenerationID: "job-" + c.Addr.String(), CreationID: "job-" + c.Addr.String(), Status: plans.StatusSucceed, Dir: c.Dir,
 		}
 		for i := 0; i < c.Media; i++ {
 			rel := filepath.ToSlash(filepath.Join(c.Dir, string(rune('0'+i))+".png"))
@@ -106,13 +107,20 @@ func (f *fixture) applied(src string) {
 	}
 }
 
-func actions(p *Plan) map[string]Action {
-	m := map[string]Action{}
+func actions(p *plans.Plan) map[string]plans.Action {
+	m := map[string]plans.Action{}
 	for _, c := range p.Changes {
 		m[c.Addr.String()] = c.Action
 	}
 	return m
 }
+
+const oneImage = `
+image "a" {
+  prompt       = "a red apple"
+  image_number = 1
+}
+`
 
 const twoImages = `
 image "a" {
@@ -132,7 +140,7 @@ func TestPlanActions(t *testing.T) {
 		if d != "" {
 			t.Fatal(d)
 		}
-		if got := actions(p); got["image.a"] != Create || got["image.b"] != Create {
+		if got := actions(p); got["image.a"] != plans.Create || got["image.b"] != plans.Create {
 			t.Fatalf("actions %v", got)
 		}
 		s := p.Summary()
@@ -154,13 +162,13 @@ func TestPlanActions(t *testing.T) {
 		f.applied(twoImages)
 		p, _ := f.plan(f.write(strings.Replace(twoImages, "red apple", "yellow apple", 1)))
 		c := p.Change(a("image.a"))
-		if c.Action != Replace || c.Reason.Code != ReasonChanged || fmt.Sprint(c.Reason.Attrs) != "[prompt]" {
+		if c.Action != plans.Replace || c.Reason.Code != plans.ReasonChanged || fmt.Sprint(c.Reason.Attrs) != "[prompt]" {
 			t.Fatalf("image.a: %s %+v", c.Action, c.Reason)
 		}
 		if len(c.Attrs) != 1 || c.Attrs[0].Name != "prompt" || c.Attrs[0].After != "a yellow apple" {
 			t.Errorf("attrs %+v", c.Attrs)
 		}
-		if p.Change(a("image.b")).Action != NoOp {
+		if p.Change(a("image.b")).Action != plans.NoOp {
 			t.Errorf("image.b should be untouched")
 		}
 	})
@@ -169,7 +177,7 @@ func TestPlanActions(t *testing.T) {
 		f.applied(twoImages)
 		src := strings.Replace(twoImages, "red apple\"\n  image_number = 1", "red apple, again\"\n  image_number = 1\n  lifecycle {\n    ignore_changes = [prompt]\n  }", 1)
 		p, d := f.plan(f.write(src))
-		if d != "" || p.Change(a("image.a")).Action != NoOp {
+		if d != "" || p.Change(a("image.a")).Action != plans.NoOp {
 			t.Fatalf("image.a %s (%s)", p.Change(a("image.a")).Action, d)
 		}
 	})
@@ -178,7 +186,7 @@ func TestPlanActions(t *testing.T) {
 		f.applied(twoImages)
 		p, _ := f.plan(f.write(strings.Replace(twoImages, `image "a"`, `image "apple"`, 1)))
 		c := p.Change(a("image.apple"))
-		if c.Action != Move || c.PrevAddr.String() != "image.a" {
+		if c.Action != plans.Move || c.PrevAddr.String() != "image.a" {
 			t.Fatalf("image.apple: %s from %q", c.Action, c.PrevAddr)
 		}
 		if p.Change(a("image.a")) != nil {
@@ -190,7 +198,7 @@ func TestPlanActions(t *testing.T) {
 		f.applied(twoImages)
 		only := twoImages[:strings.Index(twoImages, `image "b"`)]
 		p, d := f.plan(f.write(only))
-		if p.Change(a("image.b")).Action != Delete || d != "" {
+		if p.Change(a("image.b")).Action != plans.Delete || d != "" {
 			t.Fatalf("image.b: %s (%s)", p.Change(a("image.b")).Action, d)
 		}
 		f.state.Protections[a("image.b")] = true
@@ -215,7 +223,7 @@ func TestPlanActions(t *testing.T) {
 		b := f.state.Resources[a("image.b")]
 		os.Remove(filepath.Join(f.dir, b.Outputs[1].Path))
 		p, _ := f.plan(cfg)
-		if c := p.Change(a("image.b")); c.Action != Update || len(c.Redownload) != 1 || c.Redownload[0] != 1 {
+		if c := p.Change(a("image.b")); c.Action != plans.Update || len(c.Redownload) != 1 || c.Redownload[0] != 1 {
 			t.Fatalf("missing file: %s %v", c.Action, c.Redownload)
 		}
 		if p, _ := f.plan(cfg, func(in *PlanInput) { in.Refresh = false }); p.HasChanges() {
@@ -226,13 +234,13 @@ func TestPlanActions(t *testing.T) {
 		orig, _ := os.ReadFile(path)
 		edited := []byte(strings.ToUpper(string(orig))) // same size, other bytes
 		os.WriteFile(path, edited, 0o644)
-		if c, _ := f.plan(cfg); c.Change(a("image.a")).Action != Update {
+		if c, _ := f.plan(cfg); c.Change(a("image.a")).Action != plans.Update {
 			t.Errorf("edited file (same size) not noticed")
 		}
 		os.WriteFile(path, orig, 0o644)
 		future := time.Now().Add(time.Hour)
 		os.Chtimes(path, future, future)
-		if c, _ := f.plan(cfg); c.Change(a("image.a")).Action != NoOp {
+		if c, _ := f.plan(cfg); c.Change(a("image.a")).Action != plans.NoOp {
 			t.Errorf("a touched but identical file is not a change")
 		}
 	})
@@ -240,16 +248,16 @@ func TestPlanActions(t *testing.T) {
 		f := newFixture(t)
 		f.applied(twoImages)
 		p, _ := f.plan(f.write(strings.Replace(twoImages, "image_number = 2", "image_number = 2\n  dir = \"art/pears\"", 1)))
-		if c := p.Change(a("image.b")); c.Action != Update || c.Dir != "art/pears" {
+		if c := p.Change(a("image.b")); c.Action != plans.Update || c.Dir != "art/pears" {
 			t.Fatalf("image.b: %s dir %q", c.Action, c.Dir)
 		}
 	})
 	t.Run("failed generation is replaced", func(t *testing.T) {
 		f := newFixture(t)
 		f.applied(twoImages)
-		f.state.Resources[a("image.a")].Status = StatusFailed
+		f.state.Resources[a("image.a")].Status = plans.StatusFailed
 		p, _ := f.plan(f.write(twoImages))
-		if c := p.Change(a("image.a")); c.Action != Replace || c.Reason.Code != ReasonFailed {
+		if c := p.Change(a("image.a")); c.Action != plans.Replace || c.Reason.Code != plans.ReasonFailed {
 			t.Fatalf("image.a: %s %+v", c.Action, c.Reason)
 		}
 	})
@@ -260,10 +268,10 @@ func TestPlanActions(t *testing.T) {
 		f.state.Intents[a("image.a")] = &statefile.Intent{Addr: a("image.a"), Fingerprint: p.Change(a("image.a")).Fingerprint, GenerationID: "job-1"}
 		f.state.Intents[a("image.b")] = &statefile.Intent{Addr: a("image.b"), Fingerprint: p.Change(a("image.b")).Fingerprint}
 		p, _ = f.plan(cfg)
-		if c := p.Change(a("image.a")); c.Action != Resume || c.GenerationID != "job-1" {
+		if c := p.Change(a("image.a")); c.Action != plans.Resume || c.GenerationID != "job-1" {
 			t.Errorf("image.a: %s %q", c.Action, c.GenerationID)
 		}
-		if c := p.Change(a("image.b")); c.Action != Create || c.Reason.Code != ReasonAnswerLost || !c.Reason.MayHaveBeenPaid() {
+		if c := p.Change(a("image.b")); c.Action != plans.Create || c.Reason.Code != plans.ReasonAnswerLost || !c.Reason.MayHaveBeenPaid() {
 			t.Errorf("image.b: %s %+v", c.Action, c.Reason)
 		}
 	})
@@ -272,7 +280,7 @@ func TestPlanActions(t *testing.T) {
 		f.applied(twoImages)
 		cfg := f.write(twoImages)
 		p, d := f.plan(cfg, func(in *PlanInput) { in.Replace = []addrs.Instance{a("image.b")} })
-		if p.Change(a("image.b")).Action != Replace || p.Change(a("image.a")).Action != NoOp || d != "" {
+		if p.Change(a("image.b")).Action != plans.Replace || p.Change(a("image.a")).Action != plans.NoOp || d != "" {
 			t.Errorf("-replace: %v %s", actions(p), d)
 		}
 		_, d = f.plan(cfg, func(in *PlanInput) { in.Replace = []addrs.Instance{a("image.nope")} })
@@ -304,7 +312,7 @@ video "intro" {
 	f := newFixture(t)
 	cfg := f.write(src)
 	p, _ := f.plan(cfg)
-	if c := p.Change(a("video.motion")); c.Action != Create || c.Fingerprint != "" || len(c.AfterUnknown) == 0 {
+	if c := p.Change(a("video.motion")); c.Action != plans.Create || c.Fingerprint != "" || len(c.AfterUnknown) == 0 {
 		t.Fatalf("video.motion before apply: %s fp %q unknown %v", c.Action, c.Fingerprint, c.AfterUnknown)
 	}
 	// Record the image, then the video made from its media URL.
@@ -314,63 +322,18 @@ video "intro" {
 	if c.Fingerprint == "" {
 		t.Fatal("the video's request should be known once the image is recorded")
 	}
-	f.state.Resources[a("video.motion")] = &statefile.Resource{Addr: a("video.motion"), Fingerprint: c.Fingerprint, Status: StatusSucceed, Dir: c.Dir}
-	f.state.Resources[a("video.intro")] = &statefile.Resource{Addr: a("video.intro"), Fingerprint: p.Change(a("video.intro")).Fingerprint, Status: StatusSucceed, Dir: p.Change(a("video.intro")).Dir}
+	f.state.Resources[a("video.motion")] = &statefile.Resource{Addr: a("video.motion"), Fingerprint: c.Fingerprint, Status: plans.StatusSucceed, Dir: c.Dir}
+	f.state.Resources[a("video.intro")] = &statefile.Resource{Addr: a("video.intro"), Fingerprint: p.Change(a("video.intro")).Fingerprint, Status: plans.StatusSucceed, Dir: p.Change(a("video.intro")).Dir}
 	if p, _ := f.plan(cfg); p.HasChanges() {
 		t.Fatalf("not converged: %v", actions(p))
 	}
 	p, _ = f.plan(f.write(strings.Replace(src, "at dusk", "at dawn", 1)))
 	got := actions(p)
-	if got["image.hero"] != Replace || got["video.motion"] != Replace || got["video.intro"] != NoOp {
+	if got["image.hero"] != plans.Replace || got["video.motion"] != plans.Replace || got["video.intro"] != plans.NoOp {
 		t.Fatalf("cascade: %v", got)
 	}
-	if r := p.Change(a("video.motion")).Reason; r.Code != ReasonUpstream || fmt.Sprint(r.Upstream) != "[image.hero]" {
+	if r := p.Change(a("video.motion")).Reason; r.Code != plans.ReasonUpstream || fmt.Sprint(r.Upstream) != "[image.hero]" {
 		t.Errorf("cascade reason %+v", r)
-	}
-}
-
-func TestNextPoll(t *testing.T) {
-	ms := time.Millisecond
-	for _, tc := range []struct {
-		name              string
-		prev, elapsed     time.Duration
-		progress          float64
-		interval, wantMin time.Duration
-		wantMax           time.Duration
-	}{
-		{"half way aims at the end", 1000 * ms, 1000 * ms, 0.5, 5 * time.Second, 1000 * ms, 1100 * ms},
-		{"no progress doubles", 500 * ms, 500 * ms, 0, 5 * time.Second, 1000 * ms, 1000 * ms},
-		{"capped by the interval", 4 * time.Second, 10 * time.Second, 0.1, 5 * time.Second, 5 * time.Second, 5 * time.Second},
-		{"post-processing polls soon", 1000 * ms, 1200 * ms, 1, 5 * time.Second, 50 * ms, 150 * ms},
-	} {
-		got := nextPoll(tc.prev, tc.elapsed, tc.progress, tc.interval)
-		if got < tc.wantMin || got > tc.wantMax {
-			t.Errorf("%s: %v, want %v..%v", tc.name, got, tc.wantMin, tc.wantMax)
-		}
-	}
-}
-
-func TestCheckInside(t *testing.T) {
-	root := t.TempDir()
-	outside := t.TempDir()
-	os.MkdirAll(filepath.Join(root, "real", "sub"), 0o755)
-	os.Symlink(outside, filepath.Join(root, "out"))
-	os.Symlink(filepath.Join(root, "real"), filepath.Join(root, "in"))
-	for rel, ok := range map[string]bool{
-		"real/sub":         true,
-		"in/sub":           true, // a link that stays inside is fine
-		"not/yet/made":     true,
-		"out":              false,
-		"out/images/hero":  false,
-		"real/../out/deep": false,
-	} {
-		err := CheckInside(root, rel)
-		if (err == nil) != ok {
-			t.Errorf("%s: %v", rel, err)
-		}
-		if err != nil && !strings.Contains(err.Error(), "outside the working directory") {
-			t.Errorf("%s: unclear error %v", rel, err)
-		}
 	}
 }
 
@@ -433,7 +396,7 @@ func TestPlanOnEveryCoreIsThePlanOnOne(t *testing.T) {
 		}
 		return fmt.Sprintf("picture %d", i)
 	}))
-	describe := func(p *Plan) []string {
+	describe := func(p *plans.Plan) []string {
 		var out []string
 		for _, c := range p.Changes {
 			s := fmt.Sprintf("%s %s %s %v %v", c.Addr, c.Action, c.Fingerprint, c.Redownload, c.Attrs)
@@ -460,11 +423,11 @@ func TestPlanOnEveryCoreIsThePlanOnOne(t *testing.T) {
 	if diff := cmp.Diff(describe(one), describe(many)); diff != "" {
 		t.Fatalf("the plans differ (-one core, one window +four cores, windows of 100):\n%s", diff)
 	}
-	counts := map[Action]int{}
+	counts := map[plans.Action]int{}
 	for _, c := range many.Changes {
 		counts[c.Action]++
 	}
-	if counts[Replace] == 0 || counts[Update] == 0 || counts[NoOp] == 0 || counts[Create] == 0 || counts[Delete] == 0 {
+	if counts[plans.Replace] == 0 || counts[plans.Update] == 0 || counts[plans.NoOp] == 0 || counts[plans.Create] == 0 || counts[plans.Delete] == 0 {
 		t.Errorf("the plan does not exercise creates, replaces, updates, deletes and no-ops: %v", counts)
 	}
 }

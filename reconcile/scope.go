@@ -6,6 +6,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 )
 
@@ -37,8 +38,8 @@ func StateScope(cfg *config.Config, snap *statefile.Snapshot) (config.Scope, []*
 		}
 		values := make(map[addrs.Instance]cty.Value, len(insts))
 		for _, inst := range insts {
-			if rec := records[inst.Addr]; rec != nil && rec.Status == StatusSucceed {
-				values[inst.Addr] = recordValue(rec, rec.Dir)
+			if rec := records[inst.Addr]; rec != nil && rec.Status == plans.StatusSucceed {
+				values[inst.Addr] = plans.RecordValue(rec, rec.Dir)
 			}
 		}
 		scope[r.Addr()] = config.ResourceValue(r, insts, values)

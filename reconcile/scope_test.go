@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/reconcile/plans"
 
 	"github.com/zclconf/go-cty/cty"
 
@@ -55,7 +56,7 @@ func loadConfigText(t *testing.T, src string) *config.Config {
 func TestStateScope(t *testing.T) {
 	cfg := loadConfigText(t, scopeConfig)
 	recA := &statefile.Resource{
-		Addr: a("image.a"), Status: StatusSucceed, CreationID: "c-a", GenerationID: "c-a",
+		Addr: a("image.a"), Status: plans.StatusSucceed, CreationID: "c-a", GenerationID: "c-a",
 		Dir: "generated/image/a",
 		Outputs: []statefile.Output{
 			{Index: 0, Path: "generated/image/a/0.png", MediaURL: "http://m/0"},
@@ -63,7 +64,7 @@ func TestStateScope(t *testing.T) {
 		},
 	}
 	failedA := *recA
-	failedA.Status = StatusFailed
+	failedA.Status = plans.StatusFailed
 
 	tests := []struct {
 		name      string

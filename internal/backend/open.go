@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/config"
-	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/internal/workdir"
 	"github.com/genform/genform/statefile"
 )
 
@@ -37,7 +37,7 @@ func Open(cfg *config.Config, opts statefile.Options) (*statefile.Store, error) 
 		return nil, err
 	}
 	if cfg.Settings.Backend == nil {
-		if err := reconcile.CheckInside(".", filepath.Dir(cfg.Settings.StateFile)); err != nil {
+		if err := workdir.CheckInside(".", filepath.Dir(cfg.Settings.StateFile)); err != nil {
 			return nil, fmt.Errorf("state_file: %w", err)
 		}
 	}

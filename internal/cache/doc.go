@@ -8,8 +8,8 @@
 // (always checking the bytes against their sha256) and pruning the least
 // recently used entries to a size budget. It does not know what a
 // generation is, which files belong to which, or where the directory may
-// be: the history in the state says which hashes matter, and reconcile
-// decides where the cache lives and checks that path.
+// be: the history in the state says which hashes matter, package workdir
+// says where the cache lives, and the apply engine checks that path.
 //
 // # Layout
 //

@@ -15,6 +15,8 @@ import (
 
 	"github.com/genform/genform/internal/backend"
 	"github.com/genform/genform/internal/views"
+	"github.com/genform/genform/reconcile/apply"
+	"github.com/genform/genform/reconcile/plans"
 
 	"github.com/genform/genform/internal/formats/jsonapply"
 	"github.com/genform/genform/internal/formats/planfile"
@@ -110,7 +112,7 @@ func runApply(env *Env, args []string) int {
 		return code
 	}
 
-	var plan *reconcile.Plan
+	var plan *plans.Plan
 	if saved != nil {
 		if code := checkSavedPlan(env, saved.Plan, cfg, ep, store); code != ExitOK {
 			return code
@@ -139,7 +141,7 @@ func runApply(env *Env, args []string) int {
 	}
 	if !plan.HasChanges() {
 		if ac.json {
-			jsonapply.WriteResult(env.Stdout, &reconcile.Result{}, nil)
+			jsonapply.WriteResult(env.Stdout, &apply.Result{}, nil)
 		} else if saved != nil {
 			fmt.Fprintln(env.Stdout, "No changes. Your media matches the configuration.")
 		}
@@ -191,7 +193,7 @@ func savedPlanOptions(env *Env, saved *planfile.Saved, ac *applyCmd, opts *confi
 
 // checkSavedPlan refuses a plan made for another service, state or
 // configuration.
-func checkSavedPlan(env *Env, plan *reconcile.Plan, cfg *config.Config, ep endpoint, store *statefile.Store) int {
+func checkSavedPlan(env *Env, plan *plans.Plan, cfg *config.Config, ep endpoint, store *statefile.Store) int {
 	meta, err := store.Meta()
 	if err != nil {
 		return env.Errorf("%v", err)
@@ -227,16 +229,16 @@ func confirm(env *Env) int {
 
 // execute runs the engine under interrupt handling and reports the result.
 // verb is "Apply" or "Destroy", for the closing line.
-func execute(env *Env, verb string, cfg *config.Config, ep endpoint, store *statefile.Store, plan *reconcile.Plan, parallelism int, asJSON bool) int {
+func execute(env *Env, verb string, cfg *config.Config, ep endpoint, store *statefile.Store, plan *plans.Plan, parallelism int, asJSON bool) int {
 	needService := false
 	for _, c := range plan.Changes {
 		switch c.Action {
-		case reconcile.Create, reconcile.Replace, reconcile.Resume:
+		case plans.Create, plans.Replace, plans.Resume:
 			needService = true
-		case reconcile.Update:
+		case plans.Update:
 			// Files that only move need no service.
 			needService = needService || !c.MovesOnly()
-		case reconcile.Restore:
+		case plans.Restore:
 			// Files the cache does not hold come from the service.
 			needService = needService || c.Reason == nil || !c.Reason.Cached
 		}
@@ -244,7 +246,7 @@ func execute(env *Env, verb string, cfg *config.Config, ep endpoint, store *stat
 		// end and kept in the history.
 		needService = needService || c.Reason.KeptJob() != ""
 	}
-	eng := &reconcile.Engine{
+	eng := &apply.Engine{
 		Config:       cfg,
 		Store:        store,
 		ServiceID:    ep.ID,
@@ -256,7 +258,7 @@ func execute(env *Env, verb string, cfg *config.Config, ep endpoint, store *stat
 		eng.Parallelism = parallelism
 	}
 	if needService {
-		client, stop, err := connect(env, cfg, ep, reconcile.ReportRetry)
+		client, stop, err := connect(env, cfg, ep, apply.ReportRetry)
 		if err != nil {
 			return env.Errorf("%v", err)
 		}
@@ -287,7 +289,7 @@ func execute(env *Env, verb string, cfg *config.Config, ep endpoint, store *stat
 
 	total := 0
 	for _, c := range plan.Changes {
-		if c.Action != reconcile.NoOp {
+		if c.Action != plans.NoOp {
 			total++
 		}
 	}
@@ -300,9 +302,9 @@ func execute(env *Env, verb string, cfg *config.Config, ep endpoint, store *stat
 	var warnMu sync.Mutex
 	var warnings []string
 	mask := secrets.NewMasker(secrets.NewHider(cfg), plan)
-	eng.Events = func(ev reconcile.Event) {
+	eng.Events = func(ev apply.Event) {
 		ev.Err = mask.Err(ev.Err)
-		if ev.Phase == reconcile.PhaseWarning {
+		if ev.Phase == apply.PhaseWarning {
 			// Worth telling in every run (an undocumented job status, a
 			// stale file that could not be removed), not only a debug one.
 			msg := fmt.Sprint(ev.Err)
@@ -326,7 +328,7 @@ func execute(env *Env, verb string, cfg *config.Config, ep endpoint, store *stat
 	if err != nil {
 		return serviceFailed(env, ep, mask.Err(err), "nothing was submitted")
 	}
-	for _, list := range [][]reconcile.Failure{res.Failed, res.Skipped} {
+	for _, list := range [][]apply.Failure{res.Failed, res.Skipped} {
 		for i := range list {
 			list[i].Err = mask.Err(list[i].Err)
 		}

@@ -8,14 +8,14 @@ import (
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/views"
-	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 )
 
 // checkMaxCost refuses a plan whose estimate is above -max-cost, or that
 // cannot be estimated: a limit on money is never checked against a
 // guess.
-func checkMaxCost(p *reconcile.Plan, limit string) error {
+func checkMaxCost(p *plans.Plan, limit string) error {
 	if limit == "" {
 		return nil
 	}

@@ -7,7 +7,7 @@
 // registers itself with the dispatcher in cli.go.
 //
 // It owns the words and the documents, too. The engine decides with codes
-// (reconcile.Action, reconcile.Reason); view_reason.go writes what they mean,
+// (plans.Action, plans.Reason); view_reason.go writes what they mean,
 // once, for the human plan, the pull-request comment and the JSON plan. The
 // public JSON documents (the plan of view_plan.go, the state of
 // view_state.go, format_version "1", fields only ever added) and the saved

@@ -7,13 +7,13 @@ import (
 
 	"github.com/genform/genform/internal/backend"
 	"github.com/genform/genform/internal/gallery"
+	"github.com/genform/genform/internal/workdir"
 
 	"github.com/genform/genform/internal/words"
 
 	"github.com/genform/genform/internal/secrets"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/reconcile"
 )
 
 func init() {
@@ -105,7 +105,7 @@ func runGallery(env *Env, args []string) int {
 		return env.Errorf("-since=%d is past the state's serial, %d; give a serial the state has reached ('genform show -json' prints it)", from, snap.Meta.Serial)
 	}
 	page := gallery.Build(snap, backend.Where(cfg), filepath.Dir(outAbs), *link, secrets.NewHider(cfg))
-	page.Compare(snap, entries, reconcile.CacheOf(cfg, "."), from, *changed, secrets.NewHider(cfg))
+	page.Compare(snap, entries, workdir.CacheOf(cfg, "."), from, *changed, secrets.NewHider(cfg))
 	if !*link && page.EmbedBytes > gallery.EmbedLimit {
 		return env.Errorf("the outputs total %s, more than the %s one self-contained page can hold; rerun with -link to reference the files by their relative path instead", gallery.ByteSize(page.EmbedBytes), gallery.ByteSize(gallery.EmbedLimit))
 	}

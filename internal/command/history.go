@@ -7,6 +7,7 @@ import (
 
 	"github.com/genform/genform/internal/backend"
 	"github.com/genform/genform/internal/views"
+	"github.com/genform/genform/internal/workdir"
 
 	"github.com/genform/genform/internal/formats/jsonstate"
 	"github.com/genform/genform/internal/history"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/statefile"
 )
 
@@ -97,7 +97,7 @@ func runHistory(env *Env, args []string) int {
 // of readState; a missing state file is an empty state with an empty
 // history.
 func stateAndHistory(cfg *config.Config, command string, lockTimeout time.Duration) (*statefile.Snapshot, *history.View, error) {
-	c, h := reconcile.CacheOf(cfg, "."), secrets.NewHider(cfg)
+	c, h := workdir.CacheOf(cfg, "."), secrets.NewHider(cfg)
 	st, err := backend.ReadState(cfg, command, lockTimeout)
 	if err != nil || st == nil {
 		return nil, history.New(nil, nil, c, h), err

@@ -19,6 +19,7 @@ import (
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/apply"
 	"github.com/genform/genform/statefile"
 )
 
@@ -113,7 +114,7 @@ func runImport(env *Env, args []string) int {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	fmt.Fprintf(env.Stdout, "%s: importing creation %s from %s\n", addr, id, ep.describe())
-	res, err := reconcile.Import(ctx, reconcile.ImportInput{
+	res, err := apply.Import(ctx, apply.ImportInput{
 		Instance: inst, CreationID: id, Store: store, Service: client, ServiceID: ep.ID, Dir: ".",
 	})
 	if res != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/apply"
 	"github.com/genform/genform/statefile"
 )
 
@@ -343,7 +344,7 @@ func runStateMv(env *Env, sc *stateCmd) int {
 	}
 	for _, p := range pairs {
 		old := snap.Resources[p.src]
-		rec, err := reconcile.MoveRecord(reconcile.MoveInput{
+		rec, err := apply.MoveRecord(apply.MoveInput{
 			Store: store, Src: p.src, Dst: p.dst, Dir: p.dir,
 			WorkDir: ".", OutputDir: cfg.Settings.OutputDir,
 		})

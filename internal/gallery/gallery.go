@@ -31,7 +31,7 @@ import (
 	"github.com/genform/genform/internal/atomicfile"
 	"github.com/genform/genform/internal/cache"
 	"github.com/genform/genform/internal/secrets"
-	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 )
 
@@ -243,7 +243,7 @@ func (page *Page) count(m *galleryMedia) {
 // is none (a new resource).
 func previousGeneration(rec *statefile.Resource, entries []*statefile.Resource) *statefile.Resource {
 	for _, e := range entries {
-		if e.Addr != rec.Addr || e.GenerationID == rec.GenerationID || e.Status != reconcile.StatusSucceed || len(e.Outputs) == 0 {
+		if e.Addr != rec.Addr || e.GenerationID == rec.GenerationID || e.Status != plans.StatusSucceed || len(e.Outputs) == 0 {
 			continue
 		}
 		if e.Serial != 0 && rec.Serial != 0 && e.Serial >= rec.Serial {

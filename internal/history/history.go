@@ -4,7 +4,7 @@ import (
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/cache"
 	"github.com/genform/genform/internal/secrets"
-	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 )
 
@@ -55,11 +55,11 @@ func (h *View) Of(addr addrs.Instance) []*statefile.Resource {
 // a copy could not be checked).
 func (h *View) State(e *statefile.Resource) string {
 	switch {
-	case e.Status == reconcile.StatusFailed:
+	case e.Status == plans.StatusFailed:
 		return "failed"
 	case !h.heldBy[e.GenerationID].IsZero():
 		return "held"
-	case e.Status != reconcile.StatusSucceed || len(e.Outputs) == 0:
+	case e.Status != plans.StatusSucceed || len(e.Outputs) == 0:
 		return "unrestorable"
 	}
 	for _, o := range e.Outputs {

@@ -9,12 +9,12 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 )
 
 // A plan knows which of an instance's values are made from a sensitive
-// variable (reconcile.Change.Sensitive). A record of the state does not:
+// variable (plans.Change.Sensitive). A record of the state does not:
 // it holds the request as it was sent, real values included, and the
 // service's detail, which echoes the prompt. The views of the state (show,
 // show -json, state show, gallery) hide them with a hider, built from the
@@ -271,7 +271,7 @@ func (rh *Record) Text(s string) string {
 // from a sensitive variable, replaced by a plain one, would otherwise be
 // shown in the diff, and a deleted block's record in full. The saved plan
 // leaves them out likewise.
-func HidePlan(p *reconcile.Plan, h *Hider) {
+func HidePlan(p *plans.Plan, h *Hider) {
 	if h == nil || len(h.secrets) == 0 && len(h.numbers) == 0 && len(h.byResource) == 0 {
 		return
 	}
@@ -318,7 +318,7 @@ type Masker struct {
 // NewMasker hides the secret variables' values, and the values of the
 // attributes plan p makes from one (however they were computed), in any
 // case.
-func NewMasker(h *Hider, p *reconcile.Plan) *Masker {
+func NewMasker(h *Hider, p *plans.Plan) *Masker {
 	var words []string
 	add := func(v any) {
 		WalkStrings(v, func(s string) {
@@ -393,7 +393,7 @@ type Value struct{}
 
 // Redact returns c's attributes with the values of its sensitive ones
 // replaced by placeholder, leaving c as it is.
-func Redact(c *reconcile.Change, placeholder any) (attrs []reconcile.AttrChange, before, after map[string]any) {
+func Redact(c *plans.Change, placeholder any) (attrs []plans.AttrChange, before, after map[string]any) {
 	if len(c.Sensitive) == 0 {
 		return c.Attrs, c.Before, c.After
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 )
 
@@ -72,7 +72,7 @@ func TestHider(t *testing.T) {
 // first, and the errors they wrap are still what errors.Is sees. A
 // message with nothing to hide is the same error.
 func TestMasker(t *testing.T) {
-	p := &reconcile.Plan{Changes: []*reconcile.Change{{
+	p := &plans.Plan{Changes: []*plans.Change{{
 		Addr:      addrs.MustParseInstance("image.a"),
 		Sensitive: []string{"prompt"},
 		After:     map[string]any{"prompt": "b3Blbi1zZXNhbWU=", "resolution": 720},

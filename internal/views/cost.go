@@ -5,14 +5,13 @@ import (
 	"strings"
 
 	"github.com/genform/genform/internal/words"
-
-	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/plans"
 )
 
 // CostLine is the plan's estimate, e.g. "Estimated cost: 0.28 USD (12
 // images at 0.02, 8 video seconds at 0.05)." It is "" when the
 // configuration sets no prices: a plan then shows counts only.
-func CostLine(p *reconcile.Plan) string {
+func CostLine(p *plans.Plan) string {
 	e, ok := p.Cost()
 	if !ok {
 		return ""
@@ -47,7 +46,7 @@ func CostLine(p *reconcile.Plan) string {
 // changeCost is one change's estimate for the views, e.g. "0.08 USD":
 // "" when the plan has no prices or the change makes no generation, and
 // "unknown" when its kind has no price.
-func changeCost(p *reconcile.Plan, c *reconcile.Change) string {
+func changeCost(p *plans.Plan, c *plans.Change) string {
 	if p.Prices == nil || !c.Action.Generates() {
 		return ""
 	}

@@ -7,10 +7,9 @@ import (
 	"strings"
 
 	"github.com/genform/genform/internal/words"
+	"github.com/genform/genform/reconcile/plans"
 
 	"github.com/genform/genform/internal/secrets"
-
-	"github.com/genform/genform/reconcile"
 )
 
 // markdownLimit keeps a pull-request comment under the 65,536 characters
@@ -30,21 +29,21 @@ const markdownMarker = "<!-- genform:plan -->"
 // (prompts as a word diff), a cascade's upstream change beside the
 // resource's own. Long plans are cut with a count of what was left out;
 // the warning block is never cut.
-func PlanMarkdown(w io.Writer, p *reconcile.Plan, serviceLine string) {
+func PlanMarkdown(w io.Writer, p *plans.Plan, serviceLine string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n### genform plan\n\n**%s**\n", markdownMarker, SummaryLine(p))
 	if line := CostLine(p); line != "" && p.HasChanges() {
 		fmt.Fprintf(&b, "\n**%s**\n", mdEscape(line))
 	}
 	fmt.Fprintf(&b, "\nService: %s\n", mdEscape(serviceLine))
-	var changed []*reconcile.Change
+	var changed []*plans.Change
 	var destructive []string
 	for _, c := range p.Changes {
-		if c.Action == reconcile.NoOp {
+		if c.Action == plans.NoOp {
 			continue
 		}
 		changed = append(changed, c)
-		if c.Action == reconcile.Delete || c.Action == reconcile.Replace {
+		if c.Action == plans.Delete || c.Action == plans.Replace {
 			destructive = append(destructive, fmt.Sprintf("%s (%s)", mdCode(c.Addr.String()), c.Action))
 		}
 	}
@@ -114,7 +113,7 @@ func PlanMarkdown(w io.Writer, p *reconcile.Plan, serviceLine string) {
 }
 
 // markdownChange is one change's collapsible section.
-func markdownChange(p *reconcile.Plan, c *reconcile.Change) string {
+func markdownChange(p *plans.Plan, c *plans.Change) string {
 	var s strings.Builder
 	summary := fmt.Sprintf("<code>%s</code> <code>%s</code> %s", html.EscapeString(strings.TrimSpace(actionSymbol(c.Action))), html.EscapeString(c.Addr.String()), html.EscapeString(actionVerb(c)))
 	if cost := changeCost(p, c); cost != "" {
@@ -126,13 +125,13 @@ func markdownChange(p *reconcile.Plan, c *reconcile.Change) string {
 	}
 	attrs, before, _ := secrets.Redact(c, secrets.Value{})
 	switch c.Action {
-	case reconcile.Create:
+	case plans.Create:
 		// What the new resource will make: its prompt and settings.
 		s.WriteString("| attribute | value |\n|---|---|\n")
 		for _, a := range attrs {
 			fmt.Fprintf(&s, "| %s | %s |\n", mdCode(a.Name), mdValue(a.Name, a.After, a.Unknown))
 		}
-	case reconcile.Delete:
+	case plans.Delete:
 		if prompt, ok := before["prompt"]; ok {
 			fmt.Fprintf(&s, "Made from: %s\n", mdValue("prompt", prompt, false))
 		}
@@ -176,7 +175,7 @@ func isPromptAttr(name string) bool { return name == "prompt" || name == "negati
 
 // mdPromptDiff is a changed prompt as a word diff, removed words struck
 // through and added ones in bold; "" when either side is not text.
-func mdPromptDiff(a reconcile.AttrChange) string {
+func mdPromptDiff(a plans.AttrChange) string {
 	before, okB := a.Before.(string)
 	after, okA := a.After.(string)
 	switch {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/plans"
 )
 
 // A pull-request comment must fit what code hosts accept, however large the
@@ -23,13 +23,13 @@ import (
 func TestPlanMarkdownLimit(t *testing.T) {
 	for _, n := range []int{3, 5000} {
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
-			p := &reconcile.Plan{Service: "simulator"}
+			p := &plans.Plan{Service: "simulator"}
 			for i := 0; i < n; i++ {
-				c := &reconcile.Change{Addr: addrs.MustParseInstance(fmt.Sprintf("image.tile[%d]", i)), Media: 1,
-					Action: reconcile.Replace, Reason: &reconcile.Reason{Code: reconcile.ReasonChanged, Attrs: []string{"prompt"}},
-					Attrs: []reconcile.AttrChange{{Name: "prompt", Before: fmt.Sprintf("a red tile number %d at dusk", i), After: fmt.Sprintf("a blue tile number %d at dusk", i)}}}
+				c := &plans.Change{Addr: addrs.MustParseInstance(fmt.Sprintf("image.tile[%d]", i)), Media: 1,
+					Action: plans.Replace, Reason: &plans.Reason{Code: plans.ReasonChanged, Attrs: []string{"prompt"}},
+					Attrs: []plans.AttrChange{{Name: "prompt", Before: fmt.Sprintf("a red tile number %d at dusk", i), After: fmt.Sprintf("a blue tile number %d at dusk", i)}}}
 				if i%10 == 0 {
-					c = &reconcile.Change{Addr: addrs.MustParseInstance(fmt.Sprintf("image.old[%d]", i)), Action: reconcile.Delete, Reason: &reconcile.Reason{Code: reconcile.ReasonRemoved}}
+					c = &plans.Change{Addr: addrs.MustParseInstance(fmt.Sprintf("image.old[%d]", i)), Action: plans.Delete, Reason: &plans.Reason{Code: plans.ReasonRemoved}}
 				}
 				p.Changes = append(p.Changes, c)
 			}
@@ -67,11 +67,11 @@ var updateGolden = flag.Bool("update", false, "rewrite the golden files of the m
 // them in a pull request. Their comments are compared with the golden
 // files in testdata/markdown (go test ./cli -run TestPlanMarkdownGolden
 // -update rewrites them).
-var markdownCases = map[string]*reconcile.Plan{
-	"create": {Service: "simulator", Changes: []*reconcile.Change{{
-		Addr: addrs.MustParseInstance("image.hero"), Action: reconcile.Create, Media: 2,
-		Reason: &reconcile.Reason{Code: reconcile.ReasonNew},
-		Attrs: []reconcile.AttrChange{
+var markdownCases = map[string]*plans.Plan{
+	"create": {Service: "simulator", Changes: []*plans.Change{{
+		Addr: addrs.MustParseInstance("image.hero"), Action: plans.Create, Media: 2,
+		Reason: &plans.Reason{Code: plans.ReasonNew},
+		Attrs: []plans.AttrChange{
 			{Name: "prompt", After: "a lighthouse at dusk, oil on canvas"},
 			{Name: "image_number", After: json.Number("2")},
 			{Name: "aspect_ratio", After: "16:9"},
@@ -79,49 +79,49 @@ var markdownCases = map[string]*reconcile.Plan{
 			{Name: "dir", After: "generated/image/hero"},
 		},
 	}}},
-	"replace_cascade": {Service: "simulator", Changes: []*reconcile.Change{
+	"replace_cascade": {Service: "simulator", Changes: []*plans.Change{
 		{
-			Addr: addrs.MustParseInstance("image.hero"), Action: reconcile.Replace, Media: 1,
-			Reason: &reconcile.Reason{Code: reconcile.ReasonChanged, Attrs: []string{"prompt", "aspect_ratio"}},
-			Attrs: []reconcile.AttrChange{
+			Addr: addrs.MustParseInstance("image.hero"), Action: plans.Replace, Media: 1,
+			Reason: &plans.Reason{Code: plans.ReasonChanged, Attrs: []string{"prompt", "aspect_ratio"}},
+			Attrs: []plans.AttrChange{
 				{Name: "prompt", Before: "a lighthouse at dusk", After: "a lighthouse at dawn"},
 				{Name: "aspect_ratio", Before: "16:9", After: "1:1"},
 			},
 		},
 		{
-			Addr: addrs.MustParseInstance("video.motion"), Action: reconcile.Replace, Media: 1, Seconds: 4,
-			Reason: &reconcile.Reason{Code: reconcile.ReasonUpstream, Upstream: []addrs.Resource{addrs.MustParseInstance("image.hero").Resource}},
-			Attrs: []reconcile.AttrChange{
+			Addr: addrs.MustParseInstance("video.motion"), Action: plans.Replace, Media: 1, Seconds: 4,
+			Reason: &plans.Reason{Code: plans.ReasonUpstream, Upstream: []addrs.Resource{addrs.MustParseInstance("image.hero").Resource}},
+			Attrs: []plans.AttrChange{
 				{Name: "prompt", Before: "slow dolly in", After: "slow dolly out"},
 				{Name: "source_image", Before: "https://cdn.example/hero/0.png", Unknown: true},
 			},
 		},
 	}},
-	"update": {Service: "simulator", Changes: []*reconcile.Change{{
-		Addr: addrs.MustParseInstance("video.motion"), Action: reconcile.Update, Media: 1,
-		Reason: &reconcile.Reason{Code: reconcile.ReasonLocal, Local: []reconcile.LocalChange{
-			{What: reconcile.DirMoved, From: "generated/video/motion", To: "media/motion"},
-			{What: reconcile.WatermarkChanged},
+	"update": {Service: "simulator", Changes: []*plans.Change{{
+		Addr: addrs.MustParseInstance("video.motion"), Action: plans.Update, Media: 1,
+		Reason: &plans.Reason{Code: plans.ReasonLocal, Local: []plans.LocalChange{
+			{What: plans.DirMoved, From: "generated/video/motion", To: "media/motion"},
+			{What: plans.WatermarkChanged},
 		}},
-		Attrs: []reconcile.AttrChange{
+		Attrs: []plans.AttrChange{
 			{Name: "dir", Before: "generated/video/motion", After: "media/motion"},
 			{Name: "watermark_free", Before: false, After: true},
 		},
 	}}},
-	"move": {Service: "simulator", Changes: []*reconcile.Change{{
-		Addr: addrs.MustParseInstance("image.cover"), PrevAddr: addrs.MustParseInstance("image.hero"), Action: reconcile.Move, Media: 1,
-		Reason: &reconcile.Reason{Code: reconcile.ReasonRenamed},
-		Attrs:  []reconcile.AttrChange{{Name: "dir", Before: "generated/image/hero", After: "generated/image/cover"}},
+	"move": {Service: "simulator", Changes: []*plans.Change{{
+		Addr: addrs.MustParseInstance("image.cover"), PrevAddr: addrs.MustParseInstance("image.hero"), Action: plans.Move, Media: 1,
+		Reason: &plans.Reason{Code: plans.ReasonRenamed},
+		Attrs:  []plans.AttrChange{{Name: "dir", Before: "generated/image/hero", After: "generated/image/cover"}},
 	}}},
-	"restore": {Service: "simulator", Changes: []*reconcile.Change{{
-		Addr: addrs.MustParseInstance("image.hero"), Action: reconcile.Restore, Media: 1, GenerationID: "6f1c0d2e",
-		Reason: &reconcile.Reason{Code: reconcile.ReasonRestored, GenerationID: "6f1c0d2e", CreationID: "6f1c0d2e",
+	"restore": {Service: "simulator", Changes: []*plans.Change{{
+		Addr: addrs.MustParseInstance("image.hero"), Action: plans.Restore, Media: 1, GenerationID: "6f1c0d2e",
+		Reason: &plans.Reason{Code: plans.ReasonRestored, GenerationID: "6f1c0d2e", CreationID: "6f1c0d2e",
 			Holder: addrs.MustParseInstance("image.hero"), Cached: true},
-		Attrs: []reconcile.AttrChange{{Name: "prompt", Before: "a lighthouse at dawn", After: "a lighthouse at dusk"}},
+		Attrs: []plans.AttrChange{{Name: "prompt", Before: "a lighthouse at dawn", After: "a lighthouse at dusk"}},
 	}}},
-	"delete": {Service: "simulator", Changes: []*reconcile.Change{{
-		Addr: addrs.MustParseInstance("image.gone"), Action: reconcile.Delete,
-		Reason: &reconcile.Reason{Code: reconcile.ReasonRemoved},
+	"delete": {Service: "simulator", Changes: []*plans.Change{{
+		Addr: addrs.MustParseInstance("image.gone"), Action: plans.Delete,
+		Reason: &plans.Reason{Code: plans.ReasonRemoved},
 		Before: map[string]any{"prompt": "a storm | at *sea*", "dir": "generated/image/gone"},
 	}}},
 }
@@ -179,9 +179,9 @@ func TestPlanMarkdownCost(t *testing.T) {
 // An address whose key holds a table's or a code span's markup stays in
 // its cell, and a long warning list is cut between entries.
 func TestPlanMarkdownAddressMarkup(t *testing.T) {
-	p := &reconcile.Plan{Service: "simulator"}
+	p := &plans.Plan{Service: "simulator"}
 	for i := 0; i < 200; i++ {
-		p.Changes = append(p.Changes, &reconcile.Change{Addr: addrs.MustParseInstance(fmt.Sprintf("image.tile[\"a|b`c %03d\"]", i)), Action: reconcile.Delete, Reason: &reconcile.Reason{Code: reconcile.ReasonRemoved}})
+		p.Changes = append(p.Changes, &plans.Change{Addr: addrs.MustParseInstance(fmt.Sprintf("image.tile[\"a|b`c %03d\"]", i)), Action: plans.Delete, Reason: &plans.Reason{Code: plans.ReasonRemoved}})
 	}
 	var b strings.Builder
 	PlanMarkdown(&b, p, "simulator")
@@ -204,11 +204,11 @@ func TestPlanMarkdownAddressMarkup(t *testing.T) {
 // of 100,000 changes is never held whole, and no write carries more than
 // the buffer.
 func TestPlanTextIsStreamed(t *testing.T) {
-	p := &reconcile.Plan{Service: "simulator"}
+	p := &plans.Plan{Service: "simulator"}
 	for i := 0; i < 100000; i++ {
-		p.Changes = append(p.Changes, &reconcile.Change{Addr: addrs.MustParseInstance(fmt.Sprintf("image.tile[%d]", i)), Media: 1,
-			Action: reconcile.Create, Reason: &reconcile.Reason{Code: reconcile.ReasonNew},
-			Attrs: []reconcile.AttrChange{{Name: "prompt", After: fmt.Sprintf("a red tile number %d at dusk", i)}}})
+		p.Changes = append(p.Changes, &plans.Change{Addr: addrs.MustParseInstance(fmt.Sprintf("image.tile[%d]", i)), Media: 1,
+			Action: plans.Create, Reason: &plans.Reason{Code: plans.ReasonNew},
+			Attrs: []plans.AttrChange{{Name: "prompt", After: fmt.Sprintf("a red tile number %d at dusk", i)}}})
 	}
 	var w writeSizes
 	Plan(&w, p, "built-in simulator (outputs are synthetic)")

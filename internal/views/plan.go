@@ -10,12 +10,11 @@ import (
 	"strings"
 
 	"github.com/genform/genform/internal/words"
+	"github.com/genform/genform/reconcile/plans"
 
 	"github.com/genform/genform/internal/secrets"
 
 	"github.com/fatih/color"
-
-	"github.com/genform/genform/reconcile"
 )
 
 // The human rendering of a plan, after Terraform's: a header naming the
@@ -30,13 +29,13 @@ var (
 	colBold   = color.New(color.Bold)
 )
 
-func actionColor(a reconcile.Action) *color.Color {
+func actionColor(a plans.Action) *color.Color {
 	switch a {
-	case reconcile.Create:
+	case plans.Create:
 		return colGreen
-	case reconcile.Delete:
+	case plans.Delete:
 		return colRed
-	case reconcile.Replace:
+	case plans.Replace:
 		return colYellow
 	default:
 		return colCyan
@@ -46,46 +45,46 @@ func actionColor(a reconcile.Action) *color.Color {
 // actionSymbols are the symbols the human views show in front of an
 // address, after Terraform's.
 var actionSymbols = [...]string{
-	reconcile.NoOp:    " ",
-	reconcile.Create:  "+",
-	reconcile.Replace: "-/+",
-	reconcile.Update:  "~",
-	reconcile.Move:    ">",
-	reconcile.Resume:  "…",
-	reconcile.Restore: "<",
-	reconcile.Delete:  "-",
+	plans.NoOp:    " ",
+	plans.Create:  "+",
+	plans.Replace: "-/+",
+	plans.Update:  "~",
+	plans.Move:    ">",
+	plans.Resume:  "…",
+	plans.Restore: "<",
+	plans.Delete:  "-",
 }
 
 // actionSymbol is the action's symbol in the human views.
-func actionSymbol(a reconcile.Action) string {
+func actionSymbol(a plans.Action) string {
 	if int(a) < len(actionSymbols) {
 		return actionSymbols[a]
 	}
 	return "?"
 }
 
-func actionVerb(c *reconcile.Change) string {
+func actionVerb(c *plans.Change) string {
 	switch c.Action {
-	case reconcile.Create:
+	case plans.Create:
 		return "will be generated"
-	case reconcile.Replace:
+	case plans.Replace:
 		return "must be replaced (generated anew)"
-	case reconcile.Update:
+	case plans.Update:
 		return "will be updated in place (no new generation)"
-	case reconcile.Move:
+	case plans.Move:
 		return "has moved from " + c.PrevAddr.String()
-	case reconcile.Resume:
+	case plans.Resume:
 		return "will be resumed"
-	case reconcile.Restore:
+	case plans.Restore:
 		return "will be restored from the history (no new generation)"
-	case reconcile.Delete:
+	case plans.Delete:
 		return "will be deleted"
 	}
 	return "is unchanged"
 }
 
 // Plan writes the human plan.
-func Plan(out io.Writer, p *reconcile.Plan, serviceLine string) {
+func Plan(out io.Writer, p *plans.Plan, serviceLine string) {
 	// Streamed through one buffer: a plan of thousands of changes is tens
 	// of thousands of small writes, each a system call unbuffered, and is
 	// never held whole in memory.
@@ -99,7 +98,7 @@ func Plan(out io.Writer, p *reconcile.Plan, serviceLine string) {
 	fmt.Fprintln(w, "genform will perform the following actions:")
 	var warnings []string
 	for _, c := range p.Changes {
-		if c.Action == reconcile.NoOp {
+		if c.Action == plans.NoOp {
 			continue
 		}
 		fmt.Fprintln(w)
@@ -117,7 +116,7 @@ func Plan(out io.Writer, p *reconcile.Plan, serviceLine string) {
 	}
 }
 
-func renderChange(w io.Writer, p *reconcile.Plan, c *reconcile.Change) {
+func renderChange(w io.Writer, p *plans.Plan, c *plans.Change) {
 	col := actionColor(c.Action)
 	kind, name := c.Addr.Resource.Kind, c.Addr.Resource.Name
 	fmt.Fprintf(w, "  %s %s", colBold.Sprint("# "+c.Addr.String()), colBold.Sprint(actionVerb(c)))
@@ -126,7 +125,7 @@ func renderChange(w io.Writer, p *reconcile.Plan, c *reconcile.Change) {
 	}
 	fmt.Fprintln(w)
 	sym := fmt.Sprintf("%3s", actionSymbol(c.Action))
-	if c.Action == reconcile.Delete && len(c.Attrs) == 0 {
+	if c.Action == plans.Delete && len(c.Attrs) == 0 {
 		fmt.Fprintf(w, "%s %s %q\n", col.Sprint(sym), kind, name)
 		return
 	}
@@ -140,7 +139,7 @@ func renderChange(w io.Writer, p *reconcile.Plan, c *reconcile.Change) {
 	for _, a := range attrs {
 		fmt.Fprintf(w, "      %s %-*s = %s\n", attrSymbol(c, a), width, a.Name, attrValue(c, a))
 	}
-	if c.Action != reconcile.Create && c.After != nil {
+	if c.Action != plans.Create && c.After != nil {
 		hidden = len(c.After) - len(c.Attrs)
 	}
 	if hidden > 0 {
@@ -155,9 +154,9 @@ func renderChange(w io.Writer, p *reconcile.Plan, c *reconcile.Change) {
 	fmt.Fprintln(w, "    }")
 }
 
-func attrSymbol(c *reconcile.Change, a reconcile.AttrChange) string {
+func attrSymbol(c *plans.Change, a plans.AttrChange) string {
 	switch {
-	case c.Action == reconcile.Create:
+	case c.Action == plans.Create:
 		return colGreen.Sprint("+")
 	case a.Before == nil && !a.Unknown:
 		return colGreen.Sprint("+")
@@ -167,7 +166,7 @@ func attrSymbol(c *reconcile.Change, a reconcile.AttrChange) string {
 	return colYellow.Sprint("~")
 }
 
-func attrValue(c *reconcile.Change, a reconcile.AttrChange) string {
+func attrValue(c *plans.Change, a plans.AttrChange) string {
 	if _, ok := a.Before.(secrets.Value); ok && !a.Unknown {
 		return secrets.Text
 	}
@@ -175,7 +174,7 @@ func attrValue(c *reconcile.Change, a reconcile.AttrChange) string {
 	if a.Unknown {
 		after = "(known after apply)"
 	}
-	if c.Action == reconcile.Create || a.Before == nil {
+	if c.Action == plans.Create || a.Before == nil {
 		return after
 	}
 	if a.After == nil && !a.Unknown {
@@ -237,7 +236,7 @@ func FormatValue(v any) string {
 // The count before the brackets is of generations (what is paid for); the
 // brackets count the files they make, which differ whenever a request asks
 // for several outputs, so they say "files".
-func SummaryLine(p *reconcile.Plan) string {
+func SummaryLine(p *plans.Plan) string {
 	s := p.Summary()
 	if !p.HasChanges() {
 		return "No changes. Your media matches the configuration."

@@ -9,20 +9,20 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/words"
+	"github.com/genform/genform/reconcile/apply"
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/cwriter"
 	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/reconcile"
 )
 
 // Progress renders apply events: live bars on a terminal, one plain line
 // per state change otherwise (and with GENFORM_IN_AUTOMATION), JSON lines
 // with apply -json.
 type Progress interface {
-	Event(reconcile.Event)
+	Event(apply.Event)
 	Close()
 }
 
@@ -47,13 +47,13 @@ type lineProgress struct {
 	start map[addrs.Instance]time.Time
 }
 
-func (p *lineProgress) Event(ev reconcile.Event) {
-	if ev.Phase == reconcile.PhaseWarning {
+func (p *lineProgress) Event(ev apply.Event) {
+	if ev.Phase == apply.PhaseWarning {
 		return // apply prints warnings on stderr
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if ev.Phase == reconcile.PhaseRetrying {
+	if ev.Phase == apply.PhaseRetrying {
 		// Every retry is news, however many came before.
 		fmt.Fprintln(p.w, eventLine(ev, 0))
 		return
@@ -72,38 +72,38 @@ func (p *lineProgress) Event(ev reconcile.Event) {
 
 func (p *lineProgress) Close() {}
 
-func eventLine(ev reconcile.Event, elapsed time.Duration) string {
+func eventLine(ev apply.Event, elapsed time.Duration) string {
 	line := words.EventAddr(ev.Addr) + ": "
 	msg := words.Event(ev)
 	switch ev.Phase {
-	case reconcile.PhaseSubmitting:
+	case apply.PhaseSubmitting:
 		line += "submitting"
-	case reconcile.PhaseSubmitted:
+	case apply.PhaseSubmitted:
 		line += "submitted, job " + ev.GenerationID
 		if msg != "" {
 			line += " (" + msg + ")"
 		}
-	case reconcile.PhaseRunning:
+	case apply.PhaseRunning:
 		line += fmt.Sprintf("%s %.0f%%", ev.Status, ev.Progress*100)
-	case reconcile.PhaseDownloading:
+	case apply.PhaseDownloading:
 		line += "downloading"
-	case reconcile.PhaseDone:
+	case apply.PhaseDone:
 		line += "done"
 		if msg != "" {
 			line += ": " + msg
 		}
-	case reconcile.PhaseFailed:
+	case apply.PhaseFailed:
 		line += "failed: " + msg
-	case reconcile.PhaseSkipped:
+	case apply.PhaseSkipped:
 		line += "skipped: " + msg
-	case reconcile.PhaseInterrupted:
+	case apply.PhaseInterrupted:
 		line += "interrupted"
-	case reconcile.PhaseRetrying:
+	case apply.PhaseRetrying:
 		line += msg
 	default:
 		line += ev.Phase.String()
 	}
-	if elapsed > 0 && ev.Phase != reconcile.PhaseSubmitting {
+	if elapsed > 0 && ev.Phase != apply.PhaseSubmitting {
 		line += fmt.Sprintf(" [%s]", elapsed)
 	}
 	return line
@@ -179,14 +179,14 @@ func newBarProgress(w io.Writer, total int) *barProgress {
 	return b
 }
 
-func (b *barProgress) Event(ev reconcile.Event) {
-	if ev.Phase == reconcile.PhaseWarning {
+func (b *barProgress) Event(ev apply.Event) {
+	if ev.Phase == apply.PhaseWarning {
 		return // apply prints warnings on stderr
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if ev.Addr.IsZero() {
-		if ev.Phase == reconcile.PhaseRetrying {
+		if ev.Phase == apply.PhaseRetrying {
 			fmt.Fprintln(b.p, eventLine(ev, 0)) // no bar: the check of the service
 		}
 		return
@@ -195,7 +195,7 @@ func (b *barProgress) Event(ev reconcile.Event) {
 		b.start[ev.Addr] = ev.Time
 	}
 	switch ev.Phase {
-	case reconcile.PhaseDone, reconcile.PhaseFailed, reconcile.PhaseSkipped, reconcile.PhaseInterrupted:
+	case apply.PhaseDone, apply.PhaseFailed, apply.PhaseSkipped, apply.PhaseInterrupted:
 		b.finish(ev)
 		return
 	}
@@ -207,13 +207,13 @@ func (b *barProgress) Event(ev reconcile.Event) {
 		jb = b.addBar(ev.Addr)
 	}
 	switch ev.Phase {
-	case reconcile.PhaseRunning:
+	case apply.PhaseRunning:
 		jb.setStatus(ev.Status)
 		b.advance(jb, int64(ev.Progress*900))
-	case reconcile.PhaseDownloading:
+	case apply.PhaseDownloading:
 		jb.setStatus("downloading")
 		b.advance(jb, 950)
-	case reconcile.PhaseRetrying:
+	case apply.PhaseRetrying:
 		jb.setStatus(words.Event(ev))
 	default:
 		jb.setStatus(ev.Phase.String())
@@ -260,7 +260,7 @@ func (b *barProgress) advance(jb *jobBar, units int64) {
 }
 
 // finish prints an instance's lasting line and removes its bar.
-func (b *barProgress) finish(ev reconcile.Event) {
+func (b *barProgress) finish(ev apply.Event) {
 	if b.ended[ev.Addr] {
 		return
 	}

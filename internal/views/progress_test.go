@@ -14,7 +14,8 @@ import (
 	"github.com/hinshun/vt10x"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/apply"
+	"github.com/genform/genform/reconcile/plans"
 )
 
 // openTerminal opens a pseudo-terminal of cols×rows and returns its
@@ -83,26 +84,26 @@ func TestBarProgressEveryEnding(t *testing.T) {
 		t.Fatalf("a sized terminal got %T, want bars", view)
 	}
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	ev := func(addr string, after time.Duration, phase reconcile.Phase) reconcile.Event {
-		return reconcile.Event{Time: t0.Add(after), Addr: addrs.MustParseInstance(addr), Action: reconcile.Create, Phase: phase}
+	ev := func(addr string, after time.Duration, phase apply.Phase) apply.Event {
+		return apply.Event{Time: t0.Add(after), Addr: addrs.MustParseInstance(addr), Action: plans.Create, Phase: phase}
 	}
 	for _, a := range []string{"image.done", "image.failed", "image.stopped", "image.running"} {
-		view.Event(ev(a, 0, reconcile.PhaseSubmitting))
-		e := ev(a, 200*time.Millisecond, reconcile.PhaseRunning)
+		view.Event(ev(a, 0, apply.PhaseSubmitting))
+		e := ev(a, 200*time.Millisecond, apply.PhaseRunning)
 		e.Status, e.Progress = "processing", 0.5
 		view.Event(e)
 	}
 	time.Sleep(400 * time.Millisecond) // a redraw or two with four bars
-	done := ev("image.done", 2500*time.Millisecond, reconcile.PhaseDone)
+	done := ev("image.done", 2500*time.Millisecond, apply.PhaseDone)
 	done.Files, done.Dir = 2, "generated/image/done"
 	view.Event(done)
-	failed := ev("image.failed", 1200*time.Millisecond, reconcile.PhaseFailed)
+	failed := ev("image.failed", 1200*time.Millisecond, apply.PhaseFailed)
 	failed.Err = errors.New("the service refused the prompt")
 	view.Event(failed)
-	skipped := ev("image.after", 1300*time.Millisecond, reconcile.PhaseSkipped)
+	skipped := ev("image.after", 1300*time.Millisecond, apply.PhaseSkipped)
 	skipped.Err = errors.New("image.failed failed")
 	view.Event(skipped)
-	view.Event(ev("image.stopped", 3*time.Second, reconcile.PhaseInterrupted))
+	view.Event(ev("image.stopped", 3*time.Second, apply.PhaseInterrupted))
 	time.Sleep(400 * time.Millisecond)
 	closeWithin(t, view, 10*time.Second)
 
@@ -144,7 +145,7 @@ func TestProgressOnTerminalsOfNoSize(t *testing.T) {
 			if _, ok := view.(*lineProgress); !ok {
 				t.Errorf("got %T, want plain lines", view)
 			}
-			view.Event(reconcile.Event{Time: time.Now(), Addr: addrs.MustParseInstance("image.a"), Action: reconcile.Create, Phase: reconcile.PhaseSubmitting})
+			view.Event(apply.Event{Time: time.Now(), Addr: addrs.MustParseInstance("image.a"), Action: plans.Create, Phase: apply.PhaseSubmitting})
 			closeWithin(t, view, 5*time.Second)
 			if got := strings.Join(screen(), "\n"); got != "image.a: submitting" {
 				t.Errorf("screen %q, want the plain line", got)

@@ -6,12 +6,12 @@ import (
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/words"
-	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/apply"
 )
 
 // Result writes the closing lines of an apply or a destroy (verb
 // "Apply" or "Destroy", as Terraform's "Destroy complete!").
-func Result(env *Streams, verb string, res *reconcile.Result) {
+func Result(env *Streams, verb string, res *apply.Result) {
 	defer renderUnrecorded(env, res)
 	w := env.Stdout
 	restored := ""
@@ -53,7 +53,7 @@ func Result(env *Streams, verb string, res *reconcile.Result) {
 
 // renderUnrecorded says what to do about jobs paid for whose ids the state
 // could not be made to hold: the ready import command of each.
-func renderUnrecorded(env *Streams, res *reconcile.Result) {
+func renderUnrecorded(env *Streams, res *apply.Result) {
 	if res.StateErr == nil && len(res.Unrecorded) == 0 && len(res.Unfinished) == 0 {
 		return
 	}
@@ -88,7 +88,7 @@ func ServiceFailed(env *Streams, tokenSet bool, err error, outcome string) {
 // renderRefused ends the output of an apply the service's refusal of the
 // token stopped: what was done, what failed on its own, the jobs a rerun
 // resumes, and the refusal, once.
-func renderRefused(env *Streams, res *reconcile.Result, summary string) {
+func renderRefused(env *Streams, res *apply.Result, summary string) {
 	w := env.Stdout
 	fmt.Fprintf(w, "\n%s %s\n", colRed.Sprint(colBold.Sprint("Apply stopped: the service refused the token.")), summary)
 	for _, f := range res.Failed {

@@ -3,34 +3,35 @@ package words
 import (
 	"fmt"
 
-	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/apply"
+	"github.com/genform/genform/reconcile/plans"
 )
 
 // Event is what an event says beyond its phase and status, in words.
-func Event(ev reconcile.Event) string {
+func Event(ev apply.Event) string {
 	switch ev.Phase {
-	case reconcile.PhaseSubmitted:
+	case apply.PhaseSubmitted:
 		if ev.Resumed {
 			return "resuming"
 		}
-	case reconcile.PhaseDone:
+	case apply.PhaseDone:
 		switch ev.Action {
-		case reconcile.Create, reconcile.Replace, reconcile.Resume:
+		case plans.Create, plans.Replace, plans.Resume:
 			return fmt.Sprintf("%d file(s) in %s", ev.Files, ev.Dir)
-		case reconcile.Update:
-			return Reason(&reconcile.Change{Addr: ev.Addr, Action: ev.Action, Reason: ev.Reason})
-		case reconcile.Restore:
+		case plans.Update:
+			return Reason(&plans.Change{Addr: ev.Addr, Action: ev.Action, Reason: ev.Reason})
+		case plans.Restore:
 			return fmt.Sprintf("restored generation %s from the history: %d file(s) in %s", ev.GenerationID, ev.Files, ev.Dir)
-		case reconcile.Move:
+		case plans.Move:
 			return "moved from " + ev.PrevAddr.String()
-		case reconcile.Delete:
+		case plans.Delete:
 			return "files removed"
 		}
-	case reconcile.PhaseFailed, reconcile.PhaseSkipped, reconcile.PhaseWarning:
+	case apply.PhaseFailed, apply.PhaseSkipped, apply.PhaseWarning:
 		if ev.Err != nil {
 			return ev.Err.Error()
 		}
-	case reconcile.PhaseRetrying:
+	case apply.PhaseRetrying:
 		return Retry(ev.Retry)
 	}
 	return ""

@@ -7,68 +7,69 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/apply"
+	"github.com/genform/genform/reconcile/plans"
 )
 
 // The words of a plan: why each change is made, and what to watch out for.
-// The engine decides with codes (reconcile.Reason); every view, human,
+// The engine decides with codes (plans.Reason); every view, human,
 // markdown and JSON, writes them with the functions here, so a reason
 // reads the same everywhere.
 
 // Reason says why a change is planned.
-func Reason(c *reconcile.Change) string {
+func Reason(c *plans.Change) string {
 	if c.Reason == nil {
 		return ""
 	}
 	r := c.Reason
 	switch r.Code {
-	case reconcile.ReasonNew:
+	case plans.ReasonNew:
 		return "not yet generated"
-	case reconcile.ReasonAnswerLost:
+	case plans.ReasonAnswerLost:
 		return "an earlier apply sent a create request but did not record the answer"
-	case reconcile.ReasonAbandoned:
+	case plans.ReasonAbandoned:
 		return "the configuration changed since an interrupted apply submitted its job"
-	case reconcile.ReasonFailed:
+	case plans.ReasonFailed:
 		if r.Error != "" {
 			return "the last generation failed: " + r.Error
 		}
 		return "the last generation failed"
-	case reconcile.ReasonForced:
+	case plans.ReasonForced:
 		return "replacement requested with -replace"
-	case reconcile.ReasonChanged:
+	case plans.ReasonChanged:
 		return strings.Join(r.Attrs, ", ") + " changed"
-	case reconcile.ReasonEndpoint:
+	case plans.ReasonEndpoint:
 		return fmt.Sprintf("the endpoint changed from %s to %s", r.From, r.To)
-	case reconcile.ReasonRequest:
+	case plans.ReasonRequest:
 		if r.PrevService != "" {
 			return fmt.Sprintf("the service changed from %s to %s (-migrate-service), and a generation on one is not one on the other", Service(r.PrevService), Service(r.Service))
 		}
 		return fmt.Sprintf("the request differs from the recorded one (service %s, or a default changed)", r.Service)
-	case reconcile.ReasonUpstream:
+	case plans.ReasonUpstream:
 		ups := make([]string, len(r.Upstream))
 		for i, u := range r.Upstream {
 			ups[i] = u.String()
 		}
 		return fmt.Sprintf("%s will change, and this resource is made from it", strings.Join(ups, ", "))
-	case reconcile.ReasonInputUnknown:
+	case plans.ReasonInputUnknown:
 		return "an input it references will change"
-	case reconcile.ReasonTriggered:
+	case plans.ReasonTriggered:
 		ups := make([]string, len(r.Upstream))
 		for i, u := range r.Upstream {
 			ups[i] = u.String()
 		}
 		return fmt.Sprintf("replace_triggered_by: %s will be generated anew", strings.Join(ups, ", "))
-	case reconcile.ReasonLocal:
+	case plans.ReasonLocal:
 		parts := make([]string, len(r.Local))
 		for i, l := range r.Local {
 			parts[i] = Local(l)
 		}
 		return strings.Join(parts, "; ")
-	case reconcile.ReasonRenamed:
+	case plans.ReasonRenamed:
 		return fmt.Sprintf("%s was renamed to %s: the same request, so its state and files move and nothing is generated", c.PrevAddr, c.Addr)
-	case reconcile.ReasonInterrupted:
+	case plans.ReasonInterrupted:
 		return fmt.Sprintf("an earlier apply submitted job %s and did not finish; it is polled, not submitted again", r.GenerationID)
-	case reconcile.ReasonRestored:
+	case plans.ReasonRestored:
 		from := "its files come from the local cache"
 		if !r.Cached {
 			from = "its files are downloaded again by creation id"
@@ -78,35 +79,35 @@ func Reason(c *reconcile.Change) string {
 			held = ", last held by " + r.Holder.String()
 		}
 		return fmt.Sprintf("the history holds generation %s (creation %s) of this request, recorded %s%s; %s", r.GenerationID, r.CreationID, Age(r.Since), held, from)
-	case reconcile.ReasonRemoved:
+	case plans.ReasonRemoved:
 		return "no longer in the configuration; its files are removed (the creation stays on the service)"
-	case reconcile.ReasonRemovedIntent:
+	case plans.ReasonRemovedIntent:
 		return "an interrupted submission of a resource no longer in the configuration is forgotten"
-	case reconcile.ReasonDestroy:
+	case plans.ReasonDestroy:
 		return "destroy: its files are removed (the creation stays on the service)"
-	case reconcile.ReasonDestroyIntent:
+	case plans.ReasonDestroyIntent:
 		return "destroy: an interrupted submission is forgotten"
 	}
 	return ""
 }
 
 // Local is one local change of an update.
-func Local(l reconcile.LocalChange) string {
+func Local(l plans.LocalChange) string {
 	switch l.What {
-	case reconcile.DirMoved:
+	case plans.DirMoved:
 		return fmt.Sprintf("dir changed from %s to %s: files move", l.From, l.To)
-	case reconcile.WatermarkChanged:
+	case plans.WatermarkChanged:
 		return "watermark_free changed: the other file is downloaded"
-	case reconcile.OutputMissing:
+	case plans.OutputMissing:
 		return fmt.Sprintf("output %d (%s) is missing", l.Output, l.Path)
-	case reconcile.OutputModified:
+	case plans.OutputModified:
 		return fmt.Sprintf("output %d (%s) changed on disk", l.Output, l.Path)
-	case reconcile.IntentSettled:
+	case plans.IntentSettled:
 		if l.GenerationID != "" {
 			return fmt.Sprintf("the state already holds the declared request, so job %s, submitted by an interrupted apply for another one, is settled and nothing is generated", l.GenerationID)
 		}
 		return "the state already holds the declared request, so the create request an interrupted apply sent for another one is settled and nothing is generated"
-	case reconcile.ProtectionChanged:
+	case plans.ProtectionChanged:
 		if l.Protect {
 			return "prevent_destroy is set: the state records the protection"
 		}
@@ -117,23 +118,23 @@ func Local(l reconcile.LocalChange) string {
 
 // Warnings are what a reviewer must know before applying a change:
 // a job an interrupted apply left, which may have been paid for.
-func Warnings(c *reconcile.Change) []string {
+func Warnings(c *plans.Change) []string {
 	r := c.Reason
 	switch {
 	case r == nil:
 		return nil
-	case r.Code == reconcile.ReasonAnswerLost:
+	case r.Code == plans.ReasonAnswerLost:
 		return []string{fmt.Sprintf("an earlier apply sent the create request for %s at %s and was interrupted before the service answered; that generation may already have been paid for. Applying submits it again; if you find the earlier creation on the service, adopt it instead with: genform import %s CREATION_ID",
 			c.Addr, r.Since.UTC().Format("2006-01-02 15:04:05Z"), c.Addr.Shell())}
 	case r.KeptJob() != "":
 		return []string{fmt.Sprintf("job %s, left by an interrupted apply, may have been paid for; apply follows it to its end and keeps it in the history (declaring its request again restores it at no cost) instead of writing its files to the output directory", r.KeptJob())}
-	case r.Code == reconcile.ReasonRemovedIntent || r.Code == reconcile.ReasonDestroyIntent:
+	case r.Code == plans.ReasonRemovedIntent || r.Code == plans.ReasonDestroyIntent:
 		return []string{fmt.Sprintf("an earlier apply sent the create request for %s at %s and was interrupted before the service answered; that generation may already have been paid for, and is forgotten",
 			c.Addr, r.Since.UTC().Format("2006-01-02 15:04:05Z"))}
-	case r.Code == reconcile.ReasonLocal:
+	case r.Code == plans.ReasonLocal:
 		var out []string
 		for _, l := range r.Local {
-			if l.What == reconcile.IntentSettled && l.GenerationID == "" {
+			if l.What == plans.IntentSettled && l.GenerationID == "" {
 				out = append(out, fmt.Sprintf("an earlier apply sent a create request for %s at %s, for a request no longer declared, and was interrupted before the service answered; that generation may have been paid for, and is forgotten",
 					c.Addr, l.Since.UTC().Format("2006-01-02 15:04:05Z")))
 			}
@@ -146,18 +147,18 @@ func Warnings(c *reconcile.Change) []string {
 // ImportWarning says what an import warning is about. When the
 // declared prompt is made from a sensitive variable (promptSensitive),
 // neither prompt is quoted.
-func ImportWarning(addr addrs.Instance, id string, w reconcile.ImportWarning, promptSensitive bool) string {
+func ImportWarning(addr addrs.Instance, id string, w apply.ImportWarning, promptSensitive bool) string {
 	switch w.Kind {
-	case reconcile.PromptDiffers:
+	case apply.PromptDiffers:
 		if promptSensitive {
 			return fmt.Sprintf("the creation's prompt differs from the one %s declares, which is made from a sensitive variable (so neither is shown); the next plan will not show this difference, because the declaration is recorded as its request", addr)
 		}
 		return fmt.Sprintf("the creation's prompt is %q, but %s declares %q; the next plan will not show this difference, because the declaration is recorded as its request", w.Got, addr, w.Want)
-	case reconcile.ImageCountDiffers:
+	case apply.ImageCountDiffers:
 		return fmt.Sprintf("the creation has %d image%s, but %s declares image_number = %d", w.GotN, Plural(w.GotN), addr, w.WantN)
-	case reconcile.AlsoRecorded:
+	case apply.AlsoRecorded:
 		return fmt.Sprintf("creation %s is also recorded for %s; both now hold copies of its files", id, w.Other)
-	case reconcile.JobAbandoned:
+	case apply.JobAbandoned:
 		return fmt.Sprintf("job %s, submitted for %s by an interrupted apply, is abandoned: the imported creation takes its place", w.GenerationID, addr)
 	}
 	return ""

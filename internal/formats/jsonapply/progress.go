@@ -8,7 +8,7 @@ import (
 
 	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/words"
-	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/apply"
 )
 
 type Progress struct {
@@ -30,7 +30,7 @@ type Event struct {
 	Retry        *Retry    `json:"retry,omitempty"`
 }
 
-func (p *Progress) Event(ev reconcile.Event) {
+func (p *Progress) Event(ev apply.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	doc := Event{

@@ -10,12 +10,13 @@ import (
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/service"
-	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/apply"
+	"github.com/genform/genform/reconcile/plans"
 )
 
-func retryEvent(addr addrs.Instance, status, attempt int, wait time.Duration) reconcile.Event {
-	return reconcile.Event{
-		Time: time.Now(), Addr: addr, Action: reconcile.Create, Phase: reconcile.PhaseRetrying,
+func retryEvent(addr addrs.Instance, status, attempt int, wait time.Duration) apply.Event {
+	return apply.Event{
+		Time: time.Now(), Addr: addr, Action: plans.Create, Phase: apply.PhaseRetrying,
 		Retry: &service.RetryInfo{Op: "POST /v1/jobs/text2image", Attempt: attempt, MaxAttempts: 9, HTTPStatus: status, Wait: wait},
 	}
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/words"
-	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/apply"
 )
 
 // Result is the last line of apply -json.
@@ -41,8 +41,8 @@ type Job struct {
 	GenerationID string `json:"generation_id"`
 }
 
-func WriteResult(w io.Writer, res *reconcile.Result, warnings []string) error {
-	failures := func(list []reconcile.Failure) []Failure {
+func WriteResult(w io.Writer, res *apply.Result, warnings []string) error {
+	failures := func(list []apply.Failure) []Failure {
 		var out []Failure
 		for _, f := range list {
 			out = append(out, Failure{Address: f.Addr.String(), Message: f.Err.Error()})

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/genform/genform/config"
-	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/plans"
 )
 
 // Cost is the estimate in the plan document's summary, present only
@@ -22,7 +22,7 @@ type Cost struct {
 
 // encodeCost is the plan's estimate for the plan document, nil without
 // prices.
-func encodeCost(p *reconcile.Plan) *Cost {
+func encodeCost(p *plans.Plan) *Cost {
 	e, ok := p.Cost()
 	if !ok {
 		return nil

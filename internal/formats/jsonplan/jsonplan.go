@@ -6,7 +6,7 @@ import (
 
 	"github.com/genform/genform/internal/secrets"
 	"github.com/genform/genform/internal/words"
-	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/plans"
 )
 
 // Document is the public JSON form of a plan (plan -json, show -json
@@ -56,7 +56,7 @@ type Values struct {
 }
 
 // EncodeValues encodes c's values, sensitive ones as placeholder.
-func EncodeValues(c *reconcile.Change, placeholder any) Values {
+func EncodeValues(c *plans.Change, placeholder any) Values {
 	attrs, before, after := secrets.Redact(c, placeholder)
 	v := Values{
 		Before:       before,
@@ -77,12 +77,12 @@ func EncodeValues(c *reconcile.Change, placeholder any) Values {
 }
 
 // Decode is the change that v encodes, as far as v tells.
-func (v Values) Decode(c *reconcile.Change) {
+func (v Values) Decode(c *plans.Change) {
 	c.Before, c.After, c.AfterUnknown = v.Before, v.After, v.AfterUnknown
 	c.Fingerprint, c.Media, c.Seconds, c.Dir = v.Fingerprint, v.Media, v.Seconds, v.Dir
 	c.GenerationID, c.Redownload, c.Sensitive = v.GenerationID, v.Redownload, v.Sensitive
 	for _, a := range v.Attrs {
-		c.Attrs = append(c.Attrs, reconcile.AttrChange(a))
+		c.Attrs = append(c.Attrs, plans.AttrChange(a))
 	}
 }
 
@@ -113,7 +113,7 @@ type Summary struct {
 const FormatVersion = "1"
 
 // encodeSummary is the plan document's summary.
-func encodeSummary(p *reconcile.Plan) Summary {
+func encodeSummary(p *plans.Plan) Summary {
 	s := p.Summary()
 	return Summary{
 		Generate: s.Generate, Images: s.Images, Videos: s.Videos, Redownload: s.Redownload,
@@ -122,7 +122,7 @@ func encodeSummary(p *reconcile.Plan) Summary {
 	}
 }
 
-func Write(w io.Writer, p *reconcile.Plan) error {
+func Write(w io.Writer, p *plans.Plan) error {
 	doc := Document{
 		FormatVersion: FormatVersion,
 		Service:       p.Service,
@@ -141,7 +141,7 @@ func Write(w io.Writer, p *reconcile.Plan) error {
 }
 
 // reasonCode is the change's reason code, "" for a no-op.
-func reasonCode(c *reconcile.Change) string {
+func reasonCode(c *plans.Change) string {
 	if c.Reason == nil {
 		return ""
 	}
@@ -149,7 +149,7 @@ func reasonCode(c *reconcile.Change) string {
 }
 
 // encodeChange is one change of the plan document.
-func encodeChange(p *reconcile.Plan, c *reconcile.Change) Change {
+func encodeChange(p *plans.Plan, c *plans.Change) Change {
 	cj := Change{
 		Address:    c.Addr.String(),
 		Resource:   c.Addr.Resource.String(),

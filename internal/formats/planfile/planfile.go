@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/formats/jsonplan"
+	"github.com/genform/genform/reconcile/plans"
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/atomicfile"
-	"github.com/genform/genform/reconcile"
 )
 
 // The saved plan file (plan -out, apply PLANFILE, show PLANFILE): a JSON
@@ -34,7 +34,7 @@ const planFileVersion = "2"
 
 // Saved is a plan with the command-line inputs it was made with.
 type Saved struct {
-	Plan *reconcile.Plan
+	Plan *plans.Plan
 	// Vars are the -var assignments of variables that are not secret, as
 	// typed; VarFiles the -var-file paths.
 	Vars, VarFiles []string
@@ -115,7 +115,7 @@ type localChangeJSON struct {
 
 // New is plan with the variables of opts as a saved plan keeps
 // them: secret ones (cfg.Secret) by name only.
-func New(plan *reconcile.Plan, cfg *config.Config, opts config.Options) *Saved {
+func New(plan *plans.Plan, cfg *config.Config, opts config.Options) *Saved {
 	sp := &Saved{Plan: plan, VarFiles: opts.VarFiles}
 	for _, v := range opts.Vars {
 		name, _, _ := strings.Cut(v, "=")
@@ -161,8 +161,8 @@ func Write(path string, sp *Saved) error {
 	return nil
 }
 
-func encodePlanChange(c *reconcile.Change) planChangeJSON {
-	var r reconcile.Reason
+func encodePlanChange(c *plans.Change) planChangeJSON {
+	var r plans.Reason
 	if c.Reason != nil {
 		r = *c.Reason
 	}
@@ -237,7 +237,7 @@ func Read(path string) (*Saved, error) {
 	damaged := func(err error) error {
 		return fmt.Errorf("the saved plan %s is damaged: %w; run 'genform plan -out=FILE' again", path, err)
 	}
-	p := &reconcile.Plan{Service: doc.Service, Lineage: doc.Lineage, Serial: doc.Serial, ConfigHash: doc.ConfigHash}
+	p := &plans.Plan{Service: doc.Service, Lineage: doc.Lineage, Serial: doc.Serial, ConfigHash: doc.ConfigHash}
 	if p.Targets, err = parseAddrList(doc.Targets); err != nil {
 		return nil, damaged(err)
 	}
@@ -257,9 +257,9 @@ func Read(path string) (*Saved, error) {
 	return &Saved{Plan: p, Vars: doc.Variables.Vars, VarFiles: doc.Variables.VarFiles, Secret: doc.Variables.Secret, MigrateFrom: doc.MigrateFrom}, nil
 }
 
-func decodePlanChange(cj planChangeJSON) (*reconcile.Change, error) {
+func decodePlanChange(cj planChangeJSON) (*plans.Change, error) {
 	var err error
-	c := &reconcile.Change{}
+	c := &plans.Change{}
 	cj.Decode(c)
 	if c.Addr, err = addrs.ParseInstance(cj.Address); err != nil {
 		return nil, err
@@ -269,13 +269,13 @@ func decodePlanChange(cj planChangeJSON) (*reconcile.Change, error) {
 			return nil, err
 		}
 	}
-	if c.Action, err = reconcile.ParseAction(cj.Action); err != nil {
+	if c.Action, err = plans.ParseAction(cj.Action); err != nil {
 		return nil, err
 	}
 	rj := cj.Reason
-	r := reconcile.Reason{Attrs: rj.Attrs, Service: rj.Service, PrevService: rj.PrevService, GenerationID: rj.GenerationID,
+	r := plans.Reason{Attrs: rj.Attrs, Service: rj.Service, PrevService: rj.PrevService, GenerationID: rj.GenerationID,
 		CreationID: rj.CreationID, Cached: rj.Cached, Error: rj.Error}
-	if r.Code, err = reconcile.ParseReasonCode(rj.Code); err != nil {
+	if r.Code, err = plans.ParseReasonCode(rj.Code); err != nil {
 		return nil, err
 	}
 	if rj.Holder != "" {
@@ -307,17 +307,17 @@ func decodePlanChange(cj planChangeJSON) (*reconcile.Change, error) {
 		r.Since = *rj.Since
 	}
 	for _, l := range rj.Local {
-		what, err := reconcile.ParseLocalWhat(l.What)
+		what, err := plans.ParseLocalWhat(l.What)
 		if err != nil {
 			return nil, err
 		}
-		lc := reconcile.LocalChange{What: what, Output: l.Output, Path: l.Path, From: l.From, To: l.To, Protect: l.Protect, GenerationID: l.GenerationID}
+		lc := plans.LocalChange{What: what, Output: l.Output, Path: l.Path, From: l.From, To: l.To, Protect: l.Protect, GenerationID: l.GenerationID}
 		if l.Since != nil {
 			lc.Since = *l.Since
 		}
 		r.Local = append(r.Local, lc)
 	}
-	if r.Code != reconcile.ReasonNone {
+	if r.Code != plans.ReasonNone {
 		c.Reason = &r
 	}
 	return c, nil

@@ -1,4 +1,4 @@
-package reconcile
+package apply
 
 import (
 	"errors"
@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/internal/workdir"
+	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 )
 
@@ -17,7 +19,7 @@ import (
 // update moves an instance's files to its new dir, fetches the outputs that
 // are missing or changed on disk (or all of them when watermark_free
 // changed) and records the result.
-func (r *applyRun) update(inst *config.Instance, c *Change) error {
+func (r *applyRun) update(inst *config.Instance, c *plans.Change) error {
 	e := r.e
 	// A settled submission's job is followed and kept before its intent
 	// is cleared with the record.
@@ -40,7 +42,7 @@ func (r *applyRun) update(inst *config.Instance, c *Change) error {
 	}
 	which := map[int]bool{}
 	for _, o := range rec.Outputs {
-		if old.WatermarkFree != inst.WatermarkFree || checkFile(e.Dir, o) != fileOK {
+		if old.WatermarkFree != inst.WatermarkFree || workdir.CheckFile(e.Dir, o) != workdir.FileOK {
 			which[o.Index] = true
 		}
 	}
@@ -93,7 +95,7 @@ func (r *applyRun) relocate(rec, old *statefile.Resource) error {
 		return nil
 	}
 	e := r.e
-	if err := CheckInside(e.Dir, rec.Dir); err != nil {
+	if err := workdir.CheckInside(e.Dir, rec.Dir); err != nil {
 		return err
 	}
 	if err := makeDir(e.Dir, rec.Dir); err != nil {
@@ -107,7 +109,7 @@ func (r *applyRun) relocate(rec, old *statefile.Resource) error {
 		dst := filepath.ToSlash(filepath.Join(rec.Dir, filepath.Base(o.Path)))
 		src := o.Path
 		o.Path = dst
-		if checkFile(e.Dir, *o) == fileOK {
+		if workdir.CheckFile(e.Dir, *o) == workdir.FileOK {
 			continue
 		}
 		err := renameFile(e.Dir, src, dst)
@@ -137,7 +139,7 @@ func (r *applyRun) refreshStats(rec *statefile.Resource) error {
 }
 
 // move records a rename: the state and the files follow the new address.
-func (r *applyRun) move(c *Change) {
+func (r *applyRun) move(c *plans.Change) {
 	e := r.e
 	old, err := e.Store.Resource(c.PrevAddr)
 	if err != nil || old == nil {
@@ -177,12 +179,12 @@ func (r *applyRun) move(c *Change) {
 		pruneDirs(e.Dir, old.Dir, e.Config.Settings.OutputDir)
 	}
 	r.record(&r.res.Moved, c.Addr)
-	r.emit(Event{Addr: c.Addr, Action: Move, Phase: PhaseDone, PrevAddr: c.PrevAddr, Files: len(rec.Outputs), Dir: rec.Dir})
+	r.emit(Event{Addr: c.Addr, Action: plans.Move, Phase: PhaseDone, PrevAddr: c.PrevAddr, Files: len(rec.Outputs), Dir: rec.Dir})
 }
 
 // delete removes an instance's files and forgets it. The creation stays on
 // the service, which has no delete.
-func (r *applyRun) delete(c *Change) {
+func (r *applyRun) delete(c *plans.Change) {
 	e := r.e
 	// A forgotten submission's job is followed and kept first.
 	if err := r.keepJob(c.Addr, c.Dir, r.interruptedJob(c.Addr, c.Reason)); err != nil {
@@ -195,7 +197,7 @@ func (r *applyRun) delete(c *Change) {
 		return
 	}
 	if rec != nil {
-		if err := CheckInside(e.Dir, rec.Dir); err != nil {
+		if err := workdir.CheckInside(e.Dir, rec.Dir); err != nil {
 			r.fail(c, err)
 			return
 		}
@@ -220,5 +222,5 @@ func (r *applyRun) delete(c *Change) {
 		return
 	}
 	r.record(&r.res.Deleted, c.Addr)
-	r.emit(Event{Addr: c.Addr, Action: Delete, Phase: PhaseDone})
+	r.emit(Event{Addr: c.Addr, Action: plans.Delete, Phase: PhaseDone})
 }

@@ -1,4 +1,4 @@
-package reconcile
+package apply
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 	"github.com/genform/genform/internal/cache"
 	"github.com/genform/genform/internal/rules"
 	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/internal/workdir"
+	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 )
 
@@ -24,28 +26,16 @@ import (
 // cache or, failing that, from the service by creation id. Neither costs a
 // generation.
 
-// CacheOf is the cache of a configuration in the working directory dir.
-func CacheOf(cfg *config.Config, dir string) *cache.Cache {
-	if dir == "" {
-		dir = "."
-	}
-	abs, err := filepath.Abs(filepath.Join(dir, filepath.FromSlash(cfg.Settings.CacheDir)))
-	if err != nil {
-		abs = filepath.Join(dir, filepath.FromSlash(cfg.Settings.CacheDir))
-	}
-	return cache.New(abs)
-}
-
 // cacheFor returns the apply's cache, or nil with a warning when its
 // directory cannot be used (a symbolic link out of the working directory).
 func (r *applyRun) cacheFor() *cache.Cache {
 	r.cacheOnce.Do(func() {
 		e := r.e
-		if err := CheckInside(e.Dir, e.Config.Settings.CacheDir); err != nil {
+		if err := workdir.CheckInside(e.Dir, e.Config.Settings.CacheDir); err != nil {
 			r.emit(Event{Phase: PhaseWarning, Err: fmt.Errorf("the cache is not used: %w", err)})
 			return
 		}
-		r.cache = CacheOf(e.Config, e.Dir)
+		r.cache = workdir.CacheOf(e.Config, e.Dir)
 	})
 	return r.cache
 }
@@ -55,14 +45,14 @@ func (r *applyRun) cacheFor() *cache.Cache {
 // file that cannot be kept is a warning: the history still knows the
 // generation, and its files can be downloaded again by creation id.
 func (r *applyRun) keepFiles(rec *statefile.Resource) {
-	if rec == nil || rec.Status != StatusSucceed {
+	if rec == nil || rec.Status != plans.StatusSucceed {
 		return
 	}
 	c := r.cacheFor()
 	if c == nil {
 		return
 	}
-	if err := CheckInside(r.e.Dir, rec.Dir); err != nil {
+	if err := workdir.CheckInside(r.e.Dir, rec.Dir); err != nil {
 		return
 	}
 	for _, o := range rec.Outputs {
@@ -91,9 +81,9 @@ func (r *applyRun) pruneCache() {
 // its recorded sha256; only when all are there are they renamed into
 // place and the instance recorded, so a restore that fails changes
 // neither the files nor the state.
-func (r *applyRun) restore(inst *config.Instance, c *Change) error {
+func (r *applyRun) restore(inst *config.Instance, c *plans.Change) error {
 	e := r.e
-	if err := CheckInside(e.Dir, inst.Dir); err != nil {
+	if err := workdir.CheckInside(e.Dir, inst.Dir); err != nil {
 		return err
 	}
 	// What is fetched again from the service is bounded as a generation
@@ -114,7 +104,7 @@ func (r *applyRun) restore(inst *config.Instance, c *Change) error {
 	if err != nil {
 		return err
 	}
-	r.emit(Event{Addr: inst.Addr, Action: Restore, Phase: PhaseDownloading, GenerationID: entry.GenerationID})
+	r.emit(Event{Addr: inst.Addr, Action: plans.Restore, Phase: PhaseDownloading, GenerationID: entry.GenerationID})
 
 	// The directory is made, and the files later renamed, through the
 	// working directory's root: a folder swapped for a link to somewhere
@@ -152,7 +142,7 @@ func (r *applyRun) restore(inst *config.Instance, c *Change) error {
 				continue
 			}
 			if errors.Is(err, cache.ErrDamaged) {
-				r.emit(Event{Addr: inst.Addr, Action: Restore, Phase: PhaseWarning,
+				r.emit(Event{Addr: inst.Addr, Action: plans.Restore, Phase: PhaseWarning,
 					Err: fmt.Errorf("the cached copy of output %d was changed (%v); downloading it again", o.Index, err)})
 			} else if !errors.Is(err, cache.ErrMissing) {
 				return fmt.Errorf("restoring output %d of %s from the cache: %w", o.Index, inst.Addr, err)
@@ -216,12 +206,12 @@ func (r *applyRun) restore(inst *config.Instance, c *Change) error {
 	// The history's files are the ones it was made with; a different
 	// watermark_free wish is the update that fetches the other file.
 	if rec.Addr.Resource.Kind == addrs.Video && rec.WatermarkFree != inst.WatermarkFree {
-		if err := r.update(inst, &Change{Addr: inst.Addr, Action: Update}); err != nil {
+		if err := r.update(inst, &plans.Change{Addr: inst.Addr, Action: plans.Update}); err != nil {
 			return err
 		}
 	}
 	r.record(&r.res.Restored, inst.Addr)
-	r.emit(Event{Addr: inst.Addr, Action: Restore, Phase: PhaseDone, GenerationID: rec.GenerationID, Files: len(rec.Outputs), Dir: rec.Dir, Reason: c.Reason})
+	r.emit(Event{Addr: inst.Addr, Action: plans.Restore, Phase: PhaseDone, GenerationID: rec.GenerationID, Files: len(rec.Outputs), Dir: rec.Dir, Reason: c.Reason})
 	return nil
 }
 
@@ -273,7 +263,7 @@ func (r *applyRun) keepJob(addr addrs.Instance, dir string, it *statefile.Intent
 	defer release()
 	ctx, cancel := r.generation(addr)
 	defer cancel()
-	st, err := r.poll(ctx, addr, Update, id, it.SubmittedAt)
+	st, err := r.poll(ctx, addr, plans.Update, id, it.SubmittedAt)
 	if err != nil {
 		// Only the service saying it has no such job lets it go: an
 		// interrupt, the timeout or a failure to reach the service keeps
@@ -288,14 +278,14 @@ func (r *applyRun) keepJob(addr addrs.Instance, dir string, it *statefile.Intent
 	entry := &statefile.Resource{Addr: addr, Endpoint: it.Endpoint, Fingerprint: it.Fingerprint, Request: it.Request,
 		GenerationID: id, CreationID: id, Status: st.Raw, Dir: dir}
 	if st.State == service.StateFailed {
-		entry.Status, entry.Error = StatusFailed, "the service reported the generation failed"
+		entry.Status, entry.Error = plans.StatusFailed, "the service reported the generation failed"
 	} else {
 		det, err := e.Service.Detail(ctx, id)
 		if err != nil {
 			warn(r.timedOut(ctx, err))
 			return nil
 		}
-		entry.Detail, entry.Status = det.Raw, StatusSucceed
+		entry.Detail, entry.Status = det.Raw, plans.StatusSucceed
 		entry.Outputs = outputsOf(addr.Resource.Kind, det)
 		// No request yields more than the endpoint's most outputs; what
 		// a service lists beyond them is not fetched.
@@ -339,7 +329,7 @@ func (r *applyRun) keepJob(addr addrs.Instance, dir string, it *statefile.Intent
 
 // interruptedJob is the intent at addr when the change leaves its job
 // undeclared (Reason.KeptJob), read again from the state: nil otherwise.
-func (r *applyRun) interruptedJob(addr addrs.Instance, why *Reason) *statefile.Intent {
+func (r *applyRun) interruptedJob(addr addrs.Instance, why *plans.Reason) *statefile.Intent {
 	id := why.KeptJob()
 	if id == "" {
 		return nil

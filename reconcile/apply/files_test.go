@@ -1,10 +1,15 @@
-package reconcile
+package apply
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/genform/genform/reconcile/plans"
 )
 
 // linkedWorkDir makes a working directory whose out/a is a symbolic link
@@ -85,5 +90,73 @@ func TestFileOperationsStayInside(t *testing.T) {
 	pruneDirs(work, "new/dir", ".")
 	if _, err := os.Stat(filepath.Join(work, "new")); !os.IsNotExist(err) {
 		t.Errorf("pruneDirs left new: %v", err)
+	}
+}
+
+// TestApplyRefusesPathsOutsideTheWorkdir: a directory replaced by a
+// symbolic link leading outside the working directory is never written
+// through or removed through, whatever the change; the state is left as
+// it was and nothing is paid for.
+func TestApplyRefusesPathsOutsideTheWorkdir(t *testing.T) {
+	inOut := func(src, dir string) string {
+		return strings.Replace(src, "image_number = 2", "image_number = 2\n  dir = \""+dir+"\"", 1)
+	}
+	pear := appleConfig + strings.NewReplacer(`"a"`, `"b"`, "red apple", "green pear").Replace(appleConfig)
+	tests := []struct {
+		name          string
+		before, after string
+		link          string // made a link to outside after the first apply
+		addr          string
+		action        plans.Action
+	}{
+		{name: "a create", after: inOut(appleConfig, "out/a"), link: "out", addr: "image.a", action: plans.Create},
+		{name: "an update", before: appleConfig, after: inOut(appleConfig, "out/a"), link: "out", addr: "image.a", action: plans.Update},
+		{name: "a move", before: appleConfig, after: strings.Replace(appleConfig, `"a"`, `"apple"`, 1), link: "generated/image/apple", addr: "image.apple", action: plans.Move},
+		{name: "a delete", before: pear, after: appleConfig, link: "generated/image/b", addr: "image.b", action: plans.Delete},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			svc := &fakeService{}
+			w := newApplyDir(t, svc)
+			if tc.before != "" {
+				w.converge(tc.before)
+			}
+			outside := t.TempDir()
+			// What is outside must stay: give the link the names of files
+			// genform would remove.
+			for _, name := range []string{"0.png", "1.png"} {
+				os.WriteFile(filepath.Join(outside, name), []byte("not genform's"), 0o644)
+			}
+			link := filepath.Join(w.dir, filepath.FromSlash(tc.link))
+			os.RemoveAll(link)
+			os.MkdirAll(filepath.Dir(link), 0o755)
+			if err := os.Symlink(outside, link); err != nil {
+				t.Skip("no symbolic links here:", err)
+			}
+			p := w.plan(tc.after)
+			if c := p.Change(a(tc.addr)); c.Action != tc.action {
+				t.Fatalf("plan: %s, want %s", c.Action, tc.action)
+			}
+			before := w.snapshot()
+			creates := svc.count("Create")
+
+			res := w.apply(context.Background(), p)
+			if failedAddrs(res.Failed) != tc.addr || !strings.Contains(res.Failed[0].Err.Error(), "outside the working directory") {
+				t.Fatalf("failed %v, want %s refused", res.Failed, tc.addr)
+			}
+			if n := svc.count("Create"); n != creates {
+				t.Errorf("%d create requests", n-creates)
+			}
+			after := w.snapshot()
+			if !cmp.Equal(before.Resources, after.Resources) || !cmp.Equal(before.Intents, after.Intents) {
+				t.Errorf("the state changed:\n%s", cmp.Diff(before.Resources, after.Resources))
+			}
+			entries, _ := os.ReadDir(outside)
+			for _, e := range entries {
+				if b, _ := os.ReadFile(filepath.Join(outside, e.Name())); string(b) != "not genform's" || len(entries) != 2 {
+					t.Errorf("outside the working directory: %d files, %s holds %q", len(entries), e.Name(), b)
+				}
+			}
+		})
 	}
 }

@@ -1,4 +1,4 @@
-package reconcile
+package apply
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 )
 
@@ -137,7 +138,7 @@ func Import(ctx context.Context, in ImportInput) (*ImportResult, error) {
 		Request:       inst.Request,
 		GenerationID:  id,
 		CreationID:    id,
-		Status:        StatusSucceed,
+		Status:        plans.StatusSucceed,
 		Detail:        det.Raw,
 		Outputs:       outs,
 		Dir:           inst.Dir,
@@ -147,7 +148,10 @@ func Import(ctx context.Context, in ImportInput) (*ImportResult, error) {
 	if det.CreationID != "" {
 		rec.CreationID = det.CreationID
 	}
-	r := &applyRun{e: &Engine{Service: in.Service, Dir: in.Dir}, ctx: ctx}
+	// The outputs are downloaded as apply downloads a generation's, by a
+	// run of the engine that submits nothing.
+	r := (&Engine{Store: in.Store, Service: in.Service, ServiceID: in.ServiceID, Dir: in.Dir}).start(ctx, nil)
+	defer r.stop(nil)
 	dlErr := r.downloadAll(r.on(inst.Addr), rec, nil)
 	if dlErr != nil && ctx.Err() != nil {
 		// Interrupted: record nothing, so the import can simply be run
@@ -190,7 +194,7 @@ func importWarnings(inst *config.Instance, det *service.Creation, files int) []I
 		}
 	}
 	if inst.Resource.Kind == addrs.Image {
-		if want := mediaCount(inst); want != files {
+		if want := plans.MediaCount(inst); want != files {
 			warns = append(warns, ImportWarning{Kind: ImageCountDiffers, GotN: files, WantN: want})
 		}
 	}

@@ -1,11 +1,8 @@
-package reconcile
+package plans
 
 import (
-	"github.com/zclconf/go-cty/cty"
-
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/rules"
 )
 
 // Estimate is what applying a plan would cost, from the service's prices.
@@ -73,21 +70,4 @@ func (p *Plan) Cost() (e Estimate, ok bool) {
 		e.Amount = e.Amount.Plus(amount)
 	}
 	return e, true
-}
-
-// videoSeconds is how long the video inst declares is, in seconds: its
-// duration, or the endpoint's default when it sets none. 0 for an image.
-func videoSeconds(inst *config.Instance) int {
-	if inst.Resource.Kind != addrs.Video {
-		return 0
-	}
-	if v, ok := inst.Attr("duration"); ok && v.IsKnown() && !v.IsNull() && v.Type() == cty.Number {
-		if n, acc := v.AsBigFloat().Int64(); acc == 0 && n > 0 {
-			return int(n)
-		}
-	}
-	if l := rules.For(inst.Endpoint); l != nil {
-		return int(l.DefaultDuration)
-	}
-	return 0
 }

@@ -1,4 +1,4 @@
-package reconcile
+package apply
 
 import (
 	"context"
@@ -7,11 +7,12 @@ import (
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/reconcile/plans"
 )
 
 // This file holds what an apply does about the service as a whole rather
-// than one change: the check before anything is paid for, the stop when the
-// service refuses the token, and telling whose request the client retries.
+// than one change: the check before anything is paid for, and the stop
+// when the service refuses the token.
 
 // begin readies the apply's use of the service: the engine's service is
 // wrapped so that a refusal of the token stops the apply the moment it is
@@ -41,10 +42,10 @@ func (r *applyRun) begin() error {
 }
 
 // sendsJobs reports whether plan submits a generation or resumes a job.
-func sendsJobs(plan *Plan) bool {
+func sendsJobs(plan *plans.Plan) bool {
 	for _, c := range plan.Changes {
 		switch c.Action {
-		case Create, Replace, Resume:
+		case plans.Create, plans.Replace, plans.Resume:
 			return true
 		}
 	}
@@ -73,7 +74,7 @@ func (r *applyRun) refusedBy(err error) bool {
 // refused reports whether a change failed because the service refused the
 // token; it is then reported interrupted rather than failed, the one cause
 // being Result.Refused.
-func (r *applyRun) refused(c *Change, err error) bool {
+func (r *applyRun) refused(c *plans.Change, err error) bool {
 	if !r.refusedBy(err) {
 		return false
 	}
@@ -112,41 +113,4 @@ func (g guarded) WatermarkFreeURL(ctx context.Context, creationID string) (*serv
 	w, err := g.Service.WatermarkFreeURL(ctx, creationID)
 	g.r.refusedBy(err)
 	return w, err
-}
-
-// callKey is the context key of a callTag.
-type callKey struct{}
-
-// callTag says which apply and which instance a service request is for.
-type callTag struct {
-	run  *applyRun
-	addr addrs.Instance // zero for the apply's own check
-}
-
-// on is the context of a service request made for addr, from which
-// ReportRetry learns whose request the client retries.
-func (r *applyRun) on(addr addrs.Instance) context.Context {
-	return context.WithValue(r.ctx, callKey{}, callTag{run: r, addr: addr})
-}
-
-// ReportRetry reports a retry of the service client as a PhaseRetrying
-// event of the apply and the instance the request was for (a zero Addr for
-// the check before the apply); it is meant as service.Config.OnRetry of
-// the client an Engine uses. Requests made outside an apply are not
-// reported.
-func ReportRetry(ctx context.Context, info service.RetryInfo) {
-	tag, ok := ctx.Value(callKey{}).(callTag)
-	if !ok {
-		return
-	}
-	ev := Event{Addr: tag.addr, Phase: PhaseRetrying, Retry: &info}
-	if tag.run.plan != nil {
-		for _, c := range tag.run.plan.Changes {
-			if c.Addr == tag.addr {
-				ev.Action = c.Action
-				break
-			}
-		}
-	}
-	tag.run.emit(ev)
 }

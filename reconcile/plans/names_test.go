@@ -1,10 +1,10 @@
-package reconcile
+package plans
 
 import (
-	"strings"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"testing"
-
-	"github.com/genform/genform/internal/addrs"
 )
 
 // TestNames checks the names the JSON documents and the saved plan file
@@ -61,58 +61,47 @@ func TestNames(t *testing.T) {
 		ReasonCode(99).String(): "ReasonCode(99)",
 		LocalWhat(0).String():   "LocalWhat(0)",
 		LocalWhat(99).String():  "LocalWhat(99)",
-		Phase(0).String():       "Phase(0)",
-		Phase(99).String():      "Phase(99)",
 	} {
 		if got != want {
 			t.Errorf("got %q, want %q", got, want)
 		}
 	}
-	phases := map[string]bool{}
-	for p := PhaseSubmitting; p <= PhaseWarning; p++ {
-		if s := p.String(); s == "" || phases[s] || strings.HasPrefix(s, "Phase(") {
-			t.Errorf("phase %d is named %q", p, s)
-		}
-		phases[p.String()] = true
+	// Every code has a name: the names are what the documents spell.
+	if codes := declaredConsts(t, "ReasonCode"); len(codes) != len(reasonNames) {
+		t.Errorf("reason.go declares %d reason codes and names %d: give every code a name", len(codes), len(reasonNames))
 	}
 }
 
-// TestPlanSummary checks the counts a plan's footer shows: generations,
-// the images and videos they yield, and every other action.
-func TestPlanSummary(t *testing.T) {
-	img, vid := addrs.Resource{Kind: addrs.Image, Name: "i"}, addrs.Resource{Kind: addrs.Video, Name: "v"}
-	c := func(act Action, r addrs.Resource, media int) *Change {
-		return &Change{Addr: r.Instance(addrs.NoKey), Action: act, Media: media}
+// declaredConsts lists, in order, the names of the constants of typ that
+// reason.go declares in one iota block: the value of the i-th is i plus
+// the block's offset.
+func declaredConsts(t *testing.T, typ string) []string {
+	t.Helper()
+	file, err := parser.ParseFile(token.NewFileSet(), "reason.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
 	}
-	tests := []struct {
-		name        string
-		changes     []*Change
-		want        Summary
-		generations int
-		hasChanges  bool
-	}{
-		{name: "nothing to do", changes: []*Change{c(NoOp, img, 4), c(NoOp, vid, 1)}, want: Summary{NoOp: 2}},
-		{name: "every action",
-			changes: []*Change{
-				c(Create, img, 4), c(Replace, img, 2), c(Replace, vid, 1), c(Update, img, 4),
-				c(Move, img, 4), c(Resume, vid, 1), c(Delete, img, 0), c(NoOp, vid, 1),
-			},
-			want:        Summary{Generate: 3, Images: 6, Videos: 1, Redownload: 1, Move: 1, Resume: 1, Delete: 1, NoOp: 1},
-			generations: 3, hasChanges: true},
-		{name: "a delete alone", changes: []*Change{c(Delete, vid, 0)}, want: Summary{Delete: 1}, hasChanges: true},
+	var names []string
+	for _, decl := range file.Decls {
+		gd, ok := decl.(*ast.GenDecl)
+		if !ok || gd.Tok != token.CONST || len(gd.Specs) == 0 {
+			continue
+		}
+		if first := gd.Specs[0].(*ast.ValueSpec); first.Type == nil || first.Type.(*ast.Ident).Name != typ {
+			continue
+		}
+		for _, s := range gd.Specs {
+			vs := s.(*ast.ValueSpec)
+			if len(vs.Values) > 0 && vs != gd.Specs[0] {
+				t.Fatalf("the %s constants are no longer a plain iota block: this test cannot number them", typ)
+			}
+			for _, n := range vs.Names {
+				names = append(names, n.Name)
+			}
+		}
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			p := &Plan{Changes: tc.changes}
-			if got := p.Summary(); got != tc.want {
-				t.Errorf("summary %+v, want %+v", got, tc.want)
-			}
-			if got := p.Generations(); got != tc.generations {
-				t.Errorf("%d generations, want %d", got, tc.generations)
-			}
-			if got := p.HasChanges(); got != tc.hasChanges {
-				t.Errorf("HasChanges() = %v", got)
-			}
-		})
+	if len(names) == 0 {
+		t.Fatalf("reason.go declares no %s constants", typ)
 	}
+	return names
 }

@@ -1,4 +1,4 @@
-package reconcile
+package apply
 
 import (
 	"context"
@@ -22,9 +22,9 @@ image "f" {
 // refusal is the service's answer to a token it does not accept.
 var refusal = &service.Error{HTTPStatus: 401, Message: "invalid token", Code: "H-10001001", Op: "POST /v1/jobs/text2image"}
 
-// engineFor is the engine workdir.apply would use, its events recorded
+// engineFor is the engine applyDir.apply would use, its events recorded
 // into w.
-func engineFor(w *workdir, svc Service) *Engine {
+func engineFor(w *applyDir, svc Service) *Engine {
 	return &Engine{
 		Config: w.cfg, Store: w.store, Service: svc, ServiceID: "simulator",
 		Parallelism: 1, PollInterval: time.Millisecond, Timeout: 10 * time.Second, Dir: w.dir,
@@ -36,7 +36,7 @@ func engineFor(w *workdir, svc Service) *Engine {
 	}
 }
 
-func (w *workdir) phases(p Phase) []Event {
+func (w *applyDir) phases(p Phase) []Event {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var out []Event
@@ -63,7 +63,7 @@ func TestApplyChecksTheServiceFirst(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			svc := &fakeService{credErr: tt.err}
-			w := newWorkdir(t, svc)
+			w := newApplyDir(t, svc)
 			p := w.plan(threeFrames)
 			res, err := engineFor(w, svc).Apply(context.Background(), p)
 			if !errors.Is(err, tt.is) || res != nil {
@@ -87,7 +87,7 @@ func TestApplyChecksTheServiceFirst(t *testing.T) {
 
 	t.Run("a plan that sends no job is not checked", func(t *testing.T) {
 		svc := &fakeService{}
-		w := newWorkdir(t, svc)
+		w := newApplyDir(t, svc)
 		w.converge(oneImage)
 		svc.credErr = refusal
 		calls := svc.count("CheckCredentials")
@@ -110,7 +110,7 @@ func TestRefusedTokenStopsSubmitting(t *testing.T) {
 			svc.createErr = refusal
 			svc.mu.Unlock()
 		}
-		w := newWorkdir(t, svc)
+		w := newApplyDir(t, svc)
 		p := w.plan(threeFrames)
 		res, err := engineFor(w, svc).Apply(context.Background(), p)
 		if err != nil {
@@ -145,7 +145,7 @@ func TestRefusedTokenStopsSubmitting(t *testing.T) {
 
 	t.Run("a poll is refused", func(t *testing.T) {
 		svc := &fakeService{scripts: map[string]fakeJob{"frame": {statusErr: refusal}}}
-		w := newWorkdir(t, svc)
+		w := newApplyDir(t, svc)
 		p := w.plan(threeFrames)
 		res, err := engineFor(w, svc).Apply(context.Background(), p)
 		if err != nil {
@@ -207,7 +207,7 @@ func (s *retryingService) Download(ctx context.Context, url, dir, base string) (
 // before the apply), with the change's action and the retry as reported.
 func TestServiceRetriesBecomeEvents(t *testing.T) {
 	svc := &retryingService{fakeService: &fakeService{}}
-	w := newWorkdir(t, svc.fakeService)
+	w := newApplyDir(t, svc.fakeService)
 	p := w.plan(threeFrames)
 	if _, err := engineFor(w, svc).Apply(context.Background(), p); err != nil {
 		t.Fatal(err)

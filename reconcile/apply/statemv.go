@@ -1,4 +1,4 @@
-package reconcile
+package apply
 
 import (
 	"context"
@@ -57,7 +57,10 @@ func MoveRecord(in MoveInput) (*statefile.Resource, error) {
 	if in.Dir != "" {
 		rec.Dir = in.Dir
 	}
-	r := &applyRun{e: &Engine{Dir: in.WorkDir, Store: in.Store}, ctx: context.Background()}
+	// The files move as apply moves a renamed instance's, by a run of the
+	// engine that submits nothing.
+	r := (&Engine{Dir: in.WorkDir, Store: in.Store}).start(context.Background(), nil)
+	defer r.stop(nil)
 	if err := r.relocate(&rec, old); err != nil {
 		return nil, errors.Join(err, r.moveBack(&rec, old, in.OutputDir))
 	}

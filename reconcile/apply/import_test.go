@@ -1,4 +1,4 @@
-package reconcile
+package apply
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/plans"
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/service"
@@ -73,7 +75,7 @@ func (d *simDir) snapshot() *statefile.Snapshot {
 // instance expands the configuration against the state and returns addr.
 func (d *simDir) instance(addr string) *config.Instance {
 	d.t.Helper()
-	_, insts, _ := StateScope(d.cfg, d.snapshot())
+	_, insts, _ := reconcile.StateScope(d.cfg, d.snapshot())
 	for _, inst := range insts {
 		if inst.Addr.String() == addr {
 			return inst
@@ -111,9 +113,9 @@ func (d *simDir) importInto(addr, id string) (*ImportResult, error) {
 	})
 }
 
-func (d *simDir) plan() *Plan {
+func (d *simDir) plan() *plans.Plan {
 	d.t.Helper()
-	p, diags := MakePlan(PlanInput{Config: d.cfg, State: d.snapshot(), Service: "simulator", Refresh: true, Dir: d.dir})
+	p, diags := reconcile.MakePlan(reconcile.PlanInput{Config: d.cfg, State: d.snapshot(), Service: "simulator", Refresh: true, Dir: d.dir})
 	if diags.HasErrors() {
 		d.t.Fatal(diags)
 	}
@@ -158,7 +160,7 @@ func TestImportAdopts(t *testing.T) {
 	}
 	snap := d.snapshot()
 	rec := snap.Resources[a("image.boat")]
-	if rec == nil || rec.CreationID != id || rec.Status != StatusSucceed {
+	if rec == nil || rec.CreationID != id || rec.Status != plans.StatusSucceed {
 		t.Fatalf("recorded %+v", rec)
 	}
 	if snap.Intents[a("image.boat")] != nil {
@@ -178,11 +180,11 @@ func TestImportAdopts(t *testing.T) {
 		}
 	}
 	p := d.plan()
-	if c := p.Change(a("image.boat")); c == nil || c.Action != NoOp {
+	if c := p.Change(a("image.boat")); c == nil || c.Action != plans.NoOp {
 		t.Errorf("after import, plan for image.boat = %+v, want no-op", c)
 	}
 	// What is made from the imported image now sees its outputs.
-	if c := p.Change(a("video.sail")); c == nil || c.Action != Create || c.Fingerprint == "" {
+	if c := p.Change(a("video.sail")); c == nil || c.Action != plans.Create || c.Fingerprint == "" {
 		t.Errorf("video.sail: %+v, want a create with a known request", c)
 	}
 }

@@ -1,4 +1,4 @@
-package reconcile
+package apply
 
 import (
 	"context"
@@ -22,7 +22,7 @@ func BenchmarkApplyPerJob(b *testing.B) {
 	var wall time.Duration
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		w := newWorkdir(b, &fakeService{})
+		w := newApplyDir(b, &fakeService{})
 		w.parallelism = 50
 		p := w.plan(src)
 		before := cpuTime(b)

@@ -1,4 +1,4 @@
-package reconcile
+package apply
 
 import (
 	"context"
@@ -10,6 +10,9 @@ import (
 	"testing"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/plans"
+	"github.com/genform/genform/statefile"
 )
 
 const greenConfig = `
@@ -25,7 +28,7 @@ image "a" {
 // replaced is restorable in turn.
 func TestApplyRestore(t *testing.T) {
 	svc := &fakeService{}
-	w := newWorkdir(t, svc)
+	w := newApplyDir(t, svc)
 	w.converge(appleConfig)
 	first := w.read("generated/image/a/0.png")
 	w.converge(greenConfig)
@@ -35,7 +38,7 @@ func TestApplyRestore(t *testing.T) {
 
 	p := w.plan(appleConfig)
 	c := p.Change(a("image.a"))
-	if c.Action != Restore || c.Reason.Code != ReasonRestored || c.Reason.GenerationID != "job-1" || c.Reason.CreationID != "job-1" ||
+	if c.Action != plans.Restore || c.Reason.Code != plans.ReasonRestored || c.Reason.GenerationID != "job-1" || c.Reason.CreationID != "job-1" ||
 		c.Reason.Holder != a("image.a") || !c.Reason.Cached || c.GenerationID != "job-1" {
 		t.Fatalf("plan: %s %+v", c.Action, c.Reason)
 	}
@@ -59,7 +62,7 @@ func TestApplyRestore(t *testing.T) {
 		t.Errorf("the record holds %s", rec.GenerationID)
 	}
 	w.checkFiles(rec, "generated/image/a")
-	if ev := w.last("image.a"); ev.Phase != PhaseDone || ev.Action != Restore || ev.Files != 2 {
+	if ev := w.last("image.a"); ev.Phase != PhaseDone || ev.Action != plans.Restore || ev.Files != 2 {
 		t.Errorf("last event %+v", ev)
 	}
 	if left := w.files("generated/image/a"); len(left) != 2 {
@@ -69,7 +72,7 @@ func TestApplyRestore(t *testing.T) {
 		t.Errorf("after the restore: %v", actions(p))
 	}
 	// The generation it replaced is the one to restore now.
-	if c := w.plan(greenConfig).Change(a("image.a")); c.Action != Restore || c.Reason.GenerationID != "job-2" {
+	if c := w.plan(greenConfig).Change(a("image.a")); c.Action != plans.Restore || c.Reason.GenerationID != "job-2" {
 		t.Errorf("green again: %s %+v", c.Action, c.Reason)
 	}
 }
@@ -80,7 +83,7 @@ func TestApplyRestore(t *testing.T) {
 // the files or the state.
 func TestApplyRestoreDownloads(t *testing.T) {
 	svc := &fakeService{}
-	w := newWorkdir(t, svc)
+	w := newApplyDir(t, svc)
 	w.converge(appleConfig)
 	first := w.read("generated/image/a/1.png")
 	w.converge(greenConfig)
@@ -92,7 +95,7 @@ func TestApplyRestoreDownloads(t *testing.T) {
 	// The service renders job-1 anew: the restore is refused.
 	svc.rescript("job-1", func(j *fakeJob) { j.otherBytes = true })
 	p := w.plan(appleConfig)
-	if c := p.Change(a("image.a")); c.Action != Restore || c.Reason.Cached {
+	if c := p.Change(a("image.a")); c.Action != plans.Restore || c.Reason.Cached {
 		t.Fatalf("plan: %s %+v", c.Action, c.Reason)
 	}
 	creates := svc.count("Create")
@@ -135,7 +138,7 @@ func TestPlanRestoreOneHolder(t *testing.T) {
   count = 4`, 1)
 	one := strings.Replace(four, "count = 4", "count = 1", 1)
 	svc := &fakeService{}
-	w := newWorkdir(t, svc)
+	w := newApplyDir(t, svc)
 	w.converge(four)
 	held := map[string]string{}
 	for addr, rec := range w.snapshot().Resources {
@@ -148,7 +151,7 @@ func TestPlanRestoreOneHolder(t *testing.T) {
 		if c.Addr == a("image.a[0]") {
 			continue
 		}
-		if c.Action != Restore || c.GenerationID != held[c.Addr.String()] || seen[c.GenerationID] {
+		if c.Action != plans.Restore || c.GenerationID != held[c.Addr.String()] || seen[c.GenerationID] {
 			t.Errorf("%s: %s of %s, want a restore of %s", c.Addr, c.Action, c.GenerationID, held[c.Addr.String()])
 		}
 		seen[c.GenerationID] = true
@@ -168,17 +171,17 @@ func TestPlanRestoreOneHolder(t *testing.T) {
 // TestPlanRestoreOff: restore = false, and a plan without the history,
 // generate anew.
 func TestPlanRestoreOff(t *testing.T) {
-	w := newWorkdir(t, &fakeService{})
+	w := newApplyDir(t, &fakeService{})
 	w.converge(appleConfig)
 	w.converge(greenConfig)
-	if c := w.plan("genform {\n  restore = false\n}\n" + appleConfig).Change(a("image.a")); c.Action != Replace {
+	if c := w.plan("genform {\n  restore = false\n}\n" + appleConfig).Change(a("image.a")); c.Action != plans.Replace {
 		t.Errorf("restore = false: %s", c.Action)
 	}
 	w.configure(appleConfig)
 	in := w.input()
 	in.History = nil
-	p, _ := MakePlan(in)
-	if c := p.Change(a("image.a")); c.Action != Replace {
+	p, _ := reconcile.MakePlan(in)
+	if c := p.Change(a("image.a")); c.Action != plans.Replace {
 		t.Errorf("no history: %s", c.Action)
 	}
 }
@@ -189,7 +192,7 @@ func TestPlanRestoreOff(t *testing.T) {
 // its request again restores it instead of paying for it a second time.
 func TestSettledJobIsKept(t *testing.T) {
 	svc := &fakeService{}
-	w := newWorkdir(t, svc)
+	w := newApplyDir(t, svc)
 	w.converge(appleConfig)
 	// An apply of the green apple submitted job-7 and was killed.
 	w.configure(greenConfig)
@@ -197,7 +200,7 @@ func TestSettledJobIsKept(t *testing.T) {
 	w.interrupted("image.a", "job-7")
 
 	p := w.plan(appleConfig)
-	if c := p.Change(a("image.a")); c.Action != Update || !c.Reason.MayHaveBeenPaid() {
+	if c := p.Change(a("image.a")); c.Action != plans.Update || !c.Reason.MayHaveBeenPaid() {
 		t.Fatalf("plan: %s %+v, want the submission settled", c.Action, c.Reason)
 	}
 	res := w.apply(context.Background(), p)
@@ -207,7 +210,7 @@ func TestSettledJobIsKept(t *testing.T) {
 	greenFP := w.plan(greenConfig).Change(a("image.a")).Fingerprint
 	w.configure(appleConfig)
 	e, err := w.store.Generations(greenFP)
-	if err != nil || len(e) != 1 || e[0].GenerationID != "job-7" || e[0].Status != StatusSucceed || !allHashed(e[0]) {
+	if err != nil || len(e) != 1 || e[0].GenerationID != "job-7" || e[0].Status != plans.StatusSucceed || !everyOutputHashed(e[0]) {
 		t.Fatalf("history of the green request = %+v, %v", e, err)
 	}
 	if snap := w.snapshot(); snap.Intents[a("image.a")] != nil || snap.Resources[a("image.a")].GenerationID != "job-1" {
@@ -216,7 +219,7 @@ func TestSettledJobIsKept(t *testing.T) {
 
 	creates := svc.count("Create")
 	p = w.plan(greenConfig)
-	if c := p.Change(a("image.a")); c.Action != Restore || c.GenerationID != "job-7" || !c.Reason.Cached {
+	if c := p.Change(a("image.a")); c.Action != plans.Restore || c.GenerationID != "job-7" || !c.Reason.Cached {
 		t.Fatalf("green again: %s %+v", c.Action, c.Reason)
 	}
 	res = w.apply(context.Background(), p)
@@ -233,7 +236,7 @@ func TestSettledJobIsKept(t *testing.T) {
 // again.
 func TestSettledJobStillRunningKeepsItsIntent(t *testing.T) {
 	svc := &fakeService{}
-	w := newWorkdir(t, svc)
+	w := newApplyDir(t, svc)
 	w.converge(appleConfig)
 	w.configure(greenConfig)
 	svc.addJob("job-7", addrs.Image, fakeJob{statuses: []string{"processing"}})
@@ -248,4 +251,15 @@ func TestSettledJobStillRunningKeepsItsIntent(t *testing.T) {
 	if it := w.snapshot().Intents[a("image.a")]; it == nil || it.GenerationID != "job-7" {
 		t.Errorf("intent = %+v, want job-7 kept", it)
 	}
+}
+
+// everyOutputHashed reports whether every output of e has its sha256: the
+// planner restores no generation whose files were not all hashed.
+func everyOutputHashed(e *statefile.Resource) bool {
+	for _, o := range e.Outputs {
+		if o.SHA256 == "" {
+			return false
+		}
+	}
+	return true
 }

@@ -1,23 +1,18 @@
-package reconcile
+package apply
 
 import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"testing"
-	"time"
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/service"
-	"github.com/genform/genform/statefile"
-	"github.com/genform/genform/statefile/boltstate"
 )
 
 // fakeService answers as a scripted service would. Jobs get the ids
@@ -277,105 +272,4 @@ func (f *fakeService) Download(ctx context.Context, url, dir, base string) (*ser
 	}
 	sum := sha256.Sum256(data)
 	return &service.Downloaded{Path: path, Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:]), ContentType: "image/png"}, nil
-}
-
-// applyWith plans src in a fresh directory and applies it with svc.
-func applyWith(t *testing.T, src string, svc Service) (*statefile.Store, *Result, string) {
-	t.Helper()
-	f := newFixture(t)
-	cfg := f.write(src)
-	st, err := boltstate.Open(filepath.Join(f.dir, ".genform", "state.db"), statefile.Options{Create: true, Command: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	snap, _ := st.Snapshot()
-	p, diags := MakePlan(PlanInput{Config: cfg, State: snap, Service: "simulator", Refresh: true, Dir: f.dir})
-	if diags.HasErrors() {
-		t.Fatal(diags)
-	}
-	eng := &Engine{Config: cfg, Store: st, Service: svc, ServiceID: "simulator", Parallelism: 2, PollInterval: time.Millisecond, Dir: f.dir}
-	res, err := eng.Apply(context.Background(), p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st, res, f.dir
-}
-
-const oneImage = `
-image "a" {
-  prompt       = "a red apple"
-  image_number = 1
-}
-`
-
-// TestApplyCreateAnswers checks the write-ahead rule on each kind of answer
-// to a create request: an id is recorded before polling; a refusal leaves
-// nothing behind; an ambiguous failure keeps the intent so the next plan
-// warns instead of silently paying again.
-func TestApplyCreateAnswers(t *testing.T) {
-	t.Run("success records the outputs and clears the intent", func(t *testing.T) {
-		svc := &fakeService{}
-		st, res, dir := applyWith(t, oneImage, svc)
-		snap, _ := st.Snapshot()
-		rec := snap.Resources[a("image.a")]
-		if len(res.Generated) != 1 || rec == nil || rec.CreationID != "job-1" || len(snap.Intents) != 0 {
-			t.Fatalf("result %+v, record %+v, intents %v", res, rec, snap.Intents)
-		}
-		if _, err := os.Stat(filepath.Join(dir, rec.Outputs[0].Path)); err != nil {
-			t.Errorf("output not on disk: %v", err)
-		}
-	})
-	t.Run("refusal clears the intent", func(t *testing.T) {
-		svc := &fakeService{createErr: &service.Error{HTTPStatus: 400, Message: "prompt too long", Op: "POST /v1/jobs/text2image"}}
-		st, res, _ := applyWith(t, oneImage, svc)
-		snap, _ := st.Snapshot()
-		if len(res.Failed) != 1 || len(snap.Intents) != 0 || len(snap.Resources) != 0 {
-			t.Fatalf("failed %v, intents %v, resources %v", res.Failed, snap.Intents, snap.Resources)
-		}
-	})
-	t.Run("ambiguous failure keeps the intent", func(t *testing.T) {
-		svc := &fakeService{createErr: fmt.Errorf("reading the answer: %w", service.ErrAmbiguousCreate)}
-		st, res, dir := applyWith(t, oneImage, svc)
-		snap, _ := st.Snapshot()
-		it := snap.Intents[a("image.a")]
-		if len(res.Failed) != 1 || it == nil || it.GenerationID != "" {
-			t.Fatalf("failed %v, intent %+v", res.Failed, it)
-		}
-		cfg := (&fixture{t: t, dir: dir}).write(oneImage)
-		p, _ := MakePlan(PlanInput{Config: cfg, State: snap, Service: "simulator", Dir: dir})
-		if c := p.Change(a("image.a")); c.Action != Create || c.Reason.Code != ReasonAnswerLost || !c.Reason.MayHaveBeenPaid() {
-			t.Errorf("next plan: %s %+v", c.Action, c.Reason)
-		}
-		if !errors.Is(res.Failed[0].Err, service.ErrAmbiguousCreate) {
-			t.Errorf("the failure should say the create was ambiguous: %v", res.Failed[0].Err)
-		}
-	})
-}
-
-// TestApplyRefusesARequestThePlanDidNotShow: when what the plan showed and
-// what would be sent differ (a file read by file() changed after plan
-// -out), nothing is submitted.
-func TestApplyRefusesARequestThePlanDidNotShow(t *testing.T) {
-	f := newFixture(t)
-	cfg := f.write(oneImage)
-	st, err := boltstate.Open(filepath.Join(f.dir, ".genform", "state.db"), statefile.Options{Create: true, Command: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	p, _ := MakePlan(PlanInput{Config: cfg, State: nil, Service: "simulator", Dir: f.dir})
-	p.Change(a("image.a")).Fingerprint = "not-the-request-that-will-be-sent"
-	svc := &fakeService{}
-	res, err := (&Engine{Config: cfg, Store: st, Service: svc, ServiceID: "simulator", Parallelism: 1, Dir: f.dir}).Apply(context.Background(), p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if svc.count("Create") != 0 || len(res.Failed) != 1 {
-		t.Fatalf("creates %d, failed %v", svc.count("Create"), res.Failed)
-	}
-	snap, _ := st.Snapshot()
-	if len(snap.Intents) != 0 || len(snap.Resources) != 0 {
-		t.Errorf("state changed: %v %v", snap.Intents, snap.Resources)
-	}
 }

@@ -1,4 +1,4 @@
-package reconcile
+package apply
 
 import (
 	"crypto/sha256"
@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/workdir"
+	"github.com/genform/genform/reconcile/plans"
 
 	"github.com/genform/genform/statefile"
 	"github.com/genform/genform/statefile/boltstate"
@@ -24,7 +26,7 @@ func mvDir(t *testing.T) (string, *statefile.Store) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	rec := &statefile.Resource{Addr: a("image.a"), Endpoint: addrs.Text2Image, Status: StatusSucceed, CreationID: "c1", Dir: "generated/image/a"}
+	rec := &statefile.Resource{Addr: a("image.a"), Endpoint: addrs.Text2Image, Status: plans.StatusSucceed, CreationID: "c1", Dir: "generated/image/a"}
 	for i, name := range []string{"0.png", "1.png"} {
 		rel := "generated/image/a/" + name
 		abs := filepath.Join(dir, rel)
@@ -104,7 +106,7 @@ func TestMoveRecord(t *testing.T) {
 				if o.Path != want {
 					t.Errorf("output %d recorded at %s, want %s", i, o.Path, want)
 				}
-				if checkFile(dir, o) != fileOK {
+				if workdir.CheckFile(dir, o) != workdir.FileOK {
 					t.Errorf("output %d: the file at %s does not match its record", i, o.Path)
 				}
 			}
@@ -120,7 +122,7 @@ func TestMoveRecord(t *testing.T) {
 func TestMoveRecordRefuses(t *testing.T) {
 	dir, st := mvDir(t)
 	if err := st.Update(func(tx *statefile.Tx) error {
-		return tx.Record(&statefile.Resource{Addr: a("image.b"), Endpoint: addrs.Text2Image, Status: StatusSucceed, Dir: "generated/image/b"})
+		return tx.Record(&statefile.Resource{Addr: a("image.b"), Endpoint: addrs.Text2Image, Status: plans.StatusSucceed, Dir: "generated/image/b"})
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,329 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/genform/genform/config"
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/cache"
+	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/reconcile/plans"
+	"github.com/genform/genform/statefile"
+)
+
+// This file holds the engine and one run of it: the order in which a
+// plan's changes are carried out (moves, then the configuration's
+// resources in dependency order, then deletes), what stops a change
+// (a failure of what it depends on), and the Result.
+
+// Service is what applying needs of the generation service. *service.Client
+// implements it. Implementations must be safe for concurrent use.
+type Service interface {
+	Create(ctx context.Context, endpoint addrs.Endpoint, body []byte) (string, error)
+	Status(ctx context.Context, creationID string) (service.Status, error)
+	Detail(ctx context.Context, creationID string) (*service.Creation, error)
+	WatermarkFreeURL(ctx context.Context, creationID string) (*service.WatermarkFreeURL, error)
+	Download(ctx context.Context, mediaURL, dir, base string) (*service.Downloaded, error)
+	CheckCredentials(ctx context.Context) error
+}
+
+// Engine applies plans.
+type Engine struct {
+	Config    *config.Config
+	Store     *statefile.Store
+	Service   Service
+	ServiceID string
+	// Parallelism bounds the generations in flight at once.
+	Parallelism int
+	// PollInterval is the longest wait between two status polls of a job.
+	PollInterval time.Duration
+	// Timeout bounds one generation from end to end: its create request,
+	// every poll and retry, the detail and the downloads, together; past
+	// it the job is left resumable (its id recorded, or, when the create
+	// request itself got no answer, its intent kept with a warning). It
+	// also bounds the check of the service before the first submission.
+	// Zero means 30 minutes.
+	Timeout time.Duration
+	// Dir is the working directory output paths are relative to.
+	Dir string
+	// Events receives progress; nil discards it.
+	Events func(Event)
+}
+
+// Failure is one instance that did not reach its planned state.
+type Failure struct {
+	Addr addrs.Instance
+	Err  error
+}
+
+// Job is a generation left running on the service.
+type Job struct {
+	Addr         addrs.Instance
+	GenerationID string
+}
+
+// Result is what an apply did. The address lists are in address order.
+type Result struct {
+	Generated, Resumed, Restored, Updated, Moved, Deleted []addrs.Instance
+	Failed, Skipped                                       []Failure
+	Running                                               []Job
+	// Unrecorded are jobs the service accepted, and so paid for, whose ids
+	// the state could not be made to hold (a full or read-only disk): the
+	// user adopts each with genform import once the state can be written.
+	Unrecorded []Job
+	// Unfinished are jobs whose ids the state holds but whose results it
+	// could not record: the next apply resumes them, paying nothing.
+	Unfinished []Job
+	// StateErr is why the state could not be written, when it could not:
+	// from then on the apply submitted nothing new.
+	StateErr    error
+	Interrupted bool
+	// Refused is the service's refusal of the token (it matches
+	// service.ErrUnauthorized) that stopped the apply submitting; the
+	// changes it cut short are neither failed nor skipped.
+	Refused error
+}
+
+type applyRun struct {
+	e       *Engine
+	ctx     context.Context
+	plan    *plans.Plan
+	sem     chan struct{}
+	mu      sync.Mutex
+	res     *Result
+	failed  map[addrs.Resource]string // resource -> why it failed
+	running map[addrs.Instance]string // instance -> generation id of a job in flight
+	// stateErr is set once a write to the state failed: nothing more is
+	// submitted, since the next id might not be recorded either.
+	stateErr error
+	stop     context.CancelCauseFunc // ends ctx when the service refuses the token
+	// cache keeps the files changes remove or overwrite (see cacheFor).
+	cache     *cache.Cache
+	cacheOnce sync.Once
+}
+
+// start begins a run of the engine: of a plan, for Apply, or of the steps
+// Import and MoveRecord take on their own (plan is nil then). The run's
+// context ends with ctx, or when stop is called (the service refusing the
+// token stops a run); the caller calls stop once the run is over.
+func (e *Engine) start(ctx context.Context, plan *plans.Plan) *applyRun {
+	r := &applyRun{
+		e:       e,
+		plan:    plan,
+		sem:     make(chan struct{}, max(e.Parallelism, 1)),
+		res:     &Result{},
+		failed:  map[addrs.Resource]string{},
+		running: map[addrs.Instance]string{},
+	}
+	r.ctx, r.stop = context.WithCancelCause(ctx)
+	return r
+}
+
+// Apply carries out plan. Cancelling ctx is the first Ctrl-C: no new
+// generation is submitted, requests already on the wire are allowed to
+// record their answer, polling and downloads stop, and the jobs still running
+// on the service are listed in the result so a rerun resumes them.
+func (e *Engine) Apply(ctx context.Context, plan *plans.Plan) (*Result, error) {
+	r := e.start(ctx, plan)
+	defer r.stop(nil)
+	if err := r.begin(); err != nil {
+		return nil, err
+	}
+	changes := map[addrs.Instance]*plans.Change{}
+	for _, c := range plan.Changes {
+		changes[c.Addr] = c
+	}
+
+	// Moves first: they free the old addresses and put files in place for
+	// what references them.
+	for _, c := range plan.Changes {
+		if c.Action == plans.Move {
+			r.move(c)
+		}
+	}
+
+	// Then the configuration's resources in dependency order, each as soon
+	// as what it depends on is done.
+	done := map[addrs.Resource]chan struct{}{}
+	for _, res := range e.Config.Resources {
+		done[res.Addr()] = make(chan struct{})
+	}
+	scope := config.Scope{}
+	var scopeMu sync.Mutex
+	var wg sync.WaitGroup
+	for _, res := range e.Config.Resources {
+		wg.Add(1)
+		go func(res *config.Resource) {
+			defer wg.Done()
+			defer close(done[res.Addr()])
+			for _, d := range res.Refs {
+				if ch, ok := done[d]; ok {
+					<-ch
+				}
+			}
+			r.resource(res, changes, scope, &scopeMu)
+		}(res)
+	}
+	wg.Wait()
+
+	// Deletes last.
+	for i := len(plan.Changes) - 1; i >= 0; i-- {
+		if c := plan.Changes[i]; c.Action == plans.Delete {
+			r.delete(c)
+		}
+	}
+
+	r.pruneCache()
+	r.res.Interrupted = ctx.Err() != nil
+	r.res.StateErr = r.stateErr
+	byJobAddr := func(a, b Job) int { return a.Addr.Compare(b.Addr) }
+	slices.SortFunc(r.res.Unrecorded, byJobAddr)
+	slices.SortFunc(r.res.Unfinished, byJobAddr)
+	for addr, id := range r.running {
+		r.res.Running = append(r.res.Running, Job{Addr: addr, GenerationID: id})
+	}
+	slices.SortFunc(r.res.Running, func(a, b Job) int { return a.Addr.Compare(b.Addr) })
+	for _, l := range [][]addrs.Instance{r.res.Generated, r.res.Resumed, r.res.Restored, r.res.Updated, r.res.Moved, r.res.Deleted} {
+		addrs.Sort(l)
+	}
+	byAddr := func(a, b Failure) int { return a.Addr.Compare(b.Addr) }
+	slices.SortFunc(r.res.Failed, byAddr)
+	slices.SortFunc(r.res.Skipped, byAddr)
+	return r.res, nil
+}
+
+// resource expands one resource with its dependencies' recorded values and
+// applies the changes of its instances.
+func (r *applyRun) resource(res *config.Resource, changes map[addrs.Instance]*plans.Change, scope config.Scope, scopeMu *sync.Mutex) {
+	e := r.e
+	addr := res.Addr()
+	var blocked []string
+	r.mu.Lock()
+	for _, d := range res.Refs {
+		if why, ok := r.failed[d]; ok {
+			blocked = append(blocked, fmt.Sprintf("%s (%s)", d, why))
+		}
+	}
+	r.mu.Unlock()
+
+	scopeMu.Lock()
+	insts, diags := e.Config.Expand(res, scope)
+	scopeMu.Unlock()
+
+	var wg sync.WaitGroup
+	for _, inst := range insts {
+		c := changes[inst.Addr]
+		if c == nil || c.Action == plans.NoOp || c.Action == plans.Move || c.Action == plans.Delete {
+			continue
+		}
+		if len(blocked) > 0 {
+			r.skip(c, fmt.Errorf("not applied because %s failed", joinList(blocked)))
+			continue
+		}
+		if r.ctx.Err() != nil {
+			continue
+		}
+		wg.Add(1)
+		go func(inst *config.Instance, c *plans.Change) {
+			defer wg.Done()
+			var err error
+			switch c.Action {
+			case plans.Create, plans.Replace:
+				err = r.generate(inst, c)
+			case plans.Resume:
+				err = r.resume(inst, c)
+			case plans.Update:
+				err = r.update(inst, c)
+			case plans.Restore:
+				err = r.restore(inst, c)
+			}
+			if err != nil {
+				r.fail(c, err)
+			}
+		}(inst, c)
+	}
+	wg.Wait()
+	if diags.HasErrors() {
+		r.mu.Lock()
+		r.failed[addr] = diags.Error()
+		r.res.Failed = append(r.res.Failed, Failure{Addr: addr.Instance(addrs.NoKey), Err: diags})
+		r.mu.Unlock()
+	}
+
+	// What references this resource sees its recorded values now.
+	if !e.Config.Referenced(addr) {
+		return
+	}
+	values := map[addrs.Instance]cty.Value{}
+	for _, inst := range insts {
+		rec, err := e.Store.Resource(inst.Addr)
+		if err == nil && rec != nil && rec.Status == plans.StatusSucceed {
+			values[inst.Addr] = plans.RecordValue(rec, rec.Dir)
+		} else {
+			values[inst.Addr] = config.UnknownInstance()
+		}
+	}
+	scopeMu.Lock()
+	scope[addr] = config.ResourceValue(res, insts, values)
+	scopeMu.Unlock()
+}
+
+func joinList(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	s := items[0]
+	for _, it := range items[1 : len(items)-1] {
+		s += ", " + it
+	}
+	return s + " and " + items[len(items)-1]
+}
+
+func (r *applyRun) fail(c *plans.Change, err error) {
+	if r.refused(c, err) {
+		return
+	}
+	if errors.Is(err, context.Canceled) && r.ctx.Err() != nil {
+		r.emit(Event{Addr: c.Addr, Action: c.Action, Phase: PhaseInterrupted})
+		return
+	}
+	r.mu.Lock()
+	r.failed[c.Addr.Resource] = err.Error()
+	r.res.Failed = append(r.res.Failed, Failure{Addr: c.Addr, Err: err})
+	r.mu.Unlock()
+	r.emit(Event{Addr: c.Addr, Action: c.Action, Phase: PhaseFailed, Err: err})
+}
+
+func (r *applyRun) skip(c *plans.Change, err error) {
+	r.mu.Lock()
+	r.failed[c.Addr.Resource] = "a dependency failed"
+	r.res.Skipped = append(r.res.Skipped, Failure{Addr: c.Addr, Err: err})
+	r.mu.Unlock()
+	r.emit(Event{Addr: c.Addr, Action: c.Action, Phase: PhaseSkipped, Err: err})
+}
+
+func (r *applyRun) record(list *[]addrs.Instance, addr addrs.Instance) {
+	r.mu.Lock()
+	*list = append(*list, addr)
+	r.mu.Unlock()
+}
+
+func (r *applyRun) setRunning(addr addrs.Instance, id string) {
+	r.mu.Lock()
+	if id == "" {
+		delete(r.running, addr)
+	} else {
+		r.running[addr] = id
+	}
+	r.mu.Unlock()
+}

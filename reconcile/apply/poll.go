@@ -1,0 +1,140 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/reconcile/plans"
+)
+
+// This file holds following a job until the service reports it done:
+// polling aimed at when the job should end, and the timeout that bounds a
+// generation from its create request to its last download.
+
+// poll waits for a job to finish. It starts fast and backs off to the poll
+// interval, using the reported progress to aim the next poll at the moment
+// the job should be done, so most jobs cost two or three status requests.
+func (r *applyRun) poll(ctx context.Context, addr addrs.Instance, action plans.Action, id string, submitted time.Time) (service.Status, error) {
+	e := r.e
+	pi := e.PollInterval
+	if pi <= 0 {
+		pi = 5 * time.Second
+	}
+	timeout := r.timeout()
+	// Waits count from the service's answer, not from when this apply
+	// started watching: a resumed job may be nearly done already.
+	start := time.Now()
+	wait := min(pi, time.Second)
+	first := wait
+	if !submitted.IsZero() && time.Since(submitted) < timeout {
+		first = max(wait-time.Since(submitted), 0)
+	}
+	// The last poll falls just before the generation's deadline, which
+	// leaves it a moment to be answered.
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = start.Add(timeout)
+	}
+	reserve := min(timeout/10, time.Second)
+	left := func() time.Duration { return time.Until(deadline) - reserve }
+	first = max(min(first, left()), 0)
+	timer := time.NewTimer(first)
+	defer timer.Stop()
+	lastRaw := ""
+	for {
+		select {
+		case <-ctx.Done():
+			if r.ctx.Err() != nil {
+				return service.Status{}, r.ctx.Err()
+			}
+			if lastRaw != "" {
+				return service.Status{}, fmt.Errorf("job %s of %s still %s after %s (the service timeout); it is recorded, rerun apply to resume it", id, addr, lastRaw, timeout)
+			}
+			return service.Status{}, fmt.Errorf("job %s of %s is not finished after %s (the service timeout); it is recorded, rerun apply to resume it", id, addr, timeout)
+		case <-timer.C:
+		}
+		st, err := e.Service.Status(ctx, id)
+		if err != nil {
+			if r.ctx.Err() != nil {
+				return st, r.ctx.Err()
+			}
+			if lastRaw != "" && context.Cause(ctx) == errGenerationTimeout {
+				// The deadline came during the poll: what the job last
+				// said is the news, not the request cut short.
+				return st, fmt.Errorf("job %s of %s still %s after %s (the service timeout); it is recorded, rerun apply to resume it", id, addr, lastRaw, timeout)
+			}
+			return st, fmt.Errorf("polling %s (job %s): %w; the job is recorded, rerun apply to resume it", addr, id, r.timedOut(ctx, err))
+		}
+		if !st.Known && st.Raw != lastRaw {
+			r.emit(Event{Addr: addr, Action: action, Phase: PhaseWarning, GenerationID: id,
+				Err: fmt.Errorf("job %s reports unknown status %q; treating it as running", id, st.Raw)})
+		}
+		lastRaw = st.Raw
+		r.emit(Event{Addr: addr, Action: action, Phase: PhaseRunning, Status: st.Raw, KnownStatus: st.Known, Progress: st.Progress, GenerationID: id})
+		switch st.State {
+		case service.StateDone, service.StateFailed:
+			return st, nil
+		}
+		if left() <= 0 {
+			return st, fmt.Errorf("job %s of %s still %s after %s (the service timeout); it is recorded, rerun apply to resume it", id, addr, st.Raw, timeout)
+		}
+		// Progress is the job's, so its age counts from submission.
+		age := time.Since(start)
+		if !submitted.IsZero() {
+			age = time.Since(submitted)
+		}
+		wait = nextPoll(wait, age, st.Progress, pi)
+		wait = max(min(wait, left()), 0)
+		timer.Reset(wait)
+	}
+}
+
+// nextPoll picks the wait before the next status request. While the job
+// reports progress p after elapsed, it should be done near elapsed/p, so
+// the next poll aims just past that; past full progress (post-processing)
+// short waits follow; with no progress yet the wait doubles. The wait never
+// exceeds the poll interval.
+func nextPoll(prev, elapsed time.Duration, progress float64, interval time.Duration) time.Duration {
+	var next time.Duration
+	switch {
+	case progress >= 1:
+		next = elapsed / 12
+	case progress > 0.02:
+		next = time.Duration(float64(elapsed)/progress) - elapsed + 20*time.Millisecond
+	default:
+		next = prev * 2
+	}
+	return min(max(next, 50*time.Millisecond), interval)
+}
+
+// errGenerationTimeout is the cause of a generation's context when its
+// timeout (Engine.Timeout) has passed.
+var errGenerationTimeout = errors.New("the service timeout passed")
+
+// timeout is Engine.Timeout, or its default.
+func (r *applyRun) timeout() time.Duration {
+	if r.e.Timeout > 0 {
+		return r.e.Timeout
+	}
+	return 30 * time.Minute
+}
+
+// generation is the context of every request one generation makes, from
+// its create request to its last download: they end together when the
+// timeout passes, so a service that hangs, answers never or drips its
+// files cannot hold an apply past it.
+func (r *applyRun) generation(addr addrs.Instance) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(r.on(addr), r.timeout(), errGenerationTimeout)
+}
+
+// timedOut says so when err came from a generation's timeout.
+func (r *applyRun) timedOut(ctx context.Context, err error) error {
+	if err != nil && r.ctx.Err() == nil && context.Cause(ctx) == errGenerationTimeout {
+		return fmt.Errorf("%w (stopped at the service timeout, %s)", err, r.timeout())
+	}
+	return err
+}

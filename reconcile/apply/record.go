@@ -1,0 +1,243 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/genform/genform/config"
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/reconcile/plans"
+	"github.com/genform/genform/statefile"
+)
+
+// This file holds what a finished job leaves: its outputs downloaded and
+// its record committed to the state, the previous generation's stale
+// files removed, and, when the state cannot be written, the jobs paid for
+// that it does not hold.
+
+// finish waits for a submitted job, downloads its outputs and records it.
+// release frees the job's generation slot once the service is done with it.
+//
+// idKept says whether the state holds the job's id (as an intent): when
+// recording the result fails too, a job whose id is kept is resumed by the
+// next apply, and one whose id is not must be adopted with genform import.
+func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *plans.Change, intent *statefile.Intent, idKept bool, release func()) error {
+	e := r.e
+	id := intent.GenerationID
+	// A job whose id the state does not hold is reported as unrecorded
+	// unless its result is recorded, however finish ends (a failed poll,
+	// an interrupt, a detail that cannot be read): nothing else knows it
+	// was paid for.
+	noted := false
+	if !idKept {
+		defer func() {
+			if !noted {
+				r.unrecorded(inst.Addr, id, false)
+			}
+		}()
+	}
+	r.setRunning(inst.Addr, id)
+	st, err := r.poll(ctx, inst.Addr, c.Action, id, intent.SubmittedAt)
+	release()
+	if err != nil {
+		if r.ctx.Err() != nil {
+			return context.Canceled
+		}
+		return err
+	}
+	r.setRunning(inst.Addr, "")
+	old, err := e.Store.Resource(inst.Addr)
+	if err != nil {
+		// The job is paid for whatever the state says: go on, and let
+		// recording it say whether the state can be written.
+		r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseWarning, GenerationID: id,
+			Err: fmt.Errorf("reading the previous record: %w; its files are not removed", err)})
+		old = nil
+	}
+	now := time.Now().UTC()
+	rec := &statefile.Resource{
+		Addr:          inst.Addr,
+		Endpoint:      intent.Endpoint,
+		Fingerprint:   intent.Fingerprint,
+		Request:       intent.Request,
+		GenerationID:  id,
+		CreationID:    id,
+		Status:        st.Raw,
+		Dir:           inst.Dir,
+		WatermarkFree: inst.WatermarkFree,
+		Deps:          inst.Resource.Refs,
+		CreatedAt:     now,
+		UpdatedAt:     now,
+	}
+	if st.State == service.StateFailed {
+		const failed = "the service reported the generation failed"
+		if old != nil && old.Status == plans.StatusSucceed {
+			// The record keeps the last good generation, its request,
+			// files and hashes; the failure is kept beside it. Declaring
+			// the old request again is then a no-op, and the failed one
+			// again a retry.
+			kept := *old
+			kept.Failure = &statefile.Failure{Endpoint: intent.Endpoint, Fingerprint: intent.Fingerprint,
+				Request: intent.Request, GenerationID: id, Error: failed, At: now}
+			rec = &kept
+		} else {
+			rec.Status = plans.StatusFailed
+			rec.Error = failed
+		}
+		if err := r.commit(func(tx *statefile.Tx) error {
+			if err := tx.SetService(e.ServiceID); err != nil {
+				return err
+			}
+			return tx.Record(rec)
+		}); err != nil {
+			noted = true
+			r.unrecorded(inst.Addr, id, idKept)
+			return fmt.Errorf("recording the failure of %s (job %s): %w", inst.Addr, id, err)
+		}
+		noted = true
+		return fmt.Errorf("generation %s of %s failed on the service; fix the request (or retry) and apply again", id, inst.Addr)
+	}
+
+	det, err := e.Service.Detail(ctx, id)
+	if err != nil {
+		return fmt.Errorf("fetching the detail of %s (job %s): %w; rerun apply to resume", inst.Addr, id, r.timedOut(ctx, err))
+	}
+	rec.Detail = det.Raw
+	rec.Status = plans.StatusSucceed
+	rec.Outputs = outputsOf(inst.Resource.Kind, det)
+	if len(rec.Outputs) == 0 {
+		return fmt.Errorf("the service reported %s (job %s) succeeded but listed no outputs", inst.Addr, id)
+	}
+	// Outputs beyond what the request asked for are not paid for by this
+	// request, and a service listing thousands must not fill the disk.
+	if want := plans.MediaCount(inst); len(rec.Outputs) > want {
+		r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseWarning, GenerationID: id,
+			Err: fmt.Errorf("job %s lists %d outputs, but %d %s asked for; only the first %d %s downloaded", id, len(rec.Outputs), want, wasWere(want), want, wasWere(want))})
+		rec.Outputs = rec.Outputs[:want]
+	}
+	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseDownloading, GenerationID: id})
+	// The files about to be overwritten or removed stay restorable.
+	r.keepFiles(old)
+	dlErr := r.downloadAll(ctx, rec, nil)
+	// The generation is paid for and done: record it whatever the
+	// downloads did, so a failed download is retried, never regenerated.
+	if err := r.commit(func(tx *statefile.Tx) error {
+		if err := tx.SetService(e.ServiceID); err != nil {
+			return err
+		}
+		if err := tx.Record(rec); err != nil {
+			return err
+		}
+		return tx.Protect(inst.Addr, inst.Resource.PreventDestroy)
+	}); err != nil {
+		noted = true
+		r.unrecorded(inst.Addr, id, idKept)
+		return fmt.Errorf("recording %s (job %s): %w", inst.Addr, id, err)
+	}
+	noted = true
+	if old != nil {
+		r.removeStale(old, rec)
+	}
+	if dlErr != nil {
+		return fmt.Errorf("%w; the generation is recorded, rerun apply to download again (nothing is regenerated)", dlErr)
+	}
+	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseDone, GenerationID: id, Files: len(rec.Outputs), Dir: rec.Dir})
+	return nil
+}
+
+// outputsOf lists the files a creation offers: one per image, or the video.
+func outputsOf(kind addrs.Kind, det *service.Creation) []statefile.Output {
+	var outs []statefile.Output
+	if kind == addrs.Video {
+		o := statefile.Output{Index: 0, MediaURL: det.VideoURL, ThumbnailURL: det.ThumbnailURL}
+		if len(det.Outputs) > 0 {
+			o.ID = det.Outputs[0].ID
+			if o.MediaURL == "" {
+				o.MediaURL = det.Outputs[0].MediaURL
+			}
+			if det.Outputs[0].ThumbnailURL != "" {
+				o.ThumbnailURL = det.Outputs[0].ThumbnailURL
+			}
+		}
+		if o.MediaURL == "" {
+			return nil
+		}
+		return []statefile.Output{o}
+	}
+	for i, out := range det.Outputs {
+		outs = append(outs, statefile.Output{Index: i, ID: out.ID, MediaURL: out.MediaURL, ThumbnailURL: out.ThumbnailURL})
+	}
+	return outs
+}
+
+func wasWere(n int) string {
+	if n == 1 {
+		return "was"
+	}
+	return "were"
+}
+
+// removeStale deletes files of the previous generation that the new one
+// did not overwrite.
+func (r *applyRun) removeStale(old, cur *statefile.Resource) {
+	keep := map[string]bool{}
+	for _, o := range cur.Outputs {
+		keep[o.Path] = true
+	}
+	for _, o := range old.Outputs {
+		if o.Path != "" && !keep[o.Path] {
+			if err := removeFile(r.e.Dir, o.Path); err != nil {
+				r.emit(Event{Addr: cur.Addr, Phase: PhaseWarning, Err: fmt.Errorf("removing %s, a file of the previous generation: %w", o.Path, err)})
+			}
+		}
+	}
+	if old.Dir != cur.Dir {
+		pruneDirs(r.e.Dir, old.Dir, r.e.Config.Settings.OutputDir)
+	}
+}
+
+// errStateUnwritable is wrapped by the refusal to submit once the state
+// could not be written.
+var errStateUnwritable = errors.New("the state cannot be written, so nothing more is submitted")
+
+// stateFailed records that a write to the state failed.
+func (r *applyRun) stateFailed(err error) {
+	r.mu.Lock()
+	if r.stateErr == nil {
+		r.stateErr = err
+	}
+	r.mu.Unlock()
+}
+
+// commit writes a step of a paid job (its id, its record) to the state. A
+// write that fails is tried again a few times over two seconds, since a
+// full disk may be freed; if it still fails, nothing more is submitted.
+func (r *applyRun) commit(fn func(tx *statefile.Tx) error) error {
+	var err error
+	for _, wait := range commitWaits {
+		time.Sleep(wait)
+		if err = r.e.Store.Batch(fn); err == nil {
+			return nil
+		}
+	}
+	r.stateFailed(err)
+	return err
+}
+
+// commitWaits are the waits before each try of commit: two seconds in
+// all (a variable so that tests wait less).
+var commitWaits = []time.Duration{0, 100 * time.Millisecond, 500 * time.Millisecond, 1500 * time.Millisecond}
+
+// unrecorded notes a paid job whose result the state does not hold.
+func (r *applyRun) unrecorded(addr addrs.Instance, id string, idKept bool) {
+	r.mu.Lock()
+	if idKept {
+		r.res.Unfinished = append(r.res.Unfinished, Job{Addr: addr, GenerationID: id})
+	} else {
+		r.res.Unrecorded = append(r.res.Unrecorded, Job{Addr: addr, GenerationID: id})
+	}
+	r.mu.Unlock()
+}

@@ -1,0 +1,184 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/genform/genform/config"
+	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/internal/workdir"
+	"github.com/genform/genform/reconcile/plans"
+	"github.com/genform/genform/statefile"
+)
+
+// This file holds the two ways a change gets a job on the service:
+// submitting a new generation, write-ahead (generate), and taking back a
+// job an interrupted apply submitted (resume); both within the
+// generation slots that bound parallelism.
+
+// acquire takes a generation slot; it fails when the apply is interrupted,
+// or when the state could not be written.
+func (r *applyRun) acquire() error {
+	r.mu.Lock()
+	serr := r.stateErr
+	r.mu.Unlock()
+	if serr != nil {
+		return fmt.Errorf("%w (%v)", errStateUnwritable, serr)
+	}
+	select {
+	case r.sem <- struct{}{}:
+		if r.ctx.Err() != nil {
+			<-r.sem
+			return r.ctx.Err()
+		}
+		return nil
+	case <-r.ctx.Done():
+		return r.ctx.Err()
+	}
+}
+
+// slot returns the release function of a generation slot just acquired;
+// calling it more than once releases once. A job stops counting against
+// parallelism as soon as the service reports it finished: detail and
+// downloads are local work and must not hold the next job back.
+func (r *applyRun) slot() func() {
+	var once sync.Once
+	return func() { once.Do(func() { <-r.sem }) }
+}
+
+// generate submits a new generation of inst, write-ahead: the intent is
+// committed before the request leaves, the generation id as soon as it is
+// known, and only then is the job polled.
+func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
+	e := r.e
+	if inst.Request == nil {
+		return fmt.Errorf("the request of %s still depends on values that are not known; apply what it references first", inst.Addr)
+	}
+	// Refuse before paying for a generation whose files could not be kept.
+	if err := workdir.CheckInside(e.Dir, inst.Dir); err != nil {
+		return err
+	}
+	// An abandoned job is followed and kept before its intent is
+	// replaced by the new one.
+	if err := r.keepJob(inst.Addr, inst.Dir, r.interruptedJob(inst.Addr, c.Reason)); err != nil {
+		return err
+	}
+	if err := r.acquire(); err != nil {
+		return err
+	}
+	release := r.slot()
+	defer release()
+	ctx, cancel := r.generation(inst.Addr)
+	defer cancel()
+	fp := config.Fingerprint(e.ServiceID, inst.Endpoint, inst.Request)
+	// A saved plan is checked against the configuration's hash, but a file
+	// read by file() or a value from env() can change without changing it:
+	// never submit a request other than the one the plan showed.
+	if c.Fingerprint != "" && c.Fingerprint != fp {
+		return fmt.Errorf("the request of %s is no longer the one the plan showed (a file or environment value it reads changed); nothing was submitted: run plan again", inst.Addr)
+	}
+	intent := &statefile.Intent{
+		Addr:        inst.Addr,
+		Endpoint:    inst.Endpoint,
+		Fingerprint: fp,
+		Request:     inst.Request,
+		CreatedAt:   time.Now().UTC(),
+	}
+	if err := e.Store.Batch(func(tx *statefile.Tx) error {
+		// The state names the service it is made with, from its first
+		// submission on, in the same transaction.
+		if err := tx.SetService(e.ServiceID); err != nil {
+			return err
+		}
+		return tx.RecordIntent(intent)
+	}); err != nil {
+		// Nothing is paid for yet; the next submissions would fail alike.
+		r.stateFailed(err)
+		return fmt.Errorf("recording the intent to submit %s: %w; nothing was submitted", inst.Addr, err)
+	}
+	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseSubmitting})
+
+	// A create request already on the wire is allowed to finish after the
+	// first Ctrl-C, so that its generation id is recorded rather than lost;
+	// the generation's deadline still bounds it.
+	deadline, _ := ctx.Deadline()
+	if most := time.Now().Add(2 * time.Minute); most.Before(deadline) {
+		deadline = most
+	}
+	cctx, ccancel := context.WithDeadlineCause(context.WithoutCancel(ctx), deadline, errGenerationTimeout)
+	id, err := e.Service.Create(cctx, inst.Endpoint, inst.Request)
+	if context.Cause(cctx) == errGenerationTimeout && err != nil {
+		err = fmt.Errorf("%w (no answer within %s, the service timeout)", err, r.timeout())
+	}
+	ccancel()
+	answered := time.Now()
+	if err != nil {
+		if errors.Is(err, service.ErrAmbiguousCreate) {
+			return fmt.Errorf("submitting %s: %w; the service may have created the job, so the intent is kept and the next plan warns about it", inst.Addr, err)
+		}
+		if derr := e.Store.Batch(func(tx *statefile.Tx) error { return tx.ClearIntent(inst.Addr) }); derr != nil {
+			return fmt.Errorf("submitting %s: %w (and clearing its intent: %v)", inst.Addr, err, derr)
+		}
+		if _, answered := errors.AsType[*service.Error](err); answered {
+			return fmt.Errorf("the service refused %s: %w", inst.Addr, err)
+		}
+		// No answer, and the client knows the request was not sent (a
+		// connection refused, a name not found): not a refusal.
+		return fmt.Errorf("could not submit %s: %w; the request did not reach the service, so nothing was paid for", inst.Addr, err)
+	}
+	intent.GenerationID = id
+	intent.SubmittedAt = answered.UTC()
+	idKept := true
+	if err := r.commit(func(tx *statefile.Tx) error { return tx.RecordIntent(intent) }); err != nil {
+		// The job is paid for: its id is kept here and the job followed
+		// to the end, where recording it is tried again.
+		idKept = false
+		r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseWarning, GenerationID: id,
+			Err: fmt.Errorf("recording job %s in the state: %w; the job is followed, and its id kept until it can be recorded", id, err)})
+	}
+	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseSubmitted, GenerationID: id})
+	if err := r.finish(ctx, inst, c, intent, idKept, release); err != nil {
+		return err
+	}
+	r.record(&r.res.Generated, inst.Addr)
+	return nil
+}
+
+// resume polls a job an earlier apply submitted.
+func (r *applyRun) resume(inst *config.Instance, c *plans.Change) error {
+	e := r.e
+	if err := r.acquire(); err != nil {
+		return err
+	}
+	release := r.slot()
+	defer release()
+	ctx, cancel := r.generation(inst.Addr)
+	defer cancel()
+	var intent *statefile.Intent
+	err := e.Store.Update(func(tx *statefile.Tx) error {
+		var err error
+		intent, err = tx.Intent(inst.Addr)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("reading the intent of %s: %w", inst.Addr, err)
+	}
+	if intent == nil || intent.GenerationID == "" {
+		return fmt.Errorf("%s has no recorded job to resume; run plan again", inst.Addr)
+	}
+	// A job is resumed only for the request it was submitted for: a
+	// request the plan could not know (its inputs come from resources
+	// made in this apply) may turn out to be another one now.
+	if inst.Request != nil && config.Fingerprint(e.ServiceID, inst.Endpoint, inst.Request) != intent.Fingerprint {
+		return fmt.Errorf("the request of %s is no longer the one job %s was submitted for, so the job is not resumed and nothing was submitted; run plan again: it shows what to generate", inst.Addr, intent.GenerationID)
+	}
+	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseSubmitted, GenerationID: intent.GenerationID, Resumed: true})
+	if err := r.finish(ctx, inst, c, intent, true, release); err != nil {
+		return err
+	}
+	r.record(&r.res.Resumed, inst.Addr)
+	return nil
+}

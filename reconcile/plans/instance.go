@@ -1,0 +1,67 @@
+package plans
+
+import (
+	"path/filepath"
+
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/genform/genform/config"
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/rules"
+	"github.com/genform/genform/statefile"
+)
+
+// This file holds what the planner and the engine both read of a declared
+// instance and of its record: how many files one generation yields and how
+// long a video is, the statuses a record holds, and the value a record
+// gives the instances that refer to it.
+
+// StatusSucceed is the service's status of a finished generation.
+const StatusSucceed = "succeed"
+
+// StatusFailed is the service's status of a failed generation.
+const StatusFailed = "failed"
+
+// MediaCount is how many files one generation of inst yields: one video,
+// or image_number images (4 when that is not set or not known yet).
+func MediaCount(inst *config.Instance) int {
+	if inst.Resource.Kind == addrs.Video {
+		return 1
+	}
+	if v, ok := inst.Attr("image_number"); ok && v.IsKnown() && !v.IsNull() && v.Type() == cty.Number {
+		n, _ := v.AsBigFloat().Int64()
+		return int(n)
+	}
+	return 4
+}
+
+// VideoSeconds is how long the video inst declares is, in seconds: its
+// duration, or the endpoint's default when it sets none. 0 for an image.
+func VideoSeconds(inst *config.Instance) int {
+	if inst.Resource.Kind != addrs.Video {
+		return 0
+	}
+	if v, ok := inst.Attr("duration"); ok && v.IsKnown() && !v.IsNull() && v.Type() == cty.Number {
+		if n, acc := v.AsBigFloat().Int64(); acc == 0 && n > 0 {
+			return int(n)
+		}
+	}
+	if l := rules.For(inst.Endpoint); l != nil {
+		return int(l.DefaultDuration)
+	}
+	return 0
+}
+
+// RecordValue is the value other resources see of a recorded instance,
+// with its output paths in dir.
+func RecordValue(rec *statefile.Resource, dir string) cty.Value {
+	outs := make([]config.OutputValue, len(rec.Outputs))
+	for i, o := range rec.Outputs {
+		path := o.Path
+		if dir != "" && dir != rec.Dir {
+			path = filepath.ToSlash(filepath.Join(dir, filepath.Base(o.Path)))
+		}
+		outs[i] = config.OutputValue{ID: o.ID, MediaURL: o.MediaURL, ThumbnailURL: o.ThumbnailURL, Path: path, SHA256: o.SHA256}
+	}
+	return config.InstanceValue(rec.CreationID, rec.GenerationID, rec.Status, outs)
+}

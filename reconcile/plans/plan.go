@@ -1,0 +1,170 @@
+package plans
+
+import (
+	"github.com/genform/genform/config"
+	"github.com/genform/genform/internal/addrs"
+)
+
+// Plan is the set of changes that would make the files and the state match
+// the configuration. It is the model the planner makes and the engine
+// carries out, not a file format: the public JSON document and the saved
+// plan file are the views' encodings of it.
+type Plan struct {
+	// Service identifies the service the fingerprints were computed for:
+	// the base URL, or config.SimulatorService.
+	Service string
+	// Lineage and Serial are the state's when the plan was made; applying
+	// a saved plan to a state that moved on since is refused.
+	Lineage string
+	Serial  uint64
+	// ConfigHash is the configuration's hash (files and the values of
+	// non-sensitive variables).
+	ConfigHash string
+	// Targets and Replace are the -target and -replace addresses the plan
+	// was made with. An address without a key also names every instance
+	// of its resource.
+	Targets, Replace []addrs.Instance
+	// Changes are in dependency order, no-ops included.
+	Changes []*Change
+	// Prices are the service's prices the plan's cost is estimated at;
+	// nil when the configuration sets none.
+	Prices *config.Prices
+}
+
+// Change is what the plan does to one resource instance, and why.
+type Change struct {
+	Addr addrs.Instance
+	// PrevAddr is where a move comes from; the zero Instance otherwise.
+	PrevAddr addrs.Instance
+	Action   Action
+	// Reason says why; nil for a no-op, which needs no reason (and, being
+	// most changes of a large plan, is kept small).
+	Reason *Reason
+	// Attrs lists the attributes that differ (all of them for a create),
+	// for explaining the change.
+	Attrs []AttrChange
+	// Before and After are the user-facing attributes of the recorded and
+	// the declared instance, as JSON-shaped values (config.JSONValue);
+	// values known only after apply are absent from After and listed in
+	// AfterUnknown.
+	Before       map[string]any
+	After        map[string]any
+	AfterUnknown []string
+	// Fingerprint is the declared request's fingerprint, "" while it
+	// depends on values known only after apply.
+	Fingerprint string
+	// Media is how many files one generation of this instance yields.
+	Media int
+	// Seconds is how long a video is (its duration, or the service's
+	// default), for estimating its cost; 0 for an image.
+	Seconds int
+	// Dir is where the instance's files go.
+	Dir string
+	// GenerationID is the job a resume polls.
+	GenerationID string
+	// Redownload lists the output indexes an update fetches again.
+	Redownload []int
+	// Sensitive names the attributes whose declared values derive from a
+	// sensitive variable; the views never show their values, before or
+	// after.
+	Sensitive []string
+}
+
+// Kind is the change's resource kind.
+func (c *Change) Kind() addrs.Kind { return c.Addr.Resource.Kind }
+
+// AttrChange is one attribute's old and new value; Unknown is true when
+// the new value is known only after apply.
+type AttrChange struct {
+	Name          string
+	Before, After any
+	Unknown       bool
+}
+
+// Summary counts a plan's changes.
+type Summary struct {
+	Generate, Images, Videos, Redownload, Move, Resume, Restore, Delete, NoOp int
+}
+
+// Summary counts the plan's changes.
+func (p *Plan) Summary() Summary {
+	var s Summary
+	for _, c := range p.Changes {
+		switch c.Action {
+		case Create, Replace:
+			s.Generate++
+			if c.Kind() == addrs.Image {
+				s.Images += c.Media
+			} else {
+				s.Videos += c.Media
+			}
+		case Update:
+			// Files that only change directory are moved, not fetched.
+			if c.MovesOnly() {
+				s.Move++
+			} else {
+				s.Redownload++
+			}
+		case Move:
+			s.Move++
+		case Resume:
+			s.Resume++
+		case Restore:
+			s.Restore++
+		case Delete:
+			s.Delete++
+		default:
+			s.NoOp++
+		}
+	}
+	return s
+}
+
+// MovesOnly reports whether the change is an update whose files only move
+// to another directory (dir or output_dir changed): nothing is downloaded.
+func (c *Change) MovesOnly() bool {
+	if c.Action != Update || c.Reason == nil {
+		return false
+	}
+	moved := false
+	for _, l := range c.Reason.Local {
+		switch l.What {
+		case DirMoved:
+			moved = true
+		case WatermarkChanged, OutputMissing, OutputModified:
+			return false
+		}
+	}
+	return moved
+}
+
+// HasChanges reports whether applying the plan would do anything.
+func (p *Plan) HasChanges() bool {
+	for _, c := range p.Changes {
+		if c.Action != NoOp {
+			return true
+		}
+	}
+	return false
+}
+
+// Generations is the number of paid generations applying would submit.
+func (p *Plan) Generations() int {
+	n := 0
+	for _, c := range p.Changes {
+		if c.Action.Generates() {
+			n++
+		}
+	}
+	return n
+}
+
+// Change returns the change of addr, or nil.
+func (p *Plan) Change(addr addrs.Instance) *Change {
+	for _, c := range p.Changes {
+		if c.Addr == addr {
+			return c
+		}
+	}
+	return nil
+}
