@@ -31,7 +31,7 @@ import (
 // (built once per benchmark run) so the figures include process start,
 // config loading and state opening, and report the child's peak RSS.
 //
-//	go test -run='^$' -bench=. -benchtime=3x ./cli/
+//	go test -run='^$' -bench=. -benchtime=3x ./internal/command/
 
 var binary string
 
@@ -45,7 +45,7 @@ func genformBinary(b *testing.B) string {
 		b.Fatal(err)
 	}
 	out := filepath.Join(dir, "genform")
-	cmd := exec.Command("go", "build", "-o", out, "..")
+	cmd := exec.Command("go", "build", "-o", out, "../..")
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
 		b.Fatalf("building genform: %v", err)
@@ -292,8 +292,8 @@ func BenchmarkPlanNoOp10kHistory50k(b *testing.B) { benchPlanNoOpHistory(b, 1000
 // process of the others is out of their reach); its figures lack process
 // start, and the collector runs at Go's default unless GOGC is set:
 //
-//	go test -run='^$' -bench=PlanInProcess10kBlocks -benchtime=20x -cpuprofile=cpu.out ./cli/
-//	go tool pprof -top cli.test cpu.out
+//	go test -run='^$' -bench=PlanInProcess10kBlocks -benchtime=20x -cpuprofile=cpu.out ./internal/command/
+//	go tool pprof -top command.test cpu.out
 func BenchmarkPlanInProcess10kBlocks(b *testing.B)  { benchPlanInProcess(b, 10000, blocks) }
 func BenchmarkPlanInProcess10kCatalog(b *testing.B) { benchPlanInProcess(b, 10000, catalog) }
 
