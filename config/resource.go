@@ -356,7 +356,8 @@ func (r *Resource) decodeLifecycle(b *hcl.Block) hcl.Diagnostics {
 			name := tr.RootName()
 			if _, ok := attrByName[name]; !ok {
 				detail := fmt.Sprintf("This block has no attribute named %q.", name)
-				if s := nameSuggestion(name, attrNames[:]); s != "" {
+				sorted := slices.Sorted(slices.Values(attrNames[:]))
+				if s := Suggest(name, sorted); s != "" {
 					detail += fmt.Sprintf(" Did you mean %q?", s)
 				}
 				diags = append(diags, &hcl.Diagnostic{

@@ -7,15 +7,13 @@ import (
 	"github.com/agext/levenshtein"
 )
 
-// nameSuggestion returns the candidate closest to given when it is close
-// enough to be a likely typo (Terraform's threshold: fewer than three edits),
-// and "" otherwise. Candidates are tried in sorted order so the suggestion
-// does not depend on map iteration.
-func nameSuggestion(given string, candidates []string) string {
-	sorted := append([]string(nil), candidates...)
-	sort.Strings(sorted)
+// Suggest returns the candidate closest to given when it is close enough
+// to be a likely typo (Terraform's threshold: fewer than three edits), and
+// "" otherwise. Of equally close candidates the first one wins, so callers
+// pass them in the order they are shown in (addresses in address order).
+func Suggest(given string, candidates []string) string {
 	best, bestDist := "", 3
-	for _, c := range sorted {
+	for _, c := range candidates {
 		if d := levenshtein.Distance(given, c, nil); d < bestDist {
 			best, bestDist = c, d
 		}
@@ -25,8 +23,12 @@ func nameSuggestion(given string, candidates []string) string {
 
 // didYouMean formats a suggestion as a sentence to append to a detail, or ""
 // when nothing is close.
+// Candidates are tried in sorted order, so the suggestion does not
+// depend on map iteration.
 func didYouMean(given string, candidates []string) string {
-	if s := nameSuggestion(given, candidates); s != "" {
+	sorted := append([]string(nil), candidates...)
+	sort.Strings(sorted)
+	if s := Suggest(given, sorted); s != "" {
 		return " Did you mean " + quote(s) + "?"
 	}
 	return ""

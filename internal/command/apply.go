@@ -7,13 +7,12 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"syscall"
 
-	"github.com/genform/genform/internal/backend"
+	"github.com/genform/genform/internal/operation"
 	"github.com/genform/genform/internal/views"
 	"github.com/genform/genform/reconcile/apply"
 	"github.com/genform/genform/reconcile/plans"
@@ -21,11 +20,7 @@ import (
 	"github.com/genform/genform/internal/formats/jsonapply"
 	"github.com/genform/genform/internal/formats/planfile"
 
-	"github.com/genform/genform/internal/secrets"
-
 	"github.com/genform/genform/config"
-	"github.com/genform/genform/reconcile"
-	"github.com/genform/genform/statefile"
 )
 
 func init() {
@@ -94,50 +89,21 @@ func runApply(env *Env, args []string) int {
 			return code
 		}
 	}
-	cfg := loadConfig(env, opts)
-	if cfg == nil {
+	ws := load(env, opts)
+	if ws == nil {
 		return ExitError
 	}
-	ep := resolveEndpoint(env, cfg)
-	store, err := backend.OpenState(cfg, "apply", ac.lockTimeout, true)
+	run, diags, err := ws.BeginApply(operation.ApplyRequest{PlanRequest: ac.request(), Saved: saved})
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
-	defer store.Close()
-	meta, err := store.Meta()
-	if err != nil {
-		return env.Errorf("%v", err)
+	if !diagnose(env, ws, diags) {
+		return ExitError
 	}
-	if _, code := checkService(env, "apply", meta.Service, ep, ac.migrateService || saved.MigratesFrom(meta.Service)); code != ExitOK {
-		return code
-	}
-
-	var plan *plans.Plan
-	if saved != nil {
-		if code := checkSavedPlan(env, saved.Plan, cfg, ep, store); code != ExitOK {
-			return code
-		}
-		plan = saved.Plan
-	} else {
-		snap, err := store.PlanSnapshot()
-		if err != nil {
-			return env.Errorf("%v", err)
-		}
-		p, pd := reconcile.MakePlan(reconcile.PlanInput{
-			Config: cfg, State: snap, Service: ep.ID, History: store,
-			Targets: ac.targets, Replace: ac.replace, Refresh: ac.refresh,
-		})
-		if len(pd) > 0 {
-			views.Diagnostics(&env.Streams, cfg.Files, pd)
-		}
-		if pd.HasErrors() {
-			return ExitError
-		}
-		secrets.HidePlan(p, secrets.NewHider(cfg))
-		plan = p
-		if !ac.json {
-			views.Plan(env.Stdout, plan, ep.describe())
-		}
+	defer run.Close()
+	plan := run.Plan
+	if saved == nil && !ac.json {
+		views.Plan(env.Stdout, plan, ws.Endpoint.Describe())
 	}
 	if !plan.HasChanges() {
 		if ac.json {
@@ -147,10 +113,7 @@ func runApply(env *Env, args []string) int {
 		}
 		return ExitOK
 	}
-	if ac.maxGenerations >= 0 && plan.Generations() > ac.maxGenerations {
-		return env.Errorf("this apply would submit %d generations, more than -max-generations=%d allows; nothing was submitted. Narrow it with -target or raise the limit", plan.Generations(), ac.maxGenerations)
-	}
-	if err := checkMaxCost(plan, ac.maxCost); err != nil {
+	if err := run.CheckLimits(ac.maxGenerations, ac.maxCost); err != nil {
 		return env.Errorf("%v", err)
 	}
 	if saved == nil && !ac.autoApprove {
@@ -158,7 +121,7 @@ func runApply(env *Env, args []string) int {
 			return code
 		}
 	}
-	return execute(env, "Apply", cfg, ep, store, plan, ac.parallelism, ac.json)
+	return execute(env, "Apply", ws, run, ac.parallelism, ac.json)
 }
 
 // savedPlanOptions sets opts to the variables a saved plan was made with.
@@ -191,26 +154,6 @@ func savedPlanOptions(env *Env, saved *planfile.Saved, ac *applyCmd, opts *confi
 	return ExitOK
 }
 
-// checkSavedPlan refuses a plan made for another service, state or
-// configuration.
-func checkSavedPlan(env *Env, plan *plans.Plan, cfg *config.Config, ep endpoint, store *statefile.Store) int {
-	meta, err := store.Meta()
-	if err != nil {
-		return env.Errorf("%v", err)
-	}
-	switch {
-	case plan.Service != ep.ID:
-		return env.Errorf("the saved plan was made for service %s, but this configuration uses %s; run plan again", plan.Service, ep.ID)
-	case plan.ConfigHash != cfg.Hash:
-		return env.Errorf("the saved plan is stale: the configuration or its variables changed since it was made; run 'genform plan -out=FILE' again")
-	case plan.Lineage != "" && plan.Lineage != meta.Lineage:
-		return env.Errorf("the saved plan is stale: it was made for another state file (lineage %s, this one is %s); run plan again", plan.Lineage, meta.Lineage)
-	case plan.Serial != meta.Serial && !(plan.Lineage == "" && meta.Serial <= 1):
-		return env.Errorf("the saved plan is stale: the state changed since it was made (serial %d, now %d); run 'genform plan -out=FILE' again", plan.Serial, meta.Serial)
-	}
-	return ExitOK
-}
-
 // confirm asks for "yes" on a terminal and refuses without one, rather
 // than hanging a CI job.
 func confirm(env *Env) int {
@@ -227,113 +170,54 @@ func confirm(env *Env) int {
 	return ExitOK
 }
 
-// execute runs the engine under interrupt handling and reports the result.
-// verb is "Apply" or "Destroy", for the closing line.
-func execute(env *Env, verb string, cfg *config.Config, ep endpoint, store *statefile.Store, plan *plans.Plan, parallelism int, asJSON bool) int {
-	needService := false
-	for _, c := range plan.Changes {
-		switch c.Action {
-		case plans.Create, plans.Replace, plans.Resume:
-			needService = true
-		case plans.Update:
-			// Files that only move need no service.
-			needService = needService || !c.MovesOnly()
-		case plans.Restore:
-			// Files the cache does not hold come from the service.
-			needService = needService || c.Reason == nil || !c.Reason.Cached
-		}
-		// A job an interrupted apply left undeclared is followed to its
-		// end and kept in the history.
-		needService = needService || c.Reason.KeptJob() != ""
-	}
-	eng := &apply.Engine{
-		Config:       cfg,
-		Store:        store,
-		ServiceID:    ep.ID,
-		Parallelism:  cfg.Service.Parallelism,
-		PollInterval: cfg.Service.PollInterval,
-		Timeout:      cfg.Service.Timeout,
-	}
-	if parallelism > 0 {
-		eng.Parallelism = parallelism
-	}
-	if needService {
-		client, stop, err := connect(env, cfg, ep, apply.ReportRetry)
-		if err != nil {
-			return env.Errorf("%v", err)
-		}
-		defer stop()
-		eng.Service = client
-		if !ep.builtin() {
-			defer oneProc(env.Getenv)()
-		}
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	go func() {
-		n := 0
-		for range sigs {
-			n++
-			if n == 1 {
-				fmt.Fprintln(env.Stderr, "\nInterrupt received: no new generations are submitted; jobs already submitted are recorded. Press Ctrl-C again to exit at once.")
-				cancel()
-				continue
-			}
-			fmt.Fprintln(env.Stderr, "Second interrupt: exiting now; the state is consistent, rerun apply to resume.")
-			os.Exit(ExitInterrupted)
-		}
-	}()
-
+// execute carries out run under interrupt handling and reports the
+// result. verb is "Apply" or "Destroy", for the closing line.
+func execute(env *Env, verb string, ws *operation.Workspace, run *operation.Run, parallelism int, asJSON bool) int {
+	ctx, stop := interruptible(env)
+	defer stop()
 	total := 0
-	for _, c := range plan.Changes {
+	for _, c := range run.Plan.Changes {
 		if c.Action != plans.NoOp {
 			total++
 		}
 	}
 	var view views.Progress
-	if asJSON {
-		view = jsonapply.NewProgress(env.Stdout)
-	} else {
-		view = views.NewProgress(&env.Streams, total)
-	}
 	var warnMu sync.Mutex
 	var warnings []string
-	mask := secrets.NewMasker(secrets.NewHider(cfg), plan)
-	eng.Events = func(ev apply.Event) {
-		ev.Err = mask.Err(ev.Err)
-		if ev.Phase == apply.PhaseWarning {
-			// Worth telling in every run (an undocumented job status, a
-			// stale file that could not be removed), not only a debug one.
-			msg := fmt.Sprint(ev.Err)
-			if !ev.Addr.IsZero() {
-				msg = fmt.Sprintf("%s: %v", ev.Addr, ev.Err)
+	res, err := run.Execute(ctx, operation.ExecuteOptions{
+		Parallelism: parallelism,
+		Started: func() {
+			if asJSON {
+				view = jsonapply.NewProgress(env.Stdout)
+				return
 			}
-			warnMu.Lock()
-			warnings = append(warnings, msg)
-			warnMu.Unlock()
-			if !asJSON {
-				fmt.Fprintf(env.Stderr, "Warning: %s\n", msg)
+			view = views.NewProgress(&env.Streams, total)
+			fmt.Fprintln(env.Stdout)
+		},
+		Events: func(ev apply.Event) {
+			if ev.Phase == apply.PhaseWarning {
+				// Worth telling in every run (an undocumented job status, a
+				// stale file that could not be removed), not only a debug one.
+				msg := fmt.Sprint(ev.Err)
+				if !ev.Addr.IsZero() {
+					msg = fmt.Sprintf("%s: %v", ev.Addr, ev.Err)
+				}
+				warnMu.Lock()
+				warnings = append(warnings, msg)
+				warnMu.Unlock()
+				if !asJSON {
+					fmt.Fprintf(env.Stderr, "Warning: %s\n", msg)
+				}
 			}
-		}
-		view.Event(ev)
+			view.Event(ev)
+		},
+	})
+	if view != nil {
+		view.Close()
 	}
-	if !asJSON {
-		fmt.Fprintln(env.Stdout)
-	}
-	res, err := eng.Apply(ctx, plan)
-	view.Close()
 	if err != nil {
-		return serviceFailed(env, ep, mask.Err(err), "nothing was submitted")
+		return serviceFailed(env, ws, err, "nothing was submitted")
 	}
-	for _, list := range [][]apply.Failure{res.Failed, res.Skipped} {
-		for i := range list {
-			list[i].Err = mask.Err(list[i].Err)
-		}
-	}
-	res.Refused, res.StateErr = mask.Err(res.Refused), mask.Err(res.StateErr)
 	if asJSON {
 		jsonapply.WriteResult(env.Stdout, res, warnings)
 	} else {
@@ -348,19 +232,25 @@ func execute(env *Env, verb string, cfg *config.Config, ep endpoint, store *stat
 	return ExitOK
 }
 
-// oneProc runs Go on one processor until the function it returns is
-// called, unless GOMAXPROCS says otherwise. Applying against a service is
-// waiting: on its answers, within its rate limit, and on the disk; a job
-// costs well under a millisecond of CPU. With more processors the
-// scheduler keeps threads spinning on the idle ones, looking for work,
-// each time a goroutine blocks: with one, an apply of 500 images spent
-// 0.63 ms of CPU a job instead of 0.75, in the same wall time. The plan
-// before it, which does compute, has run by then on every core. The
-// built-in simulator is left its cores: it runs in this process.
-func oneProc(getenv func(string) string) (restore func()) {
-	if getenv("GOMAXPROCS") != "" {
-		return func() {}
-	}
-	prev := runtime.GOMAXPROCS(1)
-	return func() { runtime.GOMAXPROCS(prev) }
+// interruptible is a context that the first Ctrl-C (or SIGTERM) cancels:
+// no new generations are submitted, and what was is recorded. A second
+// one exits at once; the state is consistent after every commit.
+func interruptible(env *Env) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		n := 0
+		for range sigs {
+			n++
+			if n == 1 {
+				fmt.Fprintln(env.Stderr, "\nInterrupt received: no new generations are submitted; jobs already submitted are recorded. Press Ctrl-C again to exit at once.")
+				cancel()
+				continue
+			}
+			fmt.Fprintln(env.Stderr, "Second interrupt: exiting now; the state is consistent, rerun apply to resume.")
+			os.Exit(ExitInterrupted)
+		}
+	}()
+	return ctx, func() { signal.Stop(sigs); cancel() }
 }

@@ -10,8 +10,8 @@ import (
 	"runtime/debug"
 	"sort"
 
-	"github.com/agext/levenshtein"
 	"github.com/fatih/color"
+	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/views"
 )
 
@@ -116,7 +116,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c, ok := commands[name]
 	if !ok {
 		msg := fmt.Sprintf("unknown command %q", name)
-		if s := suggest(name, commandNames()); s != "" {
+		if s := config.Suggest(name, commandNames()); s != "" {
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		}
 		env.Errorf("%s (run 'genform -help' for the list)", msg)
@@ -155,23 +155,4 @@ func printUsage(w io.Writer) {
 	}
 	fmt.Fprint(w, "\nGlobal flags:\n  -chdir=DIR  switch to DIR before running the command\n  -no-color   disable colour in the output (also taken after the command)\n")
 	fmt.Fprint(w, "\nRun 'genform <command> -help' for a command's flags.\n")
-}
-
-// suggest returns the candidate closest to s when it is close enough to be a
-// likely typo, and "" otherwise.
-func suggest(s string, candidates []string) string {
-	best, bestDist := "", 3
-	for _, c := range candidates {
-		if d := levenshtein.Distance(s, c, nil); d < bestDist {
-			best, bestDist = c, d
-		}
-	}
-	return best
-}
-
-// serviceFailed prints err, which ended a command before it changed
-// anything (views.ServiceFailed), and returns ExitError.
-func serviceFailed(env *Env, ep endpoint, err error, outcome string) int {
-	views.ServiceFailed(&env.Streams, ep.Token != "", err, outcome)
-	return ExitError
 }

@@ -4,12 +4,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/genform/genform/internal/backend"
 	"github.com/genform/genform/internal/views"
-
-	"github.com/genform/genform/internal/secrets"
-
-	"github.com/genform/genform/reconcile"
 )
 
 func init() {
@@ -46,36 +41,24 @@ func runDestroy(env *Env, args []string) int {
 	if len(pf.replace) > 0 {
 		return env.Errorf("-replace has no meaning for destroy")
 	}
-	cfg := loadConfig(env, pf.vars.options(env))
-	if cfg == nil {
+	ws := load(env, pf.vars.options(env))
+	if ws == nil {
 		return ExitError
 	}
-	ep := resolveEndpoint(env, cfg)
-	store, err := backend.OpenState(cfg, "destroy", pf.lockTimeout, false)
+	run, diags, err := ws.BeginDestroy(pf.targets, pf.lockTimeout)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
-	if store == nil {
+	if !diagnose(env, ws, diags) {
+		return ExitError
+	}
+	if run == nil {
 		fmt.Fprintln(env.Stdout, "No changes. There is no state, so nothing to destroy.")
 		return ExitOK
 	}
-	defer store.Close()
-	snap, err := store.Snapshot()
-	if err != nil {
-		return env.Errorf("%v", err)
-	}
-	// Never refuses (see checkService): destroy sends nothing to a service.
-	checkService(env, "destroy", recordedService(snap), ep, false)
-	plan, diags := reconcile.MakeDestroyPlan(reconcile.PlanInput{Config: cfg, State: snap, Service: ep.ID, Targets: pf.targets})
-	if len(diags) > 0 {
-		views.Diagnostics(&env.Streams, cfg.Files, diags)
-	}
-	if diags.HasErrors() {
-		return ExitError
-	}
-	secrets.HidePlan(plan, secrets.NewHider(cfg))
-	views.Plan(env.Stdout, plan, ep.describe())
-	if !plan.HasChanges() {
+	defer run.Close()
+	views.Plan(env.Stdout, run.Plan, ws.Endpoint.Describe())
+	if !run.Plan.HasChanges() {
 		return ExitOK
 	}
 	if !*autoApprove {
@@ -83,5 +66,5 @@ func runDestroy(env *Env, args []string) int {
 			return code
 		}
 	}
-	return execute(env, "Destroy", cfg, ep, store, plan, 0, false)
+	return execute(env, "Destroy", ws, run, 0, false)
 }

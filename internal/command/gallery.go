@@ -5,13 +5,10 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/genform/genform/internal/backend"
 	"github.com/genform/genform/internal/gallery"
 	"github.com/genform/genform/internal/workdir"
 
 	"github.com/genform/genform/internal/words"
-
-	"github.com/genform/genform/internal/secrets"
 
 	"github.com/genform/genform/internal/addrs"
 )
@@ -68,18 +65,19 @@ func runGallery(env *Env, args []string) int {
 	if *out == "" {
 		return env.Errorf("-out is empty; name the page to write, e.g. -out=gallery.html")
 	}
-	cfg, _ := loadForReading(env, vars.options(env))
-	if cfg == nil {
+	ws, _ := loadForReading(env, vars.options(env))
+	if ws == nil {
 		return ExitError
 	}
+	cfg := ws.Config
 	// The shared lock is held until the page is written, so an apply
 	// cannot replace files while they are read.
-	st, err := backend.ReadState(cfg, "gallery", *lockTimeout)
+	st, err := ws.ReadState("gallery", *lockTimeout)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
 	if st == nil {
-		return env.Errorf("no state: run genform apply first (there is no state file at %s)", backend.Where(cfg))
+		return env.Errorf("no state: run genform apply first (there is no state file at %s)", ws.StateWhere())
 	}
 	defer st.Close()
 	snap, err := st.Snapshot()
@@ -104,8 +102,8 @@ func runGallery(env *Env, args []string) int {
 	if from > snap.Meta.Serial {
 		return env.Errorf("-since=%d is past the state's serial, %d; give a serial the state has reached ('genform show -json' prints it)", from, snap.Meta.Serial)
 	}
-	page := gallery.Build(snap, backend.Where(cfg), filepath.Dir(outAbs), *link, secrets.NewHider(cfg))
-	page.Compare(snap, entries, workdir.CacheOf(cfg, "."), from, *changed, secrets.NewHider(cfg))
+	page := gallery.Build(snap, ws.StateWhere(), filepath.Dir(outAbs), *link, ws.Hider())
+	page.Compare(snap, entries, workdir.CacheOf(cfg, "."), from, *changed, ws.Hider())
 	if !*link && page.EmbedBytes > gallery.EmbedLimit {
 		return env.Errorf("the outputs total %s, more than the %s one self-contained page can hold; rerun with -link to reference the files by their relative path instead", gallery.ByteSize(page.EmbedBytes), gallery.ByteSize(gallery.EmbedLimit))
 	}

@@ -64,7 +64,7 @@ func (f *galleryFixture) resource(addr string, endpoint addrs.Endpoint, request,
 		outs[i].ID = fmt.Sprintf("%s-%d", id, i)
 	}
 	r := &statefile.Resource{
-		Addr: mustAddr(addr), Endpoint: endpoint, Fingerprint: "fp-" + addr,
+		Addr: addrs.MustParseInstance(addr), Endpoint: endpoint, Fingerprint: "fp-" + addr,
 		Request: json.RawMessage(request), GenerationID: id, CreationID: id, Status: status,
 		Outputs: outs, Detail: json.RawMessage(`{"settings":{"width":640,"height":360}}`),
 	}

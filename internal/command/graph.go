@@ -39,10 +39,11 @@ func runGraph(env *Env, args []string) int {
 	if msg := extraArgs("graph", "no arguments", fs, args, 0); msg != "" {
 		return env.Errorf("%s", msg)
 	}
-	cfg := loadConfig(env, vf.options(env))
-	if cfg == nil {
+	ws := load(env, vf.options(env))
+	if ws == nil {
 		return ExitError
 	}
+	cfg := ws.Config
 	views.Graph(env.Stdout, cfg)
 	return ExitOK
 }

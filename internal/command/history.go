@@ -3,20 +3,12 @@ package command
 import (
 	"flag"
 	"fmt"
-	"time"
 
-	"github.com/genform/genform/internal/backend"
 	"github.com/genform/genform/internal/views"
-	"github.com/genform/genform/internal/workdir"
 
 	"github.com/genform/genform/internal/formats/jsonstate"
-	"github.com/genform/genform/internal/history"
 
-	"github.com/genform/genform/internal/secrets"
-
-	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/statefile"
 )
 
 func init() {
@@ -65,11 +57,11 @@ func runHistory(env *Env, args []string) int {
 			return env.Errorf("%v", err)
 		}
 	}
-	cfg := loadConfig(env, vf.options(env))
-	if cfg == nil {
+	ws := load(env, vf.options(env))
+	if ws == nil {
 		return ExitError
 	}
-	snap, hist, err := stateAndHistory(cfg, "history", *lockTimeout)
+	snap, hist, err := ws.History("history", *lockTimeout)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
@@ -91,25 +83,4 @@ func runHistory(env *Env, args []string) int {
 		views.History(env.Stdout, hist, entries)
 	}
 	return ExitOK
-}
-
-// stateAndHistory reads the state and its history under the shared lock
-// of readState; a missing state file is an empty state with an empty
-// history.
-func stateAndHistory(cfg *config.Config, command string, lockTimeout time.Duration) (*statefile.Snapshot, *history.View, error) {
-	c, h := workdir.CacheOf(cfg, "."), secrets.NewHider(cfg)
-	st, err := backend.ReadState(cfg, command, lockTimeout)
-	if err != nil || st == nil {
-		return nil, history.New(nil, nil, c, h), err
-	}
-	defer st.Close()
-	snap, err := st.Snapshot()
-	if err != nil {
-		return nil, history.New(nil, nil, c, h), err
-	}
-	entries, err := st.History(addrs.Instance{})
-	if err != nil {
-		return nil, history.New(nil, nil, c, h), err
-	}
-	return snap, history.New(entries, snap, c, h), nil
 }

@@ -65,10 +65,11 @@ func runInit(env *Env, args []string) int {
 	}
 	// As Terraform's: -force-copy is -migrate-state without asking.
 	*migrate = *migrate || *forceCopy
-	cfg := loadConfig(env, vars.options(env))
-	if cfg == nil {
+	ws := load(env, vars.options(env))
+	if ws == nil {
 		return ExitError
 	}
+	cfg := ws.Config
 	cur, err := backend.Configured(cfg)
 	if err != nil {
 		return env.Errorf("%v", err)

@@ -56,10 +56,11 @@ func runOutput(env *Env, args []string) int {
 	if *raw && (name == "" || *asJSON) {
 		return env.Errorf("-raw prints one value: pass the output's NAME, and not -json")
 	}
-	cfg, unset := loadForReading(env, vf.options(env))
-	if cfg == nil {
+	ws, unset := loadForReading(env, vf.options(env))
+	if ws == nil {
 		return ExitError
 	}
+	cfg := ws.Config
 	var decl *config.Output
 	names := make([]string, 0, len(cfg.Outputs))
 	for _, o := range cfg.Outputs {
@@ -70,7 +71,7 @@ func runOutput(env *Env, args []string) int {
 	}
 	if name != "" && decl == nil {
 		msg := fmt.Sprintf("there is no output named %q", name)
-		if s := suggest(name, names); s != "" {
+		if s := config.Suggest(name, names); s != "" {
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		}
 		if len(names) == 0 {
@@ -78,7 +79,7 @@ func runOutput(env *Env, args []string) int {
 		}
 		return env.Errorf("%s (declared: %s)", msg, strings.Join(names, ", "))
 	}
-	snap, err := readSnapshot(cfg, "output", *lockTimeout)
+	snap, err := ws.Snapshot("output", *lockTimeout)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}

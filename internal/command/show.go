@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/genform/genform/internal/backend"
+	"github.com/genform/genform/internal/operation"
 	"github.com/genform/genform/internal/views"
 
 	"github.com/genform/genform/internal/formats/jsonstate"
@@ -15,9 +15,6 @@ import (
 
 	"github.com/genform/genform/internal/formats/jsonplan"
 
-	"github.com/genform/genform/internal/secrets"
-
-	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/statefile"
 )
@@ -89,39 +86,30 @@ func showPlanFile(env *Env, path string, asJSON bool) int {
 		}
 		return ExitOK
 	}
-	views.Plan(env.Stdout, plan, describeService(plan.Service))
+	views.Plan(env.Stdout, plan, operation.DescribeService(plan.Service))
 	return ExitOK
-}
-
-// describeService is the plan header's service line for a service
-// identity as a plan records it.
-func describeService(id string) string {
-	if id == config.SimulatorService {
-		return endpoint{ID: id}.describe()
-	}
-	return endpoint{ID: id, BaseURL: id}.describe()
 }
 
 // showState shows the whole state, or the instance at addr, read under the
 // state's shared lock. show and state show share it.
 func showState(env *Env, command string, vf varFlags, lockTimeout time.Duration, addr addrs.Instance, asJSON bool) int {
-	cfg, _ := loadForReading(env, vf.options(env))
-	if cfg == nil {
+	ws, _ := loadForReading(env, vf.options(env))
+	if ws == nil {
 		return ExitError
 	}
-	snap, hist, err := stateAndHistory(cfg, command, lockTimeout)
+	snap, hist, err := ws.History(command, lockTimeout)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
 	if asJSON {
 		// The document embeds the records' JSON as it is stored.
-		if err := damagedJSON(snap, backend.Where(cfg)); err != nil {
+		if err := operation.DamagedJSON(snap, ws.StateWhere()); err != nil {
 			return env.Errorf("%v", err)
 		}
 	}
 	if !addr.IsZero() {
 		if snap == nil || snap.Resources[addr] == nil {
-			return env.Errorf("%v", unknownAddrError(addr, snap))
+			return env.Errorf("%v", operation.UnknownAddr(addr, snap))
 		}
 		if asJSON {
 			one := &statefile.Snapshot{
@@ -132,12 +120,12 @@ func showState(env *Env, command string, vf varFlags, lockTimeout time.Duration,
 			if it := snap.Intents[addr]; it != nil {
 				one.Intents = map[addrs.Instance]*statefile.Intent{addr: it}
 			}
-			if err := jsonstate.Write(env.Stdout, one, resolveEndpoint(env, cfg).ID, secrets.NewHider(cfg), hist, hist.Of(addr)); err != nil {
+			if err := jsonstate.Write(env.Stdout, one, ws.Endpoint.ID, ws.Hider(), hist, hist.Of(addr)); err != nil {
 				return env.Errorf("writing the state: %v", err)
 			}
 			return ExitOK
 		}
-		views.Resource(env.Stdout, snap, addr, secrets.NewHider(cfg))
+		views.Resource(env.Stdout, snap, addr, ws.Hider())
 		if entries := hist.Of(addr); len(entries) > 0 {
 			fmt.Fprintf(env.Stdout, "\n%s\n", views.Bold(fmt.Sprintf("# history of %s (newest first; 'genform history' lists every instance's):", addr)))
 			for _, e := range entries {
@@ -147,7 +135,7 @@ func showState(env *Env, command string, vf varFlags, lockTimeout time.Duration,
 		return ExitOK
 	}
 	if asJSON {
-		if err := jsonstate.Write(env.Stdout, snap, resolveEndpoint(env, cfg).ID, secrets.NewHider(cfg), hist, hist.Entries()); err != nil {
+		if err := jsonstate.Write(env.Stdout, snap, ws.Endpoint.ID, ws.Hider(), hist, hist.Entries()); err != nil {
 			return env.Errorf("writing the state: %v", err)
 		}
 		return ExitOK
@@ -158,7 +146,7 @@ func showState(env *Env, command string, vf varFlags, lockTimeout time.Duration,
 	case len(snap.Resources) == 0 && len(snap.Intents) == 0:
 		fmt.Fprintln(env.Stdout, "The state is empty: no resources are managed.")
 	default:
-		views.StateSummary(env.Stdout, snap, secrets.NewHider(cfg))
+		views.StateSummary(env.Stdout, snap, ws.Hider())
 	}
 	return ExitOK
 }

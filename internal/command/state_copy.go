@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/genform/genform/internal/backend"
 	"github.com/genform/genform/internal/words"
 
 	"github.com/genform/genform/statefile"
@@ -24,16 +23,16 @@ func runStatePull(env *Env, sc *stateCmd) int {
 	if msg := sc.extra("no arguments", 0); msg != "" {
 		return env.Errorf("%s; it prints the state on standard output: genform state pull > state.json", msg)
 	}
-	cfg, _ := loadForReading(env, sc.vars.options(env))
-	if cfg == nil {
+	ws, _ := loadForReading(env, sc.vars.options(env))
+	if ws == nil {
 		return ExitError
 	}
-	st, err := backend.ReadState(cfg, "state pull", sc.lockTimeout)
+	st, err := ws.ReadState("state pull", sc.lockTimeout)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
 	if st == nil {
-		return env.Errorf("there is no state (%s): nothing has been applied in this directory yet", backend.Where(cfg))
+		return env.Errorf("there is no state (%s): nothing has been applied in this directory yet", ws.StateWhere())
 	}
 	defer st.Close()
 	doc, err := st.Document()
@@ -82,11 +81,11 @@ func runStatePush(env *Env, sc *stateCmd) int {
 	if err != nil {
 		return env.Errorf("reading %s: %v; nothing was changed", from, err)
 	}
-	cfg := loadConfig(env, sc.vars.options(env))
-	if cfg == nil {
+	ws := load(env, sc.vars.options(env))
+	if ws == nil {
 		return ExitError
 	}
-	dst, err := backend.OpenState(cfg, "state push", sc.lockTimeout, true)
+	dst, err := ws.OpenState("state push", sc.lockTimeout, true)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
@@ -100,10 +99,10 @@ func runStatePush(env *Env, sc *stateCmd) int {
 		return env.Errorf("pushing %s: %v; nothing was changed", from, err)
 	}
 	if c.Unchanged {
-		fmt.Fprintf(env.Stdout, "%s already holds this state: nothing was changed.\n", backend.Where(cfg))
+		fmt.Fprintf(env.Stdout, "%s already holds this state: nothing was changed.\n", ws.StateWhere())
 		return ExitOK
 	}
-	fmt.Fprintf(env.Stdout, "Pushed %s to %s: %s.\n", from, backend.Where(cfg), copiedSummary(c))
+	fmt.Fprintf(env.Stdout, "Pushed %s to %s: %s.\n", from, ws.StateWhere(), copiedSummary(c))
 	return ExitOK
 }
 

@@ -32,7 +32,7 @@ const markdownMarker = "<!-- genform:plan -->"
 func PlanMarkdown(w io.Writer, p *plans.Plan, serviceLine string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n### genform plan\n\n**%s**\n", markdownMarker, SummaryLine(p))
-	if line := CostLine(p); line != "" && p.HasChanges() {
+	if line := words.CostLine(p); line != "" && p.HasChanges() {
 		fmt.Fprintf(&b, "\n**%s**\n", mdEscape(line))
 	}
 	fmt.Fprintf(&b, "\nService: %s\n", mdEscape(serviceLine))

@@ -111,7 +111,7 @@ func Plan(out io.Writer, p *plans.Plan, serviceLine string) {
 		fmt.Fprintf(w, "\n%s %s\n", colYellow.Sprint(colBold.Sprint("Warning:")), wn)
 	}
 	fmt.Fprintf(w, "\n%s\n", colBold.Sprint(SummaryLine(p)))
-	if line := CostLine(p); line != "" {
+	if line := words.CostLine(p); line != "" {
 		fmt.Fprintln(w, line)
 	}
 }

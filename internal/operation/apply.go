@@ -1,0 +1,262 @@
+package operation
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/genform/genform/config"
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/formats/planfile"
+	"github.com/genform/genform/internal/secrets"
+	"github.com/genform/genform/internal/words"
+	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/apply"
+	"github.com/genform/genform/reconcile/plans"
+	"github.com/genform/genform/statefile"
+)
+
+// ApplyRequest is what apply is asked.
+type ApplyRequest struct {
+	// PlanRequest is how to plan, without a saved plan.
+	PlanRequest
+	// Saved is the saved plan to apply exactly; nil to plan now.
+	Saved *planfile.Saved
+}
+
+// Run is an apply or a destroy whose plan is made, holding the state's
+// exclusive lock until Close: what the user is shown and asked to
+// approve, then carried out by Execute.
+type Run struct {
+	w     *Workspace
+	store *statefile.Store
+	// Plan is what Execute carries out.
+	Plan *plans.Plan
+}
+
+// Close releases the state.
+func (r *Run) Close() error { return r.store.Close() }
+
+// BeginApply opens the state under its exclusive lock (creating it), and
+// makes the plan to apply: the saved one, once it is checked against the
+// service, the state and the configuration, or a new one.
+func (w *Workspace) BeginApply(req ApplyRequest) (*Run, hcl.Diagnostics, error) {
+	store, err := w.OpenState("apply", req.LockTimeout, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	run := &Run{w: w, store: store}
+	meta, err := store.Meta()
+	if err != nil {
+		run.Close()
+		return nil, nil, err
+	}
+	if _, err := w.checkService("apply", meta.Service, req.MigrateService || req.Saved.MigratesFrom(meta.Service)); err != nil {
+		run.Close()
+		return nil, nil, err
+	}
+	if req.Saved != nil {
+		if err := w.checkSaved(req.Saved.Plan, meta); err != nil {
+			run.Close()
+			return nil, nil, err
+		}
+		run.Plan = req.Saved.Plan
+		return run, nil, nil
+	}
+	snap, err := store.PlanSnapshot()
+	if err != nil {
+		run.Close()
+		return nil, nil, err
+	}
+	plan, diags := w.makePlan(snap, store, req.PlanRequest)
+	if diags.HasErrors() {
+		run.Close()
+		return nil, diags, nil
+	}
+	run.Plan = plan
+	return run, diags, nil
+}
+
+// checkSaved refuses a plan made for another service, state or
+// configuration.
+func (w *Workspace) checkSaved(plan *plans.Plan, meta statefile.Meta) error {
+	switch {
+	case plan.Service != w.Endpoint.ID:
+		return fmt.Errorf("the saved plan was made for service %s, but this configuration uses %s; run plan again", plan.Service, w.Endpoint.ID)
+	case plan.ConfigHash != w.Config.Hash:
+		return fmt.Errorf("the saved plan is stale: the configuration or its variables changed since it was made; run 'genform plan -out=FILE' again")
+	case plan.Lineage != "" && plan.Lineage != meta.Lineage:
+		return fmt.Errorf("the saved plan is stale: it was made for another state file (lineage %s, this one is %s); run plan again", plan.Lineage, meta.Lineage)
+	case plan.Serial != meta.Serial && !(plan.Lineage == "" && meta.Serial <= 1):
+		return fmt.Errorf("the saved plan is stale: the state changed since it was made (serial %d, now %d); run 'genform plan -out=FILE' again", plan.Serial, meta.Serial)
+	}
+	return nil
+}
+
+// BeginDestroy opens the state under its exclusive lock and plans to
+// delete every instance it records, or those of targets. It returns a nil
+// Run when there is no state.
+func (w *Workspace) BeginDestroy(targets []addrs.Instance, lockTimeout time.Duration) (*Run, hcl.Diagnostics, error) {
+	store, err := w.OpenState("destroy", lockTimeout, false)
+	if err != nil || store == nil {
+		return nil, nil, err
+	}
+	run := &Run{w: w, store: store}
+	snap, err := store.Snapshot()
+	if err != nil {
+		run.Close()
+		return nil, nil, err
+	}
+	// Never refuses (see checkService): destroy sends nothing to a service.
+	w.checkService("destroy", recordedService(snap), false)
+	plan, diags := reconcile.MakeDestroyPlan(reconcile.PlanInput{Config: w.Config, State: snap, Service: w.Endpoint.ID, Targets: targets})
+	if diags.HasErrors() {
+		run.Close()
+		return nil, diags, nil
+	}
+	secrets.HidePlan(plan, w.Hider())
+	run.Plan = plan
+	return run, diags, nil
+}
+
+// CheckLimits refuses a plan that would submit more than maxGenerations
+// generations (-1: no limit), or cost more than maxCost ("": no limit),
+// before anything is paid for.
+func (r *Run) CheckLimits(maxGenerations int, maxCost string) error {
+	plan := r.Plan
+	if maxGenerations >= 0 && plan.Generations() > maxGenerations {
+		return fmt.Errorf("this apply would submit %d generations, more than -max-generations=%d allows; nothing was submitted. Narrow it with -target or raise the limit", plan.Generations(), maxGenerations)
+	}
+	return checkMaxCost(plan, maxCost)
+}
+
+// checkMaxCost refuses a plan whose estimate is above -max-cost, or that
+// cannot be estimated: a limit on money is never checked against a
+// guess.
+func checkMaxCost(p *plans.Plan, limit string) error {
+	if limit == "" {
+		return nil
+	}
+	max, err := config.ParseMoney(limit)
+	if err != nil {
+		return fmt.Errorf("-max-cost: %v", err)
+	}
+	e, ok := p.Cost()
+	if !ok {
+		return fmt.Errorf("-max-cost=%s needs the service's prices to estimate the cost, and the configuration sets none; set prices = { image = ..., video_second = ... } in the service block. Nothing was submitted", limit)
+	}
+	if !e.Complete() {
+		return fmt.Errorf("-max-cost=%s cannot be checked: %s Nothing was submitted", limit, strings.TrimPrefix(words.CostLine(p), "Estimated cost: "))
+	}
+	if e.Amount > max {
+		return fmt.Errorf("this apply would cost an estimated %s %s, more than -max-cost=%s %s allows; nothing was submitted. Narrow it with -target or raise the limit", e.Amount, e.Currency, max, e.Currency)
+	}
+	return nil
+}
+
+// ExecuteOptions says how to carry out a run.
+type ExecuteOptions struct {
+	// Parallelism overrides the service block's, when above 0.
+	Parallelism int
+	// Started is called once everything the run needs is ready, just
+	// before the engine starts.
+	Started func()
+	// Events hears every event of the run, with what is made from a
+	// secret hidden in its error.
+	Events func(apply.Event)
+}
+
+// Execute carries out the plan: the engine submits, follows, downloads,
+// restores, moves and deletes, recording each step in the state. ctx
+// cancelled stops new submissions; what was submitted is recorded. The
+// result's errors, and the error, hide what is made from a secret. An
+// error means nothing was carried out.
+func (r *Run) Execute(ctx context.Context, opts ExecuteOptions) (*apply.Result, error) {
+	cfg, ep, plan := r.w.Config, r.w.Endpoint, r.Plan
+	eng := &apply.Engine{
+		Config:       cfg,
+		Store:        r.store,
+		ServiceID:    ep.ID,
+		Parallelism:  cfg.Service.Parallelism,
+		PollInterval: cfg.Service.PollInterval,
+		Timeout:      cfg.Service.Timeout,
+	}
+	if opts.Parallelism > 0 {
+		eng.Parallelism = opts.Parallelism
+	}
+	if needsService(plan) {
+		client, stop, err := r.w.Connect(apply.ReportRetry)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+		eng.Service = client
+		if !ep.Builtin() {
+			defer oneProc(r.w.Getenv)()
+		}
+	}
+	mask := secrets.NewMasker(r.w.Hider(), plan)
+	eng.Events = func(ev apply.Event) {
+		ev.Err = mask.Err(ev.Err)
+		if opts.Events != nil {
+			opts.Events(ev)
+		}
+	}
+	if opts.Started != nil {
+		opts.Started()
+	}
+	res, err := eng.Apply(ctx, plan)
+	if err != nil {
+		return nil, mask.Err(err)
+	}
+	for _, list := range [][]apply.Failure{res.Failed, res.Skipped} {
+		for i := range list {
+			list[i].Err = mask.Err(list[i].Err)
+		}
+	}
+	res.Refused, res.StateErr = mask.Err(res.Refused), mask.Err(res.StateErr)
+	return res, nil
+}
+
+// needsService reports whether carrying out plan asks anything of the
+// service.
+func needsService(plan *plans.Plan) bool {
+	needService := false
+	for _, c := range plan.Changes {
+		switch c.Action {
+		case plans.Create, plans.Replace, plans.Resume:
+			needService = true
+		case plans.Update:
+			// Files that only move need no service.
+			needService = needService || !c.MovesOnly()
+		case plans.Restore:
+			// Files the cache does not hold come from the service.
+			needService = needService || c.Reason == nil || !c.Reason.Cached
+		}
+		// A job an interrupted apply left undeclared is followed to its
+		// end and kept in the history.
+		needService = needService || c.Reason.KeptJob() != ""
+	}
+	return needService
+}
+
+// oneProc runs Go on one processor until the function it returns is
+// called, unless GOMAXPROCS says otherwise. Applying against a service is
+// waiting: on its answers, within its rate limit, and on the disk; a job
+// costs well under a millisecond of CPU. With more processors the
+// scheduler keeps threads spinning on the idle ones, looking for work,
+// each time a goroutine blocks: with one, an apply of 500 images spent
+// 0.63 ms of CPU a job instead of 0.75, in the same wall time. The plan
+// before it, which does compute, has run by then on every core. The
+// built-in simulator is left its cores: it runs in this process.
+func oneProc(getenv func(string) string) (restore func()) {
+	if getenv("GOMAXPROCS") != "" {
+		return func() {}
+	}
+	prev := runtime.GOMAXPROCS(1)
+	return func() { runtime.GOMAXPROCS(prev) }
+}

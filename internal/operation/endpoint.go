@@ -1,0 +1,59 @@
+package operation
+
+import (
+	"strings"
+
+	"github.com/genform/genform/config"
+)
+
+// builtinToken is what genform presents to its own in-process simulator.
+const builtinToken = "genform-builtin"
+
+// Endpoint says which service a command talks to.
+type Endpoint struct {
+	// ID enters fingerprints: the base URL, or "simulator".
+	ID string
+	// BaseURL is "" for the built-in simulator.
+	BaseURL string
+	Token   string
+	// From says where BaseURL was set: "service.base_url" or
+	// "GENFORM_BASE_URL"; "" for the built-in simulator.
+	From string
+}
+
+// Builtin reports whether the endpoint is the built-in simulator.
+func (ep Endpoint) Builtin() bool { return ep.BaseURL == "" }
+
+// Describe is the plan header's service line.
+func (ep Endpoint) Describe() string {
+	if ep.Builtin() {
+		return "built-in simulator (outputs are synthetic)"
+	}
+	return ep.BaseURL
+}
+
+// ResolveEndpoint applies the precedence config > environment > built-in.
+func ResolveEndpoint(cfg *config.Config, getenv func(string) string) Endpoint {
+	base, from := cfg.Service.BaseURL, "service.base_url"
+	if base == "" {
+		base, from = getenv("GENFORM_BASE_URL"), "GENFORM_BASE_URL"
+	}
+	token := cfg.Service.Token
+	if token == "" {
+		token = getenv("GENFORM_TOKEN")
+	}
+	if base == "" {
+		return Endpoint{ID: config.SimulatorService, Token: builtinToken}
+	}
+	base = strings.TrimRight(base, "/")
+	return Endpoint{ID: base, BaseURL: base, Token: token, From: from}
+}
+
+// DescribeService is the plan header's service line for a service
+// identity as a plan records it.
+func DescribeService(id string) string {
+	if id == config.SimulatorService {
+		return Endpoint{ID: id}.Describe()
+	}
+	return Endpoint{ID: id, BaseURL: id}.Describe()
+}

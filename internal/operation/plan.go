@@ -1,0 +1,104 @@
+package operation
+
+import (
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/backend"
+	"github.com/genform/genform/internal/secrets"
+	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/plans"
+	"github.com/genform/genform/statefile"
+)
+
+// PlanRequest is what plan, and apply without a saved plan, are asked.
+type PlanRequest struct {
+	// Targets limits the plan to these instances and what they depend on.
+	Targets []addrs.Instance
+	// Replace generates these instances anew.
+	Replace []addrs.Instance
+	// Refresh checks the output files on disk.
+	Refresh bool
+	// MigrateService accepts a state made with another service than the
+	// configured one (-migrate-service).
+	MigrateService bool
+	// LockTimeout is how long to wait for the state's lock.
+	LockTimeout time.Duration
+}
+
+// Plan compares the configuration with the state and the files on disk,
+// without writing anything: genform plan. migrateFrom is the service the
+// state moves away from under MigrateService ("" without a switch). What
+// the configuration makes from a secret is marked sensitive in the plan.
+func (w *Workspace) Plan(req PlanRequest) (plan *plans.Plan, migrateFrom string, diags hcl.Diagnostics, err error) {
+	store, err := w.OpenState("plan", req.LockTimeout, false)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	var snap *statefile.Snapshot
+	var history reconcile.History
+	if store != nil {
+		snap, err = store.PlanSnapshot()
+		store.Close()
+		if err != nil {
+			return nil, "", nil, err
+		}
+		lh := &lazyHistory{cfg: w, lockTimeout: req.LockTimeout}
+		defer lh.close()
+		history = lh
+	}
+	if migrateFrom, err = w.checkService("plan", recordedService(snap), req.MigrateService); err != nil {
+		return nil, "", nil, err
+	}
+	plan, diags = w.makePlan(snap, history, req)
+	return plan, migrateFrom, diags, nil
+}
+
+// makePlan runs the planner on snap and hides what is made from a secret.
+func (w *Workspace) makePlan(snap *statefile.Snapshot, history reconcile.History, req PlanRequest) (*plans.Plan, hcl.Diagnostics) {
+	plan, diags := reconcile.MakePlan(reconcile.PlanInput{
+		Config:  w.Config,
+		State:   snap,
+		Service: w.Endpoint.ID,
+		Targets: req.Targets,
+		Replace: req.Replace,
+		Refresh: req.Refresh,
+		History: history,
+	})
+	if !diags.HasErrors() {
+		secrets.HidePlan(plan, w.Hider())
+	}
+	return plan, diags
+}
+
+// lazyHistory reads the history for plan, opening the state again (under
+// its shared lock) only when the planner first asks: a plan that would
+// generate nothing never reads it. The state is closed while planning
+// otherwise, so that its file's pages, mapped while it is open, do not
+// add to the plan's memory.
+type lazyHistory struct {
+	cfg         *Workspace
+	lockTimeout time.Duration
+	st          *statefile.Store
+	err         error
+	opened      bool
+}
+
+func (h *lazyHistory) Generations(fp string) ([]*statefile.Resource, error) {
+	if !h.opened {
+		h.opened = true
+		h.st, h.err = backend.ReadState(h.cfg.Config, "plan", h.lockTimeout)
+	}
+	if h.err != nil || h.st == nil {
+		return nil, h.err
+	}
+	return h.st.Generations(fp)
+}
+
+func (h *lazyHistory) close() {
+	if h.st != nil {
+		h.st.Close()
+	}
+}

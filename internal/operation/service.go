@@ -1,0 +1,145 @@
+package operation
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/internal/simulator"
+	"github.com/genform/genform/internal/words"
+	"github.com/genform/genform/statefile"
+)
+
+// The state names the service it was made with (statefile.Meta.Service).
+// Every fingerprint includes the service, so a state used with another one
+// plans to generate everything anew, and apply would overwrite the files
+// with what that service makes: a forgotten GENFORM_BASE_URL would move a
+// state made on a paid service to the built-in simulator without a word.
+// So plan, apply, destroy and import call checkService before they use the
+// state. The engine records the service in the same transaction as the
+// first submission (or download) of an apply, and import once it has
+// adopted a creation: a state names a service once something was made
+// there, and an apply that reached nothing leaves it as it was.
+
+// serviceSwitch is a state made with one service used with another.
+type serviceSwitch struct {
+	// recorded is the service identity the state names.
+	recorded string
+	// to is the service the configuration points at.
+	to Endpoint
+}
+
+// String says which service is which; checkService adds what to do.
+func (sw *serviceSwitch) String() string {
+	return fmt.Sprintf("the state was made with %s, but this configuration uses %s", words.ServiceSentence(sw.recorded), sw.configured())
+}
+
+// configured names the configured service and where it was set.
+func (sw *serviceSwitch) configured() string {
+	if sw.to.Builtin() {
+		return "the built-in simulator (GENFORM_BASE_URL and service.base_url are unset)"
+	}
+	return fmt.Sprintf("service %s (set by %s)", sw.to.BaseURL, sw.to.From)
+}
+
+// recordedService is the service a state names; "" when there is no
+// state, or it names none yet.
+func recordedService(snap *statefile.Snapshot) string {
+	if snap == nil {
+		return ""
+	}
+	return snap.Meta.Service
+}
+
+// checkService is the check plan, apply, destroy and import make before
+// they use a state that names the service recorded (see recordedService).
+// A state that names the workspace's endpoint, or none yet (a new state,
+// or one written by a genform that did not record it), passes. Otherwise,
+// with migrate (the command's -migrate-service) it warns and returns the
+// service the state moves away from; without, it returns an error naming
+// both services and the way to switch on purpose.
+func (w *Workspace) checkService(command, recorded string, migrate bool) (from string, err error) {
+	ep := w.Endpoint
+	if recorded == "" || recorded == ep.ID {
+		return "", nil
+	}
+	sw := &serviceSwitch{recorded: recorded, to: ep}
+	to := words.ServiceSentence(ep.ID)
+	switch {
+	case command == "destroy":
+		// destroy deletes the files the state records and forgets them: it
+		// sends nothing to any service and compares no fingerprint, so the
+		// configured service changes nothing of what it does, and nothing
+		// is paid for again. Refusing would only leave a user who can no
+		// longer reach the old service unable to clean up. It warns, since
+		// the mismatch is usually a mistake the next plan would stop at.
+		w.warn(fmt.Sprintf("%v; destroy sends nothing to a service, so it deletes what the state records all the same.", sw))
+		return "", nil
+	case migrate && command == "import":
+		w.warn(fmt.Sprintf("%v; with -migrate-service the creation is imported from %s and the state will name it: plan then generates anew what was made with %s.", sw, to, words.ServiceSentence(recorded)))
+		return recorded, nil
+	case migrate:
+		w.warn(fmt.Sprintf("%v; with -migrate-service everything made there is generated anew on %s, and the state will name it.", sw, to))
+		return recorded, nil
+	case command == "import":
+		return "", fmt.Errorf("%v; set it back, or pass -migrate-service to import from %s and have the state name it", sw, to)
+	}
+	return "", fmt.Errorf("%v; set it back, or pass -migrate-service to plan and apply to generate everything anew on %s", sw, to)
+}
+
+// Connect returns a client of the service; for the built-in simulator it
+// first starts one on a loopback port, its jobs kept under .genform/ so an
+// interrupted apply resumes against it. stop releases what Connect
+// started. onRetry, when not nil, hears of every retry
+// (service.Config.OnRetry).
+func (w *Workspace) Connect(onRetry func(context.Context, service.RetryInfo)) (client *service.Client, stop func(), err error) {
+	cfg, ep := w.Config, w.Endpoint
+	stop = func() {}
+	base := ep.BaseURL
+	var httpClient *http.Client
+	if ep.Builtin() {
+		dataDir := filepath.Join(filepath.Dir(cfg.Settings.StateFile), "simulator")
+		inst, err := simulator.Listen("127.0.0.1:0", simulator.Options{
+			Latency: time.Second,
+			DataDir: dataDir,
+			Token:   builtinToken,
+		})
+		if err != nil {
+			return nil, stop, fmt.Errorf("starting the built-in simulator: %w", err)
+		}
+		base = inst.URL
+		stop = func() { inst.Close() }
+		// The simulator's media URLs name the loopback port it had when
+		// the job was made, and the built-in one gets a new port every
+		// run: every connection goes to this run's instance instead.
+		addr := strings.TrimPrefix(inst.URL, "http://")
+		var d net.Dialer
+		httpClient = &http.Client{Transport: &http.Transport{
+			DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+				return d.DialContext(ctx, network, addr)
+			},
+			MaxIdleConnsPerHost: 64,
+		}}
+	}
+	client, err = service.New(service.Config{
+		BaseURL:           base,
+		Token:             ep.Token,
+		RequestsPerMinute: cfg.Service.RequestsPerMinute,
+		MaxDownloadSize:   cfg.Service.MaxDownloadSize,
+		Debug:             w.debugLog(),
+		HTTPClient:        httpClient,
+		AllowRemoteHTTP:   true, // the base URL was set explicitly by the user
+		UserAgent:         w.UserAgent,
+		OnRetry:           onRetry,
+	})
+	if err != nil {
+		stop()
+		return nil, func() {}, err
+	}
+	return client, stop, nil
+}
