@@ -4,7 +4,7 @@ STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 .PHONY: test check unit build bench browser postgres
 
 build:
-	go build -o genform .
+	go build -buildvcs=auto -o genform .
 
 # test: formatting, vet, staticcheck, then the whole suite with the race detector.
 test: browser postgres check unit

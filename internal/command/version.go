@@ -8,8 +8,10 @@ import (
 	"github.com/genform/genform/statefile"
 )
 
-// Version is genform's version; release builds set it with
-// -ldflags "-X github.com/genform/genform/internal/command.Version=v1.2.3".
+// Version is genform's version as a release build stamps it, with
+// -ldflags "-X github.com/genform/genform/internal/command.Version=v1.2.3";
+// "dev" otherwise, and then the build's own information says which
+// version it is (stamp).
 var Version = "dev"
 
 func init() {
@@ -25,12 +27,41 @@ func runVersion(env *Env, args []string) int {
 	if len(args) > 0 {
 		return env.Errorf("version takes no arguments")
 	}
-	v := Version
-	if v == "dev" {
-		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			v = bi.Main.Version
+	bi, _ := debug.ReadBuildInfo()
+	fmt.Fprintf(env.Stdout, "genform %s\ngo %s %s/%s\nstate schema %d\n", stamp(Version, bi), runtime.Version(), runtime.GOOS, runtime.GOARCH, statefile.SchemaVersion)
+	return ExitOK
+}
+
+// stamp is the version to print: the one a release build set; else the
+// module's version, which go install of a release gives (v1.2.3) and a
+// build in a checkout derives from its commit (v0.0.0-DATE-REVISION, with
+// +dirty for uncommitted changes); else the commit alone, when only that
+// was recorded; else "dev".
+func stamp(set string, bi *debug.BuildInfo) string {
+	if set != "dev" || bi == nil {
+		return set
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value
 		}
 	}
-	fmt.Fprintf(env.Stdout, "genform %s\ngo %s %s/%s\nstate schema %d\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH, statefile.SchemaVersion)
-	return ExitOK
+	if rev == "" {
+		return set
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	v := "dev-" + rev
+	if modified == "true" {
+		v += "+dirty"
+	}
+	return v
 }
