@@ -24,10 +24,10 @@ import (
 	"testing"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"github.com/genform/genform/internal/simulator"
 	"github.com/genform/genform/statefile"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // appliedWorkspace applies a small configuration once and returns a

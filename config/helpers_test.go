@@ -1,12 +1,13 @@
 package config
 
 import (
-	"github.com/genform/genform/internal/addrs"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/genform/genform/internal/addrs"
 )
 
 // writeFiles writes name -> content into a new temporary directory.

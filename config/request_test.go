@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/genform/genform/internal/addrs"
-
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/genform/genform/internal/addrs"
 )
 
 // TestRequestBodies pins the exact JSON each endpoint is sent, with the

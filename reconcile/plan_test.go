@@ -13,10 +13,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/reconcile/plans"
-
-	"github.com/genform/genform/config"
 	"github.com/genform/genform/statefile"
 )
 

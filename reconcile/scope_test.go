@@ -6,12 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/reconcile/plans"
-
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 )
 

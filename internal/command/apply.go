@@ -12,15 +12,13 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/genform/genform/config"
+	"github.com/genform/genform/internal/formats/jsonapply"
+	"github.com/genform/genform/internal/formats/planfile"
 	"github.com/genform/genform/internal/operation"
 	"github.com/genform/genform/internal/views"
 	"github.com/genform/genform/reconcile/apply"
 	"github.com/genform/genform/reconcile/plans"
-
-	"github.com/genform/genform/internal/formats/jsonapply"
-	"github.com/genform/genform/internal/formats/planfile"
-
-	"github.com/genform/genform/config"
 )
 
 func init() {

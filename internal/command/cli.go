@@ -11,6 +11,7 @@ import (
 	"sort"
 
 	"github.com/fatih/color"
+
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/views"
 )

@@ -11,8 +11,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/genform/genform/internal/views"
-
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/hcl/v2/hclwrite"
@@ -20,6 +18,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/atomicfile"
+	"github.com/genform/genform/internal/views"
 )
 
 func init() {

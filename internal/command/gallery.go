@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/genform/genform/internal/gallery"
-	"github.com/genform/genform/internal/workdir"
-
-	"github.com/genform/genform/internal/words"
-
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/gallery"
+	"github.com/genform/genform/internal/words"
+	"github.com/genform/genform/internal/workdir"
 )
 
 func init() {

@@ -25,10 +25,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/genform/genform/internal/gallery"
-
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/gallery"
 	"github.com/genform/genform/internal/simulator"
 	"github.com/genform/genform/statefile"
 	"github.com/genform/genform/statefile/boltstate"

@@ -4,11 +4,9 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/genform/genform/internal/views"
-
-	"github.com/genform/genform/internal/formats/jsonstate"
-
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/formats/jsonstate"
+	"github.com/genform/genform/internal/views"
 )
 
 func init() {

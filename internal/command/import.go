@@ -9,12 +9,10 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/operation"
 	"github.com/genform/genform/internal/views"
-
 	"github.com/genform/genform/internal/words"
-
-	"github.com/genform/genform/internal/addrs"
 )
 
 func init() {

@@ -8,10 +8,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/genform/genform/internal/views"
-
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/formats/jsonstate"
+	"github.com/genform/genform/internal/views"
 	"github.com/genform/genform/reconcile"
 )
 

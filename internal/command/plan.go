@@ -4,11 +4,9 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/genform/genform/internal/views"
-
-	"github.com/genform/genform/internal/formats/planfile"
-
 	"github.com/genform/genform/internal/formats/jsonplan"
+	"github.com/genform/genform/internal/formats/planfile"
+	"github.com/genform/genform/internal/views"
 )
 
 func init() {

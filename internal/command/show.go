@@ -6,16 +6,12 @@ import (
 	"os"
 	"time"
 
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/formats/jsonplan"
+	"github.com/genform/genform/internal/formats/jsonstate"
+	"github.com/genform/genform/internal/formats/planfile"
 	"github.com/genform/genform/internal/operation"
 	"github.com/genform/genform/internal/views"
-
-	"github.com/genform/genform/internal/formats/jsonstate"
-
-	"github.com/genform/genform/internal/formats/planfile"
-
-	"github.com/genform/genform/internal/formats/jsonplan"
-
-	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/statefile"
 )
 

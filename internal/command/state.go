@@ -6,11 +6,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/genform/genform/internal/operation"
-	"github.com/genform/genform/internal/words"
-
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/operation"
+	"github.com/genform/genform/internal/words"
 )
 
 func init() {

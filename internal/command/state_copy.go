@@ -8,7 +8,6 @@ import (
 	"os"
 
 	"github.com/genform/genform/internal/words"
-
 	"github.com/genform/genform/statefile"
 	"github.com/genform/genform/statefile/boltstate"
 )

@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/genform/genform/internal/views"
-
 	"github.com/fatih/color"
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/formats/jsondiag"
+	"github.com/genform/genform/internal/views"
 )
 
 func init() {

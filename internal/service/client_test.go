@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/genform/genform/internal/addrs"
-
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/genform/genform/internal/addrs"
 )
 
 func ptr[T any](v T) *T { return &v }

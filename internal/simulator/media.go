@@ -8,8 +8,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/genform/genform/internal/rules"
 	"golang.org/x/sync/singleflight"
+
+	"github.com/genform/genform/internal/rules"
 )
 
 // Sizes of rendered videos: small on purpose, since a GIF's size grows with

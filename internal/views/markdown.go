@@ -6,10 +6,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/genform/genform/internal/secrets"
 	"github.com/genform/genform/internal/words"
 	"github.com/genform/genform/reconcile/plans"
-
-	"github.com/genform/genform/internal/secrets"
 )
 
 // markdownLimit keeps a pull-request comment under the 65,536 characters

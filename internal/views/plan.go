@@ -9,12 +9,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/genform/genform/internal/words"
-	"github.com/genform/genform/reconcile/plans"
+	"github.com/fatih/color"
 
 	"github.com/genform/genform/internal/secrets"
-
-	"github.com/fatih/color"
+	"github.com/genform/genform/internal/words"
+	"github.com/genform/genform/reconcile/plans"
 )
 
 // The human rendering of a plan, after Terraform's: a header naming the

@@ -8,14 +8,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/genform/genform/internal/words"
-	"github.com/genform/genform/reconcile/apply"
-
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/cwriter"
 	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/words"
+	"github.com/genform/genform/reconcile/apply"
 )
 
 // Progress renders apply events: live bars on a terminal, one plain line

@@ -5,12 +5,10 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/genform/genform/internal/formats/jsonstate"
-
-	"github.com/genform/genform/internal/secrets"
-
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/formats/jsonstate"
+	"github.com/genform/genform/internal/secrets"
 	"github.com/genform/genform/statefile"
 )
 

@@ -5,8 +5,9 @@ import (
 	"math/big"
 	"testing"
 
-	"github.com/genform/genform/config"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/genform/genform/config"
 )
 
 func TestFormatCty(t *testing.T) {

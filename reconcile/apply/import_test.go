@@ -13,13 +13,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/reconcile"
-	"github.com/genform/genform/reconcile/plans"
-
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/simulator"
+	"github.com/genform/genform/reconcile"
+	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 	"github.com/genform/genform/statefile/boltstate"
 )

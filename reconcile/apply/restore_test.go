@@ -2,12 +2,11 @@ package apply
 
 import (
 	"context"
-	"time"
-
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/reconcile"

@@ -11,7 +11,6 @@ import (
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/workdir"
 	"github.com/genform/genform/reconcile/plans"
-
 	"github.com/genform/genform/statefile"
 	"github.com/genform/genform/statefile/boltstate"
 )

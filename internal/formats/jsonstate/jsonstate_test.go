@@ -7,9 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/statefile"
-	"github.com/google/go-cmp/cmp"
 )
 
 // TestStateJSON pins the documented field names of the state document:

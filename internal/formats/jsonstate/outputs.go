@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"io"
 
+	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 
 	"github.com/genform/genform/config"
-	"github.com/zclconf/go-cty/cty"
 )
 
 type OutputValue struct {

@@ -9,12 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/genform/genform/internal/formats/jsonplan"
-	"github.com/genform/genform/reconcile/plans"
-
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/atomicfile"
+	"github.com/genform/genform/internal/formats/jsonplan"
+	"github.com/genform/genform/reconcile/plans"
 )
 
 // The saved plan file (plan -out, apply PLANFILE, show PLANFILE): a JSON
