@@ -1,10 +1,6 @@
 package reconcile
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -373,8 +369,8 @@ func TestDecideLocalAttrValues(t *testing.T) {
 }
 
 // TestEveryReasonIsTested fails when a reason code or a local change is
-// added without a row saying when it is chosen: every code declared in
-// plans/reason.go must be the reason of a decideTests row, or be one of
+// added without a row saying when it is chosen: every code plans lists
+// (and its TestNames checks the list against what reason.go declares) must be the reason of a decideTests row, or be one of
 // the delete reasons, which MakePlan and MakeDestroyPlan choose and
 // deleteReasonTests covers. (That every code has a name is the plans
 // package's TestNames.)
@@ -392,56 +388,21 @@ func TestEveryReasonIsTested(t *testing.T) {
 		deletes[tc.reason] = true
 	}
 
-	for i, name := range declaredConsts(t, "ReasonCode") {
-		c := plans.ReasonCode(i)
+	for _, c := range plans.ReasonCodes() {
+		name := c.String()
 		switch {
-		case c == plans.ReasonNone:
 		case covered[c] && deletes[c]:
 			t.Errorf("%s is both a decide reason and a delete reason", name)
 		case covered[c], deletes[c]:
 		default:
-			t.Errorf("%s (%q) is not the reason of any row of decideTests or deleteReasonTests", name, c)
+			t.Errorf("%q is not the reason of any row of decideTests or deleteReasonTests", name)
 		}
 	}
-	for i, name := range declaredConsts(t, "LocalWhat") {
-		if w := plans.LocalWhat(i + 1); !locals[w] {
-			t.Errorf("%s (%q) is not the local change of any row of decideTests", name, w)
+	for _, w := range plans.LocalWhats() {
+		if !locals[w] {
+			t.Errorf("%q is not the local change of any row of decideTests", w)
 		}
 	}
-}
-
-// declaredConsts lists, in order, the names of the constants of typ that
-// plans/reason.go declares in one iota block: the value of the i-th is i
-// plus the block's offset.
-func declaredConsts(t *testing.T, typ string) []string {
-	t.Helper()
-	file, err := parser.ParseFile(token.NewFileSet(), filepath.Join("plans", "reason.go"), nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, decl := range file.Decls {
-		gd, ok := decl.(*ast.GenDecl)
-		if !ok || gd.Tok != token.CONST || len(gd.Specs) == 0 {
-			continue
-		}
-		if first := gd.Specs[0].(*ast.ValueSpec); first.Type == nil || first.Type.(*ast.Ident).Name != typ {
-			continue
-		}
-		for _, s := range gd.Specs {
-			vs := s.(*ast.ValueSpec)
-			if len(vs.Values) > 0 && vs != gd.Specs[0] {
-				t.Fatalf("the %s constants are no longer a plain iota block: this test cannot number them", typ)
-			}
-			for _, n := range vs.Names {
-				names = append(names, n.Name)
-			}
-		}
-	}
-	if len(names) == 0 {
-		t.Fatalf("plans/reason.go declares no %s constants", typ)
-	}
-	return names
 }
 
 // deleteReasonTests are the reasons of a delete, which only MakePlan and

@@ -67,8 +67,11 @@ func TestNames(t *testing.T) {
 		}
 	}
 	// Every code has a name: the names are what the documents spell.
-	if codes := declaredConsts(t, "ReasonCode"); len(codes) != len(reasonNames) {
-		t.Errorf("reason.go declares %d reason codes and names %d: give every code a name", len(codes), len(reasonNames))
+	if codes := declaredConsts(t, "ReasonCode"); len(codes) != len(reasonNames) || len(ReasonCodes()) != len(codes)-1 {
+		t.Errorf("reason.go declares %d reason codes, names %d and lists %d: give every code a name", len(codes), len(reasonNames), len(ReasonCodes()))
+	}
+	if whats := declaredConsts(t, "LocalWhat"); len(LocalWhats()) != len(whats) {
+		t.Errorf("reason.go declares %d kinds of local change and lists %d: give every kind a name", len(whats), len(LocalWhats()))
 	}
 }
 

@@ -222,3 +222,23 @@ type LocalChange struct {
 	GenerationID string
 	Since        time.Time
 }
+
+// ReasonCodes lists every reason code but ReasonNone, in the order they
+// are declared.
+func ReasonCodes() []ReasonCode {
+	codes := make([]ReasonCode, 0, len(reasonNames)-1)
+	for c := ReasonNone + 1; int(c) < len(reasonNames); c++ {
+		codes = append(codes, c)
+	}
+	return codes
+}
+
+// LocalWhats lists every kind of local change, in the order they are
+// declared.
+func LocalWhats() []LocalWhat {
+	var whats []LocalWhat
+	for w := DirMoved; int(w) < len(localNames); w++ {
+		whats = append(whats, w)
+	}
+	return whats
+}

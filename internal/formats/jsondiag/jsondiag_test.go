@@ -7,21 +7,23 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
 
+// TestDocument: the counts, an error's snippet with its highlight, and a
+// diagnostic without a subject, which has neither range nor snippet.
 func TestDocument(t *testing.T) {
-	src := []byte("image \"a\" {\n  prompt = \"a\"\n  seed   = \"x\"\n}\n")
-	f, _ := hclsyntax.ParseConfig(src, "main.gen.hcl", hcl.InitialPos)
-	rng := hcl.Range{Filename: "main.gen.hcl", Start: hcl.Pos{Line: 3, Column: 12, Byte: 38}, End: hcl.Pos{Line: 3, Column: 15, Byte: 41}}
+	src := []byte("variable \"v\" {\n  type = numbr\n}\n")
+	f, _ := hclsyntax.ParseConfig(src, "vars.gen.hcl", hcl.InitialPos)
+	rng := hcl.Range{Filename: "vars.gen.hcl", Start: hcl.Pos{Line: 2, Column: 10, Byte: 24}, End: hcl.Pos{Line: 2, Column: 15, Byte: 29}}
 	diags := hcl.Diagnostics{
-		{Severity: hcl.DiagError, Summary: "Incorrect attribute value type", Detail: "A number is required.", Subject: &rng},
-		{Severity: hcl.DiagWarning, Summary: "Value for undeclared variable", Detail: "From the command line."},
+		{Severity: hcl.DiagError, Summary: "Invalid type specification", Detail: "The keyword \"numbr\" is not a valid type specification.", Subject: &rng},
+		{Severity: hcl.DiagWarning, Summary: "Deprecated setting"},
 	}
-	files := map[string]*hcl.File{"main.gen.hcl": f}
+	files := map[string]*hcl.File{"vars.gen.hcl": f}
 
 	doc := diagnosticsDocument(files, diags)
 	if doc.Valid || doc.ErrorCount != 1 || doc.WarningCount != 1 {
 		t.Errorf("counts: %+v", doc)
 	}
-	if s := doc.Diagnostics[0].Snippet; s == nil || s.Code[s.HighlightStartOffset:s.HighlightEndOffset] != `"x"` {
+	if s := doc.Diagnostics[0].Snippet; s == nil || s.StartLine != 2 || s.Code[s.HighlightStartOffset:s.HighlightEndOffset] != "numbr" || s.Context == nil || *s.Context != `variable "v"` {
 		t.Errorf("snippet = %+v", s)
 	}
 	if d := doc.Diagnostics[1]; d.Range != nil || d.Snippet != nil || d.Severity != "warning" {

@@ -1,4 +1,4 @@
-package jsonapply
+package views
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/formats/jsonapply"
 	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/reconcile/apply"
 	"github.com/genform/genform/reconcile/plans"
@@ -21,12 +22,31 @@ func retryEvent(addr addrs.Instance, status, attempt int, wait time.Duration) ap
 	}
 }
 
-// TestRetriesInTheJSONProgress: apply -json has each retry as a progress
+// TestRetriesInThePlainProgress: one line per retry, repeated retries of
+// one instance included, and the check of the service under "service".
+func TestRetriesInThePlainProgress(t *testing.T) {
+	var out bytes.Buffer
+	p := &lineProgress{w: &out, last: map[addrs.Instance]string{}, start: map[addrs.Instance]time.Time{}}
+	a := addrs.MustParseInstance("image.a")
+	p.Event(retryEvent(addrs.Instance{}, 503, 2, 400*time.Millisecond))
+	p.Event(retryEvent(a, 429, 2, 2*time.Second))
+	p.Event(retryEvent(a, 429, 3, 2*time.Second))
+	p.Event(retryEvent(a, 0, 4, 1234*time.Millisecond))
+	want := "service: retrying in 400ms (503 Service Unavailable, attempt 2)\n" +
+		"image.a: retrying in 2s (429 Too Many Requests, attempt 2)\n" +
+		"image.a: retrying in 2s (429 Too Many Requests, attempt 3)\n" +
+		"image.a: retrying in 1.2s (unknown failure, attempt 4)\n"
+	if out.String() != want {
+		t.Errorf("progress:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
+
+// TestRetriesInTheJSONProgress: beside the plain lines, apply -json has each retry as a progress
 // line of phase "retrying" with the retry's fields; the check of the
 // service has no address or action.
 func TestRetriesInTheJSONProgress(t *testing.T) {
 	var out bytes.Buffer
-	p := NewProgress(&out)
+	p := jsonapply.NewProgress(&out)
 	p.Event(retryEvent(addrs.MustParseInstance("image.a"), 429, 2, 2*time.Second))
 	p.Event(retryEvent(addrs.Instance{}, 500, 3, time.Second))
 	var lines []map[string]any
