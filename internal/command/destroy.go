@@ -19,10 +19,7 @@ func init() {
 Flags:
   -auto-approve        do not ask for confirmation
   -target=ADDR         destroy only ADDR (repeatable)
-  -var 'NAME=VALUE'    set a variable (repeatable)
-  -var-file=FILE       read variables from a *.genvars.hcl file (repeatable)
-  -lock-timeout=DUR    wait this long for the state lock (default 0s)
-`,
+` + readFlagsUsage,
 		run: runDestroy,
 	})
 }

@@ -85,3 +85,21 @@ func (p *planFlags) request() operation.PlanRequest {
 		MigrateService: p.migrateService, LockTimeout: p.lockTimeout,
 	}
 }
+
+// readFlagsUsage documents the flags readFlags registers.
+const readFlagsUsage = `  -var 'NAME=VALUE'    set a variable (repeatable)
+  -var-file=FILE       read variables from a *.genvars.hcl file (repeatable)
+  -lock-timeout=DUR    wait this long for the state lock (default 0s)
+`
+
+// readFlags are the flags of the commands that load the configuration to
+// find the state and read it: the variables and -lock-timeout.
+type readFlags struct {
+	vars        varFlags
+	lockTimeout time.Duration
+}
+
+func (r *readFlags) register(fs *flag.FlagSet) {
+	r.vars.register(fs)
+	fs.DurationVar(&r.lockTimeout, "lock-timeout", 0, "")
+}

@@ -37,10 +37,7 @@ Flags:
                        state serial SERIAL (default: the serial before the
                        last command that changed the state)
   -changed             show only the resources generated anew since then
-  -var 'NAME=VALUE'    set a variable (repeatable)
-  -var-file=FILE       read variables from a *.genvars.hcl file (repeatable)
-  -lock-timeout=DUR    wait this long for the state lock (default 0s)
-`,
+` + readFlagsUsage,
 		run: runGallery,
 	})
 }
@@ -51,9 +48,8 @@ func runGallery(env *Env, args []string) int {
 	link := fs.Bool("link", false, "")
 	since := fs.Uint64("since", 0, "")
 	changed := fs.Bool("changed", false, "")
-	lockTimeout := fs.Duration("lock-timeout", 0, "")
-	var vars varFlags
-	vars.register(fs)
+	var rf readFlags
+	rf.register(fs)
 	if ok, code := parseFlags(env, commands["gallery"], fs, args); !ok {
 		return code
 	}
@@ -63,14 +59,14 @@ func runGallery(env *Env, args []string) int {
 	if *out == "" {
 		return env.Errorf("-out is empty; name the page to write, e.g. -out=gallery.html")
 	}
-	ws, _ := loadForReading(env, vars.options(env))
+	ws, _ := loadForReading(env, rf.vars.options(env))
 	if ws == nil {
 		return ExitError
 	}
 	cfg := ws.Config
 	// The shared lock is held until the page is written, so an apply
 	// cannot replace files while they are read.
-	st, err := ws.ReadState("gallery", *lockTimeout)
+	st, err := ws.ReadState("gallery", rf.lockTimeout)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}

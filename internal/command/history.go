@@ -28,10 +28,7 @@ func init() {
 
 Flags:
   -json                print the JSON document instead (docs/formats.md)
-  -var 'NAME=VALUE'    set a variable (repeatable)
-  -var-file=FILE       read variables from a *.genvars.hcl file (repeatable)
-  -lock-timeout=DUR    wait this long for the state lock (default 0s)
-`,
+` + readFlagsUsage,
 		run: runHistory,
 	})
 }
@@ -39,9 +36,8 @@ Flags:
 func runHistory(env *Env, args []string) int {
 	fs := flag.NewFlagSet("history", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "")
-	var vf varFlags
-	vf.register(fs)
-	lockTimeout := fs.Duration("lock-timeout", 0, "")
+	var rf readFlags
+	rf.register(fs)
 	if ok, code := parseFlags(env, commands["history"], fs, args); !ok {
 		return code
 	}
@@ -55,11 +51,11 @@ func runHistory(env *Env, args []string) int {
 			return env.Errorf("%v", err)
 		}
 	}
-	ws := load(env, vf.options(env))
+	ws := load(env, rf.vars.options(env))
 	if ws == nil {
 		return ExitError
 	}
-	snap, hist, err := ws.History("history", *lockTimeout)
+	snap, hist, err := ws.History("history", rf.lockTimeout)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}

@@ -32,10 +32,7 @@ func init() {
   'genform state rm ADDR' forgets an instance to import another creation.
 
 Flags:
-  -var 'NAME=VALUE'    set a variable (repeatable)
-  -var-file=FILE       read variables from a *.genvars.hcl file (repeatable)
-  -lock-timeout=DUR    wait this long for the state lock (default 0s)
-  -migrate-service     import from the configured service although the state
+` + readFlagsUsage + `  -migrate-service     import from the configured service although the state
                        was made with another, and have the state name it
 `,
 		run: runImport,
@@ -44,9 +41,8 @@ Flags:
 
 func runImport(env *Env, args []string) int {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
-	var vf varFlags
-	vf.register(fs)
-	lockTimeout := fs.Duration("lock-timeout", 0, "")
+	var rf readFlags
+	rf.register(fs)
 	migrate := fs.Bool("migrate-service", false, "")
 	if ok, code := parseFlags(env, commands["import"], fs, args); !ok {
 		return code
@@ -62,14 +58,14 @@ func runImport(env *Env, args []string) int {
 		return env.Errorf("%v", err)
 	}
 	id := fs.Arg(1)
-	ws := load(env, vf.options(env))
+	ws := load(env, rf.vars.options(env))
 	if ws == nil {
 		return ExitError
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	imported, diags, err := ws.Import(ctx, operation.ImportRequest{
-		Addr: addr, CreationID: id, LockTimeout: *lockTimeout, MigrateService: *migrate,
+		Addr: addr, CreationID: id, LockTimeout: rf.lockTimeout, MigrateService: *migrate,
 		Started: func(service string) {
 			fmt.Fprintf(env.Stdout, "%s: importing creation %s from %s\n", addr, id, service)
 		},

@@ -30,10 +30,7 @@ Flags:
                        NAME the value alone
   -raw                 with NAME, print a string, number or bool as it is,
                        without quotes, for use in shell scripts
-  -var 'NAME=VALUE'    set a variable (repeatable)
-  -var-file=FILE       read variables from a *.genvars.hcl file (repeatable)
-  -lock-timeout=DUR    wait this long for the state lock (default 0s)
-`,
+` + readFlagsUsage,
 		run: runOutput,
 	})
 }
@@ -42,9 +39,8 @@ func runOutput(env *Env, args []string) int {
 	fs := flag.NewFlagSet("output", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "")
 	raw := fs.Bool("raw", false, "")
-	var vf varFlags
-	vf.register(fs)
-	lockTimeout := fs.Duration("lock-timeout", 0, "")
+	var rf readFlags
+	rf.register(fs)
 	if ok, code := parseFlags(env, commands["output"], fs, args); !ok {
 		return code
 	}
@@ -55,7 +51,7 @@ func runOutput(env *Env, args []string) int {
 	if *raw && (name == "" || *asJSON) {
 		return env.Errorf("-raw prints one value: pass the output's NAME, and not -json")
 	}
-	ws, unset := loadForReading(env, vf.options(env))
+	ws, unset := loadForReading(env, rf.vars.options(env))
 	if ws == nil {
 		return ExitError
 	}
@@ -78,7 +74,7 @@ func runOutput(env *Env, args []string) int {
 		}
 		return env.Errorf("%s (declared: %s)", msg, strings.Join(names, ", "))
 	}
-	snap, err := ws.Snapshot("output", *lockTimeout)
+	snap, err := ws.Snapshot("output", rf.lockTimeout)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/formats/jsonplan"
@@ -32,10 +31,7 @@ func init() {
 
 Flags:
   -json                print JSON instead of the human view
-  -var 'NAME=VALUE'    set a variable (repeatable)
-  -var-file=FILE       read variables from a *.genvars.hcl file (repeatable)
-  -lock-timeout=DUR    wait this long for the state lock (default 0s)
-`,
+` + readFlagsUsage,
 		run: runShow,
 	})
 }
@@ -43,9 +39,8 @@ Flags:
 func runShow(env *Env, args []string) int {
 	fs := flag.NewFlagSet("show", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "")
-	var vf varFlags
-	vf.register(fs)
-	lockTimeout := fs.Duration("lock-timeout", 0, "")
+	var rf readFlags
+	rf.register(fs)
 	if ok, code := parseFlags(env, commands["show"], fs, args); !ok {
 		return code
 	}
@@ -65,7 +60,7 @@ func runShow(env *Env, args []string) int {
 			return env.Errorf("%v (and there is no plan file by that name)", err)
 		}
 	}
-	return showState(env, "show", vf, *lockTimeout, addr, *asJSON)
+	return showState(env, "show", rf, addr, *asJSON)
 }
 
 // showPlanFile renders a saved plan the way plan rendered it. It needs no
@@ -88,12 +83,12 @@ func showPlanFile(env *Env, path string, asJSON bool) int {
 
 // showState shows the whole state, or the instance at addr, read under the
 // state's shared lock. show and state show share it.
-func showState(env *Env, command string, vf varFlags, lockTimeout time.Duration, addr addrs.Instance, asJSON bool) int {
-	ws, _ := loadForReading(env, vf.options(env))
+func showState(env *Env, command string, rf readFlags, addr addrs.Instance, asJSON bool) int {
+	ws, _ := loadForReading(env, rf.vars.options(env))
 	if ws == nil {
 		return ExitError
 	}
-	snap, hist, err := ws.History(command, lockTimeout)
+	snap, hist, err := ws.History(command, rf.lockTimeout)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}

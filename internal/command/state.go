@@ -33,10 +33,7 @@ Subcommands:
                        than the state (a lower serial)
 
 Flags (every subcommand):
-  -var 'NAME=VALUE'    set a variable (repeatable)
-  -var-file=FILE       read variables from a *.genvars.hcl file (repeatable)
-  -lock-timeout=DUR    wait this long for the state lock (default 0s)
-
+` + readFlagsUsage + `
 Addresses are image.NAME or video.NAME, with [N] or ["KEY"] for one
 instance of a counted or for_each resource; quote those for the shell:
   genform state rm 'image.variant["red"]'
@@ -161,7 +158,7 @@ func runStateShow(env *Env, sc *stateCmd) int {
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
-	return showState(env, "state show", sc.vars, sc.lockTimeout, addr, false)
+	return showState(env, "state show", readFlags{vars: sc.vars, lockTimeout: sc.lockTimeout}, addr, false)
 }
 
 // runStateRm forgets instances, as terraform state rm does: the record,

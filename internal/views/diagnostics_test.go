@@ -10,12 +10,14 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
 
+// TestWriteDiagnostics: every diagnostic is printed with the source line
+// it points at, warnings too, and without colour codes when colour is off.
 func TestWriteDiagnostics(t *testing.T) {
 	src := []byte("image \"a\" {\n  prompt = \"a\"\n  seed   = \"x\"\n}\n")
 	f, _ := hclsyntax.ParseConfig(src, "main.gen.hcl", hcl.InitialPos)
-	rng := hcl.Range{Filename: "main.gen.hcl", Start: hcl.Pos{Line: 3, Column: 12, Byte: 38}, End: hcl.Pos{Line: 3, Column: 15, Byte: 41}}
+	seed := f.Body.(*hclsyntax.Body).Blocks[0].Body.Attributes["seed"]
 	diags := hcl.Diagnostics{
-		{Severity: hcl.DiagError, Summary: "Incorrect attribute value type", Detail: "A number is required.", Subject: &rng},
+		{Severity: hcl.DiagError, Summary: "Incorrect attribute value type", Detail: "A number is required.", Subject: seed.Expr.Range().Ptr()},
 		{Severity: hcl.DiagWarning, Summary: "Value for undeclared variable", Detail: "From the command line."},
 	}
 	files := map[string]*hcl.File{"main.gen.hcl": f}
