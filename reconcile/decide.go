@@ -70,9 +70,10 @@ type decision struct {
 //     the job's inputs are not the ones declared). When the record already
 //     holds the declared request, an intent for another one is settled and
 //     nothing is generated (a revert after an interrupted apply). Otherwise
-//     an intent whose request changed is abandoned, and one without a job
-//     id (the answer was lost) is submitted again, both as a create or a
-//     replace.
+//     an intent whose request changed is abandoned, as a create or a
+//     replace. One without a job id (the create request was sent and its
+//     outcome is not known) is possibly paid for: nothing is sent for it,
+//     unless -replace asks to pay again.
 //  2. Without a record: a rename (move) when a record that left the
 //     configuration has the same request, a restore when the history
 //     holds a generation of it that no instance holds, a create
@@ -99,8 +100,14 @@ func decide(f facts) decision {
 		return decision{keep: true, settle: true}
 	case intent != nil && intent.GenerationID != "":
 		return decision{action: generate, reason: plans.Reason{Code: plans.ReasonAbandoned, GenerationID: intent.GenerationID}}
-	case intent != nil:
+	case intent != nil && f.forced:
+		// -replace: the user pays again, knowingly.
 		return decision{action: generate, reason: plans.Reason{Code: plans.ReasonAnswerLost, Since: intent.CreatedAt}}
+	case intent != nil:
+		// The create request was sent and its outcome is not known: the
+		// job may exist, and be paid for. Nothing is sent until the user
+		// adopts it (import) or pays again (-replace).
+		return decision{action: plans.NoOp, reason: plans.Reason{Code: plans.ReasonAnswerLost, Since: intent.CreatedAt}}
 	case rec == nil && f.orphan != nil && f.fingerprint != "" && !f.forced:
 		return decision{action: plans.Move, reason: plans.Reason{Code: plans.ReasonRenamed}}
 	case rec == nil && f.restorable != nil && !f.forced:

@@ -260,7 +260,7 @@ func TestPlanActions(t *testing.T) {
 			t.Fatalf("image.a: %s %+v", c.Action, c.Reason)
 		}
 	})
-	t.Run("intent with id resumes, without id warns", func(t *testing.T) {
+	t.Run("intent with id resumes, without id is possibly paid", func(t *testing.T) {
 		f := newFixture(t)
 		cfg := f.write(twoImages)
 		p, _ := f.plan(cfg)
@@ -270,8 +270,15 @@ func TestPlanActions(t *testing.T) {
 		if c := p.Change(a("image.a")); c.Action != plans.Resume || c.GenerationID != "job-1" {
 			t.Errorf("image.a: %s %q", c.Action, c.GenerationID)
 		}
-		if c := p.Change(a("image.b")); c.Action != plans.Create || c.Reason.Code != plans.ReasonAnswerLost || !c.Reason.MayHaveBeenPaid() {
+		if c := p.Change(a("image.b")); !c.PossiblyPaid() || c.Reason.Code != plans.ReasonAnswerLost || !c.Reason.MayHaveBeenPaid() {
 			t.Errorf("image.b: %s %+v", c.Action, c.Reason)
+		}
+		if p.HasChanges() != true || p.Generations() != 0 || p.Summary().PossiblyPaid != 1 {
+			t.Errorf("summary %+v, %d generations", p.Summary(), p.Generations())
+		}
+		p, _ = f.plan(cfg, func(in *PlanInput) { in.Replace = []addrs.Instance{a("image.b")} })
+		if c := p.Change(a("image.b")); c.Action != plans.Create || c.Reason.Code != plans.ReasonAnswerLost {
+			t.Errorf("image.b with -replace: %s %+v", c.Action, c.Reason)
 		}
 	})
 	t.Run("-replace and -target", func(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"github.com/genform/genform/internal/formats/planfile"
 	"github.com/genform/genform/internal/operation"
 	"github.com/genform/genform/internal/views"
+	"github.com/genform/genform/internal/words"
 	"github.com/genform/genform/reconcile/apply"
 	"github.com/genform/genform/reconcile/plans"
 )
@@ -104,10 +105,18 @@ func runApply(env *Env, args []string) int {
 		views.Plan(env.Stdout, plan, ws.Endpoint.Describe())
 	}
 	if !plan.HasChanges() {
-		if ac.json {
-			jsonapply.WriteResult(env.Stdout, &apply.Result{}, nil)
-		} else if saved != nil {
-			fmt.Fprintln(env.Stdout, "No changes. Your media matches the configuration.")
+		res := &apply.Result{}
+		for _, c := range plan.PossiblyPaid() {
+			res.PossiblyPaid = append(res.PossiblyPaid, apply.PossiblyPaid{Addr: c.Addr, SentAt: c.Reason.Since})
+		}
+		switch {
+		case ac.json:
+			jsonapply.WriteResult(env.Stdout, res, nil)
+		case saved != nil:
+			fmt.Fprintln(env.Stdout, views.SummaryLine(plan))
+		}
+		if len(res.PossiblyPaid) > 0 {
+			return env.Errorf("%d generation%s may already have been paid for and wait%s for your decision (see above); nothing was sent", len(res.PossiblyPaid), words.Plural(len(res.PossiblyPaid)), map[bool]string{true: "s", false: ""}[len(res.PossiblyPaid) == 1])
 		}
 		return ExitOK
 	}
@@ -224,7 +233,7 @@ func execute(env *Env, verb string, ws *operation.Workspace, run *operation.Run,
 	switch {
 	case res.Interrupted:
 		return ExitInterrupted
-	case len(res.Failed) > 0 || len(res.Skipped) > 0 || res.StateErr != nil || res.Refused != nil:
+	case len(res.Failed) > 0 || len(res.Skipped) > 0 || res.StateErr != nil || res.Refused != nil || len(res.PossiblyPaid) > 0:
 		return ExitError
 	}
 	return ExitOK

@@ -28,6 +28,7 @@ Flags:
   -latency=DUR         time a job takes to finish (default 2s)
   -fail-rate=F         fraction of jobs that end in 'failed' (default 0)
   -error-rate=F        fraction of API requests answered 500 (default 0)
+  -read-errors-only    answer only requests that create no job with those 500s
   -truncate-rate=F     fraction of downloads cut short (default 0)
   -seed=N              seed that makes the faults repeatable (default 0)
   -max-concurrent=N    unfinished jobs allowed per token (default 40)
@@ -97,6 +98,7 @@ func parseSimFlags(env *Env, args []string) (f simFlags, ok bool, code int) {
 	fs.DurationVar(&f.opts.Latency, "latency", simulator.DefaultLatency, "")
 	fs.Float64Var(&f.opts.FailRate, "fail-rate", 0, "")
 	fs.Float64Var(&f.opts.ErrorRate, "error-rate", 0, "")
+	fs.BoolVar(&f.opts.ReadErrorsOnly, "read-errors-only", false, "")
 	fs.Float64Var(&f.opts.TruncateRate, "truncate-rate", 0, "")
 	fs.Int64Var(&f.opts.Seed, "seed", 0, "")
 	fs.IntVar(&f.opts.MaxConcurrent, "max-concurrent", simulator.DefaultMaxConcurrent, "")

@@ -218,6 +218,9 @@ func (r *Run) Execute(ctx context.Context, opts ExecuteOptions) (*apply.Result, 
 			list[i].Err = mask.Err(list[i].Err)
 		}
 	}
+	for i := range res.PossiblyPaid {
+		res.PossiblyPaid[i].Err = mask.Err(res.PossiblyPaid[i].Err)
+	}
 	res.Refused, res.StateErr = mask.Err(res.Refused), mask.Err(res.StateErr)
 	return res, nil
 }

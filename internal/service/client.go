@@ -319,27 +319,26 @@ func (r *request) classify(err error) (retry, ambiguous bool) {
 	if !r.create {
 		return retryableStatus(se.HTTPStatus), false
 	}
-	switch {
-	case se.HTTPStatus == http.StatusTooManyRequests,
-		se.HTTPStatus == http.StatusServiceUnavailable:
+	return createAnswer(se.HTTPStatus)
+}
+
+// createAnswer classifies the answer of a create request by its status.
+// A create is paid for, so it is sent again only on the one answer the
+// service documents as "nothing was done, try later" (429), and taken as
+// a refusal that made nothing only on the answers it documents as such:
+// 400 (an invalid request, a prompt its policy refuses), 401, 403 and 404.
+// Every other answer is ambiguous, 5xx above all: a service can fail
+// after it has made, and charged for, the job (a 500 carrying its own
+// error body included), and a gateway can answer 502, 503 or 504 for a
+// request it forwarded. Those are never sent again.
+func createAnswer(status int) (retry, ambiguous bool) {
+	switch status {
+	case http.StatusTooManyRequests:
 		return true, false
-	case se.HTTPStatus >= 200 && se.HTTPStatus <= 299:
-		// A success status whose envelope carries an error: the service
-		// answered and reported that it did not act.
+	case http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
 		return false, false
-	case se.HTTPStatus == http.StatusSeeOther:
-		return false, true // "created, see elsewhere"
-	case se.HTTPStatus == http.StatusNotImplemented:
-		return false, false
-	case se.HTTPStatus >= 500:
-		// The service's own error body proves it answered and failed; a
-		// bare 502/504 may come from a gateway after forwarding.
-		if se.serviceBody {
-			return true, false
-		}
-		return false, true
 	}
-	return false, false
+	return false, true
 }
 
 // call sends r with retries and returns the value of the success envelope.

@@ -263,6 +263,7 @@ func TestErrorAnswers(t *testing.T) {
 	tests := []struct {
 		name       string
 		status     int
+		ambiguous  bool
 		body       string
 		want       Error
 		wantString string
@@ -306,12 +307,12 @@ func TestErrorAnswers(t *testing.T) {
 			wantString: "POST /v1/jobs/text2image: 400 Bad Request: <html> <body>Bad Request</body> </html>",
 		},
 		{
-			name: "empty body", status: 422,
+			name: "empty body", status: 422, ambiguous: true,
 			want:       Error{HTTPStatus: 422},
 			wantString: "POST /v1/jobs/text2image: 422 Unprocessable Entity",
 		},
 		{
-			name: "error envelope on 200", status: 200,
+			name: "error envelope on 200", status: 200, ambiguous: true,
 			body: `{"status":"error","value":null,"error":{"message":"function unavailable for API users","code":"VB-100020"}}`,
 			want: Error{HTTPStatus: 200, Code: "VB-100020", Message: "function unavailable for API users"},
 		},
@@ -334,11 +335,14 @@ func TestErrorAnswers(t *testing.T) {
 			}, cmp.Ignore())); diff != "" {
 				t.Errorf("Error (-want +got):\n%s", diff)
 			}
-			if tt.wantString != "" && err.Error() != tt.wantString {
-				t.Errorf("Error() = %q, want %q", err.Error(), tt.wantString)
+			if tt.wantString != "" && se.Error() != tt.wantString {
+				t.Errorf("Error() = %q, want %q", se.Error(), tt.wantString)
 			}
-			if errors.Is(err, ErrAmbiguousCreate) || IsRetryable(err) {
-				t.Errorf("a refusal is final: ambiguous=%v retryable=%v", errors.Is(err, ErrAmbiguousCreate), IsRetryable(err))
+			// An answer the service documents as a refusal is final; any
+			// other (a 422, a 2xx carrying an error) may have come after
+			// the job was made: it is ambiguous, and not sent again either.
+			if errors.Is(err, ErrAmbiguousCreate) != tt.ambiguous || IsRetryable(err) {
+				t.Errorf("ambiguous=%v (want %v) retryable=%v", errors.Is(err, ErrAmbiguousCreate), tt.ambiguous, IsRetryable(err))
 			}
 			if n := srv.count(); n != 1 {
 				t.Errorf("server received %d requests, want 1 (a refusal is not retried)", n)
@@ -481,20 +485,49 @@ func TestCreateRetriesOnlyWhenNoJobWasMade(t *testing.T) {
 			wantCreates: 2, wantID: "gen-9",
 		},
 		{
-			name: "500 with the service's error body is retried",
+			// The service may fail after it made, and charged for, the job.
+			name: "500 with the service's error body is ambiguous",
 			answers: []func(*testing.T, http.ResponseWriter){
 				func(_ *testing.T, w http.ResponseWriter) { writeJSON(w, 500, `{"message":"service error","code":500}`) },
 				func(_ *testing.T, w http.ResponseWriter) { writeJSON(w, 200, ok) },
 			},
-			wantCreates: 2, wantID: "gen-9",
+			wantCreates: 1, wantAmbiguous: true,
 		},
 		{
-			name: "503 without a body is retried",
+			name: "503 with the service's error body is ambiguous",
+			answers: []func(*testing.T, http.ResponseWriter){
+				func(_ *testing.T, w http.ResponseWriter) {
+					writeJSON(w, 503, `{"error":{"message":"busy","code":"H-10000503"}}`)
+				},
+				func(_ *testing.T, w http.ResponseWriter) { writeJSON(w, 200, ok) },
+			},
+			wantCreates: 1, wantAmbiguous: true,
+		},
+		{
+			name: "503 without a body is ambiguous",
 			answers: []func(*testing.T, http.ResponseWriter){
 				func(_ *testing.T, w http.ResponseWriter) { w.WriteHeader(503) },
 				func(_ *testing.T, w http.ResponseWriter) { writeJSON(w, 200, ok) },
 			},
-			wantCreates: 2, wantID: "gen-9",
+			wantCreates: 1, wantAmbiguous: true,
+		},
+		{
+			name: "a 200 whose envelope is an error is ambiguous",
+			answers: []func(*testing.T, http.ResponseWriter){
+				func(_ *testing.T, w http.ResponseWriter) {
+					writeJSON(w, 200, `{"status":"error","error":{"message":"failed","code":"H-1"}}`)
+				},
+				func(_ *testing.T, w http.ResponseWriter) { writeJSON(w, 200, ok) },
+			},
+			wantCreates: 1, wantAmbiguous: true,
+		},
+		{
+			name: "a 409 is ambiguous",
+			answers: []func(*testing.T, http.ResponseWriter){
+				func(_ *testing.T, w http.ResponseWriter) { writeJSON(w, 409, `{"message":"conflict","code":409}`) },
+				func(_ *testing.T, w http.ResponseWriter) { writeJSON(w, 200, ok) },
+			},
+			wantCreates: 1, wantAmbiguous: true,
 		},
 		{
 			name: "connection dropped after the request arrived is ambiguous",

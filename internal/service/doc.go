@@ -25,24 +25,25 @@
 // Reads (status, detail) and the watermark-free URL, which only mints a new
 // link, are retried with exponential backoff and jitter on 429, on 5xx other
 // than 501, and on network failures; Retry-After (seconds or an HTTP date) is
-// honoured. A create request costs money, so it is re-sent only when the
-// failure proves no job was made:
+// honoured. A create request costs money, so it is sent again only where
+// the failure proves that no job was made:
 //
-//   - 429: the service refused before doing anything;
-//   - a 5xx answer whose body is one of the service's own error shapes (the
-//     service itself reports the failure, as its 500 "service error" does),
-//     and 503 with any body (the service, or a proxy in front of it, was not
-//     taking work);
+//   - 429: the service refused before doing anything, and asks to try
+//     later;
 //   - a transport failure before a connection was established (refused
 //     dial, DNS or TLS failure): nothing can have reached the service.
 //
-// Everything else after the request was sent is ambiguous: a timeout waiting
-// for the answer, a reset connection, a cancelled context while the request
-// was on the wire, a 5xx without the service's error body (a 502/504 from a
-// gateway that may have forwarded the request), a 303, a 2xx whose body was
-// lost or unreadable. Those are not retried; the error wraps
-// ErrAmbiguousCreate so the caller keeps its intent record and tells the user
-// an earlier request may have been paid for. Other 4xx are final refusals.
+// A 400 (an invalid request, or one its policy refuses), 401, 403 or 404
+// is a refusal the service documents as making nothing: it is final, and
+// nothing was paid for. Everything else after the request was sent is
+// ambiguous, and never sent again: any 5xx (the service's own 500 "service
+// error" can come after it made, and charged for, the job; a gateway's
+// 502, 503 or 504 can come after it forwarded the request), another
+// status, a timeout waiting for the answer, a reset connection, a
+// cancelled context while the request was on the wire, a 2xx whose body
+// was lost, unreadable or an error. The error then wraps
+// ErrAmbiguousCreate, so the caller keeps its intent record and reports
+// the generation as possibly paid for.
 //
 // Downloads are plain GETs and are retried on 429, 5xx, network failures,
 // stalls and bodies cut short; each attempt starts a fresh temporary file.

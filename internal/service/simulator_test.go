@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -170,19 +171,37 @@ func TestClientAgainstSimulator429(t *testing.T) {
 	}
 }
 
-// Injected 500s arrive before any job exists; the client retries them and
-// every create lands exactly once.
+// Injected 500s on the requests that create nothing are retried until
+// they pass; every create lands exactly once.
 func TestClientAgainstSimulator500(t *testing.T) {
-	sim, c := startSim(t, simulator.Options{Latency: time.Second, ErrorRate: 0.3, Seed: 3})
+	sim, c := startSim(t, simulator.Options{Latency: time.Second, ErrorRate: 0.3, Seed: 3, ReadErrorsOnly: true})
 	ctx := context.Background()
 	for i := 0; i < 6; i++ {
-		if _, err := c.TextToImage(ctx, service.TextToImageRequest{Prompt: "tile " + string(rune('a'+i))}); err != nil {
+		id, err := c.TextToImage(ctx, service.TextToImageRequest{Prompt: "tile " + string(rune('a'+i))})
+		if err != nil {
 			t.Fatalf("create %d: %v", i, err)
+		}
+		if _, err := c.Status(ctx, id); err != nil {
+			t.Fatalf("status %d: %v", i, err)
 		}
 	}
 	rep := sim.Jobs()
-	if len(rep.Jobs) != 6 || rep.Requests <= 6 {
-		t.Errorf("%d jobs for 6 creates, %d requests (some must have been answered 500)", len(rep.Jobs), rep.Requests)
+	if len(rep.Jobs) != 6 || rep.Requests <= 12 {
+		t.Errorf("%d jobs for 6 creates, %d requests (some status requests must have been answered 500)", len(rep.Jobs), rep.Requests)
+	}
+}
+
+// A create the simulator answers 500 made no job, but the client cannot
+// know it: the service may fail after it made, and charged for, the job.
+// It is ambiguous, and never sent again.
+func TestClientAgainstSimulator500OnCreate(t *testing.T) {
+	sim, c := startSim(t, simulator.Options{Latency: time.Second, ErrorRate: 1})
+	_, err := c.TextToImage(context.Background(), service.TextToImageRequest{Prompt: "tile"})
+	if !errors.Is(err, service.ErrAmbiguousCreate) {
+		t.Fatalf("err = %v, want ErrAmbiguousCreate", err)
+	}
+	if rep := sim.Jobs(); rep.Requests != 1 {
+		t.Errorf("%d requests for one create answered 500, want 1", rep.Requests)
 	}
 }
 
@@ -276,7 +295,7 @@ func TestClientAgainstSimulatorReportsRetries(t *testing.T) {
 		opts   simulator.Options
 		reason string
 	}{
-		{"injected 500s", simulator.Options{Latency: 200 * time.Millisecond, ErrorRate: 0.3, Seed: 5}, "500 Internal Server Error"},
+		{"injected 500s", simulator.Options{Latency: 200 * time.Millisecond, ErrorRate: 0.3, Seed: 5, ReadErrorsOnly: true}, "500 Internal Server Error"},
 		{"concurrency limit", simulator.Options{Latency: 200 * time.Millisecond, MaxConcurrent: 1}, "429 Too Many Requests"},
 	}
 	for _, tt := range tests {
@@ -300,18 +319,22 @@ func TestClientAgainstSimulatorReportsRetries(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := 0; i < 3; i++ {
-				if _, err := c.TextToImage(context.Background(), service.TextToImageRequest{Prompt: "tile " + string(rune('a'+i))}); err != nil {
+				id, err := c.TextToImage(context.Background(), service.TextToImageRequest{Prompt: "tile " + string(rune('a'+i))})
+				if err != nil {
 					t.Fatalf("create %d: %v", i, err)
+				}
+				if _, err := c.Status(context.Background(), id); err != nil {
+					t.Fatalf("status %d: %v", i, err)
 				}
 			}
 			rep := sim.Jobs()
 			mu.Lock()
 			defer mu.Unlock()
-			if len(infos) == 0 || len(infos) != rep.Requests-len(rep.Jobs) {
-				t.Fatalf("%d retries reported for %d requests making %d jobs", len(infos), rep.Requests, len(rep.Jobs))
+			if len(infos) == 0 || len(infos) != rep.Requests-2*len(rep.Jobs) {
+				t.Fatalf("%d retries reported for %d requests making %d jobs and reading their status", len(infos), rep.Requests, len(rep.Jobs))
 			}
 			for _, i := range infos {
-				if i.Reason() != tt.reason || i.Op != "POST /v1/jobs/text2image" || i.Attempt < 2 || i.Wait <= 0 {
+				if i.Reason() != tt.reason || !strings.HasPrefix(i.Op, "POST /v1/jobs/text2image") && !strings.HasPrefix(i.Op, "GET /v1/jobs/") || i.Attempt < 2 || i.Wait <= 0 {
 					t.Errorf("reported %+v (reason %q), want %s", i, i.Reason(), tt.reason)
 				}
 			}

@@ -129,7 +129,8 @@
 // # Faults
 //
 // ErrorRate answers that fraction of authenticated, admitted API requests
-// 500 before anything else happens: a create answered 500 made no job.
+// 500 before anything else happens: a create answered 500 made no job,
+// though a client cannot know it (ReadErrorsOnly spares the creates).
 // TruncateRate makes that fraction of media downloads (GET without Range)
 // send the full Content-Length, then half the bytes, then close the
 // connection, so the client reads an unexpected EOF. Both draw from math/rand

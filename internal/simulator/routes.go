@@ -20,7 +20,7 @@ import (
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	for p := range endpointKinds { // the job-creation endpoints
-		mux.Handle("POST "+p, s.api(s.create))
+		mux.Handle("POST "+p, s.apiCreate(s.create))
 	}
 	mux.Handle("GET /v1/jobs/{id}/status", s.api(s.status))
 	mux.Handle("GET /v1/creation/{id}", s.api(s.detail))
@@ -43,6 +43,16 @@ type apiHandler func(w http.ResponseWriter, r *http.Request, owner string, now t
 // authentication, the request rate limit, injected errors, then the
 // endpoint itself.
 func (s *Server) api(endpoint apiHandler) http.HandlerFunc {
+	return s.apiSteps(endpoint, false)
+}
+
+// apiCreate is api for a job-creation endpoint, which Options.ReadErrorsOnly
+// spares the injected errors.
+func (s *Server) apiCreate(endpoint apiHandler) http.HandlerFunc {
+	return s.apiSteps(endpoint, true)
+}
+
+func (s *Server) apiSteps(endpoint apiHandler, create bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.requests++
@@ -59,7 +69,7 @@ func (s *Server) api(endpoint apiHandler) http.HandlerFunc {
 			aerr.write(w)
 			return
 		}
-		if s.draw(s.errRand, s.opts.ErrorRate) {
+		if !(create && s.opts.ReadErrorsOnly) && s.draw(s.errRand, s.opts.ErrorRate) {
 			(&apiError{status: http.StatusInternalServerError, code: codeServiceError, msg: "internal service error (injected by the simulator's error rate); retry later"}).write(w)
 			return
 		}

@@ -39,8 +39,12 @@ type Options struct {
 	// of "succeed", on top of prompts containing "[fail]".
 	FailRate float64
 	// ErrorRate is the fraction of API requests (0..1) answered 500 before
-	// anything is done: a create answered 500 creates no job.
+	// anything is done: a create answered 500 creates no job (a client
+	// cannot know that, and must take it as possibly paid for).
 	ErrorRate float64
+	// ReadErrorsOnly spares the job-creation requests ErrorRate's 500s,
+	// for tests of a service that fails only where a client may retry.
+	ReadErrorsOnly bool
 	// TruncateRate is the fraction of media downloads (0..1) that announce
 	// their full Content-Length and then stop half way.
 	TruncateRate float64

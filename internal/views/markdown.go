@@ -35,6 +35,10 @@ func PlanMarkdown(w io.Writer, p *plans.Plan, serviceLine string) {
 		fmt.Fprintf(&b, "\n**%s**\n", mdEscape(line))
 	}
 	fmt.Fprintf(&b, "\nService: %s\n", mdEscape(serviceLine))
+	// What waits for a decision is said before anything can be cut.
+	for _, c := range p.PossiblyPaid() {
+		fmt.Fprintf(&b, "\n> [!CAUTION]\n> %s: %s\n", mdCode(c.Addr.String()), mdEscape(words.Warnings(c)[0]))
+	}
 	var changed []*plans.Change
 	var destructive []string
 	for _, c := range p.Changes {

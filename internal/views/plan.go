@@ -91,13 +91,24 @@ func Plan(out io.Writer, p *plans.Plan, serviceLine string) {
 	defer w.Flush()
 	fmt.Fprintf(w, "Service: %s\n\n", serviceLine)
 	if !p.HasChanges() {
-		fmt.Fprintln(w, colGreen.Sprint(colBold.Sprint("No changes.")+" Your media matches the configuration."))
+		held := p.PossiblyPaid()
+		if len(held) == 0 {
+			fmt.Fprintln(w, colGreen.Sprint(colBold.Sprint("No changes.")+" Your media matches the configuration."))
+			return
+		}
+		for _, c := range held {
+			fmt.Fprintf(w, "%s %s: %s\n\n", colYellow.Sprint(colBold.Sprint("Warning:")), c.Addr, words.Warnings(c)[0])
+		}
+		fmt.Fprintln(w, colBold.Sprint(SummaryLine(p)))
 		return
 	}
 	fmt.Fprintln(w, "genform will perform the following actions:")
 	var warnings []string
 	for _, c := range p.Changes {
 		if c.Action == plans.NoOp {
+			for _, wn := range words.Warnings(c) {
+				warnings = append(warnings, c.Addr.String()+": "+wn)
+			}
 			continue
 		}
 		fmt.Fprintln(w)
@@ -237,7 +248,14 @@ func FormatValue(v any) string {
 // for several outputs, so they say "files".
 func SummaryLine(p *plans.Plan) string {
 	s := p.Summary()
+	waiting := ""
+	if s.PossiblyPaid > 0 {
+		waiting = fmt.Sprintf("%d possibly paid for, waiting for your decision (nothing is sent for %s)", s.PossiblyPaid, map[bool]string{true: "it", false: "them"}[s.PossiblyPaid == 1])
+	}
 	if !p.HasChanges() {
+		if waiting != "" {
+			return "No changes apply would make; " + waiting + "."
+		}
 		return "No changes. Your media matches the configuration."
 	}
 	line := fmt.Sprintf("Plan: %d to generate (files: %d image%s, %d video%s), %d to re-download, %d to move, %d to delete",
@@ -247,6 +265,9 @@ func SummaryLine(p *plans.Plan) string {
 	}
 	if s.Restore > 0 {
 		line += fmt.Sprintf(", %d to restore", s.Restore)
+	}
+	if waiting != "" {
+		line += "; " + waiting
 	}
 	return line + "."
 }

@@ -13,6 +13,7 @@ import (
 // "Apply" or "Destroy", as Terraform's "Destroy complete!").
 func Result(env *Streams, verb string, res *apply.Result) {
 	defer renderUnrecorded(env, res)
+	defer renderPossiblyPaid(env, res)
 	w := env.Stdout
 	restored := ""
 	if len(res.Restored) > 0 {
@@ -36,6 +37,10 @@ func Result(env *Streams, verb string, res *apply.Result) {
 		return
 	}
 	if len(res.Failed) == 0 && len(res.Skipped) == 0 {
+		if len(res.PossiblyPaid) > 0 {
+			fmt.Fprintf(w, "\n%s %s\n", colYellow.Sprint(colBold.Sprint(verb+" finished, but generations wait for your decision.")), summary)
+			return
+		}
 		fmt.Fprintf(w, "\n%s %s\n", colGreen.Sprint(colBold.Sprint(verb+" complete!")), summary)
 		return
 	}
@@ -48,6 +53,25 @@ func Result(env *Streams, verb string, res *apply.Result) {
 	}
 	for _, j := range res.Running {
 		fmt.Fprintf(w, "  still running on the service: %s (job %s); rerun apply to resume it\n", j.Addr, j.GenerationID)
+	}
+}
+
+// renderPossiblyPaid names every generation whose create request was
+// sent without genform learning its outcome, in this apply or an earlier
+// one, with the user's two ways out.
+func renderPossiblyPaid(env *Streams, res *apply.Result) {
+	if len(res.PossiblyPaid) == 0 {
+		return
+	}
+	w := env.Stdout
+	fmt.Fprintf(w, "\n%s\n", colYellow.Sprint(colBold.Sprintf("%d generation%s may already have been paid for; genform sends nothing for %s until you decide:", len(res.PossiblyPaid), words.Plural(len(res.PossiblyPaid)), map[bool]string{true: "it", false: "them"}[len(res.PossiblyPaid) == 1])))
+	for _, pp := range res.PossiblyPaid {
+		what := "an earlier apply sent its create request"
+		if pp.Err != nil {
+			what = "its create request got no clear answer"
+		}
+		fmt.Fprintf(w, "  - %s: %s at %s. If you find the creation on the service, adopt it: genform import %s CREATION_ID. To generate it again, paying again: genform apply -replace=%s\n",
+			pp.Addr, what, pp.SentAt.UTC().Format("2006-01-02 15:04:05Z"), pp.Addr.Shell(), pp.Addr.Shell())
 	}
 }
 

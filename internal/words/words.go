@@ -26,7 +26,10 @@ func Reason(c *plans.Change) string {
 	case plans.ReasonNew:
 		return "not yet generated"
 	case plans.ReasonAnswerLost:
-		return "an earlier apply sent a create request but did not record the answer"
+		if c.Action.Generates() {
+			return "an earlier apply sent a create request and did not learn its outcome; -replace sends it again, paying again"
+		}
+		return "an earlier apply sent a create request and did not learn its outcome: it may have been paid for, so nothing is sent for it until you decide"
 	case plans.ReasonAbandoned:
 		return "the configuration changed since an interrupted apply submitted its job"
 	case plans.ReasonFailed:
@@ -123,9 +126,10 @@ func Warnings(c *plans.Change) []string {
 	switch {
 	case r == nil:
 		return nil
+	case r.Code == plans.ReasonAnswerLost && c.Action.Generates():
+		return []string{fmt.Sprintf("an earlier apply sent the create request for %s at %s and did not learn its outcome; that generation may already have been paid for, and -replace pays for it again", c.Addr, r.Since.UTC().Format("2006-01-02 15:04:05Z"))}
 	case r.Code == plans.ReasonAnswerLost:
-		return []string{fmt.Sprintf("an earlier apply sent the create request for %s at %s and was interrupted before the service answered; that generation may already have been paid for. Applying submits it again; if you find the earlier creation on the service, adopt it instead with: genform import %s CREATION_ID",
-			c.Addr, r.Since.UTC().Format("2006-01-02 15:04:05Z"), c.Addr.Shell())}
+		return []string{PossiblyPaid(c.Addr, r.Since)}
 	case r.KeptJob() != "":
 		return []string{fmt.Sprintf("job %s, left by an interrupted apply, may have been paid for; apply follows it to its end and keeps it in the history (declaring its request again restores it at no cost) instead of writing its files to the output directory", r.KeptJob())}
 	case r.Code == plans.ReasonRemovedIntent || r.Code == plans.ReasonDestroyIntent:
@@ -199,4 +203,12 @@ func Plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// PossiblyPaid says what is known of a create request for addr, sent at
+// sentAt, whose outcome genform did not learn, and the user's two ways
+// out.
+func PossiblyPaid(addr addrs.Instance, sentAt time.Time) string {
+	return fmt.Sprintf("an earlier apply sent the create request for %s at %s and did not learn its outcome (its answer was lost, or was an error the service may have given after making the job); that generation may already have been paid for, so genform sends nothing for it until you decide: if you find the creation on the service, adopt it with: genform import %s CREATION_ID; to generate it again, paying again, run: genform apply -replace=%s",
+		addr, sentAt.UTC().Format("2006-01-02 15:04:05Z"), addr.Shell(), addr.Shell())
 }

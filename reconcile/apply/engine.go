@@ -89,16 +89,35 @@ type Result struct {
 	// service.ErrUnauthorized) that stopped the apply submitting; the
 	// changes it cut short are neither failed nor skipped.
 	Refused error
+	// PossiblyPaid are the instances whose create request was sent
+	// without genform learning its outcome, by this apply (its answer was
+	// ambiguous) or an earlier one: the service may have made, and
+	// charged for, each job. Nothing is sent for them until the user
+	// adopts the creation (import) or pays again (-replace).
+	PossiblyPaid []PossiblyPaid
+}
+
+// PossiblyPaid is a create request whose outcome genform does not know.
+type PossiblyPaid struct {
+	Addr addrs.Instance
+	// SentAt is when the request was sent.
+	SentAt time.Time
+	// Err is what came back instead of a job id, when this apply sent it;
+	// nil for one an earlier apply sent.
+	Err error
 }
 
 type applyRun struct {
-	e       *Engine
-	ctx     context.Context
-	plan    *plans.Plan
-	sem     chan struct{}
-	mu      sync.Mutex
-	res     *Result
-	failed  map[addrs.Resource]string // resource -> why it failed
+	e      *Engine
+	ctx    context.Context
+	plan   *plans.Plan
+	sem    chan struct{}
+	mu     sync.Mutex
+	res    *Result
+	failed map[addrs.Resource]string // resource -> why it failed
+	// held are the resources with an instance possibly paid for: what
+	// is made from them waits.
+	held    map[addrs.Resource]addrs.Instance
 	running map[addrs.Instance]string // instance -> generation id of a job in flight
 	// stateErr is set once a write to the state failed: nothing more is
 	// submitted, since the next id might not be recorded either.
@@ -120,6 +139,7 @@ func (e *Engine) start(ctx context.Context, plan *plans.Plan) *applyRun {
 		sem:     make(chan struct{}, max(e.Parallelism, 1)),
 		res:     &Result{},
 		failed:  map[addrs.Resource]string{},
+		held:    map[addrs.Resource]addrs.Instance{},
 		running: map[addrs.Instance]string{},
 	}
 	r.ctx, r.stop = context.WithCancelCause(ctx)
@@ -139,6 +159,9 @@ func (e *Engine) Apply(ctx context.Context, plan *plans.Plan) (*Result, error) {
 	changes := map[addrs.Instance]*plans.Change{}
 	for _, c := range plan.Changes {
 		changes[c.Addr] = c
+		if c.PossiblyPaid() {
+			r.possiblyPaid(c.Addr, c.Reason.Since, nil)
+		}
 	}
 
 	// Moves first: they free the old addresses and put files in place for
@@ -196,7 +219,19 @@ func (e *Engine) Apply(ctx context.Context, plan *plans.Plan) (*Result, error) {
 	byAddr := func(a, b Failure) int { return a.Addr.Compare(b.Addr) }
 	slices.SortFunc(r.res.Failed, byAddr)
 	slices.SortFunc(r.res.Skipped, byAddr)
+	slices.SortFunc(r.res.PossiblyPaid, func(a, b PossiblyPaid) int { return a.Addr.Compare(b.Addr) })
 	return r.res, nil
+}
+
+// possiblyPaid notes that addr's create request, sent at sentAt, may have
+// been paid for: what is made from it waits too.
+func (r *applyRun) possiblyPaid(addr addrs.Instance, sentAt time.Time, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.res.PossiblyPaid = append(r.res.PossiblyPaid, PossiblyPaid{Addr: addr, SentAt: sentAt, Err: err})
+	if _, held := r.held[addr.Resource]; !held {
+		r.held[addr.Resource] = addr
+	}
 }
 
 // resource expands one resource with its dependencies' recorded values and
@@ -207,8 +242,10 @@ func (r *applyRun) resource(res *config.Resource, changes map[addrs.Instance]*pl
 	var blocked []string
 	r.mu.Lock()
 	for _, d := range res.Refs {
-		if why, ok := r.failed[d]; ok {
-			blocked = append(blocked, fmt.Sprintf("%s (%s)", d, why))
+		if held, ok := r.held[d]; ok {
+			blocked = append(blocked, fmt.Sprintf("%s may have been paid for and waits for your decision", held))
+		} else if why, ok := r.failed[d]; ok {
+			blocked = append(blocked, fmt.Sprintf("%s (%s) failed", d, why))
 		}
 	}
 	r.mu.Unlock()
@@ -224,7 +261,7 @@ func (r *applyRun) resource(res *config.Resource, changes map[addrs.Instance]*pl
 			continue
 		}
 		if len(blocked) > 0 {
-			r.skip(c, fmt.Errorf("not applied because %s failed", joinList(blocked)))
+			r.skip(c, fmt.Errorf("not applied because %s", joinList(blocked)))
 			continue
 		}
 		if r.ctx.Err() != nil {

@@ -117,7 +117,10 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 	answered := time.Now()
 	if err != nil {
 		if errors.Is(err, service.ErrAmbiguousCreate) {
-			return fmt.Errorf("submitting %s: %w; the service may have created the job, so the intent is kept and the next plan warns about it", inst.Addr, err)
+			// The job may exist, and be paid for: the intent stays, and
+			// nothing is sent for it again until the user decides.
+			r.possiblyPaid(inst.Addr, intent.CreatedAt, err)
+			return fmt.Errorf("submitting %s: %w; the service may have made, and charged for, the job, so genform keeps the intent and sends nothing more for it", inst.Addr, err)
 		}
 		if derr := e.Store.Batch(func(tx *statefile.Tx) error { return tx.ClearIntent(inst.Addr) }); derr != nil {
 			return fmt.Errorf("submitting %s: %w (and clearing its intent: %v)", inst.Addr, err, derr)

@@ -52,8 +52,11 @@ func TestApplyCreateAnswers(t *testing.T) {
 		}
 		cfg := (&fixture{t: t, dir: dir}).write(oneImage)
 		p, _ := reconcile.MakePlan(reconcile.PlanInput{Config: cfg, State: snap, Service: "simulator", Dir: dir})
-		if c := p.Change(a("image.a")); c.Action != plans.Create || c.Reason.Code != plans.ReasonAnswerLost || !c.Reason.MayHaveBeenPaid() {
+		if c := p.Change(a("image.a")); !c.PossiblyPaid() || !c.Reason.MayHaveBeenPaid() {
 			t.Errorf("next plan: %s %+v", c.Action, c.Reason)
+		}
+		if len(res.PossiblyPaid) != 1 || res.PossiblyPaid[0].Addr != a("image.a") || !errors.Is(res.PossiblyPaid[0].Err, service.ErrAmbiguousCreate) {
+			t.Errorf("possibly paid: %+v", res.PossiblyPaid)
 		}
 		if !errors.Is(res.Failed[0].Err, service.ErrAmbiguousCreate) {
 			t.Errorf("the failure should say the create was ambiguous: %v", res.Failed[0].Err)

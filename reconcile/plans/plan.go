@@ -84,6 +84,9 @@ type AttrChange struct {
 // Summary counts a plan's changes.
 type Summary struct {
 	Generate, Images, Videos, Redownload, Move, Resume, Restore, Delete, NoOp int
+	// PossiblyPaid counts the no-ops that wait for the user's decision
+	// (Change.PossiblyPaid); NoOp counts them too.
+	PossiblyPaid int
 }
 
 // Summary counts the plan's changes.
@@ -115,9 +118,33 @@ func (p *Plan) Summary() Summary {
 			s.Delete++
 		default:
 			s.NoOp++
+			if c.PossiblyPaid() {
+				s.PossiblyPaid++
+			}
 		}
 	}
 	return s
+}
+
+// PossiblyPaid reports whether the change leaves alone an instance whose
+// create request an earlier apply sent without learning its outcome (the
+// answer was lost, or ambiguous): the service may have made, and charged
+// for, the job, so nothing is sent for it until the user decides to adopt
+// the creation (import) or to pay again (-replace).
+func (c *Change) PossiblyPaid() bool {
+	return c.Action == NoOp && c.Reason != nil && c.Reason.Code == ReasonAnswerLost
+}
+
+// PossiblyPaid lists the changes that wait for the user's decision
+// (Change.PossiblyPaid), in the plan's order.
+func (p *Plan) PossiblyPaid() []*Change {
+	var out []*Change
+	for _, c := range p.Changes {
+		if c.PossiblyPaid() {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // MovesOnly reports whether the change is an update whose files only move

@@ -18,7 +18,7 @@ const (
 
 	// Create.
 	ReasonNew        // not in the state: not generated yet
-	ReasonAnswerLost // an apply sent the create request at Since and was stopped before the service answered: it may have been paid for
+	ReasonAnswerLost // an apply sent the create request at Since and did not learn its outcome: it may have been paid for, so it is a no-op until -replace
 	ReasonAbandoned  // the request changed since an interrupted apply submitted job GenerationID, which is abandoned (it may have been paid for)
 
 	// Replace (ReasonAnswerLost and ReasonAbandoned too, when the state

@@ -3,6 +3,7 @@ package jsonapply
 import (
 	"encoding/json"
 	"io"
+	"time"
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/words"
@@ -29,6 +30,19 @@ type Result struct {
 	Unfinished []Job  `json:"unfinished,omitempty"`
 	StateError string `json:"state_error,omitempty"`
 	Refused    string `json:"refused,omitempty"`
+	// PossiblyPaid are the generations whose create request was sent
+	// without genform learning its outcome: nothing is sent for them
+	// until the user imports the creation or applies with -replace.
+	PossiblyPaid []PossiblyPaid `json:"possibly_paid"`
+}
+
+// PossiblyPaid is a generation that may have been paid for.
+type PossiblyPaid struct {
+	Address string    `json:"address"`
+	SentAt  time.Time `json:"sent_at"`
+	// Message is what came back instead of a job id, when this apply
+	// sent the request.
+	Message string `json:"message,omitempty"`
 }
 
 type Failure struct {
@@ -70,6 +84,14 @@ func WriteResult(w io.Writer, res *apply.Result, warnings []string) error {
 	}
 	for _, j := range res.Unfinished {
 		doc.Unfinished = append(doc.Unfinished, Job{Address: j.Addr.String(), GenerationID: j.GenerationID})
+	}
+	doc.PossiblyPaid = []PossiblyPaid{}
+	for _, pp := range res.PossiblyPaid {
+		j := PossiblyPaid{Address: pp.Addr.String(), SentAt: pp.SentAt.UTC()}
+		if pp.Err != nil {
+			j.Message = pp.Err.Error()
+		}
+		doc.PossiblyPaid = append(doc.PossiblyPaid, j)
 	}
 	if res.StateErr != nil {
 		doc.StateError = res.StateErr.Error()

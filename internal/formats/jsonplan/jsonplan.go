@@ -103,6 +103,11 @@ type Summary struct {
 	Restore    int `json:"restore"`
 	Delete     int `json:"delete"`
 	NoOp       int `json:"no_op"`
+	// PossiblyPaid counts the no-ops whose create request an earlier
+	// apply sent without learning its outcome: nothing is sent for them
+	// until the user decides (their changes carry reason_code
+	// "answer_lost" and a warning).
+	PossiblyPaid int `json:"possibly_paid"`
 	// Cost is the estimate, present only when the configuration sets
 	// prices.
 	Cost *Cost `json:"cost,omitempty"`
@@ -118,7 +123,7 @@ func encodeSummary(p *plans.Plan) Summary {
 	return Summary{
 		Generate: s.Generate, Images: s.Images, Videos: s.Videos, Redownload: s.Redownload,
 		Move: s.Move, Resume: s.Resume, Restore: s.Restore, Delete: s.Delete, NoOp: s.NoOp,
-		Cost: encodeCost(p),
+		PossiblyPaid: s.PossiblyPaid, Cost: encodeCost(p),
 	}
 }
 
