@@ -414,6 +414,7 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance, known 
 		Addr:      inst.Addr,
 		Media:     plans.MediaCount(inst),
 		Seconds:   plans.VideoSeconds(inst),
+		AtMost:    plans.AtMost(inst),
 		Dir:       inst.Dir,
 		Sensitive: inst.Sensitive,
 	}

@@ -152,6 +152,9 @@ func checkMaxCost(p *plans.Plan, limit string) error {
 	if !e.Complete() {
 		return fmt.Errorf("-max-cost=%s cannot be checked: %s Nothing was submitted", limit, strings.TrimPrefix(words.CostLine(p), "Estimated cost: "))
 	}
+	if e.Amount > max && e.AtMost {
+		return fmt.Errorf("this apply could cost up to %s %s (a count or duration known only after apply is taken at the most the service allows), more than -max-cost=%s %s allows; nothing was submitted. Apply what it depends on first, narrow it with -target, or raise the limit", e.Amount, e.Currency, max, e.Currency)
+	}
 	if e.Amount > max {
 		return fmt.Errorf("this apply would cost an estimated %s %s, more than -max-cost=%s %s allows; nothing was submitted. Narrow it with -target or raise the limit", e.Amount, e.Currency, max, e.Currency)
 	}

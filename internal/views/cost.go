@@ -15,5 +15,8 @@ func changeCost(p *plans.Plan, c *plans.Change) string {
 	if !ok {
 		return "unknown"
 	}
+	if c.AtMost {
+		return "at most " + amount.String() + " " + p.Prices.Currency
+	}
 	return amount.String() + " " + p.Prices.Currency
 }

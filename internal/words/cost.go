@@ -23,11 +23,17 @@ func CostLine(p *plans.Plan) string {
 		parts = append(parts, fmt.Sprintf("%d video second%s at %s", n, Plural(n), p.Prices.VideoSecond))
 	}
 	line := fmt.Sprintf("Estimated cost: %s %s", e.Amount, e.Currency)
-	if !e.Complete() {
+	switch {
+	case !e.Complete():
 		line = fmt.Sprintf("Estimated cost: at least %s %s", e.Amount, e.Currency)
+	case e.AtMost:
+		line = fmt.Sprintf("Estimated cost: at most %s %s", e.Amount, e.Currency)
 	}
 	if len(parts) > 0 {
 		line += " (" + strings.Join(parts, ", ") + ")"
+	}
+	if e.AtMost && e.Complete() {
+		line += "; a count or duration known only after apply is taken at the most the service allows"
 	}
 	if !e.Complete() {
 		var missing []string

@@ -18,6 +18,10 @@ type Estimate struct {
 	// UnpricedImages and UnpricedSeconds are the parts no price is set
 	// for: Amount leaves them out, so it is a lower bound unless both are 0.
 	UnpricedImages, UnpricedSeconds int
+	// AtMost is true when a count or a duration is known only after apply
+	// and was taken at the most the service allows: Amount is then an
+	// upper bound (of what is priced).
+	AtMost bool
 }
 
 // Complete reports whether every generation is priced.
@@ -55,6 +59,7 @@ func (p *Plan) Cost() (e Estimate, ok bool) {
 			continue
 		}
 		amount, priced := c.Cost(prices)
+		e.AtMost = e.AtMost || c.AtMost
 		switch {
 		case c.Kind() == addrs.Image:
 			e.Images += c.Media

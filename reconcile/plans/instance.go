@@ -2,6 +2,7 @@ package plans
 
 import (
 	"path/filepath"
+	"slices"
 
 	"github.com/zclconf/go-cty/cty"
 
@@ -36,20 +37,40 @@ func MediaCount(inst *config.Instance) int {
 }
 
 // VideoSeconds is how long the video inst declares is, in seconds: its
-// duration, or the endpoint's default when it sets none. 0 for an image.
+// duration, or the endpoint's default when it sets none, or the longest
+// the endpoint allows when its duration is not known yet (AtMost). 0 for
+// an image.
 func VideoSeconds(inst *config.Instance) int {
 	if inst.Resource.Kind != addrs.Video {
 		return 0
 	}
-	if v, ok := inst.Attr("duration"); ok && v.IsKnown() && !v.IsNull() && v.Type() == cty.Number {
+	v, set := inst.Attr("duration")
+	if set && v.IsKnown() && !v.IsNull() && v.Type() == cty.Number {
 		if n, acc := v.AsBigFloat().Int64(); acc == 0 && n > 0 {
 			return int(n)
 		}
 	}
-	if l := rules.For(inst.Endpoint); l != nil {
-		return int(l.DefaultDuration)
+	l := rules.For(inst.Endpoint)
+	if l == nil {
+		return 0
 	}
-	return 0
+	if set && !v.IsKnown() && len(l.Durations) > 0 {
+		return int(slices.Max(l.Durations))
+	}
+	return int(l.DefaultDuration)
+}
+
+// AtMost reports whether a value inst's price depends on (image_number,
+// duration) is not known until apply, so that MediaCount and VideoSeconds
+// are the most the service allows, and an estimate of its cost an upper
+// bound.
+func AtMost(inst *config.Instance) bool {
+	for _, name := range []string{"image_number", "duration"} {
+		if v, ok := inst.Attr(name); ok && !v.IsWhollyKnown() {
+			return true
+		}
+	}
+	return false
 }
 
 // RecordValue is the value other resources see of a recorded instance,

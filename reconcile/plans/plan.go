@@ -58,6 +58,10 @@ type Change struct {
 	// Seconds is how long a video is (its duration, or the service's
 	// default), for estimating its cost; 0 for an image.
 	Seconds int
+	// AtMost is true when Media or Seconds depends on a value known only
+	// after apply and is the most the service allows: the change's cost
+	// is an upper bound.
+	AtMost bool
 	// Dir is where the instance's files go.
 	Dir string
 	// GenerationID is the job a resume polls.

@@ -18,6 +18,10 @@ type Cost struct {
 	VideoSeconds    int    `json:"video_seconds"`
 	UnpricedImages  int    `json:"unpriced_images,omitempty"`
 	UnpricedSeconds int    `json:"unpriced_video_seconds,omitempty"`
+	// AtMost is true when a count or a duration is known only after apply
+	// and was taken at the most the service allows: Amount is then an
+	// upper bound.
+	AtMost bool `json:"at_most,omitempty"`
 }
 
 // encodeCost is the plan's estimate for the plan document, nil without
@@ -30,7 +34,7 @@ func encodeCost(p *plans.Plan) *Cost {
 	return &Cost{
 		Amount: e.Amount.String(), Currency: e.Currency, Complete: e.Complete(),
 		Images: e.Images, VideoSeconds: e.VideoSeconds,
-		UnpricedImages: e.UnpricedImages, UnpricedSeconds: e.UnpricedSeconds,
+		UnpricedImages: e.UnpricedImages, UnpricedSeconds: e.UnpricedSeconds, AtMost: e.AtMost,
 	}
 }
 

@@ -49,10 +49,13 @@ type Values struct {
 	Fingerprint  string         `json:"fingerprint,omitempty"`
 	Media        int            `json:"media"`
 	Seconds      int            `json:"seconds,omitempty"`
-	Dir          string         `json:"dir,omitempty"`
-	GenerationID string         `json:"generation_id,omitempty"`
-	Redownload   []int          `json:"redownload,omitempty"`
-	Sensitive    []string       `json:"sensitive,omitempty"`
+	// AtMost is true when media or seconds is known only after apply and
+	// is the most the service allows: the cost is an upper bound.
+	AtMost       bool     `json:"at_most,omitempty"`
+	Dir          string   `json:"dir,omitempty"`
+	GenerationID string   `json:"generation_id,omitempty"`
+	Redownload   []int    `json:"redownload,omitempty"`
+	Sensitive    []string `json:"sensitive,omitempty"`
 }
 
 // EncodeValues encodes c's values, sensitive ones as placeholder.
@@ -65,6 +68,7 @@ func EncodeValues(c *plans.Change, placeholder any) Values {
 		Fingerprint:  c.Fingerprint,
 		Media:        c.Media,
 		Seconds:      c.Seconds,
+		AtMost:       c.AtMost,
 		Dir:          c.Dir,
 		GenerationID: c.GenerationID,
 		Redownload:   c.Redownload,
@@ -79,7 +83,7 @@ func EncodeValues(c *plans.Change, placeholder any) Values {
 // Decode is the change that v encodes, as far as v tells.
 func (v Values) Decode(c *plans.Change) {
 	c.Before, c.After, c.AfterUnknown = v.Before, v.After, v.AfterUnknown
-	c.Fingerprint, c.Media, c.Seconds, c.Dir = v.Fingerprint, v.Media, v.Seconds, v.Dir
+	c.Fingerprint, c.Media, c.Seconds, c.AtMost, c.Dir = v.Fingerprint, v.Media, v.Seconds, v.AtMost, v.Dir
 	c.GenerationID, c.Redownload, c.Sensitive = v.GenerationID, v.Redownload, v.Sensitive
 	for _, a := range v.Attrs {
 		c.Attrs = append(c.Attrs, plans.AttrChange(a))
