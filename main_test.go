@@ -47,6 +47,9 @@ func TestScript(t *testing.T) {
 			}
 			env.Defer(h.close)
 			env.Values[simKey{}] = h
+			proxy := &chargeProxy{}
+			env.Defer(proxy.close)
+			env.Values[proxyKey{}] = proxy
 			pg := &pgHolder{}
 			env.Defer(pg.close)
 			env.Values[pgKey{}] = pg
@@ -64,6 +67,8 @@ func TestScript(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"sim-start":    cmdSimStart,
+			"charge-proxy": cmdChargeProxy,
+			"replace":      cmdReplace,
 			"sim-stats":    cmdSimStats,
 			"sim-wait":     cmdSimWait,
 			"state-verify": cmdStateVerify,
@@ -138,7 +143,7 @@ func (h *simHolder) url() string {
 
 func holder(ts *testscript.TestScript) *simHolder { return ts.Value(simKey{}).(*simHolder) }
 
-// sim-start [-latency D] [-error-rate F] [-truncate-rate F] [-fail-rate F] [-rpm N]
+// sim-start [-latency D] [-error-rate F] [-read-errors-only] [-truncate-rate F] [-fail-rate F] [-rpm N]
 // [-max-concurrent N] [-seed N] [-data DIR] [-url-ttl D] [-addr HOST:PORT]
 // restarts the script's simulator with these options and points
 // GENFORM_BASE_URL at it. With -addr the same address, and -data the same
@@ -151,6 +156,7 @@ func cmdSimStart(ts *testscript.TestScript, neg bool, args []string) {
 	opts := simulator.Options{Token: "test-token"}
 	fs.DurationVar(&opts.Latency, "latency", 300*time.Millisecond, "")
 	fs.Float64Var(&opts.ErrorRate, "error-rate", 0, "")
+	fs.BoolVar(&opts.ReadErrorsOnly, "read-errors-only", false, "")
 	fs.Float64Var(&opts.TruncateRate, "truncate-rate", 0, "")
 	fs.Float64Var(&opts.FailRate, "fail-rate", 0, "")
 	fs.IntVar(&opts.RPM, "rpm", 0, "")

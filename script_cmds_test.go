@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"strconv"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -68,4 +70,27 @@ func cmdSimCreate(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		return false
 	})
+}
+
+// replace FILE OLD NEW replaces every OLD in FILE with NEW (Go-quoted
+// strings are unquoted first, so "\n" can be written), and fails when
+// FILE holds no OLD: as a user would edit a file by hand.
+func cmdReplace(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: replace FILE OLD NEW")
+	}
+	unquote := func(s string) string {
+		if u, err := strconv.Unquote(s); err == nil {
+			return u
+		}
+		return s
+	}
+	path := ts.MkAbs(args[0])
+	old, repl := unquote(args[1]), unquote(args[2])
+	b, err := os.ReadFile(path)
+	ts.Check(err)
+	if !bytes.Contains(b, []byte(old)) {
+		ts.Fatalf("%s holds no %q", args[0], old)
+	}
+	ts.Check(os.WriteFile(path, bytes.ReplaceAll(b, []byte(old), []byte(repl)), 0o600))
 }

@@ -78,6 +78,7 @@ func runPlan(env *Env, args []string) int {
 	if pc.out != "" {
 		sp := planfile.New(plan, ws.Config, opts)
 		sp.MigrateFrom = migrateFrom
+		sp.NoRefresh = !pc.refresh
 		if err := planfile.Write(pc.out, sp); err != nil {
 			return env.Errorf("%v", err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,8 +65,12 @@ func (w *Workspace) BeginApply(req ApplyRequest) (*Run, hcl.Diagnostics, error) 
 			run.Close()
 			return nil, nil, err
 		}
-		run.Plan = req.Saved.Plan
-		return run, nil, nil
+		// A saved plan is a file anyone could have edited: what is carried
+		// out is planned again here, from the configuration and the state,
+		// and must be what the file says to the last action, request and
+		// count. Its prices are the configuration's.
+		saved := req.Saved.Plan
+		req.PlanRequest = PlanRequest{Targets: saved.Targets, Replace: saved.Replace, Refresh: !req.Saved.NoRefresh}
 	}
 	snap, err := store.PlanSnapshot()
 	if err != nil {
@@ -77,8 +82,51 @@ func (w *Workspace) BeginApply(req ApplyRequest) (*Run, hcl.Diagnostics, error) 
 		run.Close()
 		return nil, diags, nil
 	}
+	if req.Saved != nil {
+		if err := sameChanges(req.Saved.Plan, plan); err != nil {
+			run.Close()
+			return nil, diags, err
+		}
+	}
 	run.Plan = plan
 	return run, diags, nil
+}
+
+// sameChanges refuses a saved plan whose changes are not the ones planning
+// makes now: another action, request, count of files, length, job,
+// directory, or instance. Words (the reasons) are not compared; what is
+// carried out is.
+func sameChanges(saved, now *plans.Plan) error {
+	stale := func(format string, args ...any) error {
+		return fmt.Errorf("the saved plan does not match what the configuration and the state give now: %s; nothing was submitted. A saved plan is applied only as planning makes it: run 'genform plan -out=FILE' again", fmt.Sprintf(format, args...))
+	}
+	byAddr := make(map[addrs.Instance]*plans.Change, len(now.Changes))
+	for _, c := range now.Changes {
+		byAddr[c.Addr] = c
+	}
+	for _, s := range saved.Changes {
+		c, ok := byAddr[s.Addr]
+		if !ok {
+			return stale("it has a change for %s, which planning does not make", s.Addr)
+		}
+		delete(byAddr, s.Addr)
+		switch {
+		case c.Action != s.Action:
+			return stale("it says %s for %s, and planning says %s", s.Action, s.Addr, c.Action)
+		case c.Fingerprint != s.Fingerprint:
+			return stale("the request of %s is no longer the one the plan showed (a file or environment value it reads changed, or the plan file was edited)", s.Addr)
+		case c.Media != s.Media || c.Seconds != s.Seconds || c.AtMost != s.AtMost:
+			return stale("it counts %d file(s) of %d s for %s, and planning %d of %d s", s.Media, s.Seconds, s.Addr, c.Media, c.Seconds)
+		case c.PrevAddr != s.PrevAddr || c.GenerationID != s.GenerationID || c.Dir != s.Dir || !slices.Equal(c.Redownload, s.Redownload):
+			return stale("what it does for %s is not what planning does now", s.Addr)
+		}
+	}
+	for _, c := range now.Changes {
+		if _, left := byAddr[c.Addr]; left {
+			return stale("planning makes a change for %s (%s), which it does not have", c.Addr, c.Action)
+		}
+	}
+	return nil
 }
 
 // checkSaved refuses a plan made for another service, state or

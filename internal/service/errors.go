@@ -80,7 +80,7 @@ func statusText(code int) string {
 // have reached the service although its answer was lost: the job may exist
 // and be billed. Such a request is never re-sent automatically; callers test
 // for it with errors.Is and keep their intent record.
-var ErrAmbiguousCreate = errors.New("the create request may have reached the service but its answer was lost")
+var ErrAmbiguousCreate = errors.New("the create request may have reached the service, and its outcome is not known")
 
 // ErrUnauthorized is matched (errors.Is) by a 401 or 403 answer of the
 // API: the service refused the token, so every later request would be

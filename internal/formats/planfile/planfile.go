@@ -44,6 +44,9 @@ type Saved struct {
 	// with -migrate-service for another one; "" when there was no switch.
 	// Applying the plan accepts that switch (and only that one).
 	MigrateFrom string
+	// NoRefresh is true when the plan was made with -refresh=false: it
+	// did not look at the files on disk.
+	NoRefresh bool
 }
 
 // MigratesFrom reports whether sp, a saved plan or nil, was made to move
@@ -63,6 +66,7 @@ type planFileJSON struct {
 	Variables     planVarsJSON     `json:"variables"`
 	Targets       []string         `json:"targets,omitempty"`
 	Replace       []string         `json:"replace,omitempty"`
+	NoRefresh     bool             `json:"refresh_skipped,omitempty"`
 	Changes       []planChangeJSON `json:"changes"`
 	Prices        *jsonplan.Prices `json:"prices,omitempty"`
 }
@@ -144,6 +148,7 @@ func Write(path string, sp *Saved) error {
 		Variables:     planVarsJSON{Vars: sp.Vars, VarFiles: sp.VarFiles, Secret: sp.Secret},
 		Targets:       addrs.Strings(p.Targets),
 		Replace:       addrs.Strings(p.Replace),
+		NoRefresh:     sp.NoRefresh,
 		Changes:       make([]planChangeJSON, 0, len(p.Changes)),
 		Prices:        jsonplan.EncodePrices(p.Prices),
 	}
@@ -253,7 +258,7 @@ func Read(path string) (*Saved, error) {
 		}
 		p.Changes = append(p.Changes, c)
 	}
-	return &Saved{Plan: p, Vars: doc.Variables.Vars, VarFiles: doc.Variables.VarFiles, Secret: doc.Variables.Secret, MigrateFrom: doc.MigrateFrom}, nil
+	return &Saved{Plan: p, Vars: doc.Variables.Vars, VarFiles: doc.Variables.VarFiles, Secret: doc.Variables.Secret, MigrateFrom: doc.MigrateFrom, NoRefresh: doc.NoRefresh}, nil
 }
 
 func decodePlanChange(cj planChangeJSON) (*plans.Change, error) {
