@@ -50,6 +50,7 @@ func (c *Config) checkDirs(insts [][]instData) hcl.Diagnostics {
 			dirs[inst.dir] = owner{r, inst}
 		}
 	}
+	diags = append(diags, c.checkDirsApart(insts)...)
 	if len(dirs) < 2 {
 		return diags
 	}
@@ -107,4 +108,42 @@ func defaultNote(r *Resource) string {
 		return ""
 	}
 	return " (its default directory, <output_dir>/<kind>/<name>)"
+}
+
+// checkDirsApart refuses an instance whose directory holds the state file
+// or the cache, or lies inside either: apply writes, replaces and removes
+// files there, so an output could overwrite the state, and pruning the
+// cache could remove outputs. One diagnostic per resource.
+func (c *Config) checkDirsApart(insts [][]instData) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	sf, cd := c.Settings.StateFile, c.Settings.CacheDir
+	for i, r := range c.Resources {
+		for j := range insts[i] {
+			inst := &insts[i][j]
+			if inst.dir == "" || inst.dir == "." {
+				continue
+			}
+			var what string
+			switch {
+			case c.Settings.Backend == nil && (within(sf, inst.dir) || within(inst.dir, sf)):
+				what = fmt.Sprintf("the state file %q", sf)
+			case within(cd, inst.dir) || within(inst.dir, cd):
+				what = fmt.Sprintf("the cache (cache_dir %q)", cd)
+			default:
+				continue
+			}
+			rng := r.DeclRange
+			if a := r.attribute("dir"); a != nil {
+				rng = a.Expr.Range()
+			}
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Output directory overlaps genform's own files",
+				Detail:   fmt.Sprintf("%s writes its files to %s%s, which holds or lies inside %s: apply writes and removes files in an output directory, so it would reach them. Give it a dir apart from state_file and cache_dir.", inst.addr, shownDir(inst), defaultNote(r), what),
+				Subject:  &rng,
+			})
+			break
+		}
+	}
+	return diags
 }

@@ -152,6 +152,30 @@ func (c *Config) decodeSettings(b *hcl.Block) hcl.Diagnostics {
 			c.Settings.Restore = v.True()
 		}
 	}
+	// The state file is never where outputs or cached files are written:
+	// an apply would write an image over the database, or prune it.
+	if c.Settings.Backend == nil {
+		sf, od, cd := c.Settings.StateFile, c.Settings.OutputDir, c.Settings.CacheDir
+		rng := b.DefRange
+		if a, ok := content.Attributes["state_file"]; ok {
+			rng = a.Expr.Range()
+		}
+		var where string
+		switch {
+		case od != "." && within(sf, od), within(od, sf):
+			where = fmt.Sprintf("output_dir %q", od)
+		case within(sf, cd), within(cd, sf):
+			where = fmt.Sprintf("cache_dir %q", cd)
+		}
+		if where != "" {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Invalid state_file",
+				Detail:   fmt.Sprintf("state_file %q lies inside %s (or holds it), where apply writes and removes files: an output would overwrite the state. Keep the state file apart, such as %q.", sf, where, DefaultStateFile),
+				Subject:  &rng,
+			})
+		}
+	}
 	// The cache keeps files the output directory no longer holds; neither
 	// may hold the other (an output_dir that is the working directory
 	// itself aside), or pruning one would remove files of the other.
