@@ -69,6 +69,7 @@ func TestScript(t *testing.T) {
 			"sim-start":    cmdSimStart,
 			"charge-proxy": cmdChargeProxy,
 			"replace":      cmdReplace,
+			"cache-tamper": cmdCacheTamper,
 			"sim-stats":    cmdSimStats,
 			"sim-wait":     cmdSimWait,
 			"state-verify": cmdStateVerify,

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -93,4 +94,63 @@ func cmdReplace(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%s holds no %q", args[0], old)
 	}
 	ts.Check(os.WriteFile(path, bytes.ReplaceAll(b, []byte(old), []byte(repl)), 0o600))
+}
+
+// cache-tamper [-link DIR] changes every entry of the cache in
+// .genform/cache as a hostile or careless hand would: it appends a byte
+// to each, or with -link replaces each entry's folder by a symbolic link
+// to DIR, in which it puts a file of the entry's name. It prints how many
+// entries it changed. cache-tamper -verify DIR checks that every file
+// -link put in DIR is still there, as it was written.
+func cmdCacheTamper(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! cache-tamper")
+	}
+	fs := flag.NewFlagSet("cache-tamper", flag.ContinueOnError)
+	link := fs.String("link", "", "")
+	verify := fs.String("verify", "", "")
+	ts.Check(fs.Parse(args))
+	if *verify != "" {
+		entries, err := os.ReadDir(ts.MkAbs(*verify))
+		ts.Check(err)
+		if len(entries) == 0 {
+			ts.Fatalf("%s is empty: the files put there are gone", *verify)
+		}
+		for _, e := range entries {
+			if b, err := os.ReadFile(filepath.Join(ts.MkAbs(*verify), e.Name())); err != nil || string(b) != "a file outside the cache\n" {
+				ts.Fatalf("%s/%s was changed: %q, %v", *verify, e.Name(), b, err)
+			}
+		}
+		fmt.Fprintf(ts.Stdout(), "%d files unchanged\n", len(entries))
+		return
+	}
+	root := ts.MkAbs(filepath.Join(".genform", "cache", "sha256"))
+	folders, err := os.ReadDir(root)
+	ts.Check(err)
+	n := 0
+	for _, f := range folders {
+		dir := filepath.Join(root, f.Name())
+		entries, err := os.ReadDir(dir)
+		ts.Check(err)
+		for _, e := range entries {
+			p := filepath.Join(dir, e.Name())
+			if *link == "" {
+				f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+				ts.Check(err)
+				_, err = f.Write([]byte{0})
+				ts.Check(err)
+				ts.Check(f.Close())
+			} else {
+				target := ts.MkAbs(*link)
+				ts.Check(os.MkdirAll(target, 0o755))
+				ts.Check(os.WriteFile(filepath.Join(target, e.Name()), []byte("a file outside the cache\n"), 0o644))
+			}
+			n++
+		}
+		if *link != "" {
+			ts.Check(os.RemoveAll(dir))
+			ts.Check(os.Symlink(ts.MkAbs(*link), dir))
+		}
+	}
+	fmt.Fprintf(ts.Stdout(), "tampered with %d entries\n", n)
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -178,7 +179,12 @@ func TestKeepCopiesAcrossFileSystems(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(c.entryPath(sha)), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.copyIn(p, c.entryPath(sha), sha); err != nil {
+	r, err := c.open(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := c.copyIn(r, p, entryRel(sha), sha); err != nil {
 		t.Fatal(err)
 	}
 	fi, err := os.Stat(c.entryPath(sha))
@@ -219,5 +225,56 @@ func TestAdopt(t *testing.T) {
 	}
 	if err := c.Adopt(filepath.Join(c.Dir(), "tmp-x"), "nope"); err == nil {
 		t.Error("Adopt took a hash that is none")
+	}
+}
+
+// TestLinksLeadingOutAreRefused: a folder of the cache swapped for a
+// symbolic link to another folder is not followed: keeping a file does
+// not link it out there, restoring does not read or remove what is
+// there, pruning removes nothing there; each says which link.
+func TestLinksLeadingOutAreRefused(t *testing.T) {
+	c, out := newCache(t)
+	data := []byte("kept bytes")
+	p, sha, size, mtime := output(t, out, "0.png", data)
+	if kept, err := c.Keep(p, sha, size, mtime); !kept || err != nil {
+		t.Fatalf("Keep = %v, %v", kept, err)
+	}
+	// The entry's folder is swapped for a link to a folder outside,
+	// holding a file of the entry's name with other bytes.
+	elsewhere := t.TempDir()
+	victim := filepath.Join(elsewhere, sha)
+	if err := os.WriteFile(victim, []byte("someone else's file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	folder := filepath.Dir(c.entryPath(sha))
+	if err := os.RemoveAll(folder); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, folder); err != nil {
+		t.Fatal(err)
+	}
+	if c.Has(sha) {
+		t.Error("Has follows a link out of the cache")
+	}
+	err := c.Restore(sha, filepath.Join(out, "1.png"))
+	if !errors.Is(err, ErrOutside) || !strings.Contains(err.Error(), folder) {
+		t.Errorf("Restore = %v, want ErrOutside naming %s", err, folder)
+	}
+	// A file kept under the linked folder's name is refused.
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(p)
+	if _, err := c.Keep(p, sha, fi.Size(), fi.ModTime()); !errors.Is(err, ErrOutside) {
+		t.Errorf("Keep through the link = %v, want ErrOutside", err)
+	}
+	if _, err := c.Prune(0); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(victim); err != nil || string(got) != "someone else's file" {
+		t.Errorf("the file outside the cache is %q, %v", got, err)
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != 1 {
+		t.Errorf("the folder outside holds %d entries, want 1", len(entries))
 	}
 }

@@ -249,6 +249,24 @@ func (r *Run) Execute(ctx context.Context, opts ExecuteOptions) (*apply.Result, 
 		if !ep.Builtin() {
 			defer oneProc(r.w.Getenv)()
 		}
+	} else {
+		// A restore from the cache needs no service, until a cached copy
+		// turns out changed or gone: then its files are downloaded again
+		// by creation id, in the same apply.
+		var stop func()
+		defer func() {
+			if stop != nil {
+				stop()
+			}
+		}()
+		eng.Connect = func() (apply.Service, error) {
+			client, s, err := r.w.Connect(apply.ReportRetry)
+			if err != nil {
+				return nil, err
+			}
+			stop = s
+			return client, nil
+		}
 	}
 	mask := secrets.NewMasker(r.w.Hider(), plan)
 	eng.Events = func(ev apply.Event) {

@@ -36,9 +36,13 @@ type Service interface {
 
 // Engine applies plans.
 type Engine struct {
-	Config    *config.Config
-	Store     *statefile.Store
-	Service   Service
+	Config  *config.Config
+	Store   *statefile.Store
+	Service Service
+	// Connect, when Service is nil, is called (once) for a service when a
+	// change needs one after all: a restore whose cached copy turns out
+	// changed or gone downloads its files again by creation id.
+	Connect   func() (Service, error)
 	ServiceID string
 	// Parallelism bounds the generations in flight at once.
 	Parallelism int
@@ -126,6 +130,9 @@ type applyRun struct {
 	// cache keeps the files changes remove or overwrite (see cacheFor).
 	cache     *cache.Cache
 	cacheOnce sync.Once
+	// connectOnce guards the connection needService makes.
+	connectOnce sync.Once
+	connectErr  error
 }
 
 // start begins a run of the engine: of a plan, for Apply, or of the steps
@@ -221,6 +228,22 @@ func (e *Engine) Apply(ctx context.Context, plan *plans.Plan) (*Result, error) {
 	slices.SortFunc(r.res.Skipped, byAddr)
 	slices.SortFunc(r.res.PossiblyPaid, func(a, b PossiblyPaid) int { return a.Addr.Compare(b.Addr) })
 	return r.res, nil
+}
+
+// needService makes sure the run has a service, connecting through
+// Engine.Connect the first time one is needed and none was given.
+func (r *applyRun) needService() error {
+	r.connectOnce.Do(func() {
+		if r.e.Service != nil {
+			return
+		}
+		if r.e.Connect == nil {
+			r.connectErr = errors.New("no service is connected")
+			return
+		}
+		r.e.Service, r.connectErr = r.e.Connect()
+	})
+	return r.connectErr
 }
 
 // possiblyPaid notes that addr's create request, sent at sentAt, may have

@@ -148,10 +148,10 @@ func (r *applyRun) restore(inst *config.Instance, c *plans.Change) error {
 				return fmt.Errorf("restoring output %d of %s from the cache: %w", o.Index, inst.Addr, err)
 			}
 		}
-		// Evicted (or never kept): the service gives fresh URLs for the
-		// creation, and no new generation.
-		if e.Service == nil {
-			return fmt.Errorf("restoring %s: the cache no longer holds output %d; nothing was changed: run plan again", inst.Addr, o.Index)
+		// Evicted, changed (or never kept): the service gives fresh URLs
+		// for the creation, and no new generation.
+		if err := r.needService(); err != nil {
+			return fmt.Errorf("restoring %s: the cache no longer holds output %d, and %v; nothing was changed: run plan again", inst.Addr, o.Index, err)
 		}
 		if fresh == nil {
 			fresh, err = e.Service.Detail(ctx, entry.CreationID)
