@@ -231,7 +231,16 @@ func (c *Config) decodeService(b *hcl.Block) hcl.Diagnostics {
 		if ok {
 			s := strings.TrimRight(v.AsString(), "/")
 			u, err := url.Parse(s)
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			if HasCredentials(s) {
+				// No subject: the snippet would print the line, and the
+				// line may hold the password.
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError,
+					Summary:  "Credentials in base_url",
+					Detail: fmt.Sprintf("base_url (%s, line %d) holds a user name or password before the host. genform would print and store the URL (in plans, the state, saved plans and logs), so it refuses it, and does not show it here: remove them from base_url, and give the service its token with GENFORM_TOKEN or the service block's token.",
+						a.Expr.Range().Filename, a.Expr.Range().Start.Line),
+				})
+			} else if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 				bad(a, "Invalid base_url", "base_url must be an http or https URL such as \"https://gen.example.com\".")
 			} else {
 				c.Service.BaseURL = s
@@ -440,4 +449,17 @@ func (c *Config) secretVariables(serviceBlock, genformBlock *hcl.Block) []string
 		walk(e)
 	}
 	return names
+}
+
+// HasCredentials reports whether the URL s holds a user name or password
+// before its host (http://user:password@host), whether or not it parses.
+func HasCredentials(s string) bool {
+	rest := s
+	if i := strings.Index(rest, "://"); i >= 0 {
+		rest = rest[i+3:]
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	return strings.Contains(rest, "@")
 }

@@ -47,6 +47,15 @@ func runStatePull(env *Env, sc *stateCmd) int {
 	if _, err := env.Stdout.Write(buf.Bytes()); err != nil {
 		return env.Errorf("writing the state document: %v", err)
 	}
+	// The document holds every record as it is, for state push to put it
+	// back: what is made from a sensitive value included. Said on stderr.
+	held, err := ws.SensitiveRecords(st)
+	if err != nil {
+		return env.Errorf("%v", err)
+	}
+	if len(held) > 0 {
+		fmt.Fprintf(env.Stderr, "Warning: the state document holds values made from sensitive variables, as they were sent (the requests of %s), in clear: state push needs them to restore the state. Keep the document as you keep the state, and do not paste it anywhere public.\n", words.List(held, 5))
+	}
 	return ExitOK
 }
 

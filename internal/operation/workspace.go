@@ -49,7 +49,17 @@ type Workspace struct {
 // with the configuration's files; it must not be used then.
 func Load(env Env, opts config.Options) (*Workspace, hcl.Diagnostics) {
 	cfg, diags := config.Load(".", opts)
-	return &Workspace{Env: env, Config: cfg, Endpoint: ResolveEndpoint(cfg, env.Getenv)}, diags
+	ws := &Workspace{Env: env, Config: cfg, Endpoint: ResolveEndpoint(cfg, env.Getenv)}
+	if cfg.Service.BaseURL == "" && config.HasCredentials(ws.Endpoint.BaseURL) {
+		// Refused before anything prints or stores the URL.
+		ws.Endpoint = ResolveEndpoint(&config.Config{}, func(string) string { return "" })
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Credentials in GENFORM_BASE_URL",
+			Detail:   "GENFORM_BASE_URL holds a user name or password before the host. genform would print and store the URL (in plans, the state, saved plans and logs), so it refuses it, and does not show it here: remove them from the URL, and give the service its token with GENFORM_TOKEN.",
+		})
+	}
+	return ws, diags
 }
 
 // LoadForReading loads the configuration for a command that only reads
@@ -215,4 +225,31 @@ func (w *Workspace) debugLog() io.Writer {
 		return w.Log
 	}
 	return nil
+}
+
+// SensitiveRecords lists the instances whose records in st (their
+// current generation, or one the history keeps) hold a value the
+// configuration makes from a secret, in address order.
+func (w *Workspace) SensitiveRecords(st *statefile.Store) ([]string, error) {
+	h := w.Hider()
+	snap, err := st.Snapshot()
+	if err != nil {
+		return nil, err
+	}
+	entries, err := st.History(addrs.Instance{})
+	if err != nil {
+		return nil, err
+	}
+	seen := map[addrs.Instance]bool{}
+	for _, rec := range snap.Resources {
+		if h.Of(rec) != nil {
+			seen[rec.Addr] = true
+		}
+	}
+	for _, e := range entries {
+		if h.Of(e) != nil {
+			seen[e.Addr] = true
+		}
+	}
+	return addrs.Strings(addrs.SortedKeys(seen)), nil
 }

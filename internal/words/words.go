@@ -212,3 +212,18 @@ func PossiblyPaid(addr addrs.Instance, sentAt time.Time) string {
 	return fmt.Sprintf("an earlier apply sent the create request for %s at %s and did not learn its outcome (its answer was lost, or was an error the service may have given after making the job); that generation may already have been paid for, so genform sends nothing for it until you decide: if you find the creation on the service, adopt it with: genform import %s CREATION_ID; to generate it again, paying again, run: genform apply -replace=%s",
 		addr, sentAt.UTC().Format("2006-01-02 15:04:05Z"), addr.Shell(), addr.Shell())
 }
+
+// List joins items for a sentence: "a, b and c", with "and N more" past
+// most of them.
+func List(items []string, most int) string {
+	if len(items) > most {
+		return strings.Join(items[:most], ", ") + fmt.Sprintf(" and %d more", len(items)-most)
+	}
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
