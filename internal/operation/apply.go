@@ -13,6 +13,7 @@ import (
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/formats/planfile"
+	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/secrets"
 	"github.com/genform/genform/internal/words"
 	"github.com/genform/genform/reconcile"
@@ -240,7 +241,7 @@ func (r *Run) Execute(ctx context.Context, opts ExecuteOptions) (*apply.Result, 
 		eng.Parallelism = opts.Parallelism
 	}
 	if needsService(plan) {
-		client, stop, err := r.w.Connect(apply.ReportRetry)
+		client, stop, err := r.w.Provider(apply.ReportRetry)
 		if err != nil {
 			return nil, err
 		}
@@ -259,8 +260,8 @@ func (r *Run) Execute(ctx context.Context, opts ExecuteOptions) (*apply.Result, 
 				stop()
 			}
 		}()
-		eng.Connect = func() (apply.Service, error) {
-			client, s, err := r.w.Connect(apply.ReportRetry)
+		eng.Connect = func() (provider.Provider, error) {
+			client, s, err := r.w.Provider(apply.ReportRetry)
 			if err != nil {
 				return nil, err
 			}

@@ -79,7 +79,7 @@ func (w *Workspace) Import(ctx context.Context, req ImportRequest) (*Imported, h
 		return nil, nil, notDeclaredError(addr, w.Config, insts)
 	}
 
-	client, stop, err := w.Connect(nil)
+	client, stop, err := w.Provider(nil)
 	if err != nil {
 		return nil, nil, err
 	}

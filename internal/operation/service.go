@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/genform/genform/internal/provider"
+	"github.com/genform/genform/internal/provider/reference"
 	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/simulator"
 	"github.com/genform/genform/internal/words"
@@ -142,4 +144,14 @@ func (w *Workspace) Connect(onRetry func(context.Context, service.RetryInfo)) (c
 		return nil, func() {}, err
 	}
 	return client, stop, nil
+}
+
+// Provider is the configured service behind the provider seam, connected
+// as Connect does.
+func (w *Workspace) Provider(onRetry func(context.Context, service.RetryInfo)) (provider.Provider, func(), error) {
+	client, stop, err := w.Connect(onRetry)
+	if err != nil {
+		return nil, stop, err
+	}
+	return reference.New(client, w.Endpoint.ID), stop, nil
 }

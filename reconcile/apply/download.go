@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/workdir"
 	"github.com/genform/genform/statefile"
@@ -42,13 +43,13 @@ func (r *applyRun) downloadAll(ctx context.Context, rec *statefile.Resource, whi
 		url := o.MediaURL
 		if rec.Addr.Resource.Kind == addrs.Video && rec.WatermarkFree {
 			if wmURL == "" {
-				w, err := e.Service.WatermarkFreeURL(ctx, rec.CreationID)
+				w, err := watermarkFreeURL(ctx, e.Service, rec.CreationID)
 				if err != nil {
 					errs = append(errs, fmt.Errorf("getting the watermark-free URL of %s: %w", rec.Addr, r.timedOut(ctx, err)))
 					o.SHA256 = ""
 					continue
 				}
-				wmURL = w.URL
+				wmURL = w
 			}
 			url = wmURL
 		}
@@ -93,4 +94,14 @@ func (r *applyRun) download(ctx context.Context, addr addrs.Instance, url, dir s
 	}
 	rel := filepath.ToSlash(filepath.Join(dir, filepath.Base(d.Path)))
 	return &fetched{path: rel, sha: d.SHA256, contentType: d.ContentType, size: d.Size, mtime: fi.ModTime()}, nil
+}
+
+// watermarkFreeURL mints the link of a video's watermark-free file, on a
+// provider that has them.
+func watermarkFreeURL(ctx context.Context, p provider.Provider, creationID string) (string, error) {
+	wf, ok := p.(provider.WatermarkFreer)
+	if !ok {
+		return "", errors.New("this provider has no watermark-free files")
+	}
+	return wf.WatermarkFreeURL(ctx, creationID)
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/cache"
-	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 )
@@ -23,26 +23,15 @@ import (
 // resources in dependency order, then deletes), what stops a change
 // (a failure of what it depends on), and the Result.
 
-// Service is what applying needs of the generation service. *service.Client
-// implements it. Implementations must be safe for concurrent use.
-type Service interface {
-	Create(ctx context.Context, endpoint addrs.Endpoint, body []byte) (string, error)
-	Status(ctx context.Context, creationID string) (service.Status, error)
-	Detail(ctx context.Context, creationID string) (*service.Creation, error)
-	WatermarkFreeURL(ctx context.Context, creationID string) (*service.WatermarkFreeURL, error)
-	Download(ctx context.Context, mediaURL, dir, base string) (*service.Downloaded, error)
-	CheckCredentials(ctx context.Context) error
-}
-
 // Engine applies plans.
 type Engine struct {
 	Config  *config.Config
 	Store   *statefile.Store
-	Service Service
+	Service provider.Provider
 	// Connect, when Service is nil, is called (once) for a service when a
 	// change needs one after all: a restore whose cached copy turns out
 	// changed or gone downloads its files again by creation id.
-	Connect   func() (Service, error)
+	Connect   func() (provider.Provider, error)
 	ServiceID string
 	// Parallelism bounds the generations in flight at once.
 	Parallelism int

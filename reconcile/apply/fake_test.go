@@ -12,6 +12,8 @@ import (
 	"sync"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/provider"
+	"github.com/genform/genform/internal/provider/reference"
 	"github.com/genform/genform/internal/service"
 )
 
@@ -273,3 +275,60 @@ func (f *fakeService) Download(ctx context.Context, url, dir, base string) (*ser
 	sum := sha256.Sum256(data)
 	return &service.Downloaded{Path: path, Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:]), ContentType: "image/png"}, nil
 }
+
+// legacyService is the reference service's client interface, as the
+// scripted fakes of these tests implement it; asProvider puts one behind
+// the provider seam the way package provider/reference puts the real
+// client.
+type legacyService interface {
+	Create(ctx context.Context, endpoint addrs.Endpoint, body []byte) (string, error)
+	Status(ctx context.Context, creationID string) (service.Status, error)
+	Detail(ctx context.Context, creationID string) (*service.Creation, error)
+	WatermarkFreeURL(ctx context.Context, creationID string) (*service.WatermarkFreeURL, error)
+	Download(ctx context.Context, mediaURL, dir, base string) (*service.Downloaded, error)
+	CheckCredentials(ctx context.Context) error
+}
+
+type fakeProvider struct{ s legacyService }
+
+func asProvider(s legacyService) provider.Provider {
+	if s == nil {
+		return nil
+	}
+	return fakeProvider{s}
+}
+
+func (p fakeProvider) ID() string { return "simulator" }
+
+func (p fakeProvider) Submit(ctx context.Context, r provider.Request) (provider.Job, error) {
+	ep, _ := addrs.EndpointOf(r.Target)
+	id, err := p.s.Create(ctx, ep, r.Body)
+	return provider.Job{ID: id, Kind: r.Kind}, err
+}
+
+func (p fakeProvider) Status(ctx context.Context, j provider.Job) (provider.Status, error) {
+	st, err := p.s.Status(ctx, j.ID)
+	return reference.StatusOf(st), err
+}
+
+func (p fakeProvider) Result(ctx context.Context, j provider.Job) (*provider.Result, error) {
+	det, err := p.s.Detail(ctx, j.ID)
+	if err != nil {
+		return nil, err
+	}
+	return reference.ResultOf(j.Kind, det), nil
+}
+
+func (p fakeProvider) WatermarkFreeURL(ctx context.Context, id string) (string, error) {
+	w, err := p.s.WatermarkFreeURL(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	return w.URL, nil
+}
+
+func (p fakeProvider) Download(ctx context.Context, url, dir, base string) (*service.Downloaded, error) {
+	return p.s.Download(ctx, url, dir, base)
+}
+
+func (p fakeProvider) CheckCredentials(ctx context.Context) error { return p.s.CheckCredentials(ctx) }

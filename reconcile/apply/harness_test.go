@@ -127,7 +127,7 @@ func (w *applyDir) apply(ctx context.Context, p *plans.Plan) *Result {
 	w.events = nil
 	w.mu.Unlock()
 	e := &Engine{
-		Config: w.cfg, Store: w.store, Service: w.svc, ServiceID: "simulator",
+		Config: w.cfg, Store: w.store, Service: asProvider(w.svc), ServiceID: "simulator",
 		Parallelism: w.parallelism, PollInterval: time.Millisecond, Timeout: w.timeout, Dir: w.dir,
 		Events: func(ev Event) {
 			w.mu.Lock()
@@ -287,7 +287,7 @@ func fakeMedia(job string, i int, ext string) string {
 }
 
 // applyWith plans src in a fresh directory and applies it with svc.
-func applyWith(t *testing.T, src string, svc Service) (*statefile.Store, *Result, string) {
+func applyWith(t *testing.T, src string, svc legacyService) (*statefile.Store, *Result, string) {
 	t.Helper()
 	f := newFixture(t)
 	cfg := f.write(src)
@@ -301,7 +301,7 @@ func applyWith(t *testing.T, src string, svc Service) (*statefile.Store, *Result
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	eng := &Engine{Config: cfg, Store: st, Service: svc, ServiceID: "simulator", Parallelism: 2, PollInterval: time.Millisecond, Dir: f.dir}
+	eng := &Engine{Config: cfg, Store: st, Service: asProvider(svc), ServiceID: "simulator", Parallelism: 2, PollInterval: time.Millisecond, Dir: f.dir}
 	res, err := eng.Apply(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)

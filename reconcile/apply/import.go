@@ -10,7 +10,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 )
@@ -23,7 +23,7 @@ type ImportInput struct {
 	// CreationID is the creation made outside genform.
 	CreationID string
 	Store      *statefile.Store
-	Service    Service
+	Service    provider.Provider
 	// ServiceID is the service identity that enters fingerprints.
 	ServiceID string
 	// Dir is the working directory output paths are relative to.
@@ -95,26 +95,27 @@ func Import(ctx context.Context, in ImportInput) (*ImportResult, error) {
 		return nil, fmt.Errorf("the request of %s depends on values known only after apply, so the creation cannot be matched to it; apply what it references first", inst.Addr)
 	}
 
-	st, err := in.Service.Status(ctx, id)
+	job := provider.Job{ID: id, Kind: inst.Resource.Kind}
+	st, err := in.Service.Status(ctx, job)
 	if err != nil {
 		return nil, fmt.Errorf("fetching the status of creation %s: %w", id, err)
 	}
 	switch st.State {
-	case service.StateDone:
-	case service.StateFailed:
+	case provider.Done:
+	case provider.Failed:
 		return nil, fmt.Errorf("creation %s failed on the service: there are no outputs to import", id)
 	default:
 		return nil, fmt.Errorf("creation %s is %s, not succeed: wait for it to finish, then import it again", id, quoteStatus(st.Raw))
 	}
-	det, err := in.Service.Detail(ctx, id)
+	det, err := in.Service.Result(ctx, job)
 	if err != nil {
 		return nil, fmt.Errorf("fetching the detail of creation %s: %w", id, err)
 	}
 	kind := inst.Resource.Kind
-	if t, ok := addrs.ParseKind(det.OutputType); ok && t != kind {
+	if t := det.Kind; t != 0 && t != kind {
 		return nil, fmt.Errorf("creation %s is %s %s, but %s is declared as %s %s", id, article(t.String()), t, inst.Addr, article(kind.String()), kind)
 	}
-	outs := outputsOf(kind, det)
+	outs := outputsOf(det)
 	if len(outs) == 0 {
 		return nil, fmt.Errorf("the service lists no outputs for creation %s", id)
 	}
@@ -139,7 +140,7 @@ func Import(ctx context.Context, in ImportInput) (*ImportResult, error) {
 		GenerationID:  id,
 		CreationID:    id,
 		Status:        plans.StatusSucceed,
-		Detail:        det.Raw,
+		Detail:        det.Detail,
 		Outputs:       outs,
 		Dir:           inst.Dir,
 		WatermarkFree: inst.WatermarkFree,
@@ -186,7 +187,7 @@ func Import(ctx context.Context, in ImportInput) (*ImportResult, error) {
 // importWarnings compares what the service says about a creation with the
 // declaration it is imported for. The service's detail does not echo every
 // request field, so only what it does echo is compared.
-func importWarnings(inst *config.Instance, det *service.Creation, files int) []ImportWarning {
+func importWarnings(inst *config.Instance, det *provider.Result, files int) []ImportWarning {
 	var warns []ImportWarning
 	if v, ok := inst.Attr("prompt"); ok && v.IsKnown() && !v.IsNull() && v.Type() == cty.String {
 		if want := v.AsString(); det.Prompt != "" && det.Prompt != want {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/provider/reference"
 	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/simulator"
 	"github.com/genform/genform/reconcile"
@@ -108,7 +109,7 @@ func (d *simDir) create(endpoint addrs.Endpoint, body []byte, wait bool) string 
 
 func (d *simDir) importInto(addr, id string) (*ImportResult, error) {
 	return Import(context.Background(), ImportInput{
-		Instance: d.instance(addr), CreationID: id, Store: d.store, Service: d.client, ServiceID: "simulator", Dir: d.dir,
+		Instance: d.instance(addr), CreationID: id, Store: d.store, Service: reference.New(d.client, "simulator"), ServiceID: "simulator", Dir: d.dir,
 	})
 }
 

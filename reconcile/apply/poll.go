@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/reconcile/plans"
 )
 
@@ -18,8 +18,9 @@ import (
 // poll waits for a job to finish. It starts fast and backs off to the poll
 // interval, using the reported progress to aim the next poll at the moment
 // the job should be done, so most jobs cost two or three status requests.
-func (r *applyRun) poll(ctx context.Context, addr addrs.Instance, action plans.Action, id string, submitted time.Time) (service.Status, error) {
+func (r *applyRun) poll(ctx context.Context, addr addrs.Instance, action plans.Action, job provider.Job, submitted time.Time) (provider.Status, error) {
 	e := r.e
+	id := job.ID
 	pi := e.PollInterval
 	if pi <= 0 {
 		pi = 5 * time.Second
@@ -49,15 +50,15 @@ func (r *applyRun) poll(ctx context.Context, addr addrs.Instance, action plans.A
 		select {
 		case <-ctx.Done():
 			if r.ctx.Err() != nil {
-				return service.Status{}, r.ctx.Err()
+				return provider.Status{}, r.ctx.Err()
 			}
 			if lastRaw != "" {
-				return service.Status{}, fmt.Errorf("job %s of %s still %s after %s (the service timeout); it is recorded, rerun apply to resume it", id, addr, lastRaw, timeout)
+				return provider.Status{}, fmt.Errorf("job %s of %s still %s after %s (the service timeout); it is recorded, rerun apply to resume it", id, addr, lastRaw, timeout)
 			}
-			return service.Status{}, fmt.Errorf("job %s of %s is not finished after %s (the service timeout); it is recorded, rerun apply to resume it", id, addr, timeout)
+			return provider.Status{}, fmt.Errorf("job %s of %s is not finished after %s (the service timeout); it is recorded, rerun apply to resume it", id, addr, timeout)
 		case <-timer.C:
 		}
-		st, err := e.Service.Status(ctx, id)
+		st, err := e.Service.Status(ctx, job)
 		if err != nil {
 			if r.ctx.Err() != nil {
 				return st, r.ctx.Err()
@@ -76,7 +77,7 @@ func (r *applyRun) poll(ctx context.Context, addr addrs.Instance, action plans.A
 		lastRaw = st.Raw
 		r.emit(Event{Addr: addr, Action: action, Phase: PhaseRunning, Status: st.Raw, KnownStatus: st.Known, Progress: st.Progress, GenerationID: id})
 		switch st.State {
-		case service.StateDone, service.StateFailed:
+		case provider.Done, provider.Failed:
 			return st, nil
 		}
 		if left() <= 0 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/reconcile/plans"
 )
@@ -26,7 +27,7 @@ func (r *applyRun) begin() error {
 		return nil
 	}
 	e := *r.e
-	e.Service = guarded{Service: e.Service, r: r}
+	e.Service = guarded{Provider: e.Service, r: r}
 	r.e = &e
 	if !sendsJobs(r.plan) {
 		return nil
@@ -87,30 +88,32 @@ func (r *applyRun) refused(c *plans.Change, err error) bool {
 // belongs to is reported: by then its generation slot may have gone to
 // the next submission.
 type guarded struct {
-	Service
+	provider.Provider
 	r *applyRun
 }
 
-func (g guarded) Create(ctx context.Context, endpoint addrs.Endpoint, body []byte) (string, error) {
-	id, err := g.Service.Create(ctx, endpoint, body)
+func (g guarded) Submit(ctx context.Context, req provider.Request) (provider.Job, error) {
+	job, err := g.Provider.Submit(ctx, req)
 	g.r.refusedBy(err)
-	return id, err
+	return job, err
 }
 
-func (g guarded) Status(ctx context.Context, creationID string) (service.Status, error) {
-	st, err := g.Service.Status(ctx, creationID)
+func (g guarded) Status(ctx context.Context, job provider.Job) (provider.Status, error) {
+	st, err := g.Provider.Status(ctx, job)
 	g.r.refusedBy(err)
 	return st, err
 }
 
-func (g guarded) Detail(ctx context.Context, creationID string) (*service.Creation, error) {
-	det, err := g.Service.Detail(ctx, creationID)
+func (g guarded) Result(ctx context.Context, job provider.Job) (*provider.Result, error) {
+	res, err := g.Provider.Result(ctx, job)
 	g.r.refusedBy(err)
-	return det, err
+	return res, err
 }
 
-func (g guarded) WatermarkFreeURL(ctx context.Context, creationID string) (*service.WatermarkFreeURL, error) {
-	w, err := g.Service.WatermarkFreeURL(ctx, creationID)
+// WatermarkFreeURL keeps the provider's watermark-free files reachable
+// through the guard, for one that has them.
+func (g guarded) WatermarkFreeURL(ctx context.Context, creationID string) (string, error) {
+	u, err := watermarkFreeURL(ctx, g.Provider, creationID)
 	g.r.refusedBy(err)
-	return w, err
+	return u, err
 }

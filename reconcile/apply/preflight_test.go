@@ -24,9 +24,9 @@ var refusal = &service.Error{HTTPStatus: 401, Message: "invalid token", Code: "H
 
 // engineFor is the engine applyDir.apply would use, its events recorded
 // into w.
-func engineFor(w *applyDir, svc Service) *Engine {
+func engineFor(w *applyDir, svc legacyService) *Engine {
 	return &Engine{
-		Config: w.cfg, Store: w.store, Service: svc, ServiceID: "simulator",
+		Config: w.cfg, Store: w.store, Service: asProvider(svc), ServiceID: "simulator",
 		Parallelism: 1, PollInterval: time.Millisecond, Timeout: 10 * time.Second, Dir: w.dir,
 		Events: func(ev Event) {
 			w.mu.Lock()

@@ -8,7 +8,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 )
@@ -40,7 +40,8 @@ func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *plans.C
 		}()
 	}
 	r.setRunning(inst.Addr, id)
-	st, err := r.poll(ctx, inst.Addr, c.Action, id, intent.SubmittedAt)
+	job := jobOf(intent, inst.Resource.Kind)
+	st, err := r.poll(ctx, inst.Addr, c.Action, job, intent.SubmittedAt)
 	release()
 	if err != nil {
 		if r.ctx.Err() != nil {
@@ -72,8 +73,11 @@ func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *plans.C
 		CreatedAt:     now,
 		UpdatedAt:     now,
 	}
-	if st.State == service.StateFailed {
-		const failed = "the service reported the generation failed"
+	if st.State == provider.Failed {
+		failed := "the service reported the generation failed"
+		if st.Reason != "" {
+			failed = st.Reason
+		}
 		if old != nil && old.Status == plans.StatusSucceed {
 			// The record keeps the last good generation, its request,
 			// files and hashes; the failure is kept beside it. Declaring
@@ -101,13 +105,13 @@ func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *plans.C
 		return fmt.Errorf("generation %s of %s failed on the service; fix the request (or retry) and apply again", id, inst.Addr)
 	}
 
-	det, err := e.Service.Detail(ctx, id)
+	det, err := e.Service.Result(ctx, job)
 	if err != nil {
 		return fmt.Errorf("fetching the detail of %s (job %s): %w; rerun apply to resume", inst.Addr, id, r.timedOut(ctx, err))
 	}
-	rec.Detail = det.Raw
+	rec.Detail = det.Detail
 	rec.Status = plans.StatusSucceed
-	rec.Outputs = outputsOf(inst.Resource.Kind, det)
+	rec.Outputs = outputsOf(det)
 	if len(rec.Outputs) == 0 {
 		return fmt.Errorf("the service reported %s (job %s) succeeded but listed no outputs", inst.Addr, id)
 	}
@@ -148,29 +152,22 @@ func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *plans.C
 	return nil
 }
 
-// outputsOf lists the files a creation offers: one per image, or the video.
-func outputsOf(kind addrs.Kind, det *service.Creation) []statefile.Output {
-	var outs []statefile.Output
-	if kind == addrs.Video {
-		o := statefile.Output{Index: 0, MediaURL: det.VideoURL, ThumbnailURL: det.ThumbnailURL}
-		if len(det.Outputs) > 0 {
-			o.ID = det.Outputs[0].ID
-			if o.MediaURL == "" {
-				o.MediaURL = det.Outputs[0].MediaURL
-			}
-			if det.Outputs[0].ThumbnailURL != "" {
-				o.ThumbnailURL = det.Outputs[0].ThumbnailURL
-			}
-		}
-		if o.MediaURL == "" {
-			return nil
-		}
-		return []statefile.Output{o}
+// outputsOf lists the files a result offers, as the state records them
+// before they are downloaded.
+func outputsOf(res *provider.Result) []statefile.Output {
+	if len(res.Outputs) == 0 {
+		return nil
 	}
-	for i, out := range det.Outputs {
-		outs = append(outs, statefile.Output{Index: i, ID: out.ID, MediaURL: out.MediaURL, ThumbnailURL: out.ThumbnailURL})
+	outs := make([]statefile.Output, 0, len(res.Outputs))
+	for _, o := range res.Outputs {
+		outs = append(outs, statefile.Output{Index: o.Index, ID: o.ID, MediaURL: o.URL, ThumbnailURL: o.ThumbnailURL})
 	}
 	return outs
+}
+
+// jobOf is the job an intent records, making kind.
+func jobOf(it *statefile.Intent, kind addrs.Kind) provider.Job {
+	return provider.Job{ID: it.GenerationID, Kind: kind}
 }
 
 func wasWere(n int) string {

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/provider/reference"
 	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
@@ -255,7 +256,7 @@ func TestOutputsOf(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, outputsOf(tc.kind, &tc.det), cmpopts.EquateEmpty()); diff != "" {
+			if diff := cmp.Diff(tc.want, outputsOf(reference.ResultOf(tc.kind, &tc.det)), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})

@@ -13,6 +13,7 @@ import (
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/cache"
+	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/rules"
 	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/workdir"
@@ -128,7 +129,7 @@ func (r *applyRun) restore(inst *config.Instance, c *plans.Change) error {
 			}
 		}
 	}()
-	var fresh *service.Creation // the creation's detail, fetched once if the cache falls short
+	var fresh *provider.Result // the creation's detail, fetched once if the cache falls short
 	c2 := r.cacheFor()
 	for i := range rec.Outputs {
 		o := &rec.Outputs[i]
@@ -154,7 +155,7 @@ func (r *applyRun) restore(inst *config.Instance, c *plans.Change) error {
 			return fmt.Errorf("restoring %s: the cache no longer holds output %d, and %v; nothing was changed: run plan again", inst.Addr, o.Index, err)
 		}
 		if fresh == nil {
-			fresh, err = e.Service.Detail(ctx, entry.CreationID)
+			fresh, err = e.Service.Result(ctx, provider.Job{ID: entry.CreationID, Kind: entry.Addr.Resource.Kind})
 			if err != nil {
 				return fmt.Errorf("restoring %s: fetching creation %s: %w; nothing was changed", inst.Addr, entry.CreationID, r.timedOut(ctx, err))
 			}
@@ -216,18 +217,18 @@ func (r *applyRun) restore(inst *config.Instance, c *plans.Change) error {
 }
 
 // restoreURL is where output index of a creation is downloaded from again.
-func (r *applyRun) restoreURL(ctx context.Context, entry *statefile.Resource, det *service.Creation, index int) (string, error) {
-	outs := outputsOf(entry.Addr.Resource.Kind, det)
+func (r *applyRun) restoreURL(ctx context.Context, entry *statefile.Resource, det *provider.Result, index int) (string, error) {
+	outs := outputsOf(det)
 	for _, o := range outs {
 		if o.Index != index {
 			continue
 		}
 		if entry.Addr.Resource.Kind == addrs.Video && entry.WatermarkFree {
-			w, err := r.e.Service.WatermarkFreeURL(ctx, entry.CreationID)
+			w, err := watermarkFreeURL(ctx, r.e.Service, entry.CreationID)
 			if err != nil {
 				return "", fmt.Errorf("getting the watermark-free URL of creation %s: %w", entry.CreationID, err)
 			}
-			return w.URL, nil
+			return w, nil
 		}
 		return o.MediaURL, nil
 	}
@@ -263,7 +264,7 @@ func (r *applyRun) keepJob(addr addrs.Instance, dir string, it *statefile.Intent
 	defer release()
 	ctx, cancel := r.generation(addr)
 	defer cancel()
-	st, err := r.poll(ctx, addr, plans.Update, id, it.SubmittedAt)
+	st, err := r.poll(ctx, addr, plans.Update, jobOf(it, addr.Resource.Kind), it.SubmittedAt)
 	if err != nil {
 		// Only the service saying it has no such job lets it go: an
 		// interrupt, the timeout or a failure to reach the service keeps
@@ -277,16 +278,16 @@ func (r *applyRun) keepJob(addr addrs.Instance, dir string, it *statefile.Intent
 	release()
 	entry := &statefile.Resource{Addr: addr, Endpoint: it.Endpoint, Fingerprint: it.Fingerprint, Request: it.Request,
 		GenerationID: id, CreationID: id, Status: st.Raw, Dir: dir}
-	if st.State == service.StateFailed {
+	if st.State == provider.Failed {
 		entry.Status, entry.Error = plans.StatusFailed, "the service reported the generation failed"
 	} else {
-		det, err := e.Service.Detail(ctx, id)
+		det, err := e.Service.Result(ctx, jobOf(it, addr.Resource.Kind))
 		if err != nil {
 			warn(r.timedOut(ctx, err))
 			return nil
 		}
-		entry.Detail, entry.Status = det.Raw, plans.StatusSucceed
-		entry.Outputs = outputsOf(addr.Resource.Kind, det)
+		entry.Detail, entry.Status = det.Detail, plans.StatusSucceed
+		entry.Outputs = outputsOf(det)
 		// No request yields more than the endpoint's most outputs; what
 		// a service lists beyond them is not fetched.
 		if most := mostOutputs(it.Endpoint); len(entry.Outputs) > most {

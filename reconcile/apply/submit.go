@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/workdir"
 	"github.com/genform/genform/reconcile/plans"
@@ -109,7 +110,8 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 		deadline = most
 	}
 	cctx, ccancel := context.WithDeadlineCause(context.WithoutCancel(ctx), deadline, errGenerationTimeout)
-	id, err := e.Service.Create(cctx, inst.Endpoint, inst.Request)
+	job, err := e.Service.Submit(cctx, provider.Request{Kind: inst.Resource.Kind, Target: inst.Endpoint.Path(), Body: inst.Request})
+	id := job.ID
 	if context.Cause(cctx) == errGenerationTimeout && err != nil {
 		err = fmt.Errorf("%w (no answer within %s, the service timeout)", err, r.timeout())
 	}

@@ -1,0 +1,13 @@
+// Package provider is the seam every generation API genform pays plugs
+// into: the reference service first (package provider/reference), then
+// the live providers. A Provider submits a job (sending a create again
+// only where the answer proves nothing was made or charged), follows it,
+// fetches its result and downloads its files; a Recoverer can also find
+// again a job whose create answer was lost.
+//
+// It defines what a request, a job, a status and a result are, in terms
+// every provider shares, and the error (ErrPossiblyPaid) that marks a
+// create whose outcome is not known. It does not decide what to generate
+// (the planner does), keep state (the apply engine records every job), or
+// build request bodies (package config does).
+package provider

@@ -1,0 +1,167 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/service"
+)
+
+// Request is one generation as genform asks a provider for it.
+type Request struct {
+	// Kind is what it makes.
+	Kind addrs.Kind
+	// Target is where the request goes on the provider: the reference
+	// service's endpoint path ("/v1/jobs/text2image"), or a model
+	// ("fal-ai/flux/dev", "owner/name", "owner/name:version").
+	Target string
+	// Body is the request's canonical JSON as configuration built it: the
+	// reference service's body, or the input object of a model.
+	Body []byte
+}
+
+// Job is a job a provider made.
+type Job struct {
+	// ID is the provider's id of the job: shown, recorded as the
+	// generation id, and what import takes.
+	ID string
+	// Kind is what the job makes.
+	Kind addrs.Kind
+	// Handle is what the provider handed back to follow the job (a
+	// status and a result URL), exactly as it is to be used again;
+	// opaque to everything but the provider, and recorded with the job.
+	// nil when the id is enough.
+	Handle json.RawMessage
+}
+
+// State is a job's status normalised to what genform acts on.
+type State int
+
+// The states of a job.
+const (
+	// Running covers every status before the end, and any status the
+	// provider does not document: such a job is followed until the
+	// generation's timeout, never taken as done or failed.
+	Running State = iota
+	// Done: the result can be fetched.
+	Done
+	// Failed: the job ended without a result.
+	Failed
+)
+
+// String is the state's lowercase name.
+func (s State) String() string {
+	switch s {
+	case Running:
+		return "running"
+	case Done:
+		return "done"
+	case Failed:
+		return "failed"
+	}
+	return fmt.Sprintf("State(%d)", int(s))
+}
+
+// Status is what a provider says of a job.
+type Status struct {
+	// Raw is the status as the provider sent it (printable): shown and
+	// kept, never parsed again.
+	Raw string
+	// State is Raw normalised; Known is false for a status the provider
+	// does not document (it then counts as Running).
+	State State
+	Known bool
+	// Progress is the job's progress from 0 to 1, when the provider says.
+	Progress float64
+	// Reason is why a failed job failed, in the provider's words.
+	Reason string
+	// Refused is true when the provider refused the job for its content
+	// (moderation): it is never sent again.
+	Refused bool
+}
+
+// Output is one file of a result.
+type Output struct {
+	Index int
+	// ID is the provider's id of the file, when it gives one.
+	ID string
+	// URL is where the file is downloaded from; it may expire.
+	URL, ThumbnailURL string
+}
+
+// Result is what a finished job made.
+type Result struct {
+	// CreationID is the id the creation is known by (for the reference
+	// service, the creation id the detail names).
+	CreationID string
+	// Kind is what the provider says the job made; 0 when it does not.
+	Kind addrs.Kind
+	// Detail is the provider's answer, as received (scrubbed of the
+	// key), kept in the state.
+	Detail json.RawMessage
+	// Outputs are the files, in order.
+	Outputs []Output
+	// Prompt is the prompt the provider reports it used, "" when it
+	// reports none.
+	Prompt string
+	// Version is the model version that ran, when the provider says.
+	Version string
+	// Usage is what the provider reports of the job's cost or usage
+	// (Replicate's metrics), as received; nil when it reports none.
+	Usage json.RawMessage
+}
+
+// Provider is one generation API genform can pay. Its methods may be
+// called from many goroutines. A provider never sends a create request
+// twice on its own (see Submit), never returns the key in an error, and
+// answers every string a service hands out through service.Printable.
+type Provider interface {
+	// ID is the provider's identity as it enters fingerprints: the
+	// reference service's base URL or "simulator", or a provider's name
+	// with its base URL when it is not the public one.
+	ID() string
+	// Submit sends the create request, once: it is sent again only on an
+	// answer that proves no job was made and nothing charged (a 429, or a
+	// connection never opened). An error that leaves the outcome unknown
+	// wraps ErrPossiblyPaid; any other error is a refusal that made
+	// nothing.
+	Submit(ctx context.Context, r Request) (Job, error)
+	// Status follows a job.
+	Status(ctx context.Context, j Job) (Status, error)
+	// Result fetches what a finished job made; for a job the provider
+	// keeps its result for only a short time, as soon as it is done.
+	Result(ctx context.Context, j Job) (*Result, error)
+	// Download streams one output into dir (see service.Client.Download).
+	Download(ctx context.Context, url, dir, base string) (*service.Downloaded, error)
+	// CheckCredentials checks the key with a request that creates
+	// nothing, where the provider has one; an error matching
+	// service.ErrUnauthorized is a key it refuses.
+	CheckCredentials(ctx context.Context) error
+}
+
+// Recoverer is a provider that can find again a job whose create answer
+// was lost, by listing its recent jobs and matching the request and the
+// time it was sent.
+type Recoverer interface {
+	// Recover returns the job made for r, sent between since and until,
+	// and whether there is one.
+	Recover(ctx context.Context, r Request, since, until time.Time) (Job, bool, error)
+}
+
+// ErrPossiblyPaid is matched by the error of a create request whose
+// outcome is not known: the provider may have made, and charged for, the
+// job. It is never sent again by itself.
+var ErrPossiblyPaid = service.ErrAmbiguousCreate
+
+// IsPossiblyPaid reports whether err leaves a create's outcome unknown.
+func IsPossiblyPaid(err error) bool { return errors.Is(err, ErrPossiblyPaid) }
+
+// WatermarkFreer is a provider whose videos have a watermark-free file
+// behind a link minted on demand (the reference service).
+type WatermarkFreer interface {
+	WatermarkFreeURL(ctx context.Context, creationID string) (string, error)
+}
