@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -53,6 +55,9 @@ type Config struct {
 	BaseURL string
 	// Token is the bearer token; when empty no Authorization header is sent.
 	Token string
+	// AuthScheme is the scheme the token is sent with in the
+	// Authorization header: "Bearer" when empty (fal's is "Key").
+	AuthScheme string
 	// RequestsPerMinute is one budget shared by every request this client
 	// sends, downloads included; 0 means unlimited.
 	RequestsPerMinute int
@@ -99,6 +104,7 @@ type Config struct {
 type Client struct {
 	base       *url.URL
 	token      string
+	authScheme string
 	secrets    [][]byte // the spellings of token that answers are scrubbed of
 	hc         *http.Client
 	timeout    time.Duration
@@ -154,6 +160,7 @@ func New(cfg Config) (*Client, error) {
 	c := &Client{
 		base:       base,
 		token:      cfg.Token,
+		authScheme: cmp.Or(cfg.AuthScheme, "Bearer"),
 		secrets:    secretForms(cfg.Token),
 		timeout:    cfg.RequestTimeout,
 		maxRetries: cfg.MaxRetries,
@@ -292,6 +299,19 @@ type request struct {
 	// create marks a paid job-creation request, re-sent only when the
 	// failure proves no job was made.
 	create bool
+	// url, when set, is an absolute URL the service handed out (a job's
+	// status URL), used instead of path below the base URL; the token
+	// goes there only when it is on the base URL's origin.
+	url *url.URL
+	// header holds the request's own headers.
+	header map[string]string
+	// raw returns a success answer's body as it is, scrubbed, instead of
+	// the envelope's value: the API of a provider other than the
+	// reference service.
+	raw bool
+	// refusals, for a create, are the statuses its API documents as
+	// making nothing; nil means the reference service's.
+	refusals []int
 }
 
 func (r *request) op() string { return r.method + " " + r.path }
@@ -318,6 +338,9 @@ func (r *request) classify(err error) (retry, ambiguous bool) {
 	}
 	if !r.create {
 		return retryableStatus(se.HTTPStatus), false
+	}
+	if r.refusals != nil && se.HTTPStatus != http.StatusTooManyRequests {
+		return false, !slices.Contains(r.refusals, se.HTTPStatus)
 	}
 	return createAnswer(se.HTTPStatus)
 }
@@ -391,17 +414,24 @@ func (c *Client) attempt(ctx context.Context, r request, n int) ([]byte, error) 
 	if r.body != nil {
 		body = bytes.NewReader(r.body)
 	}
-	req, err := http.NewRequestWithContext(ctx, r.method, c.endpointURL(r.path), body)
+	target := c.endpointURL(r.path)
+	if r.url != nil {
+		target = r.url.String()
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, target, body)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.op(), err)
+	}
+	for k, v := range r.header {
+		req.Header.Set(k, v)
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
 	if r.body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
+	if c.token != "" && (r.url == nil || c.sameOrigin(r.url)) {
+		req.Header.Set("Authorization", c.authScheme+" "+c.token)
 	}
 
 	start := time.Now()
@@ -441,6 +471,13 @@ func (c *Client) attempt(ctx context.Context, r request, n int) ([]byte, error) 
 	}
 	if len(b) > maxAnswerBytes {
 		return nil, &answerError{op: r.op(), err: fmt.Errorf("the answer is larger than %d MiB", maxAnswerBytes>>20)}
+	}
+	if r.raw {
+		b = c.scrubBody(b)
+		if !json.Valid(b) {
+			return nil, &answerError{op: r.op(), err: errors.New("the answer is not JSON")}
+		}
+		return b, nil
 	}
 	value, err := decodeEnvelope(c.scrubBody(b))
 	if err != nil {
@@ -574,4 +611,47 @@ func (c *Client) backoffBefore(ctx context.Context, bo backoff.BackOff, attempt 
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil
+}
+
+// Call is one request of a provider's own JSON API, for the providers'
+// adapters (package provider/...): the client sends it with its budget,
+// timeouts, retries, token and trace, and the rule for creates.
+type Call struct {
+	Method string
+	// Path is below the base URL, already escaped; URL, when set, is an
+	// absolute URL the provider handed out (a status or result URL), used
+	// as it is: the token goes there only on the base URL's origin.
+	Path string
+	URL  string
+	// Body is the JSON sent; nil for none.
+	Body []byte
+	// Create marks a paid job creation: it is sent again only on an
+	// answer that proves nothing was made (429, or a connection never
+	// opened); its other failures wrap ErrAmbiguousCreate, or are
+	// refusals: the statuses of Refusals, or without them 400, 401, 403
+	// and 404.
+	Create bool
+	// Refusals are the statuses the provider documents as making, and
+	// charging, nothing.
+	Refusals []int
+	// Header holds headers of the call's own (an API version, a Prefer).
+	Header map[string]string
+}
+
+// Do sends call and returns the body of its success answer, as received
+// but for the token scrubbed from it. An answer with another status is an
+// *Error whose message comes from the provider's error body: the
+// reference service's shapes, or a "detail" or "error" member.
+func (c *Client) Do(ctx context.Context, call Call) (_ []byte, err error) {
+	defer c.redact(&err)
+	r := request{method: call.Method, path: call.Path, body: call.Body, create: call.Create, header: call.Header, raw: true, refusals: call.Refusals}
+	if call.URL != "" {
+		u, err := url.Parse(call.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("%s: the URL the provider handed out is not an http(s) URL", call.Method)
+		}
+		r.url = u
+		r.path = u.EscapedPath()
+	}
+	return c.call(ctx, r)
 }

@@ -220,6 +220,8 @@ func newError(op string, status int, h http.Header, body []byte, now time.Time) 
 	e := &Error{Op: op, HTTPStatus: status, RetryAfter: parseRetryAfter(h.Get("Retry-After"), now)}
 	if msg, code, details, ok := decodeErrorBody(body); ok {
 		e.Message, e.Code, e.Details, e.serviceBody = msg, code, details, true
+	} else if msg, ok := decodeDetail(body); ok {
+		e.Message = msg
 	} else {
 		e.Message = snippet(body)
 	}
@@ -336,4 +338,42 @@ func rawText(raw json.RawMessage) string {
 
 func isNull(raw json.RawMessage) bool {
 	return len(raw) == 0 || string(raw) == "null"
+}
+
+// decodeDetail reads the error body most other APIs answer with: a
+// "detail" member, a string or a list of validation errors each with a
+// "msg" (and a "loc"), and a "title" beside it.
+func decodeDetail(body []byte) (string, bool) {
+	var top struct {
+		Title  json.RawMessage `json:"title"`
+		Detail json.RawMessage `json:"detail"`
+	}
+	if json.Unmarshal(body, &top) != nil || len(top.Detail) == 0 || isNull(top.Detail) {
+		return "", false
+	}
+	var items []struct {
+		Msg string `json:"msg"`
+		Loc []any  `json:"loc"`
+	}
+	msg := ""
+	if json.Unmarshal(top.Detail, &items) == nil && len(items) > 0 {
+		parts := make([]string, 0, len(items))
+		for _, it := range items {
+			p := it.Msg
+			if len(it.Loc) > 0 {
+				p = fmt.Sprint(it.Loc[len(it.Loc)-1]) + ": " + p
+			}
+			parts = append(parts, p)
+		}
+		msg = strings.Join(parts, "; ")
+	} else {
+		msg = rawText(top.Detail)
+	}
+	if t := rawText(top.Title); t != "" && msg != "" && !strings.HasPrefix(msg, t) {
+		msg = t + ": " + msg
+	}
+	if msg == "" {
+		return "", false
+	}
+	return Printable(snippet([]byte(msg))), true
 }
