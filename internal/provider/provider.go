@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
@@ -164,4 +166,28 @@ func IsPossiblyPaid(err error) bool { return errors.Is(err, ErrPossiblyPaid) }
 // behind a link minted on demand (the reference service).
 type WatermarkFreer interface {
 	WatermarkFreeURL(ctx context.Context, creationID string) (string, error)
+}
+
+// Config is what an adapter of a live provider is built from: the
+// provider block's settings and the process's.
+type Config struct {
+	// BaseURL is where the provider's API paths hang from (scheme, host
+	// and port); "" is the provider's public address.
+	BaseURL string
+	// Key is the provider's API key; never stored, printed or sent
+	// anywhere but the provider's origin.
+	Key string
+	// RequestsPerMinute is one budget every request shares; 0 is the
+	// provider's documented rate.
+	RequestsPerMinute int
+	// MaxDownloadSize is the largest output downloaded; 0 is the default.
+	MaxDownloadSize int64
+	// HTTPClient sends the requests; nil for the client's own.
+	HTTPClient *http.Client
+	// Debug receives the request trace (GENFORM_LOG=debug); nil for none.
+	Debug io.Writer
+	// UserAgent is sent with every request.
+	UserAgent string
+	// OnRetry hears of every retry.
+	OnRetry func(context.Context, service.RetryInfo)
 }

@@ -1,0 +1,205 @@
+package catalog
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/genform/genform/internal/addrs"
+)
+
+// The common attributes: the names an image or video block uses for what
+// every provider takes in some form, the reference service's names. A
+// provider maps each it takes to its own field (Provider.Body).
+const (
+	Prompt         = "prompt"
+	NegativePrompt = "negative_prompt"
+	Seed           = "seed"
+	AspectRatio    = "aspect_ratio"
+	Resolution     = "resolution"
+	ImageNumber    = "image_number"
+	Duration       = "duration"
+	SourceImage    = "source_image"
+	SourceImages   = "source_images"
+)
+
+// CommonAttributes lists the common attributes, in the order blocks show
+// them.
+var CommonAttributes = []string{Prompt, NegativePrompt, Seed, AspectRatio, Resolution, ImageNumber, Duration, SourceImage, SourceImages}
+
+// Recovery says whether, and how, a provider can find again a job whose
+// create answer was lost.
+type Recovery int
+
+const (
+	// RecoverNone: the job cannot be looked up; it stays possibly paid.
+	RecoverNone Recovery = iota
+	// RecoverByListing: the provider lists recent jobs, and the one sent
+	// with the same model and input in the same window is taken up.
+	RecoverByListing
+	// RecoverExact: the job can be looked up by an id genform chose.
+	RecoverExact
+)
+
+// String says how, in a few words.
+func (r Recovery) String() string {
+	switch r {
+	case RecoverByListing:
+		return "by listing recent jobs"
+	case RecoverExact:
+		return "exactly, by an id genform chooses"
+	}
+	return "not at all"
+}
+
+// Caps is what a model takes and makes.
+type Caps struct {
+	// Kinds are what it makes.
+	Kinds []addrs.Kind
+	// Attrs are the common attributes it takes; any other is refused by
+	// validate, naming the provider, the model and the attribute.
+	Attrs []string
+	// ImageNumbers are the counts image_number may take (nil: the model
+	// makes one image a request); DefaultImageNumber is how many it
+	// makes when image_number is unset.
+	ImageNumbers       []int64
+	DefaultImageNumber int64
+	// Durations are the lengths a video may have, in seconds;
+	// DefaultDuration its length when duration is unset.
+	Durations       []int64
+	DefaultDuration int64
+	// AspectRatios are the values aspect_ratio may take.
+	AspectRatios []string
+	// MaxSourceImages is how many source_images it takes (key frames);
+	// 0 when it takes none.
+	MaxSourceImages int
+	// Counted are the input keys that change how much is made or paid
+	// (a count, a length): input may not set them, so that estimates stay
+	// true; the common attribute sets them instead.
+	Counted []string
+}
+
+// Takes reports whether the model takes the common attribute name.
+func (c Caps) Takes(name string) bool { return slices.Contains(c.Attrs, name) }
+
+// Makes reports whether the model makes kind.
+func (c Caps) Makes(kind addrs.Kind) bool { return slices.Contains(c.Kinds, kind) }
+
+// MostImages is the most images one request makes.
+func (c Caps) MostImages() int64 {
+	if len(c.ImageNumbers) == 0 {
+		return max(c.DefaultImageNumber, 1)
+	}
+	return slices.Max(c.ImageNumbers)
+}
+
+// MostSeconds is the longest video a request makes.
+func (c Caps) MostSeconds() int64 {
+	if len(c.Durations) == 0 {
+		return c.DefaultDuration
+	}
+	return slices.Max(c.Durations)
+}
+
+// Limits are a provider's documented limits on an account.
+type Limits struct {
+	// Parallelism is how many jobs a new account may run at once, and
+	// MaxParallelism how many the top tier may.
+	Parallelism, MaxParallelism int
+	// RequestsPerMinute is the documented request rate.
+	RequestsPerMinute int
+}
+
+// Provider is one generation API genform speaks, as tables.
+type Provider struct {
+	// Name is what provider blocks and provider = NAME say.
+	Name string
+	// Title names it in messages.
+	Title string
+	// KeyEnv is the environment variable its own tools read the key from.
+	KeyEnv string
+	// BaseURL is its public address.
+	BaseURL string
+	// Recovery says how a lost create is found again.
+	Recovery Recovery
+	// Cancel says whether a job can be cancelled.
+	Cancel bool
+	// URLLifetime says how long its output URLs live.
+	URLLifetime string
+	// Limits are its default limits.
+	Limits Limits
+	// General is what a model the tables do not list is taken to accept.
+	General Caps
+	// Models are the models the tables list, by id.
+	Models map[string]Caps
+	// Body builds the request body of a model from the common attributes
+	// the block sets (JSON-shaped values, by common name) and its input,
+	// which it passes through unchanged. It refuses what the model cannot
+	// take in a way validate cannot see from the tables alone.
+	Body func(model string, kind addrs.Kind, common map[string]any, input map[string]any) (map[string]any, error)
+}
+
+// Caps is what model takes: its row of the tables, or the provider's
+// general capabilities.
+func (p *Provider) Caps(model string) Caps {
+	if c, ok := p.Models[model]; ok {
+		return c
+	}
+	if i := strings.IndexByte(model, ':'); i > 0 {
+		// A pinned version takes what its model takes.
+		if c, ok := p.Models[model[:i]]; ok {
+			return c
+		}
+	}
+	return p.General
+}
+
+// Listed reports whether the tables list model (a pinned version of a
+// listed model counts).
+func (p *Provider) Listed(model string) bool {
+	if _, ok := p.Models[model]; ok {
+		return true
+	}
+	i := strings.IndexByte(model, ':')
+	_, ok := p.Models[model[:max(i, 0)]]
+	return i > 0 && ok
+}
+
+// ModelIDs lists the models the tables list, sorted.
+func (p *Provider) ModelIDs() []string {
+	ids := make([]string, 0, len(p.Models))
+	for id := range p.Models {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+var providers = map[string]*Provider{}
+
+// register adds p to the tables; each provider's file registers its own.
+func register(p *Provider) {
+	if _, dup := providers[p.Name]; dup {
+		panic("catalog: provider registered twice: " + p.Name)
+	}
+	providers[p.Name] = p
+}
+
+// Lookup returns the provider named name, or nil.
+func Lookup(name string) *Provider { return providers[name] }
+
+// Names lists the providers' names, sorted.
+func Names() []string {
+	names := make([]string, 0, len(providers))
+	for n := range providers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Unknown is the error of a provider name the tables do not have.
+func Unknown(name string) error {
+	return fmt.Errorf("genform speaks no provider %q; it speaks %s", name, strings.Join(Names(), ", "))
+}
