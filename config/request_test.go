@@ -398,7 +398,7 @@ func TestFlattenRequest(t *testing.T) {
 			t.Errorf("%s = %v, want %s", k, got[k], v)
 		}
 	}
-	if _, err := FlattenRequest(addrs.Endpoint(0), []byte(`{}`)); err == nil {
+	if _, err := FlattenRequest(addrs.Endpoint{}, []byte(`{}`)); err == nil {
 		t.Errorf("an unknown endpoint was accepted")
 	}
 	if _, err := FlattenRequest(addrs.Text2Image, []byte(`{`)); err == nil {

@@ -451,8 +451,8 @@ func (dr *DocResource) resource() (*Resource, error) {
 	}
 	if f := dr.Failure; f != nil {
 		r.Failure = &Failure{Fingerprint: f.Fingerprint, Request: json.RawMessage(f.Request), GenerationID: f.GenerationID, Error: f.Error}
-		ep, ok := addrs.EndpointOf(f.Endpoint)
-		if !ok {
+		ep, ok := addrs.ParseEndpoint(f.Endpoint, a.Resource.Kind)
+		if !ok || ep.Kind() != a.Resource.Kind {
 			return nil, fmt.Errorf("failure: endpoint %q is not one genform knows", f.Endpoint)
 		}
 		r.Failure.Endpoint = ep

@@ -739,7 +739,7 @@ func TestWritesRefuseWhatCannotBeRead(t *testing.T) {
 		write func(tx *Tx) error
 		want  string
 	}{
-		{"record without an endpoint", func(tx *Tx) error { return tx.Record(withEndpoint("image.a", 0)) }, "does not generate a image"},
+		{"record without an endpoint", func(tx *Tx) error { return tx.Record(withEndpoint("image.a", addrs.Endpoint{})) }, "does not generate a image"},
 		{"record with the other kind's endpoint", func(tx *Tx) error { return tx.Record(withEndpoint("video.v", addrs.Text2Image)) }, "does not generate a video"},
 		{"record with a zero dependency", func(tx *Tx) error {
 			r := sampleResource("image.a", 1)

@@ -1,6 +1,9 @@
 package addrs
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Kind is a resource type: what a block generates.
 type Kind uint8
@@ -36,74 +39,108 @@ func ParseKind(s string) (Kind, bool) {
 	return 0, false
 }
 
-// Endpoint is one of the service's job-creation endpoints: where an
-// instance's request is posted. The table below is the one list of them in
-// genform (docs/service.md describes what each takes).
-type Endpoint uint8
-
-// The job-creation endpoints. The zero Endpoint is none.
-const (
-	Text2Image Endpoint = iota + 1
-	Image2Video
-	KeyFrames
-	Text2Video
-)
-
-var endpoints = [...]struct {
-	path  string
-	kind  Kind
-	title string
-}{
-	Text2Image:  {"/v1/jobs/text2image", Image, "text-to-image"},
-	Image2Video: {"/v1/jobs/gen2/image2video", Video, "image-to-video"},
-	KeyFrames:   {"/v1/jobs/gen2/afc", Video, "key-frame conditioning"},
-	Text2Video:  {"/v1/jobs/gen2/text2video", Video, "text-to-video"},
+// Endpoint is where an instance's request is posted: one of the reference
+// service's job-creation endpoints (the table below is the one list of
+// them in genform; docs/service.md describes what each takes), or a model
+// of a live provider. It is comparable, and the zero Endpoint is none.
+type Endpoint struct {
+	// provider is "" for the reference service.
+	provider string
+	// target is the reference endpoint's path, or the model.
+	target string
+	kind   Kind
 }
 
-// Endpoints lists every job-creation endpoint.
+// The reference service's job-creation endpoints.
+var (
+	Text2Image  = Endpoint{target: "/v1/jobs/text2image", kind: Image}
+	Image2Video = Endpoint{target: "/v1/jobs/gen2/image2video", kind: Video}
+	KeyFrames   = Endpoint{target: "/v1/jobs/gen2/afc", kind: Video}
+	Text2Video  = Endpoint{target: "/v1/jobs/gen2/text2video", kind: Video}
+)
+
+// Endpoints lists every job-creation endpoint of the reference service.
 var Endpoints = []Endpoint{Text2Image, Image2Video, KeyFrames, Text2Video}
 
-func (e Endpoint) valid() bool { return e >= Text2Image && e <= Text2Video }
+var endpointTitles = map[Endpoint]string{
+	Text2Image:  "text-to-image",
+	Image2Video: "image-to-video",
+	KeyFrames:   "key-frame conditioning",
+	Text2Video:  "text-to-video",
+}
 
-// Path is the endpoint's path below the service's base URL, e.g.
-// "/v1/jobs/text2image".
+// ModelEndpoint is model of provider, making kind.
+func ModelEndpoint(provider, model string, kind Kind) Endpoint {
+	return Endpoint{provider: provider, target: model, kind: kind}
+}
+
+// Equal reports whether e and o are one endpoint (for go-cmp, which reads
+// no unexported fields).
+func (e Endpoint) Equal(o Endpoint) bool { return e == o }
+
+// IsZero reports whether e is no endpoint.
+func (e Endpoint) IsZero() bool { return e == Endpoint{} }
+
+// Provider is the live provider the endpoint is a model of; "" for the
+// reference service.
+func (e Endpoint) Provider() string { return e.provider }
+
+// Target is the reference endpoint's path, or the provider's model.
+func (e Endpoint) Target() string { return e.target }
+
+// Path is how the endpoint is written in the state, plans and messages:
+// the reference endpoint's path ("/v1/jobs/text2image"), or the provider's
+// name and model ("fal:fal-ai/flux/dev").
 func (e Endpoint) Path() string {
-	if !e.valid() {
-		return ""
+	if e.provider != "" {
+		return e.provider + ":" + e.target
 	}
-	return endpoints[e].path
+	return e.target
 }
 
 // Kind is what the endpoint generates.
-func (e Endpoint) Kind() Kind {
-	if !e.valid() {
-		return 0
-	}
-	return endpoints[e].kind
-}
+func (e Endpoint) Kind() Kind { return e.kind }
 
-// Title names the endpoint in messages: "text-to-image".
+// Title names the endpoint in messages: "text-to-image", or the model.
 func (e Endpoint) Title() string {
-	if !e.valid() {
-		return ""
+	if t, ok := endpointTitles[e]; ok {
+		return t
 	}
-	return endpoints[e].title
+	return e.target
 }
 
-// String is the endpoint's path, or Endpoint(N) for no valid endpoint.
+// String is Path, or "Endpoint()" for none.
 func (e Endpoint) String() string {
-	if !e.valid() {
-		return fmt.Sprintf("Endpoint(%d)", uint8(e))
+	if e.IsZero() {
+		return "Endpoint()"
 	}
-	return endpoints[e].path
+	return e.Path()
 }
 
-// EndpointOf returns the endpoint whose path is p.
+// EndpointOf returns the reference endpoint whose path is p.
 func EndpointOf(p string) (Endpoint, bool) {
 	for _, e := range Endpoints {
-		if endpoints[e].path == p {
+		if e.target == p {
 			return e, true
 		}
 	}
-	return 0, false
+	return Endpoint{}, false
+}
+
+// ParseEndpoint reads an endpoint as Path writes it: a reference path, or
+// "provider:model" of a model that makes kind.
+func ParseEndpoint(s string, kind Kind) (Endpoint, bool) {
+	if e, ok := EndpointOf(s); ok {
+		return e, true
+	}
+	provider, model, ok := strings.Cut(s, ":")
+	if !ok || provider == "" || model == "" || strings.HasPrefix(s, "/") || (kind != Image && kind != Video) {
+		return Endpoint{}, false
+	}
+	for _, r := range provider {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '_' && r != '-' {
+			return Endpoint{}, false
+		}
+	}
+	return ModelEndpoint(provider, model, kind), true
 }

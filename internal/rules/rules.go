@@ -103,8 +103,8 @@ var (
 )
 
 // table is the rules of each endpoint, by endpoint.
-var table = [...]Limits{
-	addrs.Text2Image: {
+var table = map[addrs.Endpoint]*Limits{
+	addrs.Text2Image: &Limits{
 		Endpoint:           addrs.Text2Image,
 		PromptRequired:     true,                // [interface]
 		ImageNumbers:       []int64{1, 2, 3, 4}, // [interface]
@@ -114,7 +114,7 @@ var table = [...]Limits{
 		AspectRatios:       aspectRatios,        // [interface]
 		DefaultAspectRatio: "16:9",              // [interface]
 	},
-	addrs.Image2Video: {
+	addrs.Image2Video: &Limits{
 		Endpoint:        addrs.Image2Video,
 		GenModes:        []string{"smooth", "enhanced"}, // [interface]
 		DefaultGenMode:  "smooth",                       // [interface]
@@ -125,7 +125,7 @@ var table = [...]Limits{
 		MinSourceImages: 1,
 		MaxSourceImages: 1,
 	},
-	addrs.KeyFrames: {
+	addrs.KeyFrames: &Limits{
 		Endpoint:        addrs.KeyFrames,
 		Durations:       durations,
 		DefaultDuration: 4, // [published]
@@ -133,7 +133,7 @@ var table = [...]Limits{
 		MaxSourceImages: 6, // [published]
 		KeyFrames:       true,
 	},
-	addrs.Text2Video: {
+	addrs.Text2Video: &Limits{
 		Endpoint:           addrs.Text2Video,
 		PromptRequired:     true, // [simulator]
 		AspectRatios:       aspectRatios,
@@ -147,10 +147,7 @@ var table = [...]Limits{
 
 // For returns the rules of endpoint ep, or nil for no valid endpoint.
 func For(ep addrs.Endpoint) *Limits {
-	if ep < addrs.Text2Image || int(ep) >= len(table) {
-		return nil
-	}
-	return &table[ep]
+	return table[ep]
 }
 
 // ImageNumber checks config.image_number.

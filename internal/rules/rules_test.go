@@ -44,7 +44,7 @@ func TestTable(t *testing.T) {
 			t.Errorf("%s: durations %v for a %s", ep.Title(), l.Durations, ep.Kind())
 		}
 	}
-	if For(0) != nil || For(addrs.Text2Video+1) != nil {
+	if For(addrs.Endpoint{}) != nil || For(addrs.ModelEndpoint("fal", "fal-ai/flux/dev", addrs.Image)) != nil {
 		t.Error("For of no endpoint is not nil")
 	}
 }

@@ -169,7 +169,7 @@ var cmpSeen = cmp.Options{
 func TestCreateRefusesWhatItCannotSend(t *testing.T) {
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) { writeJSON(w, 500, `{}`) })
 	c, _ := newClient(t, srv.URL, nil)
-	if _, err := c.Create(context.Background(), addrs.Endpoint(99), []byte(`{}`)); err == nil || !strings.Contains(err.Error(), "unknown job endpoint") {
+	if _, err := c.Create(context.Background(), addrs.ModelEndpoint("fal", "x", addrs.Image), []byte(`{}`)); err == nil || !strings.Contains(err.Error(), "unknown job endpoint") {
 		t.Errorf("unknown endpoint: err = %v", err)
 	}
 	if _, err := c.Create(context.Background(), addrs.Text2Image, []byte(`{"prompt":`)); err == nil || !strings.Contains(err.Error(), "not valid JSON") {

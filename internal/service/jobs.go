@@ -21,7 +21,7 @@ import (
 func (c *Client) Create(ctx context.Context, endpoint addrs.Endpoint, body []byte) (_ string, err error) {
 	defer c.redact(&err)
 	path := endpoint.Path()
-	if path == "" {
+	if _, ok := addrs.EndpointOf(path); !ok {
 		return "", fmt.Errorf("unknown job endpoint %v", endpoint)
 	}
 	if !json.Valid(body) {

@@ -194,10 +194,10 @@ func encodePlanChange(c *plans.Change) planChangeJSON {
 	for _, u := range r.Upstream {
 		cj.Reason.Upstream = append(cj.Reason.Upstream, u.String())
 	}
-	if r.From != 0 {
+	if !r.From.IsZero() {
 		cj.Reason.From = r.From.Path()
 	}
-	if r.To != 0 {
+	if !r.To.IsZero() {
 		cj.Reason.To = r.To.Path()
 	}
 	if !r.Since.IsZero() {
@@ -301,7 +301,7 @@ func decodePlanChange(cj planChangeJSON) (*plans.Change, error) {
 		if ep.path == "" {
 			continue
 		}
-		e, ok := addrs.EndpointOf(ep.path)
+		e, ok := addrs.ParseEndpoint(ep.path, c.Addr.Resource.Kind)
 		if !ok {
 			return nil, fmt.Errorf("unknown endpoint %q", ep.path)
 		}
