@@ -14,6 +14,7 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/catalog"
 	"github.com/genform/genform/internal/rules"
 )
 
@@ -25,6 +26,7 @@ const (
 	placeConfig                    // a field of "config"
 	placeSettings                  // a field of "settings"
 	placeLocal                     // not sent: used by genform itself
+	placeProvider                  // a live provider's model and input, which its request is built from
 )
 
 var attrPlace = [numAttrs]placement{
@@ -45,6 +47,8 @@ var attrPlace = [numAttrs]placement{
 	aDuration:       placeSettings,
 	aWatermarkFree:  placeLocal,
 	aDir:            placeLocal,
+	aModel:          placeProvider,
+	aInput:          placeProvider,
 }
 
 var attrType = [numAttrs]cty.Type{
@@ -65,6 +69,8 @@ var attrType = [numAttrs]cty.Type{
 	aDuration:       cty.Number,
 	aWatermarkFree:  cty.Bool,
 	aDir:            cty.String,
+	aModel:          cty.String,
+	aInput:          cty.DynamicPseudoType,
 }
 
 // endpointSpec is what one endpoint takes (docs/service.md); the values
@@ -86,6 +92,10 @@ type endpointSpec struct {
 	// configFields and settingsFields are the fields of the config and
 	// settings objects, in canonical order.
 	configFields, settingsFields []jsonField
+	// prov and caps are a live provider's model's: its request is the
+	// model's input, built by the provider's tables (buildProvider).
+	prov *catalog.Provider
+	caps catalog.Caps
 }
 
 func takes(ids ...attrID) [numAttrs]bool {
@@ -174,6 +184,10 @@ func (b *bodyBuilder) bad(id attrID, summary, detail string) {
 
 // endpoint chooses the endpoint from the inputs a block sets.
 func (b *bodyBuilder) endpoint() {
+	if b.r.Provider != "" {
+		b.ep = b.providerEndpoint()
+		return
+	}
 	if b.r.Kind == addrs.Image {
 		b.ep = specText2Image
 		return
@@ -218,6 +232,8 @@ func (b *bodyBuilder) reason(id attrID) string {
 			return "it is a setting of the video endpoints."
 		}
 		return "key-frame conditioning has no such setting."
+	case aModel, aInput:
+		return "model and input choose and feed a live provider's model; set provider = NAME in the block too (genform providers lists them)."
 	}
 	return "the service does not document it for this endpoint."
 }
@@ -225,6 +241,15 @@ func (b *bodyBuilder) reason(id attrID) string {
 // build validates the attributes against the endpoint and records the
 // request in d: its endpoint, values, JSON and watermark_free.
 func (b *bodyBuilder) build(d *instData) {
+	if b.ep == nil {
+		// A provider or model that cannot be had, already reported.
+		d.ep = specNone
+		return
+	}
+	if b.ep.prov != nil {
+		b.buildProvider(d)
+		return
+	}
 	ep, av := b.ep, b.av
 	var vals [numAttrs]cty.Value
 	for _, ra := range b.r.attrs {
@@ -771,3 +796,7 @@ func init() {
 		}
 	}
 }
+
+// specNone stands for the endpoint of a block whose provider or model
+// could not be had: it takes nothing and sends nothing.
+var specNone = &endpointSpec{defaults: map[attrID]cty.Value{}}

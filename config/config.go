@@ -50,6 +50,8 @@ type Config struct {
 	Settings Settings
 	// Service is the service block with defaults filled in.
 	Service Service
+	// Providers are the provider blocks, by name.
+	Providers map[string]*Provider
 	// Variables are the declared input variables with their effective values.
 	Variables map[string]*Variable
 	// Locals are the local values, by name.

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/big"
 	"math/bits"
@@ -15,6 +16,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
 
 	"github.com/genform/genform/internal/addrs"
 )
@@ -55,6 +57,17 @@ type Instance struct {
 	data *instData
 }
 
+// Fingerprint is the hash of the instance's request (see Fingerprint),
+// made with reference, the reference service's identity, or for an
+// instance of a live provider's model with the provider's identity.
+func (inst *Instance) Fingerprint(reference string) string {
+	service := reference
+	if inst.Endpoint.Provider() != "" {
+		service = inst.Resource.providerID
+	}
+	return Fingerprint(service, inst.Endpoint, inst.Request)
+}
+
 // Body is the request body as it would be sent, with documented defaults
 // filled in. It may hold unknowns, such as a source_image taken from a
 // resource not generated yet. Each call builds it anew.
@@ -71,6 +84,9 @@ func (inst *Instance) Body() cty.Value {
 // Dir and WatermarkFree fields instead. Each call makes a new map, which
 // the caller may keep or change.
 func (inst *Instance) Attrs() map[string]cty.Value {
+	if inst.Endpoint.Provider() != "" && inst.Request != nil {
+		return inst.providerAttrs()
+	}
 	vals := inst.data.finalVals()
 	n := 0
 	for _, v := range vals {
@@ -690,4 +706,29 @@ func typeDiag(id attrID, err error, rng hcl.Range) hcl.Diagnostics {
 		Detail:   fmt.Sprintf("Inappropriate value for attribute %q: %s.", attrNames[id], err),
 		Subject:  rng.Ptr(),
 	}}
+}
+
+// providerAttrs are the attributes of an instance of a live provider's
+// model whose request is known: the model's input as it is sent, under
+// the provider's own names (as FlattenRequest shows the recorded one),
+// beside the model.
+func (inst *Instance) providerAttrs() map[string]cty.Value {
+	var body map[string]json.RawMessage
+	if err := json.Unmarshal(inst.Request, &body); err != nil {
+		return map[string]cty.Value{"model": cty.StringVal(inst.Endpoint.Target())}
+	}
+	attrs := make(map[string]cty.Value, len(body)+1)
+	for k, raw := range body {
+		ty, err := ctyjson.ImpliedType(raw)
+		if err != nil {
+			continue
+		}
+		v, err := ctyjson.Unmarshal(raw, ty)
+		if err != nil {
+			continue
+		}
+		attrs[k] = v
+	}
+	attrs["model"] = cty.StringVal(inst.Endpoint.Target())
+	return attrs
 }

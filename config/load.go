@@ -32,6 +32,7 @@ var fileSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "genform"},
 		{Type: "service"},
+		{Type: "provider", LabelNames: []string{"name"}},
 		{Type: "variable", LabelNames: []string{"name"}},
 		{Type: "locals"},
 		{Type: addrs.Image.String(), LabelNames: []string{"name"}},
@@ -54,6 +55,7 @@ func Load(dir string, opts Options) (*Config, hcl.Diagnostics) {
 		Variables: map[string]*Variable{},
 		Locals:    map[string]*Local{},
 		byAddr:    map[addrs.Resource]*Resource{},
+		Providers: map[string]*Provider{},
 		environ:   map[string]string{},
 		varObj:    cty.EmptyObjectVal,
 		staticLoc: cty.EmptyObjectVal,
@@ -256,6 +258,7 @@ func configFileNames(dir string) ([]string, error) {
 func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	var genformBlock, serviceBlock *hcl.Block
+	var providerBlocks []*hcl.Block
 	var locals []*Local
 	var resources []*Resource
 	defaults := map[string]*typeexpr.Defaults{}
@@ -317,6 +320,22 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 					continue
 				}
 				*first = b
+			case "provider":
+				dup := false
+				for _, prev := range providerBlocks {
+					if prev.Labels[0] == b.Labels[0] {
+						diags = append(diags, &hcl.Diagnostic{
+							Severity: hcl.DiagError,
+							Summary:  "Duplicate provider block",
+							Detail:   fmt.Sprintf("A configuration has at most one provider %q block; the first one is at %s. Merge the two.", b.Labels[0], prev.DefRange),
+							Subject:  b.DefRange.Ptr(),
+						})
+						dup = true
+					}
+				}
+				if !dup {
+					providerBlocks = append(providerBlocks, b)
+				}
 			case "variable":
 				v, defs, d := decodeVariable(b)
 				diags = append(diags, d...)
@@ -391,7 +410,7 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 
 	// Before the variables settle: those the credentials are made from
 	// are marked as sensitive ones are.
-	c.tokenVars = c.secretVariables(serviceBlock, genformBlock)
+	c.tokenVars = c.secretVariables(serviceBlock, genformBlock, providerBlocks)
 	diags = append(diags, c.settleVariables(opts, parser, defaults)...)
 	diags = append(diags, c.checkVariableValidations()...)
 	diags = append(diags, c.analyzeLocals(locals)...)
@@ -400,6 +419,14 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 	}
 	if serviceBlock != nil {
 		diags = append(diags, c.decodeService(serviceBlock)...)
+	}
+	for _, b := range providerBlocks {
+		diags = append(diags, c.decodeProvider(b)...)
+	}
+	for _, r := range resources {
+		if r.Provider != "" {
+			r.providerID = c.ProviderOf(r.Provider).Identity()
+		}
 	}
 	diags = append(diags, c.analyzeResources(resources)...)
 	for _, o := range c.Outputs {

@@ -200,6 +200,15 @@ func FlattenRequest(endpoint addrs.Endpoint, request []byte) (map[string]any, er
 		return nil, fmt.Errorf("flattening request for %s: %w", endpoint, err)
 	}
 	out := make(map[string]any, len(body)+4)
+	if endpoint.Provider() != "" {
+		// A model's input is shown as it was sent, under the provider's
+		// own names, beside the model.
+		for k, v := range body {
+			out[k] = v
+		}
+		out["model"] = endpoint.Target()
+		return out, nil
+	}
 	for k, v := range body {
 		if k == "config" || k == "settings" {
 			if m, ok := v.(map[string]any); ok {

@@ -37,6 +37,13 @@ type Resource struct {
 	Refs []addrs.Resource
 	// DeclRange is the block header (`image "hero"`).
 	DeclRange hcl.Range
+	// Provider is the live provider of provider = NAME; "" for the
+	// reference service. ProviderRange is where it is set.
+	Provider      string
+	ProviderRange hcl.Range
+	// providerID is the provider's identity in fingerprints
+	// (Provider.Identity), set once the provider blocks are decoded.
+	providerID string
 
 	dependsOn *hcl.Attribute
 	// replaceTriggeredBy is the lifecycle attribute, for diagnostics.
@@ -96,6 +103,7 @@ type attrID int
 const (
 	aPrompt attrID = iota
 	aNegativePrompt
+	aModel
 	aImageNumber
 	aAspectRatio
 	aResolution
@@ -109,6 +117,7 @@ const (
 	aInputHeight
 	aPromptEnhancer
 	aIsPublic
+	aInput
 	aWatermarkFree
 	aDir
 	numAttrs
@@ -133,6 +142,8 @@ var attrNames = [numAttrs]string{
 	aDuration:       "duration",
 	aWatermarkFree:  "watermark_free",
 	aDir:            "dir",
+	aModel:          "model",
+	aInput:          "input",
 }
 
 // AttrNames lists the attributes a resource block may set, in the order
@@ -172,7 +183,7 @@ var resourceSchema = func() *hcl.BodySchema {
 	for _, n := range attrNames {
 		s.Attributes = append(s.Attributes, hcl.AttributeSchema{Name: n})
 	}
-	for _, n := range []string{"count", "for_each", "depends_on"} {
+	for _, n := range []string{"count", "for_each", "depends_on", "provider"} {
 		s.Attributes = append(s.Attributes, hcl.AttributeSchema{Name: n})
 	}
 	return s
@@ -241,6 +252,9 @@ func decodeResource(block *hcl.Block) (*Resource, hcl.Diagnostics) {
 		case "depends_on":
 			r.dependsOn = a
 			r.DependsOn, d = decodeDependsOn(a)
+			diags = append(diags, d...)
+		case "provider":
+			r.Provider, r.ProviderRange, d = decodeProviderRef(a)
 			diags = append(diags, d...)
 		default:
 			r.attrs = append(r.attrs, resAttr{id: attrByName[name], attr: a})

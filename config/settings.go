@@ -221,7 +221,17 @@ func insidePath(p string) (string, error) {
 func (c *Config) decodeService(b *hcl.Block) hcl.Diagnostics {
 	c.Service.DeclRange = b.DefRange
 	content, diags := b.Body.Content(serviceSchema)
-	const where = "the service block"
+	diags = append(diags, c.decodeConn(content, "the service block", "token", &c.Service)...)
+	prices, d := c.decodePrices(content.Attributes["prices"], content.Attributes["currency"], "the service block")
+	c.Service.Prices = prices
+	return append(diags, d...)
+}
+
+// decodeConn reads what the service block and the provider blocks share
+// into svc: base_url, the key (named keyName: token or key), parallelism,
+// requests_per_minute, poll_interval, timeout and max_download_size.
+func (c *Config) decodeConn(content *hcl.BodyContent, where, keyName string, svc *Service) hcl.Diagnostics {
+	var diags hcl.Diagnostics
 	bad := func(a *hcl.Attribute, summary, detail string) {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: a.Expr.Range().Ptr()})
 	}
@@ -243,22 +253,22 @@ func (c *Config) decodeService(b *hcl.Block) hcl.Diagnostics {
 			} else if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 				bad(a, "Invalid base_url", "base_url must be an http or https URL such as \"https://gen.example.com\".")
 			} else {
-				c.Service.BaseURL = s
+				svc.BaseURL = s
 			}
 		}
 	}
-	if a, ok := content.Attributes["token"]; ok {
+	if a, ok := content.Attributes[keyName]; ok {
 		// The value is never put in a diagnostic: only its type is checked.
 		v, ok, d := c.settingValue(a, where, cty.String)
 		diags = append(diags, d...)
 		if ok {
-			c.Service.Token = v.AsString()
+			svc.Token = v.AsString()
 		}
 	}
 	for _, n := range []struct {
 		name string
 		dst  *int
-	}{{"parallelism", &c.Service.Parallelism}, {"requests_per_minute", &c.Service.RequestsPerMinute}} {
+	}{{"parallelism", &svc.Parallelism}, {"requests_per_minute", &svc.RequestsPerMinute}} {
 		a, ok := content.Attributes[n.name]
 		if !ok {
 			continue
@@ -278,7 +288,7 @@ func (c *Config) decodeService(b *hcl.Block) hcl.Diagnostics {
 	for _, n := range []struct {
 		name string
 		dst  *time.Duration
-	}{{"poll_interval", &c.Service.PollInterval}, {"timeout", &c.Service.Timeout}} {
+	}{{"poll_interval", &svc.PollInterval}, {"timeout", &svc.Timeout}} {
 		a, ok := content.Attributes[n.name]
 		if !ok {
 			continue
@@ -303,11 +313,10 @@ func (c *Config) decodeService(b *hcl.Block) hcl.Diagnostics {
 			if err != nil || size < 1 || size > math.MaxInt64 {
 				bad(a, "Invalid max_download_size", fmt.Sprintf("max_download_size must be a size such as \"4GiB\", \"500MB\" or \"1048576\" (bytes); got %q.", v.AsString()))
 			} else {
-				c.Service.MaxDownloadSize = int64(size)
+				svc.MaxDownloadSize = int64(size)
 			}
 		}
 	}
-	diags = append(diags, c.decodePrices(content.Attributes["prices"], content.Attributes["currency"])...)
 	return diags
 }
 
@@ -317,9 +326,9 @@ var priceNames = []struct{ key, what string }{
 	{"video_second", "one second of video"},
 }
 
-// decodePrices reads service.prices and service.currency.
-func (c *Config) decodePrices(prices, currency *hcl.Attribute) hcl.Diagnostics {
-	const where = "the service block"
+// decodePrices reads prices and currency of the block where names; nil
+// prices when the block sets none.
+func (c *Config) decodePrices(prices, currency *hcl.Attribute, where string) (*Prices, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	bad := func(a *hcl.Attribute, summary, detail string) {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: a.Expr.Range().Ptr()})
@@ -341,12 +350,22 @@ func (c *Config) decodePrices(prices, currency *hcl.Attribute) hcl.Diagnostics {
 		}
 	}
 	if prices == nil {
-		return diags
+		return nil, diags
 	}
 	v, ok, d := c.settingValue(prices, where, cty.DynamicPseudoType)
 	diags = append(diags, d...)
 	if !ok {
-		return diags
+		return nil, diags
+	}
+	p, d = c.pricesOf(prices, v, p)
+	return p, append(diags, d...)
+}
+
+// pricesOf reads one prices object v (of attribute prices) into p.
+func (c *Config) pricesOf(prices *hcl.Attribute, v cty.Value, p *Prices) (*Prices, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	bad := func(a *hcl.Attribute, summary, detail string) {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: a.Expr.Range().Ptr()})
 	}
 	keys := make([]string, len(priceNames))
 	for i, n := range priceNames {
@@ -354,7 +373,7 @@ func (c *Config) decodePrices(prices, currency *hcl.Attribute) hcl.Diagnostics {
 	}
 	if !v.Type().IsObjectType() && !v.Type().IsMapType() {
 		bad(prices, "Invalid prices", fmt.Sprintf("prices must be an object such as { image = 0.02, video_second = 0.05 }: the price of %s and of %s, in currency units.", priceNames[0].what, priceNames[1].what))
-		return diags
+		return nil, diags
 	}
 	for it := v.ElementIterator(); it.Next(); {
 		k, pv := it.Element()
@@ -386,8 +405,7 @@ func (c *Config) decodePrices(prices, currency *hcl.Attribute) hcl.Diagnostics {
 	if p.Image == nil && p.VideoSecond == nil && !diags.HasErrors() {
 		bad(prices, "Invalid prices", "prices sets no price; set image (the price of one output image) and video_second (the price of one second of video), such as { image = 0.02, video_second = 0.05 }.")
 	}
-	c.Service.Prices = p
-	return diags
+	return p, diags
 }
 
 // priceFor says what the price named key is for.
@@ -405,12 +423,18 @@ func priceFor(key string) string {
 // backend's conn_str (which may carry a password). Their values are as
 // secret as the credentials, so they are marked sensitive and never saved
 // (Config.Secret).
-func (c *Config) secretVariables(serviceBlock, genformBlock *hcl.Block) []string {
+func (c *Config) secretVariables(serviceBlock, genformBlock *hcl.Block, providerBlocks []*hcl.Block) []string {
 	var exprs []hcl.Expression
 	if serviceBlock != nil {
 		content, _, _ := serviceBlock.Body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "token"}}})
 		if content != nil && content.Attributes["token"] != nil {
 			exprs = append(exprs, content.Attributes["token"].Expr)
+		}
+	}
+	for _, b := range providerBlocks {
+		content, _, _ := b.Body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "key"}}})
+		if content != nil && content.Attributes["key"] != nil {
+			exprs = append(exprs, content.Attributes["key"].Expr)
 		}
 	}
 	if genformBlock != nil {

@@ -364,7 +364,7 @@ func (p *planner) facts(insts []*config.Instance) []instFacts {
 	inChunks(len(insts), func(i int) {
 		inst, f := insts[i], &out[i]
 		if inst.Request != nil {
-			f.fingerprint = config.Fingerprint(p.in.Service, inst.Endpoint, inst.Request)
+			f.fingerprint = inst.Fingerprint(p.in.Service)
 		}
 		if rec := p.state.Resources[inst.Addr]; p.in.Refresh && rec != nil && rec.WatermarkFree == inst.WatermarkFree {
 			f.files = make([]workdir.FileState, len(rec.Outputs))

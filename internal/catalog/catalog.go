@@ -28,6 +28,13 @@ const (
 // them.
 var CommonAttributes = []string{Prompt, NegativePrompt, Seed, AspectRatio, Resolution, ImageNumber, Duration, SourceImage, SourceImages}
 
+// CommonIndex is the place of name among the common attributes, and
+// whether it is one.
+func CommonIndex(name string) (int, bool) {
+	i := slices.Index(CommonAttributes, name)
+	return i, i >= 0
+}
+
 // Recovery says whether, and how, a provider can find again a job whose
 // create answer was lost.
 type Recovery int

@@ -135,7 +135,7 @@ func Import(ctx context.Context, in ImportInput) (*ImportResult, error) {
 	rec := &statefile.Resource{
 		Addr:          inst.Addr,
 		Endpoint:      inst.Endpoint,
-		Fingerprint:   config.Fingerprint(in.ServiceID, inst.Endpoint, inst.Request),
+		Fingerprint:   inst.Fingerprint(in.ServiceID),
 		Request:       inst.Request,
 		GenerationID:  id,
 		CreationID:    id,

@@ -98,7 +98,7 @@ func (r *applyRun) restore(inst *config.Instance, c *plans.Change) error {
 	if entry == nil {
 		return fmt.Errorf("the history no longer holds generation %s for %s; run plan again", c.GenerationID, inst.Addr)
 	}
-	if fp := config.Fingerprint(e.ServiceID, inst.Endpoint, inst.Request); inst.Request == nil || fp != c.Fingerprint {
+	if fp := inst.Fingerprint(e.ServiceID); inst.Request == nil || fp != c.Fingerprint {
 		return fmt.Errorf("the request of %s is no longer the one the plan showed; nothing was restored: run plan again", inst.Addr)
 	}
 	old, err := e.Store.Resource(inst.Addr)

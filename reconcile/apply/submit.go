@@ -74,7 +74,7 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 	defer release()
 	ctx, cancel := r.generation(inst.Addr)
 	defer cancel()
-	fp := config.Fingerprint(e.ServiceID, inst.Endpoint, inst.Request)
+	fp := inst.Fingerprint(e.ServiceID)
 	// A saved plan is checked against the configuration's hash, but a file
 	// read by file() or a value from env() can change without changing it:
 	// never submit a request other than the one the plan showed.
@@ -177,7 +177,7 @@ func (r *applyRun) resume(inst *config.Instance, c *plans.Change) error {
 	// A job is resumed only for the request it was submitted for: a
 	// request the plan could not know (its inputs come from resources
 	// made in this apply) may turn out to be another one now.
-	if inst.Request != nil && config.Fingerprint(e.ServiceID, inst.Endpoint, inst.Request) != intent.Fingerprint {
+	if inst.Request != nil && inst.Fingerprint(e.ServiceID) != intent.Fingerprint {
 		return fmt.Errorf("the request of %s is no longer the one job %s was submitted for, so the job is not resumed and nothing was submitted; run plan again: it shows what to generate", inst.Addr, intent.GenerationID)
 	}
 	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseSubmitted, GenerationID: intent.GenerationID, Resumed: true})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/catalog"
 	"github.com/genform/genform/internal/rules"
 	"github.com/genform/genform/statefile"
 )
@@ -24,14 +25,23 @@ const StatusSucceed = "succeed"
 const StatusFailed = "failed"
 
 // MediaCount is how many files one generation of inst yields: one video,
-// or image_number images (4 when that is not set or not known yet).
+// or image_number images (the most the model makes when that is not
+// known yet, and its default when it is not set).
 func MediaCount(inst *config.Instance) int {
 	if inst.Resource.Kind == addrs.Video {
 		return 1
 	}
-	if v, ok := inst.Attr("image_number"); ok && v.IsKnown() && !v.IsNull() && v.Type() == cty.Number {
+	v, set := inst.Attr("image_number")
+	if set && v.IsKnown() && !v.IsNull() && v.Type() == cty.Number {
 		n, _ := v.AsBigFloat().Int64()
 		return int(n)
+	}
+	if p := catalog.Lookup(inst.Endpoint.Provider()); p != nil {
+		caps := p.Caps(inst.Endpoint.Target())
+		if set {
+			return int(caps.MostImages())
+		}
+		return int(max(caps.DefaultImageNumber, 1))
 	}
 	return 4
 }
@@ -49,6 +59,13 @@ func VideoSeconds(inst *config.Instance) int {
 		if n, acc := v.AsBigFloat().Int64(); acc == 0 && n > 0 {
 			return int(n)
 		}
+	}
+	if p := catalog.Lookup(inst.Endpoint.Provider()); p != nil {
+		caps := p.Caps(inst.Endpoint.Target())
+		if set && !v.IsKnown() {
+			return int(caps.MostSeconds())
+		}
+		return int(caps.DefaultDuration)
 	}
 	l := rules.For(inst.Endpoint)
 	if l == nil {
