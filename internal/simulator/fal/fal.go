@@ -52,7 +52,9 @@ func New(opts simkit.Options) (*Server, error) {
 }
 
 // Jobs returns what GET /_sim/jobs serves.
-func (s *Server) Jobs() simkit.JobsReport { return s.core.Jobs(statusName) }
+func (s *Server) Jobs() simkit.JobsReport {
+	return s.core.Jobs(func(r *simkit.Run, st simkit.Stage, _ float64) string { return statusName(r, st) })
+}
 
 // Close writes the jobs' counters to DataDir.
 func (s *Server) Close() error { return s.core.Close() }

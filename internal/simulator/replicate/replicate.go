@@ -81,7 +81,7 @@ func New(opts simkit.Options) (*Server, error) {
 
 // Jobs returns what GET /_sim/jobs serves.
 func (s *Server) Jobs() simkit.JobsReport {
-	return s.core.Jobs(func(r *simkit.Run, st simkit.Stage) string { return statusName(*r, st) })
+	return s.core.Jobs(func(r *simkit.Run, st simkit.Stage, p float64) string { return statusName(*r, st, p) })
 }
 
 // Close writes the predictions' counters and cancellations to DataDir.
@@ -96,10 +96,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func statusName(r simkit.Run, st simkit.Stage) string {
-	switch st {
-	case simkit.Queued:
+// startingShare is the share of a prediction's run it still reports
+// "starting" (a worker booting) before "processing".
+const startingShare = 0.1
+
+func statusName(r simkit.Run, st simkit.Stage, progress float64) string {
+	switch {
+	case st == simkit.Queued, st == simkit.Running && progress < startingShare:
 		return statusStarting
+	}
+	switch st {
 	case simkit.Running:
 		return statusProcessing
 	case simkit.Odd:
@@ -332,11 +338,12 @@ func knownRatio(r string) bool {
 
 // prediction is the prediction object of run at now.
 func (s *Server) prediction(r *http.Request, run simkit.Run, now time.Time) map[string]any {
-	st, _, since := run.StageAt(now)
+	st, progress, since := run.StageAt(now)
+	status := statusName(run, st, progress)
 	base := simkit.BaseURL(r)
 	p := map[string]any{
 		"id": run.ID, "model": run.Model, "version": run.Version, "input": run.Input,
-		"logs": "", "output": nil, "error": nil, "status": statusName(run, st),
+		"logs": "", "output": nil, "error": nil, "status": status,
 		"source": "api", "data_removed": false,
 		"created_at": stamp(run.CreatedAt), "started_at": nil, "completed_at": nil,
 		"urls": map[string]string{
@@ -348,7 +355,7 @@ func (s *Server) prediction(r *http.Request, run simkit.Run, now time.Time) map[
 	if !run.Deadline.IsZero() {
 		p["deadline"] = stamp(run.Deadline)
 	}
-	if st != simkit.Queued && st != simkit.Aborted {
+	if status != statusStarting && st != simkit.Aborted {
 		p["started_at"] = stamp(run.StartAt)
 	}
 	done := st == simkit.Finished || st == simkit.Canceled || st == simkit.Aborted

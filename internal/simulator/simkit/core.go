@@ -175,7 +175,7 @@ func (c *Core) Make(r *Run) error {
 	if c.store == nil {
 		return nil
 	}
-	if err := c.store.Save(r.ID, runFile{Version: runFileVersion, Run: &snapshot}); err != nil {
+	if err := c.save(&snapshot); err != nil {
 		c.mu.Lock()
 		delete(c.runs, r.ID)
 		c.creates[fp]--
@@ -291,8 +291,8 @@ func (c *Core) ServeFile(w http.ResponseWriter, r *http.Request, id string, i in
 }
 
 // Jobs is the report of GET /_sim/jobs, each job's status named by
-// status.
-func (c *Core) Jobs(status func(r *Run, st Stage) string) JobsReport {
+// status from its stage and progress.
+func (c *Core) Jobs(status func(r *Run, st Stage, progress float64) string) JobsReport {
 	now := c.now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -310,7 +310,7 @@ func (c *Core) Jobs(status func(r *Run, st Stage) string) JobsReport {
 	for _, r := range c.runs {
 		st, p, _ := r.StageAt(now)
 		rep.Jobs = append(rep.Jobs, JobInfo{
-			ID: r.ID, Endpoint: r.Endpoint, Body: r.Body, Status: status(r, st), Progress: p,
+			ID: r.ID, Endpoint: r.Endpoint, Body: r.Body, Status: status(r, st, p), Progress: p,
 			CreatedAt: r.CreatedAt, Fingerprint: r.Fingerprint, Seed: r.Seed,
 			StatusRequests: r.StatusRequests, DetailRequests: r.DetailRequests,
 		})
@@ -341,7 +341,7 @@ func (c *Core) Close() error {
 	c.mu.Unlock()
 	var errs []error
 	for i := range dirty {
-		if err := c.store.Save(dirty[i].ID, runFile{Version: runFileVersion, Run: &dirty[i]}); err != nil {
+		if err := c.save(&dirty[i]); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -349,6 +349,16 @@ func (c *Core) Close() error {
 		return fmt.Errorf("simulator: %w", err)
 	}
 	return nil
+}
+
+// save writes r to the data directory, compact so that its body stays
+// byte for byte the body received.
+func (c *Core) save(r *Run) error {
+	b, err := json.Marshal(runFile{Version: runFileVersion, Run: r})
+	if err != nil {
+		return fmt.Errorf("encoding job %s: %w", r.ID, err)
+	}
+	return c.store.Write(r.ID, b)
 }
 
 // BaseURL is the scheme and host the client reached the server at, so

@@ -64,6 +64,11 @@ func (s *Store) Save(id string, v any) error {
 	if err != nil {
 		return fmt.Errorf("encoding job %s: %w", id, err)
 	}
+	return s.Write(id, b)
+}
+
+// Write writes b as the file of job id.
+func (s *Store) Write(id string, b []byte) error {
 	if err := atomicfile.WriteFile(filepath.Join(s.jobsDir, id+".json"), append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("saving job %s: %w", id, err)
 	}
