@@ -71,11 +71,11 @@ func parseTarget(t string) (target, error) {
 	case !pinned && hashRE.MatchString(t):
 		return target{version: t}, nil
 	case pinned && !hashRE.MatchString(hash):
-		return target{}, fmt.Errorf("Replicate version %q: the version after the colon is not a 64-digit hash", t)
+		return target{}, fmt.Errorf("replicate: version %q: the version after the colon is not a 64-digit hash", t)
 	}
 	owner, model, ok := strings.Cut(name, "/")
 	if !ok || owner == "" || model == "" || strings.ContainsAny(model, "/ ") || strings.Contains(owner, " ") {
-		return target{}, fmt.Errorf("Replicate model %q is not owner/name, owner/name:version or a version hash", t)
+		return target{}, fmt.Errorf("replicate: model %q is not owner/name, owner/name:version or a version hash", t)
 	}
 	return target{model: name, version: hash}, nil
 }
@@ -240,7 +240,7 @@ func (p *Provider) Result(ctx context.Context, j provider.Job) (*provider.Result
 		return nil, err
 	}
 	if st := statusOf(a); st.State != provider.Done {
-		return nil, fmt.Errorf("Replicate prediction %s is %s, not succeeded", j.ID, st.Raw)
+		return nil, fmt.Errorf("replicate: prediction %s is %s, not succeeded", j.ID, st.Raw)
 	}
 	res := &provider.Result{CreationID: a.ID, Kind: j.Kind, Detail: b, Version: service.Printable(a.Version)}
 	if len(a.Metrics) > 0 && string(a.Metrics) != "null" {
@@ -259,9 +259,9 @@ func (p *Provider) Result(ctx context.Context, j provider.Job) (*provider.Result
 		many = []string{one}
 	case json.Unmarshal(a.Output, &many) == nil && len(many) > 0:
 	case a.DataRemoved:
-		return nil, fmt.Errorf("Replicate prediction %s: its output was removed (Replicate keeps an API prediction's output for an hour)", a.ID)
+		return nil, fmt.Errorf("replicate: prediction %s: its output was removed (Replicate keeps an API prediction's output for an hour)", a.ID)
 	default:
-		return nil, fmt.Errorf("Replicate prediction %s: its output is neither a URL nor a list of URLs", a.ID)
+		return nil, fmt.Errorf("replicate: prediction %s: its output is neither a URL nor a list of URLs", a.ID)
 	}
 	for i, u := range many {
 		res.Outputs = append(res.Outputs, provider.Output{Index: i, URL: u})

@@ -63,16 +63,6 @@ func (h *harness) keep(err error) error {
 	return err
 }
 
-func (h *harness) submit(model string, input map[string]any) (provider.Job, error) {
-	body, _ := json.Marshal(input)
-	kind := addrs.Image
-	if strings.Contains(model, "video") {
-		kind = addrs.Video
-	}
-	j, err := h.p.Submit(context.Background(), provider.Request{Kind: kind, Target: model, Body: body})
-	return j, h.keep(err)
-}
-
 // follow polls the job until it ends, returning every status seen.
 func (h *harness) follow(j provider.Job) []provider.Status {
 	h.t.Helper()
