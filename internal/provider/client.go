@@ -2,6 +2,7 @@ package provider
 
 import (
 	"cmp"
+	"encoding/json"
 	"strings"
 	"unicode"
 
@@ -35,6 +36,19 @@ func IDOf(name string, c *service.Client, publicURL string) string {
 		return name + "@" + base
 	}
 	return name
+}
+
+// ErrorText is a provider's error value as text: a string as it is,
+// anything else as JSON, nothing as "".
+func ErrorText(v any) string {
+	switch e := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return e
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 // ValidID reports whether id, handed out by a provider, is an opaque

@@ -614,20 +614,10 @@ func (s *Server) Jobs() JobsReport {
 	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rep := JobsReport{
-		Jobs:      make([]JobInfo, 0, len(s.jobs)),
-		Creates:   make(map[string]int, len(s.creates)),
-		Requests:  s.requests,
-		Throttled: s.throttled,
-	}
-	for fp, n := range s.creates {
-		if n > 0 {
-			rep.Creates[fp] = n
-		}
-	}
+	jobs := make([]JobInfo, 0, len(s.jobs))
 	for _, j := range s.jobs {
 		p := j.phaseAt(now)
-		rep.Jobs = append(rep.Jobs, JobInfo{
+		jobs = append(jobs, JobInfo{
 			ID:             j.ID,
 			Endpoint:       j.Endpoint,
 			Body:           j.Body,
@@ -640,11 +630,5 @@ func (s *Server) Jobs() JobsReport {
 			DetailRequests: j.DetailRequests,
 		})
 	}
-	slices.SortFunc(rep.Jobs, func(a, b JobInfo) int {
-		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	return rep
+	return simkit.NewJobsReport(jobs, s.creates, s.requests, s.throttled)
 }

@@ -138,7 +138,7 @@ func (p *Provider) Status(ctx context.Context, j provider.Job) (provider.Status,
 	case statusInQueue, statusInProgress:
 	case statusCompleted:
 		s.State, s.Progress = provider.Done, 1
-		if msg := errorText(a.Error); msg != "" || a.ErrorType != "" {
+		if msg := provider.ErrorText(a.Error); msg != "" || a.ErrorType != "" {
 			s.State = provider.Failed
 			s.Reason = service.Printable(strings.TrimSpace(msg + typeSuffix(a.ErrorType)))
 			s.Refused = a.ErrorType == contentPolicy
@@ -147,17 +147,6 @@ func (p *Provider) Status(ctx context.Context, j provider.Job) (provider.Status,
 		s.Known = false
 	}
 	return s, nil
-}
-
-func errorText(v any) string {
-	switch e := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return e
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
 }
 
 func typeSuffix(t string) string {

@@ -205,7 +205,7 @@ func statusOf(a *prediction) provider.Status {
 		s.State, s.Progress = provider.Done, 1
 	case statusFailed:
 		s.State = provider.Failed
-		s.Reason = service.Printable(errorText(a.Error))
+		s.Reason = service.Printable(provider.ErrorText(a.Error))
 		if s.Reason == "" {
 			s.Reason = "the prediction failed"
 		}
@@ -218,17 +218,6 @@ func statusOf(a *prediction) provider.Status {
 		s.Known = false
 	}
 	return s
-}
-
-func errorText(v any) string {
-	switch e := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return e
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
 }
 
 // Result fetches the prediction and reads its output: a URL or a list of

@@ -296,32 +296,16 @@ func (c *Core) Jobs(status func(r *Run, st Stage, progress float64) string) Jobs
 	now := c.now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	rep := JobsReport{
-		Jobs:      make([]JobInfo, 0, len(c.runs)),
-		Creates:   make(map[string]int, len(c.creates)),
-		Requests:  c.requests,
-		Throttled: c.throttled,
-	}
-	for fp, n := range c.creates {
-		if n > 0 {
-			rep.Creates[fp] = n
-		}
-	}
+	jobs := make([]JobInfo, 0, len(c.runs))
 	for _, r := range c.runs {
 		st, p, _ := r.StageAt(now)
-		rep.Jobs = append(rep.Jobs, JobInfo{
+		jobs = append(jobs, JobInfo{
 			ID: r.ID, Endpoint: r.Endpoint, Body: r.Body, Status: status(r, st, p), Progress: p,
 			CreatedAt: r.CreatedAt, Fingerprint: r.Fingerprint, Seed: r.Seed,
 			StatusRequests: r.StatusRequests, DetailRequests: r.DetailRequests,
 		})
 	}
-	slices.SortFunc(rep.Jobs, func(a, b JobInfo) int {
-		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	return rep
+	return NewJobsReport(jobs, c.creates, c.requests, c.throttled)
 }
 
 // Close writes the request counters and cancellations of every job to

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -42,6 +44,24 @@ type JobInfo struct {
 	// DetailRequests counts the requests of the job's result (the
 	// creation detail, fal's response, Replicate's prediction).
 	DetailRequests int `json:"detail_requests"`
+}
+
+// NewJobsReport is the report of jobs (sorted here, oldest first), the
+// creates per fingerprint (those above zero), and the request counts.
+func NewJobsReport(jobs []JobInfo, creates map[string]int, requests, throttled int) JobsReport {
+	rep := JobsReport{Jobs: jobs, Creates: make(map[string]int, len(creates)), Requests: requests, Throttled: throttled}
+	for fp, n := range creates {
+		if n > 0 {
+			rep.Creates[fp] = n
+		}
+	}
+	slices.SortFunc(rep.Jobs, func(a, b JobInfo) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return rep
 }
 
 // WriteJSON writes v as the whole answer with status. HTML escaping is off
