@@ -66,33 +66,20 @@ func init() {
 // falBody maps the common attributes to fal's fields: prompt and seed as
 // they are, image_number to num_images, aspect_ratio to image_size.
 func falBody(model string, kind addrs.Kind, common, input map[string]any) (map[string]any, error) {
-	body := passInput(input)
-	for _, name := range CommonAttributes {
-		v, ok := common[name]
-		if !ok {
-			continue
-		}
-		var err error
+	return mapBody("fal", model, common, input, func(name string, v any) (string, any, error) {
 		switch name {
-		case Prompt, Seed, NegativePrompt:
-			err = setOnce(body, name, name, v)
+		case Prompt, Seed, NegativePrompt, Duration:
+			return name, v, nil
 		case ImageNumber:
-			err = setOnce(body, "num_images", name, v)
+			return "num_images", v, nil
 		case AspectRatio:
 			s, _ := v.(string)
 			size, known := falImageSizes[s]
 			if !known {
-				return nil, fmt.Errorf("fal model %s has no image_size for aspect_ratio %v", model, v)
+				return "", nil, fmt.Errorf("fal model %s has no image_size for aspect_ratio %v", model, v)
 			}
-			err = setOnce(body, "image_size", name, size)
-		case Duration:
-			err = setOnce(body, "duration", name, v)
-		default:
-			return nil, fmt.Errorf("genform does not map %s to a field of fal model %s; set the model's own field in input", name, model)
+			return "image_size", size, nil
 		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	return body, nil
+		return "", nil, nil
+	})
 }

@@ -1,8 +1,6 @@
 package catalog
 
 import (
-	"fmt"
-
 	"github.com/genform/genform/internal/addrs"
 )
 
@@ -54,24 +52,13 @@ func init() {
 // num_outputs. The body is the model's input; the adapter wraps it in
 // the create request.
 func replicateBody(model string, kind addrs.Kind, common, input map[string]any) (map[string]any, error) {
-	body := passInput(input)
-	for _, name := range CommonAttributes {
-		v, ok := common[name]
-		if !ok {
-			continue
-		}
-		var err error
+	return mapBody("Replicate", model, common, input, func(name string, v any) (string, any, error) {
 		switch name {
 		case Prompt, Seed, AspectRatio, NegativePrompt, Duration:
-			err = setOnce(body, name, name, v)
+			return name, v, nil
 		case ImageNumber:
-			err = setOnce(body, "num_outputs", name, v)
-		default:
-			return nil, fmt.Errorf("genform does not map %s to a field of Replicate model %s; set the model's own field in input", name, model)
+			return "num_outputs", v, nil
 		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	return body, nil
+		return "", nil, nil
+	})
 }
