@@ -13,6 +13,7 @@ import (
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/provider/fal"
+	"github.com/genform/genform/internal/provider/providertest"
 	"github.com/genform/genform/internal/service"
 	simfal "github.com/genform/genform/internal/simulator/fal"
 	"github.com/genform/genform/internal/simulator/simkit"
@@ -21,12 +22,9 @@ import (
 const key = "fal-test-key-0123456789"
 
 type harness struct {
-	t   *testing.T
+	*providertest.Harness
 	sim *simfal.Server
 	p   *fal.Provider
-	// errs collects every error the provider returned, to prove none
-	// holds the key.
-	errs []error
 }
 
 func start(t *testing.T, opts simkit.Options, k string) *harness {
@@ -45,22 +43,8 @@ func start(t *testing.T, opts simkit.Options, k string) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, sim: sim, p: p}
-	t.Cleanup(func() {
-		for _, err := range h.errs {
-			if strings.Contains(err.Error(), k) {
-				t.Errorf("an error holds the key: %v", err)
-			}
-		}
-	})
+	h := &harness{Harness: providertest.New(t, p, k), sim: sim, p: p}
 	return h
-}
-
-func (h *harness) keep(err error) error {
-	if err != nil {
-		h.errs = append(h.errs, err)
-	}
-	return err
 }
 
 func (h *harness) submit(model string, input map[string]any) (provider.Job, error) {
@@ -70,27 +54,7 @@ func (h *harness) submit(model string, input map[string]any) (provider.Job, erro
 		kind = addrs.Video
 	}
 	j, err := h.p.Submit(context.Background(), provider.Request{Kind: kind, Target: model, Body: body})
-	return j, h.keep(err)
-}
-
-// follow polls the job until it ends, returning every status seen.
-func (h *harness) follow(j provider.Job) []provider.Status {
-	h.t.Helper()
-	var seen []provider.Status
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		st, err := h.p.Status(context.Background(), j)
-		if h.keep(err) != nil {
-			h.t.Fatalf("status: %v", err)
-		}
-		seen = append(seen, st)
-		if st.State != provider.Running {
-			return seen
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	h.t.Fatalf("job %s never ended: %+v", j.ID, seen[len(seen)-1])
-	return nil
+	return j, h.Keep(err)
 }
 
 func TestImagesAndVideo(t *testing.T) {
@@ -103,12 +67,12 @@ func TestImagesAndVideo(t *testing.T) {
 	if err := json.Unmarshal(j.Handle, &hd); err != nil || !strings.Contains(hd.StatusURL, "/fal-ai/flux/requests/"+j.ID+"/status") {
 		t.Fatalf("handle %s: the status URL is fal's, without the subpath", j.Handle)
 	}
-	seen := h.follow(j)
+	seen := h.Follow(j)
 	if last := seen[len(seen)-1]; last.State != provider.Done || last.Raw != "COMPLETED" {
 		t.Fatalf("last status %+v", last)
 	}
 	res, err := h.p.Result(context.Background(), j)
-	if h.keep(err) != nil {
+	if h.Keep(err) != nil {
 		t.Fatal(err)
 	}
 	if len(res.Outputs) != 2 || res.Kind != addrs.Image || res.Prompt != "a lighthouse" || res.CreationID != j.ID {
@@ -118,7 +82,7 @@ func TestImagesAndVideo(t *testing.T) {
 	var sums []string
 	for i, o := range res.Outputs {
 		d, err := h.p.Download(context.Background(), o.URL, dir, "out"+string(rune('0'+i)))
-		if h.keep(err) != nil {
+		if h.Keep(err) != nil {
 			t.Fatal(err)
 		}
 		if !strings.HasSuffix(d.Path, ".png") {
@@ -134,16 +98,16 @@ func TestImagesAndVideo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.follow(v)
+	h.Follow(v)
 	res, err = h.p.Result(context.Background(), v)
-	if h.keep(err) != nil {
+	if h.Keep(err) != nil {
 		t.Fatal(err)
 	}
 	if len(res.Outputs) != 1 || res.Kind != addrs.Video {
 		t.Fatalf("video result %+v", res)
 	}
 	d, err := h.p.Download(context.Background(), res.Outputs[0].URL, dir, "video")
-	if h.keep(err) != nil {
+	if h.Keep(err) != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(d.Path); !strings.HasPrefix(string(b), "GIF8") {
@@ -165,7 +129,7 @@ func TestFailureAndRefusal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		seen := h.follow(j)
+		seen := h.Follow(j)
 		last := seen[len(seen)-1]
 		if last.State != provider.Failed || last.Refused != tt.refused || !strings.Contains(last.Reason, tt.reason) {
 			t.Errorf("%q ended %+v", tt.prompt, last)
@@ -173,7 +137,7 @@ func TestFailureAndRefusal(t *testing.T) {
 		if !tt.refused {
 			continue // its result answers 500, which a read retries: the engine never asks it
 		}
-		if _, err := h.p.Result(context.Background(), j); h.keep(err) == nil || !strings.Contains(err.Error(), "422") {
+		if _, err := h.p.Result(context.Background(), j); h.Keep(err) == nil || !strings.Contains(err.Error(), "422") {
 			t.Errorf("%q: the result of a refused request: %v, want its 422", tt.prompt, err)
 		}
 	}
@@ -185,7 +149,7 @@ func TestUnknownStatusFollowed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := h.follow(j)
+	seen := h.Follow(j)
 	odd := false
 	for _, st := range seen {
 		if !st.Known {
@@ -200,19 +164,9 @@ func TestUnknownStatusFollowed(t *testing.T) {
 	}
 }
 
-// stepClock moves 59 seconds on every reading, so that with RPM 1 every
-// other request is refused with a Retry-After of one second.
-func stepClock() func() time.Time {
-	t := time.Now()
-	return func() time.Time {
-		t = t.Add(59 * time.Second)
-		return t
-	}
-}
-
 func TestRateLimitStorm(t *testing.T) {
-	h := start(t, simkit.Options{RPM: 1, Now: stepClock(), Latency: time.Hour}, key)
-	if err := h.keep(h.p.CheckCredentials(context.Background())); err != nil {
+	h := start(t, simkit.Options{RPM: 1, Now: providertest.StepClock(), Latency: time.Hour}, key)
+	if err := h.Keep(h.p.CheckCredentials(context.Background())); err != nil {
 		t.Fatal(err)
 	}
 	began := time.Now()
@@ -259,26 +213,26 @@ func TestExpiredOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.follow(j)
+	h.Follow(j)
 	res, err := h.p.Result(context.Background(), j)
-	if h.keep(err) != nil {
+	if h.Keep(err) != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(100 * time.Millisecond)
 	_, err = h.p.Download(context.Background(), res.Outputs[0].URL, t.TempDir(), "late")
 	var se *service.Error
-	if !errors.As(h.keep(err), &se) || se.HTTPStatus != 404 {
+	if !errors.As(h.Keep(err), &se) || se.HTTPStatus != 404 {
 		t.Errorf("downloading an expired output: %v, want 404", err)
 	}
 }
 
 func TestCredentials(t *testing.T) {
 	good := start(t, simkit.Options{}, key)
-	if err := good.keep(good.p.CheckCredentials(context.Background())); err != nil {
+	if err := good.Keep(good.p.CheckCredentials(context.Background())); err != nil {
 		t.Errorf("the right key: %v", err)
 	}
 	bad := start(t, simkit.Options{}, "wrong-key-abcdefghijkl")
-	err := bad.keep(bad.p.CheckCredentials(context.Background()))
+	err := bad.Keep(bad.p.CheckCredentials(context.Background()))
 	if !errors.Is(err, service.ErrUnauthorized) {
 		t.Errorf("a wrong key: %v, want ErrUnauthorized", err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/provider"
+	"github.com/genform/genform/internal/provider/providertest"
 	"github.com/genform/genform/internal/provider/replicate"
 	"github.com/genform/genform/internal/service"
 	simrep "github.com/genform/genform/internal/simulator/replicate"
@@ -21,12 +22,9 @@ import (
 const key = "r8_test-key-0123456789"
 
 type harness struct {
-	t   *testing.T
+	*providertest.Harness
 	sim *simrep.Server
 	p   *replicate.Provider
-	// errs collects every error the provider returned, to prove none
-	// holds the key.
-	errs []error
 }
 
 func start(t *testing.T, opts simkit.Options, k string) *harness {
@@ -45,42 +43,8 @@ func start(t *testing.T, opts simkit.Options, k string) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, sim: sim, p: p}
-	t.Cleanup(func() {
-		for _, err := range h.errs {
-			if strings.Contains(err.Error(), k) {
-				t.Errorf("an error holds the key: %v", err)
-			}
-		}
-	})
+	h := &harness{Harness: providertest.New(t, p, k), sim: sim, p: p}
 	return h
-}
-
-func (h *harness) keep(err error) error {
-	if err != nil {
-		h.errs = append(h.errs, err)
-	}
-	return err
-}
-
-// follow polls the job until it ends, returning every status seen.
-func (h *harness) follow(j provider.Job) []provider.Status {
-	h.t.Helper()
-	var seen []provider.Status
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		st, err := h.p.Status(context.Background(), j)
-		if h.keep(err) != nil {
-			h.t.Fatalf("status: %v", err)
-		}
-		seen = append(seen, st)
-		if st.State != provider.Running {
-			return seen
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	h.t.Fatalf("job %s never ended: %+v", j.ID, seen[len(seen)-1])
-	return nil
 }
 
 func (h *harness) submitCtx(ctx context.Context, model string, input map[string]any) (provider.Job, provider.Request, error) {
@@ -91,7 +55,7 @@ func (h *harness) submitCtx(ctx context.Context, model string, input map[string]
 	}
 	r := provider.Request{Kind: kind, Target: model, Body: body}
 	j, err := h.p.Submit(ctx, r)
-	return j, r, h.keep(err)
+	return j, r, h.Keep(err)
 }
 
 func TestImagesAndVideo(t *testing.T) {
@@ -102,12 +66,12 @@ func TestImagesAndVideo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := h.follow(j)
+	seen := h.Follow(j)
 	if last := seen[len(seen)-1]; last.State != provider.Done || last.Raw != "succeeded" {
 		t.Fatalf("last status %+v", last)
 	}
 	res, err := h.p.Result(context.Background(), j)
-	if h.keep(err) != nil {
+	if h.Keep(err) != nil {
 		t.Fatal(err)
 	}
 	if len(res.Outputs) != 2 || res.Version == "" || res.Prompt != "a lighthouse" {
@@ -131,7 +95,7 @@ func TestImagesAndVideo(t *testing.T) {
 	}
 	dir := t.TempDir()
 	d, err := h.p.Download(context.Background(), res.Outputs[1].URL, dir, "img")
-	if h.keep(err) != nil || !strings.HasSuffix(d.Path, ".png") {
+	if h.Keep(err) != nil || !strings.HasSuffix(d.Path, ".png") {
 		t.Fatalf("download: %v", err)
 	}
 
@@ -140,16 +104,16 @@ func TestImagesAndVideo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.follow(v)
+	h.Follow(v)
 	res, err = h.p.Result(context.Background(), v)
-	if h.keep(err) != nil {
+	if h.Keep(err) != nil {
 		t.Fatal(err)
 	}
 	if len(res.Outputs) != 1 || res.Version != strings.Repeat("ab", 32) {
 		t.Fatalf("video result %+v", res)
 	}
 	d, err = h.p.Download(context.Background(), res.Outputs[0].URL, dir, "video")
-	if h.keep(err) != nil {
+	if h.Keep(err) != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(d.Path); !strings.HasPrefix(string(b), "GIF8") {
@@ -174,7 +138,7 @@ func TestFailureAndRefusal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		seen := h.follow(j)
+		seen := h.Follow(j)
 		last := seen[len(seen)-1]
 		if last.State != provider.Failed || last.Refused != tt.refused || !strings.Contains(last.Reason, tt.reason) {
 			t.Errorf("%q ended %+v", tt.prompt, last)
@@ -188,7 +152,7 @@ func TestUnknownStatusFollowed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := h.follow(j)
+	seen := h.Follow(j)
 	odd := false
 	for _, st := range seen {
 		if !st.Known {
@@ -220,7 +184,7 @@ func TestDeadlineAborts(t *testing.T) {
 	}
 	time.Sleep(5500 * time.Millisecond)
 	st, err := h.p.Status(context.Background(), second)
-	if h.keep(err) != nil || st.Raw != "aborted" || st.State != provider.Failed {
+	if h.Keep(err) != nil || st.Raw != "aborted" || st.State != provider.Failed {
 		t.Errorf("past its Cancel-After, a prediction that never started is %+v (%v), want aborted", st, err)
 	}
 	if st, _ := h.p.Status(context.Background(), first); st.State != provider.Running {
@@ -228,19 +192,9 @@ func TestDeadlineAborts(t *testing.T) {
 	}
 }
 
-// stepClock moves 59 seconds on every reading, so that with RPM 1 every
-// other request is refused with a Retry-After of one second.
-func stepClock() func() time.Time {
-	t := time.Now()
-	return func() time.Time {
-		t = t.Add(59 * time.Second)
-		return t
-	}
-}
-
 func TestRateLimitStorm(t *testing.T) {
-	h := start(t, simkit.Options{RPM: 1, Now: stepClock(), Latency: time.Hour}, key)
-	if err := h.keep(h.p.CheckCredentials(context.Background())); err != nil {
+	h := start(t, simkit.Options{RPM: 1, Now: providertest.StepClock(), Latency: time.Hour}, key)
+	if err := h.Keep(h.p.CheckCredentials(context.Background())); err != nil {
 		t.Fatal(err)
 	}
 	began := time.Now()
@@ -269,15 +223,15 @@ func TestLostAnswerRecovered(t *testing.T) {
 		t.Fatalf("report %+v: want the one job made by one request", rep)
 	}
 	j, ok, err := h.p.Recover(context.Background(), r, since, time.Now())
-	if h.keep(err) != nil || !ok || j.ID != rep.Jobs[0].ID {
+	if h.Keep(err) != nil || !ok || j.ID != rep.Jobs[0].ID {
 		t.Fatalf("Recover = %+v, %v, %v; want job %s", j, ok, err, rep.Jobs[0].ID)
 	}
-	if st := h.follow(j); st[len(st)-1].State != provider.Done {
+	if st := h.Follow(j); st[len(st)-1].State != provider.Done {
 		t.Errorf("the recovered job ended %+v", st[len(st)-1])
 	}
 	other := r
 	other.Body = []byte(`{"prompt":"lost","seed":10}`)
-	if _, ok, err := h.p.Recover(context.Background(), other, since, time.Now()); ok || h.keep(err) != nil {
+	if _, ok, err := h.p.Recover(context.Background(), other, since, time.Now()); ok || h.Keep(err) != nil {
 		t.Errorf("another input was recovered (%v, %v)", ok, err)
 	}
 	other = r
@@ -307,29 +261,29 @@ func TestExpiredOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.follow(j)
+	h.Follow(j)
 	res, err := h.p.Result(context.Background(), j)
-	if h.keep(err) != nil {
+	if h.Keep(err) != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(100 * time.Millisecond)
 	_, err = h.p.Download(context.Background(), res.Outputs[0].URL, t.TempDir(), "late")
 	var se *service.Error
-	if !errors.As(h.keep(err), &se) || se.HTTPStatus != 404 {
+	if !errors.As(h.Keep(err), &se) || se.HTTPStatus != 404 {
 		t.Errorf("downloading an expired output: %v, want 404", err)
 	}
-	if _, err := h.p.Result(context.Background(), j); h.keep(err) == nil || !strings.Contains(err.Error(), "removed") {
+	if _, err := h.p.Result(context.Background(), j); h.Keep(err) == nil || !strings.Contains(err.Error(), "removed") {
 		t.Errorf("the result an hour on: %v, want its output removed", err)
 	}
 }
 
 func TestCredentials(t *testing.T) {
 	good := start(t, simkit.Options{}, key)
-	if err := good.keep(good.p.CheckCredentials(context.Background())); err != nil {
+	if err := good.Keep(good.p.CheckCredentials(context.Background())); err != nil {
 		t.Errorf("the right key: %v", err)
 	}
 	bad := start(t, simkit.Options{}, "r8_wrong-key-abcdefghijkl")
-	err := bad.keep(bad.p.CheckCredentials(context.Background()))
+	err := bad.Keep(bad.p.CheckCredentials(context.Background()))
 	if !errors.Is(err, service.ErrUnauthorized) {
 		t.Errorf("a wrong key: %v, want ErrUnauthorized", err)
 	}
