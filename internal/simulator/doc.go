@@ -6,7 +6,10 @@
 //
 // It owns the service's behaviour as seen over HTTP: validation, the job
 // lifecycle, limits, injected faults, media rendering and persistence of
-// its own jobs. It does not own the client: it never imports package
+// its own jobs, built from the pieces every simulator shares (package
+// simulator/simkit: rendering, the media cache, rate admission, fault
+// draws, job files, the jobs report, Listen); the live providers'
+// simulators are packages simulator/fal and simulator/replicate. It does not own the client: it never imports package
 // service, so a client test that passes against it proves the client speaks
 // the documented interface rather than the simulator's quirks. Where the
 // service's interface is silent, it follows what the service published
@@ -131,7 +134,9 @@
 // ErrorRate answers that fraction of authenticated, admitted API requests
 // 500 before anything else happens: a create answered 500 made no job,
 // though a client cannot know it (ReadErrorsOnly spares the creates).
-// TruncateRate makes that fraction of media downloads (GET without Range)
+// LoseRate makes that fraction of creates make their job, count it, and
+// then close the connection without an answer, as a create whose answer
+// was lost. TruncateRate makes that fraction of media downloads (GET without Range)
 // send the full Content-Length, then half the bytes, then close the
 // connection, so the client reads an unexpected EOF. Both draw from math/rand
 // sources seeded with Seed, under a mutex: the same sequence of requests

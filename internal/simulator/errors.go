@@ -1,10 +1,10 @@
 package simulator
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/http"
 	"strconv"
+
+	"github.com/genform/genform/internal/simulator/simkit"
 )
 
 // Nested (string) error codes. The H- and VB- codes marked documented are
@@ -74,19 +74,4 @@ func writeValue(w http.ResponseWriter, value any) {
 	}{successStatus, value})
 }
 
-// writeJSON writes v as the whole answer. HTML escaping is off so messages
-// read as written ("<token>", not "\u003ctoken\u003e").
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		// Every value written here is built from plain types; failing to
-		// encode one is a bug in the simulator.
-		panic("simulator: encoding response: " + err.Error())
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
-	w.WriteHeader(status)
-	w.Write(buf.Bytes()) //nolint:errcheck // the client hung up; nothing to do
-}
+func writeJSON(w http.ResponseWriter, status int, v any) { simkit.WriteJSON(w, status, v) }

@@ -1,18 +1,12 @@
 package simulator
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"net"
-	"net/http"
-	"strconv"
-	"sync"
-	"time"
+	"github.com/genform/genform/internal/simulator/simkit"
 )
 
 // Instance is a Server listening on a TCP address, as genform runs it
 // in-process when no base_url is configured and as `genform sim` runs it.
+// simkit.Listen serves the live providers' simulators the same way.
 type Instance struct {
 	// URL is the base URL clients use, e.g. http://127.0.0.1:8787. When
 	// the server listens on every interface, URL names the loopback one.
@@ -20,14 +14,8 @@ type Instance struct {
 	// Server is the handler behind the listener, for Jobs reports.
 	Server *Server
 
-	http      *http.Server
-	done      chan error
-	closeOnce sync.Once
-	closeErr  error
+	inst *simkit.Instance
 }
-
-// shutdownGrace bounds how long Close waits for requests in flight.
-const shutdownGrace = 5 * time.Second
 
 // Listen starts a Server configured by opts on addr ("127.0.0.1:0" picks a
 // free port) and returns once the listener accepts connections.
@@ -36,62 +24,14 @@ func Listen(addr string, opts Options) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", addr)
+	inst, err := simkit.Listen(addr, s)
 	if err != nil {
-		s.Close()
-		return nil, fmt.Errorf("simulator: listening on %s: %w", addr, err)
+		return nil, err
 	}
-	inst := &Instance{
-		URL:    "http://" + clientAddr(ln.Addr()),
-		Server: s,
-		http: &http.Server{
-			Handler:           s,
-			ReadHeaderTimeout: 10 * time.Second,
-			IdleTimeout:       2 * time.Minute,
-		},
-		done: make(chan error, 1),
-	}
-	go func() { inst.done <- inst.http.Serve(ln) }()
-	return inst, nil
+	return &Instance{URL: inst.URL, Server: s, inst: inst}, nil
 }
 
 // Close stops accepting connections, waits a few seconds for requests in
 // flight, and saves the server's state. Calling it again returns the
 // first call's result.
-func (i *Instance) Close() error {
-	i.closeOnce.Do(func() { i.closeErr = i.close() })
-	return i.closeErr
-}
-
-func (i *Instance) close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	err := i.http.Shutdown(ctx)
-	if errors.Is(err, context.DeadlineExceeded) {
-		err = i.http.Close()
-	}
-	if serr := <-i.done; !errors.Is(serr, http.ErrServerClosed) {
-		err = errors.Join(err, serr)
-	}
-	if cerr := i.Server.Close(); cerr != nil {
-		err = errors.Join(err, cerr)
-	}
-	if err != nil {
-		return fmt.Errorf("simulator: shutting down: %w", err)
-	}
-	return nil
-}
-
-// clientAddr is the address a local client dials to reach a listener: the
-// listener's own, or loopback when it listens on every interface.
-func clientAddr(a net.Addr) string {
-	tcp, ok := a.(*net.TCPAddr)
-	if !ok {
-		return a.String()
-	}
-	host := tcp.IP.String()
-	if tcp.IP == nil || tcp.IP.IsUnspecified() {
-		host = "127.0.0.1"
-	}
-	return net.JoinHostPort(host, strconv.Itoa(tcp.Port))
-}
+func (i *Instance) Close() error { return i.inst.Close() }

@@ -1,16 +1,13 @@
 package simulator
 
 import (
-	"container/list"
 	"fmt"
 	"image"
 	"strconv"
 	"strings"
-	"sync"
-
-	"golang.org/x/sync/singleflight"
 
 	"github.com/genform/genform/internal/rules"
+	"github.com/genform/genform/internal/simulator/simkit"
 )
 
 // Sizes of rendered videos: small on purpose, since a GIF's size grows with
@@ -33,19 +30,19 @@ func imageThumbAsset(i int) string { return fmt.Sprintf("image-%d-thumb.png", i)
 
 // imageSize is the size of each image of a text2image job: the resolution
 // is the short side.
-func (j *job) imageSize() (int, int) { return pictureSize(j.req.aspectRatio, j.req.resolution) }
+func (j *job) imageSize() (int, int) { return simkit.PictureSize(j.req.aspectRatio, j.req.resolution) }
 
 // videoSize is the size of a video job's frames: its aspect ratio for
 // text2video, the source images' proportion for afc when given, 16:9 else.
 func (j *job) videoSize() (int, int) {
 	switch {
 	case j.req.kind == kindText2Video:
-		return pictureSize(j.req.aspectRatio, videoShortSide)
+		return simkit.PictureSize(j.req.aspectRatio, videoShortSide)
 	case j.req.kind == kindAFC && j.req.inputWidth > 0 && j.req.inputHeight > 0:
 		ratio := float64(j.req.inputWidth) / float64(j.req.inputHeight)
-		return sizeForRatio(min(max(ratio, 1.0/3), 3), videoShortSide)
+		return simkit.SizeForRatio(min(max(ratio, 1.0/3), 3), videoShortSide)
 	default:
-		return pictureSize("16:9", videoShortSide)
+		return simkit.PictureSize("16:9", videoShortSide)
 	}
 }
 
@@ -94,7 +91,7 @@ func (j *job) renderAsset(asset string) (data []byte, contentType string, ok boo
 		}
 		w, h := j.imageSize()
 		if thumb {
-			w, h = thumbSize(w, h)
+			w, h = simkit.ThumbSize(w, h)
 		}
 		img := j.imageScene(i).render(w, h, frameOptions{caption: true, textScale: min(w, h) / 360})
 		data, err := encodePNG(img)
@@ -106,7 +103,7 @@ func (j *job) renderAsset(asset string) (data []byte, contentType string, ok boo
 		return data, "image/gif", true, err
 	case assetVideoThumb:
 		w, h := j.videoSize()
-		tw, th := thumbSize(w, h)
+		tw, th := simkit.ThumbSize(w, h)
 		img := j.videoScene().render(tw, th, frameOptions{caption: true})
 		data, err := encodePNG(img)
 		return data, "image/png", true, err
@@ -148,66 +145,4 @@ func sscanExact(s, format string, n *int) bool {
 		return false
 	}
 	return fmt.Sprintf(format, *n) == s
-}
-
-// mediaCache keeps rendered files in memory, least recently used out first
-// once the total passes max bytes. Concurrent requests for a file being
-// rendered wait for that one rendering.
-type mediaCache struct {
-	max    int64
-	group  singleflight.Group
-	mu     sync.Mutex
-	size   int64
-	order  *list.List // front: most recent
-	byName map[string]*list.Element
-}
-
-type cached struct {
-	name        string
-	data        []byte
-	contentType string
-}
-
-func newMediaCache(max int64) *mediaCache {
-	return &mediaCache{max: max, order: list.New(), byName: map[string]*list.Element{}}
-}
-
-// get returns the cached file name, rendering it with render on a miss.
-func (c *mediaCache) get(name string, render func() (*cached, error)) (*cached, error) {
-	c.mu.Lock()
-	if e, ok := c.byName[name]; ok {
-		c.order.MoveToFront(e)
-		c.mu.Unlock()
-		return e.Value.(*cached), nil
-	}
-	c.mu.Unlock()
-	v, err, _ := c.group.Do(name, func() (any, error) {
-		f, err := render()
-		if err != nil || f == nil {
-			return f, err
-		}
-		f.name = name
-		c.add(f)
-		return f, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	f, _ := v.(*cached)
-	return f, nil
-}
-
-func (c *mediaCache) add(f *cached) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.byName[f.name]; ok {
-		return
-	}
-	c.byName[f.name] = c.order.PushFront(f)
-	c.size += int64(len(f.data))
-	for c.size > c.max && c.order.Len() > 1 {
-		old := c.order.Remove(c.order.Back()).(*cached)
-		delete(c.byName, old.name)
-		c.size -= int64(len(old.data))
-	}
 }

@@ -2,18 +2,14 @@ package simulator
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"math"
 	"math/big"
-	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/rules"
+	"github.com/genform/genform/internal/simulator/simkit"
 )
 
 // kind is what a creation makes from what; it decides which request fields
@@ -435,96 +431,7 @@ func asInteger(name string, v any) (int64, *apiError) {
 }
 
 // fingerprint identifies a request by what it asks for, not how it is
-// spelled: sha256 of the endpoint path, a newline, and the canonical JSON of
-// the body (the body as received, no defaults filled in).
+// spelled (see simkit.Fingerprint).
 func fingerprint(endpoint string, body []byte) (string, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return "", fmt.Errorf("decoding body: %w", err)
-	}
-	var buf bytes.Buffer
-	buf.WriteString(endpoint)
-	buf.WriteByte('\n')
-	if err := writeCanonical(&buf, v); err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(buf.Bytes())
-	return hex.EncodeToString(sum[:]), nil
-}
-
-// writeCanonical writes v as compact JSON with object keys sorted, strings
-// without HTML escaping, and numbers normalised (see normalNumber).
-func writeCanonical(buf *bytes.Buffer, v any) error {
-	switch v := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		buf.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			if err := writeCanonical(buf, k); err != nil {
-				return err
-			}
-			buf.WriteByte(':')
-			if err := writeCanonical(buf, v[k]); err != nil {
-				return err
-			}
-		}
-		buf.WriteByte('}')
-	case []any:
-		buf.WriteByte('[')
-		for i, e := range v {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			if err := writeCanonical(buf, e); err != nil {
-				return err
-			}
-		}
-		buf.WriteByte(']')
-	case string:
-		enc := json.NewEncoder(buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(v); err != nil {
-			return fmt.Errorf("encoding string: %w", err)
-		}
-		buf.Truncate(buf.Len() - 1) // Encode appends a newline
-	case json.Number:
-		s, err := normalNumber(v)
-		if err != nil {
-			return err
-		}
-		buf.WriteString(s)
-	case bool:
-		buf.WriteString(strconv.FormatBool(v))
-	case nil:
-		buf.WriteString("null")
-	default:
-		return fmt.Errorf("unexpected JSON value of type %T", v)
-	}
-	return nil
-}
-
-// normalNumber spells a JSON number one way: whole numbers below 1e21 as
-// plain integers (4, 4.0 and 4e0 all become 4), others as the shortest
-// decimal that round-trips through float64.
-func normalNumber(n json.Number) (string, error) {
-	f, err := strconv.ParseFloat(string(n), 64)
-	if err != nil {
-		return "", fmt.Errorf("number %s: %w", n, err)
-	}
-	if f == 0 {
-		return "0", nil // also folds -0
-	}
-	if f == math.Trunc(f) && math.Abs(f) < 1e21 {
-		return strconv.FormatFloat(f, 'f', -1, 64), nil
-	}
-	return strconv.FormatFloat(f, 'g', -1, 64), nil
+	return simkit.Fingerprint(endpoint, body)
 }

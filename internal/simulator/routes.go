@@ -69,7 +69,7 @@ func (s *Server) apiSteps(endpoint apiHandler, create bool) http.HandlerFunc {
 			aerr.write(w)
 			return
 		}
-		if !(create && s.opts.ReadErrorsOnly) && s.draw(s.errRand, s.opts.ErrorRate) {
+		if !(create && s.opts.ReadErrorsOnly) && s.errRand.Happens(s.opts.ErrorRate) {
 			(&apiError{status: http.StatusInternalServerError, code: codeServiceError, msg: "internal service error (injected by the simulator's error rate); retry later"}).write(w)
 			return
 		}

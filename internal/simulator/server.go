@@ -6,14 +6,11 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	mrand "math/rand/v2"
 	"mime"
 	"net/http"
 	"slices"
@@ -23,50 +20,14 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/rules"
+	"github.com/genform/genform/internal/simulator/simkit"
 )
 
-// Options configures a Server. The zero value is a server with the real
-// service's limits, two-second jobs, no faults, and no persistence.
-type Options struct {
-	// Token, when set, is the only bearer token accepted. When empty, any
-	// non-empty bearer token is accepted and each distinct token is a user
-	// of its own. A missing token is always answered 401.
-	Token string
-	// Latency is how long a job takes from creation to its final status.
-	// Zero means 2s.
-	Latency time.Duration
-	// FailRate is the fraction of jobs (0..1) that end in "failed" instead
-	// of "succeed", on top of prompts containing "[fail]".
-	FailRate float64
-	// ErrorRate is the fraction of API requests (0..1) answered 500 before
-	// anything is done: a create answered 500 creates no job (a client
-	// cannot know that, and must take it as possibly paid for).
-	ErrorRate float64
-	// ReadErrorsOnly spares the job-creation requests ErrorRate's 500s,
-	// for tests of a service that fails only where a client may retry.
-	ReadErrorsOnly bool
-	// TruncateRate is the fraction of media downloads (0..1) that announce
-	// their full Content-Length and then stop half way.
-	TruncateRate float64
-	// Seed makes the faults above repeatable.
-	Seed int64
-	// MaxConcurrent is how many unfinished jobs one token may have. Zero
-	// means 40, as on the real service; negative means no limit.
-	MaxConcurrent int
-	// RPM is how many API requests one token may send in any 60 seconds.
-	// Zero means 500, as on the real service; negative means no limit.
-	RPM int
-	// URLTTL is the lifetime of a watermark-free URL. Zero means 60m.
-	URLTTL time.Duration
-	// DataDir, when set, is where jobs and the URL signing key are kept so
-	// they survive a restart; a Server made with the same DataDir carries
-	// on every job from its creation time. Empty means memory only.
-	DataDir string
-	// Now is the clock; nil means time.Now. Tests pass a fake one.
-	Now func() time.Time
-	// Logf, when set, receives one line per request.
-	Logf func(format string, args ...any)
-}
+// Options configures a Server (see simkit.Options). The zero value is a
+// server with the real service's limits, two-second jobs, no faults, and
+// no persistence. LoseRate drops the answer of that share of the creates
+// after their job is made.
+type Options = simkit.Options
 
 // Defaults of Options, matching the real service where it documents them.
 const (
@@ -77,9 +38,8 @@ const (
 )
 
 const (
-	rateWindow     = time.Minute
-	maxBodyBytes   = rules.MaxRequestBytes
-	mediaCacheSize = 256 << 20
+	rateWindow   = time.Minute
+	maxBodyBytes = rules.MaxRequestBytes
 )
 
 // Server is the simulated generation service. It is an http.Handler; its
@@ -89,33 +49,26 @@ type Server struct {
 	mux    *http.ServeMux // the route table, built by routes
 	now    func() time.Time
 	logf   func(format string, args ...any)
-	secret []byte // signs watermark-free URLs
-	store  *store // nil without DataDir
-	media  *mediaCache
+	secret []byte        // signs watermark-free URLs
+	store  *simkit.Store // nil without DataDir
+	media  *simkit.MediaCache
+	limit  *simkit.Limiter
 
 	mu        sync.Mutex
 	jobs      map[string]*job
-	creates   map[string]int         // accepted creates per fingerprint
-	active    map[string][]*job      // per token hash: jobs not seen finished yet
-	windows   map[string][]time.Time // per token hash: admitted requests, oldest first
+	creates   map[string]int    // accepted creates per fingerprint
+	active    map[string][]*job // per token hash: jobs not seen finished yet
 	requests  int
 	throttled int
 
-	faultMu   sync.Mutex
-	errRand   *mrand.Rand
-	truncRand *mrand.Rand
+	errRand, truncRand, loseRand *simkit.Draw
 }
 
 // New returns a Server configured by opts, loading the jobs saved in
 // opts.DataDir when it is set.
 func New(opts Options) (*Server, error) {
-	for _, r := range []struct {
-		name string
-		v    float64
-	}{{"FailRate", opts.FailRate}, {"ErrorRate", opts.ErrorRate}, {"TruncateRate", opts.TruncateRate}} {
-		if !(r.v >= 0 && r.v <= 1) {
-			return nil, fmt.Errorf("simulator: %s must be a fraction from 0 to 1, got %v", r.name, r.v)
-		}
+	if err := opts.CheckRates(); err != nil {
+		return nil, err
 	}
 	if opts.Latency <= 0 {
 		opts.Latency = DefaultLatency
@@ -133,13 +86,14 @@ func New(opts Options) (*Server, error) {
 		opts:      opts,
 		now:       opts.Now,
 		logf:      opts.Logf,
-		media:     newMediaCache(mediaCacheSize),
+		media:     simkit.NewMediaCache(simkit.MediaCacheSize),
+		limit:     simkit.NewLimiter(opts.RPM),
 		jobs:      map[string]*job{},
 		creates:   map[string]int{},
 		active:    map[string][]*job{},
-		windows:   map[string][]time.Time{},
-		errRand:   mrand.New(mrand.NewPCG(uint64(opts.Seed), 0x5e4e_e440)),
-		truncRand: mrand.New(mrand.NewPCG(uint64(opts.Seed), 0x7a0c_a7e0)),
+		errRand:   simkit.NewDraw(opts.Seed, simkit.StreamError),
+		truncRand: simkit.NewDraw(opts.Seed, simkit.StreamTruncate),
+		loseRand:  simkit.NewDraw(opts.Seed, simkit.StreamLose),
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -152,14 +106,14 @@ func New(opts Options) (*Server, error) {
 		}
 		return s, nil
 	}
-	st, err := openStore(opts.DataDir)
+	st, err := simkit.OpenStore(opts.DataDir)
 	if err != nil {
 		return nil, fmt.Errorf("simulator: %w", err)
 	}
-	if s.secret, err = st.secret(); err != nil {
+	if s.secret, err = st.Secret(); err != nil {
 		return nil, fmt.Errorf("simulator: %w", err)
 	}
-	jobs, err := st.load()
+	jobs, err := loadJobs(st)
 	if err != nil {
 		return nil, fmt.Errorf("simulator: %w", err)
 	}
@@ -192,7 +146,7 @@ func (s *Server) Close() error {
 	s.mu.Unlock()
 	var errs []error
 	for i := range dirty {
-		if err := s.store.save(&dirty[i]); err != nil {
+		if err := saveJob(s.store, &dirty[i]); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -252,60 +206,25 @@ func (s *Server) authenticate(r *http.Request) (string, *apiError) {
 	if s.opts.Token != "" && subtle.ConstantTimeCompare([]byte(token), []byte(s.opts.Token)) != 1 {
 		return "", &apiError{status: http.StatusUnauthorized, code: codeUnauthorized, msg: "invalid API key"}
 	}
-	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:]), nil
+	return simkit.Owner(token), nil
 }
 
 // admit enforces RPM over a sliding window. Refused requests do not count
 // against the window, so a client that waits Retry-After gets through.
 func (s *Server) admit(owner string, now time.Time) *apiError {
-	if s.opts.RPM < 0 {
+	retryAfter, ok := s.limit.Admit(owner, now)
+	if ok {
 		return nil
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	win := s.windows[owner]
-	cut := now.Add(-rateWindow)
-	i := 0
-	for i < len(win) && !win[i].After(cut) {
-		i++
+	s.throttled++
+	s.mu.Unlock()
+	return &apiError{
+		status:     http.StatusTooManyRequests,
+		code:       codeMaxRequests,
+		msg:        fmt.Sprintf("rate limit reached: at most %d requests per minute", s.opts.RPM),
+		retryAfter: retryAfter,
 	}
-	win = win[i:]
-	if len(win) >= s.opts.RPM {
-		s.windows[owner] = win
-		s.throttled++
-		return &apiError{
-			status:     http.StatusTooManyRequests,
-			code:       codeMaxRequests,
-			msg:        fmt.Sprintf("rate limit reached: at most %d requests per minute", s.opts.RPM),
-			retryAfter: ceilSeconds(win[0].Add(rateWindow).Sub(now)),
-		}
-	}
-	s.windows[owner] = append(win, now)
-	return nil
-}
-
-// draw reports whether a fault with probability rate happens now, from the
-// seeded source src so a run with the same Seed repeats its faults.
-func (s *Server) draw(src *mrand.Rand, rate float64) bool {
-	if rate <= 0 {
-		return false
-	}
-	s.faultMu.Lock()
-	defer s.faultMu.Unlock()
-	return src.Float64() < rate
-}
-
-// failsAtRandom decides FailRate for the n-th accepted create of a
-// fingerprint. It hashes rather than draws so the outcome of each request
-// is the same whatever order concurrent clients' requests arrive in.
-func (s *Server) failsAtRandom(fp string, n int) bool {
-	if s.opts.FailRate <= 0 {
-		return false
-	}
-	sum := sha256.Sum256(fmt.Appendf(nil, "%d\x00%s\x00%d", s.opts.Seed, fp, n))
-	u := float64(binary.BigEndian.Uint64(sum[:8])>>11) / (1 << 53)
-	return u < s.opts.FailRate
 }
 
 // create answers the four job-creation endpoints. The route's path names
@@ -363,7 +282,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, owner string, no
 		aerr.write(w)
 		return
 	}
-	j.Fail = strings.Contains(req.prompt, failMarker) || s.failsAtRandom(fp, s.creates[fp])
+	j.Fail = strings.Contains(req.prompt, failMarker) || simkit.FailsAtRandom(s.opts.Seed, s.opts.FailRate, fp, s.creates[fp])
 	s.jobs[id] = j
 	s.creates[fp]++
 	s.active[owner] = append(s.active[owner], j)
@@ -373,7 +292,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, owner string, no
 	// The job is on disk before its id is handed out, so a client that
 	// records the id can always find the job again after a restart.
 	if s.store != nil {
-		if err := s.store.save(&snapshot); err != nil {
+		if err := saveJob(s.store, &snapshot); err != nil {
 			s.mu.Lock()
 			delete(s.jobs, id)
 			s.creates[fp]--
@@ -382,6 +301,11 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, owner string, no
 			s.internalError(w, err)
 			return
 		}
+	}
+	if s.loseRand.Happens(s.opts.LoseRate) {
+		// The job is made and counted; its answer is lost.
+		simkit.Drop(w)
+		return
 	}
 	writeValue(w, struct {
 		GenerationID string `json:"generation_id"`
@@ -592,9 +516,7 @@ func baseURL(r *http.Request) string {
 	return scheme + "://" + r.Host
 }
 
-func ceilSeconds(d time.Duration) int {
-	return max(1, int(math.Ceil(d.Seconds())))
-}
+func ceilSeconds(d time.Duration) int { return simkit.CeilSeconds(d) }
 
 // serveMedia serves rendered files, /media/{id}/{file}, and avatars,
 // /media/avatar/{user}.png. Media URLs need no token, like the storage
@@ -607,9 +529,9 @@ func (s *Server) serveMedia(w http.ResponseWriter, r *http.Request) {
 			notFound("no such media file: " + r.URL.Path).write(w)
 			return
 		}
-		f, err := s.media.get(r.URL.Path, func() (*cached, error) {
+		f, err := s.media.Get(r.URL.Path, func() (*simkit.Cached, error) {
 			data, err := renderAvatar(user)
-			return &cached{data: data, contentType: "image/png"}, err
+			return &simkit.Cached{Data: data, ContentType: "image/png"}, err
 		})
 		if err != nil {
 			s.internalError(w, err)
@@ -640,12 +562,12 @@ func (s *Server) serveMedia(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	f, err := s.media.get(id+"/"+asset, func() (*cached, error) {
+	f, err := s.media.Get(id+"/"+asset, func() (*simkit.Cached, error) {
 		data, ct, ok, err := j.renderAsset(asset)
 		if !ok || err != nil {
 			return nil, err
 		}
-		return &cached{data: data, contentType: ct}, nil
+		return &simkit.Cached{Data: data, ContentType: ct}, nil
 	})
 	if err != nil {
 		s.internalError(w, err)
@@ -670,62 +592,17 @@ func (s *Server) checkSignature(r *http.Request, id string, now time.Time) *apiE
 	return nil
 }
 
-// sendMedia writes a media file, or, for the TruncateRate share of
-// downloads, its full Content-Length and then half its bytes before closing
-// the connection, so the client sees an unexpected EOF.
-func (s *Server) sendMedia(w http.ResponseWriter, r *http.Request, f *cached) {
-	h := w.Header()
-	h.Set("Content-Type", f.contentType)
-	h.Set("Cache-Control", "private, max-age=3600")
-	if r.Method == http.MethodGet && r.Header.Get("Range") == "" && s.draw(s.truncRand, s.opts.TruncateRate) {
-		h.Set("Content-Length", strconv.Itoa(len(f.data)))
-		w.WriteHeader(http.StatusOK)
-		w.Write(f.data[:len(f.data)/2]) //nolint:errcheck // the connection is dropped next anyway
-		rc := http.NewResponseController(w)
-		if err := rc.Flush(); err == nil {
-			if conn, _, err := rc.Hijack(); err == nil {
-				conn.Close()
-				return
-			}
-		}
-		// No connection to drop (HTTP/2, or a recorder): abort the
-		// response, which net/http turns into a reset stream.
-		panic(http.ErrAbortHandler)
-	}
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(f.data))
+// sendMedia writes a media file, or cuts the TruncateRate share of
+// downloads short (see simkit.SendMedia).
+func (s *Server) sendMedia(w http.ResponseWriter, r *http.Request, f *simkit.Cached) {
+	simkit.SendMedia(w, r, f, s.truncRand, s.opts.TruncateRate)
 }
 
-// JobsReport is what GET /_sim/jobs serves: enough for a test to prove what
-// a client did, such as that nothing was generated twice.
-type JobsReport struct {
-	// Jobs lists every job, oldest first.
-	Jobs []JobInfo `json:"jobs"`
-	// Creates counts the accepted create requests (jobs made) per request
-	// fingerprint.
-	Creates map[string]int `json:"creates"`
-	// Requests counts the API requests received since the server started.
-	Requests int `json:"requests"`
-	// Throttled counts the 429 answers sent since the server started.
-	Throttled int `json:"throttled"`
-}
+// JobsReport is what GET /_sim/jobs serves (see simkit.JobsReport).
+type JobsReport = simkit.JobsReport
 
 // JobInfo describes one job in a JobsReport.
-type JobInfo struct {
-	ID       string `json:"id"`
-	Endpoint string `json:"endpoint"` // the create path, e.g. /v1/jobs/text2image
-	// Body is the request body as received.
-	Body     json.RawMessage `json:"body"`
-	Status   string          `json:"status"`
-	Progress float64         `json:"progress"`
-	// CreatedAt is when the job was created, in UTC.
-	CreatedAt   time.Time `json:"created_at"`
-	Fingerprint string    `json:"fingerprint"`
-	// Seed is the seed the outputs were rendered with: the requested one,
-	// or the one picked for a request with seed -1.
-	Seed           int64 `json:"seed"`
-	StatusRequests int   `json:"status_requests"`
-	DetailRequests int   `json:"detail_requests"`
-}
+type JobInfo = simkit.JobInfo
 
 // serveJobs serves GET /_sim/jobs, which needs no token.
 func (s *Server) serveJobs(w http.ResponseWriter, _ *http.Request) {
@@ -737,20 +614,10 @@ func (s *Server) Jobs() JobsReport {
 	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rep := JobsReport{
-		Jobs:      make([]JobInfo, 0, len(s.jobs)),
-		Creates:   make(map[string]int, len(s.creates)),
-		Requests:  s.requests,
-		Throttled: s.throttled,
-	}
-	for fp, n := range s.creates {
-		if n > 0 {
-			rep.Creates[fp] = n
-		}
-	}
+	jobs := make([]JobInfo, 0, len(s.jobs))
 	for _, j := range s.jobs {
 		p := j.phaseAt(now)
-		rep.Jobs = append(rep.Jobs, JobInfo{
+		jobs = append(jobs, JobInfo{
 			ID:             j.ID,
 			Endpoint:       j.Endpoint,
 			Body:           j.Body,
@@ -763,11 +630,5 @@ func (s *Server) Jobs() JobsReport {
 			DetailRequests: j.DetailRequests,
 		})
 	}
-	slices.SortFunc(rep.Jobs, func(a, b JobInfo) int {
-		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	return rep
+	return simkit.NewJobsReport(jobs, s.creates, s.requests, s.throttled)
 }

@@ -1,4 +1,4 @@
-package simulator
+package simkit
 
 import (
 	"bytes"
@@ -35,11 +35,11 @@ const (
 	paletteSize = 17
 )
 
-// scene is a picture described by numbers drawn from a hash of what was
+// Scene is a picture described by numbers drawn from a hash of what was
 // asked for (prompt, seed, inputs): a sky, a sun, three ridges and a few
 // shapes. It can be rendered at any size and at any instant t of an
 // animation, so images, thumbnails and video frames of one request agree.
-type scene struct {
+type Scene struct {
 	pal     color.Palette
 	horizon float64
 	sunX    float64
@@ -64,12 +64,12 @@ type shape struct {
 	dx, dy     float64 // drift over a whole video
 }
 
-// newScene derives a scene from key. Equal keys give equal scenes; the
+// NewScene derives a scene from key. Equal keys give equal scenes; the
 // caption is drawn as given.
-func newScene(key, caption string, motion float64) *scene {
+func NewScene(key, caption string, motion float64) *Scene {
 	sum := sha256.Sum256([]byte(key))
 	r := rand.New(rand.NewPCG(binary.LittleEndian.Uint64(sum[:8]), binary.LittleEndian.Uint64(sum[8:16])))
-	sc := &scene{caption: caption, motion: motion}
+	sc := &Scene{caption: caption, motion: motion}
 
 	hue := r.Float64() * 360
 	ridgeHue := math.Mod(hue+90+r.Float64()*180, 360)
@@ -126,22 +126,22 @@ func newScene(key, caption string, motion float64) *scene {
 	return sc
 }
 
-// frameOptions says what to draw over the scene.
-type frameOptions struct {
-	t         float64   // instant in the animation, 0..1
-	caption   bool      // the caption strip along the bottom
-	watermark bool      // the SIMULATED box (plain video only)
-	timeline  bool      // a progress bar under the caption, for videos
-	keyframes []float64 // afc: key frame positions marked on the timeline, 0..1
-	textScale int
+// FrameOptions says what to draw over the scene.
+type FrameOptions struct {
+	T         float64   // instant in the animation, 0..1
+	Caption   bool      // the caption strip along the bottom
+	Watermark bool      // the SIMULATED box (plain video only)
+	Timeline  bool      // a progress bar under the caption, for videos
+	Keyframes []float64 // afc: key frame positions marked on the timeline, 0..1
+	TextScale int       // the size of the caption letters, 1 and up
 }
 
-// render draws the scene at w x h. It writes rows of palette indices
+// Render draws the scene at w x h. It writes rows of palette indices
 // directly: no image/draw, no per-pixel interfaces.
-func (sc *scene) render(w, h int, o frameOptions) *image.Paletted {
+func (sc *Scene) Render(w, h int, o FrameOptions) *image.Paletted {
 	img := image.NewPaletted(image.Rect(0, 0, w, h), sc.pal)
 	short := float64(min(w, h))
-	t := o.t
+	t := o.T
 	horizon := int(sc.horizon * float64(h))
 
 	// Ridge tops per column, for each layer, moving sideways over time.
@@ -226,27 +226,27 @@ func (sc *scene) render(w, h int, o frameOptions) *image.Paletted {
 		}
 	}
 
-	scale := max(o.textScale, 1)
+	scale := max(o.TextScale, 1)
 	lineH := glyphH * scale
 	bottom := h
-	if o.timeline {
+	if o.Timeline {
 		barH := max(h/60, 3)
 		fillRect(img, 0, h-barH, w, h, palStrip)
 		fillRect(img, 0, h-barH, int(float64(w)*t+0.5), h, palWhite)
-		for _, k := range o.keyframes {
+		for _, k := range o.Keyframes {
 			x := int(k * float64(w))
 			fillRect(img, x-1, h-barH, x+1, h, palSun)
 		}
 		bottom = h - barH
 	}
-	if o.caption && sc.caption != "" {
+	if o.Caption && sc.caption != "" {
 		pad, padX := 2*scale, 5*scale
 		stripH := lineH + 2*pad
 		fillRect(img, 0, bottom-stripH, w, bottom, palStrip)
 		maxChars := (w - 2*padX) / (glyphAdvance * scale)
 		drawText(img, padX, bottom-stripH+pad, ellipsize(sc.caption, maxChars), scale, palWhite)
 	}
-	if o.watermark {
+	if o.Watermark {
 		const mark = "SIMULATED"
 		ws := max(scale, int(short/120))
 		pad := 2 * ws
@@ -387,7 +387,7 @@ func (p *pngBuffers) Put(b *png.EncoderBuffer) { p.pool.Put(b) }
 
 var pngEncoder = png.Encoder{CompressionLevel: png.BestSpeed, BufferPool: &pngBuffers{}}
 
-func encodePNG(img image.Image) ([]byte, error) {
+func EncodePNG(img image.Image) ([]byte, error) {
 	var buf bytes.Buffer
 	if err := pngEncoder.Encode(&buf, img); err != nil {
 		return nil, fmt.Errorf("encoding png: %w", err)
@@ -395,10 +395,10 @@ func encodePNG(img image.Image) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// encodeGIF encodes frames played at fps, looping forever. GIF delays are
+// EncodeGIF encodes frames played at fps, looping forever. GIF delays are
 // in hundredths of a second, so the delays are spread to add up exactly:
 // at 8 fps they alternate 13 and 12.
-func encodeGIF(frames []*image.Paletted, fps int) ([]byte, error) {
+func EncodeGIF(frames []*image.Paletted, fps int) ([]byte, error) {
 	if len(frames) == 0 {
 		return nil, fmt.Errorf("encoding gif: no frames")
 	}
@@ -419,17 +419,17 @@ func encodeGIF(frames []*image.Paletted, fps int) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// pictureSize is the size of a picture with the given aspect ratio whose
+// PictureSize is the size of a picture with the given aspect ratio whose
 // short side is short pixels; the long side is rounded to an even number.
-func pictureSize(aspect string, short int) (w, h int) {
+func PictureSize(aspect string, short int) (w, h int) {
 	var a, b int
 	if _, err := fmt.Sscanf(aspect, "%d:%d", &a, &b); err != nil || a <= 0 || b <= 0 {
 		a, b = 16, 9
 	}
-	return sizeForRatio(float64(a)/float64(b), short)
+	return SizeForRatio(float64(a)/float64(b), short)
 }
 
-func sizeForRatio(ratio float64, short int) (w, h int) {
+func SizeForRatio(ratio float64, short int) (w, h int) {
 	long := int(math.Round(float64(short)*max(ratio, 1/ratio)/2)) * 2
 	if ratio >= 1 {
 		return long, short
@@ -437,8 +437,8 @@ func sizeForRatio(ratio float64, short int) (w, h int) {
 	return short, long
 }
 
-// thumbSize scales w x h down so its long side is 320 pixels.
-func thumbSize(w, h int) (int, int) {
+// ThumbSize scales w x h down so its long side is 320 pixels.
+func ThumbSize(w, h int) (int, int) {
 	const long = 320
 	if w >= h {
 		return long, max(1, h*long/w)

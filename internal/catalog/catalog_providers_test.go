@@ -1,0 +1,116 @@
+package catalog
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/genform/genform/internal/addrs"
+)
+
+func TestProviderBodies(t *testing.T) {
+	tests := []struct {
+		name     string
+		provider string
+		model    string
+		common   map[string]any
+		input    map[string]any
+		want     map[string]any
+		wantErr  bool
+	}{
+		{
+			name: "fal flux dev maps count and ratio", provider: "fal", model: "fal-ai/flux/dev",
+			common: map[string]any{Prompt: "a fox", Seed: float64(7), ImageNumber: float64(3), AspectRatio: "16:9"},
+			input:  map[string]any{"guidance_scale": 3.5},
+			want:   map[string]any{"prompt": "a fox", "seed": float64(7), "num_images": float64(3), "image_size": "landscape_16_9", "guidance_scale": 3.5},
+		},
+		{
+			name: "fal flux schnell portrait", provider: "fal", model: "fal-ai/flux/schnell",
+			common: map[string]any{Prompt: "p", AspectRatio: "9:16"},
+			want:   map[string]any{"prompt": "p", "image_size": "portrait_16_9"},
+		},
+		{
+			name: "fal unknown ratio refused", provider: "fal", model: "fal-ai/flux/dev",
+			common: map[string]any{AspectRatio: "21:9"}, wantErr: true,
+		},
+		{
+			name: "fal input passes through unchanged", provider: "fal", model: "fal-ai/some/video",
+			common: map[string]any{Prompt: "waves"},
+			input:  map[string]any{"duration": "5", "nested": map[string]any{"a": []any{float64(1)}}},
+			want:   map[string]any{"prompt": "waves", "duration": "5", "nested": map[string]any{"a": []any{float64(1)}}},
+		},
+		{
+			name: "fal attribute set twice refused", provider: "fal", model: "fal-ai/flux/dev",
+			common: map[string]any{ImageNumber: float64(2)}, input: map[string]any{"num_images": float64(2)}, wantErr: true,
+		},
+		{
+			name: "fal resolution not mapped", provider: "fal", model: "fal-ai/flux/dev",
+			common: map[string]any{Resolution: float64(720)}, wantErr: true,
+		},
+		{
+			name: "replicate flux schnell", provider: "replicate", model: "black-forest-labs/flux-schnell",
+			common: map[string]any{Prompt: "a fox", Seed: float64(1), ImageNumber: float64(2), AspectRatio: "21:9"},
+			input:  map[string]any{"go_fast": true},
+			want:   map[string]any{"prompt": "a fox", "seed": float64(1), "num_outputs": float64(2), "aspect_ratio": "21:9", "go_fast": true},
+		},
+		{
+			name: "replicate pinned version", provider: "replicate", model: "owner/name:" + "abc",
+			common: map[string]any{Prompt: "x"},
+			want:   map[string]any{"prompt": "x"},
+		},
+		{
+			name: "replicate set twice refused", provider: "replicate", model: "black-forest-labs/flux-schnell",
+			common: map[string]any{Prompt: "x"}, input: map[string]any{"prompt": "y"}, wantErr: true,
+		},
+		{
+			name: "replicate source image not mapped", provider: "replicate", model: "black-forest-labs/flux-schnell",
+			common: map[string]any{SourceImage: "https://x/y.png"}, wantErr: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := Lookup(tt.provider)
+			input := map[string]any{}
+			for k, v := range tt.input {
+				input[k] = v
+			}
+			got, err := p.Body(tt.model, addrs.Image, tt.common, tt.input)
+			if tt.wantErr {
+				if err == nil {
+					t.Fatalf("Body = %v, want an error", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Body (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(input, tt.input); diff != "" && tt.input != nil {
+				t.Errorf("Body changed its input (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestProviderTables(t *testing.T) {
+	fal, rep := Lookup("fal"), Lookup("replicate")
+	if fal == nil || rep == nil {
+		t.Fatalf("providers registered: %v", Names())
+	}
+	if fal.Recovery != RecoverNone || rep.Recovery != RecoverByListing {
+		t.Errorf("recovery: fal %v, replicate %v", fal.Recovery, rep.Recovery)
+	}
+	for _, m := range []string{"fal-ai/flux/schnell", "fal-ai/flux/dev"} {
+		if c := fal.Caps(m); c.MostImages() != 4 || !c.Takes(ImageNumber) {
+			t.Errorf("%s caps %+v", m, c)
+		}
+	}
+	if c := rep.Caps("black-forest-labs/flux-schnell:0123"); c.MostImages() != 4 || c.Counted[0] != "num_outputs" {
+		t.Errorf("a pinned flux-schnell takes %+v", c)
+	}
+	if c := fal.Caps("someone/else"); !c.Makes(addrs.Video) || c.Takes(Seed) {
+		t.Errorf("fal general caps %+v", c)
+	}
+}

@@ -1,0 +1,85 @@
+package catalog
+
+import (
+	"fmt"
+
+	"github.com/genform/genform/internal/addrs"
+)
+
+// falImageSizes maps aspect_ratio to FLUX's image_size presets on fal
+// (the model pages' input schema: square_hd, portrait_4_3,
+// portrait_16_9, landscape_4_3, landscape_16_9).
+var falImageSizes = map[string]string{
+	"1:1":  "square_hd",
+	"3:4":  "portrait_4_3",
+	"9:16": "portrait_16_9",
+	"4:3":  "landscape_4_3",
+	"16:9": "landscape_16_9",
+}
+
+// falFlux is what fal's FLUX endpoints take (fal.ai/models/fal-ai/flux/dev/api
+// and .../flux/schnell/api): prompt, seed, num_images 1..4 (default 1),
+// image_size; no negative prompt.
+var falFlux = Caps{
+	Kinds:              []addrs.Kind{addrs.Image},
+	Attrs:              []string{Prompt, Seed, AspectRatio, ImageNumber},
+	ImageNumbers:       []int64{1, 2, 3, 4},
+	DefaultImageNumber: 1,
+	AspectRatios:       []string{"1:1", "3:4", "9:16", "4:3", "16:9"},
+	Counted:            []string{"num_images"},
+}
+
+func init() {
+	register(&Provider{
+		Name:   "fal",
+		Title:  "fal",
+		KeyEnv: "FAL_KEY",
+		// The queue API (docs.fal.ai, Model APIs > Queue).
+		BaseURL: "https://queue.fal.run",
+		// fal lists no requests: a lost submit cannot be found again.
+		Recovery: RecoverNone,
+		// PUT cancel_url removes a queued request; a running one is only
+		// signalled (docs.fal.ai, Queue > Cancel).
+		Cancel: true,
+		// The result document is kept a short time (fetched as soon as the
+		// status is COMPLETED); media stay on fal's CDN at least 7 days
+		// (docs.fal.ai FAQ, Data Retention).
+		URLLifetime: "at least 7 days (the result document only a short time)",
+		// New accounts run 2 requests at once, rising with credit to 40;
+		// past it requests wait in the queue (docs.fal.ai FAQ, Concurrency
+		// Limits). fal documents no request rate.
+		Limits: Limits{Parallelism: 2, MaxParallelism: 40},
+		General: Caps{
+			Kinds:              []addrs.Kind{addrs.Image, addrs.Video},
+			Attrs:              []string{Prompt},
+			DefaultImageNumber: 1,
+			Counted:            []string{"num_images", "duration"},
+		},
+		Models: map[string]Caps{
+			"fal-ai/flux/schnell": falFlux,
+			"fal-ai/flux/dev":     falFlux,
+		},
+		Body: falBody,
+	})
+}
+
+// falBody maps the common attributes to fal's fields: prompt and seed as
+// they are, image_number to num_images, aspect_ratio to image_size.
+func falBody(model string, kind addrs.Kind, common, input map[string]any) (map[string]any, error) {
+	return mapBody("fal", model, common, input, func(name string, v any) (string, any, error) {
+		switch name {
+		case Prompt, Seed, NegativePrompt, Duration:
+			return name, v, nil
+		case ImageNumber:
+			return "num_images", v, nil
+		case AspectRatio:
+			s, _ := v.(string)
+			size, known := falImageSizes[s]
+			if !known {
+				return "", nil, fmt.Errorf("fal model %s has no image_size for aspect_ratio %v", model, v)
+			}
+			return "image_size", size, nil
+		}
+		return "", nil, nil
+	})
+}

@@ -1,0 +1,64 @@
+package catalog
+
+import (
+	"github.com/genform/genform/internal/addrs"
+)
+
+// replicateFluxSchnell is what black-forest-labs/flux-schnell takes
+// (replicate.com/black-forest-labs/flux-schnell/api, its input schema):
+// prompt, seed, num_outputs 1..4 (default 1), aspect_ratio (default 1:1).
+var replicateFluxSchnell = Caps{
+	Kinds:              []addrs.Kind{addrs.Image},
+	Attrs:              []string{Prompt, Seed, AspectRatio, ImageNumber},
+	ImageNumbers:       []int64{1, 2, 3, 4},
+	DefaultImageNumber: 1,
+	AspectRatios:       []string{"1:1", "16:9", "21:9", "3:2", "2:3", "4:5", "5:4", "3:4", "4:3", "9:16", "9:21"},
+	Counted:            []string{"num_outputs"},
+}
+
+func init() {
+	register(&Provider{
+		Name:    "replicate",
+		Title:   "Replicate",
+		KeyEnv:  "REPLICATE_API_TOKEN",
+		BaseURL: "https://api.replicate.com",
+		// GET /v1/predictions lists the account's predictions, newest
+		// first, filtered by created_after and created_before (HTTP API
+		// reference, predictions.list).
+		Recovery: RecoverByListing,
+		// POST /v1/predictions/{id}/cancel (HTTP API reference).
+		Cancel: true,
+		// Inputs, outputs and their files of API predictions are removed
+		// after an hour (HTTP API reference, predictions.get).
+		URLLifetime: "1 hour",
+		// 600 prediction creates a minute; Replicate documents no
+		// concurrency limit (docs: Rate limits).
+		Limits: Limits{RequestsPerMinute: 600},
+		General: Caps{
+			Kinds:              []addrs.Kind{addrs.Image, addrs.Video},
+			Attrs:              []string{Prompt},
+			DefaultImageNumber: 1,
+			Counted:            []string{"num_outputs", "duration"},
+		},
+		Models: map[string]Caps{
+			"black-forest-labs/flux-schnell": replicateFluxSchnell,
+		},
+		Body: replicateBody,
+	})
+}
+
+// replicateBody maps the common attributes to the model's input fields:
+// prompt, seed and aspect_ratio as they are, image_number to
+// num_outputs. The body is the model's input; the adapter wraps it in
+// the create request.
+func replicateBody(model string, kind addrs.Kind, common, input map[string]any) (map[string]any, error) {
+	return mapBody("Replicate", model, common, input, func(name string, v any) (string, any, error) {
+		switch name {
+		case Prompt, Seed, AspectRatio, NegativePrompt, Duration:
+			return name, v, nil
+		case ImageNumber:
+			return "num_outputs", v, nil
+		}
+		return "", nil, nil
+	})
+}

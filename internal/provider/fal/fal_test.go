@@ -1,0 +1,246 @@
+package fal_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/provider"
+	"github.com/genform/genform/internal/provider/fal"
+	"github.com/genform/genform/internal/provider/providertest"
+	"github.com/genform/genform/internal/service"
+	simfal "github.com/genform/genform/internal/simulator/fal"
+	"github.com/genform/genform/internal/simulator/simkit"
+)
+
+const key = "fal-test-key-0123456789"
+
+type harness struct {
+	*providertest.Harness
+	sim *simfal.Server
+	p   *fal.Provider
+}
+
+func start(t *testing.T, opts simkit.Options, k string) *harness {
+	t.Helper()
+	opts.Token = key
+	if opts.Latency == 0 {
+		opts.Latency = 60 * time.Millisecond
+	}
+	sim, err := simfal.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	p, err := fal.New(provider.Config{BaseURL: srv.URL, Key: k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{Harness: providertest.New(t, p, k), sim: sim, p: p}
+	return h
+}
+
+func (h *harness) submit(model string, input map[string]any) (provider.Job, error) {
+	body, _ := json.Marshal(input)
+	kind := addrs.Image
+	if strings.Contains(model, "video") {
+		kind = addrs.Video
+	}
+	j, err := h.p.Submit(context.Background(), provider.Request{Kind: kind, Target: model, Body: body})
+	return j, h.Keep(err)
+}
+
+func TestImagesAndVideo(t *testing.T) {
+	h := start(t, simkit.Options{}, key)
+	j, err := h.submit("fal-ai/flux/dev", map[string]any{"prompt": "a lighthouse", "num_images": 2, "seed": 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hd fal.Handle
+	if err := json.Unmarshal(j.Handle, &hd); err != nil || !strings.Contains(hd.StatusURL, "/fal-ai/flux/requests/"+j.ID+"/status") {
+		t.Fatalf("handle %s: the status URL is fal's, without the subpath", j.Handle)
+	}
+	seen := h.Follow(j)
+	if last := seen[len(seen)-1]; last.State != provider.Done || last.Raw != "COMPLETED" {
+		t.Fatalf("last status %+v", last)
+	}
+	res, err := h.p.Result(context.Background(), j)
+	if h.Keep(err) != nil {
+		t.Fatal(err)
+	}
+	if len(res.Outputs) != 2 || res.Kind != addrs.Image || res.Prompt != "a lighthouse" || res.CreationID != j.ID {
+		t.Fatalf("result %+v", res)
+	}
+	dir := t.TempDir()
+	var sums []string
+	for i, o := range res.Outputs {
+		d, err := h.p.Download(context.Background(), o.URL, dir, "out"+string(rune('0'+i)))
+		if h.Keep(err) != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(d.Path, ".png") {
+			t.Errorf("downloaded %s, want a PNG", d.Path)
+		}
+		sums = append(sums, d.SHA256)
+	}
+	if sums[0] == sums[1] {
+		t.Error("the two images are the same bytes")
+	}
+
+	v, err := h.submit("fal-ai/kling-video/v2/master/text-to-video", map[string]any{"prompt": "waves", "duration": "5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Follow(v)
+	res, err = h.p.Result(context.Background(), v)
+	if h.Keep(err) != nil {
+		t.Fatal(err)
+	}
+	if len(res.Outputs) != 1 || res.Kind != addrs.Video {
+		t.Fatalf("video result %+v", res)
+	}
+	d, err := h.p.Download(context.Background(), res.Outputs[0].URL, dir, "video")
+	if h.Keep(err) != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(d.Path); !strings.HasPrefix(string(b), "GIF8") {
+		t.Errorf("the video is not an animated GIF: %s", d.Path)
+	}
+}
+
+func TestFailureAndRefusal(t *testing.T) {
+	h := start(t, simkit.Options{}, key)
+	for _, tt := range []struct {
+		prompt  string
+		refused bool
+		reason  string
+	}{
+		{"a cat [fail]", false, "runner_server_error"},
+		{"a cat [nsfw]", true, "content_policy_violation"},
+	} {
+		j, err := h.submit("fal-ai/flux/schnell", map[string]any{"prompt": tt.prompt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := h.Follow(j)
+		last := seen[len(seen)-1]
+		if last.State != provider.Failed || last.Refused != tt.refused || !strings.Contains(last.Reason, tt.reason) {
+			t.Errorf("%q ended %+v", tt.prompt, last)
+		}
+		if !tt.refused {
+			continue // its result answers 500, which a read retries: the engine never asks it
+		}
+		if _, err := h.p.Result(context.Background(), j); h.Keep(err) == nil || !strings.Contains(err.Error(), "422") {
+			t.Errorf("%q: the result of a refused request: %v, want its 422", tt.prompt, err)
+		}
+	}
+}
+
+func TestUnknownStatusFollowed(t *testing.T) {
+	h := start(t, simkit.Options{Latency: 300 * time.Millisecond}, key)
+	j, err := h.submit("fal-ai/flux/schnell", map[string]any{"prompt": "odd [weird-status]"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := h.Follow(j)
+	odd := false
+	for _, st := range seen {
+		if !st.Known {
+			odd = true
+			if st.State != provider.Running || st.Raw != "IN_RETRY" {
+				t.Errorf("an unknown status is %+v, want running and shown as it is", st)
+			}
+		}
+	}
+	if !odd || seen[len(seen)-1].State != provider.Done {
+		t.Errorf("statuses %+v: want an unknown one, followed to COMPLETED", seen)
+	}
+}
+
+func TestRateLimitStorm(t *testing.T) {
+	h := start(t, simkit.Options{RPM: 1, Now: providertest.StepClock(), Latency: time.Hour}, key)
+	if err := h.Keep(h.p.CheckCredentials(context.Background())); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	if _, err := h.submit("fal-ai/flux/schnell", map[string]any{"prompt": "storm"}); err != nil {
+		t.Fatal(err)
+	}
+	if time.Since(began) < 900*time.Millisecond {
+		t.Errorf("the submit was sent again after %s, before the Retry-After of 1s", time.Since(began))
+	}
+	rep := h.sim.Jobs()
+	if rep.Throttled == 0 || len(rep.Jobs) != 1 || rep.Creates[rep.Jobs[0].Fingerprint] != 1 {
+		t.Errorf("report %+v: want a 429 and one job", rep)
+	}
+}
+
+func TestLostAnswerStaysPossiblyPaid(t *testing.T) {
+	h := start(t, simkit.Options{LoseRate: 1}, key)
+	_, err := h.submit("fal-ai/flux/schnell", map[string]any{"prompt": "lost"})
+	if !provider.IsPossiblyPaid(err) {
+		t.Fatalf("err = %v, want possibly paid", err)
+	}
+	if _, ok := any(h.p).(provider.Recoverer); ok {
+		t.Error("fal lists no requests, yet the adapter claims to recover them")
+	}
+	if rep := h.sim.Jobs(); len(rep.Jobs) != 1 || rep.Requests != 1 {
+		t.Errorf("report %+v: want the one job made by one request", rep)
+	}
+}
+
+func TestServerErrorOnSubmitNeverSentAgain(t *testing.T) {
+	h := start(t, simkit.Options{ErrorRate: 1}, key)
+	_, err := h.submit("fal-ai/flux/schnell", map[string]any{"prompt": "five hundred"})
+	if !provider.IsPossiblyPaid(err) {
+		t.Fatalf("err = %v, want possibly paid", err)
+	}
+	if rep := h.sim.Jobs(); rep.Requests != 1 {
+		t.Errorf("the submit was sent %d times, want once", rep.Requests)
+	}
+}
+
+func TestExpiredOutput(t *testing.T) {
+	h := start(t, simkit.Options{URLTTL: 50 * time.Millisecond}, key)
+	j, err := h.submit("fal-ai/flux/schnell", map[string]any{"prompt": "fleeting"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Follow(j)
+	res, err := h.p.Result(context.Background(), j)
+	if h.Keep(err) != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	_, err = h.p.Download(context.Background(), res.Outputs[0].URL, t.TempDir(), "late")
+	var se *service.Error
+	if !errors.As(h.Keep(err), &se) || se.HTTPStatus != 404 {
+		t.Errorf("downloading an expired output: %v, want 404", err)
+	}
+}
+
+func TestCredentials(t *testing.T) {
+	good := start(t, simkit.Options{}, key)
+	if err := good.Keep(good.p.CheckCredentials(context.Background())); err != nil {
+		t.Errorf("the right key: %v", err)
+	}
+	bad := start(t, simkit.Options{}, "wrong-key-abcdefghijkl")
+	err := bad.Keep(bad.p.CheckCredentials(context.Background()))
+	if !errors.Is(err, service.ErrUnauthorized) {
+		t.Errorf("a wrong key: %v, want ErrUnauthorized", err)
+	}
+	_, err = bad.submit("fal-ai/flux/schnell", map[string]any{"prompt": "x"})
+	if err == nil || provider.IsPossiblyPaid(err) {
+		t.Errorf("a submit with a refused key: %v, want a refusal that made nothing", err)
+	}
+	if n := len(bad.sim.Jobs().Jobs); n != 0 {
+		t.Errorf("%d jobs made with a wrong key", n)
+	}
+}

@@ -1,0 +1,34 @@
+// Package fal simulates fal's queue API (queue.fal.run) as fal's
+// reference documents it, at the root of the server, for genform's tests
+// and `genform sim -provider fal`. It accepts any model id and makes real
+// PNG pictures, or animated GIF videos for a model whose id names video.
+//
+//	POST /{model_id}                          submit: the body is the model's input
+//	GET  /{owner}/{alias}/requests/{id}/status  IN_QUEUE (202), IN_PROGRESS (202), COMPLETED (200)
+//	GET  /{owner}/{alias}/requests/{id}         the result: {"images":[...]} or {"video":{...}}
+//	PUT  /{owner}/{alias}/requests/{id}/cancel  CANCELLATION_REQUESTED, ALREADY_COMPLETED, NOT_FOUND
+//	GET  /files/{id}/{n}.{png,gif}            the outputs (no key, like fal's CDN)
+//	GET  /_sim/jobs                           the jobs report (no key)
+//
+// Every API request needs "Authorization: Key <key>". The submit answer
+// names the status, response and cancel URLs, built as fal builds them:
+// from the model id's first two segments (a subpath such as /dev is used
+// to submit, not to follow). A job waits IN_QUEUE (with its
+// queue_position) while the key has MaxConcurrent jobs in progress: fal
+// queues past its concurrency limit, it never refuses. Errors are fal's
+// two shapes: {"detail": "..."} with an error_type (request errors, and
+// the X-Fal-Error-Type header) or {"detail": [{"loc","msg","type",...}]}
+// (model errors, 422).
+//
+// A prompt containing "[fail]" (or a job FailRate picks) completes with
+// an error in its status and a 500 runner_server_error as its result;
+// "[nsfw]" completes with a 422 content_policy_violation result;
+// "[weird-status]" reports IN_RETRY, a status fal does not document, for
+// the middle of its run. Output files answer 404 from URLTTL (default 7
+// days, fal's CDN minimum) after the job completed. The faults and
+// limits are simkit's (Options); LoseRate drops the answer of a submit
+// whose request was queued.
+//
+// It does not own the client (package provider/fal) and never imports
+// package service.
+package fal

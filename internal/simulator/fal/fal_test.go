@@ -1,0 +1,141 @@
+package fal
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/genform/genform/internal/simulator/simkit"
+)
+
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+
+func do(t *testing.T, srv *httptest.Server, method, url, key, body string) (int, http.Header, map[string]any) {
+	t.Helper()
+	if strings.HasPrefix(url, "/") {
+		url = srv.URL + url
+	}
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	if key != "" {
+		req.Header.Set("Authorization", "Key "+key)
+	}
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	return resp.StatusCode, resp.Header, m
+}
+
+func TestQueueAPI(t *testing.T) {
+	c := &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	sim, err := New(simkit.Options{Token: "k", Latency: 10 * time.Second, MaxConcurrent: 1, Now: c.now, DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(sim)
+	defer srv.Close()
+
+	if code, _, body := do(t, srv, "POST", "/fal-ai/flux/dev", "", `{"prompt":"x"}`); code != 401 || body["detail"] == nil {
+		t.Errorf("no key: %d %v", code, body)
+	}
+	code, _, a := do(t, srv, "POST", "/fal-ai/flux/dev", "k", `{"prompt":"one","num_images":2}`)
+	if code != 200 || a["status"] != "IN_QUEUE" || a["request_id"] == nil {
+		t.Fatalf("submit: %d %v", code, a)
+	}
+	id := a["request_id"].(string)
+	for _, f := range []string{"status_url", "response_url", "cancel_url"} {
+		if u, _ := a[f].(string); !strings.HasPrefix(u, srv.URL+"/fal-ai/flux/requests/"+id) {
+			t.Errorf("%s = %q: want it built from the app without the subpath", f, u)
+		}
+	}
+	_, _, b := do(t, srv, "POST", "/fal-ai/flux/dev", "k", `{"prompt":"two"}`)
+	second := b["status_url"].(string)
+
+	if code, _, st := do(t, srv, "GET", second, "k", ""); code != 202 || st["status"] != "IN_QUEUE" || st["queue_position"] != float64(0) {
+		t.Errorf("behind the concurrency limit: %d %v, want IN_QUEUE (202)", code, st)
+	}
+	c.t = c.t.Add(5 * time.Second)
+	if code, _, st := do(t, srv, "GET", a["status_url"].(string), "k", ""); code != 202 || st["status"] != "IN_PROGRESS" {
+		t.Errorf("running: %d %v", code, st)
+	}
+	if code, _, _ := do(t, srv, "GET", a["response_url"].(string), "k", ""); code != 400 {
+		t.Errorf("the result before COMPLETED: %d, want 400", code)
+	}
+	c.t = c.t.Add(6 * time.Second)
+	code, _, st := do(t, srv, "GET", a["status_url"].(string), "k", "")
+	if code != 200 || st["status"] != "COMPLETED" || st["error"] != nil {
+		t.Errorf("done: %d %v", code, st)
+	}
+	if _, _, st := do(t, srv, "GET", second, "k", ""); st["status"] != "IN_PROGRESS" {
+		t.Errorf("the second once a slot freed: %v", st)
+	}
+	_, _, res := do(t, srv, "GET", a["response_url"].(string), "k", "")
+	images, _ := res["images"].([]any)
+	if len(images) != 2 {
+		t.Fatalf("result %v", res)
+	}
+	url := images[0].(map[string]any)["url"].(string)
+	resp, err := http.Get(url)
+	if err != nil || resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/png" {
+		t.Fatalf("output %s: %v %v", url, err, resp)
+	}
+	resp.Body.Close()
+
+	// A restart on the same data directory keeps the jobs.
+	if err := sim.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := New(simkit.Options{Token: "k", Now: c.now, DataDir: sim.core.Opts.DataDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := again.Jobs()
+	if len(rep.Jobs) != 2 {
+		t.Fatalf("after a restart: %+v", rep)
+	}
+	for _, j := range rep.Jobs {
+		if j.ID == id && (j.StatusRequests != 2 || j.Status != "COMPLETED" || string(j.Body) != `{"prompt":"one","num_images":2}`) {
+			t.Errorf("after a restart: %+v", j)
+		}
+	}
+
+	if code, _, body := do(t, srv, "GET", "/fal-ai/flux/requests/nope/status", "k", ""); code != 404 || body["detail"] == nil {
+		t.Errorf("an unknown request: %d %v", code, body)
+	}
+}
+
+func TestFaultsAndMarkers(t *testing.T) {
+	c := &clock{t: time.Now()}
+	sim, _ := New(simkit.Options{Token: "k", Latency: time.Second, Now: c.now, RPM: 1})
+	srv := httptest.NewServer(sim)
+	defer srv.Close()
+	_, _, a := do(t, srv, "POST", "/fal-ai/flux/schnell", "k", `{"prompt":"bad [nsfw]"}`)
+	code, h, body := do(t, srv, "GET", a["status_url"].(string), "k", "")
+	if code != 429 || h.Get("Retry-After") == "" || body["detail"] == nil {
+		t.Errorf("past the rate: %d %v %v", code, h, body)
+	}
+	c.t = c.t.Add(2 * time.Minute)
+	_, _, st := do(t, srv, "GET", a["status_url"].(string), "k", "")
+	if st["status"] != "COMPLETED" || st["error_type"] != "content_policy_violation" {
+		t.Errorf("a refused request's status: %v", st)
+	}
+	c.t = c.t.Add(2 * time.Minute)
+	code, _, body = do(t, srv, "GET", a["response_url"].(string), "k", "")
+	detail, _ := body["detail"].([]any)
+	if code != 422 || len(detail) != 1 || detail[0].(map[string]any)["type"] != "content_policy_violation" {
+		t.Errorf("a refused request's result: %d %v", code, body)
+	}
+	if rep := sim.Jobs(); rep.Throttled != 1 || len(rep.Jobs) != 1 {
+		t.Errorf("report %+v", rep)
+	}
+}

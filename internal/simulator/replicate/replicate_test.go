@@ -1,0 +1,159 @@
+package replicate
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/genform/genform/internal/simulator/simkit"
+)
+
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+
+func do(t *testing.T, srv *httptest.Server, method, url, body string, header ...string) (int, http.Header, map[string]any) {
+	t.Helper()
+	if strings.HasPrefix(url, "/") {
+		url = srv.URL + url
+	}
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer k")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	return resp.StatusCode, resp.Header, m
+}
+
+func TestPredictionsAPI(t *testing.T) {
+	c := &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	sim, err := New(simkit.Options{Token: "k", Latency: 10 * time.Second, Now: c.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(sim)
+	defer srv.Close()
+
+	code, _, p := do(t, srv, "POST", "/v1/models/black-forest-labs/flux-schnell/predictions", `{"input":{"prompt":"a","num_outputs":2}}`, "Cancel-After", "1m")
+	if code != 201 || p["status"] != "starting" || p["model"] != "black-forest-labs/flux-schnell" || p["deadline"] == nil {
+		t.Fatalf("create: %d %v", code, p)
+	}
+	get := p["urls"].(map[string]any)["get"].(string)
+	c.t = c.t.Add(5 * time.Second)
+	if _, _, p := do(t, srv, "GET", get, ""); p["status"] != "processing" || p["started_at"] == nil {
+		t.Errorf("running: %v", p)
+	}
+	c.t = c.t.Add(6 * time.Second)
+	_, _, p = do(t, srv, "GET", get, "")
+	out, _ := p["output"].([]any)
+	metrics, _ := p["metrics"].(map[string]any)
+	if p["status"] != "succeeded" || len(out) != 2 || metrics["predict_time"] == nil {
+		t.Errorf("done: %v", p)
+	}
+	c.t = c.t.Add(time.Hour)
+	if _, _, p := do(t, srv, "GET", get, ""); p["output"] != nil || p["data_removed"] != true {
+		t.Errorf("an hour on: %v, want its data removed", p)
+	}
+
+	for _, tt := range []struct {
+		body string
+		code int
+	}{
+		{`{"version":"nothex","input":{}}`, 422},
+		{`{"version":"a/b:` + strings.Repeat("0", 64) + `"}`, 422},
+		{`not json`, 400},
+	} {
+		if code, _, p := do(t, srv, "POST", "/v1/predictions", tt.body); code != tt.code || p["title"] == nil || p["status"] != float64(tt.code) {
+			t.Errorf("%s: %d %v, want a %d problem", tt.body, code, p, tt.code)
+		}
+	}
+	if code, _, _ := do(t, srv, "POST", "/v1/predictions", `{"version":"a/b","input":{}}`, "Cancel-After", "1s"); code != 400 {
+		t.Errorf("a Cancel-After under 5s: %d", code)
+	}
+	if code, _, p := do(t, srv, "GET", "/v1/account", ""); code != 200 || p["username"] == nil {
+		t.Errorf("account: %d %v", code, p)
+	}
+}
+
+func TestListPagesNewestFirst(t *testing.T) {
+	c := &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	sim, _ := New(simkit.Options{Token: "k", Now: c.now, RPM: -1})
+	srv := httptest.NewServer(sim)
+	defer srv.Close()
+	for i := range pageSize + 5 {
+		c.t = c.t.Add(time.Second)
+		do(t, srv, "POST", "/v1/predictions", fmt.Sprintf(`{"version":"a/b","input":{"i":%d}}`, i))
+	}
+	_, _, page := do(t, srv, "GET", "/v1/predictions", "")
+	results := page["results"].([]any)
+	if len(results) != pageSize || results[0].(map[string]any)["input"].(map[string]any)["i"] != float64(pageSize+4) {
+		t.Fatalf("first page: %d results, first %v", len(results), results[0])
+	}
+	_, _, next := do(t, srv, "GET", page["next"].(string), "")
+	if n := len(next["results"].([]any)); n != 5 || next["next"] != nil {
+		t.Errorf("second page: %d results, next %v", n, next["next"])
+	}
+	after := c.t.Add(-2 * time.Second).Format(time.RFC3339Nano)
+	_, _, f := do(t, srv, "GET", "/v1/predictions?created_after="+after, "")
+	if n := len(f["results"].([]any)); n != 3 {
+		t.Errorf("created_after kept %d predictions, want 3", n)
+	}
+}
+
+func TestCancelAndAbort(t *testing.T) {
+	c := &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	sim, _ := New(simkit.Options{Token: "k", Now: c.now, Latency: time.Minute, MaxConcurrent: 1})
+	srv := httptest.NewServer(sim)
+	defer srv.Close()
+	_, _, first := do(t, srv, "POST", "/v1/predictions", `{"version":"a/b","input":{"prompt":"1"}}`)
+	_, _, second := do(t, srv, "POST", "/v1/predictions", `{"version":"a/b","input":{"prompt":"2"}}`, "Cancel-After", "30s")
+	c.t = c.t.Add(10 * time.Second)
+	_, _, p := do(t, srv, "POST", first["urls"].(map[string]any)["cancel"].(string), "")
+	if p["status"] != "canceled" {
+		t.Errorf("canceled while running: %v", p)
+	}
+	c.t = c.t.Add(30 * time.Second)
+	if _, _, p := do(t, srv, "GET", second["urls"].(map[string]any)["get"].(string), ""); p["status"] != "aborted" {
+		t.Errorf("deadline before it started: %v, want aborted", p)
+	}
+}
+
+func TestMarkersAndFaults(t *testing.T) {
+	sim, _ := New(simkit.Options{Token: "k", Latency: time.Millisecond, LoseRate: 1})
+	srv := httptest.NewServer(sim)
+	defer srv.Close()
+	req, _ := http.NewRequest("POST", srv.URL+"/v1/predictions", strings.NewReader(`{"version":"a/b","input":{"prompt":"x [nsfw]"}}`))
+	req.Header.Set("Authorization", "Bearer k")
+	if resp, err := srv.Client().Do(req); err == nil {
+		resp.Body.Close()
+		t.Fatalf("a lost answer came back: %d", resp.StatusCode)
+	}
+	rep := sim.Jobs()
+	if len(rep.Jobs) != 1 {
+		t.Fatalf("report %+v: the job of a lost answer is made", rep)
+	}
+	time.Sleep(5 * time.Millisecond)
+	_, _, p := do(t, srv, "GET", "/v1/predictions/"+rep.Jobs[0].ID, "")
+	if p["status"] != "failed" || !strings.Contains(fmt.Sprint(p["error"]), "NSFW") {
+		t.Errorf("a refused prediction: %v", p)
+	}
+	req, _ = http.NewRequest("GET", srv.URL+"/v1/account", nil)
+	resp, _ := srv.Client().Do(req)
+	resp.Body.Close()
+	if resp.StatusCode != 401 {
+		t.Errorf("no key: %d", resp.StatusCode)
+	}
+}

@@ -1,0 +1,106 @@
+package simkit
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/genform/genform/internal/atomicfile"
+)
+
+// Store keeps one JSON file per job under DataDir/jobs, each written to a
+// temporary file and renamed into place so a crash never leaves half a
+// job. One DataDir serves one simulator at a time.
+type Store struct {
+	dataDir string
+	jobsDir string
+}
+
+const secretFile = "secret.key"
+
+// OpenStore opens (creating it) the data directory dataDir.
+func OpenStore(dataDir string) (*Store, error) {
+	s := &Store{dataDir: dataDir, jobsDir: filepath.Join(dataDir, "jobs")}
+	if err := os.MkdirAll(s.jobsDir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating the simulator data directory: %w", err)
+	}
+	return s, nil
+}
+
+// Secret returns the key that signs URLs, creating it on first use, so
+// URLs handed out before a restart stay valid after it.
+func (s *Store) Secret() ([]byte, error) {
+	path := filepath.Join(s.dataDir, secretFile)
+	b, err := os.ReadFile(path)
+	if err == nil {
+		key, err := hex.DecodeString(strings.TrimSpace(string(b)))
+		if err != nil || len(key) < 16 {
+			return nil, fmt.Errorf("reading %s: not a hex key of at least 16 bytes; delete it to make a new one", path)
+		}
+		return key, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("reading the URL signing key: %w", err)
+	}
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, fmt.Errorf("generating the URL signing key: %w", err)
+	}
+	if err := atomicfile.WriteFile(path, []byte(hex.EncodeToString(key)+"\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("saving the URL signing key: %w", err)
+	}
+	return key, nil
+}
+
+// Save writes v, indented, as the file of job id.
+func (s *Store) Save(id string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding job %s: %w", id, err)
+	}
+	return s.Write(id, b)
+}
+
+// Write writes b as the file of job id.
+func (s *Store) Write(id string, b []byte) error {
+	if err := atomicfile.WriteFile(filepath.Join(s.jobsDir, id+".json"), append(b, '\n'), 0o600); err != nil {
+		return fmt.Errorf("saving job %s: %w", id, err)
+	}
+	return nil
+}
+
+// Load calls decode with the path and bytes of every saved job. Leftover
+// temporary files of an interrupted write are removed; a job file that
+// cannot be read, or that decode refuses, is an error rather than
+// silently dropped, since losing a job would make a client pay twice.
+func (s *Store) Load(decode func(path string, b []byte) error) error {
+	entries, err := os.ReadDir(s.jobsDir)
+	if err != nil {
+		return fmt.Errorf("listing saved jobs: %w", err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		path := filepath.Join(s.jobsDir, name)
+		if strings.HasSuffix(name, ".tmp") {
+			os.Remove(path)
+			continue
+		}
+		if e.IsDir() || !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("reading saved job: %w", err)
+		}
+		if err := decode(path, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
