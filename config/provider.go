@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -72,6 +73,36 @@ func (c *Config) ProviderOf(name string) *Provider {
 		return p
 	}
 	return &Provider{Name: name, Catalog: catalog.Lookup(name)}
+}
+
+// SettingsOf is what the jobs of the provider named name run with: the
+// service block's settings for "" (the reference service), and for a live
+// provider its block's, each one it leaves out taken from the provider's
+// documented limits (parallelism, requests_per_minute) or genform's
+// defaults.
+func (c *Config) SettingsOf(name string) Service {
+	if name == "" {
+		return c.Service
+	}
+	p := c.ProviderOf(name)
+	s := p.Settings
+	var lim catalog.Limits
+	if p.Catalog != nil {
+		lim = p.Catalog.Limits
+	}
+	if s.Parallelism == 0 {
+		s.Parallelism = cmp.Or(lim.Parallelism, DefaultParallelism)
+	}
+	if s.RequestsPerMinute == 0 {
+		s.RequestsPerMinute = cmp.Or(lim.RequestsPerMinute, DefaultRequestsPerMinute)
+	}
+	if s.PollInterval == 0 {
+		s.PollInterval = DefaultPollInterval
+	}
+	if s.Timeout == 0 {
+		s.Timeout = DefaultTimeout
+	}
+	return s
 }
 
 // ServiceID is the identity of the service an instance of ep is made

@@ -55,6 +55,9 @@ type DocResource struct {
 	Request       RawJSON     `json:"request,omitempty"`
 	GenerationID  string      `json:"generation_id,omitempty"`
 	CreationID    string      `json:"creation_id,omitempty"`
+	Handle        RawJSON     `json:"handle,omitempty"`
+	Version       string      `json:"version,omitempty"`
+	Usage         RawJSON     `json:"usage,omitempty"`
 	Status        string      `json:"status,omitempty"`
 	Error         string      `json:"error,omitempty"`
 	Detail        RawJSON     `json:"detail,omitempty"`
@@ -98,6 +101,7 @@ type DocIntent struct {
 	Fingerprint  string  `json:"fingerprint"`
 	Request      RawJSON `json:"request,omitempty"`
 	GenerationID string  `json:"generation_id,omitempty"`
+	Handle       RawJSON `json:"handle,omitempty"`
 	CreatedAt    string  `json:"created_at,omitempty"`
 	SubmittedAt  string  `json:"submitted_at,omitempty"`
 }
@@ -224,7 +228,7 @@ func (s *Store) Document() (*Document, error) {
 		}
 		d.Intents = append(d.Intents, DocIntent{
 			Address: in.Addr.String(), Endpoint: in.Endpoint.Path(), Fingerprint: in.Fingerprint,
-			Request: RawJSON(in.Request), GenerationID: in.GenerationID,
+			Request: RawJSON(in.Request), GenerationID: in.GenerationID, Handle: RawJSON(in.Handle),
 			CreatedAt: docTime(in.CreatedAt), SubmittedAt: docTime(in.SubmittedAt),
 		})
 	}
@@ -249,6 +253,7 @@ func docResource(r *Resource) DocResource {
 	d := DocResource{
 		Address: r.Addr.String(), Endpoint: r.Endpoint.Path(), Fingerprint: r.Fingerprint,
 		Request: RawJSON(r.Request), GenerationID: r.GenerationID, CreationID: r.CreationID,
+		Handle: RawJSON(r.Handle), Version: r.Version, Usage: RawJSON(r.Usage),
 		Status: r.Status, Error: r.Error, Detail: RawJSON(r.Detail), Dir: r.Dir,
 		WatermarkFree: r.WatermarkFree, CreatedAt: docTime(r.CreatedAt), UpdatedAt: docTime(r.UpdatedAt),
 		Serial: r.Serial,
@@ -423,6 +428,7 @@ func (dr *DocResource) resource() (*Resource, error) {
 	r := &Resource{
 		Addr: a, Fingerprint: dr.Fingerprint, Request: json.RawMessage(dr.Request),
 		GenerationID: dr.GenerationID, CreationID: dr.CreationID, Status: dr.Status, Error: dr.Error,
+		Handle: json.RawMessage(dr.Handle), Version: dr.Version, Usage: json.RawMessage(dr.Usage),
 		Detail: json.RawMessage(dr.Detail), Dir: dr.Dir, WatermarkFree: dr.WatermarkFree, Serial: dr.Serial,
 	}
 	if r.Endpoint, err = recordEndpoint(dr.Endpoint, a); err != nil {
@@ -471,7 +477,7 @@ func (di *DocIntent) intent() (*Intent, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := &Intent{Addr: a, Fingerprint: di.Fingerprint, Request: json.RawMessage(di.Request), GenerationID: di.GenerationID}
+	in := &Intent{Addr: a, Fingerprint: di.Fingerprint, Request: json.RawMessage(di.Request), GenerationID: di.GenerationID, Handle: json.RawMessage(di.Handle)}
 	if in.Endpoint, err = recordEndpoint(di.Endpoint, a); err != nil {
 		return nil, err
 	}

@@ -21,10 +21,10 @@ func TestDocumentCoversRecords(t *testing.T) {
 		typ  any
 		have []string
 	}{
-		{Resource{}, []string{"Addr", "Endpoint", "Fingerprint", "Request", "GenerationID", "CreationID", "Status", "Error", "Detail", "Outputs", "Dir", "WatermarkFree", "Deps", "CreatedAt", "UpdatedAt", "Serial", "Failure"}},
+		{Resource{}, []string{"Addr", "Endpoint", "Fingerprint", "Request", "GenerationID", "CreationID", "Handle", "Version", "Usage", "Status", "Error", "Detail", "Outputs", "Dir", "WatermarkFree", "Deps", "CreatedAt", "UpdatedAt", "Serial", "Failure"}},
 		{Failure{}, []string{"Endpoint", "Fingerprint", "Request", "GenerationID", "Error", "At"}},
 		{Output{}, []string{"Index", "ID", "MediaURL", "ThumbnailURL", "Path", "Size", "ModTime", "SHA256", "ContentType"}},
-		{Intent{}, []string{"Addr", "Endpoint", "Fingerprint", "Request", "GenerationID", "CreatedAt", "SubmittedAt"}},
+		{Intent{}, []string{"Addr", "Endpoint", "Fingerprint", "Request", "GenerationID", "Handle", "CreatedAt", "SubmittedAt"}},
 		{Protection{}, []string{"Addr", "PreventDestroy"}},
 		{Meta{}, []string{"SchemaVersion", "Lineage", "Serial", "Service", "RunStart"}},
 	} {
@@ -59,13 +59,20 @@ func TestDocumentWritesBackTheBytes(t *testing.T) {
 	}
 	clip := &Resource{Addr: a(`video.clip["a b"]`), Endpoint: addrs.Image2Video, Fingerprint: "sha256:3", Request: json.RawMessage(`{}`),
 		GenerationID: "gen-3", Status: "failed", Error: "timeout", Dir: "generated/video/clip"}
+	live := &Resource{Addr: a("image.live"), Endpoint: addrs.ModelEndpoint("replicate", "black-forest-labs/flux-schnell", addrs.Image),
+		Fingerprint: "sha256:5", Request: json.RawMessage(`{"prompt":"p"}`), GenerationID: "p1", CreationID: "p1",
+		Handle: json.RawMessage(`{"get":"https://api.replicate.com/v1/predictions/p1"}`), Version: "v9",
+		Usage: json.RawMessage(`{"predict_time":1.25}`), Status: "succeed", Dir: "generated/image/live"}
 	err := s.Update(func(tx *Tx) error {
-		for _, r := range []*Resource{hero, clip} {
+		for _, r := range []*Resource{hero, clip, live} {
 			if err := tx.Record(r); err != nil {
 				return err
 			}
 		}
 		if err := tx.RecordIntent(&Intent{Addr: a("video.next"), Endpoint: addrs.Text2Video, Fingerprint: "sha256:4", Request: json.RawMessage(`{"prompt":"n"}`), GenerationID: "j", SubmittedAt: at}); err != nil {
+			return err
+		}
+		if err := tx.RecordIntent(&Intent{Addr: a("image.queued"), Endpoint: addrs.ModelEndpoint("fal", "fal-ai/flux/dev", addrs.Image), Fingerprint: "sha256:6", Request: json.RawMessage(`{"prompt":"q"}`), GenerationID: "r1", Handle: json.RawMessage(`{"status_url":"https://queue.fal.run/fal-ai/flux/requests/r1/status"}`), SubmittedAt: at}); err != nil {
 			return err
 		}
 		if err := tx.Protect(a("image.hero"), true); err != nil {

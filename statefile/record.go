@@ -20,10 +20,19 @@ type Resource struct {
 	Request      json.RawMessage // the request body sent, without secrets
 	GenerationID string
 	CreationID   string
-	Status       string          // raw service status of the last poll, "succeed" or "failed"
-	Error        string          // last failure message, if the last generation failed
-	Detail       json.RawMessage // creation detail as received
-	Outputs      []Output
+	// Handle is what the provider handed back to follow the job and
+	// fetch its result again (provider.Job.Handle); nil when the id is
+	// enough.
+	Handle json.RawMessage
+	// Version is the model version that ran, when the provider says.
+	Version string
+	// Usage is what the provider reported of the job's cost or usage, as
+	// received; nil when it reported none.
+	Usage   json.RawMessage
+	Status  string          // raw service status of the last poll, "succeed" or "failed"
+	Error   string          // last failure message, if the last generation failed
+	Detail  json.RawMessage // creation detail as received
+	Outputs []Output
 	// Dir is the directory of its files, relative to the working directory.
 	// A Dir or output Path leading outside it is refused by Tx.Record and
 	// read as corrupt (see checkPaths).
@@ -88,8 +97,11 @@ type Intent struct {
 	// GenerationID is "" until the service answered: an intent without one
 	// means a create request may or may not have reached the service.
 	GenerationID string
-	CreatedAt    time.Time
-	SubmittedAt  time.Time // when GenerationID was recorded
+	// Handle is what the provider handed back with the id to follow the
+	// job (provider.Job.Handle); nil when the id is enough.
+	Handle      json.RawMessage
+	CreatedAt   time.Time
+	SubmittedAt time.Time // when GenerationID was recorded
 }
 
 // Protection records lifecycle.prevent_destroy for an address. It is kept in
@@ -130,6 +142,9 @@ const (
 	resDetail        = 17
 	resFailure       = 18 // message, fields fail*; written before the blobs
 	resSerial        = 19
+	resHandle        = 20
+	resVersion       = 21
+	resUsage         = 22
 )
 
 // Field numbers of a failure, nested in a resource record.
@@ -165,6 +180,7 @@ const (
 	intGenerationID = 6
 	intCreatedAt    = 7
 	intSubmittedAt  = 8
+	intHandle       = 9
 	intRequest      = 16
 )
 
@@ -208,6 +224,9 @@ func encodeResource(r *Resource) []byte {
 	e.time(resCreatedAt, r.CreatedAt)
 	e.time(resUpdatedAt, r.UpdatedAt)
 	e.uvarint(resSerial, r.Serial)
+	e.string(resHandle, string(r.Handle))
+	e.string(resVersion, r.Version)
+	e.string(resUsage, string(r.Usage))
 	if f := r.Failure; f != nil {
 		e.message(resFailure, func(e *encoder) {
 			e.string(failEndpoint, f.Endpoint.Path())
@@ -290,6 +309,12 @@ func decodeResourceRecord(key, buf []byte, atKey, detail bool) (*Resource, error
 			res.UpdatedAt = r.time()
 		case resSerial:
 			res.Serial = r.uvarint()
+		case resHandle:
+			res.Handle = json.RawMessage(r.string())
+		case resVersion:
+			res.Version = r.string()
+		case resUsage:
+			res.Usage = json.RawMessage(r.string())
 		case resRequest:
 			res.Request = r.bytes()
 		case resDetail:
@@ -504,6 +529,7 @@ func encodeIntent(i *Intent) []byte {
 	e.string(intGenerationID, i.GenerationID)
 	e.time(intCreatedAt, i.CreatedAt)
 	e.time(intSubmittedAt, i.SubmittedAt)
+	e.string(intHandle, string(i.Handle))
 	e.bytes(intRequest, i.Request)
 	return e.b
 }
@@ -539,6 +565,8 @@ func decodeIntent(key, buf []byte) (*Intent, error) {
 			in.CreatedAt = r.time()
 		case intSubmittedAt:
 			in.SubmittedAt = r.time()
+		case intHandle:
+			in.Handle = json.RawMessage(r.string())
 		case intRequest:
 			in.Request = r.bytes()
 		}

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -212,7 +213,8 @@ func checkMaxCost(p *plans.Plan, limit string) error {
 
 // ExecuteOptions says how to carry out a run.
 type ExecuteOptions struct {
-	// Parallelism overrides the service block's, when above 0.
+	// Parallelism overrides the service block's and every provider
+	// block's, when above 0.
 	Parallelism int
 	// Started is called once everything the run needs is ready, just
 	// before the engine starts.
@@ -240,34 +242,41 @@ func (r *Run) Execute(ctx context.Context, opts ExecuteOptions) (*apply.Result, 
 	if opts.Parallelism > 0 {
 		eng.Parallelism = opts.Parallelism
 	}
-	if needsService(plan) {
-		client, stop, err := r.w.Provider(apply.ReportRetry)
+	for _, name := range usedProviders(plan) {
+		s := cfg.SettingsOf(name)
+		lim := apply.Limits{Parallelism: s.Parallelism, PollInterval: s.PollInterval, Timeout: s.Timeout}
+		if opts.Parallelism > 0 {
+			lim.Parallelism = opts.Parallelism
+		}
+		if eng.Limits == nil {
+			eng.Limits = map[string]apply.Limits{}
+		}
+		eng.Limits[name] = lim
+	}
+	// Every provider is connected when a change first needs it: the
+	// engine checks the key of each one the plan submits to before
+	// anything is submitted, and a restore from the cache needs none
+	// until a cached copy turns out changed or gone (its files are then
+	// downloaded again by creation id, in the same apply).
+	var mu sync.Mutex
+	var stops []func()
+	defer func() {
+		for _, stop := range stops {
+			stop()
+		}
+	}()
+	eng.Connect = func(name string) (provider.Provider, error) {
+		p, stop, err := r.w.Provider(name, apply.ReportRetry)
 		if err != nil {
 			return nil, err
 		}
-		defer stop()
-		eng.Service = client
-		if !ep.Builtin() {
-			defer oneProc(r.w.Getenv)()
-		}
-	} else {
-		// A restore from the cache needs no service, until a cached copy
-		// turns out changed or gone: then its files are downloaded again
-		// by creation id, in the same apply.
-		var stop func()
-		defer func() {
-			if stop != nil {
-				stop()
-			}
-		}()
-		eng.Connect = func() (provider.Provider, error) {
-			client, s, err := r.w.Provider(apply.ReportRetry)
-			if err != nil {
-				return nil, err
-			}
-			stop = s
-			return client, nil
-		}
+		mu.Lock()
+		stops = append(stops, stop)
+		mu.Unlock()
+		return p, nil
+	}
+	if needsService(plan) && !ep.Builtin() {
+		defer oneProc(r.w.Getenv)()
 	}
 	mask := secrets.NewMasker(r.w.Hider(), plan)
 	eng.Events = func(ev apply.Event) {
@@ -295,7 +304,19 @@ func (r *Run) Execute(ctx context.Context, opts ExecuteOptions) (*apply.Result, 
 	return res, nil
 }
 
-// needsService reports whether carrying out plan asks anything of the
+// usedProviders lists the live providers the plan's changes are made
+// with, by name.
+func usedProviders(plan *plans.Plan) []string {
+	var names []string
+	for _, c := range plan.Changes {
+		if n := c.Endpoint.Provider(); n != "" && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// needsService reports whether carrying out plan asks anything of a
 // service.
 func needsService(plan *plans.Plan) bool {
 	needService := false

@@ -57,3 +57,21 @@ func DescribeService(id string) string {
 	}
 	return Endpoint{ID: id, BaseURL: id}.Describe()
 }
+
+// DescribeProvider names the provider called name as the commands show
+// it: the reference service's line for "", otherwise the provider's title,
+// with its base URL when the block sets one.
+func (w *Workspace) DescribeProvider(name string) string {
+	if name == "" {
+		return w.Endpoint.Describe()
+	}
+	p := w.Config.ProviderOf(name)
+	title := name
+	if p.Catalog != nil {
+		title = p.Catalog.Title
+	}
+	if p.Settings.BaseURL != "" {
+		return title + " at " + p.Settings.BaseURL
+	}
+	return title
+}

@@ -79,13 +79,13 @@ func (w *Workspace) Import(ctx context.Context, req ImportRequest) (*Imported, h
 		return nil, nil, notDeclaredError(addr, w.Config, insts)
 	}
 
-	client, stop, err := w.Provider(nil)
+	client, stop, err := w.Provider(inst.Endpoint.Provider(), nil)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer stop()
 	if req.Started != nil {
-		req.Started(w.Endpoint.Describe())
+		req.Started(w.DescribeProvider(inst.Endpoint.Provider()))
 	}
 	res, err := apply.Import(ctx, apply.ImportInput{
 		Instance: inst, CreationID: id, Store: store, Service: client, ServiceID: w.Endpoint.ID, Dir: ".",
@@ -103,8 +103,10 @@ func (w *Workspace) Import(ctx context.Context, req ImportRequest) (*Imported, h
 	// nothing. A crash in between leaves the state naming what it named
 	// before: no service (recorded at the next apply), or the one that
 	// -migrate-service moved away from, whose switch is asked again.
-	if err := store.Update(func(tx *statefile.Tx) error { return tx.SetService(w.Endpoint.ID) }); err != nil {
-		return out, nil, err
+	if inst.Endpoint.Provider() == "" {
+		if err := store.Update(func(tx *statefile.Tx) error { return tx.SetService(w.Endpoint.ID) }); err != nil {
+			return out, nil, err
+		}
 	}
 	out.Resource = res.Resource
 	return out, nil, nil

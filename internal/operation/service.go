@@ -9,7 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/genform/genform/internal/catalog"
 	"github.com/genform/genform/internal/provider"
+	"github.com/genform/genform/internal/provider/fal"
+	"github.com/genform/genform/internal/provider/replicate"
 	"github.com/genform/genform/internal/provider/reference"
 	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/simulator"
@@ -146,12 +149,53 @@ func (w *Workspace) Connect(onRetry func(context.Context, service.RetryInfo)) (c
 	return client, stop, nil
 }
 
-// Provider is the configured service behind the provider seam, connected
-// as Connect does.
-func (w *Workspace) Provider(onRetry func(context.Context, service.RetryInfo)) (provider.Provider, func(), error) {
-	client, stop, err := w.Connect(onRetry)
-	if err != nil {
-		return nil, stop, err
+// adapters build the live providers' adapters, by name.
+var adapters = map[string]func(provider.Config) (provider.Provider, error){
+	"fal":       func(c provider.Config) (provider.Provider, error) { return fal.New(c) },
+	"replicate": func(c provider.Config) (provider.Provider, error) { return replicate.New(c) },
+}
+
+// Provider is the provider named name behind the provider seam: "" is
+// the configured reference service, connected as Connect does; any other
+// name a live provider, its adapter built from its provider block and
+// its key (the block's key, or the environment variable the provider's
+// own tools read). A key that is not set is an error naming where to set
+// it, before anything is sent.
+func (w *Workspace) Provider(name string, onRetry func(context.Context, service.RetryInfo)) (provider.Provider, func(), error) {
+	if name == "" {
+		client, stop, err := w.Connect(onRetry)
+		if err != nil {
+			return nil, stop, err
+		}
+		return reference.New(client, w.Endpoint.ID), stop, nil
 	}
-	return reference.New(client, w.Endpoint.ID), stop, nil
+	p := w.Config.ProviderOf(name)
+	if p.Catalog == nil {
+		return nil, func() {}, catalog.Unknown(name)
+	}
+	s := w.Config.SettingsOf(name)
+	key := s.Token
+	if key == "" {
+		key = w.Getenv(p.Catalog.KeyEnv)
+	}
+	if key == "" {
+		return nil, func() {}, fmt.Errorf("%s needs an API key, and none is set: export %s=... (or set key in the provider %q block, from a variable marked sensitive); nothing was submitted", p.Catalog.Title, p.Catalog.KeyEnv, name)
+	}
+	newAdapter, ok := adapters[name]
+	if !ok {
+		return nil, func() {}, fmt.Errorf("genform has no adapter of provider %q", name)
+	}
+	a, err := newAdapter(provider.Config{
+		BaseURL:           s.BaseURL,
+		Key:               key,
+		RequestsPerMinute: s.RequestsPerMinute,
+		MaxDownloadSize:   s.MaxDownloadSize,
+		Debug:             w.debugLog(),
+		UserAgent:         w.UserAgent,
+		OnRetry:           onRetry,
+	})
+	if err != nil {
+		return nil, func() {}, err
+	}
+	return a, func() {}, nil
 }

@@ -33,6 +33,10 @@ type Job struct {
 	ID string
 	// Kind is what the job makes.
 	Kind addrs.Kind
+	// Target is the request's Target (the model) when it is known: a job
+	// adopted by import has no Handle, and a provider whose job URLs
+	// name the model builds them from it.
+	Target string
 	// Handle is what the provider handed back to follow the job (a
 	// status and a result URL), exactly as it is to be used again;
 	// opaque to everything but the provider, and recorded with the job.

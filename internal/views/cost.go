@@ -8,15 +8,16 @@ import (
 // "" when the plan has no prices or the change makes no generation, and
 // "unknown" when its kind has no price.
 func changeCost(p *plans.Plan, c *plans.Change) string {
-	if p.Prices == nil || !c.Action.Generates() {
+	e, priced := p.Cost()
+	if !priced || !c.Action.Generates() {
 		return ""
 	}
-	amount, ok := c.Cost(p.Prices)
+	amount, ok := p.CostOf(c)
 	if !ok {
 		return "unknown"
 	}
 	if c.AtMost {
-		return "at most " + amount.String() + " " + p.Prices.Currency
+		return "at most " + amount.String() + " " + e.Currency
 	}
-	return amount.String() + " " + p.Prices.Currency
+	return amount.String() + " " + e.Currency
 }

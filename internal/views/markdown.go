@@ -74,7 +74,7 @@ func PlanMarkdown(w io.Writer, p *plans.Plan, serviceLine string) {
 		}
 		fmt.Fprintf(&b, "\n> [!WARNING]\n> This plan deletes or replaces %d resource%s; their current files are removed: %s\n", len(destructive), words.Plural(len(destructive)), list)
 	}
-	priced := p.Prices != nil
+	priced := p.Priced()
 	if priced {
 		b.WriteString("\n| | Resource | Action | Reason | Cost |\n|---|---|---|---|---|\n")
 	} else {

@@ -27,7 +27,10 @@ import (
 // A file that cannot be written here (a full disk, a read-only file
 // system) stops the downloads of rec: the next would fail alike.
 func (r *applyRun) downloadAll(ctx context.Context, rec *statefile.Resource, which map[int]bool) error {
-	e := r.e
+	p, err := r.providerFor(rec.Endpoint)
+	if err != nil {
+		return fmt.Errorf("downloading the outputs of %s: %w", rec.Addr, err)
+	}
 	var errs []error
 	var wmURL string
 	stopped := false
@@ -43,7 +46,7 @@ func (r *applyRun) downloadAll(ctx context.Context, rec *statefile.Resource, whi
 		url := o.MediaURL
 		if rec.Addr.Resource.Kind == addrs.Video && rec.WatermarkFree {
 			if wmURL == "" {
-				w, err := watermarkFreeURL(ctx, e.Service, rec.CreationID)
+				w, err := watermarkFreeURL(ctx, p, rec.CreationID)
 				if err != nil {
 					errs = append(errs, fmt.Errorf("getting the watermark-free URL of %s: %w", rec.Addr, r.timedOut(ctx, err)))
 					o.SHA256 = ""
@@ -53,7 +56,7 @@ func (r *applyRun) downloadAll(ctx context.Context, rec *statefile.Resource, whi
 			}
 			url = wmURL
 		}
-		d, err := r.download(ctx, rec.Addr, url, rec.Dir, o.Index)
+		d, err := r.download(ctx, p, rec.Addr, url, rec.Dir, o.Index)
 		if err != nil {
 			o.SHA256 = ""
 			errs = append(errs, fmt.Errorf("downloading output %d of %s: %w", o.Index, rec.Addr, r.timedOut(ctx, err)))
@@ -78,13 +81,13 @@ type fetched struct {
 
 // download fetches one file into dir as <index>.<ext>. The client retries
 // what is worth retrying (truncated transfers included).
-func (r *applyRun) download(ctx context.Context, addr addrs.Instance, url, dir string, index int) (*fetched, error) {
+func (r *applyRun) download(ctx context.Context, p provider.Provider, addr addrs.Instance, url, dir string, index int) (*fetched, error) {
 	e := r.e
 	if err := workdir.CheckInside(e.Dir, dir); err != nil {
 		return nil, err
 	}
 	abs := filepath.Join(e.Dir, filepath.FromSlash(dir))
-	d, err := e.Service.Download(ctx, url, abs, strconv.Itoa(index))
+	d, err := p.Download(ctx, url, abs, strconv.Itoa(index))
 	if err != nil {
 		return nil, err
 	}

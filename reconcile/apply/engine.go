@@ -25,14 +25,25 @@ import (
 
 // Engine applies plans.
 type Engine struct {
-	Config  *config.Config
-	Store   *statefile.Store
-	Service provider.Provider
-	// Connect, when Service is nil, is called (once) for a service when a
-	// change needs one after all: a restore whose cached copy turns out
-	// changed or gone downloads its files again by creation id.
-	Connect   func() (provider.Provider, error)
+	Config *config.Config
+	Store  *statefile.Store
+	// Service is the reference service, and Providers the live providers
+	// by name: what makes each change's generation is chosen by its
+	// endpoint's provider.
+	Service   provider.Provider
+	Providers map[string]provider.Provider
+	// Connect is called (once a run for each provider, "" naming the
+	// reference service) for one the engine was not given when a change
+	// needs it after all: a restore whose cached copy turns out changed
+	// or gone downloads its files again by creation id.
+	Connect func(name string) (provider.Provider, error)
+	// ServiceID is the reference service's identity: the state names it
+	// once a generation was made there.
 	ServiceID string
+	// Limits are the live providers' own settings, by name; one not
+	// listed, and the reference service, take Parallelism, PollInterval
+	// and Timeout.
+	Limits map[string]Limits
 	// Parallelism bounds the generations in flight at once.
 	Parallelism int
 	// PollInterval is the longest wait between two status polls of a job.
@@ -48,6 +59,17 @@ type Engine struct {
 	Dir string
 	// Events receives progress; nil discards it.
 	Events func(Event)
+}
+
+// Limits bound the jobs of one provider: each provider has its own
+// generation slots, waits and timeout.
+type Limits struct {
+	// Parallelism bounds its generations in flight at once.
+	Parallelism int
+	// PollInterval is the longest wait between two status polls of a job.
+	PollInterval time.Duration
+	// Timeout bounds one generation from end to end (see Engine.Timeout).
+	Timeout time.Duration
 }
 
 // Failure is one instance that did not reach its planned state.
@@ -104,7 +126,6 @@ type applyRun struct {
 	e      *Engine
 	ctx    context.Context
 	plan   *plans.Plan
-	sem    chan struct{}
 	mu     sync.Mutex
 	res    *Result
 	failed map[addrs.Resource]string // resource -> why it failed
@@ -119,9 +140,20 @@ type applyRun struct {
 	// cache keeps the files changes remove or overwrite (see cacheFor).
 	cache     *cache.Cache
 	cacheOnce sync.Once
-	// connectOnce guards the connection needService makes.
-	connectOnce sync.Once
-	connectErr  error
+	// lanes are the providers the run has used, by name (see lane).
+	laneMu sync.Mutex
+	lanes  map[string]*lane
+}
+
+// lane is one provider as a run uses it: its connection, guarded, or why
+// it could not be made, and its generation slots and limits.
+type lane struct {
+	name string
+	lim  Limits
+	sem  chan struct{}
+	once sync.Once
+	p    provider.Provider
+	err  error
 }
 
 // start begins a run of the engine: of a plan, for Apply, or of the steps
@@ -132,11 +164,11 @@ func (e *Engine) start(ctx context.Context, plan *plans.Plan) *applyRun {
 	r := &applyRun{
 		e:       e,
 		plan:    plan,
-		sem:     make(chan struct{}, max(e.Parallelism, 1)),
 		res:     &Result{},
 		failed:  map[addrs.Resource]string{},
 		held:    map[addrs.Resource]addrs.Instance{},
 		running: map[addrs.Instance]string{},
+		lanes:   map[string]*lane{},
 	}
 	r.ctx, r.stop = context.WithCancelCause(ctx)
 	return r
@@ -219,20 +251,67 @@ func (e *Engine) Apply(ctx context.Context, plan *plans.Plan) (*Result, error) {
 	return r.res, nil
 }
 
-// needService makes sure the run has a service, connecting through
-// Engine.Connect the first time one is needed and none was given.
-func (r *applyRun) needService() error {
-	r.connectOnce.Do(func() {
-		if r.e.Service != nil {
-			return
+// providerFor is the provider that makes ep's generations: the reference
+// service for its endpoints, the live provider ep names otherwise. One
+// the engine was not given is connected through Engine.Connect the first
+// time it is needed. Every call the run makes goes through the guard that
+// stops it when the provider refuses the key (see guarded).
+func (r *applyRun) providerFor(ep addrs.Endpoint) (provider.Provider, error) {
+	l := r.lane(ep)
+	l.once.Do(func() {
+		if l.name == "" {
+			l.p = r.e.Service
+		} else {
+			l.p = r.e.Providers[l.name]
 		}
-		if r.e.Connect == nil {
-			r.connectErr = errors.New("no service is connected")
-			return
+		if l.p == nil {
+			switch {
+			case r.e.Connect != nil:
+				l.p, l.err = r.e.Connect(l.name)
+			case l.name == "":
+				l.err = errors.New("no service is connected")
+			default:
+				l.err = fmt.Errorf("provider %q is not connected", l.name)
+			}
 		}
-		r.e.Service, r.connectErr = r.e.Connect()
+		if l.err == nil {
+			l.p = guarded{Provider: l.p, r: r}
+		}
 	})
-	return r.connectErr
+	return l.p, l.err
+}
+
+// lane is the lane of ep's provider, made the first time it is asked for.
+func (r *applyRun) lane(ep addrs.Endpoint) *lane {
+	name := ep.Provider()
+	r.laneMu.Lock()
+	defer r.laneMu.Unlock()
+	if l, ok := r.lanes[name]; ok {
+		return l
+	}
+	lim := Limits{Parallelism: r.e.Parallelism, PollInterval: r.e.PollInterval, Timeout: r.e.Timeout}
+	if own, ok := r.e.Limits[name]; ok && name != "" {
+		lim = own
+	}
+	if lim.PollInterval <= 0 {
+		lim.PollInterval = 5 * time.Second
+	}
+	if lim.Timeout <= 0 {
+		lim.Timeout = 30 * time.Minute
+	}
+	l := &lane{name: name, lim: lim, sem: make(chan struct{}, max(lim.Parallelism, 1))}
+	r.lanes[name] = l
+	return l
+}
+
+// setService records, in tx, the reference service as the one the
+// state's generations are made with, when ep is one of its endpoints:
+// a live provider's generations name their provider in their endpoint.
+func (r *applyRun) setService(tx *statefile.Tx, ep addrs.Endpoint) error {
+	if ep.Provider() != "" {
+		return nil
+	}
+	return tx.SetService(r.e.ServiceID)
 }
 
 // possiblyPaid notes that addr's create request, sent at sentAt, may have

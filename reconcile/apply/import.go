@@ -23,8 +23,11 @@ type ImportInput struct {
 	// CreationID is the creation made outside genform.
 	CreationID string
 	Store      *statefile.Store
-	Service    provider.Provider
-	// ServiceID is the service identity that enters fingerprints.
+	// Service is the provider that makes the instance's generations: the
+	// reference service, or the live provider its endpoint names.
+	Service provider.Provider
+	// ServiceID is the reference service's identity, which enters the
+	// fingerprints of its endpoints.
 	ServiceID string
 	// Dir is the working directory output paths are relative to.
 	Dir string
@@ -95,7 +98,7 @@ func Import(ctx context.Context, in ImportInput) (*ImportResult, error) {
 		return nil, fmt.Errorf("the request of %s depends on values known only after apply, so the creation cannot be matched to it; apply what it references first", inst.Addr)
 	}
 
-	job := provider.Job{ID: id, Kind: inst.Resource.Kind}
+	job := provider.Job{ID: id, Kind: inst.Resource.Kind, Target: inst.Endpoint.Target()}
 	st, err := in.Service.Status(ctx, job)
 	if err != nil {
 		return nil, fmt.Errorf("fetching the status of creation %s: %w", id, err)
@@ -141,6 +144,8 @@ func Import(ctx context.Context, in ImportInput) (*ImportResult, error) {
 		CreationID:    id,
 		Status:        plans.StatusSucceed,
 		Detail:        det.Detail,
+		Version:       det.Version,
+		Usage:         det.Usage,
 		Outputs:       outs,
 		Dir:           inst.Dir,
 		WatermarkFree: inst.WatermarkFree,
@@ -151,7 +156,11 @@ func Import(ctx context.Context, in ImportInput) (*ImportResult, error) {
 	}
 	// The outputs are downloaded as apply downloads a generation's, by a
 	// run of the engine that submits nothing.
-	r := (&Engine{Store: in.Store, Service: in.Service, ServiceID: in.ServiceID, Dir: in.Dir}).start(ctx, nil)
+	eng := &Engine{Store: in.Store, Service: in.Service, ServiceID: in.ServiceID, Dir: in.Dir}
+	if name := inst.Endpoint.Provider(); name != "" {
+		eng.Service, eng.Providers = nil, map[string]provider.Provider{name: in.Service}
+	}
+	r := eng.start(ctx, nil)
 	defer r.stop(nil)
 	dlErr := r.downloadAll(r.on(inst.Addr), rec, nil)
 	if dlErr != nil && ctx.Err() != nil {

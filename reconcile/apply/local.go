@@ -62,7 +62,7 @@ func (r *applyRun) update(inst *config.Instance, c *plans.Change) error {
 	if err := e.Store.Batch(func(tx *statefile.Tx) error {
 		if len(which) > 0 {
 			// Files downloaded again come from the service too.
-			if err := tx.SetService(e.ServiceID); err != nil {
+			if err := r.setService(tx, rec.Endpoint); err != nil {
 				return err
 			}
 		}

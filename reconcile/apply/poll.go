@@ -18,14 +18,14 @@ import (
 // poll waits for a job to finish. It starts fast and backs off to the poll
 // interval, using the reported progress to aim the next poll at the moment
 // the job should be done, so most jobs cost two or three status requests.
-func (r *applyRun) poll(ctx context.Context, addr addrs.Instance, action plans.Action, job provider.Job, submitted time.Time) (provider.Status, error) {
-	e := r.e
-	id := job.ID
-	pi := e.PollInterval
-	if pi <= 0 {
-		pi = 5 * time.Second
+func (r *applyRun) poll(ctx context.Context, ep addrs.Endpoint, addr addrs.Instance, action plans.Action, job provider.Job, submitted time.Time) (provider.Status, error) {
+	p, err := r.providerFor(ep)
+	if err != nil {
+		return provider.Status{}, err
 	}
-	timeout := r.timeout()
+	id := job.ID
+	lim := r.lane(ep).lim
+	pi, timeout := lim.PollInterval, lim.Timeout
 	// Waits count from the service's answer, not from when this apply
 	// started watching: a resumed job may be nearly done already.
 	start := time.Now()
@@ -58,7 +58,7 @@ func (r *applyRun) poll(ctx context.Context, addr addrs.Instance, action plans.A
 			return provider.Status{}, fmt.Errorf("job %s of %s is not finished after %s (the service timeout); it is recorded, rerun apply to resume it", id, addr, timeout)
 		case <-timer.C:
 		}
-		st, err := e.Service.Status(ctx, job)
+		st, err := p.Status(ctx, job)
 		if err != nil {
 			if r.ctx.Err() != nil {
 				return st, r.ctx.Err()
@@ -116,26 +116,24 @@ func nextPoll(prev, elapsed time.Duration, progress float64, interval time.Durat
 // timeout (Engine.Timeout) has passed.
 var errGenerationTimeout = errors.New("the service timeout passed")
 
-// timeout is Engine.Timeout, or its default.
-func (r *applyRun) timeout() time.Duration {
-	if r.e.Timeout > 0 {
-		return r.e.Timeout
-	}
-	return 30 * time.Minute
+// generation is the context of every request one generation made on ep's
+// provider makes, from its create request to its last download: they end
+// together when the provider's timeout passes, so a service that hangs,
+// answers never or drips its files cannot hold an apply past it.
+func (r *applyRun) generation(addr addrs.Instance, ep addrs.Endpoint) (context.Context, context.CancelFunc) {
+	timeout := r.lane(ep).lim.Timeout
+	ctx := context.WithValue(r.on(addr), timeoutKey{}, timeout)
+	return context.WithTimeoutCause(ctx, timeout, errGenerationTimeout)
 }
 
-// generation is the context of every request one generation makes, from
-// its create request to its last download: they end together when the
-// timeout passes, so a service that hangs, answers never or drips its
-// files cannot hold an apply past it.
-func (r *applyRun) generation(addr addrs.Instance) (context.Context, context.CancelFunc) {
-	return context.WithTimeoutCause(r.on(addr), r.timeout(), errGenerationTimeout)
-}
+// timeoutKey carries a generation's timeout in its context, for timedOut.
+type timeoutKey struct{}
 
 // timedOut says so when err came from a generation's timeout.
 func (r *applyRun) timedOut(ctx context.Context, err error) error {
 	if err != nil && r.ctx.Err() == nil && context.Cause(ctx) == errGenerationTimeout {
-		return fmt.Errorf("%w (stopped at the service timeout, %s)", err, r.timeout())
+		timeout, _ := ctx.Value(timeoutKey{}).(time.Duration)
+		return fmt.Errorf("%w (stopped at the service timeout, %s)", err, timeout)
 	}
 	return err
 }

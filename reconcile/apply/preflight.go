@@ -23,34 +23,47 @@ import (
 // and is not checked (a refused token still stops it, should it ask for a
 // watermark-free link). The error ends the apply before any change.
 func (r *applyRun) begin() error {
-	if r.e.Service == nil {
-		return nil
-	}
-	e := *r.e
-	e.Service = guarded{Provider: e.Service, r: r}
-	r.e = &e
-	if !sendsJobs(r.plan) {
-		return nil
-	}
-	// The check is bounded like a generation: a service that accepts
-	// connections and never answers must not hold the apply.
-	ctx, cancel := context.WithTimeoutCause(r.on(addrs.Instance{}), r.timeout(), errGenerationTimeout)
-	defer cancel()
-	if err := r.e.Service.CheckCredentials(ctx); err != nil {
-		return fmt.Errorf("checking the service before submitting anything: %w", r.timedOut(ctx, err))
+	for _, ep := range sendsJobs(r.plan) {
+		p, err := r.providerFor(ep)
+		if err != nil {
+			return err
+		}
+		// The check is bounded like a generation: a service that accepts
+		// connections and never answers must not hold the apply.
+		ctx, cancel := r.generation(addrs.Instance{}, ep)
+		err = p.CheckCredentials(ctx)
+		err = r.timedOut(ctx, err)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("checking %s before submitting anything: %w", serviceName(ep), err)
+		}
 	}
 	return nil
 }
 
-// sendsJobs reports whether plan submits a generation or resumes a job.
-func sendsJobs(plan *plans.Plan) bool {
+// serviceName names ep's provider in messages.
+func serviceName(ep addrs.Endpoint) string {
+	if ep.Provider() == "" {
+		return "the service"
+	}
+	return "provider " + ep.Provider()
+}
+
+// sendsJobs lists, one endpoint for each, the providers plan submits a
+// generation to or resumes a job on, in the order of its changes.
+func sendsJobs(plan *plans.Plan) []addrs.Endpoint {
+	var eps []addrs.Endpoint
+	seen := map[string]bool{}
 	for _, c := range plan.Changes {
 		switch c.Action {
 		case plans.Create, plans.Replace, plans.Resume:
-			return true
+			if !seen[c.Endpoint.Provider()] {
+				seen[c.Endpoint.Provider()] = true
+				eps = append(eps, c.Endpoint)
+			}
 		}
 	}
-	return false
+	return eps
 }
 
 // refusedBy stops the apply when err is the service's refusal of the

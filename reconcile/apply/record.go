@@ -41,7 +41,7 @@ func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *plans.C
 	}
 	r.setRunning(inst.Addr, id)
 	job := jobOf(intent, inst.Resource.Kind)
-	st, err := r.poll(ctx, inst.Addr, c.Action, job, intent.SubmittedAt)
+	st, err := r.poll(ctx, intent.Endpoint, inst.Addr, c.Action, job, intent.SubmittedAt)
 	release()
 	if err != nil {
 		if r.ctx.Err() != nil {
@@ -66,6 +66,7 @@ func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *plans.C
 		Request:       intent.Request,
 		GenerationID:  id,
 		CreationID:    id,
+		Handle:        intent.Handle,
 		Status:        st.Raw,
 		Dir:           inst.Dir,
 		WatermarkFree: inst.WatermarkFree,
@@ -92,7 +93,7 @@ func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *plans.C
 			rec.Error = failed
 		}
 		if err := r.commit(func(tx *statefile.Tx) error {
-			if err := tx.SetService(e.ServiceID); err != nil {
+			if err := r.setService(tx, intent.Endpoint); err != nil {
 				return err
 			}
 			return tx.Record(rec)
@@ -105,11 +106,16 @@ func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *plans.C
 		return fmt.Errorf("generation %s of %s failed on the service; fix the request (or retry) and apply again", id, inst.Addr)
 	}
 
-	det, err := e.Service.Result(ctx, job)
+	p, err := r.providerFor(intent.Endpoint)
+	if err != nil {
+		return err
+	}
+	det, err := p.Result(ctx, job)
 	if err != nil {
 		return fmt.Errorf("fetching the detail of %s (job %s): %w; rerun apply to resume", inst.Addr, id, r.timedOut(ctx, err))
 	}
 	rec.Detail = det.Detail
+	rec.Version, rec.Usage = det.Version, det.Usage
 	rec.Status = plans.StatusSucceed
 	rec.Outputs = outputsOf(det)
 	if len(rec.Outputs) == 0 {
@@ -129,7 +135,7 @@ func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *plans.C
 	// The generation is paid for and done: record it whatever the
 	// downloads did, so a failed download is retried, never regenerated.
 	if err := r.commit(func(tx *statefile.Tx) error {
-		if err := tx.SetService(e.ServiceID); err != nil {
+		if err := r.setService(tx, intent.Endpoint); err != nil {
 			return err
 		}
 		if err := tx.Record(rec); err != nil {
@@ -167,7 +173,7 @@ func outputsOf(res *provider.Result) []statefile.Output {
 
 // jobOf is the job an intent records, making kind.
 func jobOf(it *statefile.Intent, kind addrs.Kind) provider.Job {
-	return provider.Job{ID: it.GenerationID, Kind: kind}
+	return provider.Job{ID: it.GenerationID, Kind: kind, Target: it.Endpoint.Target(), Handle: it.Handle}
 }
 
 func wasWere(n int) string {

@@ -87,10 +87,6 @@ func (r *applyRun) restore(inst *config.Instance, c *plans.Change) error {
 	if err := workdir.CheckInside(e.Dir, inst.Dir); err != nil {
 		return err
 	}
-	// What is fetched again from the service is bounded as a generation
-	// is.
-	ctx, cancel := r.generation(inst.Addr)
-	defer cancel()
 	entry, err := e.Store.Generation(c.Fingerprint, c.GenerationID)
 	if err != nil {
 		return err
@@ -98,6 +94,10 @@ func (r *applyRun) restore(inst *config.Instance, c *plans.Change) error {
 	if entry == nil {
 		return fmt.Errorf("the history no longer holds generation %s for %s; run plan again", c.GenerationID, inst.Addr)
 	}
+	// What is fetched again from the service is bounded as a generation
+	// is.
+	ctx, cancel := r.generation(inst.Addr, entry.Endpoint)
+	defer cancel()
 	if fp := inst.Fingerprint(e.ServiceID); inst.Request == nil || fp != c.Fingerprint {
 		return fmt.Errorf("the request of %s is no longer the one the plan showed; nothing was restored: run plan again", inst.Addr)
 	}
@@ -151,11 +151,12 @@ func (r *applyRun) restore(inst *config.Instance, c *plans.Change) error {
 		}
 		// Evicted, changed (or never kept): the service gives fresh URLs
 		// for the creation, and no new generation.
-		if err := r.needService(); err != nil {
+		p, err := r.providerFor(entry.Endpoint)
+		if err != nil {
 			return fmt.Errorf("restoring %s: the cache no longer holds output %d, and %v; nothing was changed: run plan again", inst.Addr, o.Index, err)
 		}
 		if fresh == nil {
-			fresh, err = e.Service.Result(ctx, provider.Job{ID: entry.CreationID, Kind: entry.Addr.Resource.Kind})
+			fresh, err = p.Result(ctx, provider.Job{ID: entry.CreationID, Kind: entry.Addr.Resource.Kind, Target: entry.Endpoint.Target(), Handle: entry.Handle})
 			if err != nil {
 				return fmt.Errorf("restoring %s: fetching creation %s: %w; nothing was changed", inst.Addr, entry.CreationID, r.timedOut(ctx, err))
 			}
@@ -164,7 +165,7 @@ func (r *applyRun) restore(inst *config.Instance, c *plans.Change) error {
 		if err != nil {
 			return fmt.Errorf("restoring %s: %w; nothing was changed", inst.Addr, err)
 		}
-		d, err := e.Service.Download(ctx, url, dir, ".restore-"+strconv.Itoa(o.Index))
+		d, err := p.Download(ctx, url, dir, ".restore-"+strconv.Itoa(o.Index))
 		if err != nil {
 			return fmt.Errorf("restoring output %d of %s: %w; nothing was changed", o.Index, inst.Addr, r.timedOut(ctx, err))
 		}
@@ -224,7 +225,11 @@ func (r *applyRun) restoreURL(ctx context.Context, entry *statefile.Resource, de
 			continue
 		}
 		if entry.Addr.Resource.Kind == addrs.Video && entry.WatermarkFree {
-			w, err := watermarkFreeURL(ctx, r.e.Service, entry.CreationID)
+			p, err := r.providerFor(entry.Endpoint)
+			if err != nil {
+				return "", err
+			}
+			w, err := watermarkFreeURL(ctx, p, entry.CreationID)
 			if err != nil {
 				return "", fmt.Errorf("getting the watermark-free URL of creation %s: %w", entry.CreationID, err)
 			}
@@ -248,23 +253,26 @@ func (r *applyRun) restoreURL(ctx context.Context, entry *statefile.Resource, de
 // forget a paid generation. A job the service says it does not have, or
 // whose files cannot be had, is a warning; import can still adopt it.
 func (r *applyRun) keepJob(addr addrs.Instance, dir string, it *statefile.Intent) error {
-	if it == nil || it.GenerationID == "" || r.e.Service == nil {
+	if it == nil || it.GenerationID == "" {
 		return nil
 	}
-	e := r.e
+	p, err := r.providerFor(it.Endpoint)
+	if err != nil {
+		return fmt.Errorf("job %s, left by an interrupted apply, was not followed (%w); its intent is kept for the next apply", it.GenerationID, err)
+	}
 	id := it.GenerationID
 	warn := func(err error) {
 		r.emit(Event{Addr: addr, Phase: PhaseWarning, GenerationID: id,
 			Err: fmt.Errorf("job %s, left by an interrupted apply, is not kept in the history: %w", id, err)})
 	}
-	if err := r.acquire(); err != nil {
+	release, err := r.acquire(it.Endpoint)
+	if err != nil {
 		return fmt.Errorf("job %s, left by an interrupted apply, was not followed (%w); its intent is kept for the next apply", id, err)
 	}
-	release := r.slot()
 	defer release()
-	ctx, cancel := r.generation(addr)
+	ctx, cancel := r.generation(addr, it.Endpoint)
 	defer cancel()
-	st, err := r.poll(ctx, addr, plans.Update, jobOf(it, addr.Resource.Kind), it.SubmittedAt)
+	st, err := r.poll(ctx, it.Endpoint, addr, plans.Update, jobOf(it, addr.Resource.Kind), it.SubmittedAt)
 	if err != nil {
 		// Only the service saying it has no such job lets it go: an
 		// interrupt, the timeout or a failure to reach the service keeps
@@ -277,16 +285,17 @@ func (r *applyRun) keepJob(addr addrs.Instance, dir string, it *statefile.Intent
 	}
 	release()
 	entry := &statefile.Resource{Addr: addr, Endpoint: it.Endpoint, Fingerprint: it.Fingerprint, Request: it.Request,
-		GenerationID: id, CreationID: id, Status: st.Raw, Dir: dir}
+		GenerationID: id, CreationID: id, Handle: it.Handle, Status: st.Raw, Dir: dir}
 	if st.State == provider.Failed {
 		entry.Status, entry.Error = plans.StatusFailed, "the service reported the generation failed"
 	} else {
-		det, err := e.Service.Result(ctx, jobOf(it, addr.Resource.Kind))
+		det, err := p.Result(ctx, jobOf(it, addr.Resource.Kind))
 		if err != nil {
 			warn(r.timedOut(ctx, err))
 			return nil
 		}
 		entry.Detail, entry.Status = det.Detail, plans.StatusSucceed
+		entry.Version, entry.Usage = det.Version, det.Usage
 		entry.Outputs = outputsOf(det)
 		// No request yields more than the endpoint's most outputs; what
 		// a service lists beyond them is not fetched.
@@ -303,7 +312,7 @@ func (r *applyRun) keepJob(addr addrs.Instance, dir string, it *statefile.Intent
 				warn(err)
 				return nil
 			}
-			d, err := e.Service.Download(ctx, o.MediaURL, c.Dir(), fmt.Sprintf("tmp-%s-%d", id, o.Index))
+			d, err := p.Download(ctx, o.MediaURL, c.Dir(), fmt.Sprintf("tmp-%s-%d", id, o.Index))
 			if err != nil {
 				// Without its hash the output cannot be checked, so the
 				// generation is kept, but not restorable.

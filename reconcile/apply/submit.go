@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/workdir"
@@ -20,34 +21,32 @@ import (
 // job an interrupted apply submitted (resume); both within the
 // generation slots that bound parallelism.
 
-// acquire takes a generation slot; it fails when the apply is interrupted,
-// or when the state could not be written.
-func (r *applyRun) acquire() error {
+// acquire takes a generation slot of ep's provider and returns what frees
+// it; it fails when the apply is interrupted, or when the state could not
+// be written.
+func (r *applyRun) acquire(ep addrs.Endpoint) (release func(), err error) {
 	r.mu.Lock()
 	serr := r.stateErr
 	r.mu.Unlock()
 	if serr != nil {
-		return fmt.Errorf("%w (%v)", errStateUnwritable, serr)
+		return nil, fmt.Errorf("%w (%v)", errStateUnwritable, serr)
 	}
+	sem := r.lane(ep).sem
 	select {
-	case r.sem <- struct{}{}:
+	case sem <- struct{}{}:
 		if r.ctx.Err() != nil {
-			<-r.sem
-			return r.ctx.Err()
+			<-sem
+			return nil, r.ctx.Err()
 		}
-		return nil
+		// Calling release more than once releases once. A job stops
+		// counting against parallelism as soon as the service reports
+		// it finished: detail and downloads are local work and must not
+		// hold the next job back.
+		var once sync.Once
+		return func() { once.Do(func() { <-sem }) }, nil
 	case <-r.ctx.Done():
-		return r.ctx.Err()
+		return nil, r.ctx.Err()
 	}
-}
-
-// slot returns the release function of a generation slot just acquired;
-// calling it more than once releases once. A job stops counting against
-// parallelism as soon as the service reports it finished: detail and
-// downloads are local work and must not hold the next job back.
-func (r *applyRun) slot() func() {
-	var once sync.Once
-	return func() { once.Do(func() { <-r.sem }) }
 }
 
 // generate submits a new generation of inst, write-ahead: the intent is
@@ -67,12 +66,16 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 	if err := r.keepJob(inst.Addr, inst.Dir, r.interruptedJob(inst.Addr, c.Reason)); err != nil {
 		return err
 	}
-	if err := r.acquire(); err != nil {
+	p, err := r.providerFor(inst.Endpoint)
+	if err != nil {
+		return fmt.Errorf("submitting %s: %w; nothing was submitted", inst.Addr, err)
+	}
+	release, err := r.acquire(inst.Endpoint)
+	if err != nil {
 		return err
 	}
-	release := r.slot()
 	defer release()
-	ctx, cancel := r.generation(inst.Addr)
+	ctx, cancel := r.generation(inst.Addr, inst.Endpoint)
 	defer cancel()
 	fp := inst.Fingerprint(e.ServiceID)
 	// A saved plan is checked against the configuration's hash, but a file
@@ -91,7 +94,7 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 	if err := e.Store.Batch(func(tx *statefile.Tx) error {
 		// The state names the service it is made with, from its first
 		// submission on, in the same transaction.
-		if err := tx.SetService(e.ServiceID); err != nil {
+		if err := r.setService(tx, inst.Endpoint); err != nil {
 			return err
 		}
 		return tx.RecordIntent(intent)
@@ -110,10 +113,10 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 		deadline = most
 	}
 	cctx, ccancel := context.WithDeadlineCause(context.WithoutCancel(ctx), deadline, errGenerationTimeout)
-	job, err := e.Service.Submit(cctx, provider.Request{Kind: inst.Resource.Kind, Target: inst.Endpoint.Path(), Body: inst.Request})
+	job, err := p.Submit(cctx, provider.Request{Kind: inst.Resource.Kind, Target: inst.Endpoint.Target(), Body: inst.Request})
 	id := job.ID
 	if context.Cause(cctx) == errGenerationTimeout && err != nil {
-		err = fmt.Errorf("%w (no answer within %s, the service timeout)", err, r.timeout())
+		err = fmt.Errorf("%w (no answer within %s, the service timeout)", err, r.lane(inst.Endpoint).lim.Timeout)
 	}
 	ccancel()
 	answered := time.Now()
@@ -135,6 +138,7 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 		return fmt.Errorf("could not submit %s: %w; the request did not reach the service, so nothing was paid for", inst.Addr, err)
 	}
 	intent.GenerationID = id
+	intent.Handle = job.Handle
 	intent.SubmittedAt = answered.UTC()
 	idKept := true
 	if err := r.commit(func(tx *statefile.Tx) error { return tx.RecordIntent(intent) }); err != nil {
@@ -155,15 +159,15 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 // resume polls a job an earlier apply submitted.
 func (r *applyRun) resume(inst *config.Instance, c *plans.Change) error {
 	e := r.e
-	if err := r.acquire(); err != nil {
+	release, err := r.acquire(inst.Endpoint)
+	if err != nil {
 		return err
 	}
-	release := r.slot()
 	defer release()
-	ctx, cancel := r.generation(inst.Addr)
+	ctx, cancel := r.generation(inst.Addr, inst.Endpoint)
 	defer cancel()
 	var intent *statefile.Intent
-	err := e.Store.Update(func(tx *statefile.Tx) error {
+	err = e.Store.Update(func(tx *statefile.Tx) error {
 		var err error
 		intent, err = tx.Intent(inst.Addr)
 		return err

@@ -45,20 +45,71 @@ func (c *Change) Cost(prices *config.Prices) (amount config.Money, ok bool) {
 	return prices.VideoSecond.Times(int64(c.Seconds) * int64(c.Media)), true
 }
 
-// Cost estimates what applying the plan would cost at its Prices; ok is
-// false when the configuration sets none, and a plan then shows counts
-// only.
-func (p *Plan) Cost() (e Estimate, ok bool) {
-	prices := p.Prices
+// PricesOf is what c's generation is priced at: the reference service's
+// prices, or its model's on a live provider; nil when none are set.
+func (p *Plan) PricesOf(c *Change) *config.Prices {
+	if c.Endpoint.Provider() != "" {
+		return c.ModelPrices
+	}
+	return p.Prices
+}
+
+// Priced reports whether the configuration sets any price the plan's
+// changes are estimated at: the plan then shows what it costs.
+func (p *Plan) Priced() bool {
+	if p.Prices != nil {
+		return true
+	}
+	for _, c := range p.Changes {
+		if c.ModelPrices != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// currency is the unit of the plan's estimate: the reference service's
+// currency, or the first one a change is priced in.
+func (p *Plan) currency() string {
+	if p.Prices != nil {
+		return p.Prices.Currency
+	}
+	for _, c := range p.Changes {
+		if c.ModelPrices != nil {
+			return c.ModelPrices.Currency
+		}
+	}
+	return ""
+}
+
+// CostOf is what applying c would cost, in the currency of the plan's
+// estimate: ok is false when c's kind has no price there (a price in
+// another currency is not converted, so it is not counted either). A
+// change that makes no generation costs 0.
+func (p *Plan) CostOf(c *Change) (amount config.Money, ok bool) {
+	prices := p.PricesOf(c)
+	if prices != nil && prices.Currency != p.currency() {
+		prices = nil
+	}
 	if prices == nil {
+		return 0, !c.Action.Generates()
+	}
+	return c.Cost(prices)
+}
+
+// Cost estimates what applying the plan would cost at the prices the
+// configuration sets; ok is false when it sets none, and a plan then
+// shows counts only.
+func (p *Plan) Cost() (e Estimate, ok bool) {
+	if !p.Priced() {
 		return Estimate{}, false
 	}
-	e.Currency = prices.Currency
+	e.Currency = p.currency()
 	for _, c := range p.Changes {
 		if !c.Action.Generates() {
 			continue
 		}
-		amount, priced := c.Cost(prices)
+		amount, priced := p.CostOf(c)
 		e.AtMost = e.AtMost || c.AtMost
 		switch {
 		case c.Kind() == addrs.Image:

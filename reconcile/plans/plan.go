@@ -37,6 +37,14 @@ type Change struct {
 	// PrevAddr is where a move comes from; the zero Instance otherwise.
 	PrevAddr addrs.Instance
 	Action   Action
+	// ModelPrices are the prices of its provider's model, for a change a
+	// live provider makes (nil when none are set); a change the reference
+	// service makes is priced at the plan's Prices.
+	ModelPrices *config.Prices
+	// Endpoint is what makes the instance's generations: a reference
+	// service endpoint, or a provider's model (the declared one, or for a
+	// delete the recorded one). The zero Endpoint when neither is known.
+	Endpoint addrs.Endpoint
 	// Reason says why; nil for a no-op, which needs no reason (and, being
 	// most changes of a large plan, is kept small).
 	Reason *Reason

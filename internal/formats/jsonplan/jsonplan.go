@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 
+	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/secrets"
 	"github.com/genform/genform/internal/words"
 	"github.com/genform/genform/reconcile/plans"
@@ -56,6 +57,13 @@ type Values struct {
 	GenerationID string   `json:"generation_id,omitempty"`
 	Redownload   []int    `json:"redownload,omitempty"`
 	Sensitive    []string `json:"sensitive,omitempty"`
+	// Provider and Model name the live provider's model a change is made
+	// with; both absent for the reference service.
+	Provider string `json:"provider,omitempty"`
+	Model    string `json:"model,omitempty"`
+	// ModelPrices are that model's prices, when the configuration sets
+	// them.
+	ModelPrices *Prices `json:"model_prices,omitempty"`
 }
 
 // EncodeValues encodes c's values, sensitive ones as placeholder.
@@ -73,6 +81,11 @@ func EncodeValues(c *plans.Change, placeholder any) Values {
 		GenerationID: c.GenerationID,
 		Redownload:   c.Redownload,
 		Sensitive:    c.Sensitive,
+		Provider:     c.Endpoint.Provider(),
+		ModelPrices:  EncodePrices(c.ModelPrices),
+	}
+	if v.Provider != "" {
+		v.Model = c.Endpoint.Target()
 	}
 	for _, a := range attrs {
 		v.Attrs = append(v.Attrs, AttrChange(a))
@@ -80,14 +93,22 @@ func EncodeValues(c *plans.Change, placeholder any) Values {
 	return v
 }
 
-// Decode is the change that v encodes, as far as v tells.
-func (v Values) Decode(c *plans.Change) {
+// Decode is the change that v encodes, as far as v tells; c's address
+// is set.
+func (v Values) Decode(c *plans.Change) error {
 	c.Before, c.After, c.AfterUnknown = v.Before, v.After, v.AfterUnknown
 	c.Fingerprint, c.Media, c.Seconds, c.AtMost, c.Dir = v.Fingerprint, v.Media, v.Seconds, v.AtMost, v.Dir
 	c.GenerationID, c.Redownload, c.Sensitive = v.GenerationID, v.Redownload, v.Sensitive
 	for _, a := range v.Attrs {
 		c.Attrs = append(c.Attrs, plans.AttrChange(a))
 	}
+	if v.Provider == "" {
+		return nil
+	}
+	c.Endpoint = addrs.ModelEndpoint(v.Provider, v.Model, c.Kind())
+	var err error
+	c.ModelPrices, err = DecodePrices(v.ModelPrices)
+	return err
 }
 
 type AttrChange struct {
@@ -169,8 +190,8 @@ func encodeChange(p *plans.Plan, c *plans.Change) Change {
 		Values:     EncodeValues(c, secrets.Text),
 		Warnings:   words.Warnings(c),
 	}
-	if p.Prices != nil && c.Action.Generates() {
-		if amount, ok := c.Cost(p.Prices); ok {
+	if p.Priced() && c.Action.Generates() {
+		if amount, ok := p.CostOf(c); ok {
 			cj.Cost = amount.String()
 		} else {
 			cj.Cost = "unknown"

@@ -264,8 +264,10 @@ func Read(path string) (*Saved, error) {
 func decodePlanChange(cj planChangeJSON) (*plans.Change, error) {
 	var err error
 	c := &plans.Change{}
-	cj.Decode(c)
 	if c.Addr, err = addrs.ParseInstance(cj.Address); err != nil {
+		return nil, err
+	}
+	if err := cj.Decode(c); err != nil {
 		return nil, err
 	}
 	if cj.PreviousAddress != "" {

@@ -94,8 +94,24 @@ func absolute(s string) bool {
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
-func handleOf(j provider.Job) (Handle, error) {
+// handleOf is what follows j: the URLs its submit answer named, or, for a
+// request genform did not submit (one adopted by import), the URLs fal's
+// queue gives every request of the model's app, built from the model as
+// fal's clients build them (the app is the model id's first two
+// segments).
+func (p *Provider) handleOf(j provider.Job) (Handle, error) {
 	var h Handle
+	if len(j.Handle) == 0 && j.Target != "" && provider.ValidID(j.ID) {
+		segs := strings.Split(j.Target, "/")
+		if len(segs) >= 2 {
+			app, err := modelPath(strings.Join(segs[:2], "/"))
+			if err != nil {
+				return h, err
+			}
+			base := strings.TrimRight(p.c.BaseURL(), "/") + app + "/requests/" + url.PathEscape(j.ID)
+			return Handle{StatusURL: base + "/status", ResponseURL: base, CancelURL: base + "/cancel"}, nil
+		}
+	}
 	if err := json.Unmarshal(j.Handle, &h); err != nil || h.StatusURL == "" || h.ResponseURL == "" {
 		return h, fmt.Errorf("fal request %s: its record holds no status and response URLs", j.ID)
 	}
@@ -117,7 +133,7 @@ const contentPolicy = "content_policy_violation"
 // its type is content_policy_violation; a status fal does not document is
 // shown and followed.
 func (p *Provider) Status(ctx context.Context, j provider.Job) (provider.Status, error) {
-	h, err := handleOf(j)
+	h, err := p.handleOf(j)
 	if err != nil {
 		return provider.Status{}, err
 	}
@@ -186,7 +202,7 @@ type result struct {
 // A request that failed answers its error here (fal's model errors, 422,
 // or request errors): that error is returned.
 func (p *Provider) Result(ctx context.Context, j provider.Job) (*provider.Result, error) {
-	h, err := handleOf(j)
+	h, err := p.handleOf(j)
 	if err != nil {
 		return nil, err
 	}
