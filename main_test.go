@@ -50,6 +50,9 @@ func TestScript(t *testing.T) {
 			proxy := &chargeProxy{}
 			env.Defer(proxy.close)
 			env.Values[proxyKey{}] = proxy
+			sims := &providerSims{}
+			env.Defer(sims.close)
+			env.Values[providerSimKey{}] = sims
 			pg := &pgHolder{}
 			env.Defer(pg.close)
 			env.Values[pgKey{}] = pg
@@ -66,24 +69,26 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"sim-start":    cmdSimStart,
-			"charge-proxy": cmdChargeProxy,
-			"replace":      cmdReplace,
-			"cache-tamper": cmdCacheTamper,
-			"sim-stats":    cmdSimStats,
-			"sim-wait":     cmdSimWait,
-			"state-verify": cmdStateVerify,
-			"sleep":        cmdSleep,
-			"sim-create":   cmdSimCreate,
-			"free-port":    cmdFreePort,
-			"http":         cmdHTTP,
-			"tmpfs":        cmdTmpfs,
-			"mount-ro":     cmdMountRO,
-			"fill":         cmdFill,
-			"run-imports":  cmdRunImports,
-			"pg-start":     cmdPGStart,
-			"pg-stop":      cmdPGStop,
-			"pg-restart":   cmdPGRestart,
+			"sim-start":      cmdSimStart,
+			"provider-sim":   cmdProviderSim,
+			"provider-stats": cmdProviderStats,
+			"charge-proxy":   cmdChargeProxy,
+			"replace":        cmdReplace,
+			"cache-tamper":   cmdCacheTamper,
+			"sim-stats":      cmdSimStats,
+			"sim-wait":       cmdSimWait,
+			"state-verify":   cmdStateVerify,
+			"sleep":          cmdSleep,
+			"sim-create":     cmdSimCreate,
+			"free-port":      cmdFreePort,
+			"http":           cmdHTTP,
+			"tmpfs":          cmdTmpfs,
+			"mount-ro":       cmdMountRO,
+			"fill":           cmdFill,
+			"run-imports":    cmdRunImports,
+			"pg-start":       cmdPGStart,
+			"pg-stop":        cmdPGStop,
+			"pg-restart":     cmdPGRestart,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "mount" {

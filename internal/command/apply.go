@@ -102,7 +102,7 @@ func runApply(env *Env, args []string) int {
 	defer run.Close()
 	plan := run.Plan
 	if saved == nil && !ac.json {
-		views.Plan(env.Stdout, plan, ws.Endpoint.Describe())
+		views.Plan(env.Stdout, plan, ws.DescribePlan(plan))
 	}
 	if !plan.HasChanges() {
 		res := &apply.Result{}

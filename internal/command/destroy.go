@@ -54,7 +54,7 @@ func runDestroy(env *Env, args []string) int {
 		return ExitOK
 	}
 	defer run.Close()
-	views.Plan(env.Stdout, run.Plan, ws.Endpoint.Describe())
+	views.Plan(env.Stdout, run.Plan, ws.DescribePlan(run.Plan))
 	if !run.Plan.HasChanges() {
 		return ExitOK
 	}

@@ -71,9 +71,9 @@ func runPlan(env *Env, args []string) int {
 			return env.Errorf("%v", err)
 		}
 	case pc.format == "markdown":
-		views.PlanMarkdown(env.Stdout, plan, ws.Endpoint.Describe())
+		views.PlanMarkdown(env.Stdout, plan, ws.DescribePlan(plan))
 	default:
-		views.Plan(env.Stdout, plan, ws.Endpoint.Describe())
+		views.Plan(env.Stdout, plan, ws.DescribePlan(plan))
 	}
 	if pc.out != "" {
 		sp := planfile.New(plan, ws.Config, opts)

@@ -4,36 +4,50 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"os/signal"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/genform/genform/internal/simulator"
+	falsim "github.com/genform/genform/internal/simulator/fal"
+	replicatesim "github.com/genform/genform/internal/simulator/replicate"
+	"github.com/genform/genform/internal/simulator/simkit"
+	"github.com/genform/genform/internal/words"
 )
 
-const simUsage = `Usage: genform sim [-addr=127.0.0.1:8787] [flags]
+const simUsage = `Usage: genform sim [-provider=NAME] [-addr=127.0.0.1:8787] [flags]
 
-  Runs the simulator of the generation service as a standalone server, for
-  anyone's tests. It implements the service's endpoints (described in
-  docs/service.md) with synthetic outputs, and serves GET /_sim/jobs (no
-  token) listing every job it made. It prints the address it listens on,
-  then runs until interrupted.
+  Runs a simulator as a standalone server, for anyone's tests: of the
+  reference generation service (described in docs/service.md), or with
+  -provider of a live provider's API (fal, replicate; described in
+  docs/providers.md), with synthetic outputs. It serves GET /_sim/jobs (no
+  key) listing every job it made. It prints the address it listens on,
+  then runs until interrupted. Point a provider block's base_url at it.
 
 Flags:
+  -provider=NAME       simulate the API of provider NAME (default: the
+                       reference service)
   -addr=HOST:PORT      address to listen on (default 127.0.0.1:8787)
-  -token=T             accept only the bearer token T (default: any token)
+  -token=T             accept only the key T (default: any key)
   -latency=DUR         time a job takes to finish (default 2s)
-  -fail-rate=F         fraction of jobs that end in 'failed' (default 0)
+  -fail-rate=F         fraction of jobs that fail (default 0)
   -error-rate=F        fraction of API requests answered 500 (default 0)
   -read-errors-only    answer only requests that create no job with those 500s
+  -lose-rate=F         fraction of creates made, then answered by a closed
+                       connection (default 0)
   -truncate-rate=F     fraction of downloads cut short (default 0)
   -seed=N              seed that makes the faults repeatable (default 0)
-  -max-concurrent=N    unfinished jobs allowed per token (default 40)
-  -rpm=N               API requests allowed per token per minute (default 500)
-  -url-ttl=DUR         lifetime of watermark-free URLs (default 60m)
+  -max-concurrent=N    unfinished jobs allowed per key (default: the API's;
+                       40 for the reference service)
+  -rpm=N               API requests allowed per key per minute (default:
+                       the API's; 500 for the reference service)
+  -url-ttl=DUR         lifetime of the output URLs that expire (default:
+                       the API's; 60m for the reference service)
   -data=DIR            keep jobs in DIR so they survive a restart
   -v                   log every request on stderr
 `
@@ -49,9 +63,36 @@ func init() {
 
 // simFlags are the flags of genform sim.
 type simFlags struct {
-	addr    string
-	opts    simulator.Options
-	verbose bool
+	provider string
+	addr     string
+	opts     simulator.Options
+	verbose  bool
+}
+
+// simulators are the live providers' simulators, by provider name.
+var simulators = map[string]func(simkit.Options) (simkit.Handler, error){
+	"fal":       func(o simkit.Options) (simkit.Handler, error) { return falsim.New(o) },
+	"replicate": func(o simkit.Options) (simkit.Handler, error) { return replicatesim.New(o) },
+}
+
+// listenSim starts the simulator f names on f.addr.
+func listenSim(f simFlags) (url string, closeSim func() error, err error) {
+	if f.provider == "" {
+		inst, err := simulator.Listen(f.addr, f.opts)
+		if err != nil {
+			return "", nil, err
+		}
+		return inst.URL, inst.Close, nil
+	}
+	h, err := simulators[f.provider](f.opts)
+	if err != nil {
+		return "", nil, err
+	}
+	inst, err := simkit.Listen(f.addr, h)
+	if err != nil {
+		return "", nil, err
+	}
+	return inst.URL, inst.Close, nil
 }
 
 func runSim(env *Env, args []string) int {
@@ -75,17 +116,17 @@ func serveSim(ctx context.Context, env *Env, args []string) int {
 			fmt.Fprintf(env.Stderr, "genform sim: "+format+"\n", args...)
 		}
 	}
-	inst, err := simulator.Listen(f.addr, f.opts)
+	url, closeSim, err := listenSim(f)
 	if err != nil {
 		return env.Errorf("starting the simulator: %v", err)
 	}
-	fmt.Fprintf(env.Stdout, "genform sim: listening on %s\n", inst.URL)
+	fmt.Fprintf(env.Stdout, "genform sim: listening on %s\n", url)
 	if f.opts.Token == "" {
-		fmt.Fprintln(env.Stderr, "genform sim: accepting any bearer token (set -token to require one)")
+		fmt.Fprintln(env.Stderr, "genform sim: accepting any key (set -token to require one)")
 	}
 	<-ctx.Done()
 	fmt.Fprintln(env.Stderr, "genform sim: shutting down")
-	if err := inst.Close(); err != nil {
+	if err := closeSim(); err != nil {
 		return env.Errorf("stopping the simulator: %v", err)
 	}
 	return ExitOK
@@ -93,6 +134,8 @@ func serveSim(ctx context.Context, env *Env, args []string) int {
 
 func parseSimFlags(env *Env, args []string) (f simFlags, ok bool, code int) {
 	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
+	fs.StringVar(&f.provider, "provider", "", "")
+	fs.Float64Var(&f.opts.LoseRate, "lose-rate", 0, "")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8787", "")
 	fs.StringVar(&f.opts.Token, "token", "", "")
 	fs.DurationVar(&f.opts.Latency, "latency", simulator.DefaultLatency, "")
@@ -112,10 +155,31 @@ func parseSimFlags(env *Env, args []string) (f simFlags, ok bool, code int) {
 	if msg := extraArgs("sim", "no arguments", fs, args, 0); msg != "" {
 		return f, false, env.Errorf("%s", msg)
 	}
+	if _, known := simulators[f.provider]; f.provider != "" && !known {
+		return f, false, env.Errorf("-provider=%s: there is no simulator of that provider; the simulated providers are %s", f.provider, words.List(slices.Sorted(maps.Keys(simulators)), 10))
+	}
+	if f.provider != "" {
+		// A live provider's simulator has its API's limits: the reference
+		// service's defaults apply only where the flag was given.
+		set := map[string]bool{}
+		fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+		if !set["max-concurrent"] {
+			f.opts.MaxConcurrent = 0
+		}
+		if !set["rpm"] {
+			f.opts.RPM = 0
+		}
+		if !set["url-ttl"] {
+			f.opts.URLTTL = 0
+		}
+		if !set["latency"] {
+			f.opts.Latency = 0
+		}
+	}
 	for _, r := range []struct {
 		name string
 		v    float64
-	}{{"fail-rate", f.opts.FailRate}, {"error-rate", f.opts.ErrorRate}, {"truncate-rate", f.opts.TruncateRate}} {
+	}{{"fail-rate", f.opts.FailRate}, {"error-rate", f.opts.ErrorRate}, {"truncate-rate", f.opts.TruncateRate}, {"lose-rate", f.opts.LoseRate}} {
 		if math.IsNaN(r.v) || r.v < 0 || r.v > 1 {
 			return f, false, env.Errorf("-%s is not a fraction from 0 to 1: pass one, e.g. 0.1 for one in ten", r.name)
 		}
@@ -124,7 +188,7 @@ func parseSimFlags(env *Env, args []string) (f simFlags, ok bool, code int) {
 		name string
 		v    time.Duration
 	}{{"latency", f.opts.Latency}, {"url-ttl", f.opts.URLTTL}} {
-		if d.v <= 0 {
+		if d.v < 0 || d.v == 0 && f.provider == "" {
 			return f, false, env.Errorf("-%s is not a positive duration: pass one such as 2s or 60m", d.name)
 		}
 	}
@@ -132,7 +196,7 @@ func parseSimFlags(env *Env, args []string) (f simFlags, ok bool, code int) {
 		name string
 		v    int
 	}{{"max-concurrent", f.opts.MaxConcurrent}, {"rpm", f.opts.RPM}} {
-		if n.v < 1 {
+		if n.v < 1 && !(n.v == 0 && f.provider != "") {
 			return f, false, env.Errorf("-%s is below 1: pass a limit of at least 1", n.name)
 		}
 	}

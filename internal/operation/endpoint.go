@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/reconcile/plans"
 )
 
 // builtinToken is what genform presents to its own in-process simulator.
@@ -74,4 +75,23 @@ func (w *Workspace) DescribeProvider(name string) string {
 		return title + " at " + p.Settings.BaseURL
 	}
 	return title
+}
+
+// DescribePlan is the plan header's service line: the reference service
+// when the plan uses it (or no provider), then each live provider its
+// changes are made with.
+func (w *Workspace) DescribePlan(plan *plans.Plan) string {
+	names := usedProviders(plan)
+	var lines []string
+	reference := len(names) == 0
+	for _, c := range plan.Changes {
+		reference = reference || c.Endpoint.Provider() == "" && !c.Endpoint.IsZero()
+	}
+	if reference {
+		lines = append(lines, w.Endpoint.Describe())
+	}
+	for _, n := range names {
+		lines = append(lines, w.DescribeProvider(n))
+	}
+	return strings.Join(lines, "; ")
 }

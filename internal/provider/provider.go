@@ -166,6 +166,32 @@ var ErrPossiblyPaid = service.ErrAmbiguousCreate
 // IsPossiblyPaid reports whether err leaves a create's outcome unknown.
 func IsPossiblyPaid(err error) bool { return errors.Is(err, ErrPossiblyPaid) }
 
+// Named is an error of a live provider as a whole (its key refused, its
+// address out of reach) with the provider's name, so that what is shown
+// says which provider, and which key or address to check.
+type Named struct {
+	Provider string
+	Err      error
+}
+
+func (e *Named) Error() string { return e.Err.Error() }
+func (e *Named) Unwrap() error { return e.Err }
+
+// NameErr wraps err, when it is the refusal of the key or the provider
+// out of reach, as the error of provider name; any other error, and an
+// error of the reference service (name ""), is returned as it is.
+func NameErr(name string, err error) error {
+	if name == "" || err == nil {
+		return err
+	}
+	if errors.Is(err, service.ErrUnauthorized) || errors.Is(err, service.ErrUnreachable) {
+		if _, named := errors.AsType[*Named](err); !named {
+			return &Named{Provider: name, Err: err}
+		}
+	}
+	return err
+}
+
 // WatermarkFreer is a provider whose videos have a watermark-free file
 // behind a link minted on demand (the reference service).
 type WatermarkFreer interface {

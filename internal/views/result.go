@@ -1,10 +1,12 @@
 package views
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/words"
 	"github.com/genform/genform/reconcile/apply"
 )
@@ -21,6 +23,13 @@ func Result(env *Streams, verb string, res *apply.Result) {
 	}
 	summary := fmt.Sprintf("%d generated, %d resumed, %s%d re-downloaded, %d moved, %d deleted.",
 		len(res.Generated), len(res.Resumed), restored, len(res.Updated), len(res.Moved), len(res.Deleted))
+	if n := len(res.Recovered); n > 0 {
+		verb := "were"
+		if n == 1 {
+			verb = "was"
+		}
+		summary += fmt.Sprintf(" %d of them had lost the answer to their create request and %s found again on the provider, paid for once.", n, verb)
+	}
 	if res.Interrupted {
 		fmt.Fprintf(w, "\n%s %s\n", colYellow.Sprint(colBold.Sprint(verb+" interrupted.")), summary)
 		if len(res.Running) > 0 {
@@ -114,7 +123,11 @@ func ServiceFailed(env *Streams, tokenSet bool, err error, outcome string) {
 // resumes, and the refusal, once.
 func renderRefused(env *Streams, res *apply.Result, summary string) {
 	w := env.Stdout
-	fmt.Fprintf(w, "\n%s %s\n", colRed.Sprint(colBold.Sprint("Apply stopped: the service refused the token.")), summary)
+	stopped := "Apply stopped: the service refused the token."
+	if named, ok := errors.AsType[*provider.Named](res.Refused); ok {
+		stopped = fmt.Sprintf("Apply stopped: provider %s refused the key.", named.Provider)
+	}
+	fmt.Fprintf(w, "\n%s %s\n", colRed.Sprint(colBold.Sprint(stopped)), summary)
 	for _, f := range res.Failed {
 		env.Errorf("%s: %v", f.Addr, f.Err)
 	}

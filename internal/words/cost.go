@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/genform/genform/config"
+	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/reconcile/plans"
 )
 
@@ -15,13 +17,7 @@ func CostLine(p *plans.Plan) string {
 	if !ok {
 		return ""
 	}
-	var parts []string
-	if n := e.Images - e.UnpricedImages; n > 0 {
-		parts = append(parts, fmt.Sprintf("%d image%s at %s", n, Plural(n), p.Prices.Image))
-	}
-	if n := e.VideoSeconds - e.UnpricedSeconds; n > 0 {
-		parts = append(parts, fmt.Sprintf("%d video second%s at %s", n, Plural(n), p.Prices.VideoSecond))
-	}
+	parts := pricedParts(p)
 	line := fmt.Sprintf("Estimated cost: %s %s", e.Amount, e.Currency)
 	switch {
 	case !e.Complete():
@@ -36,14 +32,93 @@ func CostLine(p *plans.Plan) string {
 		line += "; a count or duration known only after apply is taken at the most the service allows"
 	}
 	if !e.Complete() {
-		var missing []string
-		if e.UnpricedImages > 0 {
-			missing = append(missing, fmt.Sprintf("%d image%s without a price: set prices.image", e.UnpricedImages, Plural(e.UnpricedImages)))
-		}
-		if e.UnpricedSeconds > 0 {
-			missing = append(missing, fmt.Sprintf("%d video second%s without a price: set prices.video_second", e.UnpricedSeconds, Plural(e.UnpricedSeconds)))
-		}
-		line += "; " + strings.Join(missing, "; ") + " in the service block"
+		line += "; " + strings.Join(unpricedParts(p), "; ")
 	}
 	return line + "."
+}
+
+// pricedParts lists what the estimate counts at each price, e.g. "12
+// images at 0.02": one part per kind and unit price, in the order the
+// plan's changes first use them.
+func pricedParts(p *plans.Plan) []string {
+	type key struct {
+		video bool
+		price config.Money
+	}
+	var order []key
+	count := map[key]int{}
+	for _, c := range p.Changes {
+		if !c.Action.Generates() {
+			continue
+		}
+		if _, ok := p.CostOf(c); !ok {
+			continue
+		}
+		pr := p.PricesOf(c)
+		k, n := key{}, c.Media
+		if c.Kind() == addrs.Video {
+			k, n = key{video: true, price: *pr.VideoSecond}, c.Seconds*c.Media
+		} else {
+			k.price = *pr.Image
+		}
+		if _, seen := count[k]; !seen {
+			order = append(order, k)
+		}
+		count[k] += n
+	}
+	var parts []string
+	for _, k := range order {
+		n := count[k]
+		if n == 0 {
+			continue
+		}
+		what := "image"
+		if k.video {
+			what = "video second"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s%s at %s", n, what, Plural(n), k.price))
+	}
+	return parts
+}
+
+// unpricedParts says what the estimate leaves out and where to set its
+// price: the service block for the reference service, the provider's
+// block for a model.
+func unpricedParts(p *plans.Plan) []string {
+	type key struct {
+		video    bool
+		provider string
+	}
+	var order []key
+	count := map[key]int{}
+	for _, c := range p.Changes {
+		if !c.Action.Generates() {
+			continue
+		}
+		if _, ok := p.CostOf(c); ok {
+			continue
+		}
+		k, n := key{provider: c.Endpoint.Provider()}, c.Media
+		if c.Kind() == addrs.Video {
+			k.video, n = true, c.Seconds*c.Media
+		}
+		if _, seen := count[k]; !seen {
+			order = append(order, k)
+		}
+		count[k] += n
+	}
+	var parts []string
+	for _, k := range order {
+		n := count[k]
+		what, field := "image", "prices.image"
+		if k.video {
+			what, field = "video second", "prices.video_second"
+		}
+		where := "the service block"
+		if k.provider != "" {
+			where = fmt.Sprintf("the provider %q block (in the estimate's currency)", k.provider)
+		}
+		parts = append(parts, fmt.Sprintf("%d %s%s without a price: set %s in %s", n, what, Plural(n), field, where))
+	}
+	return parts
 }

@@ -7,12 +7,26 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/catalog"
+	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/service"
 )
 
 // ServiceAdvice is what the user can do about err when it is the service's
 // as a whole; "" for any other error.
 func ServiceAdvice(err error) string {
+	if named, ok := errors.AsType[*provider.Named](err); ok {
+		title, keyEnv := named.Provider, "its key variable"
+		if p := catalog.Lookup(named.Provider); p != nil {
+			title, keyEnv = p.Title, p.KeyEnv
+		}
+		switch {
+		case errors.Is(err, service.ErrUnreachable):
+			return fmt.Sprintf("Check base_url in the provider %q block (unset, it is %s's own address), and the network in between.", named.Provider, title)
+		case errors.Is(err, service.ErrUnauthorized):
+			return fmt.Sprintf("Set %s (or key in the provider %q block, which takes precedence) to a key %s accepts, then run the command again.", keyEnv, named.Provider, title)
+		}
+	}
 	switch {
 	case errors.Is(err, service.ErrUnreachable):
 		return "Check GENFORM_BASE_URL (or base_url in the service block, which takes precedence), " +
@@ -37,6 +51,13 @@ func ServiceError(err error, tokenSet bool) string {
 	if errors.Is(err, service.ErrUnauthorized) && errors.As(err, &se) {
 		answer := *se
 		answer.Op = ""
+		if named, ok := errors.AsType[*provider.Named](err); ok {
+			title := named.Provider
+			if p := catalog.Lookup(named.Provider); p != nil {
+				title = p.Title
+			}
+			return title + " refused the key: " + answer.Error()
+		}
 		if !tokenSet {
 			return "the service wants a token and none is set: " + answer.Error()
 		}

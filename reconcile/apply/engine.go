@@ -87,6 +87,10 @@ type Job struct {
 // Result is what an apply did. The address lists are in address order.
 type Result struct {
 	Generated, Resumed, Restored, Updated, Moved, Deleted []addrs.Instance
+	// Recovered are the instances whose create answer was lost (in this
+	// apply or an earlier one) and whose job was found again by listing
+	// the provider's jobs; each is also Generated or Resumed.
+	Recovered []addrs.Instance
 	Failed, Skipped                                       []Failure
 	Running                                               []Job
 	// Unrecorded are jobs the service accepted, and so paid for, whose ids
@@ -186,10 +190,13 @@ func (e *Engine) Apply(ctx context.Context, plan *plans.Plan) (*Result, error) {
 	}
 	changes := map[addrs.Instance]*plans.Change{}
 	for _, c := range plan.Changes {
-		changes[c.Addr] = c
 		if c.PossiblyPaid() {
-			r.possiblyPaid(c.Addr, c.Reason.Since, nil)
+			// A provider that lists its jobs may find it again.
+			if c = r.recoverEarlier(c); c.PossiblyPaid() {
+				r.possiblyPaid(c.Addr, c.Reason.Since, nil)
+			}
 		}
+		changes[c.Addr] = c
 	}
 
 	// Moves first: they free the old addresses and put files in place for
@@ -241,7 +248,7 @@ func (e *Engine) Apply(ctx context.Context, plan *plans.Plan) (*Result, error) {
 		r.res.Running = append(r.res.Running, Job{Addr: addr, GenerationID: id})
 	}
 	slices.SortFunc(r.res.Running, func(a, b Job) int { return a.Addr.Compare(b.Addr) })
-	for _, l := range [][]addrs.Instance{r.res.Generated, r.res.Resumed, r.res.Restored, r.res.Updated, r.res.Moved, r.res.Deleted} {
+	for _, l := range [][]addrs.Instance{r.res.Generated, r.res.Resumed, r.res.Recovered, r.res.Restored, r.res.Updated, r.res.Moved, r.res.Deleted} {
 		addrs.Sort(l)
 	}
 	byAddr := func(a, b Failure) int { return a.Addr.Compare(b.Addr) }
@@ -275,7 +282,7 @@ func (r *applyRun) providerFor(ep addrs.Endpoint) (provider.Provider, error) {
 			}
 		}
 		if l.err == nil {
-			l.p = guarded{Provider: l.p, r: r}
+			l.p = guarded{Provider: l.p, r: r, name: l.name}
 		}
 	})
 	return l.p, l.err

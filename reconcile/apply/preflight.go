@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/provider"
@@ -100,33 +101,59 @@ func (r *applyRun) refused(c *plans.Change, err error) bool {
 // stops the apply as soon as it is answered, not when the change it
 // belongs to is reported: by then its generation slot may have gone to
 // the next submission.
+//
+// Errors of a live provider as a whole carry its name (provider.Named),
+// so that what is shown says which key or address to check.
 type guarded struct {
 	provider.Provider
-	r *applyRun
+	r    *applyRun
+	name string
+}
+
+// check names err by the provider and stops the apply on a refused key.
+func (g guarded) check(err error) error {
+	err = provider.NameErr(g.name, err)
+	g.r.refusedBy(err)
+	return err
 }
 
 func (g guarded) Submit(ctx context.Context, req provider.Request) (provider.Job, error) {
 	job, err := g.Provider.Submit(ctx, req)
-	g.r.refusedBy(err)
-	return job, err
+	return job, g.check(err)
 }
 
 func (g guarded) Status(ctx context.Context, job provider.Job) (provider.Status, error) {
 	st, err := g.Provider.Status(ctx, job)
-	g.r.refusedBy(err)
-	return st, err
+	return st, g.check(err)
 }
 
 func (g guarded) Result(ctx context.Context, job provider.Job) (*provider.Result, error) {
 	res, err := g.Provider.Result(ctx, job)
-	g.r.refusedBy(err)
-	return res, err
+	return res, g.check(err)
+}
+
+func (g guarded) Download(ctx context.Context, url, dir, base string) (*service.Downloaded, error) {
+	d, err := g.Provider.Download(ctx, url, dir, base)
+	return d, provider.NameErr(g.name, err)
+}
+
+func (g guarded) CheckCredentials(ctx context.Context) error {
+	return provider.NameErr(g.name, g.Provider.CheckCredentials(ctx))
 }
 
 // WatermarkFreeURL keeps the provider's watermark-free files reachable
 // through the guard, for one that has them.
 func (g guarded) WatermarkFreeURL(ctx context.Context, creationID string) (string, error) {
 	u, err := watermarkFreeURL(ctx, g.Provider, creationID)
-	g.r.refusedBy(err)
-	return u, err
+	return u, g.check(err)
+}
+
+// Recover finds a lost job through the guard, for a provider that can.
+func (g guarded) Recover(ctx context.Context, r provider.Request, since, until time.Time) (provider.Job, bool, error) {
+	rec, ok := g.Provider.(provider.Recoverer)
+	if !ok {
+		return provider.Job{}, false, nil
+	}
+	job, found, err := rec.Recover(ctx, r, since, until)
+	return job, found, g.check(err)
 }

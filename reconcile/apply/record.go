@@ -103,6 +103,9 @@ func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *plans.C
 			return fmt.Errorf("recording the failure of %s (job %s): %w", inst.Addr, id, err)
 		}
 		noted = true
+		if st.Reason != "" {
+			return fmt.Errorf("generation %s of %s failed on the service: %s; fix the request (or retry) and apply again", id, inst.Addr, st.Reason)
+		}
 		return fmt.Errorf("generation %s of %s failed on the service; fix the request (or retry) and apply again", id, inst.Addr)
 	}
 

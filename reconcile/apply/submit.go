@@ -120,6 +120,17 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 	}
 	ccancel()
 	answered := time.Now()
+	if err != nil && provider.IsPossiblyPaid(err) {
+		// A provider that lists its jobs may find it again.
+		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		if found, ok := r.recoverJob(rctx, p, inst.Addr, c.Action, intent, time.Now()); ok {
+			r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseWarning, GenerationID: found.ID,
+				Err: fmt.Errorf("the answer to the create request was lost (%v); its job %s was found by listing the provider's jobs, and is followed, paying nothing more", err, found.ID)})
+			r.record(&r.res.Recovered, inst.Addr)
+			job, id, err = found, found.ID, nil
+		}
+		rcancel()
+	}
 	if err != nil {
 		if errors.Is(err, service.ErrAmbiguousCreate) {
 			// The job may exist, and be paid for: the intent stays, and

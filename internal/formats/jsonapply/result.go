@@ -12,9 +12,12 @@ import (
 
 // Result is the last line of apply -json.
 type Result struct {
-	Type        string    `json:"type"`
-	Generated   []string  `json:"generated"`
-	Resumed     []string  `json:"resumed"`
+	Type      string   `json:"type"`
+	Generated []string `json:"generated"`
+	Resumed   []string `json:"resumed"`
+	// Recovered are the generated or resumed instances whose create
+	// answer was lost and whose job was found again on the provider.
+	Recovered   []string  `json:"recovered"`
 	Restored    []string  `json:"restored"`
 	Updated     []string  `json:"updated"`
 	Moved       []string  `json:"moved"`
@@ -67,6 +70,7 @@ func WriteResult(w io.Writer, res *apply.Result, warnings []string) error {
 		Type:        "result",
 		Generated:   addrs.Strings(res.Generated),
 		Resumed:     addrs.Strings(res.Resumed),
+		Recovered:   addrs.Strings(res.Recovered),
 		Restored:    addrs.Strings(res.Restored),
 		Updated:     addrs.Strings(res.Updated),
 		Moved:       addrs.Strings(res.Moved),
