@@ -343,7 +343,7 @@ func (b *bodyBuilder) buildProvider(d *instData) {
 		}
 		name := attrNames[id]
 		if !ep.takes[id] {
-			b.bad(id, "Unsupported argument", fmt.Sprintf("%s %s model %s, which does not take %s: %s Remove %s.", ep.chosenBy, ep.prov.Name, ep.ep.Target(), name, b.providerReason(id), name))
+			b.bad(id, "Unsupported argument", fmt.Sprintf("%s, model %s, does not take %s: %s Remove %s.", ep.chosenBy, ep.ep.Target(), name, b.providerReason(id), name))
 			continue
 		}
 		ty := attrType[id]
@@ -465,8 +465,13 @@ func (b *bodyBuilder) checkInput(v cty.Value) map[string]any {
 	}
 	m, _ := JSONValue(v).(map[string]any)
 	for _, k := range b.ep.caps.Counted {
-		if _, ok := m[k]; ok {
-			b.bad(aInput, "Invalid input", fmt.Sprintf("input.%s changes how much %s model %s makes or charges; set it with the block's %s instead, so that plan counts and prices it.", k, b.ep.prov.Name, b.ep.ep.Target(), countedAttr(k)))
+		if _, ok := m[k]; !ok {
+			continue
+		}
+		if attr := countedAttr(k); slices.Contains(b.ep.caps.Attrs, attr) {
+			b.bad(aInput, "Invalid input", fmt.Sprintf("input.%s changes how much %s model %s makes or charges; set it with the block's %s instead, so that plan counts and prices it.", k, b.ep.prov.Name, b.ep.ep.Target(), attr))
+		} else {
+			b.bad(aInput, "Invalid input", fmt.Sprintf("input.%s changes how much %s model %s makes or charges, which plan must know to count and price it, and genform's tables do not list this model: it is asked for at its defaults. Leave input.%s out, or use a model the tables list (docs/providers.md).", k, b.ep.prov.Name, b.ep.ep.Target(), k))
 		}
 	}
 	return m
