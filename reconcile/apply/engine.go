@@ -90,9 +90,9 @@ type Result struct {
 	// Recovered are the instances whose create answer was lost (in this
 	// apply or an earlier one) and whose job was found again by listing
 	// the provider's jobs; each is also Generated or Resumed.
-	Recovered []addrs.Instance
-	Failed, Skipped                                       []Failure
-	Running                                               []Job
+	Recovered       []addrs.Instance
+	Failed, Skipped []Failure
+	Running         []Job
 	// Unrecorded are jobs the service accepted, and so paid for, whose ids
 	// the state could not be made to hold (a full or read-only disk): the
 	// user adopts each with genform import once the state can be written.
