@@ -72,6 +72,7 @@ func TestScript(t *testing.T) {
 			"sim-start":      cmdSimStart,
 			"provider-sim":   cmdProviderSim,
 			"provider-stats": cmdProviderStats,
+			"provider-wait":  cmdProviderWait,
 			"charge-proxy":   cmdChargeProxy,
 			"replace":        cmdReplace,
 			"cache-tamper":   cmdCacheTamper,

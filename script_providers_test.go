@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -128,5 +129,40 @@ func cmdProviderStats(ts *testscript.TestScript, neg bool, args []string) {
 	fmt.Fprintf(ts.Stdout(), "jobs %d\ncreates-max %d\nrequests %d\nthrottled %d\n", len(rep.Jobs), most, rep.Requests, rep.Throttled)
 	if n := len(rep.Jobs); n > 0 {
 		ts.Setenv("LAST_JOB", rep.Jobs[n-1].ID)
+	}
+}
+
+// provider-wait NAME -polled N waits (up to 30s) until N jobs of the
+// simulator of provider NAME have each answered a status request: genform
+// records a job's id before it first polls it, as sim-wait -polled says
+// (a Replicate prediction is polled by reading it whole).
+func cmdProviderWait(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 || args[1] != "-polled" {
+		ts.Fatalf("usage: provider-wait NAME -polled N")
+	}
+	n, err := strconv.Atoi(args[2])
+	ts.Check(err)
+	p := providerSimsOf(ts)
+	p.mu.Lock()
+	inst := p.sims[args[0]]
+	p.mu.Unlock()
+	if inst == nil {
+		ts.Fatalf("provider-wait: no simulator of %q is running", args[0])
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		polled := 0
+		for _, j := range inst.Handler.Jobs().Jobs {
+			if j.StatusRequests+j.DetailRequests >= 1 {
+				polled++
+			}
+		}
+		if polled >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("gave up after 30s waiting until %d jobs of %s have been polled (%d were)", n, args[0], polled)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -96,7 +96,7 @@ func decide(f facts) decision {
 		(f.fingerprint == intent.Fingerprint || f.fingerprint == "" && len(f.upstream) == 0):
 		return decision{action: plans.Resume, reason: plans.Reason{Code: plans.ReasonInterrupted, GenerationID: intent.GenerationID}}
 	case intent != nil && rec != nil && !f.forced && f.fingerprint != "" &&
-		f.fingerprint == rec.Fingerprint && rec.Status != plans.StatusFailed && intent.Fingerprint != f.fingerprint:
+		f.fingerprint == rec.Fingerprint && !plans.Failed(rec.Status) && intent.Fingerprint != f.fingerprint:
 		return decision{keep: true, settle: true}
 	case intent != nil && intent.GenerationID != "":
 		return decision{action: generate, reason: plans.Reason{Code: plans.ReasonAbandoned, GenerationID: intent.GenerationID}}
@@ -114,14 +114,22 @@ func decide(f facts) decision {
 		return restore(f.restorable)
 	case rec == nil:
 		return decision{action: plans.Create, reason: plans.Reason{Code: plans.ReasonNew}}
-	case rec.Status == plans.StatusFailed && f.restorable != nil && !f.forced && len(f.triggered) == 0:
+	case rec.Status == plans.StatusRefused && !f.forced && f.fingerprint == rec.Fingerprint:
+		// The provider refused this very request for its content: it
+		// would refuse it again, and may charge for it.
+		return decision{action: plans.NoOp, reason: plans.Reason{Code: plans.ReasonRefused, Error: rec.Error}}
+	case plans.Failed(rec.Status) && f.restorable != nil && !f.forced && len(f.triggered) == 0:
 		return restore(f.restorable)
-	case rec.Status == plans.StatusFailed:
+	case plans.Failed(rec.Status):
 		return decision{action: plans.Replace, reason: plans.Reason{Code: plans.ReasonFailed, Error: rec.Error}}
 	case f.forced:
 		return decision{action: plans.Replace, reason: plans.Reason{Code: plans.ReasonForced}}
 	case len(f.triggered) > 0:
 		return decision{action: plans.Replace, reason: plans.Reason{Code: plans.ReasonTriggered, Upstream: f.triggered}}
+	case rec.Failure != nil && rec.Failure.Refused && f.fingerprint != "" && f.fingerprint == rec.Failure.Fingerprint:
+		// The declared request is the one refused for its content: the
+		// last good generation stays, and nothing is sent.
+		return decision{action: plans.NoOp, reason: plans.Reason{Code: plans.ReasonRefused, Error: rec.Failure.Error}}
 	case rec.Failure != nil && f.fingerprint != "" && f.fingerprint == rec.Failure.Fingerprint && f.restorable == nil:
 		// The declared request is the one that failed last: try it again.
 		return decision{action: plans.Replace, reason: plans.Reason{Code: plans.ReasonFailed, Error: rec.Failure.Error}}

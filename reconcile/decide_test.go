@@ -125,6 +125,18 @@ var decideTests = []decideTest{
 	{name: "failed beats -replace",
 		facts: facts{fingerprint: "fp-old", forced: true, record: failedRecord()},
 		want:  plans.Replace, reason: plans.Reason{Code: plans.ReasonFailed, Error: "the service reported the generation failed"}},
+	{name: "a request refused for its content is not sent again",
+		facts: facts{fingerprint: "fp-old", record: refusedRecord()},
+		want:  plans.NoOp, reason: plans.Reason{Code: plans.ReasonRefused, Error: "content_policy_violation"}},
+	{name: "a refused request changed is generated",
+		facts: facts{fingerprint: "fp-new", record: refusedRecord(), diff: []plans.AttrChange{{Name: "prompt"}}},
+		want:  plans.Replace, reason: plans.Reason{Code: plans.ReasonFailed, Error: "content_policy_violation"}},
+	{name: "-replace sends a refused request again",
+		facts: facts{fingerprint: "fp-old", forced: true, record: refusedRecord()},
+		want:  plans.Replace, reason: plans.Reason{Code: plans.ReasonFailed, Error: "content_policy_violation"}},
+	{name: "the request refused beside a good generation is not sent again",
+		facts: facts{fingerprint: "fp-failed", record: recordWithRefusal()},
+		want:  plans.NoOp, reason: plans.Reason{Code: plans.ReasonRefused, Error: "content_policy_violation"}},
 	{name: "-replace of an unchanged instance",
 		facts: facts{fingerprint: "fp-old", forced: true, record: succeededRecord()},
 		want:  plans.Replace, reason: plans.Reason{Code: plans.ReasonForced}},
@@ -316,6 +328,22 @@ var decideTests = []decideTest{
 func recordWithFailure() *statefile.Resource {
 	r := succeededRecord()
 	r.Failure = &statefile.Failure{Endpoint: addrs.Text2Image, Fingerprint: "fp-failed", GenerationID: "job-failed", Error: "the service reported the generation failed"}
+	return r
+}
+
+// refusedRecord is a record whose only generation the provider refused
+// for its content.
+func refusedRecord() *statefile.Resource {
+	r := succeededRecord()
+	r.Status, r.Error = plans.StatusRefused, "content_policy_violation"
+	return r
+}
+
+// recordWithRefusal is succeededRecord with a later request, "fp-failed",
+// refused for its content beside it.
+func recordWithRefusal() *statefile.Resource {
+	r := recordWithFailure()
+	r.Failure.Refused, r.Failure.Error = true, "content_policy_violation"
 	return r
 }
 

@@ -456,14 +456,14 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance, known 
 	switch {
 	case rec == nil && f.intent == nil && f.fingerprint != "":
 		f.orphan = p.peekOrphan(f.fingerprint, r.Kind)
-	case rec != nil && f.fingerprint == "" && len(f.ignore) > 0 && rec.Status != plans.StatusFailed,
-		rec != nil && f.fingerprint != rec.Fingerprint && f.intent == nil && !f.forced && rec.Status != plans.StatusFailed:
+	case rec != nil && f.fingerprint == "" && len(f.ignore) > 0 && !plans.Failed(rec.Status),
+		rec != nil && f.fingerprint != rec.Fingerprint && f.intent == nil && !f.forced && !plans.Failed(rec.Status):
 		p.fillAttrs(c, rec, inst)
 		f.diff = c.Attrs
 	}
 	// The history is read only where a generation would be made.
 	if p.in.History != nil && f.fingerprint != "" && f.intent == nil && !f.forced && len(f.triggered) == 0 &&
-		(rec == nil && f.orphan == nil || rec != nil && (rec.Fingerprint != f.fingerprint || rec.Status == plans.StatusFailed)) {
+		(rec == nil && f.orphan == nil || rec != nil && (rec.Fingerprint != f.fingerprint || plans.Failed(rec.Status))) {
 		f.restorable = p.restorable(f.fingerprint, inst.Addr)
 	}
 

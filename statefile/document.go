@@ -78,6 +78,7 @@ type DocFailure struct {
 	Request      RawJSON `json:"request,omitempty"`
 	GenerationID string  `json:"generation_id,omitempty"`
 	Error        string  `json:"error,omitempty"`
+	Refused      bool    `json:"refused,omitempty"`
 	At           string  `json:"at,omitempty"`
 }
 
@@ -270,7 +271,7 @@ func docResource(r *Resource) DocResource {
 	if f := r.Failure; f != nil {
 		d.Failure = &DocFailure{
 			Endpoint: f.Endpoint.Path(), Fingerprint: f.Fingerprint, Request: RawJSON(f.Request),
-			GenerationID: f.GenerationID, Error: f.Error, At: docTime(f.At),
+			GenerationID: f.GenerationID, Error: f.Error, Refused: f.Refused, At: docTime(f.At),
 		}
 	}
 	return d
@@ -456,7 +457,7 @@ func (dr *DocResource) resource() (*Resource, error) {
 		r.Deps = append(r.Deps, da.Resource)
 	}
 	if f := dr.Failure; f != nil {
-		r.Failure = &Failure{Fingerprint: f.Fingerprint, Request: json.RawMessage(f.Request), GenerationID: f.GenerationID, Error: f.Error}
+		r.Failure = &Failure{Fingerprint: f.Fingerprint, Request: json.RawMessage(f.Request), GenerationID: f.GenerationID, Error: f.Error, Refused: f.Refused}
 		ep, ok := addrs.ParseEndpoint(f.Endpoint, a.Resource.Kind)
 		if !ok || ep.Kind() != a.Resource.Kind {
 			return nil, fmt.Errorf("failure: endpoint %q is not one genform knows", f.Endpoint)

@@ -67,7 +67,10 @@ type Failure struct {
 	Request      json.RawMessage // the request that failed, without secrets
 	GenerationID string
 	Error        string
-	At           time.Time
+	// Refused is true when the provider refused the request for its
+	// content (moderation): it is never sent again as it is.
+	Refused bool
+	At      time.Time
 }
 
 // Output is one downloaded output file of a resource.
@@ -155,6 +158,7 @@ const (
 	failError        = 4
 	failAt           = 5
 	failRequest      = 6
+	failRefused      = 7
 )
 
 // Field numbers of an output, nested in a resource record.
@@ -234,6 +238,7 @@ func encodeResource(r *Resource) []byte {
 			e.string(failGenerationID, f.GenerationID)
 			e.string(failError, f.Error)
 			e.time(failAt, f.At)
+			e.bool(failRefused, f.Refused)
 			e.bytes(failRequest, f.Request)
 		})
 	}
@@ -483,6 +488,8 @@ func decodeFailure(r *reader) (*Failure, string, error) {
 			f.At = r.time()
 		case failRequest:
 			f.Request = r.bytes()
+		case failRefused:
+			f.Refused = r.bool()
 		}
 	}
 	if r.err != nil {

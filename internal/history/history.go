@@ -55,7 +55,7 @@ func (h *View) Of(addr addrs.Instance) []*statefile.Resource {
 // a copy could not be checked).
 func (h *View) State(e *statefile.Resource) string {
 	switch {
-	case e.Status == plans.StatusFailed:
+	case plans.Failed(e.Status):
 		return "failed"
 	case !h.heldBy[e.GenerationID].IsZero():
 		return "held"

@@ -1,8 +1,11 @@
 package views
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/history"
@@ -50,6 +53,12 @@ func HistoryLine(h *history.View, e *statefile.Resource, addr addrs.Instance) st
 			s += fmt.Sprintf("  prompt %q", p)
 		}
 	}
+	if e.Version != "" {
+		s += "  version " + e.Version
+	}
+	if len(e.Usage) > 0 {
+		s += "  usage " + compactJSON(e.Usage)
+	}
 	switch state {
 	case "held":
 		if held := h.HeldBy(e.GenerationID); held != addr {
@@ -67,4 +76,13 @@ func HistoryLine(h *history.View, e *statefile.Resource, addr addrs.Instance) st
 		}
 	}
 	return s
+}
+
+// compactJSON is a provider's JSON on one line, as received otherwise.
+func compactJSON(raw []byte) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return strconv.Quote(string(raw))
+	}
+	return b.String()
 }

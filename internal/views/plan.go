@@ -91,7 +91,7 @@ func Plan(out io.Writer, p *plans.Plan, serviceLine string) {
 	defer w.Flush()
 	fmt.Fprintf(w, "Service: %s\n\n", serviceLine)
 	if !p.HasChanges() {
-		held := p.PossiblyPaid()
+		held := p.Waiting()
 		if len(held) == 0 {
 			fmt.Fprintln(w, colGreen.Sprint(colBold.Sprint("No changes.")+" Your media matches the configuration."))
 			return
@@ -251,6 +251,12 @@ func SummaryLine(p *plans.Plan) string {
 	waiting := ""
 	if s.PossiblyPaid > 0 {
 		waiting = fmt.Sprintf("%d possibly paid for, waiting for your decision (nothing is sent for %s)", s.PossiblyPaid, map[bool]string{true: "it", false: "them"}[s.PossiblyPaid == 1])
+	}
+	if s.Refused > 0 {
+		if waiting != "" {
+			waiting += "; "
+		}
+		waiting += fmt.Sprintf("%d refused by the provider for its content, waiting for a change of its request", s.Refused)
 	}
 	if !p.HasChanges() {
 		if waiting != "" {

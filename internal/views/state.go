@@ -92,6 +92,12 @@ func Resource(w io.Writer, snap *statefile.Snapshot, addr addrs.Instance, h *sec
 		rows = append(rows, attrRow{"error", FormatValue(rh.Text(rec.Error))})
 	}
 	rows = append(rows, attrRow{"endpoint", FormatValue(rec.Endpoint.Path())})
+	if rec.Version != "" {
+		rows = append(rows, attrRow{"version", FormatValue(rec.Version)})
+	}
+	if len(rec.Usage) > 0 {
+		rows = append(rows, attrRow{"usage", compactJSON(rec.Usage)})
+	}
 	attrs := rh.Attrs(secrets.RecordAttrs(rec), secrets.Value{})
 	for _, n := range attrNames(attrs) {
 		rows = append(rows, attrRow{n, FormatValue(attrs[n])})

@@ -37,6 +37,8 @@ func Reason(c *plans.Change) string {
 			return "the last generation failed: " + r.Error
 		}
 		return "the last generation failed"
+	case plans.ReasonRefused:
+		return "the provider refused this request for its content (" + r.Error + "), so it is not sent again"
 	case plans.ReasonForced:
 		return "replacement requested with -replace"
 	case plans.ReasonChanged:
@@ -130,6 +132,8 @@ func Warnings(c *plans.Change) []string {
 		return []string{fmt.Sprintf("an earlier apply sent the create request for %s at %s and did not learn its outcome; that generation may already have been paid for, and -replace pays for it again", c.Addr, r.Since.UTC().Format("2006-01-02 15:04:05Z"))}
 	case r.Code == plans.ReasonAnswerLost:
 		return []string{PossiblyPaid(c.Addr, r.Since)}
+	case r.Code == plans.ReasonRefused:
+		return []string{fmt.Sprintf("the provider refused the request of %s for its content (%s); genform does not send it again: change the prompt or the input, or apply with -replace=%s to send it as it is, paying if the provider charges for it", c.Addr, r.Error, c.Addr.Shell())}
 	case r.KeptJob() != "":
 		return []string{fmt.Sprintf("job %s, left by an interrupted apply, may have been paid for; apply follows it to its end and keeps it in the history (declaring its request again restores it at no cost) instead of writing its files to the output directory", r.KeptJob())}
 	case r.Code == plans.ReasonRemovedIntent || r.Code == plans.ReasonDestroyIntent:

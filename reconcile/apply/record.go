@@ -83,13 +83,16 @@ func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *plans.C
 			// The record keeps the last good generation, its request,
 			// files and hashes; the failure is kept beside it. Declaring
 			// the old request again is then a no-op, and the failed one
-			// again a retry.
+			// again a retry (a refused one is never sent again).
 			kept := *old
 			kept.Failure = &statefile.Failure{Endpoint: intent.Endpoint, Fingerprint: intent.Fingerprint,
-				Request: intent.Request, GenerationID: id, Error: failed, At: now}
+				Request: intent.Request, GenerationID: id, Error: failed, Refused: st.Refused, At: now}
 			rec = &kept
 		} else {
 			rec.Status = plans.StatusFailed
+			if st.Refused {
+				rec.Status = plans.StatusRefused
+			}
 			rec.Error = failed
 		}
 		if err := r.commit(func(tx *statefile.Tx) error {
@@ -103,6 +106,9 @@ func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *plans.C
 			return fmt.Errorf("recording the failure of %s (job %s): %w", inst.Addr, id, err)
 		}
 		noted = true
+		if st.Refused {
+			return fmt.Errorf("the provider refused generation %s of %s for its content: %s; genform does not send this request again: change it (the prompt, or the input) and apply again", id, inst.Addr, failed)
+		}
 		if st.Reason != "" {
 			return fmt.Errorf("generation %s of %s failed on the service: %s; fix the request (or retry) and apply again", id, inst.Addr, st.Reason)
 		}

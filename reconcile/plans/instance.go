@@ -24,6 +24,14 @@ const StatusSucceed = "succeed"
 // StatusFailed is the service's status of a failed generation.
 const StatusFailed = "failed"
 
+// StatusRefused is the status of a generation the provider refused for
+// its content (moderation): the same request is never sent again.
+const StatusRefused = "refused"
+
+// Failed reports whether a record's last generation ended without files:
+// failed, or refused for its content.
+func Failed(status string) bool { return status == StatusFailed || status == StatusRefused }
+
 // MediaCount is how many files one generation of inst yields: one video,
 // or image_number images (the most the model makes when that is not
 // known yet, and its default when it is not set).

@@ -99,6 +99,9 @@ type Summary struct {
 	// PossiblyPaid counts the no-ops that wait for the user's decision
 	// (Change.PossiblyPaid); NoOp counts them too.
 	PossiblyPaid int
+	// Refused counts the no-ops whose request the provider refused for
+	// its content (Change.Refused); NoOp counts them too.
+	Refused int
 }
 
 // Summary counts the plan's changes.
@@ -133,6 +136,9 @@ func (p *Plan) Summary() Summary {
 			if c.PossiblyPaid() {
 				s.PossiblyPaid++
 			}
+			if c.Refused() {
+				s.Refused++
+			}
 		}
 	}
 	return s
@@ -145,6 +151,25 @@ func (p *Plan) Summary() Summary {
 // the creation (import) or to pay again (-replace).
 func (c *Change) PossiblyPaid() bool {
 	return c.Action == NoOp && c.Reason != nil && c.Reason.Code == ReasonAnswerLost
+}
+
+// Refused reports whether the change leaves alone an instance whose
+// declared request the provider refused for its content: it waits for
+// the request to change.
+func (c *Change) Refused() bool {
+	return c.Action == NoOp && c.Reason != nil && c.Reason.Code == ReasonRefused
+}
+
+// Waiting lists the no-ops a user must act on, possibly paid or refused,
+// in the plan's order.
+func (p *Plan) Waiting() []*Change {
+	var out []*Change
+	for _, c := range p.Changes {
+		if c.PossiblyPaid() || c.Refused() {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // PossiblyPaid lists the changes that wait for the user's decision

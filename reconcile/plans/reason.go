@@ -24,6 +24,7 @@ const (
 	// Replace (ReasonAnswerLost and ReasonAbandoned too, when the state
 	// holds an earlier generation).
 	ReasonFailed       // the last generation failed, with Error
+	ReasonRefused      // no-op: the provider refused this very request for its content (Error), so it is not sent again
 	ReasonForced       // -replace asked for it
 	ReasonChanged      // the request attributes Attrs changed
 	ReasonEndpoint     // the endpoint changed From one To another
@@ -57,6 +58,7 @@ var reasonNames = [...]string{
 	ReasonAnswerLost:    "answer_lost",
 	ReasonAbandoned:     "abandoned",
 	ReasonFailed:        "failed",
+	ReasonRefused:       "refused",
 	ReasonForced:        "replace_requested",
 	ReasonChanged:       "changed",
 	ReasonEndpoint:      "endpoint_changed",

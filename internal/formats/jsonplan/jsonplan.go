@@ -133,6 +133,9 @@ type Summary struct {
 	// until the user decides (their changes carry reason_code
 	// "answer_lost" and a warning).
 	PossiblyPaid int `json:"possibly_paid"`
+	// Refused counts the no-ops whose request the provider refused for
+	// its content: nothing is sent until the request changes.
+	Refused int `json:"refused"`
 	// Cost is the estimate, present only when the configuration sets
 	// prices.
 	Cost *Cost `json:"cost,omitempty"`
@@ -148,7 +151,7 @@ func encodeSummary(p *plans.Plan) Summary {
 	return Summary{
 		Generate: s.Generate, Images: s.Images, Videos: s.Videos, Redownload: s.Redownload,
 		Move: s.Move, Resume: s.Resume, Restore: s.Restore, Delete: s.Delete, NoOp: s.NoOp,
-		PossiblyPaid: s.PossiblyPaid, Cost: encodeCost(p),
+		PossiblyPaid: s.PossiblyPaid, Refused: s.Refused, Cost: encodeCost(p),
 	}
 }
 

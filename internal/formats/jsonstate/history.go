@@ -18,20 +18,22 @@ type HistoryDocument struct {
 // HistoryEntry is one generation of the history, in the history
 // document and the state document alike.
 type HistoryEntry struct {
-	Address      string         `json:"address"`
-	GenerationID string         `json:"generation_id"`
-	CreationID   string         `json:"creation_id"`
-	Fingerprint  string         `json:"fingerprint"`
-	Endpoint     string         `json:"endpoint"`
-	Status       string         `json:"status"`
-	Error        string         `json:"error,omitempty"`
-	State        string         `json:"state"`
-	HeldBy       string         `json:"held_by,omitempty"`
-	Cached       bool           `json:"cached"`
-	Attributes   map[string]any `json:"attributes"`
-	Outputs      []Output       `json:"outputs"`
-	RecordedAt   string         `json:"recorded_at,omitempty"`
-	UpdatedAt    string         `json:"updated_at,omitempty"`
+	Address      string          `json:"address"`
+	GenerationID string          `json:"generation_id"`
+	CreationID   string          `json:"creation_id"`
+	Fingerprint  string          `json:"fingerprint"`
+	Endpoint     string          `json:"endpoint"`
+	Status       string          `json:"status"`
+	Error        string          `json:"error,omitempty"`
+	Version      string          `json:"version,omitempty"`
+	Usage        json.RawMessage `json:"usage,omitempty"`
+	State        string          `json:"state"`
+	HeldBy       string          `json:"held_by,omitempty"`
+	Cached       bool            `json:"cached"`
+	Attributes   map[string]any  `json:"attributes"`
+	Outputs      []Output        `json:"outputs"`
+	RecordedAt   string          `json:"recorded_at,omitempty"`
+	UpdatedAt    string          `json:"updated_at,omitempty"`
 }
 
 func EncodeHistory(h *history.View, entries []*statefile.Resource) []HistoryEntry {
@@ -41,6 +43,7 @@ func EncodeHistory(h *history.View, entries []*statefile.Resource) []HistoryEntr
 		j := HistoryEntry{
 			Address: e.Addr.String(), GenerationID: e.GenerationID, CreationID: e.CreationID,
 			Fingerprint: e.Fingerprint, Endpoint: e.Endpoint.Path(), Status: e.Status, Error: rh.Text(e.Error),
+			Version: e.Version, Usage: e.Usage,
 			State: h.State(e), Cached: h.Cached(e), Attributes: rh.Attrs(secrets.RecordAttrs(e), secrets.Text), Outputs: []Output{},
 			RecordedAt: Time(e.CreatedAt), UpdatedAt: Time(e.UpdatedAt),
 		}

@@ -27,15 +27,19 @@ type Document struct {
 }
 
 type Resource struct {
-	Address       string          `json:"address"`
-	Resource      string          `json:"resource"`
-	Kind          string          `json:"kind"`
-	Endpoint      string          `json:"endpoint"`
-	Fingerprint   string          `json:"fingerprint"`
-	GenerationID  string          `json:"generation_id"`
-	CreationID    string          `json:"creation_id"`
-	Status        string          `json:"status"`
-	Error         string          `json:"error,omitempty"`
+	Address      string `json:"address"`
+	Resource     string `json:"resource"`
+	Kind         string `json:"kind"`
+	Endpoint     string `json:"endpoint"`
+	Fingerprint  string `json:"fingerprint"`
+	GenerationID string `json:"generation_id"`
+	CreationID   string `json:"creation_id"`
+	Status       string `json:"status"`
+	Error        string `json:"error,omitempty"`
+	// Version is the model version that ran, and Usage what the provider
+	// reported of the job's cost or usage, when it says.
+	Version       string          `json:"version,omitempty"`
+	Usage         json.RawMessage `json:"usage,omitempty"`
 	Dir           string          `json:"dir"`
 	WatermarkFree bool            `json:"watermark_free"`
 	Request       json.RawMessage `json:"request"`
@@ -100,6 +104,8 @@ func encodeResource(rec *statefile.Resource, protected bool, rh *secrets.Record)
 		Fingerprint:   rec.Fingerprint,
 		GenerationID:  rec.GenerationID,
 		CreationID:    rec.CreationID,
+		Version:       rec.Version,
+		Usage:         rec.Usage,
 		Status:        rec.Status,
 		Error:         rec.Error,
 		Dir:           rec.Dir,
