@@ -33,6 +33,14 @@
 // reported with its host and port once the connect timeout passes
 // (connect_timeout in the connection string, or 5 seconds).
 //
+// # The connection string
+//
+// Only pgx's parser reads the connection string (connstr.go), and nothing
+// prints it: an error about it names no piece of it. What genform init
+// remembers of it (Locate) is a string rebuilt from what pgx made of it:
+// hosts, ports, database, user, sslmode and the TLS files, the connect
+// timeout; no password, sslpassword or other parameter.
+//
 // # Locking
 //
 // The lock is a session-level advisory lock keyed by the schema name,

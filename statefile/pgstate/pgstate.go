@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"hash/fnv"
 	"net"
-	"net/url"
 	"os"
 	"regexp"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -64,9 +62,9 @@ func Open(cfg Config, opts statefile.Options) (*statefile.Store, error) {
 	if !ValidSchema(cfg.Schema) {
 		return nil, fmt.Errorf("opening the PostgreSQL state: schema_name %q is not a lower-case identifier (letters, digits and _, at most 63)", cfg.Schema)
 	}
-	pcfg, err := pgx.ParseConfig(cfg.ConnString)
+	pcfg, err := parse(cfg.ConnString)
 	if err != nil {
-		return nil, fmt.Errorf("opening the PostgreSQL state: the connection string (conn_str or PG_CONN_STR): %w", err)
+		return nil, fmt.Errorf("opening the PostgreSQL state: %w", err)
 	}
 	if pcfg.ConnectTimeout == 0 {
 		pcfg.ConnectTimeout = defaultConnectTimeout
@@ -100,61 +98,6 @@ func Open(cfg Config, opts statefile.Options) (*statefile.Store, error) {
 	}
 	ok = true
 	return statefile.OpenBackend(b, opts)
-}
-
-// Location is where a state is kept, without a password: what genform
-// init remembers of the storage a working copy used.
-type Location struct {
-	Host     string
-	Port     uint16
-	Database string
-	User     string
-	Schema   string
-	// ConnString is the connection string without its password, which
-	// reaches the state again with the password from PGPASSWORD or
-	// ~/.pgpass.
-	ConnString string
-}
-
-// Locate resolves cfg as Open would, without connecting.
-func Locate(cfg Config) (Location, error) {
-	if cfg.Schema == "" {
-		cfg.Schema = DefaultSchema
-	}
-	pcfg, err := pgx.ParseConfig(cfg.ConnString)
-	if err != nil {
-		return Location{}, fmt.Errorf("the PostgreSQL state's connection string (conn_str or PG_CONN_STR): %w", err)
-	}
-	return Location{Host: pcfg.Host, Port: pcfg.Port, Database: pcfg.Database, User: pcfg.User, Schema: cfg.Schema,
-		ConnString: withoutPassword(cfg.ConnString)}, nil
-}
-
-// String names the location as messages do.
-func (l Location) String() string {
-	return fmt.Sprintf("postgres://%s/%s (schema %s)", net.JoinHostPort(l.Host, strconv.Itoa(int(l.Port))), l.Database, l.Schema)
-}
-
-// kvPassword is a password in libpq's key=value form, quoted or not.
-var kvPassword = regexp.MustCompile(`(^|\s+)password\s*=\s*('(\\.|[^'])*'|\S*)`)
-
-// withoutPassword is conn with its password left out.
-func withoutPassword(conn string) string {
-	if strings.HasPrefix(conn, "postgres://") || strings.HasPrefix(conn, "postgresql://") {
-		u, err := url.Parse(conn)
-		if err != nil {
-			return ""
-		}
-		if u.User != nil {
-			u.User = url.User(u.User.Username())
-		}
-		q := u.Query()
-		if q.Has("password") {
-			q.Del("password")
-			u.RawQuery = q.Encode()
-		}
-		return u.String()
-	}
-	return strings.TrimSpace(kvPassword.ReplaceAllString(conn, ""))
 }
 
 // lockKey is the advisory lock's key for a schema: every genform using the
