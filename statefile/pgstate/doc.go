@@ -50,5 +50,6 @@
 // writer holding it files its pid, host, command and start time in
 // lock_holder; a command refused or kept waiting names that holder, as
 // for the bbolt file, and a row left by a writer whose connection is gone
-// is not shown. Options.LockTimeout waits, polling pg_try_advisory_lock.
+// is shown as gone (a reader holds the lock then). Options.LockTimeout
+// waits, polling pg_try_advisory_lock.
 package pgstate

@@ -146,7 +146,7 @@ func (b *backend) lock(opts statefile.Options) error {
 			return nil
 		}
 		if !time.Now().Before(deadline) {
-			le := &statefile.LockedError{Path: b.name, Holder: b.holder()}
+			le := &statefile.LockedError{Path: b.name, Database: true, Shared: opts.ReadOnly, Holder: b.holder()}
 			if opts.LockTimeout > 0 {
 				le.Waited = opts.LockTimeout
 			}
@@ -156,19 +156,22 @@ func (b *backend) lock(opts statefile.Options) error {
 	}
 }
 
-// holder reads who holds the lock; nil when nobody recorded it, or the
-// writer that did has no connection any more (a reader, which records
-// nothing, may hold it then).
+// holder reads who holds the lock; nil when nobody recorded it. A writer
+// that recorded it and whose connection has ended is marked Gone: a
+// reader, which records nothing, holds the lock then, or a writer that
+// has not recorded itself yet.
 func (b *backend) holder() *statefile.Holder {
 	ctx, cancel := context.WithTimeout(context.Background(), txTimeout)
 	defer cancel()
 	var h statefile.Holder
-	err := b.conn.QueryRow(ctx, `SELECT pid, host, command, started FROM `+b.table("lock_holder")+
-		` WHERE id = 1 AND EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = backend_pid)`).Scan(&h.PID, &h.Host, &h.Command, &h.Started)
+	var alive bool
+	err := b.conn.QueryRow(ctx, `SELECT pid, host, command, started, EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = backend_pid) FROM `+
+		b.table("lock_holder")+` WHERE id = 1`).Scan(&h.PID, &h.Host, &h.Command, &h.Started, &alive)
 	if err != nil {
 		// No row, or no table yet: the holder is unknown.
 		return nil
 	}
+	h.Gone = !alive
 	return &h
 }
 
