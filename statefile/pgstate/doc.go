@@ -29,9 +29,21 @@
 // runs on it, one at a time (reads of a snapshot are repeatable-read and
 // read-only; writes commit durably before Update returns), so a write can
 // never happen without the lock the connection holds. Reading a snapshot
-// is one query per bucket. A database that is down or unreachable is
-// reported with its host and port once the connect timeout passes
-// (connect_timeout in the connection string, or 5 seconds).
+// is one query per bucket.
+//
+// # Bounds
+//
+// No wait for the database is unbounded (bounds.go): connecting
+// (connect_timeout, 5 seconds by default), a table lock another session
+// holds (lock_timeout, set to 5 seconds), a statement (statement_timeout,
+// set to 30 seconds), and each answer, on the client (statement_timeout
+// and up to 5 seconds more, for a server that stopped answering). A
+// lock_timeout or statement_timeout the connection string sets, in
+// options or as a parameter, or PGOPTIONS does, is left as it is. Past a
+// bound the error names the state, its host and port, and what waited,
+// and matches statefile.ErrUnavailable; a connection whose server did not
+// answer, or that was lost, is given up, and every later call fails with
+// the same error.
 //
 // # The connection string
 //

@@ -21,14 +21,6 @@ import (
 // names none.
 const DefaultSchema = "genform"
 
-// defaultConnectTimeout bounds the wait for a server that does not answer,
-// when the connection string sets no connect_timeout.
-const defaultConnectTimeout = 5 * time.Second
-
-// txTimeout bounds one transaction: a server that stops answering in the
-// middle of a command fails it instead of hanging it.
-const txTimeout = 2 * time.Minute
-
 // pollInterval is how often a command waiting for the lock tries again.
 const pollInterval = 100 * time.Millisecond
 
@@ -77,17 +69,26 @@ func Open(cfg Config, opts statefile.Options) (*statefile.Store, error) {
 		key:      lockKey(cfg.Schema),
 	}
 	// ConnectTimeout bounds each address tried; the whole connection gets
-	// a little more, for the fallbacks of a host with several.
+	// a little more, for the fallbacks of a host with several, and for
+	// setting the session's bounds.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*pcfg.ConnectTimeout)
 	defer cancel()
 	b.conn, err = pgx.ConnectConfig(ctx, pcfg)
+	if err == nil {
+		b.bounds, err = setBounds(ctx, b.conn, pcfg.RuntimeParams)
+		if err != nil {
+			b.conn.Close(ctx)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the PostgreSQL state at %s:%d: %w; check that the server runs and is reachable, and the connection string (the backend \"pg\" block's conn_str, PG_CONN_STR or the PG* variables)", pcfg.Host, pcfg.Port, err)
 	}
 	ok := false
 	defer func() {
 		if !ok {
-			b.conn.Close(context.Background())
+			ctx, cancel := b.roundTrip()
+			defer cancel()
+			b.conn.Close(ctx)
 		}
 	}()
 	if err := b.lock(opts); err != nil {
@@ -115,12 +116,22 @@ type backend struct {
 	schema   string
 	readOnly bool
 	key      int64
+	bounds   bounds
 
 	// mu runs the transactions one at a time: they share conn.
 	mu   sync.Mutex
 	conn *pgx.Conn
 	// tables is whether the schema's tables exist.
 	tables bool
+	// lost is why the connection was given up (see explain): every call
+	// after fails with it.
+	lost error
+}
+
+// roundTrip is the context of one statement: it bounds the wait for the
+// server's answer.
+func (b *backend) roundTrip() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), b.bounds.answer)
 }
 
 func (b *backend) table(name string) string { return pgx.Identifier{b.schema, name}.Sanitize() }
@@ -136,11 +147,11 @@ func (b *backend) lock(opts statefile.Options) error {
 	deadline := time.Now().Add(opts.LockTimeout)
 	for {
 		var got bool
-		ctx, cancel := context.WithTimeout(context.Background(), txTimeout)
+		ctx, cancel := b.roundTrip()
 		err := b.conn.QueryRow(ctx, try, b.key).Scan(&got)
 		cancel()
 		if err != nil {
-			return fmt.Errorf("locking the state %s: %w", b.name, err)
+			return b.fail("locking the state", "taking the state's lock", err)
 		}
 		if got {
 			return nil
@@ -161,7 +172,7 @@ func (b *backend) lock(opts statefile.Options) error {
 // reader, which records nothing, holds the lock then, or a writer that
 // has not recorded itself yet.
 func (b *backend) holder() *statefile.Holder {
-	ctx, cancel := context.WithTimeout(context.Background(), txTimeout)
+	ctx, cancel := b.roundTrip()
 	defer cancel()
 	var h statefile.Holder
 	var alive bool
@@ -178,14 +189,16 @@ func (b *backend) holder() *statefile.Holder {
 // prepare finds the tables, creates them for opts.Create, and records a
 // writer as the lock's holder.
 func (b *backend) prepare(opts statefile.Options) error {
-	ctx, cancel := context.WithTimeout(context.Background(), txTimeout)
+	ctx, cancel := b.roundTrip()
 	defer cancel()
 	var reg *string
 	if err := b.conn.QueryRow(ctx, "SELECT to_regclass($1)::text", b.table("records")).Scan(&reg); err != nil {
-		return fmt.Errorf("opening the state %s: %w", b.name, err)
+		return b.fail("opening the state", "opening the state", err)
 	}
 	b.tables = reg != nil
 	if !b.tables && opts.Create {
+		ctx, cancel := b.roundTrip()
+		defer cancel()
 		_, err := b.conn.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+pgx.Identifier{b.schema}.Sanitize()+`;
 CREATE TABLE IF NOT EXISTS `+b.table("buckets")+` (name bytea PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS `+b.table("records")+` (
@@ -203,33 +216,35 @@ CREATE TABLE IF NOT EXISTS `+b.table("lock_holder")+` (
 	backend_pid int NOT NULL
 )`)
 		if err != nil {
-			return fmt.Errorf("creating the state %s: %w", b.name, err)
+			return b.fail("creating the state", "creating the state's tables", err)
 		}
 		b.tables = true
 	}
 	if b.tables && !opts.ReadOnly {
 		host, _ := os.Hostname()
+		ctx, cancel := b.roundTrip()
+		defer cancel()
 		_, err := b.conn.Exec(ctx, `INSERT INTO `+b.table("lock_holder")+` (id, pid, host, command, started, backend_pid)
 VALUES (1, $1, $2, $3, $4, pg_backend_pid())
 ON CONFLICT (id) DO UPDATE SET pid = excluded.pid, host = excluded.host, command = excluded.command,
 	started = excluded.started, backend_pid = excluded.backend_pid`,
 			os.Getpid(), host, opts.Command, time.Now().UTC().Truncate(time.Second))
 		if err != nil {
-			return fmt.Errorf("recording the lock holder of the state %s: %w", b.name, err)
+			return b.fail("recording the lock holder of the state", "recording the lock's holder", err)
 		}
 	}
 	return nil
 }
 
 func (b *backend) View(fn func(statefile.RawTx) error) error {
-	return b.run(pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
+	return b.run("reading the state", pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
 }
 
 func (b *backend) Update(fn func(statefile.RawTx) error) error {
 	if b.readOnly {
 		return fmt.Errorf("writing the state %s: opened read-only", b.name)
 	}
-	return b.run(pgx.TxOptions{IsoLevel: pgx.ReadCommitted, AccessMode: pgx.ReadWrite}, fn)
+	return b.run("writing the state", pgx.TxOptions{IsoLevel: pgx.ReadCommitted, AccessMode: pgx.ReadWrite}, fn)
 }
 
 // Batch is Update: the transactions share one connection, so there is
@@ -243,7 +258,9 @@ func (b *backend) Migrate(from int, fn func(statefile.RawTx) error) error {
 	return b.Update(func(tx statefile.RawTx) error {
 		t := tx.(*rawTx)
 		backup := b.table(fmt.Sprintf("records_schema_%d_backup", from))
-		if _, err := t.tx.Exec(t.ctx, "DROP TABLE IF EXISTS "+backup+"; CREATE TABLE "+backup+" AS TABLE "+b.table("records")); err != nil {
+		ctx, cancel := b.roundTrip()
+		defer cancel()
+		if _, err := t.tx.Exec(ctx, "DROP TABLE IF EXISTS "+backup+"; CREATE TABLE "+backup+" AS TABLE "+b.table("records")); err != nil {
 			return fmt.Errorf("backing up the state %s before migrating it: %w", b.name, err)
 		}
 		return fn(tx)
@@ -257,70 +274,83 @@ func (b *backend) BeforeWrite() error { return nil }
 func (b *backend) CheckStorage() ([]error, error) { return nil, nil }
 
 // Close removes the holder row of a writer, while the lock is still held,
-// releases the lock and ends the connection.
+// releases the lock and ends the connection. A connection given up (see
+// explain) is only closed.
 func (b *backend) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	var err error
-	if !b.readOnly && b.tables && !b.conn.IsClosed() {
-		if _, e := b.conn.Exec(ctx, `DELETE FROM `+b.table("lock_holder")+` WHERE backend_pid = pg_backend_pid()`); e != nil {
-			err = fmt.Errorf("removing the lock holder record of the state %s: %w", b.name, e)
+	if b.lost == nil && !b.readOnly && b.tables && !b.conn.IsClosed() {
+		ctx, cancel := b.roundTrip()
+		_, e := b.conn.Exec(ctx, `DELETE FROM `+b.table("lock_holder")+` WHERE backend_pid = pg_backend_pid()`)
+		cancel()
+		if e != nil {
+			err = b.fail("removing the lock holder record of the state", "removing the lock's holder record", e)
 		}
 	}
 	// The server releases the lock when the connection ends, but only
 	// once its backend process has noticed: releasing it first makes it
 	// free when Close returns, for the next command.
-	if !b.conn.IsClosed() {
+	if b.lost == nil && !b.conn.IsClosed() {
 		unlock := "SELECT pg_advisory_unlock($1)"
 		if b.readOnly {
 			unlock = "SELECT pg_advisory_unlock_shared($1)"
 		}
-		if _, e := b.conn.Exec(ctx, unlock, b.key); e != nil {
-			err = errors.Join(err, fmt.Errorf("releasing the lock of the state %s: %w", b.name, e))
+		ctx, cancel := b.roundTrip()
+		_, e := b.conn.Exec(ctx, unlock, b.key)
+		cancel()
+		if e != nil {
+			err = errors.Join(err, b.fail("releasing the lock of the state", "releasing the state's lock", e))
 		}
 	}
-	return errors.Join(err, b.conn.Close(ctx))
-}
-
-// run runs fn in one transaction. When the connection is lost meanwhile
-// (the server stopped or restarted, the network went away), the error
-// says so, naming the server: nothing more can be written on it, and the
-// lock went with it.
-func (b *backend) run(opts pgx.TxOptions, fn func(statefile.RawTx) error) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	err := b.runLocked(opts, fn)
-	if err != nil && b.conn.IsClosed() {
-		return fmt.Errorf("the connection to the PostgreSQL server at %s was lost, and the state's lock with it; check that the server runs, then run the command again: %w", b.addr, err)
+	ctx, cancel := b.roundTrip()
+	defer cancel()
+	if e := b.conn.Close(ctx); e != nil && b.lost == nil {
+		err = errors.Join(err, e)
 	}
 	return err
 }
 
+// run runs fn in one transaction, doing what it says ("reading the
+// state"). A bound that passed, or a connection lost meanwhile (the server
+// stopped or restarted, the network went away), is reported naming the
+// state and its server (see explain).
+func (b *backend) run(doing string, opts pgx.TxOptions, fn func(statefile.RawTx) error) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.lost != nil {
+		return b.lost
+	}
+	return b.explain(doing, b.runLocked(opts, fn))
+}
+
 func (b *backend) runLocked(opts pgx.TxOptions, fn func(statefile.RawTx) error) error {
-	ctx, cancel := context.WithTimeout(context.Background(), txTimeout)
-	defer cancel()
 	if !b.tables {
 		// No state here yet (it is opened without Create): nothing to
 		// read, and nothing may be written.
-		return fn(&rawTx{b: b, ctx: ctx})
+		return fn(&rawTx{b: b})
 	}
+	ctx, cancel := b.roundTrip()
 	tx, err := b.conn.BeginTx(ctx, opts)
+	cancel()
 	if err != nil {
 		return fmt.Errorf("opening a transaction on the state %s: %w", b.name, err)
 	}
 	committed := false
 	defer func() {
-		if !committed {
-			_ = tx.Rollback(context.Background())
+		if !committed && !b.conn.IsClosed() {
+			ctx, cancel := b.roundTrip()
+			_ = tx.Rollback(ctx)
+			cancel()
 		}
 	}()
-	t := &rawTx{b: b, ctx: ctx, tx: tx}
+	t := &rawTx{b: b, tx: tx}
 	if err := fn(t); err != nil {
 		return err
 	}
 	committed = true // Commit ends the transaction, even when it fails
+	ctx, cancel = b.roundTrip()
+	defer cancel()
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("committing to the state %s: %w", b.name, err)
 	}
