@@ -51,7 +51,8 @@
 // prints it: an error about it names no piece of it. What genform init
 // remembers of it (Locate) is a string rebuilt from what pgx made of it:
 // hosts, ports, database, user, sslmode and the TLS files, the connect
-// timeout; no password, sslpassword or other parameter.
+// timeout; no password, sslpassword or other parameter. Secrets says
+// which secrets a connection string holds, for a warning.
 //
 // # Locking
 //
