@@ -90,6 +90,11 @@ func TestScript(t *testing.T) {
 			"pg-start":       cmdPGStart,
 			"pg-stop":        cmdPGStop,
 			"pg-restart":     cmdPGRestart,
+			"pg-lock":        cmdPGLock,
+			"pg-unlock":      cmdPGUnlock,
+			"pg-freeze":      cmdPGFreeze,
+			"pg-thaw":        cmdPGThaw,
+			"read-lock":      cmdReadLock,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "mount" {

@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"net/url"
 	"regexp"
 	"strings"
 
@@ -21,6 +20,10 @@ type Backend struct {
 	// PGPASSWORD, ...) then say where the database is. It may hold a
 	// password, so it is never part of a diagnostic or a hash.
 	ConnStr string
+	// ConnStrWritten is whether ConnStr is the block's conn_str, written
+	// in the configuration (whose repository then holds a password written
+	// into it), rather than PG_CONN_STR.
+	ConnStrWritten bool
 	// SchemaName is the PostgreSQL schema holding the state's tables,
 	// DefaultSchemaName when the block leaves it out.
 	SchemaName string
@@ -83,7 +86,7 @@ func (c *Config) decodeBackend(b *hcl.Block) hcl.Diagnostics {
 		v, ok, d := c.settingValue(a, where, cty.String)
 		diags = append(diags, d...)
 		if ok {
-			be.ConnStr = v.AsString()
+			be.ConnStr, be.ConnStrWritten = v.AsString(), true
 			diags = append(diags, checkConnStr(be.ConnStr, b.DefRange)...)
 		}
 	} else {
@@ -112,37 +115,15 @@ func (c *Config) decodeBackend(b *hcl.Block) hcl.Diagnostics {
 }
 
 // checkConnStr refuses a conn_str that is neither a postgres:// URL nor
-// libpq's key=value form, without quoting it (it may hold a password), and
-// warns about a password written into the configuration. Its diagnostics
-// point at the block's header, so that the snippet printed with them (in a
-// CI log, say) never shows the line that may hold a password.
+// libpq's key=value form, without quoting it (it may hold a password). Its
+// diagnostics point at the block's header, so that the snippet printed
+// with them (in a CI log, say) never shows the line that may hold a
+// password. The rest (a URL pgx cannot read, a password written into it)
+// is for the PostgreSQL driver's parser to say: internal/backend does.
 func checkConnStr(s string, block hcl.Range) hcl.Diagnostics {
-	rng := &block
-	if strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://") {
-		u, err := url.Parse(s)
-		if err != nil {
-			return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid conn_str",
-				Detail: "conn_str is not a valid URL; write it as \"postgres://user@host:5432/database\" (with the password in PGPASSWORD or ~/.pgpass).", Subject: rng}}
-		}
-		if _, ok := u.User.Password(); ok {
-			return passwordWarning(rng)
-		}
+	if strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://") || strings.Contains(s, "=") {
 		return nil
 	}
-	if !strings.Contains(s, "=") {
-		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid conn_str",
-			Detail: "conn_str must be a PostgreSQL connection URL such as \"postgres://user@host:5432/database\", or libpq's key=value form such as \"host=db.example.com dbname=genform\".", Subject: rng}}
-	}
-	for _, f := range strings.Fields(s) {
-		if strings.HasPrefix(f, "password=") {
-			return passwordWarning(rng)
-		}
-	}
-	return nil
-}
-
-func passwordWarning(rng *hcl.Range) hcl.Diagnostics {
-	return hcl.Diagnostics{{Severity: hcl.DiagWarning, Summary: "Password in conn_str",
-		Detail:  "conn_str holds a password, which the configuration's repository would then hold too: leave it out and set PGPASSWORD, ~/.pgpass, or the whole connection string in PG_CONN_STR.",
-		Subject: rng}}
+	return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid conn_str",
+		Detail: "conn_str must be a PostgreSQL connection URL such as \"postgres://user@host:5432/database\", or libpq's key=value form such as \"host=db.example.com dbname=genform\".", Subject: &block}}
 }

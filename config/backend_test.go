@@ -20,20 +20,21 @@ func TestBackendBlock(t *testing.T) {
     schema_name = "brand_x"
   }
 }`, Options{Environ: []string{"PG_CONN_STR=postgres://other@elsewhere/db"}})
-	if be := c.Settings.Backend; be == nil || be.Type != "pg" || be.ConnStr != "postgres://team@db.example.com:5432/media" || be.SchemaName != "brand_x" {
+	if be := c.Settings.Backend; be == nil || be.Type != "pg" || be.ConnStr != "postgres://team@db.example.com:5432/media" || !be.ConnStrWritten || be.SchemaName != "brand_x" {
 		t.Errorf("backend = %+v", be)
 	}
 	c = mustLoad(t, `genform {
   backend "pg" {}
 }`, Options{Environ: []string{"PG_CONN_STR=host=db.example.com dbname=media"}})
-	if be := c.Settings.Backend; be == nil || be.ConnStr != "host=db.example.com dbname=media" || be.SchemaName != DefaultSchemaName {
+	if be := c.Settings.Backend; be == nil || be.ConnStr != "host=db.example.com dbname=media" || be.ConnStrWritten || be.SchemaName != DefaultSchemaName {
 		t.Errorf("backend with PG_CONN_STR = %+v", be)
 	}
 }
 
 // TestBackendBlockInvalid checks that each bad backend block is refused
-// with a diagnostic saying what to write instead, and that a password in
-// the configuration draws a warning that never quotes it.
+// with a diagnostic saying what to write instead. (Whether conn_str holds
+// a password, and whether the driver can read it, internal/backend says:
+// its tests check the warning.)
 func TestBackendBlockInvalid(t *testing.T) {
 	for _, tc := range []struct {
 		name, src, summary, detail string
@@ -75,16 +76,13 @@ func TestBackendBlockInvalid(t *testing.T) {
 			}
 		})
 	}
+	// A URL of several hosts, which net/url cannot read, is the driver's
+	// to judge.
 	_, diags := Load(writeFiles(t, map[string]string{"main.gen.hcl": `genform {
-  backend "pg" { conn_str = "postgres://team:hunter2@db/media" }
+  backend "pg" { conn_str = "postgres://team@db1:5432,db2:5433/media" }
 }`}), Options{})
-	if diags.HasErrors() || len(diags) != 1 || diags[0].Summary != "Password in conn_str" || strings.Contains(diags[0].Detail, "hunter2") {
-		t.Fatalf("a password in conn_str: %s", diagList(diags))
-	}
-	// The snippet printed with it is the block's header, not the line
-	// holding the password.
-	if diags[0].Subject == nil || diags[0].Subject.Start.Line != 2 {
-		t.Errorf("the warning points at %v, want the backend block's header (line 2)", diags[0].Subject)
+	if len(diags) != 0 {
+		t.Errorf("a URL of two hosts: %s", diagList(diags))
 	}
 }
 

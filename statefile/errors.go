@@ -18,6 +18,12 @@ var (
 	ErrExists = errors.New("already in the state")
 	// ErrCorrupt is matched (errors.Is) by every *CorruptError.
 	ErrCorrupt = errors.New("state file is corrupt")
+	// ErrUnavailable is matched by a backend's errors that mean its
+	// storage cannot be read or written now, whatever is asked of it: a
+	// database that stopped answering, a connection that ended, a table
+	// lock another session holds past the wait allowed. The next read or
+	// write would most likely fail alike.
+	ErrUnavailable = errors.New("the state's storage is unavailable")
 )
 
 // CorruptError reports a state file, or one record in it, that genform

@@ -8,8 +8,10 @@
 // the state would seem empty there, and an apply would pay again for
 // everything.
 //
-// It owns the remembered file's format and the errors that say which
-// storage is which. It does not copy a state from one storage to another
+// It owns the remembered file's format, the errors that say which
+// storage is which, and the diagnostics of the backend block's conn_str
+// as the PostgreSQL driver reads it (Diagnostics: a password written into
+// it draws a warning). It does not copy a state from one storage to another
 // (statefile.Copy does, called by init) and reads nothing but where the
 // state is.
 package backend

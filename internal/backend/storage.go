@@ -30,8 +30,9 @@ type Storage struct {
 	// Path is the state file's, as the configuration names it.
 	Path string `json:"path,omitempty"`
 	// Host, Port, Database and Schema say where a PostgreSQL state is;
-	// ConnString is the connection string without its password, to reach
-	// it again.
+	// ConnString reaches it again (pgstate.Location's: rebuilt from the
+	// hosts, ports, database, user and TLS settings, never a password or
+	// anything else of the configured string).
 	Host       string `json:"host,omitempty"`
 	Port       uint16 `json:"port,omitempty"`
 	Database   string `json:"database,omitempty"`

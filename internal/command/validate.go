@@ -8,6 +8,7 @@ import (
 	"github.com/fatih/color"
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/internal/backend"
 	"github.com/genform/genform/internal/formats/jsondiag"
 	"github.com/genform/genform/internal/views"
 )
@@ -94,6 +95,7 @@ func runValidate(env *Env, args []string) int {
 		return env.Errorf("%s", msg)
 	}
 	cfg, diags := config.Load(".", vf.options(env))
+	diags = append(diags, backend.Diagnostics(cfg)...)
 	if *jsonOut {
 		if err := jsondiag.Write(env.Stdout, cfg.Files, diags); err != nil {
 			return env.Errorf("writing the result: %v", err)

@@ -49,6 +49,7 @@ type Workspace struct {
 // with the configuration's files; it must not be used then.
 func Load(env Env, opts config.Options) (*Workspace, hcl.Diagnostics) {
 	cfg, diags := config.Load(".", opts)
+	diags = append(diags, backend.Diagnostics(cfg)...)
 	ws := &Workspace{Env: env, Config: cfg, Endpoint: ResolveEndpoint(cfg, env.Getenv)}
 	if cfg.Service.BaseURL == "" && config.HasCredentials(ws.Endpoint.BaseURL) {
 		// Refused before anything prints or stores the URL.

@@ -34,6 +34,8 @@ type fakeService struct {
 	// afterCreate runs when a create request is answered, before the
 	// answer is returned (it may cancel the apply's context).
 	afterCreate func(id string)
+	// beforeStatus runs when a status request arrives.
+	beforeStatus func(id string)
 	// credErr is what checking the token gets.
 	credErr error
 
@@ -162,6 +164,9 @@ func (f *fakeService) Create(ctx context.Context, endpoint addrs.Endpoint, body 
 func (f *fakeService) Status(ctx context.Context, id string) (service.Status, error) {
 	if err := f.call(ctx, "Status"); err != nil {
 		return service.Status{}, err
+	}
+	if f.beforeStatus != nil {
+		f.beforeStatus(id)
 	}
 	j, err := f.job(id)
 	if err != nil {

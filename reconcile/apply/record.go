@@ -47,10 +47,20 @@ func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *plans.C
 		if r.ctx.Err() != nil {
 			return context.Canceled
 		}
-		return err
+		return r.waitedForState(ctx, err)
 	}
 	r.setRunning(inst.Addr, "")
 	old, err := e.Store.Resource(inst.Addr)
+	if errors.Is(err, statefile.ErrUnavailable) {
+		// The state's database stopped answering, or its connection
+		// ended: nothing can be recorded, and going on to the service
+		// with what is left of the generation's time would blame it for
+		// the wait. The job is left for the next apply to resume.
+		r.stateFailed(err)
+		noted = true
+		r.unrecorded(inst.Addr, id, idKept)
+		return fmt.Errorf("reading the state before recording %s (job %s): %w", inst.Addr, id, err)
+	}
 	if err != nil {
 		// The job is paid for whatever the state says: go on, and let
 		// recording it say whether the state can be written.
@@ -121,7 +131,7 @@ func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *plans.C
 	}
 	det, err := p.Result(ctx, job)
 	if err != nil {
-		return fmt.Errorf("fetching the detail of %s (job %s): %w; rerun apply to resume", inst.Addr, id, r.timedOut(ctx, err))
+		return r.waitedForState(ctx, fmt.Errorf("fetching the detail of %s (job %s): %w; rerun apply to resume", inst.Addr, id, r.timedOut(ctx, err)))
 	}
 	rec.Detail = det.Detail
 	rec.Version, rec.Usage = det.Version, det.Usage
@@ -209,6 +219,21 @@ func (r *applyRun) removeStale(old, cur *statefile.Resource) {
 	if old.Dir != cur.Dir {
 		pruneDirs(r.e.Dir, old.Dir, r.e.Config.Settings.OutputDir)
 	}
+}
+
+// waitedForState is err, a generation's failure, unless its time ran out
+// while the state's storage could not be reached (a database that stopped
+// answering): then the time went waiting for the state, not for the
+// service, and the state's error is the one to report.
+func (r *applyRun) waitedForState(ctx context.Context, err error) error {
+	r.mu.Lock()
+	serr := r.stateErr
+	r.mu.Unlock()
+	if context.Cause(ctx) != errGenerationTimeout || !errors.Is(serr, statefile.ErrUnavailable) {
+		return err
+	}
+	timeout, _ := ctx.Value(timeoutKey{}).(time.Duration)
+	return fmt.Errorf("the state could not be reached, and the service timeout (%s) passed while genform waited for it: %w", timeout, serr)
 }
 
 // errStateUnwritable is wrapped by the refusal to submit once the state

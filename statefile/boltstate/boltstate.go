@@ -127,7 +127,7 @@ func open(path string, opts statefile.Options) (*backend, bool, error) {
 	case errors.As(err, &ce):
 		return nil, false, err
 	case errors.Is(err, berrors.ErrTimeout):
-		le := &statefile.LockedError{Path: path, Holder: readHolder(path)}
+		le := &statefile.LockedError{Path: path, Shared: opts.ReadOnly, Holder: readHolder(path)}
 		if opts.LockTimeout > 0 {
 			le.Waited = opts.LockTimeout
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"time"
 
 	"github.com/genform/genform/internal/atomicfile"
 	"github.com/genform/genform/statefile"
@@ -44,11 +45,13 @@ func writeHolder(path string, h statefile.Holder) error {
 	return nil
 }
 
-// readHolder reads the holder info; nil when it is missing, unreadable, a
-// link, or left by a process of this host that is gone, since it only
-// decorates the error message. (A process that reads the state holds a
-// shared lock and writes no info: a writer it keeps waiting may find the
-// info of a writer killed before it.)
+// readHolder reads the holder info; nil when it is missing, unreadable or
+// a link, since it only decorates the error message. Info left by a
+// writer of this host that no longer runs (killed with -9, or its pid
+// since taken by a process started later) is returned marked Gone: the
+// lock is then held by a process that reads the state, which holds a
+// shared lock and writes no info, or by a writer that has not written its
+// own yet.
 func readHolder(path string) *statefile.Holder {
 	f, err := os.OpenFile(path+infoSuffix, os.O_RDONLY|oNoFollow, 0)
 	if err != nil {
@@ -66,10 +69,25 @@ func readHolder(path string) *statefile.Holder {
 	if err := json.Unmarshal(b, &h); err != nil || h.PID == 0 {
 		return nil
 	}
-	if host, _ := os.Hostname(); h.Host == host && !processExists(h.PID) {
-		return nil
+	if host, _ := os.Hostname(); h.Host == host && !processRuns(h.PID, h.Started) {
+		h.Gone = true
 	}
 	return &h
+}
+
+// processRuns reports whether the process pid of this host runs and is
+// the one that wrote a holder record at started: one started later only
+// reuses its pid.
+func processRuns(pid int, started time.Time) bool {
+	if !processExists(pid) {
+		return false
+	}
+	// The record's time is truncated to the second, and taken after the
+	// process started.
+	if at, ok := processStart(pid); ok && at.After(started.Add(2*time.Second)) {
+		return false
+	}
+	return true
 }
 
 // removeHolder removes the holder info. It must run while the lock is still

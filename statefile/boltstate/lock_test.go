@@ -138,18 +138,100 @@ func TestLockDiesWithItsHolder(t *testing.T) {
 	if b, err := os.ReadFile(path + infoSuffix); err != nil || json.Unmarshal(b, &left) != nil || left.PID != child.Process.Pid {
 		t.Fatalf("killed holder's info = %+v (%v), want its pid %d left behind", left, err, child.Process.Pid)
 	}
-	// The process it names is gone: the info no longer names a holder.
-	if h := readHolder(path); h != nil {
-		t.Errorf("readHolder = %+v, want nil for a holder that is gone", h)
+	// The process it names is gone: the info says so.
+	if h := readHolder(path); h == nil || !h.Gone || h.PID != child.Process.Pid {
+		t.Errorf("readHolder = %+v, want pid %d marked gone", h, child.Process.Pid)
 	}
 	s, err := Open(path, statefile.Options{Command: "apply"})
 	if err != nil {
 		t.Fatalf("Open after the holder was killed: %v", err)
 	}
 	defer s.Close()
-	if h := readHolder(path); h == nil || h.PID != os.Getpid() {
-		t.Errorf("holder info after taking over = %+v, want pid %d", h, os.Getpid())
+	if h := readHolder(path); h == nil || h.PID != os.Getpid() || h.Gone {
+		t.Errorf("holder info after taking over = %+v, want pid %d, running", h, os.Getpid())
 	}
+}
+
+// TestGoneWriterBesideAReader checks the message a writer gets when a
+// command reading the state holds the lock and the holder record is that
+// of a writer killed before: it says that writer is gone and that a reader
+// holds the lock (or a writer that has just taken it), rather than name a
+// process that no longer runs as the holder. A reader kept out that way
+// can only be kept out by a writer.
+func TestGoneWriterBesideAReader(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	child, _ := holdLock(t, path)
+	if err := child.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	child.Wait()
+	reader, err := Open(path, statefile.Options{ReadOnly: true, Command: "show"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(path, statefile.Options{Command: "apply"})
+	var le *statefile.LockedError
+	if !errors.As(err, &le) || le.Holder == nil || !le.Holder.Gone {
+		t.Fatalf("a writer beside a reader, after a killed writer: %v, want a LockedError naming the holder as gone", err)
+	}
+	want := fmt.Sprintf(`state file %s is locked by commands reading it (show, state list, state show, output, gallery), or by a writer that has just taken it: the writer recorded as its holder, "genform apply" (pid %d on host `, path, child.Process.Pid)
+	if msg := err.Error(); !strings.HasPrefix(msg, want) || !strings.Contains(msg, "), is gone; wait for it") {
+		t.Errorf("error = %q, want it to start %q and say the writer is gone", msg, want)
+	}
+	reader.Close()
+
+	// A writer holds the lock and has not recorded itself yet (its
+	// record is still the killed one's): a reader is told so.
+	w, err := Open(path, statefile.Options{Command: "apply"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	dead := statefile.Holder{PID: child.Process.Pid, Host: hostname(t), Command: "apply", Started: time.Now().UTC()}
+	if err := writeHolder(path, dead); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(path, statefile.Options{ReadOnly: true, Command: "show"})
+	if err == nil || !strings.Contains(err.Error(), "is locked by a genform process writing it that has just taken the lock (the writer recorded before it, \"genform apply\"") {
+		t.Errorf("a reader beside a writer not yet recorded: %v", err)
+	}
+}
+
+// TestHolderWithAReusedPID checks that a holder record whose pid runs,
+// but in a process started after the record was written, is taken for
+// what it is: the pid reused, the writer gone.
+func TestHolderWithAReusedPID(t *testing.T) {
+	if _, ok := processStart(os.Getpid()); !ok {
+		t.Skip("no process start times here")
+	}
+	if at, _ := processStart(os.Getpid()); time.Since(at) < 0 || time.Since(at) > time.Hour {
+		t.Fatalf("this process started at %v, it says", at)
+	}
+	path := filepath.Join(t.TempDir(), "state.db")
+	for _, c := range []struct {
+		started time.Time
+		gone    bool
+	}{
+		{time.Now().UTC().Truncate(time.Second), false},
+		{time.Now().Add(-24 * time.Hour).UTC(), true},
+	} {
+		h := statefile.Holder{PID: os.Getpid(), Host: hostname(t), Command: "apply", Started: c.started}
+		if err := writeHolder(path, h); err != nil {
+			t.Fatal(err)
+		}
+		if got := readHolder(path); got == nil || got.Gone != c.gone {
+			t.Errorf("a record of this pid written at %v: %+v, want gone %v", c.started, got, c.gone)
+		}
+	}
+}
+
+func hostname(t *testing.T) string {
+	t.Helper()
+	h, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
 
 func TestLockTimeout(t *testing.T) {

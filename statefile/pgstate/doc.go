@@ -29,9 +29,30 @@
 // runs on it, one at a time (reads of a snapshot are repeatable-read and
 // read-only; writes commit durably before Update returns), so a write can
 // never happen without the lock the connection holds. Reading a snapshot
-// is one query per bucket. A database that is down or unreachable is
-// reported with its host and port once the connect timeout passes
-// (connect_timeout in the connection string, or 5 seconds).
+// is one query per bucket.
+//
+// # Bounds
+//
+// No wait for the database is unbounded (bounds.go): connecting
+// (connect_timeout, 5 seconds by default), a table lock another session
+// holds (lock_timeout, set to 5 seconds), a statement (statement_timeout,
+// set to 30 seconds), and each answer, on the client (statement_timeout
+// and up to 5 seconds more, for a server that stopped answering). A
+// lock_timeout or statement_timeout the connection string sets, in
+// options or as a parameter, or PGOPTIONS does, is left as it is. Past a
+// bound the error names the state, its host and port, and what waited,
+// and matches statefile.ErrUnavailable; a connection whose server did not
+// answer, or that was lost, is given up, and every later call fails with
+// the same error.
+//
+// # The connection string
+//
+// Only pgx's parser reads the connection string (connstr.go), and nothing
+// prints it: an error about it names no piece of it. What genform init
+// remembers of it (Locate) is a string rebuilt from what pgx made of it:
+// hosts, ports, database, user, sslmode and the TLS files, the connect
+// timeout; no password, sslpassword or other parameter. Secrets says
+// which secrets a connection string holds, for a warning.
 //
 // # Locking
 //
@@ -42,5 +63,6 @@
 // writer holding it files its pid, host, command and start time in
 // lock_holder; a command refused or kept waiting names that holder, as
 // for the bbolt file, and a row left by a writer whose connection is gone
-// is not shown. Options.LockTimeout waits, polling pg_try_advisory_lock.
+// is shown as gone (a reader holds the lock then). Options.LockTimeout
+// waits, polling pg_try_advisory_lock.
 package pgstate

@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"hash/fnv"
 	"net"
-	"net/url"
 	"os"
 	"regexp"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -22,14 +20,6 @@ import (
 // DefaultSchema is the schema the state is kept in when the configuration
 // names none.
 const DefaultSchema = "genform"
-
-// defaultConnectTimeout bounds the wait for a server that does not answer,
-// when the connection string sets no connect_timeout.
-const defaultConnectTimeout = 5 * time.Second
-
-// txTimeout bounds one transaction: a server that stops answering in the
-// middle of a command fails it instead of hanging it.
-const txTimeout = 2 * time.Minute
 
 // pollInterval is how often a command waiting for the lock tries again.
 const pollInterval = 100 * time.Millisecond
@@ -64,9 +54,9 @@ func Open(cfg Config, opts statefile.Options) (*statefile.Store, error) {
 	if !ValidSchema(cfg.Schema) {
 		return nil, fmt.Errorf("opening the PostgreSQL state: schema_name %q is not a lower-case identifier (letters, digits and _, at most 63)", cfg.Schema)
 	}
-	pcfg, err := pgx.ParseConfig(cfg.ConnString)
+	pcfg, err := parse(cfg.ConnString)
 	if err != nil {
-		return nil, fmt.Errorf("opening the PostgreSQL state: the connection string (conn_str or PG_CONN_STR): %w", err)
+		return nil, fmt.Errorf("opening the PostgreSQL state: %w", err)
 	}
 	if pcfg.ConnectTimeout == 0 {
 		pcfg.ConnectTimeout = defaultConnectTimeout
@@ -79,17 +69,26 @@ func Open(cfg Config, opts statefile.Options) (*statefile.Store, error) {
 		key:      lockKey(cfg.Schema),
 	}
 	// ConnectTimeout bounds each address tried; the whole connection gets
-	// a little more, for the fallbacks of a host with several.
+	// a little more, for the fallbacks of a host with several, and for
+	// setting the session's bounds.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*pcfg.ConnectTimeout)
 	defer cancel()
 	b.conn, err = pgx.ConnectConfig(ctx, pcfg)
+	if err == nil {
+		b.bounds, err = setBounds(ctx, b.conn, pcfg.RuntimeParams)
+		if err != nil {
+			b.conn.Close(ctx)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the PostgreSQL state at %s:%d: %w; check that the server runs and is reachable, and the connection string (the backend \"pg\" block's conn_str, PG_CONN_STR or the PG* variables)", pcfg.Host, pcfg.Port, err)
 	}
 	ok := false
 	defer func() {
 		if !ok {
-			b.conn.Close(context.Background())
+			ctx, cancel := b.roundTrip()
+			defer cancel()
+			b.conn.Close(ctx)
 		}
 	}()
 	if err := b.lock(opts); err != nil {
@@ -100,61 +99,6 @@ func Open(cfg Config, opts statefile.Options) (*statefile.Store, error) {
 	}
 	ok = true
 	return statefile.OpenBackend(b, opts)
-}
-
-// Location is where a state is kept, without a password: what genform
-// init remembers of the storage a working copy used.
-type Location struct {
-	Host     string
-	Port     uint16
-	Database string
-	User     string
-	Schema   string
-	// ConnString is the connection string without its password, which
-	// reaches the state again with the password from PGPASSWORD or
-	// ~/.pgpass.
-	ConnString string
-}
-
-// Locate resolves cfg as Open would, without connecting.
-func Locate(cfg Config) (Location, error) {
-	if cfg.Schema == "" {
-		cfg.Schema = DefaultSchema
-	}
-	pcfg, err := pgx.ParseConfig(cfg.ConnString)
-	if err != nil {
-		return Location{}, fmt.Errorf("the PostgreSQL state's connection string (conn_str or PG_CONN_STR): %w", err)
-	}
-	return Location{Host: pcfg.Host, Port: pcfg.Port, Database: pcfg.Database, User: pcfg.User, Schema: cfg.Schema,
-		ConnString: withoutPassword(cfg.ConnString)}, nil
-}
-
-// String names the location as messages do.
-func (l Location) String() string {
-	return fmt.Sprintf("postgres://%s/%s (schema %s)", net.JoinHostPort(l.Host, strconv.Itoa(int(l.Port))), l.Database, l.Schema)
-}
-
-// kvPassword is a password in libpq's key=value form, quoted or not.
-var kvPassword = regexp.MustCompile(`(^|\s+)password\s*=\s*('(\\.|[^'])*'|\S*)`)
-
-// withoutPassword is conn with its password left out.
-func withoutPassword(conn string) string {
-	if strings.HasPrefix(conn, "postgres://") || strings.HasPrefix(conn, "postgresql://") {
-		u, err := url.Parse(conn)
-		if err != nil {
-			return ""
-		}
-		if u.User != nil {
-			u.User = url.User(u.User.Username())
-		}
-		q := u.Query()
-		if q.Has("password") {
-			q.Del("password")
-			u.RawQuery = q.Encode()
-		}
-		return u.String()
-	}
-	return strings.TrimSpace(kvPassword.ReplaceAllString(conn, ""))
 }
 
 // lockKey is the advisory lock's key for a schema: every genform using the
@@ -172,12 +116,22 @@ type backend struct {
 	schema   string
 	readOnly bool
 	key      int64
+	bounds   bounds
 
 	// mu runs the transactions one at a time: they share conn.
 	mu   sync.Mutex
 	conn *pgx.Conn
 	// tables is whether the schema's tables exist.
 	tables bool
+	// lost is why the connection was given up (see explain): every call
+	// after fails with it.
+	lost error
+}
+
+// roundTrip is the context of one statement: it bounds the wait for the
+// server's answer.
+func (b *backend) roundTrip() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), b.bounds.answer)
 }
 
 func (b *backend) table(name string) string { return pgx.Identifier{b.schema, name}.Sanitize() }
@@ -193,17 +147,17 @@ func (b *backend) lock(opts statefile.Options) error {
 	deadline := time.Now().Add(opts.LockTimeout)
 	for {
 		var got bool
-		ctx, cancel := context.WithTimeout(context.Background(), txTimeout)
+		ctx, cancel := b.roundTrip()
 		err := b.conn.QueryRow(ctx, try, b.key).Scan(&got)
 		cancel()
 		if err != nil {
-			return fmt.Errorf("locking the state %s: %w", b.name, err)
+			return b.fail("locking the state", "taking the state's lock", err)
 		}
 		if got {
 			return nil
 		}
 		if !time.Now().Before(deadline) {
-			le := &statefile.LockedError{Path: b.name, Holder: b.holder()}
+			le := &statefile.LockedError{Path: b.name, Database: true, Shared: opts.ReadOnly, Holder: b.holder()}
 			if opts.LockTimeout > 0 {
 				le.Waited = opts.LockTimeout
 			}
@@ -213,33 +167,38 @@ func (b *backend) lock(opts statefile.Options) error {
 	}
 }
 
-// holder reads who holds the lock; nil when nobody recorded it, or the
-// writer that did has no connection any more (a reader, which records
-// nothing, may hold it then).
+// holder reads who holds the lock; nil when nobody recorded it. A writer
+// that recorded it and whose connection has ended is marked Gone: a
+// reader, which records nothing, holds the lock then, or a writer that
+// has not recorded itself yet.
 func (b *backend) holder() *statefile.Holder {
-	ctx, cancel := context.WithTimeout(context.Background(), txTimeout)
+	ctx, cancel := b.roundTrip()
 	defer cancel()
 	var h statefile.Holder
-	err := b.conn.QueryRow(ctx, `SELECT pid, host, command, started FROM `+b.table("lock_holder")+
-		` WHERE id = 1 AND EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = backend_pid)`).Scan(&h.PID, &h.Host, &h.Command, &h.Started)
+	var alive bool
+	err := b.conn.QueryRow(ctx, `SELECT pid, host, command, started, EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = backend_pid) FROM `+
+		b.table("lock_holder")+` WHERE id = 1`).Scan(&h.PID, &h.Host, &h.Command, &h.Started, &alive)
 	if err != nil {
 		// No row, or no table yet: the holder is unknown.
 		return nil
 	}
+	h.Gone = !alive
 	return &h
 }
 
 // prepare finds the tables, creates them for opts.Create, and records a
 // writer as the lock's holder.
 func (b *backend) prepare(opts statefile.Options) error {
-	ctx, cancel := context.WithTimeout(context.Background(), txTimeout)
+	ctx, cancel := b.roundTrip()
 	defer cancel()
 	var reg *string
 	if err := b.conn.QueryRow(ctx, "SELECT to_regclass($1)::text", b.table("records")).Scan(&reg); err != nil {
-		return fmt.Errorf("opening the state %s: %w", b.name, err)
+		return b.fail("opening the state", "opening the state", err)
 	}
 	b.tables = reg != nil
 	if !b.tables && opts.Create {
+		ctx, cancel := b.roundTrip()
+		defer cancel()
 		_, err := b.conn.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+pgx.Identifier{b.schema}.Sanitize()+`;
 CREATE TABLE IF NOT EXISTS `+b.table("buckets")+` (name bytea PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS `+b.table("records")+` (
@@ -257,33 +216,35 @@ CREATE TABLE IF NOT EXISTS `+b.table("lock_holder")+` (
 	backend_pid int NOT NULL
 )`)
 		if err != nil {
-			return fmt.Errorf("creating the state %s: %w", b.name, err)
+			return b.fail("creating the state", "creating the state's tables", err)
 		}
 		b.tables = true
 	}
 	if b.tables && !opts.ReadOnly {
 		host, _ := os.Hostname()
+		ctx, cancel := b.roundTrip()
+		defer cancel()
 		_, err := b.conn.Exec(ctx, `INSERT INTO `+b.table("lock_holder")+` (id, pid, host, command, started, backend_pid)
 VALUES (1, $1, $2, $3, $4, pg_backend_pid())
 ON CONFLICT (id) DO UPDATE SET pid = excluded.pid, host = excluded.host, command = excluded.command,
 	started = excluded.started, backend_pid = excluded.backend_pid`,
 			os.Getpid(), host, opts.Command, time.Now().UTC().Truncate(time.Second))
 		if err != nil {
-			return fmt.Errorf("recording the lock holder of the state %s: %w", b.name, err)
+			return b.fail("recording the lock holder of the state", "recording the lock's holder", err)
 		}
 	}
 	return nil
 }
 
 func (b *backend) View(fn func(statefile.RawTx) error) error {
-	return b.run(pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
+	return b.run("reading the state", pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
 }
 
 func (b *backend) Update(fn func(statefile.RawTx) error) error {
 	if b.readOnly {
 		return fmt.Errorf("writing the state %s: opened read-only", b.name)
 	}
-	return b.run(pgx.TxOptions{IsoLevel: pgx.ReadCommitted, AccessMode: pgx.ReadWrite}, fn)
+	return b.run("writing the state", pgx.TxOptions{IsoLevel: pgx.ReadCommitted, AccessMode: pgx.ReadWrite}, fn)
 }
 
 // Batch is Update: the transactions share one connection, so there is
@@ -297,7 +258,9 @@ func (b *backend) Migrate(from int, fn func(statefile.RawTx) error) error {
 	return b.Update(func(tx statefile.RawTx) error {
 		t := tx.(*rawTx)
 		backup := b.table(fmt.Sprintf("records_schema_%d_backup", from))
-		if _, err := t.tx.Exec(t.ctx, "DROP TABLE IF EXISTS "+backup+"; CREATE TABLE "+backup+" AS TABLE "+b.table("records")); err != nil {
+		ctx, cancel := b.roundTrip()
+		defer cancel()
+		if _, err := t.tx.Exec(ctx, "DROP TABLE IF EXISTS "+backup+"; CREATE TABLE "+backup+" AS TABLE "+b.table("records")); err != nil {
 			return fmt.Errorf("backing up the state %s before migrating it: %w", b.name, err)
 		}
 		return fn(tx)
@@ -311,70 +274,83 @@ func (b *backend) BeforeWrite() error { return nil }
 func (b *backend) CheckStorage() ([]error, error) { return nil, nil }
 
 // Close removes the holder row of a writer, while the lock is still held,
-// releases the lock and ends the connection.
+// releases the lock and ends the connection. A connection given up (see
+// explain) is only closed.
 func (b *backend) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	var err error
-	if !b.readOnly && b.tables && !b.conn.IsClosed() {
-		if _, e := b.conn.Exec(ctx, `DELETE FROM `+b.table("lock_holder")+` WHERE backend_pid = pg_backend_pid()`); e != nil {
-			err = fmt.Errorf("removing the lock holder record of the state %s: %w", b.name, e)
+	if b.lost == nil && !b.readOnly && b.tables && !b.conn.IsClosed() {
+		ctx, cancel := b.roundTrip()
+		_, e := b.conn.Exec(ctx, `DELETE FROM `+b.table("lock_holder")+` WHERE backend_pid = pg_backend_pid()`)
+		cancel()
+		if e != nil {
+			err = b.fail("removing the lock holder record of the state", "removing the lock's holder record", e)
 		}
 	}
 	// The server releases the lock when the connection ends, but only
 	// once its backend process has noticed: releasing it first makes it
 	// free when Close returns, for the next command.
-	if !b.conn.IsClosed() {
+	if b.lost == nil && !b.conn.IsClosed() {
 		unlock := "SELECT pg_advisory_unlock($1)"
 		if b.readOnly {
 			unlock = "SELECT pg_advisory_unlock_shared($1)"
 		}
-		if _, e := b.conn.Exec(ctx, unlock, b.key); e != nil {
-			err = errors.Join(err, fmt.Errorf("releasing the lock of the state %s: %w", b.name, e))
+		ctx, cancel := b.roundTrip()
+		_, e := b.conn.Exec(ctx, unlock, b.key)
+		cancel()
+		if e != nil {
+			err = errors.Join(err, b.fail("releasing the lock of the state", "releasing the state's lock", e))
 		}
 	}
-	return errors.Join(err, b.conn.Close(ctx))
-}
-
-// run runs fn in one transaction. When the connection is lost meanwhile
-// (the server stopped or restarted, the network went away), the error
-// says so, naming the server: nothing more can be written on it, and the
-// lock went with it.
-func (b *backend) run(opts pgx.TxOptions, fn func(statefile.RawTx) error) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	err := b.runLocked(opts, fn)
-	if err != nil && b.conn.IsClosed() {
-		return fmt.Errorf("the connection to the PostgreSQL server at %s was lost, and the state's lock with it; check that the server runs, then run the command again: %w", b.addr, err)
+	ctx, cancel := b.roundTrip()
+	defer cancel()
+	if e := b.conn.Close(ctx); e != nil && b.lost == nil {
+		err = errors.Join(err, e)
 	}
 	return err
 }
 
+// run runs fn in one transaction, doing what it says ("reading the
+// state"). A bound that passed, or a connection lost meanwhile (the server
+// stopped or restarted, the network went away), is reported naming the
+// state and its server (see explain).
+func (b *backend) run(doing string, opts pgx.TxOptions, fn func(statefile.RawTx) error) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.lost != nil {
+		return b.lost
+	}
+	return b.explain(doing, b.runLocked(opts, fn))
+}
+
 func (b *backend) runLocked(opts pgx.TxOptions, fn func(statefile.RawTx) error) error {
-	ctx, cancel := context.WithTimeout(context.Background(), txTimeout)
-	defer cancel()
 	if !b.tables {
 		// No state here yet (it is opened without Create): nothing to
 		// read, and nothing may be written.
-		return fn(&rawTx{b: b, ctx: ctx})
+		return fn(&rawTx{b: b})
 	}
+	ctx, cancel := b.roundTrip()
 	tx, err := b.conn.BeginTx(ctx, opts)
+	cancel()
 	if err != nil {
 		return fmt.Errorf("opening a transaction on the state %s: %w", b.name, err)
 	}
 	committed := false
 	defer func() {
-		if !committed {
-			_ = tx.Rollback(context.Background())
+		if !committed && !b.conn.IsClosed() {
+			ctx, cancel := b.roundTrip()
+			_ = tx.Rollback(ctx)
+			cancel()
 		}
 	}()
-	t := &rawTx{b: b, ctx: ctx, tx: tx}
+	t := &rawTx{b: b, tx: tx}
 	if err := fn(t); err != nil {
 		return err
 	}
 	committed = true // Commit ends the transaction, even when it fails
+	ctx, cancel = b.roundTrip()
+	defer cancel()
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("committing to the state %s: %w", b.name, err)
 	}

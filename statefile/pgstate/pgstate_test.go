@@ -296,26 +296,3 @@ func TestUnresponsiveServer(t *testing.T) {
 	}
 	t.Logf("gave up after %v: %v", time.Since(start).Round(100*time.Millisecond), err)
 }
-
-// TestLocateLeavesOutThePassword checks that where a state is, as genform
-// init remembers it, never holds the password, in either form of
-// connection string, and still names the server, database and user.
-func TestLocateLeavesOutThePassword(t *testing.T) {
-	for _, c := range []struct{ conn, want string }{
-		{"postgres://team:hunter2@db.example.com:5433/media?sslmode=require", "postgres://team@db.example.com:5433/media?sslmode=require"},
-		{"postgres://team@db.example.com/media?password=hunter2&sslmode=disable", "postgres://team@db.example.com/media?sslmode=disable"},
-		{"host=db.example.com port=5433 user=team password=hunter2 dbname=media", "host=db.example.com port=5433 user=team dbname=media"},
-		{"host=db.example.com user=team password='hun ter2' dbname=media", "host=db.example.com user=team dbname=media"},
-	} {
-		loc, err := pgstate.Locate(pgstate.Config{ConnString: c.conn, Schema: "proj"})
-		if err != nil {
-			t.Fatalf("Locate(%q): %v", c.conn, err)
-		}
-		if strings.Contains(loc.ConnString, "hunter2") || strings.Contains(loc.ConnString, "ter2") || loc.ConnString != c.want {
-			t.Errorf("Locate(%q).ConnString = %q, want %q", c.conn, loc.ConnString, c.want)
-		}
-		if loc.Host != "db.example.com" || loc.Database != "media" || loc.User != "team" || loc.Schema != "proj" {
-			t.Errorf("Locate(%q) = %+v", c.conn, loc)
-		}
-	}
-}

@@ -1,7 +1,6 @@
 package pgstate
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
@@ -10,11 +9,11 @@ import (
 	"github.com/genform/genform/statefile"
 )
 
-// rawTx is one transaction; tx is nil when the tables do not exist.
+// rawTx is one transaction; tx is nil when the tables do not exist. Each
+// statement has its own deadline (backend.roundTrip).
 type rawTx struct {
-	b   *backend
-	ctx context.Context
-	tx  pgx.Tx
+	b  *backend
+	tx pgx.Tx
 	// buckets are the names in the buckets table, read once.
 	buckets map[string]bool
 }
@@ -27,7 +26,9 @@ func (t *rawTx) loadBuckets() error {
 	if t.tx == nil {
 		return nil
 	}
-	rows, err := t.tx.Query(t.ctx, "SELECT name FROM "+t.b.table("buckets"))
+	ctx, cancel := t.b.roundTrip()
+	defer cancel()
+	rows, err := t.tx.Query(ctx, "SELECT name FROM "+t.b.table("buckets"))
 	if err != nil {
 		return err
 	}
@@ -69,7 +70,9 @@ func (t *rawTx) CreateBucket(name []byte) (statefile.Bucket, error) {
 		return nil, errors.New("the state's tables do not exist")
 	}
 	if !t.buckets[string(name)] {
-		if _, err := t.tx.Exec(t.ctx, "INSERT INTO "+t.b.table("buckets")+" (name) VALUES ($1) ON CONFLICT DO NOTHING", name); err != nil {
+		ctx, cancel := t.b.roundTrip()
+		defer cancel()
+		if _, err := t.tx.Exec(ctx, "INSERT INTO "+t.b.table("buckets")+" (name) VALUES ($1) ON CONFLICT DO NOTHING", name); err != nil {
 			return nil, err
 		}
 		t.buckets[string(name)] = true
@@ -87,7 +90,9 @@ func (b *bucket) records() string { return b.t.b.table("records") }
 
 func (b *bucket) Get(key []byte) ([]byte, error) {
 	var v []byte
-	err := b.t.tx.QueryRow(b.t.ctx, "SELECT value FROM "+b.records()+" WHERE bucket = $1 AND key = $2", b.name, key).Scan(&v)
+	ctx, cancel := b.t.b.roundTrip()
+	defer cancel()
+	err := b.t.tx.QueryRow(ctx, "SELECT value FROM "+b.records()+" WHERE bucket = $1 AND key = $2", b.name, key).Scan(&v)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -104,18 +109,24 @@ func (b *bucket) Put(key, value []byte) error {
 	if value == nil {
 		value = []byte{}
 	}
-	_, err := b.t.tx.Exec(b.t.ctx, "INSERT INTO "+b.records()+" (bucket, key, value) VALUES ($1, $2, $3) ON CONFLICT (bucket, key) DO UPDATE SET value = excluded.value", b.name, key, value)
+	ctx, cancel := b.t.b.roundTrip()
+	defer cancel()
+	_, err := b.t.tx.Exec(ctx, "INSERT INTO "+b.records()+" (bucket, key, value) VALUES ($1, $2, $3) ON CONFLICT (bucket, key) DO UPDATE SET value = excluded.value", b.name, key, value)
 	return err
 }
 
 func (b *bucket) Delete(key []byte) error {
-	_, err := b.t.tx.Exec(b.t.ctx, "DELETE FROM "+b.records()+" WHERE bucket = $1 AND key = $2", b.name, key)
+	ctx, cancel := b.t.b.roundTrip()
+	defer cancel()
+	_, err := b.t.tx.Exec(ctx, "DELETE FROM "+b.records()+" WHERE bucket = $1 AND key = $2", b.name, key)
 	return err
 }
 
 func (b *bucket) Len() (int, error) {
 	var n int
-	err := b.t.tx.QueryRow(b.t.ctx, "SELECT count(*) FROM "+b.records()+" WHERE bucket = $1", b.name).Scan(&n)
+	ctx, cancel := b.t.b.roundTrip()
+	defer cancel()
+	err := b.t.tx.QueryRow(ctx, "SELECT count(*) FROM "+b.records()+" WHERE bucket = $1", b.name).Scan(&n)
 	return n, err
 }
 
@@ -134,7 +145,9 @@ func (b *bucket) ForEachPrefix(prefix []byte, fn func(k, v []byte) error) error 
 // queries of its own (a migration writes while it reads), which the
 // connection cannot while rows are still coming.
 func (b *bucket) each(fn func(k, v []byte) error, query string, args ...any) error {
-	rows, err := b.t.tx.Query(b.t.ctx, query, args...)
+	ctx, cancel := b.t.b.roundTrip()
+	defer cancel()
+	rows, err := b.t.tx.Query(ctx, query, args...)
 	if err != nil {
 		return err
 	}

@@ -41,6 +41,8 @@ type Server struct {
 	cmd  *exec.Cmd
 	// exited is closed when the server process ends.
 	exited chan struct{}
+	// frozen is whether Freeze stopped its processes.
+	frozen atomic.Bool
 }
 
 var (
@@ -163,6 +165,110 @@ func (s *Server) Start() error {
 
 // Close stops s and removes its files.
 func (s *Server) Close() { s.stop() }
+
+// Freeze stops every process of s with SIGSTOP, the postmaster first so
+// that it starts no new backend: the server keeps its connections and
+// accepts new ones (the kernel does) but answers nothing, as a server
+// that hangs, is swapped out, or sits behind a network that swallows
+// packets. Thaw lets it go on.
+func (s *Server) Freeze() error {
+	select {
+	case <-s.exited:
+		return errors.New("pgtest: the server does not run")
+	default:
+	}
+	s.frozen.Store(true)
+	return s.signalAll(syscall.SIGSTOP)
+}
+
+// Thaw continues the processes Freeze stopped.
+func (s *Server) Thaw() error {
+	if !s.frozen.Swap(false) {
+		return nil
+	}
+	return s.signalAll(syscall.SIGCONT)
+}
+
+// signalAll sends sig to the postmaster, then to each of its children
+// (the backends, one per connection, and the background workers), found
+// as the processes whose parent it is.
+func (s *Server) signalAll(sig syscall.Signal) error {
+	pm := s.cmd.Process.Pid
+	if err := syscall.Kill(pm, sig); err != nil {
+		return fmt.Errorf("pgtest: signalling the postmaster: %w", err)
+	}
+	kids, err := children(pm)
+	if err != nil {
+		return err
+	}
+	for _, pid := range kids {
+		// A backend may have ended meanwhile.
+		if err := syscall.Kill(pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+			return fmt.Errorf("pgtest: signalling backend %d: %w", pid, err)
+		}
+	}
+	return nil
+}
+
+// children lists the processes whose parent is pid, from /proc.
+func children(pid int) ([]int, error) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, fmt.Errorf("pgtest: listing processes: %w", err)
+	}
+	var kids []int
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue // it ended
+		}
+		// pid (comm) state ppid ...: comm may hold spaces and parentheses,
+		// so the fields are counted after its last ')'.
+		i := strings.LastIndexByte(string(stat), ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[i+1:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			kids = append(kids, p)
+		}
+	}
+	return kids, nil
+}
+
+// HoldLock takes an ACCESS EXCLUSIVE lock on tables (schema-qualified
+// names) of the database conn names, in a transaction of a session of its
+// own, as VACUUM FULL, ALTER TABLE or LOCK TABLE would, and holds it until
+// release is called (once or more).
+func HoldLock(conn string, tables ...string) (release func(), err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := pgx.Connect(ctx, conn)
+	if err != nil {
+		return nil, fmt.Errorf("pgtest: connecting: %w", err)
+	}
+	var names []string
+	for _, t := range tables {
+		names = append(names, pgx.Identifier(strings.Split(t, ".")).Sanitize())
+	}
+	if _, err := c.Exec(ctx, "BEGIN; LOCK TABLE "+strings.Join(names, ", ")+" IN ACCESS EXCLUSIVE MODE"); err != nil {
+		c.Close(context.Background())
+		return nil, fmt.Errorf("pgtest: locking %s: %w", strings.Join(tables, ", "), err)
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			c.Exec(ctx, "ROLLBACK")
+			c.Close(ctx)
+		})
+	}, nil
+}
 
 // Addr is the server's host:port, starting it at the first call.
 func Addr() (string, error) {
@@ -334,6 +440,8 @@ func (s *Server) shutdown() {
 	if s.cmd == nil || s.cmd.Process == nil || s.exited == nil {
 		return
 	}
+	// A frozen server would not hear the signal.
+	_ = s.Thaw()
 	select {
 	case <-s.exited:
 	default:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -76,5 +77,78 @@ func TestServerRestarts(t *testing.T) {
 	var v int
 	if err := c.QueryRow(ctx, "SELECT v FROM kept").Scan(&v); err != nil || v != 7 {
 		t.Fatalf("after Start: %d, %v", v, err)
+	}
+}
+
+// TestServerFreezes checks that a frozen server keeps its connections and
+// answers nothing, not even a new connection, and goes on where it was
+// once thawed.
+func TestServerFreezes(t *testing.T) {
+	s, err := NewServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	conn, err := s.NewDatabase()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := pgx.Connect(context.Background(), conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	if err := s.Freeze(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	_, err = c.Exec(ctx, "SELECT 1")
+	cancel()
+	if err == nil {
+		t.Fatal("a frozen server answered")
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), 500*time.Millisecond)
+	c2, err := pgx.Connect(ctx, conn)
+	cancel()
+	if err == nil {
+		c2.Close(context.Background())
+		t.Fatal("a frozen server took a new connection")
+	}
+	if err := s.Thaw(); err != nil {
+		t.Fatal(err)
+	}
+	c3, err := pgx.Connect(context.Background(), conn)
+	if err != nil {
+		t.Fatalf("after Thaw: %v", err)
+	}
+	c3.Close(context.Background())
+}
+
+// TestHoldLock checks that the lock HoldLock takes keeps out even a
+// reader until it is released.
+func TestHoldLock(t *testing.T) {
+	conn := ConnString(t)
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	if _, err := c.Exec(ctx, "CREATE TABLE t (v int)"); err != nil {
+		t.Fatal(err)
+	}
+	release, err := HoldLock(conn, "public.t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Exec(ctx, "SET lock_timeout = '200ms'"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Exec(ctx, "SELECT * FROM t"); err == nil {
+		t.Error("read a table HoldLock holds")
+	}
+	release()
+	if _, err := c.Exec(ctx, "SELECT * FROM t"); err != nil {
+		t.Errorf("after release: %v", err)
 	}
 }
