@@ -499,10 +499,15 @@ func oneOfText(ns []int64, def int64) string {
 	return "one of " + joinNumbers(ns)
 }
 
+// joinNumbers lists ns as a sentence does a choice: "5 or 10", "1, 2, 3
+// or 4".
 func joinNumbers(ns []int64) string {
 	parts := make([]string, len(ns))
 	for i, n := range ns {
 		parts[i] = strconv.FormatInt(n, 10)
 	}
-	return strings.Join(parts, ", ")
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
 }

@@ -63,8 +63,18 @@ func TestProviderBodies(t *testing.T) {
 			common: map[string]any{Prompt: "x"}, input: map[string]any{"prompt": "y"}, wantErr: true,
 		},
 		{
-			name: "replicate source image not mapped", provider: "replicate", model: "black-forest-labs/flux-schnell",
-			common: map[string]any{SourceImage: "https://x/y.png"}, wantErr: true,
+			name: "replicate resolution not mapped", provider: "replicate", model: "black-forest-labs/flux-schnell",
+			common: map[string]any{Resolution: float64(720)}, wantErr: true,
+		},
+		{
+			name: "replicate kling first frame", provider: "replicate", model: "kwaivgi/kling-v2.1",
+			common: map[string]any{Prompt: "waves", SourceImage: "https://x/y.png", Duration: float64(10)},
+			want:   map[string]any{"prompt": "waves", "start_image": "https://x/y.png", "duration": float64(10)},
+		},
+		{
+			name: "fal kling image to video", provider: "fal", model: "fal-ai/kling-video/v2.1/standard/image-to-video",
+			common: map[string]any{Prompt: "waves", SourceImage: "data:image/png;base64,AA==", Duration: float64(5), NegativePrompt: "blur"},
+			want:   map[string]any{"prompt": "waves", "image_url": "data:image/png;base64,AA==", "duration": "5", "negative_prompt": "blur"},
 		},
 	}
 	for _, tt := range tests {

@@ -29,6 +29,19 @@ var falFlux = Caps{
 	Counted:            []string{"num_images"},
 }
 
+// falKling is Kling 2.1 (standard) image to video on fal: prompt and
+// image_url are required, duration is the string "5" or "10" (default
+// "5"), negative_prompt and cfg_scale are optional (fal model page
+// fal-ai/kling-video/v2.1/standard/image-to-video, input schema; its price
+// is per second of video).
+var falKling = Caps{
+	Kinds:           []addrs.Kind{addrs.Video},
+	Attrs:           []string{Prompt, NegativePrompt, SourceImage, Duration},
+	Durations:       []int64{5, 10},
+	DefaultDuration: 5,
+	Counted:         []string{"duration"},
+}
+
 func init() {
 	register(&Provider{
 		Name:   "fal",
@@ -58,6 +71,7 @@ func init() {
 		Models: map[string]Caps{
 			"fal-ai/flux/schnell": falFlux,
 			"fal-ai/flux/dev":     falFlux,
+			"fal-ai/kling-video/v2.1/standard/image-to-video": falKling,
 		},
 		Body: falBody,
 	})
@@ -68,8 +82,16 @@ func init() {
 func falBody(model string, kind addrs.Kind, common, input map[string]any) (map[string]any, error) {
 	return mapBody("fal", model, common, input, func(name string, v any) (string, any, error) {
 		switch name {
-		case Prompt, Seed, NegativePrompt, Duration:
+		case Prompt, Seed, NegativePrompt:
 			return name, v, nil
+		case Duration:
+			// Kling's duration is an enum of strings ("5", "10").
+			if model == "fal-ai/kling-video/v2.1/standard/image-to-video" {
+				return name, fmt.Sprint(v), nil
+			}
+			return name, v, nil
+		case SourceImage:
+			return "image_url", v, nil
 		case ImageNumber:
 			return "num_images", v, nil
 		case AspectRatio:

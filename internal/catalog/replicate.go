@@ -16,6 +16,19 @@ var replicateFluxSchnell = Caps{
 	Counted:            []string{"num_outputs"},
 }
 
+// replicateKling is Kling v2.1 on Replicate: start_image is required
+// (the first frame), duration is 5 or 10 seconds (default 5), mode
+// "standard" (720p) or "pro" (1080p, which end_image needs), and
+// negative_prompt is optional (replicate.com/kwaivgi/kling-v2.1, API
+// input schema).
+var replicateKling = Caps{
+	Kinds:           []addrs.Kind{addrs.Video},
+	Attrs:           []string{Prompt, NegativePrompt, SourceImage, Duration},
+	Durations:       []int64{5, 10},
+	DefaultDuration: 5,
+	Counted:         []string{"duration"},
+}
+
 func init() {
 	register(&Provider{
 		Name:    "replicate",
@@ -42,6 +55,7 @@ func init() {
 		},
 		Models: map[string]Caps{
 			"black-forest-labs/flux-schnell": replicateFluxSchnell,
+			"kwaivgi/kling-v2.1":             replicateKling,
 		},
 		Body: replicateBody,
 	})
@@ -56,6 +70,8 @@ func replicateBody(model string, kind addrs.Kind, common, input map[string]any) 
 		switch name {
 		case Prompt, Seed, AspectRatio, NegativePrompt, Duration:
 			return name, v, nil
+		case SourceImage:
+			return "start_image", v, nil
 		case ImageNumber:
 			return "num_outputs", v, nil
 		}

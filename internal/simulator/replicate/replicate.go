@@ -299,8 +299,9 @@ func newID() (string, error) {
 }
 
 // mediaOf reads what a prediction makes from its input: num_outputs
-// pictures (1..4) at aspect_ratio, or for a model whose name says video
-// one video of duration seconds.
+// pictures (1..4) at aspect_ratio, or, for a video model (its name says
+// video or kling, or its input has a duration or a start_image, as
+// Replicate's video models take), one video of duration seconds.
 func mediaOf(model, id string, in map[string]any) simkit.Media {
 	m := simkit.Media{Count: 1}
 	m.Prompt, _ = in["prompt"].(string)
@@ -313,7 +314,9 @@ func mediaOf(model, id string, in map[string]any) simkit.Media {
 	if !knownRatio(ratio) {
 		ratio = "1:1"
 	}
-	if strings.Contains(model, "video") {
+	_, hasDuration := in["duration"]
+	_, hasStart := in["start_image"]
+	if strings.Contains(model, "video") || strings.Contains(model, "kling") || hasDuration || hasStart {
 		secs := int64(5)
 		if n, ok := simkit.Number(in["duration"]); ok {
 			secs = n
