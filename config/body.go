@@ -184,7 +184,7 @@ func (b *bodyBuilder) bad(id attrID, summary, detail string) {
 
 // endpoint chooses the endpoint from the inputs a block sets.
 func (b *bodyBuilder) endpoint() {
-	if b.r.Provider != "" {
+	if b.r.live != nil {
 		b.ep = b.providerEndpoint()
 		return
 	}

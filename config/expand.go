@@ -63,7 +63,7 @@ type Instance struct {
 func (inst *Instance) Fingerprint(reference string) string {
 	service := reference
 	if inst.Endpoint.Provider() != "" {
-		service = inst.Resource.providerID
+		service = inst.Resource.live.id
 	}
 	return Fingerprint(service, inst.Endpoint, inst.Request)
 }

@@ -424,8 +424,8 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 		diags = append(diags, c.decodeProvider(b)...)
 	}
 	for _, r := range resources {
-		if r.Provider != "" {
-			r.providerID = c.ProviderOf(r.Provider).Identity()
+		if r.live != nil {
+			r.live.id = c.ProviderOf(r.live.name).Identity()
 		}
 	}
 	diags = append(diags, c.analyzeResources(resources)...)

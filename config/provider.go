@@ -269,13 +269,13 @@ func articleOf(kind addrs.Kind) string {
 // its model; nil, reported, when the provider or the model cannot be had.
 func (b *bodyBuilder) providerEndpoint() *endpointSpec {
 	r := b.r
-	p := catalog.Lookup(r.Provider)
+	p := catalog.Lookup(r.Provider())
 	if p == nil {
-		rng := r.ProviderRange
+		rng := r.live.rng
 		b.diags = append(b.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "Unknown provider",
-			Detail:   catalog.Unknown(r.Provider).Error() + "." + didYouMean(r.Provider, catalog.Names()),
+			Detail:   catalog.Unknown(r.Provider()).Error() + "." + didYouMean(r.Provider(), catalog.Names()),
 			Subject:  &rng,
 		})
 		return nil

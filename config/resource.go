@@ -37,13 +37,9 @@ type Resource struct {
 	Refs []addrs.Resource
 	// DeclRange is the block header (`image "hero"`).
 	DeclRange hcl.Range
-	// Provider is the live provider of provider = NAME; "" for the
-	// reference service. ProviderRange is where it is set.
-	Provider      string
-	ProviderRange hcl.Range
-	// providerID is the provider's identity in fingerprints
-	// (Provider.Identity), set once the provider blocks are decoded.
-	providerID string
+	// live is provider = NAME, nil for the reference service's blocks
+	// (kept out of line: most blocks of a large configuration have none).
+	live *liveRef
 
 	dependsOn *hcl.Attribute
 	// replaceTriggeredBy is the lifecycle attribute, for diagnostics.
@@ -254,7 +250,8 @@ func decodeResource(block *hcl.Block) (*Resource, hcl.Diagnostics) {
 			r.DependsOn, d = decodeDependsOn(a)
 			diags = append(diags, d...)
 		case "provider":
-			r.Provider, r.ProviderRange, d = decodeProviderRef(a)
+			r.live = &liveRef{}
+			r.live.name, r.live.rng, d = decodeProviderRef(a)
 			diags = append(diags, d...)
 		default:
 			r.attrs = append(r.attrs, resAttr{id: attrByName[name], attr: a})
@@ -386,4 +383,22 @@ func (r *Resource) decodeLifecycle(b *hcl.Block) hcl.Diagnostics {
 		}
 	}
 	return diags
+}
+
+// liveRef is a block's provider = NAME: the name, where it is set, and
+// the provider's identity in fingerprints (Provider.Identity), set once
+// the provider blocks are decoded.
+type liveRef struct {
+	name string
+	rng  hcl.Range
+	id   string
+}
+
+// Provider is the live provider the block names with provider = NAME;
+// "" for the reference service.
+func (r *Resource) Provider() string {
+	if r.live == nil {
+		return ""
+	}
+	return r.live.name
 }

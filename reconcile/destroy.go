@@ -57,7 +57,7 @@ func MakeDestroyPlan(in PlanInput) (*plans.Plan, hcl.Diagnostics) {
 			why.GenerationID = it.GenerationID
 		}
 		plan.Changes = append(plan.Changes, &plans.Change{
-			Addr: addr, Action: plans.Delete, Endpoint: rec.Endpoint, Reason: why,
+			Addr: addr, Action: plans.Delete, Model: plans.ModelOf(rec.Endpoint, nil), Reason: why,
 			Before: beforeAttrs(rec), Dir: rec.Dir,
 		})
 	}
@@ -67,7 +67,7 @@ func MakeDestroyPlan(in PlanInput) (*plans.Plan, hcl.Diagnostics) {
 		}
 		matched[addr], matched[addr.Resource.Instance(addrs.NoKey)] = true, true
 		plan.Changes = append(plan.Changes, &plans.Change{
-			Addr: addr, Action: plans.Delete, Endpoint: st.Intents[addr].Endpoint,
+			Addr: addr, Action: plans.Delete, Model: plans.ModelOf(st.Intents[addr].Endpoint, nil),
 			Reason: &plans.Reason{Code: plans.ReasonDestroyIntent, GenerationID: st.Intents[addr].GenerationID, Since: st.Intents[addr].CreatedAt},
 		})
 	}

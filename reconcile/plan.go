@@ -220,7 +220,7 @@ func MakePlan(in PlanInput) (*plans.Plan, hcl.Diagnostics) {
 		if it := st.Intents[addr]; it != nil {
 			why.GenerationID = it.GenerationID
 		}
-		p.add(&plans.Change{Addr: addr, Action: plans.Delete, Endpoint: rec.Endpoint, Reason: why, Before: beforeAttrs(rec)})
+		p.add(&plans.Change{Addr: addr, Action: plans.Delete, Model: plans.ModelOf(rec.Endpoint, nil), Reason: why, Before: beforeAttrs(rec)})
 	}
 	// Interrupted submissions of instances that left the configuration are
 	// forgotten; the plan says so, because the job may have been paid for.
@@ -229,7 +229,7 @@ func MakePlan(in PlanInput) (*plans.Plan, hcl.Diagnostics) {
 			continue
 		}
 		it := st.Intents[addr]
-		p.add(&plans.Change{Addr: addr, Action: plans.Delete, Endpoint: it.Endpoint, Reason: &plans.Reason{Code: plans.ReasonRemovedIntent, GenerationID: it.GenerationID, Since: it.CreatedAt}})
+		p.add(&plans.Change{Addr: addr, Action: plans.Delete, Model: plans.ModelOf(it.Endpoint, nil), Reason: &plans.Reason{Code: plans.ReasonRemovedIntent, GenerationID: it.GenerationID, Since: it.CreatedAt}})
 	}
 	for _, a := range in.Replace {
 		if !p.used[a] {
@@ -412,7 +412,6 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance, known 
 	rec := st.Resources[inst.Addr]
 	c := &plans.Change{
 		Addr:      inst.Addr,
-		Endpoint:  inst.Endpoint,
 		Media:     plans.MediaCount(inst),
 		Seconds:   plans.VideoSeconds(inst),
 		AtMost:    plans.AtMost(inst),
@@ -420,7 +419,7 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance, known 
 		Sensitive: inst.Sensitive,
 	}
 	if inst.Endpoint.Provider() != "" {
-		c.ModelPrices = p.in.Config.PricesFor(inst.Endpoint)
+		c.Model = plans.ModelOf(inst.Endpoint, p.in.Config.PricesFor(inst.Endpoint))
 	}
 	f := facts{
 		endpoint: inst.Endpoint,

@@ -3,6 +3,7 @@ package addrs
 import (
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // Kind is a resource type: what a block generates.
@@ -43,7 +44,13 @@ func ParseKind(s string) (Kind, bool) {
 // service's job-creation endpoints (the table below is the one list of
 // them in genform; docs/service.md describes what each takes), or a model
 // of a live provider. It is comparable, and the zero Endpoint is none.
-type Endpoint struct {
+//
+// It is one pointer: every instance, record and history entry holds one,
+// so each distinct endpoint is kept once (interned) and endpoints compare
+// by that pointer.
+type Endpoint struct{ d *endpoint }
+
+type endpoint struct {
 	// provider is "" for the reference service.
 	provider string
 	// target is the reference endpoint's path, or the model.
@@ -51,12 +58,23 @@ type Endpoint struct {
 	kind   Kind
 }
 
+// interned holds every endpoint made, by value.
+var interned sync.Map // endpoint -> *endpoint
+
+func intern(e endpoint) Endpoint {
+	if d, ok := interned.Load(e); ok {
+		return Endpoint{d.(*endpoint)}
+	}
+	d, _ := interned.LoadOrStore(e, &e)
+	return Endpoint{d.(*endpoint)}
+}
+
 // The reference service's job-creation endpoints.
 var (
-	Text2Image  = Endpoint{target: "/v1/jobs/text2image", kind: Image}
-	Image2Video = Endpoint{target: "/v1/jobs/gen2/image2video", kind: Video}
-	KeyFrames   = Endpoint{target: "/v1/jobs/gen2/afc", kind: Video}
-	Text2Video  = Endpoint{target: "/v1/jobs/gen2/text2video", kind: Video}
+	Text2Image  = intern(endpoint{target: "/v1/jobs/text2image", kind: Image})
+	Image2Video = intern(endpoint{target: "/v1/jobs/gen2/image2video", kind: Video})
+	KeyFrames   = intern(endpoint{target: "/v1/jobs/gen2/afc", kind: Video})
+	Text2Video  = intern(endpoint{target: "/v1/jobs/gen2/text2video", kind: Video})
 )
 
 // Endpoints lists every job-creation endpoint of the reference service.
@@ -71,7 +89,7 @@ var endpointTitles = map[Endpoint]string{
 
 // ModelEndpoint is model of provider, making kind.
 func ModelEndpoint(provider, model string, kind Kind) Endpoint {
-	return Endpoint{provider: provider, target: model, kind: kind}
+	return intern(endpoint{provider: provider, target: model, kind: kind})
 }
 
 // Equal reports whether e and o are one endpoint (for go-cmp, which reads
@@ -83,30 +101,45 @@ func (e Endpoint) IsZero() bool { return e == Endpoint{} }
 
 // Provider is the live provider the endpoint is a model of; "" for the
 // reference service.
-func (e Endpoint) Provider() string { return e.provider }
+func (e Endpoint) Provider() string {
+	if e.d == nil {
+		return ""
+	}
+	return e.d.provider
+}
 
 // Target is the reference endpoint's path, or the provider's model.
-func (e Endpoint) Target() string { return e.target }
+func (e Endpoint) Target() string {
+	if e.d == nil {
+		return ""
+	}
+	return e.d.target
+}
 
 // Path is how the endpoint is written in the state, plans and messages:
 // the reference endpoint's path ("/v1/jobs/text2image"), or the provider's
 // name and model ("fal:fal-ai/flux/dev").
 func (e Endpoint) Path() string {
-	if e.provider != "" {
-		return e.provider + ":" + e.target
+	if e.Provider() != "" {
+		return e.d.provider + ":" + e.d.target
 	}
-	return e.target
+	return e.Target()
 }
 
 // Kind is what the endpoint generates.
-func (e Endpoint) Kind() Kind { return e.kind }
+func (e Endpoint) Kind() Kind {
+	if e.d == nil {
+		return 0
+	}
+	return e.d.kind
+}
 
 // Title names the endpoint in messages: "text-to-image", or the model.
 func (e Endpoint) Title() string {
 	if t, ok := endpointTitles[e]; ok {
 		return t
 	}
-	return e.target
+	return e.Target()
 }
 
 // String is Path, or "Endpoint()" for none.
@@ -120,7 +153,7 @@ func (e Endpoint) String() string {
 // EndpointOf returns the reference endpoint whose path is p.
 func EndpointOf(p string) (Endpoint, bool) {
 	for _, e := range Endpoints {
-		if e.target == p {
+		if e.d.target == p {
 			return e, true
 		}
 	}

@@ -309,7 +309,7 @@ func (r *Run) Execute(ctx context.Context, opts ExecuteOptions) (*apply.Result, 
 func usedProviders(plan *plans.Plan) []string {
 	var names []string
 	for _, c := range plan.Changes {
-		if n := c.Endpoint.Provider(); n != "" && !slices.Contains(names, n) {
+		if n := c.Provider(); n != "" && !slices.Contains(names, n) {
 			names = append(names, n)
 		}
 	}

@@ -85,7 +85,7 @@ func (w *Workspace) DescribePlan(plan *plans.Plan) string {
 	var lines []string
 	reference := len(names) == 0
 	for _, c := range plan.Changes {
-		reference = reference || c.Endpoint.Provider() == "" && !c.Endpoint.IsZero()
+		reference = reference || c.Model == nil
 	}
 	if reference {
 		lines = append(lines, w.Endpoint.Describe())

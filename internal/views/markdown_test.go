@@ -159,10 +159,10 @@ func TestPlanMarkdownGolden(t *testing.T) {
 // stands under the summary.
 func TestPlanMarkdownCost(t *testing.T) {
 	img, vid := config.Money(20000), config.Money(50000)
-	p := *markdownCases["replace_cascade"]
-	p.Prices = &config.Prices{Image: &img, VideoSecond: &vid, Currency: "EUR"}
+	c := markdownCases["replace_cascade"]
+	p := &plans.Plan{Service: c.Service, Changes: c.Changes, Prices: &config.Prices{Image: &img, VideoSecond: &vid, Currency: "EUR"}}
 	var b strings.Builder
-	PlanMarkdown(&b, &p, "simulator")
+	PlanMarkdown(&b, p, "simulator")
 	out := b.String()
 	for _, want := range []string{
 		"**Estimated cost: 0.22 EUR (1 image at 0.02, 4 video seconds at 0.05).**",

@@ -98,7 +98,7 @@ func unpricedParts(p *plans.Plan) []string {
 		if _, ok := p.CostOf(c); ok {
 			continue
 		}
-		k, n := key{provider: c.Endpoint.Provider()}, c.Media
+		k, n := key{provider: c.Provider()}, c.Media
 		if c.Kind() == addrs.Video {
 			k.video, n = true, c.Seconds*c.Media
 		}

@@ -58,9 +58,13 @@ func sendsJobs(plan *plans.Plan) []addrs.Endpoint {
 	for _, c := range plan.Changes {
 		switch c.Action {
 		case plans.Create, plans.Replace, plans.Resume:
-			if !seen[c.Endpoint.Provider()] {
-				seen[c.Endpoint.Provider()] = true
-				eps = append(eps, c.Endpoint)
+			if !seen[c.Provider()] {
+				seen[c.Provider()] = true
+				var ep addrs.Endpoint
+				if c.Model != nil {
+					ep = c.Model.Endpoint
+				}
+				eps = append(eps, ep)
 			}
 		}
 	}

@@ -48,38 +48,45 @@ func (c *Change) Cost(prices *config.Prices) (amount config.Money, ok bool) {
 // PricesOf is what c's generation is priced at: the reference service's
 // prices, or its model's on a live provider; nil when none are set.
 func (p *Plan) PricesOf(c *Change) *config.Prices {
-	if c.Endpoint.Provider() != "" {
-		return c.ModelPrices
+	if c.Model != nil {
+		return c.Model.Prices
 	}
 	return p.Prices
 }
 
 // Priced reports whether the configuration sets any price the plan's
 // changes are estimated at: the plan then shows what it costs.
-func (p *Plan) Priced() bool {
-	if p.Prices != nil {
-		return true
-	}
-	for _, c := range p.Changes {
-		if c.ModelPrices != nil {
-			return true
-		}
-	}
-	return false
-}
+func (p *Plan) Priced() bool { return p.estimateUnit().priced }
 
 // currency is the unit of the plan's estimate: the reference service's
 // currency, or the first one a change is priced in.
-func (p *Plan) currency() string {
-	if p.Prices != nil {
-		return p.Prices.Currency
+func (p *Plan) currency() string { return p.estimateUnit().currency }
+
+// unit is what a plan's estimate is made in.
+type unit struct {
+	currency string
+	priced   bool
+}
+
+// estimateUnit finds the plan's unit once (its changes must not change
+// after): a view asks for it per change, and finding it reads every change.
+func (p *Plan) estimateUnit() unit {
+	if u := p.unit.Load(); u != nil {
+		return *u
 	}
-	for _, c := range p.Changes {
-		if c.ModelPrices != nil {
-			return c.ModelPrices.Currency
+	var u unit
+	if p.Prices != nil {
+		u = unit{p.Prices.Currency, true}
+	} else {
+		for _, c := range p.Changes {
+			if c.Model != nil && c.Model.Prices != nil {
+				u = unit{c.Model.Prices.Currency, true}
+				break
+			}
 		}
 	}
-	return ""
+	p.unit.Store(&u)
+	return u
 }
 
 // CostOf is what applying c would cost, in the currency of the plan's

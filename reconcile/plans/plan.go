@@ -1,6 +1,8 @@
 package plans
 
 import (
+	"sync/atomic"
+
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 )
@@ -29,6 +31,9 @@ type Plan struct {
 	// Prices are the service's prices the plan's cost is estimated at;
 	// nil when the configuration sets none.
 	Prices *config.Prices
+
+	// unit is what the plan's estimate is made in, found once.
+	unit atomic.Pointer[unit]
 }
 
 // Change is what the plan does to one resource instance, and why.
@@ -37,14 +42,11 @@ type Change struct {
 	// PrevAddr is where a move comes from; the zero Instance otherwise.
 	PrevAddr addrs.Instance
 	Action   Action
-	// ModelPrices are the prices of its provider's model, for a change a
-	// live provider makes (nil when none are set); a change the reference
-	// service makes is priced at the plan's Prices.
-	ModelPrices *config.Prices
-	// Endpoint is what makes the instance's generations: a reference
-	// service endpoint, or a provider's model (the declared one, or for a
-	// delete the recorded one). The zero Endpoint when neither is known.
-	Endpoint addrs.Endpoint
+	// Model is the live provider's model that makes the instance's
+	// generations (the declared one, or for a delete the recorded one),
+	// with its prices; nil for the reference service's (kept small: most
+	// changes of a large plan are its no-ops).
+	Model *Model
 	// Reason says why; nil for a no-op, which needs no reason (and, being
 	// most changes of a large plan, is kept small).
 	Reason *Reason
@@ -80,6 +82,32 @@ type Change struct {
 	// sensitive variable; the views never show their values, before or
 	// after.
 	Sensitive []string
+}
+
+// Model is a live provider's model a change is made with.
+type Model struct {
+	// Endpoint names the provider and the model.
+	Endpoint addrs.Endpoint
+	// Prices are the model's prices, nil when none are set; a change the
+	// reference service makes is priced at the plan's Prices.
+	Prices *config.Prices
+}
+
+// ModelOf is the Model of ep, nil for a reference service endpoint.
+func ModelOf(ep addrs.Endpoint, prices *config.Prices) *Model {
+	if ep.Provider() == "" {
+		return nil
+	}
+	return &Model{Endpoint: ep, Prices: prices}
+}
+
+// Provider is the live provider that makes the change, "" for the
+// reference service.
+func (c *Change) Provider() string {
+	if c.Model == nil {
+		return ""
+	}
+	return c.Model.Endpoint.Provider()
 }
 
 // Kind is the change's resource kind.

@@ -81,11 +81,9 @@ func EncodeValues(c *plans.Change, placeholder any) Values {
 		GenerationID: c.GenerationID,
 		Redownload:   c.Redownload,
 		Sensitive:    c.Sensitive,
-		Provider:     c.Endpoint.Provider(),
-		ModelPrices:  EncodePrices(c.ModelPrices),
 	}
-	if v.Provider != "" {
-		v.Model = c.Endpoint.Target()
+	if m := c.Model; m != nil {
+		v.Provider, v.Model, v.ModelPrices = m.Endpoint.Provider(), m.Endpoint.Target(), EncodePrices(m.Prices)
 	}
 	for _, a := range attrs {
 		v.Attrs = append(v.Attrs, AttrChange(a))
@@ -105,9 +103,8 @@ func (v Values) Decode(c *plans.Change) error {
 	if v.Provider == "" {
 		return nil
 	}
-	c.Endpoint = addrs.ModelEndpoint(v.Provider, v.Model, c.Kind())
-	var err error
-	c.ModelPrices, err = DecodePrices(v.ModelPrices)
+	prices, err := DecodePrices(v.ModelPrices)
+	c.Model = plans.ModelOf(addrs.ModelEndpoint(v.Provider, v.Model, c.Kind()), prices)
 	return err
 }
 
