@@ -4,7 +4,7 @@
 // (sensitive) in every view of plans and of the state, and no file genform
 // writes for people (saved plans, the gallery) holds it.
 
-package main
+package e2e
 
 import (
 	"bytes"

@@ -6,7 +6,7 @@
 // no file that is not media, pay for nothing twice, and leave a state from
 // which the next apply resumes.
 
-package main
+package e2e
 
 import (
 	"bytes"
@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/e2e/harness"
 )
 
 // hostileTimeout is the service timeout of the hostile tests, and
@@ -213,7 +214,7 @@ func TestHostileServiceHangs(t *testing.T) {
 			if t.Failed() {
 				t.Logf("%s", r)
 			}
-			snap, err := readCheckedState(ws.statePath(), "check")
+			snap, err := harness.ReadCheckedState(ws.statePath(), "check")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -282,7 +283,7 @@ func TestLocalWriteErrorsFailFast(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs genform on a small disk")
 	}
-	if !canMount() {
+	if !harness.CanMount() {
 		t.Skip("mounting a tmpfs needs root")
 	}
 	big := append(append([]byte{}, fakePNG...), bytes.Repeat([]byte("p"), 256<<10)...)
@@ -321,7 +322,7 @@ func TestLocalWriteErrorsFailFast(t *testing.T) {
 			if r.took > 4*time.Second {
 				t.Errorf("apply took %s to fail", r.took)
 			}
-			snap, err := readCheckedState(ws.statePath(), "check")
+			snap, err := harness.ReadCheckedState(ws.statePath(), "check")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,7 +2,7 @@
 // writes and nothing it prints holds it, in any encoding, even with the
 // request trace on and the service failing.
 
-package main
+package e2e
 
 import (
 	"bytes"

@@ -4,7 +4,7 @@
 // that says what the next run does, and neither write outside the working
 // directory nor read from it.
 
-package main
+package e2e
 
 import (
 	"bytes"
@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/e2e/harness"
 )
 
 // fakeService answers like the service, except where a test overrides an
@@ -287,7 +288,7 @@ image "a" {
 				t.Logf("%s", r)
 			}
 
-			snap, err := readCheckedState(ws.statePath(), "check")
+			snap, err := harness.ReadCheckedState(ws.statePath(), "check")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -320,7 +321,7 @@ image "a" {
 			// copied in.
 			ws.checkNothingOutside(t, "secret.txt")
 			for name, sum := range treeSums(t, ws.dir) {
-				if sum == sha([]byte(secretText)) {
+				if sum == harness.SHA256([]byte(secretText)) {
 					t.Errorf("%s is a copy of the file outside the working directory", name)
 				}
 			}
@@ -343,7 +344,7 @@ func TestUnreachableServiceFailsInSeconds(t *testing.T) {
 	if r.code != 1 || r.took > 10*time.Second || !strings.Contains(r.stderr, "cannot reach the service at "+addr+" (http)") {
 		t.Errorf("want exit 1 within 10s naming %s:\n%s", addr, r)
 	}
-	snap, err := readCheckedState(ws.statePath(), "check")
+	snap, err := harness.ReadCheckedState(ws.statePath(), "check")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bufio"
@@ -19,7 +19,7 @@ import (
 // apply, then plan again, which must find nothing to do; then the gallery.
 // Each example is copied first, so the repository stays clean.
 func TestExamples(t *testing.T) {
-	dirs, err := filepath.Glob(filepath.Join("examples", "*"))
+	dirs, err := filepath.Glob(filepath.Join(moduleRoot(t), "examples", "*"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestExampleCIWorkflow(t *testing.T) {
 			t.Fatalf("%s is not on PATH: %v", tool, err)
 		}
 	}
-	steps := workflowSteps(t, filepath.Join("examples", "ci", ".github", "workflows", "genform.yml"))
+	steps := workflowSteps(t, filepath.Join(moduleRoot(t), "examples", "ci", ".github", "workflows", "genform.yml"))
 	builtinSimulatorEnv(t)
 	tmp := t.TempDir()
 	origin := filepath.Join(tmp, "origin.git")
@@ -167,7 +167,7 @@ cp "$body" "$COMMENT"
 		return string(out)
 	}
 	// The team's repository: the quickstart configuration on main.
-	if err := os.Rename(copyExample(t, filepath.Join("examples", "quickstart")), pr); err != nil {
+	if err := os.Rename(copyExample(t, filepath.Join(moduleRoot(t), "examples", "quickstart")), pr); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(pr, "backend.gen.hcl"), []byte("genform {\n  backend \"pg\" {}\n}\n"), 0o644); err != nil {

@@ -4,9 +4,9 @@
 // request may be refused with 429. The short version runs in the suite;
 // the long one is opt-in:
 //
-//	go test -run TestFaultSoak -soak.long -timeout 30m .
+//	go test -run TestFaultSoak -soak.long -timeout 30m ./internal/e2e
 
-package main
+package e2e
 
 import (
 	"flag"

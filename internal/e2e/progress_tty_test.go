@@ -2,7 +2,7 @@
 // pseudo-terminal, everything it writes is fed to a terminal emulator, and
 // the tests read the screen the user is left with.
 
-package main
+package e2e
 
 import (
 	"bytes"

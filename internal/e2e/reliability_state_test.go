@@ -6,7 +6,7 @@
 // written, moved or deleted. A state written by an older genform, before
 // the state named its service, is used as it is.
 
-package main
+package e2e
 
 import (
 	"bytes"
@@ -26,6 +26,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/genform/genform/internal/e2e/harness"
 	"github.com/genform/genform/internal/simulator"
 	"github.com/genform/genform/statefile"
 )
@@ -324,7 +325,7 @@ func TestStateFromBeforeTheServiceKey(t *testing.T) {
 	ws := appliedWorkspace(t, sim, env)(t)
 	service := func() string {
 		t.Helper()
-		snap, err := readCheckedState(ws.statePath(), "test")
+		snap, err := harness.ReadCheckedState(ws.statePath(), "test")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -526,7 +527,7 @@ image "big" {
 			b := readFile(t, ws.statePath())
 			damage(b)
 			writeFile(t, ws.statePath(), b)
-			sum := sha(b)
+			sum := harness.SHA256(b)
 			ok := true
 			for _, args := range [][]string{{"plan", "-detailed-exitcode"}, {"show"}, {"apply", "-auto-approve"}} {
 				r := genform(t, ws.dir, env, args...)
@@ -546,7 +547,7 @@ image "big" {
 					t.Errorf("a state that still reads must plan no changes:\n%s", r)
 				}
 			}
-			if got := sha(readFile(t, ws.statePath())); got != sum {
+			if got := harness.SHA256(readFile(t, ws.statePath())); got != sum {
 				t.Errorf("the damaged state file was changed")
 			}
 			if !ok {
