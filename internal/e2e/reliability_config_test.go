@@ -46,8 +46,10 @@ func deepConfigs() map[string]map[string]string {
 // within seconds and a small fraction of the memory it used to take (the
 // figures are logged; -v shows them).
 func TestDeepNestingRefused(t *testing.T) {
+	t.Parallel()
 	for name, files := range deepConfigs() {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			var args []string
 			if vf, ok := files["-var-file"]; ok {
 				args = []string{"-var-file=" + vf}
@@ -98,6 +100,7 @@ func TestDeepNestingRefused(t *testing.T) {
 // allows parses, evaluates and plans with little memory, so the limit is
 // not a wall against real files but a bound on what any file can cost.
 func TestNestingAtTheLimitParses(t *testing.T) {
+	t.Parallel()
 	const levels = 250 // MaxNesting less the locals block and the attribute
 	expr := strings.Repeat("(", levels) + "1" + strings.Repeat(")", levels)
 	ws := newWorkspace(t, map[string]string{"main.gen.hcl": fmt.Sprintf("locals {\n  x = %s\n}\n\nimage \"a\" {\n  prompt       = \"a lighthouse ${local.x}\"\n  image_number = 1\n}\n", expr)})

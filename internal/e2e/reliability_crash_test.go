@@ -77,6 +77,7 @@ var inFlightWarning = regexp.MustCompile(`sent the create request for (\S+) at [
 // finishes before its kill, the next epoch changes every prompt, so that
 // every round has 50 generations (creates, then replaces) to interrupt.
 func TestCrashApply(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs genform dozens of times")
 	}

@@ -101,6 +101,7 @@ var imageA = addrs.Resource{Kind: addrs.Image, Name: "a"}.Instance(addrs.NoKey)
 // create request without an answer may have been paid for. Nothing is
 // submitted twice.
 func TestHostileServiceHangs(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs genform against a hanging service")
 	}
@@ -279,6 +280,9 @@ func mountTmpfs(t *testing.T, dir string, size int, readOnly bool) {
 // nine times, the file downloaded again each time, for 200 seconds),
 // with the path and the cause; the generation stays recorded, and the
 // next apply, once the disk has room, downloads it without paying again.
+//
+// It is not run in parallel with the others: the bound is on the wall time
+// of an apply, which the load of tests beside it would stretch.
 func TestLocalWriteErrorsFailFast(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs genform on a small disk")
@@ -354,6 +358,7 @@ func TestLocalWriteErrorsFailFast(t *testing.T) {
 // downloaded, an id is checked, and every string of the service is shown
 // escaped.
 func TestLyingService(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs genform against a lying service")
 	}
@@ -540,6 +545,7 @@ func TestLyingService(t *testing.T) {
 // no trace of it onto the terminal (with the request trace on) or into the
 // state.
 func TestTokenEchoesAreScrubbed(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs genform against a service echoing the token")
 	}

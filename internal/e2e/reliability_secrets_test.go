@@ -26,6 +26,7 @@ import (
 // of the state file, the saved plans, the gallery, any other file genform
 // wrote, or anything it printed.
 func TestSecretsNeverWritten(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs genform many times")
 	}

@@ -92,6 +92,7 @@ func httptestServer(t *testing.T, h http.Handler) string {
 // been paid for, or download again); and nothing is written outside the
 // working directory or read from it.
 func TestMalformedServiceAnswers(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs genform against a fake service")
 	}
@@ -333,6 +334,7 @@ image "a" {
 // listens on ends within seconds, not after a minute of retries, with the
 // address in the error and nothing recorded.
 func TestUnreachableServiceFailsInSeconds(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t, map[string]string{"main.gen.hcl": "image \"a\" {\n  prompt       = \"an apple\"\n  image_number = 1\n}\n"})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -358,6 +360,7 @@ func TestUnreachableServiceFailsInSeconds(t *testing.T) {
 // says so once with the setting to fix, exits 1, and the job it paid for is
 // kept for the next apply to resume.
 func TestTokenRefusedDuringApply(t *testing.T) {
+	t.Parallel()
 	const config = `service {
   parallelism = 1
 }

@@ -41,6 +41,7 @@ type soakParams struct {
 // with requests_per_minute below the service's limit no request was ever
 // answered 429.
 func TestFaultSoak(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("applies 100 resources against a faulty service")
 	}
