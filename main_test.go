@@ -18,19 +18,13 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/genform/genform/internal/command"
+	"github.com/genform/genform/internal/e2e/harness"
 	"github.com/genform/genform/internal/simulator"
-	"github.com/genform/genform/statefile/pgstate/pgtest"
 )
 
 var update = flag.Bool("u", false, "update testscript golden files")
 
-func TestMain(m *testing.M) {
-	testscript.Main(pgtest.Wrap(m), map[string]func(){
-		"genform":  func() { os.Exit(command.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"peak-rss": peakRSSMain,
-	})
-}
+func TestMain(m *testing.M) { harness.Main(m) }
 
 // TestScript runs the end-to-end scripts of testdata/script against the real
 // binary. Each script gets its own simulator on a loopback port, reachable
@@ -98,7 +92,7 @@ func TestScript(t *testing.T) {
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "mount" {
-				return canMount(), nil
+				return harness.CanMount(), nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -272,7 +266,7 @@ func cmdStateVerify(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) > 0 {
 		path = args[0]
 	}
-	snap, err := readCheckedState(ts.MkAbs(path), "state-verify")
+	snap, err := harness.ReadCheckedState(ts.MkAbs(path), "state-verify")
 	ts.Check(err)
 	if len(snap.Intents) > 0 {
 		for addr := range snap.Intents {
@@ -283,7 +277,7 @@ func cmdStateVerify(ts *testscript.TestScript, neg bool, args []string) {
 	n := 0
 	for addr, r := range snap.Resources {
 		for _, o := range r.Outputs {
-			ts.Check(checkOutput(ts.MkAbs("."), addr, o))
+			ts.Check(harness.CheckOutput(ts.MkAbs("."), addr, o))
 			n++
 		}
 	}

@@ -16,24 +16,6 @@ import (
 // The scripts' commands for a small disk: a full disk is how a state
 // write fails in real life, and genform must not pay twice for it.
 
-// canMount reports whether this process may mount a tmpfs (root on Linux):
-// the condition [mount] of the scripts.
-func canMount() bool {
-	if os.Geteuid() != 0 {
-		return false
-	}
-	dir, err := os.MkdirTemp("", "genform-mount-probe")
-	if err != nil {
-		return false
-	}
-	defer os.Remove(dir)
-	if syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=64k") != nil {
-		return false
-	}
-	syscall.Unmount(dir, 0)
-	return true
-}
-
 // tmpfs DIR SIZE mounts a tmpfs of SIZE (e.g. 512k) on DIR, keeping what
 // DIR held, and unmounts it when the script ends.
 func cmdTmpfs(ts *testscript.TestScript, neg bool, args []string) {

@@ -6,7 +6,7 @@
 // no file that is not media, pay for nothing twice, and leave a state from
 // which the next apply resumes.
 
-package main
+package e2e
 
 import (
 	"bytes"
@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/e2e/harness"
 )
 
 // hostileTimeout is the service timeout of the hostile tests, and
@@ -100,6 +101,7 @@ var imageA = addrs.Resource{Kind: addrs.Image, Name: "a"}.Instance(addrs.NoKey)
 // create request without an answer may have been paid for. Nothing is
 // submitted twice.
 func TestHostileServiceHangs(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs genform against a hanging service")
 	}
@@ -213,7 +215,7 @@ func TestHostileServiceHangs(t *testing.T) {
 			if t.Failed() {
 				t.Logf("%s", r)
 			}
-			snap, err := readCheckedState(ws.statePath(), "check")
+			snap, err := harness.ReadCheckedState(ws.statePath(), "check")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -278,11 +280,14 @@ func mountTmpfs(t *testing.T, dir string, size int, readOnly bool) {
 // nine times, the file downloaded again each time, for 200 seconds),
 // with the path and the cause; the generation stays recorded, and the
 // next apply, once the disk has room, downloads it without paying again.
+//
+// It is not run in parallel with the others: the bound is on the wall time
+// of an apply, which the load of tests beside it would stretch.
 func TestLocalWriteErrorsFailFast(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs genform on a small disk")
 	}
-	if !canMount() {
+	if !harness.CanMount() {
 		t.Skip("mounting a tmpfs needs root")
 	}
 	big := append(append([]byte{}, fakePNG...), bytes.Repeat([]byte("p"), 256<<10)...)
@@ -321,7 +326,7 @@ func TestLocalWriteErrorsFailFast(t *testing.T) {
 			if r.took > 4*time.Second {
 				t.Errorf("apply took %s to fail", r.took)
 			}
-			snap, err := readCheckedState(ws.statePath(), "check")
+			snap, err := harness.ReadCheckedState(ws.statePath(), "check")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -353,6 +358,7 @@ func TestLocalWriteErrorsFailFast(t *testing.T) {
 // downloaded, an id is checked, and every string of the service is shown
 // escaped.
 func TestLyingService(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs genform against a lying service")
 	}
@@ -539,6 +545,7 @@ func TestLyingService(t *testing.T) {
 // no trace of it onto the terminal (with the request trace on) or into the
 // state.
 func TestTokenEchoesAreScrubbed(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs genform against a service echoing the token")
 	}

@@ -4,7 +4,7 @@
 // (sensitive) in every view of plans and of the state, and no file genform
 // writes for people (saved plans, the gallery) holds it.
 
-package main
+package e2e
 
 import (
 	"bytes"
@@ -32,6 +32,7 @@ import (
 // the saved plans or in the gallery. The simulator's jobs prove the real
 // values were sent.
 func TestSensitiveNeverShown(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs genform many times")
 	}
@@ -242,6 +243,7 @@ image "b" {
 // secret in any other place) replaced by (sensitive), and the rest of the
 // message kept, so the user still learns why.
 func TestServiceErrorQuotingSecretHidden(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs genform against a fake service")
 	}

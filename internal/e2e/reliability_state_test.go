@@ -6,7 +6,7 @@
 // written, moved or deleted. A state written by an older genform, before
 // the state named its service, is used as it is.
 
-package main
+package e2e
 
 import (
 	"bytes"
@@ -26,6 +26,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/genform/genform/internal/e2e/harness"
 	"github.com/genform/genform/internal/simulator"
 	"github.com/genform/genform/statefile"
 )
@@ -61,6 +62,7 @@ image "b" {
 // with a message that names the file and says what to do, and nothing is
 // lost, changed, generated or written outside the working directory.
 func TestBadStateFile(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs genform many times")
 	}
@@ -124,8 +126,15 @@ func TestBadStateFile(t *testing.T) {
 		{"state", "list"},
 		{"gallery"},
 	}
+	// Checked once every subtest has run.
+	t.Cleanup(func() {
+		if n := len(sim.Server.Jobs().Jobs); n != jobsBefore {
+			t.Errorf("the simulator made %d new jobs from damaged states", n-jobsBefore)
+		}
+	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			ws := fresh(t)
 			tt.damage(t, ws.statePath())
 			before := treeSums(t, ws.dir)
@@ -148,9 +157,6 @@ func TestBadStateFile(t *testing.T) {
 			}
 			ws.checkNothingOutside(t)
 		})
-	}
-	if n := len(sim.Server.Jobs().Jobs); n != jobsBefore {
-		t.Errorf("the simulator made %d new jobs from damaged states", n-jobsBefore)
 	}
 }
 
@@ -212,6 +218,7 @@ func damageRecord(t testing.TB, path, addr string) {
 // command refuses the record, and none deletes, moves, reads or publishes
 // the file outside.
 func TestStatePathsStayInside(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs genform many times")
 	}
@@ -241,6 +248,7 @@ func TestStatePathsStayInside(t *testing.T) {
 	for pname, patch := range patches {
 		for cname, config := range configs {
 			t.Run(pname+", "+cname, func(t *testing.T) {
+				t.Parallel()
 				ws := fresh(t)
 				victim := filepath.Join(ws.parent, "victim.txt")
 				writeFile(t, victim, []byte(victimText))
@@ -290,6 +298,7 @@ func TestStatePathsStayInside(t *testing.T) {
 // the history (its entry is another record, undamaged) while keeping the
 // others.
 func TestCorruptRecordRemedy(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs genform many times")
 	}
@@ -315,6 +324,7 @@ func TestCorruptRecordRemedy(t *testing.T) {
 // and names the service from the first apply that records something
 // against it; from then on another service is refused.
 func TestStateFromBeforeTheServiceKey(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs genform many times")
 	}
@@ -324,7 +334,7 @@ func TestStateFromBeforeTheServiceKey(t *testing.T) {
 	ws := appliedWorkspace(t, sim, env)(t)
 	service := func() string {
 		t.Helper()
-		snap, err := readCheckedState(ws.statePath(), "test")
+		snap, err := harness.ReadCheckedState(ws.statePath(), "test")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -398,6 +408,7 @@ func copyTree(t testing.TB, src, dst string) {
 // directory links to directories outside the working directory, as a
 // repository can hold them: apply must refuse rather than write there.
 func TestLinkedDirsStayInside(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs genform")
 	}
@@ -405,6 +416,7 @@ func TestLinkedDirsStayInside(t *testing.T) {
 	env := childEnv("GENFORM_BASE_URL="+sim.URL, "GENFORM_TOKEN="+fakeToken)
 	for _, link := range []string{"generated", ".genform", "pics"} {
 		t.Run(link, func(t *testing.T) {
+			t.Parallel()
 			ws := newWorkspace(t, map[string]string{"main.gen.hcl": `
 image "a" {
   prompt       = "an apple"
@@ -452,6 +464,7 @@ var mutants = flag.Int("mutate.n", 30, "TestDamagedPages: how many damaged copie
 // the commit before, which is its designed recovery from a commit torn by
 // a power cut (a plan of that state may rightly show changes).
 func TestDamagedPages(t *testing.T) {
+	t.Parallel()
 	sim := startSim(t, simulator.Options{Token: fakeToken, Latency: 50 * time.Millisecond, RPM: 100000})
 	env := childEnv("GENFORM_BASE_URL="+sim.URL, "GENFORM_TOKEN="+fakeToken)
 	// Enough records for branch pages, several leaves and a record larger
@@ -526,7 +539,7 @@ image "big" {
 			b := readFile(t, ws.statePath())
 			damage(b)
 			writeFile(t, ws.statePath(), b)
-			sum := sha(b)
+			sum := harness.SHA256(b)
 			ok := true
 			for _, args := range [][]string{{"plan", "-detailed-exitcode"}, {"show"}, {"apply", "-auto-approve"}} {
 				r := genform(t, ws.dir, env, args...)
@@ -546,7 +559,7 @@ image "big" {
 					t.Errorf("a state that still reads must plan no changes:\n%s", r)
 				}
 			}
-			if got := sha(readFile(t, ws.statePath())); got != sum {
+			if got := harness.SHA256(readFile(t, ws.statePath())); got != sum {
 				t.Errorf("the damaged state file was changed")
 			}
 			if !ok {

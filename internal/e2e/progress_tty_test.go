@@ -2,7 +2,7 @@
 // pseudo-terminal, everything it writes is fed to a terminal emulator, and
 // the tests read the screen the user is left with.
 
-package main
+package e2e
 
 import (
 	"bytes"
@@ -141,6 +141,7 @@ var finished = map[string]*regexp.Regexp{
 // its bar is gone from the first redraw showing that line, the overall bar
 // shows an ETA while running and stays at the end with 4/4.
 func TestApplyOnTerminalLeavesLastingLines(t *testing.T) {
+	t.Parallel()
 	r := ttyApply(t, 120, 40, 120, 40)
 
 	// Every redraw starts by moving the cursor up over the bars: just
@@ -229,6 +230,7 @@ func containsMatch(lines []string, re *regexp.Regexp) bool { return countMatches
 // pty nobody sized, as some CI runners and containers give) gets the plain
 // lines, since bars cannot be drawn to no width.
 func TestApplyOnSizelessTerminalPrintsLines(t *testing.T) {
+	t.Parallel()
 	r := ttyApply(t, 0, 0, 200, 60)
 	for addr, re := range finished {
 		if n := countMatches(r.screen, re); n != 1 {

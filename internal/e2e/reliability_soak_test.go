@@ -4,9 +4,9 @@
 // request may be refused with 429. The short version runs in the suite;
 // the long one is opt-in:
 //
-//	go test -run TestFaultSoak -soak.long -timeout 30m .
+//	go test -run TestFaultSoak -soak.long -timeout 30m ./internal/e2e
 
-package main
+package e2e
 
 import (
 	"flag"
@@ -41,6 +41,7 @@ type soakParams struct {
 // with requests_per_minute below the service's limit no request was ever
 // answered 429.
 func TestFaultSoak(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("applies 100 resources against a faulty service")
 	}

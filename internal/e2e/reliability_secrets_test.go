@@ -2,7 +2,7 @@
 // writes and nothing it prints holds it, in any encoding, even with the
 // request trace on and the service failing.
 
-package main
+package e2e
 
 import (
 	"bytes"
@@ -26,6 +26,7 @@ import (
 // of the state file, the saved plans, the gallery, any other file genform
 // wrote, or anything it printed.
 func TestSecretsNeverWritten(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs genform many times")
 	}

@@ -4,9 +4,9 @@
 // was in flight when it died. The short version runs in the suite; the
 // long one is opt-in:
 //
-//	go test -run TestCrashApply -crash.rounds=200 .
+//	go test -run TestCrashApply -crash.rounds=200 ./internal/e2e
 
-package main
+package e2e
 
 import (
 	"errors"
@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/genform/genform/internal/e2e/harness"
 	"github.com/genform/genform/internal/simulator"
 )
 
@@ -76,6 +77,7 @@ var inFlightWarning = regexp.MustCompile(`sent the create request for (\S+) at [
 // finishes before its kill, the next epoch changes every prompt, so that
 // every round has 50 generations (creates, then replaces) to interrupt.
 func TestCrashApply(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs genform dozens of times")
 	}
@@ -207,7 +209,7 @@ func TestCrashApply(t *testing.T) {
 // far as creating one, and runs bbolt's check and every record's decoder.
 func checkStateAfterKill(t *testing.T, ws workspace, round int) {
 	t.Helper()
-	_, err := readCheckedState(ws.statePath(), "crash-check")
+	_, err := harness.ReadCheckedState(ws.statePath(), "crash-check")
 	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}

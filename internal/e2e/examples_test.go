@@ -1,8 +1,7 @@
-package main
+package e2e
 
 import (
 	"bufio"
-	"bytes"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -10,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/genform/genform/internal/command"
 	"github.com/genform/genform/statefile/pgstate/pgtest"
 )
 
@@ -19,7 +17,8 @@ import (
 // apply, then plan again, which must find nothing to do; then the gallery.
 // Each example is copied first, so the repository stays clean.
 func TestExamples(t *testing.T) {
-	dirs, err := filepath.Glob(filepath.Join("examples", "*"))
+	t.Parallel()
+	dirs, err := filepath.Glob(filepath.Join(moduleRoot(t), "examples", "*"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,12 +29,13 @@ func TestExamples(t *testing.T) {
 		}
 		ran++
 		t.Run(filepath.Base(dir), func(t *testing.T) {
+			t.Parallel()
 			work := copyExample(t, dir)
-			builtinSimulatorEnv(t)
-			runGenform(t, 0, "-chdir="+work, "validate")
-			runGenform(t, 0, "-chdir="+work, "apply", "-auto-approve")
-			runGenform(t, 0, "-chdir="+work, "plan", "-detailed-exitcode")
-			out := runGenform(t, 0, "-chdir="+work, "gallery")
+			env := builtinSimulatorEnv()
+			runGenform(t, env, 0, "-chdir="+work, "validate")
+			runGenform(t, env, 0, "-chdir="+work, "apply", "-auto-approve")
+			runGenform(t, env, 0, "-chdir="+work, "plan", "-detailed-exitcode")
+			out := runGenform(t, env, 0, "-chdir="+work, "gallery")
 			if !strings.Contains(out, "Gallery written to gallery.html") || strings.Contains(out, "missing") {
 				t.Errorf("gallery said:\n%s", out)
 			}
@@ -77,30 +77,24 @@ func copyExample(t *testing.T, src string) string {
 	return dst
 }
 
-// builtinSimulatorEnv makes genform use its built-in simulator whatever the
-// caller's environment says, and restores the working directory that
-// -chdir changes.
-func builtinSimulatorEnv(t *testing.T) {
-	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Chdir(wd)
-	t.Setenv("GENFORM_BASE_URL", "")
-	t.Setenv("GENFORM_TOKEN", "")
-	t.Setenv("GENFORM_IN_AUTOMATION", "1")
-	t.Setenv("NO_COLOR", "1")
+// builtinSimulatorEnv is the environment of a genform that uses its
+// built-in simulator whatever the test's environment says (childEnv's,
+// with GENFORM_BASE_URL and GENFORM_TOKEN empty, as a workflow leaves an
+// unset variable), plus extra.
+func builtinSimulatorEnv(extra ...string) []string {
+	return childEnv(append([]string{"GENFORM_BASE_URL=", "GENFORM_TOKEN="}, extra...)...)
 }
 
-// runGenform runs genform in-process and checks its exit code.
-func runGenform(t *testing.T, wantCode int, args ...string) string {
+// runGenform runs genform args with env and checks its exit code. The
+// examples name their working directory with -chdir, as a user's script
+// may, so the test's own stays where it is.
+func runGenform(t *testing.T, env []string, wantCode int, args ...string) string {
 	t.Helper()
-	var stdout, stderr bytes.Buffer
-	if code := command.Run(args, strings.NewReader(""), &stdout, &stderr); code != wantCode {
-		t.Fatalf("genform %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, wantCode, &stdout, &stderr)
+	r := genform(t, "", env, args...)
+	if r.code != wantCode {
+		t.Fatalf("want exit %d:\n%s", wantCode, r)
 	}
-	return stdout.String()
+	return r.stdout
 }
 
 // TestExampleCIWorkflow runs the shell steps of examples/ci's workflow,
@@ -113,13 +107,14 @@ func runGenform(t *testing.T, wantCode int, args ...string) string {
 // clone plans no changes. Steps that use actions, and the install step,
 // are GitHub's part; the checkout's ref is checked here.
 func TestExampleCIWorkflow(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{"bash", "git", "genform"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("%s is not on PATH: %v", tool, err)
 		}
 	}
-	steps := workflowSteps(t, filepath.Join("examples", "ci", ".github", "workflows", "genform.yml"))
-	builtinSimulatorEnv(t)
+	root := moduleRoot(t)
+	steps := workflowSteps(t, filepath.Join(root, "examples", "ci", ".github", "workflows", "genform.yml"))
 	tmp := t.TempDir()
 	origin := filepath.Join(tmp, "origin.git")
 	pr := filepath.Join(tmp, "pr")
@@ -146,8 +141,7 @@ cp "$body" "$COMMENT"
 		t.Fatal(err)
 	}
 	conn := pgtest.ConnString(t)
-	t.Setenv("PG_CONN_STR", conn)
-	env := append(os.Environ(),
+	env := builtinSimulatorEnv(
 		"PG_CONN_STR="+conn, "TEAM_STATE=true",
 		"PATH="+fakeBin+string(filepath.ListSeparator)+os.Getenv("PATH"),
 		"GH_LOG="+ghLog, "COMMENT="+comment, "GITHUB_OUTPUT="+ghOutput,
@@ -167,7 +161,7 @@ cp "$body" "$COMMENT"
 		return string(out)
 	}
 	// The team's repository: the quickstart configuration on main.
-	if err := os.Rename(copyExample(t, filepath.Join("examples", "quickstart")), pr); err != nil {
+	if err := os.Rename(copyExample(t, filepath.Join(root, "examples", "quickstart")), pr); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(pr, "backend.gen.hcl"), []byte("genform {\n  backend \"pg\" {}\n}\n"), 0o644); err != nil {
@@ -253,7 +247,7 @@ cp "$body" "$COMMENT"
 	// The next pull request starts from the team's state and the files
 	// main holds: nothing to do.
 	sh(tmp, "git clone -q "+origin+" next")
-	runGenform(t, 0, "-chdir="+filepath.Join(tmp, "next"), "plan", "-detailed-exitcode")
+	runGenform(t, builtinSimulatorEnv("PG_CONN_STR="+conn), 0, "-chdir="+filepath.Join(tmp, "next"), "plan", "-detailed-exitcode")
 }
 
 // workflowStep is one step of a GitHub Actions job.

@@ -4,13 +4,15 @@
 // of stack and crash the process. genform refuses such a file before it
 // is parsed, at once and with little memory, naming the file and line.
 
-package main
+package e2e
 
 import (
 	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/genform/genform/internal/e2e/harness"
 )
 
 // deepConfigs are configurations nested 100,000 levels deep (50,000 for
@@ -44,8 +46,10 @@ func deepConfigs() map[string]map[string]string {
 // within seconds and a small fraction of the memory it used to take (the
 // figures are logged; -v shows them).
 func TestDeepNestingRefused(t *testing.T) {
+	t.Parallel()
 	for name, files := range deepConfigs() {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			var args []string
 			if vf, ok := files["-var-file"]; ok {
 				args = []string{"-var-file=" + vf}
@@ -66,7 +70,7 @@ func TestDeepNestingRefused(t *testing.T) {
 				}
 				cmdr, stdout, stderr := genformCmd(t, ws.dir, childEnv(), full...)
 				start := time.Now()
-				rss, err := runMeasured(t, cmdr)
+				rss, err := harness.RunMeasured(t, cmdr)
 				took := time.Since(start)
 				res := result{args: full, stdout: stdout.String(), stderr: stderr.String(), code: cmdr.ProcessState.ExitCode(), took: took}
 				if err == nil || res.code != 1 {
@@ -83,7 +87,7 @@ func TestDeepNestingRefused(t *testing.T) {
 				}
 				// The race detector's runtime alone takes more than the
 				// bound; the figure holds for the binary users run.
-				if rss > 100<<20 && !raceEnabled || took > 10*time.Second {
+				if rss > 100<<20 && !harness.RaceEnabled || took > 10*time.Second {
 					t.Errorf("genform %s took %s and %d MiB, want well under a second and 100 MiB", strings.Join(full, " "), took, rss>>20)
 				}
 				t.Logf("genform %s on %s of %d bytes: exit 1 after %s, peak %d MiB", strings.Join(full, " "), name, size, took.Round(time.Millisecond), rss>>20)
@@ -96,18 +100,19 @@ func TestDeepNestingRefused(t *testing.T) {
 // allows parses, evaluates and plans with little memory, so the limit is
 // not a wall against real files but a bound on what any file can cost.
 func TestNestingAtTheLimitParses(t *testing.T) {
+	t.Parallel()
 	const levels = 250 // MaxNesting less the locals block and the attribute
 	expr := strings.Repeat("(", levels) + "1" + strings.Repeat(")", levels)
 	ws := newWorkspace(t, map[string]string{"main.gen.hcl": fmt.Sprintf("locals {\n  x = %s\n}\n\nimage \"a\" {\n  prompt       = \"a lighthouse ${local.x}\"\n  image_number = 1\n}\n", expr)})
 	cmdr, stdout, stderr := genformCmd(t, ws.dir, childEnv("GENFORM_BASE_URL=http://127.0.0.1:9"), "plan")
-	rss, err := runMeasured(t, cmdr)
+	rss, err := harness.RunMeasured(t, cmdr)
 	if err != nil {
 		t.Fatalf("plan: %v\n%s%s", err, stdout, stderr)
 	}
 	if !strings.Contains(stdout.String(), `prompt       = "a lighthouse 1"`) {
 		t.Errorf("plan did not evaluate the expression:\n%s", stdout)
 	}
-	if rss > 100<<20 && !raceEnabled {
+	if rss > 100<<20 && !harness.RaceEnabled {
 		t.Errorf("plan took %d MiB", rss>>20)
 	}
 }

@@ -1,17 +1,15 @@
-// The machinery the reliability tests share. Each test runs the real
-// genform binary (the test binary, which testscript.Main installs in PATH
+// The machinery the tests of this package share. Each test runs the real
+// genform binary (the test binary, which harness.Main installs in PATH
 // under that name) against a simulator or a fake service in this process,
 // in a working directory whose parent holds nothing else, and checks what a
 // suspicious user would: the state file, the files on disk, and what the
-// service saw. The state checks here also back the state-verify command of
-// the end-to-end scripts.
+// service saw. The state checks under them (harness.ReadCheckedState and
+// harness.CheckOutput) also back the state-verify command of the scripts.
 
-package main
+package e2e
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,17 +21,15 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/e2e/harness"
 	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/simulator"
 	"github.com/genform/genform/statefile"
-	"github.com/genform/genform/statefile/boltstate"
 )
 
 // fakeToken is the token of the tests that are not about tokens. genform
@@ -53,70 +49,14 @@ func (r result) String() string {
 	return fmt.Sprintf("genform %s: exit %d after %s\n--- stdout\n%s--- stderr\n%s", strings.Join(r.args, " "), r.code, r.took.Round(time.Millisecond), r.stdout, r.stderr)
 }
 
-// genformPath is the genform command testscript.Main put in PATH.
+// genformPath is the genform command harness.Main put in PATH.
 func genformPath(t testing.TB) string {
 	t.Helper()
 	p, err := exec.LookPath("genform")
 	if err != nil {
-		t.Fatalf("genform is not in PATH (testscript.Main installs it): %v", err)
+		t.Fatalf("genform is not in PATH (harness.Main installs it): %v", err)
 	}
 	return p
-}
-
-// runMeasured runs cmd, as cmd.Run does, and returns its peak resident
-// memory in bytes. It goes through the small peak-rss launcher: ru_maxrss
-// of a direct child counts this test process's own peak, which the
-// child's memory inherits at exec, while the launcher's children inherit
-// only the launcher's few MiB.
-func runMeasured(t testing.TB, cmd *exec.Cmd) (int64, error) {
-	t.Helper()
-	launcher, err := exec.LookPath("peak-rss")
-	if err != nil {
-		t.Fatalf("peak-rss is not in PATH (testscript.Main installs it): %v", err)
-	}
-	file := filepath.Join(t.TempDir(), "peak-rss")
-	cmd.Args = append([]string{"peak-rss", cmd.Path}, cmd.Args[1:]...)
-	cmd.Path = launcher
-	cmd.Env = append(cmd.Env, peakRSSFile+"="+file)
-	runErr := cmd.Run()
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("the peak-rss launcher wrote no figure: %v (run: %v)", err, runErr)
-	}
-	kib, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-	if err != nil {
-		t.Fatalf("the peak-rss launcher wrote %q", b)
-	}
-	return kib << 10, runErr
-}
-
-// peakRSSFile names the file where the peak-rss launcher writes the peak
-// resident memory of its child, in KiB.
-const peakRSSFile = "PEAK_RSS_FILE"
-
-// peakRSSMain is the peak-rss launcher: it runs its arguments as a child
-// with its own standard streams, writes the child's ru_maxrss where
-// PEAK_RSS_FILE says, and exits with the child's code.
-func peakRSSMain() {
-	file := os.Getenv(peakRSSFile)
-	os.Unsetenv(peakRSSFile)
-	cmd := exec.Command(os.Args[1], os.Args[2:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	err := cmd.Run()
-	if cmd.ProcessState == nil {
-		fmt.Fprintln(os.Stderr, "peak-rss:", err)
-		os.Exit(2)
-	}
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if err := os.WriteFile(file, []byte(strconv.FormatInt(ru.Maxrss, 10)), 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, "peak-rss:", err)
-		os.Exit(2)
-	}
-	code := cmd.ProcessState.ExitCode()
-	if code < 0 {
-		code = 2 // killed by a signal
-	}
-	os.Exit(code)
 }
 
 // childEnv is the environment of a genform process: the test's own minus
@@ -163,6 +103,27 @@ func genform(t testing.TB, dir string, env []string, args ...string) result {
 		t.Fatalf("running genform %s: %v", strings.Join(args, " "), err)
 	}
 	return r
+}
+
+// moduleRoot is the repository's root, the directory of go.mod, found
+// from the working directory up: go test runs the tests of this package
+// in its own directory, two floors below the examples they run.
+func moduleRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod in the working directory or above it")
+		}
+		dir = parent
+	}
 }
 
 // startSim starts a simulator on a loopback port for the test's lifetime.
@@ -318,7 +279,7 @@ type verified struct {
 // files of killed downloads, which it returns.
 func verifyState(t testing.TB, ws workspace, sim *simulator.Instance, token string, want []string) verified {
 	t.Helper()
-	snap, err := readCheckedState(ws.statePath(), "verify")
+	snap, err := harness.ReadCheckedState(ws.statePath(), "verify")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,11 +308,11 @@ func verifyState(t testing.TB, ws workspace, sim *simulator.Instance, token stri
 			continue
 		}
 		for _, o := range rec.Outputs {
-			if err := checkOutput(ws.dir, addr, o); err != nil {
+			if err := harness.CheckOutput(ws.dir, addr, o); err != nil {
 				t.Error(err)
 			}
 			known[filepath.Clean(filepath.FromSlash(o.Path))] = true
-			if sum := sha(simBytes(t, sim, token, rec, o)); sum != o.SHA256 {
+			if sum := harness.SHA256(simBytes(t, sim, token, rec, o)); sum != o.SHA256 {
 				t.Errorf("%s output %d (%s): the simulator serves sha256 %s, %s recorded", addr, o.Index, o.Path, sum, o.SHA256)
 			}
 			v.outputs++
@@ -376,41 +337,6 @@ func verifyState(t testing.TB, ws workspace, sim *simulator.Instance, token stri
 	return v
 }
 
-// readCheckedState opens the state file at path as command would, runs
-// bbolt's consistency check and every record's decoder, and returns what
-// the file holds. An error from opening is returned as it is, so that a
-// caller can tell a missing file (fs.ErrNotExist) from a damaged one.
-func readCheckedState(path, command string) (*statefile.Snapshot, error) {
-	st, err := boltstate.Open(path, statefile.Options{Command: command})
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	if err := st.Check(); err != nil {
-		return nil, fmt.Errorf("checking state file %s: %w", path, err)
-	}
-	return st.Snapshot()
-}
-
-// checkOutput reports whether output o of addr is in dir with the sha256
-// the state recorded for it.
-func checkOutput(dir string, addr addrs.Instance, o statefile.Output) error {
-	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(o.Path)))
-	if err != nil {
-		return fmt.Errorf("%s output %d: %w", addr, o.Index, err)
-	}
-	if sum := sha(b); sum != o.SHA256 {
-		return fmt.Errorf("%s output %d (%s): sha256 %s on disk, %s recorded", addr, o.Index, o.Path, sum, o.SHA256)
-	}
-	return nil
-}
-
-// sha is the hex sha256 of b, as the state records it.
-func sha(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
-}
-
 // treeSums maps every regular file under dir to its sha256.
 func treeSums(t testing.TB, dir string) map[string]string {
 	t.Helper()
@@ -424,7 +350,7 @@ func treeSums(t testing.TB, dir string) map[string]string {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, path)
-		sums[filepath.ToSlash(rel)] = sha(b)
+		sums[filepath.ToSlash(rel)] = harness.SHA256(b)
 		return nil
 	})
 	if err != nil {

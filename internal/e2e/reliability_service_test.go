@@ -4,7 +4,7 @@
 // that says what the next run does, and neither write outside the working
 // directory nor read from it.
 
-package main
+package e2e
 
 import (
 	"bytes"
@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/e2e/harness"
 )
 
 // fakeService answers like the service, except where a test overrides an
@@ -91,6 +92,7 @@ func httptestServer(t *testing.T, h http.Handler) string {
 // been paid for, or download again); and nothing is written outside the
 // working directory or read from it.
 func TestMalformedServiceAnswers(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs genform against a fake service")
 	}
@@ -287,7 +289,7 @@ image "a" {
 				t.Logf("%s", r)
 			}
 
-			snap, err := readCheckedState(ws.statePath(), "check")
+			snap, err := harness.ReadCheckedState(ws.statePath(), "check")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -320,7 +322,7 @@ image "a" {
 			// copied in.
 			ws.checkNothingOutside(t, "secret.txt")
 			for name, sum := range treeSums(t, ws.dir) {
-				if sum == sha([]byte(secretText)) {
+				if sum == harness.SHA256([]byte(secretText)) {
 					t.Errorf("%s is a copy of the file outside the working directory", name)
 				}
 			}
@@ -332,6 +334,7 @@ image "a" {
 // listens on ends within seconds, not after a minute of retries, with the
 // address in the error and nothing recorded.
 func TestUnreachableServiceFailsInSeconds(t *testing.T) {
+	t.Parallel()
 	ws := newWorkspace(t, map[string]string{"main.gen.hcl": "image \"a\" {\n  prompt       = \"an apple\"\n  image_number = 1\n}\n"})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -343,7 +346,7 @@ func TestUnreachableServiceFailsInSeconds(t *testing.T) {
 	if r.code != 1 || r.took > 10*time.Second || !strings.Contains(r.stderr, "cannot reach the service at "+addr+" (http)") {
 		t.Errorf("want exit 1 within 10s naming %s:\n%s", addr, r)
 	}
-	snap, err := readCheckedState(ws.statePath(), "check")
+	snap, err := harness.ReadCheckedState(ws.statePath(), "check")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,6 +360,7 @@ func TestUnreachableServiceFailsInSeconds(t *testing.T) {
 // says so once with the setting to fix, exits 1, and the job it paid for is
 // kept for the next apply to resume.
 func TestTokenRefusedDuringApply(t *testing.T) {
+	t.Parallel()
 	const config = `service {
   parallelism = 1
 }
