@@ -151,8 +151,12 @@ func TestCrashApply(t *testing.T) {
 	}
 	killing := time.Since(start)
 
-	// Then applies run to completion until one succeeds.
+	// Then applies run to completion until one succeeds. A kill between
+	// a create request and its answer leaves the instance possibly paid:
+	// genform sends nothing for it, and the user decides, as the warning
+	// says: adopt the job if the service has it, or pay again knowingly.
 	var last result
+	decided := 0
 	for i := range 3 {
 		last = genform(t, ws.dir, env, "apply", "-auto-approve", "-parallelism", "10")
 		note(last)
@@ -160,6 +164,7 @@ func TestCrashApply(t *testing.T) {
 			break
 		}
 		t.Logf("completing apply %d failed:\n%s", i, last)
+		decided += decidePossiblyPaid(t, ws, env, sim, prompts, last)
 	}
 	if last.code != 0 {
 		t.Fatalf("apply does not converge after the kills:\n%s", last)
@@ -201,8 +206,8 @@ func TestCrashApply(t *testing.T) {
 		t.Errorf("temporary files of killed downloads are left: %v", v.tempFiles)
 	}
 	ws.checkNothingOutside(t)
-	t.Logf("crash test: %d rounds (%d killed) over %d epochs of 50 resources in %s, completed in %s; %d outputs verified; %d creates for %d prompts, %d generated twice after an in-flight warning (%d warnings); %d resumes shown; %s in all",
-		*crashRounds, kills, epoch+1, killing.Round(time.Millisecond), completing.Round(time.Millisecond), v.outputs, creates, len(all), twice, len(warned), resumed, time.Since(start).Round(time.Second))
+	t.Logf("crash test: %d rounds (%d killed) over %d epochs of 50 resources in %s, completed in %s; %d outputs verified; %d creates for %d prompts, %d generated twice after an in-flight warning (%d warnings); %d resumes shown; %d possibly paid decided by the user; %s in all",
+		*crashRounds, kills, epoch+1, killing.Round(time.Millisecond), completing.Round(time.Millisecond), v.outputs, creates, len(all), twice, len(warned), resumed, decided, time.Since(start).Round(time.Second))
 }
 
 // checkStateAfterKill opens the state left by a killed apply, if it got as
@@ -216,4 +221,47 @@ func checkStateAfterKill(t *testing.T, ws workspace, round int) {
 	if err != nil {
 		t.Fatalf("round %d: the state left by the killed apply is not sound: %v", round, err)
 	}
+}
+
+// decidePossiblyPaid does what a user does with the instances an apply
+// names as possibly paid: it looks for the job on the service (here the
+// simulator's record of the jobs it made for the instance's current
+// prompt) and adopts it with import, or, when the service has none,
+// generates it again with -replace. It returns how many it decided.
+func decidePossiblyPaid(t *testing.T, ws workspace, env []string, sim *simulator.Instance, prompts map[string]string, r result) int {
+	t.Helper()
+	waiting := map[string]bool{}
+	for _, m := range inFlightWarning.FindAllStringSubmatch(r.stdout+r.stderr, -1) {
+		waiting[m[1]] = true
+	}
+	if len(waiting) == 0 {
+		return 0
+	}
+	cfg, err := os.ReadFile(filepath.Join(ws.dir, "main.gen.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var replace []string
+	for addr := range waiting {
+		id := ""
+		for _, j := range sim.Server.Jobs().Jobs {
+			p := promptOf(t, j.Body)
+			if prompts[p] == addr && strings.Contains(string(cfg), p) && j.Status != "failed" {
+				id = j.ID
+			}
+		}
+		if id != "" {
+			if imp := genform(t, ws.dir, env, "import", addr, id); imp.code == 0 {
+				continue
+			} else {
+				t.Logf("import of %s as %s refused:\n%s", addr, id, imp)
+			}
+		}
+		replace = append(replace, "-replace="+addr)
+	}
+	if len(replace) > 0 {
+		rr := genform(t, ws.dir, env, append([]string{"apply", "-auto-approve", "-parallelism", "10"}, replace...)...)
+		t.Logf("generating again what the service does not have (%v): exit %d", replace, rr.code)
+	}
+	return len(waiting)
 }

@@ -131,7 +131,7 @@ func TestHostileServiceHangs(t *testing.T) {
 			setup: func(f *fakeService, _ *atomic.Bool) {
 				f.create = hang
 			},
-			wantErr:  []string{"submitting image.a", "the service may have created the job", "service timeout"},
+			wantErr:  []string{"submitting image.a", "the service may have made, and charged for, the job", "service timeout"},
 			wantPlan: "may already have been paid for",
 			intent:   "", creates: 1,
 		},
@@ -426,7 +426,7 @@ func TestLyingService(t *testing.T) {
 					fmt.Fprintf(w, `{"status":"success","value":{"generation_id":%q}}`, strings.Repeat("g", 300))
 				}
 			},
-			code: 1, want: []string{"is 300 bytes long; an id longer than 256 bytes is refused", "the service may have created the job"},
+			code: 1, want: []string{"is 300 bytes long; an id longer than 256 bytes is refused", "the service may have made, and charged for, the job"},
 		},
 		{
 			name: "escape sequences in an id",

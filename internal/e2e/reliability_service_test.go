@@ -125,7 +125,7 @@ image "a" {
 			setup: func(f *fakeService, _ string) {
 				f.create = func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "<html>gateway says hello</html>") }
 			},
-			wantErr:  []string{"image.a", "not a JSON object", "the service may have created the job"},
+			wantErr:  []string{"image.a", "not a JSON object", "the service may have made, and charged for, the job"},
 			wantPlan: []string{"may already have been paid for"},
 			intent:   "", creates: 1,
 		},
@@ -136,7 +136,7 @@ image "a" {
 					io.WriteString(w, `{"status":"success","value":{"generation_id":42}}`)
 				}
 			},
-			wantErr:  []string{`"generation_id" is number, want string`, "the service may have created the job"},
+			wantErr:  []string{`"generation_id" is number, want string`, "the service may have made, and charged for, the job"},
 			wantPlan: []string{"may already have been paid for"},
 			intent:   "", creates: 1,
 		},
