@@ -97,6 +97,12 @@ type Output struct {
 	ID string
 	// URL is where the file is downloaded from; it may expire.
 	URL, ThumbnailURL string
+	// Data is the file's bytes when the provider answers with them inline
+	// and hands out no URL (OpenAI's images): URL is then "", and genform
+	// writes the file from Data. MediaType names their type
+	// ("image/png"), when the provider says.
+	Data      []byte
+	MediaType string
 }
 
 // Result is what a finished job made.
@@ -162,6 +168,14 @@ type Recoverer interface {
 // outcome is not known: the provider may have made, and charged for, the
 // job. It is never sent again by itself.
 var ErrPossiblyPaid = service.ErrAmbiguousCreate
+
+// ErrCapReached is matched by the error of a request the provider refused
+// because the account reached a cap that no wait within an apply lifts (a
+// daily task limit, credits spent): nothing was made, and the apply sends
+// nothing more to that provider, saying why in the provider's words. An
+// adapter returns it only where the provider's reference documents the
+// answer as such.
+var ErrCapReached = errors.New("the provider account reached a cap")
 
 // IsPossiblyPaid reports whether err leaves a create's outcome unknown.
 func IsPossiblyPaid(err error) bool { return errors.Is(err, ErrPossiblyPaid) }

@@ -42,7 +42,7 @@ const (
 // maxAnswerBytes caps an API answer: the largest documented value, a
 // creation detail, is a few KiB, so a bigger answer is a broken or hostile
 // service and becomes an error rather than an out-of-memory crash.
-const maxAnswerBytes = 4 << 20
+const maxAnswerBytes int64 = 4 << 20
 
 // maxErrorBytes caps how much of an error answer is read: enough for any
 // error object, little enough for a proxy's HTML page.
@@ -312,6 +312,12 @@ type request struct {
 	// refusals, for a create, are the statuses its API documents as
 	// making nothing; nil means the reference service's.
 	refusals []int
+	// synchronous is bounded by the context's deadline alone.
+	synchronous bool
+	// maxAnswer bounds a success answer; 0 for maxAnswerBytes.
+	maxAnswer int64
+	// final may end the call on an error answer (Call.Final).
+	final func(*Error) error
 }
 
 func (r *request) op() string { return r.method + " " + r.path }
@@ -376,6 +382,11 @@ func (c *Client) call(ctx context.Context, r request) ([]byte, error) {
 		if err == nil {
 			return value, nil
 		}
+		if se, ok := errors.AsType[*Error](err); ok && r.final != nil {
+			if fe := r.final(se); fe != nil {
+				return nil, fe
+			}
+		}
 		retry, ambiguous := r.classify(err)
 		if ctx.Err() != nil {
 			// Cancelled (Ctrl-C) while a create was on the wire: the job may
@@ -399,7 +410,10 @@ func (c *Client) call(ctx context.Context, r request) ([]byte, error) {
 
 // attempt sends r once and decodes the answer.
 func (c *Client) attempt(ctx context.Context, r request, n int) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	cancel := context.CancelFunc(func() {})
+	if !r.synchronous {
+		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+	}
 	defer cancel()
 
 	// Until a connection is established nothing can have reached the
@@ -463,14 +477,15 @@ func (c *Client) attempt(ctx context.Context, r request, n int) ([]byte, error) 
 		return nil, c.scrubError(e)
 	}
 
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes+1))
+	limit := cmp.Or(r.maxAnswer, maxAnswerBytes)
+	b, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		// The status line arrived, so the request was certainly sent.
 		return nil, &transportError{op: r.op(), sent: true,
 			err: fmt.Errorf("reading the answer: %w", c.transportFailure(ctx, err))}
 	}
-	if len(b) > maxAnswerBytes {
-		return nil, &answerError{op: r.op(), err: fmt.Errorf("the answer is larger than %d MiB", maxAnswerBytes>>20)}
+	if int64(len(b)) > limit {
+		return nil, &answerError{op: r.op(), err: fmt.Errorf("the answer is larger than %d MiB", limit>>20)}
 	}
 	if r.raw {
 		b = c.scrubBody(b)
@@ -636,6 +651,19 @@ type Call struct {
 	Refusals []int
 	// Header holds headers of the call's own (an API version, a Prefer).
 	Header map[string]string
+	// Synchronous marks a call answered only when the work is done (an
+	// image generated while the request waits): it is bounded by its
+	// context's deadline, the generation's timeout, instead of the
+	// client's request timeout.
+	Synchronous bool
+	// MaxAnswer is the largest success answer read, in bytes; 0 is 4 MiB.
+	// An answer that carries files inline (base64 images) needs more.
+	MaxAnswer int64
+	// Final, when set, sees every error answer first: an error it returns
+	// ends the call at once, never retried (a daily cap reached, which a
+	// provider answers 429 like a passing throttle). It must wrap the
+	// *Error it was given.
+	Final func(*Error) error
 }
 
 // Do sends call and returns the body of its success answer, as received
@@ -644,7 +672,8 @@ type Call struct {
 // reference service's shapes, or a "detail" or "error" member.
 func (c *Client) Do(ctx context.Context, call Call) (_ []byte, err error) {
 	defer c.redact(&err)
-	r := request{method: call.Method, path: call.Path, body: call.Body, create: call.Create, header: call.Header, raw: true, refusals: call.Refusals}
+	r := request{method: call.Method, path: call.Path, body: call.Body, create: call.Create, header: call.Header, raw: true, refusals: call.Refusals,
+		synchronous: call.Synchronous, maxAnswer: call.MaxAnswer, final: call.Final}
 	if call.URL != "" {
 		u, err := url.Parse(call.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

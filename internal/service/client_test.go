@@ -642,7 +642,7 @@ func TestOversizeAnswerIsRefused(t *testing.T) {
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		w.WriteHeader(200)
 		fmt.Fprintf(w, `{"status":"success","value":{"status":"pending","progress":0,"pad":"`)
-		w.Write(bytes.Repeat([]byte("x"), maxAnswerBytes))
+		w.Write(bytes.Repeat([]byte("x"), int(maxAnswerBytes)))
 		fmt.Fprint(w, `"}}`)
 	})
 	c, _ := newClient(t, srv.URL, nil)
