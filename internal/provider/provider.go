@@ -88,6 +88,10 @@ type Status struct {
 	// Refused is true when the provider refused the job for its content
 	// (moderation): it is never sent again.
 	Refused bool
+	// Throttled is true when the provider reports the job held back by
+	// the account's concurrency limit (Runway's THROTTLED): it is still
+	// running, and the apply runs fewer jobs at once on that provider.
+	Throttled bool
 }
 
 // Output is one file of a result.
