@@ -2,10 +2,19 @@ package service
 
 import (
 	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
+
+	"github.com/genform/genform/internal/atomicfile"
 )
 
 // sniffLen is how many first bytes of a download decide what it is: as
@@ -107,4 +116,55 @@ func sniffMedia(head []byte) string {
 		return "image/tiff"
 	}
 	return ""
+}
+
+// WriteMedia writes data, a file a provider answered with inline (no URL
+// to download it from), into dir as base.ext, as Download writes a
+// download: its type checked from its first bytes and contentType, ext
+// named by that type, through a temporary file renamed into place, and no
+// larger than maxSize (0 for the default).
+func WriteMedia(dir, base string, data []byte, contentType string, maxSize int64) (*Downloaded, error) {
+	if maxSize <= 0 {
+		maxSize = DefaultMaxDownloadSize
+	}
+	op := "writing the inline output " + base
+	if int64(len(data)) > maxSize {
+		return nil, fmt.Errorf("%s: %d bytes, more than the largest download allowed (%d bytes; max_download_size)", op, len(data), maxSize)
+	}
+	mt, err := mediaType(contentType, data[:min(len(data), sniffLen)])
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	ext := extensions[mt]
+	if ext == "" {
+		ext = "bin"
+	}
+	final := filepath.Join(dir, base+"."+ext)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, &LocalError{Path: dir, Err: err}
+	}
+	if err := atomicfile.Write(final, 0o644, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}, atomicfile.TempPattern("."+base+".*"+tempSuffix)); err != nil {
+		return nil, &LocalError{Path: final, Err: err}
+	}
+	sum := sha256.Sum256(data)
+	return &Downloaded{Path: final, Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:]), ContentType: cmp.Or(contentType, mt)}, nil
+}
+
+// IsExpiredLink reports whether err is a download refused as a link that
+// no longer leads to the file (403, 404 or 410 on the media URL): a
+// provider whose URLs expire hands out fresh ones when its job is fetched
+// again.
+func IsExpiredLink(err error) bool {
+	var se *Error
+	if !errors.As(err, &se) || !se.media {
+		return false
+	}
+	switch se.HTTPStatus {
+	case http.StatusForbidden, http.StatusNotFound, http.StatusGone:
+		return true
+	}
+	return false
 }

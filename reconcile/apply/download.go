@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -24,13 +25,20 @@ import (
 // nil) into rec.Dir, filling in path, size, mtime and hash. An output that
 // could not be fetched keeps an empty hash, so the next plan re-downloads it.
 //
+// res is the job's result just fetched, nil when the files are fetched
+// again later: an output it holds inline (bytes, no URL) is written from
+// it. A link that expired (the provider's URLs live a day or two) and an
+// output with no URL send for the job's result again, once, for fresh
+// links.
+//
 // A file that cannot be written here (a full disk, a read-only file
 // system) stops the downloads of rec: the next would fail alike.
-func (r *applyRun) downloadAll(ctx context.Context, rec *statefile.Resource, which map[int]bool) error {
+func (r *applyRun) downloadAll(ctx context.Context, rec *statefile.Resource, which map[int]bool, res *provider.Result) error {
 	p, err := r.providerFor(rec.Endpoint)
 	if err != nil {
 		return fmt.Errorf("downloading the outputs of %s: %w", rec.Addr, err)
 	}
+	src := &outputSource{p: p, rec: rec, res: res}
 	var errs []error
 	var wmURL string
 	stopped := false
@@ -43,20 +51,21 @@ func (r *applyRun) downloadAll(ctx context.Context, rec *statefile.Resource, whi
 			o.SHA256 = ""
 			continue
 		}
-		url := o.MediaURL
+		var d *fetched
+		var err error
 		if rec.Addr.Resource.Kind == addrs.Video && rec.WatermarkFree {
 			if wmURL == "" {
-				w, err := watermarkFreeURL(ctx, p, rec.CreationID)
+				wmURL, err = watermarkFreeURL(ctx, p, rec.CreationID)
 				if err != nil {
 					errs = append(errs, fmt.Errorf("getting the watermark-free URL of %s: %w", rec.Addr, r.timedOut(ctx, err)))
 					o.SHA256 = ""
 					continue
 				}
-				wmURL = w
 			}
-			url = wmURL
+			d, err = r.download(ctx, p, rec.Addr, wmURL, rec.Dir, o.Index)
+		} else {
+			d, err = r.fetchOutput(ctx, src, o)
 		}
-		d, err := r.download(ctx, p, rec.Addr, url, rec.Dir, o.Index)
 		if err != nil {
 			o.SHA256 = ""
 			errs = append(errs, fmt.Errorf("downloading output %d of %s: %w", o.Index, rec.Addr, r.timedOut(ctx, err)))
@@ -71,6 +80,106 @@ func (r *applyRun) downloadAll(ctx context.Context, rec *statefile.Resource, whi
 		o.ContentType = d.contentType
 	}
 	return errors.Join(errs...)
+}
+
+// outputSource is where a generation's files come from: the result at
+// hand, and the provider to ask for it again.
+type outputSource struct {
+	p   provider.Provider
+	rec *statefile.Resource
+	// res is the result at hand; refetched is set once it was fetched
+	// again for fresh links, which is done once per downloadAll.
+	res       *provider.Result
+	refetched bool
+}
+
+// output is output index of the result at hand, if it has one.
+func (s *outputSource) output(index int) (provider.Output, bool) {
+	if s.res == nil {
+		return provider.Output{}, false
+	}
+	for _, o := range s.res.Outputs {
+		if o.Index == index {
+			return o, true
+		}
+	}
+	return provider.Output{}, false
+}
+
+// refetch fetches the job's result again, once.
+func (s *outputSource) refetch(ctx context.Context) error {
+	if s.refetched {
+		return errors.New("the job's result was fetched again already")
+	}
+	s.refetched = true
+	job := provider.Job{ID: s.rec.GenerationID, Kind: s.rec.Addr.Resource.Kind, Target: s.rec.Endpoint.Target(), Handle: json.RawMessage(s.rec.Handle)}
+	res, err := s.p.Result(ctx, job)
+	if err != nil {
+		return fmt.Errorf("fetching job %s again for fresh links: %w", s.rec.GenerationID, err)
+	}
+	s.res = res
+	return nil
+}
+
+// fetchOutput fetches output o of src into its directory: from the bytes
+// the result holds, or from its link; a link that expired, or an output
+// the record has no link for, is taken from the result fetched again.
+func (r *applyRun) fetchOutput(ctx context.Context, src *outputSource, o *statefile.Output) (*fetched, error) {
+	if o.MediaURL == "" {
+		if _, held := src.output(o.Index); !held {
+			if err := src.refetch(ctx); err != nil {
+				return nil, fmt.Errorf("the record holds no link to it, and %w", err)
+			}
+		}
+	}
+	if out, ok := src.output(o.Index); ok {
+		if out.Data != nil {
+			return r.writeInline(src.rec.Dir, o.Index, out)
+		}
+		if out.URL != "" {
+			o.MediaURL = out.URL
+		}
+	}
+	if o.MediaURL == "" {
+		return nil, errors.New("the provider gives no link to it and no longer holds its bytes; restore it from history (genform history) or generate it again (genform apply -replace)")
+	}
+	d, err := r.download(ctx, src.p, src.rec.Addr, o.MediaURL, src.rec.Dir, o.Index)
+	if err == nil || !service.IsExpiredLink(err) || src.refetched {
+		return d, err
+	}
+	if ferr := src.refetch(ctx); ferr != nil {
+		return nil, fmt.Errorf("%w; %w", err, ferr)
+	}
+	out, ok := src.output(o.Index)
+	if !ok || (out.URL == o.MediaURL && out.Data == nil) {
+		return nil, fmt.Errorf("%w; the provider gave no fresh link", err)
+	}
+	if out.Data != nil {
+		return r.writeInline(src.rec.Dir, o.Index, out)
+	}
+	o.MediaURL = out.URL
+	return r.download(ctx, src.p, src.rec.Addr, o.MediaURL, src.rec.Dir, o.Index)
+}
+
+// writeInline writes an output the provider answered with as bytes into
+// dir as <index>.<ext>.
+func (r *applyRun) writeInline(dir string, index int, out provider.Output) (*fetched, error) {
+	if err := workdir.CheckInside(r.e.Dir, dir); err != nil {
+		return nil, err
+	}
+	abs := filepath.Join(r.e.Dir, filepath.FromSlash(dir))
+	// The bytes are in memory already, bounded by the answer the adapter
+	// read: the default cap is enough here.
+	d, err := service.WriteMedia(abs, strconv.Itoa(index), out.Data, out.MediaType, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(d.Path)
+	if err != nil {
+		return nil, err
+	}
+	rel := filepath.ToSlash(filepath.Join(dir, filepath.Base(d.Path)))
+	return &fetched{path: rel, sha: d.SHA256, contentType: d.ContentType, size: d.Size, mtime: fi.ModTime()}, nil
 }
 
 type fetched struct {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
@@ -74,6 +75,8 @@ type applyDir struct {
 	// parallelism and timeout are the engine's (2 and 10s when zero).
 	parallelism int
 	timeout     time.Duration
+	// wrap, when set, stands in front of the fake service's provider.
+	wrap func(provider.Provider) provider.Provider
 
 	mu     sync.Mutex
 	events []Event
@@ -134,6 +137,9 @@ func (w *applyDir) apply(ctx context.Context, p *plans.Plan) *Result {
 			w.events = append(w.events, ev)
 			w.mu.Unlock()
 		},
+	}
+	if w.wrap != nil {
+		e.Service = w.wrap(e.Service)
 	}
 	if e.Parallelism == 0 {
 		e.Parallelism = 2

@@ -162,7 +162,7 @@ func Import(ctx context.Context, in ImportInput) (*ImportResult, error) {
 	}
 	r := eng.start(ctx, nil)
 	defer r.stop(nil)
-	dlErr := r.downloadAll(r.on(inst.Addr), rec, nil)
+	dlErr := r.downloadAll(r.on(inst.Addr), rec, nil, nil)
 	if dlErr != nil && ctx.Err() != nil {
 		// Interrupted: record nothing, so the import can simply be run
 		// again.

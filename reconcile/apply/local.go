@@ -53,7 +53,7 @@ func (r *applyRun) update(inst *config.Instance, c *plans.Change) error {
 		// restorable; one changed on disk is not what the record says
 		// and is not kept.
 		r.keepFiles(&rec)
-		dlErr = r.downloadAll(r.on(inst.Addr), &rec, which)
+		dlErr = r.downloadAll(r.on(inst.Addr), &rec, which, nil)
 	}
 	if err := r.refreshStats(&rec); err != nil {
 		return err

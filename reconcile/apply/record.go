@@ -150,7 +150,7 @@ func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *plans.C
 	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseDownloading, GenerationID: id})
 	// The files about to be overwritten or removed stay restorable.
 	r.keepFiles(old)
-	dlErr := r.downloadAll(ctx, rec, nil)
+	dlErr := r.downloadAll(ctx, rec, nil, det)
 	// The generation is paid for and done: record it whatever the
 	// downloads did, so a failed download is retried, never regenerated.
 	if err := r.commit(func(tx *statefile.Tx) error {

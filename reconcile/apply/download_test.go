@@ -1,0 +1,166 @@
+package apply
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/genform/genform/internal/provider"
+	"github.com/genform/genform/internal/service"
+)
+
+// pngOf is a file whose first bytes are a PNG's, as inline outputs are
+// checked to be images.
+func pngOf(s string) []byte { return append([]byte("\x89PNG\r\n\x1a\n"), s...) }
+
+// inlineProvider answers every result with its files as bytes and no
+// link, as OpenAI's images API does; results counts the results asked.
+type inlineProvider struct {
+	provider.Provider
+	mu      sync.Mutex
+	results int
+}
+
+func (p *inlineProvider) Result(ctx context.Context, j provider.Job) (*provider.Result, error) {
+	res, err := p.Provider.Result(ctx, j)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	p.results++
+	p.mu.Unlock()
+	for i := range res.Outputs {
+		o := &res.Outputs[i]
+		o.Data, o.MediaType, o.URL = pngOf(o.URL), "image/png", ""
+	}
+	return res, nil
+}
+
+const twoInline = `
+image "a" {
+  prompt       = "inline"
+  image_number = 2
+}
+`
+
+// An output answered as bytes is written from them, recorded with no
+// link, and written again from a result fetched anew when the file is
+// gone.
+func TestApplyWritesInlineOutputs(t *testing.T) {
+	w := newApplyDir(t, &fakeService{})
+	var ip *inlineProvider
+	w.wrap = func(p provider.Provider) provider.Provider {
+		if ip == nil {
+			ip = &inlineProvider{Provider: p}
+		}
+		return ip
+	}
+	res := w.converge(twoInline)
+	if len(res.Generated) != 1 {
+		t.Fatalf("generated %v", res.Generated)
+	}
+	rec := w.snapshot().Resources[a("image.a")]
+	if len(rec.Outputs) != 2 {
+		t.Fatalf("%d outputs recorded, want 2", len(rec.Outputs))
+	}
+	for _, o := range rec.Outputs {
+		if o.MediaURL != "" || !strings.HasSuffix(o.Path, ".png") || o.SHA256 == "" {
+			t.Errorf("output %d recorded as %+v; want no link, a .png path and its hash", o.Index, o)
+		}
+		if got := w.read(o.Path); !strings.HasPrefix(got, "\x89PNG") {
+			t.Errorf("%s holds %q, not the bytes answered", o.Path, got)
+		}
+	}
+
+	// The file is gone: the next apply takes the bytes from the result
+	// fetched again, generating nothing.
+	if err := os.Remove(filepath.Join(w.dir, filepath.FromSlash(rec.Outputs[1].Path))); err != nil {
+		t.Fatal(err)
+	}
+	before := ip.results
+	res = w.converge(twoInline)
+	if len(res.Generated) != 0 || len(res.Updated) != 1 {
+		t.Fatalf("generated %v, downloaded %v; want the one file written again", res.Generated, res.Updated)
+	}
+	if ip.results != before+1 {
+		t.Errorf("%d results fetched to write the file again, want 1", ip.results-before)
+	}
+	if !w.exists(rec.Outputs[1].Path) {
+		t.Errorf("%s was not written again", rec.Outputs[1].Path)
+	}
+}
+
+// expiringProvider hands out links that have expired (the media server
+// answers 410) until the job is fetched again after a download.
+type expiringProvider struct {
+	provider.Provider
+	client  *service.Client
+	expired string // the media server's URL that answers 410
+	fresh   string // the prefix of links that lead to the file
+	mu      sync.Mutex
+	fetched int
+}
+
+func (p *expiringProvider) Result(ctx context.Context, j provider.Job) (*provider.Result, error) {
+	res, err := p.Provider.Result(ctx, j)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.fetched++
+	for i := range res.Outputs {
+		if p.fetched == 1 {
+			// The links of the first fetch have expired by the download.
+			res.Outputs[i].URL = p.expired
+		} else {
+			res.Outputs[i].URL = p.fresh + res.Outputs[i].URL
+		}
+	}
+	return res, nil
+}
+
+func (p *expiringProvider) Download(ctx context.Context, url, dir, base string) (*service.Downloaded, error) {
+	if url == p.expired {
+		return p.client.Download(ctx, url, dir, base)
+	}
+	return p.Provider.Download(ctx, strings.TrimPrefix(url, p.fresh), dir, base)
+}
+
+// A link that expired before its download sends for the job again, once,
+// and the file comes from the fresh link; nothing is generated again.
+func TestApplyFetchesAnExpiredLinkAgain(t *testing.T) {
+	media := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "this link has expired", http.StatusGone)
+	}))
+	defer media.Close()
+	client, err := service.New(service.Config{BaseURL: media.URL, AllowRemoteHTTP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := &fakeService{}
+	w := newApplyDir(t, svc)
+	var ep *expiringProvider
+	w.wrap = func(p provider.Provider) provider.Provider {
+		ep = &expiringProvider{Provider: p, client: client, expired: media.URL + "/media/0.png", fresh: "fresh:"}
+		return ep
+	}
+	res := w.converge(twoInline)
+	if len(res.Generated) != 1 || len(svc.bodies) != 1 {
+		t.Fatalf("generated %v with %d creates; want one", res.Generated, len(svc.bodies))
+	}
+	if ep.fetched != 2 {
+		t.Errorf("the job's result was fetched %d times, want 2 (once more for fresh links)", ep.fetched)
+	}
+	rec := w.snapshot().Resources[a("image.a")]
+	for _, o := range rec.Outputs {
+		if !strings.HasPrefix(o.MediaURL, "fresh:") || o.SHA256 == "" {
+			t.Errorf("output %d recorded as %+v; want the fresh link and its hash", o.Index, o)
+		}
+	}
+}
