@@ -195,14 +195,14 @@ type Named struct {
 func (e *Named) Error() string { return e.Err.Error() }
 func (e *Named) Unwrap() error { return e.Err }
 
-// NameErr wraps err, when it is the refusal of the key or the provider
-// out of reach, as the error of provider name; any other error, and an
+// NameErr wraps err, when it is the refusal of the key, a cap of the
+// account reached or the provider out of reach, as the error of provider name; any other error, and an
 // error of the reference service (name ""), is returned as it is.
 func NameErr(name string, err error) error {
 	if name == "" || err == nil {
 		return err
 	}
-	if errors.Is(err, service.ErrUnauthorized) || errors.Is(err, service.ErrUnreachable) {
+	if errors.Is(err, service.ErrUnauthorized) || errors.Is(err, service.ErrUnreachable) || errors.Is(err, ErrCapReached) {
 		if _, named := errors.AsType[*Named](err); !named {
 			return &Named{Provider: name, Err: err}
 		}

@@ -126,6 +126,9 @@ func renderRefused(env *Streams, res *apply.Result, summary string) {
 	stopped := "Apply stopped: the service refused the token."
 	if named, ok := errors.AsType[*provider.Named](res.Refused); ok {
 		stopped = fmt.Sprintf("Apply stopped: provider %s refused the key.", named.Provider)
+		if errors.Is(res.Refused, provider.ErrCapReached) {
+			stopped = fmt.Sprintf("Apply stopped: the %s account reached a cap.", named.Provider)
+		}
 	}
 	fmt.Fprintf(w, "\n%s %s\n", colRed.Sprint(colBold.Sprint(stopped)), summary)
 	for _, f := range res.Failed {

@@ -21,6 +21,8 @@ func ServiceAdvice(err error) string {
 			title, keyEnv = p.Title, p.KeyEnv
 		}
 		switch {
+		case errors.Is(err, provider.ErrCapReached):
+			return fmt.Sprintf("The cap lifts on %s's schedule (a daily limit, the next day) or with a higher tier or more credit; then run apply again: it resumes the jobs already submitted and sends the rest, paying for nothing twice.", title)
 		case errors.Is(err, service.ErrUnreachable):
 			return fmt.Sprintf("Check base_url in the provider %q block (unset, it is %s's own address), and the network in between.", named.Provider, title)
 		case errors.Is(err, service.ErrUnauthorized):
@@ -46,6 +48,13 @@ func ServiceError(err error, tokenSet bool) string {
 	var ue *service.UnreachableError
 	if errors.As(err, &ue) {
 		return ue.Error()
+	}
+	if named, ok := errors.AsType[*provider.Named](err); ok && errors.Is(err, provider.ErrCapReached) {
+		title := named.Provider
+		if p := catalog.Lookup(named.Provider); p != nil {
+			title = p.Title
+		}
+		return title + " says the account reached a cap: " + named.Err.Error()
 	}
 	var se *service.Error
 	if errors.Is(err, service.ErrUnauthorized) && errors.As(err, &se) {

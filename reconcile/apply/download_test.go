@@ -2,6 +2,8 @@ package apply
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -162,5 +164,52 @@ func TestApplyFetchesAnExpiredLinkAgain(t *testing.T) {
 		if !strings.HasPrefix(o.MediaURL, "fresh:") || o.SHA256 == "" {
 			t.Errorf("output %d recorded as %+v; want the fresh link and its hash", o.Index, o)
 		}
+	}
+}
+
+// cappedProvider refuses every create after the first few with the
+// provider's word that the account reached its daily cap.
+type cappedProvider struct {
+	provider.Provider
+	mu    sync.Mutex
+	left  int
+	tried int
+}
+
+func (p *cappedProvider) Submit(ctx context.Context, r provider.Request) (provider.Job, error) {
+	p.mu.Lock()
+	p.tried++
+	capped := p.left == 0
+	if !capped {
+		p.left--
+	}
+	p.mu.Unlock()
+	if capped {
+		return provider.Job{}, fmt.Errorf("%w: you have reached your daily task limit", provider.ErrCapReached)
+	}
+	return p.Provider.Submit(ctx, r)
+}
+
+// A cap of the account reached stops the apply at once, in the
+// provider's words: nothing more is sent, and what was made is kept.
+func TestApplyStopsAtACap(t *testing.T) {
+	svc := &fakeService{}
+	w := newApplyDir(t, svc)
+	w.parallelism = 1
+	cp := &cappedProvider{left: 1}
+	w.wrap = func(p provider.Provider) provider.Provider { cp.Provider = p; return cp }
+	var src strings.Builder
+	for i := range 5 {
+		fmt.Fprintf(&src, "image \"i%d\" {\n  prompt = \"capped %d\"\n}\n", i, i)
+	}
+	res := w.apply(context.Background(), w.plan(src.String()))
+	if !errors.Is(res.Refused, provider.ErrCapReached) || !strings.Contains(res.Refused.Error(), "daily task limit") {
+		t.Fatalf("the apply was not stopped by the cap: refused %v", res.Refused)
+	}
+	if len(res.Generated) != 1 || cp.tried != 2 {
+		t.Errorf("generated %v with %d creates tried; want one made and the apply stopped at the first refusal", res.Generated, cp.tried)
+	}
+	if len(res.Failed) != 0 || len(res.PossiblyPaid) != 0 {
+		t.Errorf("failed %v, possibly paid %v; a cap refusal made nothing and fails nothing", failedAddrs(res.Failed), res.PossiblyPaid)
 	}
 }

@@ -72,13 +72,15 @@ func sendsJobs(plan *plans.Plan) []addrs.Endpoint {
 }
 
 // refusedBy stops the apply when err is the service's refusal of the
-// token (401 or 403), which every other request would get too. The first
+// token (401 or 403), which every other request would get too, or a
+// provider's word that the account reached a cap no wait lifts (a daily
+// limit), which every other create would meet. The first
 // refusal stops it as an interrupt does: nothing more is submitted, a
 // create already on the wire records its answer, and jobs already
 // submitted are listed in Result.Running for the next apply to resume. It
 // is the Result's Refused, reported once.
 func (r *applyRun) refusedBy(err error) bool {
-	if !errors.Is(err, service.ErrUnauthorized) {
+	if !errors.Is(err, service.ErrUnauthorized) && !errors.Is(err, provider.ErrCapReached) {
 		return false
 	}
 	r.mu.Lock()
