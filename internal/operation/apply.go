@@ -243,11 +243,7 @@ func (r *Run) Execute(ctx context.Context, opts ExecuteOptions) (*apply.Result, 
 		eng.Parallelism = opts.Parallelism
 	}
 	for _, name := range usedProviders(plan) {
-		s := cfg.SettingsOf(name)
-		lim := apply.Limits{Parallelism: s.Parallelism, PollInterval: s.PollInterval, Timeout: s.Timeout}
-		if opts.Parallelism > 0 {
-			lim.Parallelism = opts.Parallelism
-		}
+		lim := providerLimits(cfg, name, opts.Parallelism)
 		if eng.Limits == nil {
 			eng.Limits = map[string]apply.Limits{}
 		}
@@ -353,4 +349,23 @@ func oneProc(getenv func(string) string) (restore func()) {
 	}
 	prev := runtime.GOMAXPROCS(1)
 	return func() { runtime.GOMAXPROCS(prev) }
+}
+
+// providerLimits are the limits of provider name's jobs: its block's
+// settings, or its documented ones. The parallelism set (by -parallelism
+// or the block) is the ceiling of the apply's window and where it
+// starts; unset, the window starts at the provider's documented default
+// and may widen up to its documented top tier, narrowing whenever the
+// provider throttles.
+func providerLimits(cfg *config.Config, name string, flag int) apply.Limits {
+	s := cfg.SettingsOf(name)
+	lim := apply.Limits{Parallelism: s.Parallelism, PollInterval: s.PollInterval, Timeout: s.Timeout}
+	p := cfg.ProviderOf(name)
+	switch {
+	case flag > 0:
+		lim.Parallelism = flag
+	case p.Settings.Parallelism == 0 && p.Catalog != nil && p.Catalog.Limits.MaxParallelism > s.Parallelism:
+		lim.Start, lim.Parallelism = s.Parallelism, p.Catalog.Limits.MaxParallelism
+	}
+	return lim
 }

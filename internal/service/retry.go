@@ -127,4 +127,16 @@ func (c *Client) reportRetry(ctx context.Context, info RetryInfo) {
 	if c.onRetry != nil {
 		c.onRetry(ctx, info)
 	}
+	if f, ok := ctx.Value(retryObserverKey{}).(func(RetryInfo)); ok {
+		f(info)
+	}
+}
+
+type retryObserverKey struct{}
+
+// WithRetryObserver returns ctx whose requests also report each retry to
+// f, besides the client's OnRetry: an apply narrows how many jobs it runs
+// on a provider when the provider answers 429.
+func WithRetryObserver(ctx context.Context, f func(RetryInfo)) context.Context {
+	return context.WithValue(ctx, retryObserverKey{}, f)
 }

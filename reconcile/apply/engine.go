@@ -64,8 +64,10 @@ type Engine struct {
 // Limits bound the jobs of one provider: each provider has its own
 // generation slots, waits and timeout.
 type Limits struct {
-	// Parallelism bounds its generations in flight at once.
-	Parallelism int
+	// Parallelism bounds its generations in flight at once: the ceiling
+	// of its window, which starts at Start (0: at Parallelism), narrows
+	// when the provider throttles and widens again on clean answers.
+	Parallelism, Start int
 	// PollInterval is the longest wait between two status polls of a job.
 	PollInterval time.Duration
 	// Timeout bounds one generation from end to end (see Engine.Timeout).
@@ -155,7 +157,7 @@ type applyRun struct {
 type lane struct {
 	name string
 	lim  Limits
-	sem  chan struct{}
+	win  *window
 	once sync.Once
 	p    provider.Provider
 	err  error
@@ -307,7 +309,11 @@ func (r *applyRun) lane(ep addrs.Endpoint) *lane {
 	if lim.Timeout <= 0 {
 		lim.Timeout = 30 * time.Minute
 	}
-	l := &lane{name: name, lim: lim, sem: make(chan struct{}, max(lim.Parallelism, 1))}
+	start := lim.Start
+	if start <= 0 {
+		start = lim.Parallelism
+	}
+	l := &lane{name: name, lim: lim, win: newWindow(start, lim.Parallelism)}
 	r.lanes[name] = l
 	return l
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/provider"
+	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/reconcile/plans"
 )
 
@@ -75,6 +77,9 @@ func (r *applyRun) poll(ctx context.Context, ep addrs.Endpoint, addr addrs.Insta
 				Err: fmt.Errorf("job %s reports unknown status %q; treating it as running", id, st.Raw)})
 		}
 		lastRaw = st.Raw
+		if st.Throttled {
+			r.lane(ep).win.throttled(0)
+		}
 		r.emit(Event{Addr: addr, Action: action, Phase: PhaseRunning, Status: st.Raw, KnownStatus: st.Known, Progress: st.Progress, GenerationID: id})
 		switch st.State {
 		case provider.Done, provider.Failed:
@@ -121,8 +126,16 @@ var errGenerationTimeout = errors.New("the service timeout passed")
 // together when the provider's timeout passes, so a service that hangs,
 // answers never or drips its files cannot hold an apply past it.
 func (r *applyRun) generation(addr addrs.Instance, ep addrs.Endpoint) (context.Context, context.CancelFunc) {
-	timeout := r.lane(ep).lim.Timeout
+	l := r.lane(ep)
+	timeout := l.lim.Timeout
 	ctx := context.WithValue(r.on(addr), timeoutKey{}, timeout)
+	// A 429 from the provider narrows its window and holds new
+	// generations for the wait it asked.
+	ctx = service.WithRetryObserver(ctx, func(info service.RetryInfo) {
+		if info.HTTPStatus == http.StatusTooManyRequests {
+			l.win.throttled(info.Wait)
+		}
+	})
 	return context.WithTimeoutCause(ctx, timeout, errGenerationTimeout)
 }
 

@@ -31,22 +31,16 @@ func (r *applyRun) acquire(ep addrs.Endpoint) (release func(), err error) {
 	if serr != nil {
 		return nil, fmt.Errorf("%w (%v)", errStateUnwritable, serr)
 	}
-	sem := r.lane(ep).sem
-	select {
-	case sem <- struct{}{}:
-		if r.ctx.Err() != nil {
-			<-sem
-			return nil, r.ctx.Err()
-		}
-		// Calling release more than once releases once. A job stops
-		// counting against parallelism as soon as the service reports
-		// it finished: detail and downloads are local work and must not
-		// hold the next job back.
-		var once sync.Once
-		return func() { once.Do(func() { <-sem }) }, nil
-	case <-r.ctx.Done():
-		return nil, r.ctx.Err()
+	win := r.lane(ep).win
+	if err := win.acquire(r.ctx); err != nil {
+		return nil, err
 	}
+	// Calling release more than once releases once. A job stops counting
+	// against parallelism as soon as the service reports it finished:
+	// detail and downloads are local work and must not hold the next job
+	// back.
+	var once sync.Once
+	return func() { once.Do(win.release) }, nil
 }
 
 // generate submits a new generation of inst, write-ahead: the intent is
@@ -120,6 +114,9 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 	}
 	ccancel()
 	answered := time.Now()
+	if err == nil {
+		r.lane(inst.Endpoint).win.ok()
+	}
 	if err != nil && provider.IsPossiblyPaid(err) {
 		// A provider that lists its jobs may find it again.
 		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
