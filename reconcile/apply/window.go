@@ -36,7 +36,7 @@ type window struct {
 	lastCut time.Time
 	// pausedUntil holds new generations for a Retry-After.
 	pausedUntil time.Time
-	// Narrowed and Widened count the moves, for the tests and the trace.
+	// narrowed and widened count the moves.
 	narrowed, widened int
 	now               func() time.Time
 }
@@ -138,11 +138,4 @@ func (w *window) throttled(retryAfter time.Duration) {
 	w.throttledAt = w.width
 	w.width = max(1, w.width*3/4)
 	w.narrowed++
-}
-
-// state is the window's width, ceiling and moves, for the trace.
-func (w *window) state() (width, ceiling, narrowed, widened int) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.width, w.ceiling, w.narrowed, w.widened
 }
