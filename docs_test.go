@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -10,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/genform/genform/internal/catalog"
+	"github.com/genform/genform/internal/views"
 )
 
 // TestDocsLinks checks the project's Markdown files as GitHub shows them:
@@ -184,5 +188,36 @@ func TestGithubAnchor(t *testing.T) {
 		if got := githubAnchor(heading); got != want {
 			t.Errorf("githubAnchor(%q) = %q, want %q", heading, got, want)
 		}
+	}
+}
+
+var updateDocs = flag.Bool("update-docs", false, "write the tables of docs/ that are generated from the code")
+
+// The table of providers in docs/providers.md is what genform providers
+// says, made from the same tables: a provider added or changed in the
+// code and not in the docs (or the other way round) fails here.
+func TestProvidersTableMatchesTheCode(t *testing.T) {
+	const begin, end = "<!-- begin: genform providers -->\n", "<!-- end: genform providers -->"
+	b, err := os.ReadFile(filepath.Join("docs", "providers.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	i, j := strings.Index(doc, begin), strings.Index(doc, end)
+	if i < 0 || j < i {
+		t.Fatalf("docs/providers.md has no table between %q and %q", begin, end)
+	}
+	var want strings.Builder
+	views.ProvidersMarkdown(&want, catalog.Providers())
+	got := doc[i+len(begin) : j]
+	if got != want.String() && *updateDocs {
+		doc = doc[:i+len(begin)] + want.String() + doc[j:]
+		if err := os.WriteFile(filepath.Join("docs", "providers.md"), []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if got != want.String() {
+		t.Errorf("the table of docs/providers.md differs from what the code says; run go test -run TestProvidersTableMatchesTheCode -update-docs . to write it:\n%s", want.String())
 	}
 }

@@ -1,0 +1,188 @@
+package views
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/catalog"
+)
+
+// providerFact is one line of what genform providers says of a provider.
+type providerFact struct{ label, value string }
+
+// providerFacts are what genform providers says of p, in order: the text
+// and the table in the docs are both made of them, so they agree.
+func providerFacts(p *catalog.Provider) []providerFact {
+	return []providerFact{
+		{"makes", kindsText(p.Kinds())},
+		{"seed", takenBy(p, catalog.Seed)},
+		{"negative prompt", takenBy(p, catalog.NegativePrompt)},
+		{"key frames", keyFrames(p)},
+		{"durations", durations(p)},
+		{"sizes", sizes(p)},
+		{"lost create", lostCreate(p.Recovery)},
+		{"cancel", yesNo(p.Cancel)},
+		{"output URLs", p.URLLifetime},
+		{"default limits", limitsText(p.Limits)},
+		{"key variable", p.KeyEnv},
+	}
+}
+
+// Providers prints every provider genform speaks, with what its models
+// make and take, for genform providers.
+func Providers(w io.Writer, ps []*catalog.Provider) {
+	for i, p := range ps {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s (provider %q, %s)\n", colBold.Sprint(p.Title), p.Name, p.BaseURL)
+		for _, f := range providerFacts(p) {
+			fmt.Fprintf(w, "  %-16s %s\n", f.label+":", f.value)
+		}
+		fmt.Fprintln(w, "  models:")
+		for _, m := range p.ListedModels() {
+			id := m.ID
+			if id == "" {
+				id = "any other model"
+			}
+			fmt.Fprintf(w, "    %s (%s): %s\n", id, kindsText(m.Kinds), strings.Join(m.Attrs, ", "))
+		}
+	}
+}
+
+// ProvidersMarkdown is the table of the providers for docs/providers.md:
+// a row a provider, a column a fact.
+func ProvidersMarkdown(w io.Writer, ps []*catalog.Provider) {
+	if len(ps) == 0 {
+		return
+	}
+	head := []string{"Provider"}
+	for _, f := range providerFacts(ps[0]) {
+		head = append(head, strings.ToUpper(f.label[:1])+f.label[1:])
+	}
+	fmt.Fprintf(w, "| %s |\n", strings.Join(head, " | "))
+	fmt.Fprintf(w, "|%s\n", strings.Repeat(" --- |", len(head)))
+	for _, p := range ps {
+		row := []string{fmt.Sprintf("%s (`%s`)", p.Title, p.Name)}
+		for _, f := range providerFacts(p) {
+			row = append(row, strings.ReplaceAll(f.value, "|", `\|`))
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+	}
+}
+
+func kindsText(ks []addrs.Kind) string {
+	var names []string
+	for _, k := range ks {
+		names = append(names, k.String()+"s")
+	}
+	return strings.Join(names, " and ")
+}
+
+// takenBy names the listed models that take the common attribute name.
+func takenBy(p *catalog.Provider, name string) string {
+	ids := p.Taking(name)
+	if len(ids) == 0 {
+		if p.General.Takes(name) {
+			return "every model"
+		}
+		return "no"
+	}
+	return strings.Join(ids, ", ")
+}
+
+func keyFrames(p *catalog.Provider) string {
+	return grouped(p, "no", func(c catalog.Caps) string {
+		if c.MaxSourceImages == 0 {
+			return ""
+		}
+		return fmt.Sprintf("up to %d", c.MaxSourceImages)
+	})
+}
+
+func durations(p *catalog.Provider) string {
+	return grouped(p, "no videos of a set length", func(c catalog.Caps) string {
+		if len(c.Durations) == 0 {
+			return ""
+		}
+		return joinInts(c.Durations) + " s"
+	})
+}
+
+func sizes(p *catalog.Provider) string {
+	return grouped(p, "the model's own", func(c catalog.Caps) string { return strings.Join(c.AspectRatios, ", ") })
+}
+
+// grouped says what of each listed model of p fact tells ("" for
+// nothing), naming after each value the models it is true of; none
+// when no model has one.
+func grouped(p *catalog.Provider, none string, fact func(catalog.Caps) string) string {
+	var values []string
+	models := map[string][]string{}
+	for _, id := range p.ModelIDs() {
+		v := fact(p.Models[id])
+		if v == "" {
+			continue
+		}
+		if _, seen := models[v]; !seen {
+			values = append(values, v)
+		}
+		models[v] = append(models[v], id)
+	}
+	if len(values) == 0 {
+		return none
+	}
+	parts := make([]string, len(values))
+	for i, v := range values {
+		parts[i] = v + " (" + strings.Join(models[v], ", ") + ")"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func lostCreate(r catalog.Recovery) string {
+	if r == catalog.RecoverNone {
+		return "not found again: it stays possibly paid (adopt it with import)"
+	}
+	return "found again " + r.String()
+}
+
+func limitsText(l catalog.Limits) string {
+	var parts []string
+	switch {
+	case l.Parallelism > 0 && l.MaxParallelism > l.Parallelism:
+		parts = append(parts, fmt.Sprintf("%d jobs at once, up to %d on the top tier", l.Parallelism, l.MaxParallelism))
+	case l.Parallelism > 0:
+		parts = append(parts, fmt.Sprintf("%d jobs at once", l.Parallelism))
+	default:
+		parts = append(parts, "no documented concurrency limit")
+	}
+	if l.RequestsPerMinute > 0 {
+		parts = append(parts, fmt.Sprintf("%d requests a minute", l.RequestsPerMinute))
+	} else {
+		parts = append(parts, "no documented request rate")
+	}
+	return strings.Join(parts, "; ")
+}
+
+func joinInts(ns []int64) string {
+	ns = slices.Sorted(slices.Values(ns))
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.FormatInt(n, 10)
+	}
+	if len(s) > 1 {
+		return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+	}
+	return strings.Join(s, ", ")
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
