@@ -448,9 +448,10 @@ func (c *Config) analyzeResources(resources []*Resource) hcl.Diagnostics {
 			count:     r.Count != nil,
 			each:      r.ForEach != nil,
 		}
-		var refs []addrs.Resource
+		var refs, last []addrs.Resource
 		add := func(expr hcl.Expression, rules refRules) bool {
 			res, locs, d := c.analyze(expr, rules)
+			last = res
 			diags = append(diags, d...)
 			for _, a := range res {
 				r.direct = appendUnique(r.direct, a)
@@ -480,6 +481,9 @@ func (c *Config) analyzeResources(resources []*Resource) hcl.Diagnostics {
 				ar.where = fmt.Sprintf("the %s of %s", attrNames[ra.id], r.Addr())
 			}
 			ra.bad = !add(ra.attr.Expr, ar)
+			if ra.id == aSourceImage || ra.id == aSourceImages {
+				diags = append(diags, c.checkSourceLinks(r, ra.attr, last)...)
+			}
 		}
 		for _, dep := range r.DependsOn {
 			if _, ok := c.byAddr[dep]; !ok {

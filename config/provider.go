@@ -511,3 +511,33 @@ func joinNumbers(ns []int64) string {
 	}
 	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
 }
+
+// checkSourceLinks refuses a source image of r, set by attr from the
+// resources refs, that r's provider could not be given: the outputs of a
+// provider that answers files as bytes (no URL) are passed as data: URIs,
+// which a provider taking only URLs refuses.
+func (c *Config) checkSourceLinks(r *Resource, attr *hcl.Attribute, refs []addrs.Resource) hcl.Diagnostics {
+	to := catalog.Lookup(r.Provider())
+	if to == nil || !to.SourceURLsOnly {
+		return nil
+	}
+	var diags hcl.Diagnostics
+	for _, a := range refs {
+		src, ok := c.byAddr[a]
+		if !ok {
+			continue
+		}
+		from := catalog.Lookup(src.Provider())
+		if from == nil || !from.InlineOutputs {
+			continue
+		}
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Source image without a URL",
+			Detail: fmt.Sprintf("%s of %s uses %s, made on %s, whose files come back as bytes with no URL; %s takes source images only as URLs, never as data: URIs. Make %s on a provider that hands out URLs, or make %s on one that takes data: URIs (genform providers lists them).",
+				attr.Name, r.Addr(), a, from.Title, to.Title, a, r.Addr()),
+			Subject: attr.Expr.Range().Ptr(),
+		})
+	}
+	return diags
+}

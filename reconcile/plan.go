@@ -187,7 +187,7 @@ func MakePlan(in PlanInput) (*plans.Plan, hcl.Diagnostics) {
 			if referenced {
 				v := config.UnknownInstance()
 				if rec != nil {
-					v = plans.RecordValue(rec, dir)
+					v = plans.RecordValue(p.in.Dir, rec, dir)
 				}
 				values[inst.Addr] = v
 			}

@@ -39,7 +39,7 @@ func StateScope(cfg *config.Config, snap *statefile.Snapshot) (config.Scope, []*
 		values := make(map[addrs.Instance]cty.Value, len(insts))
 		for _, inst := range insts {
 			if rec := records[inst.Addr]; rec != nil && rec.Status == plans.StatusSucceed {
-				values[inst.Addr] = plans.RecordValue(rec, rec.Dir)
+				values[inst.Addr] = plans.RecordValue(cfg.Dir, rec, rec.Dir)
 			}
 		}
 		scope[r.Addr()] = config.ResourceValue(r, insts, values)

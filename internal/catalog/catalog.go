@@ -134,6 +134,13 @@ type Provider struct {
 	Cancel bool
 	// URLLifetime says how long its output URLs live.
 	URLLifetime string
+	// InlineOutputs: its answers carry the files as bytes, with no URL
+	// (OpenAI's images); a block that makes its source image from one is
+	// passed the file as a data: URI.
+	InlineOutputs bool
+	// SourceURLsOnly: its models take source images only as URLs, never
+	// as data: URIs (Luma), so they cannot be made from InlineOutputs.
+	SourceURLsOnly bool
 	// Limits are its default limits.
 	Limits Limits
 	// General is what a model the tables do not list is taken to accept.

@@ -24,6 +24,7 @@ func providerFacts(p *catalog.Provider) []providerFact {
 		{"key frames", keyFrames(p)},
 		{"durations", durations(p)},
 		{"sizes", sizes(p)},
+		{"source images", sourceForms(p)},
 		{"lost create", lostCreate(p.Recovery)},
 		{"cancel", yesNo(p.Cancel)},
 		{"output URLs", p.URLLifetime},
@@ -141,6 +142,13 @@ func grouped(p *catalog.Provider, none string, fact func(catalog.Caps) string) s
 		parts[i] = v + " (" + strings.Join(models[v], ", ") + ")"
 	}
 	return strings.Join(parts, "; ")
+}
+
+func sourceForms(p *catalog.Provider) string {
+	if p.SourceURLsOnly {
+		return "URLs only"
+	}
+	return "URLs or data: URIs"
 }
 
 func lostCreate(r catalog.Recovery) string {

@@ -407,7 +407,7 @@ func (r *applyRun) resource(res *config.Resource, changes map[addrs.Instance]*pl
 	for _, inst := range insts {
 		rec, err := e.Store.Resource(inst.Addr)
 		if err == nil && rec != nil && rec.Status == plans.StatusSucceed {
-			values[inst.Addr] = plans.RecordValue(rec, rec.Dir)
+			values[inst.Addr] = plans.RecordValue(e.Dir, rec, rec.Dir)
 		} else {
 			values[inst.Addr] = config.UnknownInstance()
 		}

@@ -1,8 +1,13 @@
 package plans
 
 import (
+	"encoding/base64"
+	"mime"
+	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/zclconf/go-cty/cty"
 
@@ -10,6 +15,7 @@ import (
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/catalog"
 	"github.com/genform/genform/internal/rules"
+	"github.com/genform/genform/internal/workdir"
 	"github.com/genform/genform/statefile"
 )
 
@@ -99,15 +105,43 @@ func AtMost(inst *config.Instance) bool {
 }
 
 // RecordValue is the value other resources see of a recorded instance,
-// with its output paths in dir.
-func RecordValue(rec *statefile.Resource, dir string) cty.Value {
+// with its output paths in dir. root is the working directory: an output
+// the provider answered as bytes, with no URL (OpenAI's images), has its
+// file's data: URI as its media_url, read from root when the file is
+// there as recorded, so that a provider taking data URIs is passed it as
+// one ("" when it is not there).
+func RecordValue(root string, rec *statefile.Resource, dir string) cty.Value {
 	outs := make([]config.OutputValue, len(rec.Outputs))
 	for i, o := range rec.Outputs {
 		path := o.Path
 		if dir != "" && dir != rec.Dir {
 			path = filepath.ToSlash(filepath.Join(dir, filepath.Base(o.Path)))
 		}
-		outs[i] = config.OutputValue{ID: o.ID, MediaURL: o.MediaURL, ThumbnailURL: o.ThumbnailURL, Path: path, SHA256: o.SHA256}
+		media := o.MediaURL
+		if media == "" {
+			media = inlineDataURI(root, o)
+		}
+		outs[i] = config.OutputValue{ID: o.ID, MediaURL: media, ThumbnailURL: o.ThumbnailURL, Path: path, SHA256: o.SHA256}
 	}
 	return config.InstanceValue(rec.CreationID, rec.GenerationID, rec.Status, outs)
+}
+
+// inlineDataURI is the data: URI of output o's file under root, or ""
+// when the file is not what the record says.
+func inlineDataURI(root string, o statefile.Output) string {
+	if workdir.CheckFile(root, o) != workdir.FileOK {
+		return ""
+	}
+	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(o.Path)))
+	if err != nil {
+		return ""
+	}
+	typ := o.ContentType
+	if t, _, err := mime.ParseMediaType(typ); err == nil {
+		typ = t
+	}
+	if !strings.HasPrefix(typ, "image/") && !strings.HasPrefix(typ, "video/") {
+		typ, _, _ = strings.Cut(http.DetectContentType(b), ";")
+	}
+	return "data:" + typ + ";base64," + base64.StdEncoding.EncodeToString(b)
 }
