@@ -164,22 +164,11 @@ func (r *applyRun) fetchOutput(ctx context.Context, src *outputSource, o *statef
 // writeInline writes an output the provider answered with as bytes into
 // dir as <index>.<ext>.
 func (r *applyRun) writeInline(dir string, index int, out provider.Output) (*fetched, error) {
-	if err := workdir.CheckInside(r.e.Dir, dir); err != nil {
-		return nil, err
-	}
-	abs := filepath.Join(r.e.Dir, filepath.FromSlash(dir))
-	// The bytes are in memory already, bounded by the answer the adapter
-	// read: the default cap is enough here.
-	d, err := service.WriteMedia(abs, strconv.Itoa(index), out.Data, out.MediaType, 0)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := os.Stat(d.Path)
-	if err != nil {
-		return nil, err
-	}
-	rel := filepath.ToSlash(filepath.Join(dir, filepath.Base(d.Path)))
-	return &fetched{path: rel, sha: d.SHA256, contentType: d.ContentType, size: d.Size, mtime: fi.ModTime()}, nil
+	return r.place(dir, index, func(abs, base string) (*service.Downloaded, error) {
+		// The bytes are in memory already, bounded by the answer the
+		// adapter read: the default cap is enough here.
+		return service.WriteMedia(abs, base, out.Data, out.MediaType, 0)
+	})
 }
 
 type fetched struct {
@@ -191,12 +180,18 @@ type fetched struct {
 // download fetches one file into dir as <index>.<ext>. The client retries
 // what is worth retrying (truncated transfers included).
 func (r *applyRun) download(ctx context.Context, p provider.Provider, addr addrs.Instance, url, dir string, index int) (*fetched, error) {
-	e := r.e
-	if err := workdir.CheckInside(e.Dir, dir); err != nil {
+	return r.place(dir, index, func(abs, base string) (*service.Downloaded, error) {
+		return p.Download(ctx, url, abs, base)
+	})
+}
+
+// place has write put output index into dir, a directory of the working
+// directory (checked to stay inside it), and describes the file written.
+func (r *applyRun) place(dir string, index int, write func(abs, base string) (*service.Downloaded, error)) (*fetched, error) {
+	if err := workdir.CheckInside(r.e.Dir, dir); err != nil {
 		return nil, err
 	}
-	abs := filepath.Join(e.Dir, filepath.FromSlash(dir))
-	d, err := p.Download(ctx, url, abs, strconv.Itoa(index))
+	d, err := write(filepath.Join(r.e.Dir, filepath.FromSlash(dir)), strconv.Itoa(index))
 	if err != nil {
 		return nil, err
 	}
