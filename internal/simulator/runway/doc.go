@@ -9,7 +9,7 @@
 //	POST   /v1/text_to_video   {model, promptText, ratio, duration, seed}
 //	GET    /v1/tasks/{id}      the task
 //	DELETE /v1/tasks/{id}      cancel a task not yet ended; delete one that has
-//	GET    /v1/organization    the key's tier, credit balance and daily usage
+//	GET    /v1/organization    the key's tier and credit balance (usage left out)
 //	GET    /files/{id}/{n}.{png,gif}?exp=..&sig=..  an output (no key)
 //	GET    /_sim/jobs          the jobs report (no key)
 //
