@@ -12,6 +12,7 @@ import (
 
 	falsim "github.com/genform/genform/internal/simulator/fal"
 	replicatesim "github.com/genform/genform/internal/simulator/replicate"
+	runwaysim "github.com/genform/genform/internal/simulator/runway"
 	"github.com/genform/genform/internal/simulator/simkit"
 )
 
@@ -50,11 +51,13 @@ var providerSimulators = map[string]struct {
 }{
 	"fal":       {"FAL_KEY", func(o simkit.Options) (simkit.Handler, error) { return falsim.New(o) }},
 	"replicate": {"REPLICATE_API_TOKEN", func(o simkit.Options) (simkit.Handler, error) { return replicatesim.New(o) }},
+	"runway":    {"RUNWAYML_API_SECRET", func(o simkit.Options) (simkit.Handler, error) { return runwaysim.New(o) }},
 }
 
 // provider-sim NAME [-latency D] [-fail-rate F] [-error-rate F]
 // [-read-errors-only] [-lose-rate F] [-truncate-rate F] [-rpm N]
-// [-max-concurrent N] [-url-ttl D] [-seed N] [-data DIR] [-addr HOST:PORT]
+// [-max-concurrent N] [-url-ttl D] [-daily-cap N] [-seed N] [-data DIR]
+// [-addr HOST:PORT]
 // starts the simulator of provider NAME (in place of the one running:
 // with -addr the same address and -data the same directory, it is the
 // same API restarted) accepting the key "test-key".
@@ -81,6 +84,7 @@ func cmdProviderSim(ts *testscript.TestScript, neg bool, args []string) {
 	fs.IntVar(&opts.RPM, "rpm", 0, "")
 	fs.IntVar(&opts.MaxConcurrent, "max-concurrent", 0, "")
 	fs.DurationVar(&opts.URLTTL, "url-ttl", 0, "")
+	fs.IntVar(&opts.DailyCap, "daily-cap", 0, "")
 	fs.Int64Var(&opts.Seed, "seed", 1, "")
 	data := fs.String("data", "", "")
 	addr := fs.String("addr", "127.0.0.1:0", "")

@@ -16,6 +16,7 @@ import (
 	"github.com/genform/genform/internal/simulator"
 	falsim "github.com/genform/genform/internal/simulator/fal"
 	replicatesim "github.com/genform/genform/internal/simulator/replicate"
+	runwaysim "github.com/genform/genform/internal/simulator/runway"
 	"github.com/genform/genform/internal/simulator/simkit"
 	"github.com/genform/genform/internal/words"
 )
@@ -24,7 +25,7 @@ const simUsage = `Usage: genform sim [-provider=NAME] [-addr=127.0.0.1:8787] [fl
 
   Runs a simulator as a standalone server, for anyone's tests: of the
   reference generation service (described in docs/service.md), or with
-  -provider of a live provider's API (fal, replicate; described in
+  -provider of a live provider's API (fal, replicate, runway; described in
   docs/providers.md), with synthetic outputs. It serves GET /_sim/jobs (no
   key) listing every job it made. It prints the address it listens on,
   then runs until interrupted. Point a provider block's base_url at it.
@@ -48,6 +49,9 @@ Flags:
                        the API's; 500 for the reference service)
   -url-ttl=DUR         lifetime of the output URLs that expire (default:
                        the API's; 60m for the reference service)
+  -daily-cap=N         jobs of one model allowed per key in 24 hours, on a
+                       provider with a daily cap (default: the API's;
+                       25000 for runway)
   -data=DIR            keep jobs in DIR so they survive a restart
   -v                   log every request on stderr
 `
@@ -73,6 +77,7 @@ type simFlags struct {
 var simulators = map[string]func(simkit.Options) (simkit.Handler, error){
 	"fal":       func(o simkit.Options) (simkit.Handler, error) { return falsim.New(o) },
 	"replicate": func(o simkit.Options) (simkit.Handler, error) { return replicatesim.New(o) },
+	"runway":    func(o simkit.Options) (simkit.Handler, error) { return runwaysim.New(o) },
 }
 
 // listenSim starts the simulator f names on f.addr.
@@ -147,6 +152,7 @@ func parseSimFlags(env *Env, args []string) (f simFlags, ok bool, code int) {
 	fs.IntVar(&f.opts.MaxConcurrent, "max-concurrent", simulator.DefaultMaxConcurrent, "")
 	fs.IntVar(&f.opts.RPM, "rpm", simulator.DefaultRPM, "")
 	fs.DurationVar(&f.opts.URLTTL, "url-ttl", simulator.DefaultURLTTL, "")
+	fs.IntVar(&f.opts.DailyCap, "daily-cap", 0, "")
 	fs.StringVar(&f.opts.DataDir, "data", "", "")
 	fs.BoolVar(&f.verbose, "v", false, "")
 	if ok, code := parseFlags(env, commands["sim"], fs, args); !ok {

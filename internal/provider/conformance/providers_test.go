@@ -11,10 +11,12 @@ import (
 	"github.com/genform/genform/internal/provider/fal"
 	"github.com/genform/genform/internal/provider/reference"
 	"github.com/genform/genform/internal/provider/replicate"
+	"github.com/genform/genform/internal/provider/runway"
 	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/simulator"
 	simfal "github.com/genform/genform/internal/simulator/fal"
 	simrep "github.com/genform/genform/internal/simulator/replicate"
+	simrunway "github.com/genform/genform/internal/simulator/runway"
 	"github.com/genform/genform/internal/simulator/simkit"
 )
 
@@ -180,6 +182,37 @@ var providers = []providerCase{
 		moderationReason: "NSFW",
 		weirdRaw:         "paused",
 		expiring:         outputURL,
+	},
+	{
+		name:     "runway",
+		key:      "key_conformance-runway-5d8e1a7c03f9",
+		wrongKey: "key_wrong-runway-c2b94f60e1a7",
+		newSim: func(opts simkit.Options) (simkit.Handler, error) {
+			return simrunway.New(opts)
+		},
+		newProvider: func(baseURL, key string) (provider.Provider, error) {
+			return runway.New(provider.Config{BaseURL: baseURL, Key: key, UserAgent: "genform-conformance"})
+		},
+		// A task makes one image.
+		image: func(prompt string) provider.Request {
+			return request(addrs.Image, "gen4_image", map[string]any{
+				"promptText": prompt, "ratio": "1080:1080",
+			})
+		},
+		imageCount: 1,
+		video: func(prompt string) provider.Request {
+			return request(addrs.Video, "gen4.5", map[string]any{
+				"promptText": prompt, "ratio": "1280:720", "duration": 2,
+			})
+		},
+		failReason:       "INTERNAL.BAD_OUTPUT",
+		moderation:       moderatedJob,
+		moderationPrompt: "a cat " + simkit.RefuseMarker,
+		moderationReason: "SAFETY.INPUT.TEXT",
+		weirdRaw:         "PREPARING",
+		// Its links expire URLTTL after a read of the task handed them
+		// out.
+		expiring: outputURL,
 	},
 }
 

@@ -46,6 +46,12 @@ type Options struct {
 	// URLTTL is the lifetime of the output URLs that expire. Zero means
 	// the API's.
 	URLTTL time.Duration
+	// DailyCap is how many jobs of one model one key may create in any 24
+	// hours, on a simulator whose API caps them so (Runway's daily
+	// generations); past it, a create is refused as that API refuses it.
+	// Zero means the API's; negative means no cap. A simulator whose API
+	// has no such cap ignores it.
+	DailyCap int
 	// DataDir, when set, is where jobs (and any signing key) are kept so
 	// they survive a restart. Empty means memory only.
 	DataDir string

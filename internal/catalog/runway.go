@@ -1,0 +1,271 @@
+package catalog
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/genform/genform/internal/addrs"
+)
+
+// runwayModel is a model of Runway's as its create endpoints take it (the
+// official Node client's request types, src/resources/text-to-image.ts,
+// image-to-video.ts and text-to-video.ts).
+type runwayModel struct {
+	caps Caps
+	// ratios maps a resolution (the short side) and an aspect_ratio to
+	// the pixel ratio Runway takes ("1920:1080"); defaultRes is the
+	// resolution used when resolution is unset.
+	ratios     map[int64]map[string]string
+	defaultRes int64
+	// textRatios are the aspect ratios the model takes without an image
+	// (text_to_video), when fewer than with one; nil when the same.
+	textRatios []string
+	// needsImage: the model makes videos from an image only
+	// (image_to_video); needsReferences: it needs input.referenceImages.
+	needsImage, needsReferences bool
+}
+
+// runwayImageRatios are gen4_image's resolutions: 1080p, and 720p.
+var runwayImageRatios = map[int64]map[string]string{
+	1080: {"1:1": "1080:1080", "16:9": "1920:1080", "9:16": "1080:1920", "4:3": "1440:1080", "3:4": "1080:1440", "21:9": "2112:912"},
+	720:  {"1:1": "720:720", "16:9": "1280:720", "9:16": "720:1280", "4:3": "960:720", "3:4": "720:960", "21:9": "1680:720"},
+}
+
+// runwayGen4VideoRatios are the resolutions of gen4.5 and gen4_turbo
+// (720p); gen4.5 without an image takes 16:9 and 9:16 only.
+var runwayGen4VideoRatios = map[int64]map[string]string{
+	720: {"16:9": "1280:720", "9:16": "720:1280", "4:3": "1104:832", "1:1": "960:960", "3:4": "832:1104", "21:9": "1584:672"},
+}
+
+// runwayVeoRatios are Veo 3 and 3.1's, at 720p and 1080p.
+var runwayVeoRatios = map[int64]map[string]string{
+	720:  {"16:9": "1280:720", "9:16": "720:1280"},
+	1080: {"16:9": "1920:1080", "9:16": "1080:1920"},
+}
+
+func aspectsOf(ratios map[int64]map[string]string) []string {
+	var out []string
+	for _, byAspect := range ratios {
+		for a := range byAspect {
+			if !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// runwayModels are the models the tables list. Every video request is
+// sent with its duration (the default below when duration is unset), so
+// that what plan counts is what Runway makes.
+var runwayModels = map[string]runwayModel{
+	// gen4_image: promptText and ratio required; seed; up to three
+	// referenceImages, optional.
+	"gen4_image": {
+		caps: Caps{
+			Kinds:        []addrs.Kind{addrs.Image},
+			Attrs:        []string{Prompt, Seed, AspectRatio, Resolution},
+			AspectRatios: aspectsOf(runwayImageRatios),
+		},
+		ratios: runwayImageRatios, defaultRes: 1080,
+	},
+	// gen4_image_turbo: the same, with one to three referenceImages
+	// required.
+	"gen4_image_turbo": {
+		caps: Caps{
+			Kinds:        []addrs.Kind{addrs.Image},
+			Attrs:        []string{Prompt, Seed, AspectRatio, Resolution},
+			AspectRatios: aspectsOf(runwayImageRatios),
+		},
+		ratios: runwayImageRatios, defaultRes: 1080, needsReferences: true,
+	},
+	// gen4.5: text or a first frame; promptText, ratio and duration (2 to
+	// 10 seconds) required; seed.
+	"gen4.5": {
+		caps: Caps{
+			Kinds:           []addrs.Kind{addrs.Video},
+			Attrs:           []string{Prompt, Seed, AspectRatio, Duration, SourceImage},
+			Durations:       []int64{2, 3, 4, 5, 6, 7, 8, 9, 10},
+			DefaultDuration: 5,
+			AspectRatios:    aspectsOf(runwayGen4VideoRatios),
+			Counted:         []string{"duration"},
+		},
+		ratios: runwayGen4VideoRatios, defaultRes: 720, textRatios: []string{"16:9", "9:16"},
+	},
+	// gen4_turbo: a first frame required (image_to_video only); ratio
+	// required; duration 5 or 10; seed.
+	"gen4_turbo": {
+		caps: Caps{
+			Kinds:           []addrs.Kind{addrs.Video},
+			Attrs:           []string{Prompt, Seed, AspectRatio, Duration, SourceImage},
+			Durations:       []int64{5, 10},
+			DefaultDuration: 5,
+			AspectRatios:    aspectsOf(runwayGen4VideoRatios),
+			Counted:         []string{"duration"},
+		},
+		ratios: runwayGen4VideoRatios, defaultRes: 720, needsImage: true,
+	},
+	// veo3.1 and veo3.1_fast: text, a first frame, or a first and a last
+	// frame; ratio required; duration 4, 6 or 8; negativePrompt; no seed.
+	"veo3.1":      runwayVeo31,
+	"veo3.1_fast": runwayVeo31,
+	// veo3: text or a first frame; ratio required; duration 8 only;
+	// negativePrompt; no seed.
+	"veo3": {
+		caps: Caps{
+			Kinds:           []addrs.Kind{addrs.Video},
+			Attrs:           []string{Prompt, NegativePrompt, AspectRatio, Resolution, Duration, SourceImage},
+			Durations:       []int64{8},
+			DefaultDuration: 8,
+			AspectRatios:    aspectsOf(runwayVeoRatios),
+			Counted:         []string{"duration"},
+		},
+		ratios: runwayVeoRatios, defaultRes: 720,
+	},
+}
+
+var runwayVeo31 = runwayModel{
+	caps: Caps{
+		Kinds:           []addrs.Kind{addrs.Video},
+		Attrs:           []string{Prompt, NegativePrompt, AspectRatio, Resolution, Duration, SourceImage, SourceImages},
+		Durations:       []int64{4, 6, 8},
+		DefaultDuration: 8,
+		AspectRatios:    aspectsOf(runwayVeoRatios),
+		MaxSourceImages: 2,
+		Counted:         []string{"duration"},
+	},
+	ratios: runwayVeoRatios, defaultRes: 720,
+}
+
+func init() {
+	models := make(map[string]Caps, len(runwayModels))
+	for id, m := range runwayModels {
+		models[id] = m.caps
+	}
+	register(&Provider{
+		Name:  "runway",
+		Title: "Runway",
+		// The official clients read the key from RUNWAYML_API_SECRET
+		// (runwayml/sdk-node src/client.ts).
+		KeyEnv:  "RUNWAYML_API_SECRET",
+		BaseURL: "https://api.dev.runwayml.com",
+		// Runway lists no tasks: a lost create cannot be found again.
+		Recovery: RecoverNone,
+		// DELETE /v1/tasks/{id} cancels a pending, throttled or running
+		// task (sdk-node src/resources/tasks.ts).
+		Cancel: true,
+		// Output URLs expire within 24 to 48 hours; fetching the task
+		// again gives fresh ones (sdk-node src/resources/tasks.ts).
+		URLLifetime: "24 to 48 hours (a new read of the task gives fresh URLs)",
+		// Tier 1 runs one generation of a model at once (two for some
+		// modalities), tier 5 twenty; past it tasks are THROTTLED, not
+		// refused. No request rate is documented, only daily generations
+		// (docs.dev.runwayml.com/usage/tiers).
+		Limits: Limits{Parallelism: 1, MaxParallelism: 20},
+		General: Caps{
+			Kinds:   []addrs.Kind{addrs.Image, addrs.Video},
+			Attrs:   []string{Prompt},
+			Counted: []string{"duration"},
+		},
+		Models: models,
+		Body:   runwayBody,
+	})
+}
+
+// runwayBody maps the common attributes to Runway's fields: prompt to
+// promptText, negative_prompt to negativePrompt, seed and duration as
+// they are, aspect_ratio (with resolution) to the model's pixel ratio,
+// source_image to promptImage, and source_images (a first and a last
+// frame) to promptImage as a list of {uri, position}. Images may be
+// HTTPS URLs or data URIs (docs.dev.runwayml.com/assets/inputs). The
+// adapter adds "model" and picks the endpoint.
+func runwayBody(model string, kind addrs.Kind, common, input map[string]any) (map[string]any, error) {
+	m, listed := runwayModels[model]
+	res := m.defaultRes
+	if r, ok := common[Resolution]; ok {
+		n, whole := r.(float64)
+		if !listed || !whole || m.ratios[int64(n)] == nil {
+			return nil, fmt.Errorf("takes the resolutions %s, not %v", resolutionsText(m.ratios), r)
+		}
+		res = int64(n)
+	}
+	_, hasImage := common[SourceImage]
+	_, hasImages := common[SourceImages]
+	_, inputImage := input["promptImage"]
+	withImage := hasImage || hasImages || inputImage
+	// resolution has no field of its own: it picks the ratio.
+	mapped := maps.Clone(common)
+	delete(mapped, Resolution)
+	body, err := mapBody("Runway", model, mapped, input, func(name string, v any) (string, any, error) {
+		switch name {
+		case Prompt:
+			return "promptText", v, nil
+		case NegativePrompt:
+			return "negativePrompt", v, nil
+		case Seed, Duration:
+			return name, v, nil
+		case AspectRatio:
+			s, _ := v.(string)
+			if !withImage && m.textRatios != nil && !slices.Contains(m.textRatios, s) {
+				return "", nil, fmt.Errorf("takes the aspect ratios %s without a source image, not %s", strings.Join(m.textRatios, ", "), s)
+			}
+			pixels, ok := m.ratios[res][s]
+			if !ok {
+				return "", nil, fmt.Errorf("has no %dp ratio for aspect_ratio %s", res, s)
+			}
+			return "ratio", pixels, nil
+		case SourceImage:
+			return "promptImage", v, nil
+		case SourceImages:
+			frames, _ := v.([]any)
+			if len(frames) == 0 || len(frames) > 2 {
+				return "", nil, fmt.Errorf("takes one or two source_images (a first and a last frame), not %d", len(frames))
+			}
+			list := make([]any, len(frames))
+			for i, f := range frames {
+				list[i] = map[string]any{"uri": f, "position": [...]string{"first", "last"}[i]}
+			}
+			return "promptImage", list, nil
+		}
+		return "", nil, nil
+	})
+	if err != nil || !listed {
+		return body, err
+	}
+	if _, ok := common[Resolution]; ok && common[AspectRatio] == nil {
+		return nil, fmt.Errorf("resolution needs aspect_ratio: together they make Runway's ratio")
+	}
+	if _, ok := body["ratio"]; !ok {
+		return nil, fmt.Errorf("needs a ratio: set aspect_ratio (%s), or input.ratio", strings.Join(m.caps.AspectRatios, ", "))
+	}
+	if m.needsImage && !withImage {
+		return nil, fmt.Errorf("makes videos from an image: set source_image")
+	}
+	if m.needsReferences {
+		if refs, _ := input["referenceImages"].([]any); len(refs) == 0 {
+			return nil, fmt.Errorf("needs one to three reference images: set input.referenceImages to a list of { uri = ... }")
+		}
+	}
+	if kind == addrs.Video {
+		if _, ok := body["duration"]; !ok && m.caps.DefaultDuration > 0 {
+			body["duration"] = float64(m.caps.DefaultDuration)
+		}
+	}
+	return body, nil
+}
+
+func resolutionsText(ratios map[int64]map[string]string) string {
+	var rs []string
+	for r := range ratios {
+		rs = append(rs, fmt.Sprint(r))
+	}
+	if len(rs) == 0 {
+		return "its documentation lists (genform maps none for this model)"
+	}
+	sort.Strings(rs)
+	return strings.Join(rs, " and ")
+}

@@ -1,0 +1,246 @@
+package runway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/provider"
+	"github.com/genform/genform/internal/service"
+)
+
+// PublicURL is where Runway's API is.
+const PublicURL = "https://api.dev.runwayml.com"
+
+// APIVersion is the X-Runway-Version every request carries: the version
+// the official clients send, which the API requires.
+const APIVersion = "2024-11-06"
+
+// version is the header every request carries.
+var version = map[string]string{"X-Runway-Version": APIVersion}
+
+// refusals are the create answers Runway's reference documents as not
+// to be retried, each a request it did not act on: a problem with an
+// input (400), a key it does not accept (401), an endpoint or model it
+// does not have (404), a method it does not take (405).
+var refusals = []int{
+	http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound, http.StatusMethodNotAllowed,
+}
+
+// Provider is Runway's API behind the provider seam.
+type Provider struct {
+	c  *service.Client
+	id string
+}
+
+var _ provider.Provider = (*Provider)(nil)
+
+// New is Runway's API as cfg configures it.
+func New(cfg provider.Config) (*Provider, error) {
+	c, err := provider.NewClient(cfg, PublicURL, "Bearer")
+	if err != nil {
+		return nil, fmt.Errorf("runway: %w", err)
+	}
+	return &Provider{c: c, id: provider.IDOf("runway", c, PublicURL)}, nil
+}
+
+// ID is "runway", with the base URL when it is not Runway's own.
+func (p *Provider) ID() string { return p.id }
+
+// modelRE is a model id as Runway spells them ("gen4_image", "gen4.5",
+// "veo3.1_fast").
+var modelRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// endpoint is the create path of a request: text_to_image for an image,
+// image_to_video for a video with a promptImage, text_to_video for one
+// without.
+func endpoint(kind addrs.Kind, body map[string]json.RawMessage) (string, error) {
+	switch kind {
+	case addrs.Image:
+		return "/v1/text_to_image", nil
+	case addrs.Video:
+		if _, ok := body["promptImage"]; ok {
+			return "/v1/image_to_video", nil
+		}
+		return "/v1/text_to_video", nil
+	}
+	return "", fmt.Errorf("runway makes images and videos, not %s", kind)
+}
+
+// dailyLimitRE matches the message of a 429 that says the account's
+// daily generations limit is reached (Runway's: "Your daily task limit
+// has been reached."), which no wait within an apply lifts.
+var dailyLimitRE = regexp.MustCompile(`(?i)\bdaily\b.*\blimit\b|\bquota\b`)
+
+// capReached ends a create refused for the daily limit at once, as
+// provider.ErrCapReached with Runway's words; any other 429 stays a
+// throttle, sent again after its wait.
+func capReached(e *service.Error) error {
+	if e.HTTPStatus == http.StatusTooManyRequests && dailyLimitRE.MatchString(e.Message) {
+		return fmt.Errorf("%w (Runway's daily generations of this model): %w", provider.ErrCapReached, e)
+	}
+	return nil
+}
+
+// Submit creates the task, once: the request's body with "model" set to
+// its target, posted to the endpoint of its kind.
+func (p *Provider) Submit(ctx context.Context, r provider.Request) (provider.Job, error) {
+	if !modelRE.MatchString(r.Target) {
+		return provider.Job{}, fmt.Errorf("runway: model %q is not a model id such as gen4_image", r.Target)
+	}
+	var body map[string]json.RawMessage
+	if err := json.Unmarshal(r.Body, &body); err != nil || body == nil {
+		return provider.Job{}, fmt.Errorf("runway: the request body is not a JSON object")
+	}
+	if m, ok := body["model"]; ok {
+		var named string
+		if json.Unmarshal(m, &named) != nil || named != r.Target {
+			return provider.Job{}, fmt.Errorf("runway: input sets model %s, and the block's model is %q; set it once", m, r.Target)
+		}
+	}
+	path, err := endpoint(r.Kind, body)
+	if err != nil {
+		return provider.Job{}, err
+	}
+	body["model"], _ = json.Marshal(r.Target)
+	b, err := json.Marshal(body)
+	if err != nil {
+		return provider.Job{}, fmt.Errorf("building the create request: %w", err)
+	}
+	a, err := p.c.Do(ctx, service.Call{
+		Method: http.MethodPost, Path: path, Body: b, Header: version,
+		Create: true, Refusals: refusals, Final: capReached,
+	})
+	if err != nil {
+		return provider.Job{}, err
+	}
+	var created struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(a, &created); err != nil || !provider.ValidID(created.ID) {
+		// A 2xx is a task made, and paid for; only its id is lost.
+		return provider.Job{}, fmt.Errorf("%w: POST %s: the answer names no task id", provider.ErrPossiblyPaid, path)
+	}
+	return provider.Job{ID: created.ID, Kind: r.Kind, Target: r.Target}, nil
+}
+
+// task is the part of a task genform reads.
+type task struct {
+	ID          string   `json:"id"`
+	Status      string   `json:"status"`
+	Progress    *float64 `json:"progress"`
+	Failure     any      `json:"failure"`
+	FailureCode string   `json:"failureCode"`
+	Output      []string `json:"output"`
+}
+
+// get fetches the task of j, anew.
+func (p *Provider) get(ctx context.Context, j provider.Job) (*task, []byte, error) {
+	if !provider.ValidID(j.ID) {
+		return nil, nil, fmt.Errorf("runway: %q is not a task id", j.ID)
+	}
+	b, err := p.c.Do(ctx, service.Call{Method: http.MethodGet, Path: "/v1/tasks/" + url.PathEscape(j.ID), Header: version})
+	if err != nil {
+		return nil, nil, err
+	}
+	var t task
+	if err := json.Unmarshal(b, &t); err != nil {
+		return nil, nil, fmt.Errorf("GET task %s: decoding it: %w", j.ID, err)
+	}
+	return &t, b, nil
+}
+
+// The statuses Runway documents.
+const (
+	statusPending   = "PENDING"
+	statusThrottled = "THROTTLED"
+	statusRunning   = "RUNNING"
+	statusSucceeded = "SUCCEEDED"
+	statusFailed    = "FAILED"
+	statusCancelled = "CANCELLED"
+)
+
+// safetyPrefix begins the failure code of a task Runway's moderation
+// refused, its input or its output.
+const safetyPrefix = "SAFETY."
+
+// Status reads the task's status.
+func (p *Provider) Status(ctx context.Context, j provider.Job) (provider.Status, error) {
+	t, _, err := p.get(ctx, j)
+	if err != nil {
+		return provider.Status{}, err
+	}
+	return statusOf(t), nil
+}
+
+func statusOf(t *task) provider.Status {
+	s := provider.Status{Raw: service.Printable(t.Status), Known: true}
+	switch t.Status {
+	case statusPending:
+	case statusThrottled:
+		s.Throttled = true
+	case statusRunning:
+		if t.Progress != nil {
+			s.Progress = min(max(*t.Progress, 0), 1)
+		}
+	case statusSucceeded:
+		s.State, s.Progress = provider.Done, 1
+	case statusFailed:
+		s.State = provider.Failed
+		s.Reason = service.Printable(strings.TrimSpace(provider.ErrorText(t.Failure) + codeSuffix(t.FailureCode)))
+		if s.Reason == "" {
+			s.Reason = "the task failed"
+		}
+		s.Refused = strings.HasPrefix(t.FailureCode, safetyPrefix)
+	case statusCancelled:
+		s.State, s.Reason = provider.Failed, "the task was cancelled (or deleted) on Runway"
+	default:
+		s.Known = false
+	}
+	return s
+}
+
+func codeSuffix(code string) string {
+	if code == "" {
+		return ""
+	}
+	return " (" + code + ")"
+}
+
+// Result fetches the task anew and reads its output, a list of URLs.
+// Runway's URLs expire within a day or two and a new GET of the task
+// hands out fresh ones, so none is kept: each call asks again.
+func (p *Provider) Result(ctx context.Context, j provider.Job) (*provider.Result, error) {
+	t, b, err := p.get(ctx, j)
+	if err != nil {
+		return nil, err
+	}
+	if st := statusOf(t); st.State != provider.Done {
+		return nil, fmt.Errorf("runway: task %s is %s, not SUCCEEDED", j.ID, st.Raw)
+	}
+	if len(t.Output) == 0 {
+		return nil, fmt.Errorf("runway: task %s succeeded with no output", j.ID)
+	}
+	res := &provider.Result{CreationID: j.ID, Kind: j.Kind, Detail: b}
+	for i, u := range t.Output {
+		res.Outputs = append(res.Outputs, provider.Output{Index: i, URL: u})
+	}
+	return res, nil
+}
+
+// Download streams one output into dir.
+func (p *Provider) Download(ctx context.Context, url, dir, base string) (*service.Downloaded, error) {
+	return p.c.Download(ctx, url, dir, base)
+}
+
+// CheckCredentials reads the key's organization (GET /v1/organization:
+// its tier, credits and usage), which makes nothing.
+func (p *Provider) CheckCredentials(ctx context.Context) error {
+	_, err := p.c.Do(ctx, service.Call{Method: http.MethodGet, Path: "/v1/organization", Header: version})
+	return err
+}

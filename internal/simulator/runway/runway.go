@@ -1,0 +1,541 @@
+package runway
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/genform/genform/internal/simulator/simkit"
+)
+
+// Defaults of the simulator, Runway's where it documents them.
+var Defaults = simkit.Defaults{
+	Latency: 2 * time.Second,
+	// The top tier runs 20 generations of a model at once (tier 1 one or
+	// two); past it, tasks are THROTTLED until a slot frees up.
+	MaxConcurrent: 20,
+	// Runway documents no request rate: none unless Options.RPM sets one.
+	RPM: -1,
+	// Output URLs expire within 24 to 48 hours: the short end.
+	URLTTL: 24 * time.Hour,
+}
+
+// DefaultDailyCap is the daily generations of one model allowed when
+// Options.DailyCap is zero: the top tier's fewest (25,000).
+const DefaultDailyCap = 25000
+
+// Version is the X-Runway-Version every request must carry, the one the
+// official clients send.
+const Version = "2024-11-06"
+
+// The statuses of a task, and the one Runway does not document that
+// "[weird-status]" tasks report.
+const (
+	statusPending   = "PENDING"
+	statusThrottled = "THROTTLED"
+	statusRunning   = "RUNNING"
+	statusSucceeded = "SUCCEEDED"
+	statusFailed    = "FAILED"
+	statusCancelled = "CANCELLED"
+	statusOdd       = "PREPARING"
+)
+
+// dailyCapMessage is what Runway answers, with a 429, a create past the
+// account's daily task limit.
+const dailyCapMessage = "Your daily task limit has been reached."
+
+const (
+	maxBodyBytes = 32 << 20
+	// pendingShare is the share of a task's run it still reports PENDING
+	// (queued for a worker) before RUNNING.
+	pendingShare = 0.1
+	// filesKept is how long the core keeps a finished task's files: the
+	// simulator deletes none (Runway keeps a task's outputs while it
+	// keeps the task); its links expire instead, checked here.
+	filesKept = 100 * 365 * 24 * time.Hour
+	dayWindow = 24 * time.Hour
+)
+
+// Server is the simulated Runway API. It is an http.Handler; its methods
+// are safe for concurrent use.
+type Server struct {
+	core     *simkit.Core
+	mux      *http.ServeMux
+	linkTTL  time.Duration
+	dailyCap int
+	secret   []byte
+	createMu sync.Mutex
+}
+
+// New returns a Server configured by opts, loading the tasks saved in
+// opts.DataDir when it is set.
+func New(opts simkit.Options) (*Server, error) {
+	linkTTL := opts.URLTTL
+	if linkTTL <= 0 {
+		linkTTL = Defaults.URLTTL
+	}
+	core := opts
+	core.URLTTL = filesKept
+	c, err := simkit.NewCore(core, Defaults)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{core: c, mux: http.NewServeMux(), linkTTL: linkTTL, dailyCap: opts.DailyCap}
+	if s.dailyCap == 0 {
+		s.dailyCap = DefaultDailyCap
+	}
+	if s.secret, err = signingKey(opts.DataDir); err != nil {
+		return nil, fmt.Errorf("simulator: %w", err)
+	}
+	for path := range endpointModels {
+		s.mux.HandleFunc("POST "+path, s.api(true, s.create))
+	}
+	s.mux.HandleFunc("GET /v1/tasks/{id}", s.api(false, s.get))
+	s.mux.HandleFunc("DELETE /v1/tasks/{id}", s.api(false, s.delete))
+	s.mux.HandleFunc("GET /v1/organization", s.api(false, s.organization))
+	s.mux.HandleFunc("/v1/", s.api(false, func(w http.ResponseWriter, r *http.Request, _ string) {
+		fail(w, http.StatusNotFound, "Not found: "+r.Method+" "+r.URL.Path)
+	}))
+	s.mux.HandleFunc("GET /files/{id}/{file}", s.serveFile)
+	s.mux.HandleFunc("GET /_sim/jobs", func(w http.ResponseWriter, _ *http.Request) {
+		simkit.WriteJSON(w, http.StatusOK, s.Jobs())
+	})
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fail(w, http.StatusNotFound, "Not found: "+r.URL.Path)
+	})
+	return s, nil
+}
+
+// signingKey is the key the output links are signed with: the data
+// directory's, so links handed out before a restart stay valid, or a
+// fresh one.
+func signingKey(dataDir string) ([]byte, error) {
+	if dataDir != "" {
+		st, err := simkit.OpenStore(dataDir)
+		if err != nil {
+			return nil, err
+		}
+		return st.Secret()
+	}
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, fmt.Errorf("generating the URL signing key: %w", err)
+	}
+	return key, nil
+}
+
+// Jobs returns what GET /_sim/jobs serves.
+func (s *Server) Jobs() simkit.JobsReport {
+	return s.core.Jobs(func(r *simkit.Run, st simkit.Stage, p float64) string { return statusName(*r, st, p) })
+}
+
+// Close writes the tasks' counters and cancellations to DataDir.
+func (s *Server) Close() error { return s.core.Close() }
+
+// ServeHTTP answers a request as the route table says, and logs it.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	s.mux.ServeHTTP(w, r)
+	if logf := s.core.Opts.Logf; logf != nil {
+		logf("%s %s %s", r.Method, r.URL.Path, time.Since(start).Round(time.Microsecond))
+	}
+}
+
+func statusName(r simkit.Run, st simkit.Stage, progress float64) string {
+	switch st {
+	case simkit.Queued:
+		if r.StartAt.After(r.CreatedAt) {
+			return statusThrottled
+		}
+		return statusPending
+	case simkit.Running:
+		if progress < pendingShare {
+			return statusPending
+		}
+		return statusRunning
+	case simkit.Odd:
+		return statusOdd
+	case simkit.Canceled, simkit.Aborted:
+		return statusCancelled
+	}
+	if r.End == simkit.Succeed {
+		return statusSucceeded
+	}
+	return statusFailed
+}
+
+type endpoint func(w http.ResponseWriter, r *http.Request, owner string)
+
+// api runs the gate every API request passes, then checks the API
+// version header, then runs the endpoint.
+func (s *Server) api(create bool, e endpoint) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		owner, ok := s.core.Gate(w, r, "Bearer", create, refuse)
+		if !ok {
+			return
+		}
+		switch v := r.Header.Get("X-Runway-Version"); v {
+		case Version:
+			e(w, r, owner)
+		case "":
+			fail(w, http.StatusBadRequest, "The X-Runway-Version header is required; use "+Version)
+		default:
+			fail(w, http.StatusBadRequest, fmt.Sprintf("Unsupported API version %q; use %s", v, Version))
+		}
+	}
+}
+
+func refuse(w http.ResponseWriter, status int, msg string, retryAfter int) {
+	if retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
+	}
+	switch status {
+	case http.StatusUnauthorized:
+		fail(w, status, "Invalid API key ("+msg+")")
+	default:
+		fail(w, status, msg)
+	}
+}
+
+// fail answers Runway's error document.
+func fail(w http.ResponseWriter, status int, msg string) {
+	simkit.WriteJSON(w, status, map[string]any{"error": msg})
+}
+
+// endpointModels are the models each create endpoint takes, as the
+// official clients list them.
+var endpointModels = map[string][]string{
+	"/v1/text_to_image": {
+		"gen4_image", "gen4_image_turbo", "gpt_image_2", "gemini_image3_pro",
+		"gemini_image3.1_flash", "seedream5_pro", "seedream5_lite", "gemini_2.5_flash",
+	},
+	"/v1/image_to_video": {
+		"gen4.5", "gen4_turbo", "veo3.1", "veo3.1_fast", "happyhorse_1_0",
+		"seedance2", "seedance2_fast", "seedance2_mini", "gemini_omni_flash", "veo3",
+	},
+	"/v1/text_to_video": {
+		"gen4.5", "veo3.1", "veo3.1_fast", "happyhorse_1_0", "seedance2",
+		"seedance2_fast", "seedance2_mini", "gemini_omni_flash", "veo3",
+	},
+}
+
+// create makes a task of the endpoint's kind, after checking the fields
+// every model of it shares.
+func (s *Server) create(w http.ResponseWriter, r *http.Request, owner string) {
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	if err != nil {
+		fail(w, http.StatusBadRequest, "reading the request body: "+err.Error())
+		return
+	}
+	raw = bytes.TrimSpace(raw)
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var in map[string]any
+	if err := dec.Decode(&in); err != nil || in == nil {
+		fail(w, http.StatusBadRequest, "The request body must be a JSON object")
+		return
+	}
+	path := r.URL.Path
+	model, _ := in["model"].(string)
+	if !contains(endpointModels[path], model) {
+		fail(w, http.StatusBadRequest, fmt.Sprintf("Invalid model %q for %s: expected one of %s", model, path, strings.Join(endpointModels[path], ", ")))
+		return
+	}
+	if msg := checkFields(path, in); msg != "" {
+		fail(w, http.StatusBadRequest, msg)
+		return
+	}
+	// The cap is counted and the task made under one lock, so that
+	// creates at once cannot pass it together.
+	s.createMu.Lock()
+	defer s.createMu.Unlock()
+	now := s.core.Now().UTC()
+	if s.capped(owner, model, now) {
+		fail(w, http.StatusTooManyRequests, dailyCapMessage)
+		return
+	}
+	id, err := simkit.NewUUID()
+	if err != nil {
+		fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	run := &simkit.Run{
+		ID: id, Endpoint: path, Model: model, Body: raw, Input: raw,
+		TokenSHA256: owner, CreatedAt: now, Media: mediaOf(path, id, in),
+	}
+	if err := s.core.Make(run); err != nil {
+		fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	if s.core.Lose() {
+		simkit.Drop(w)
+		return
+	}
+	simkit.WriteJSON(w, http.StatusOK, map[string]any{"id": id})
+}
+
+// capped reports whether owner created DailyCap tasks of model in the 24
+// hours before now.
+func (s *Server) capped(owner, model string, now time.Time) bool {
+	if s.dailyCap < 0 {
+		return false
+	}
+	n := 0
+	for _, run := range s.core.List(owner) {
+		if !run.CreatedAt.After(now.Add(-dayWindow)) {
+			break // newest first: the rest are older still
+		}
+		if run.Model == model {
+			n++
+		}
+	}
+	return n >= s.dailyCap
+}
+
+// checkFields checks the fields the reference gives every model of the
+// endpoint at path, and says what is wrong, or "".
+func checkFields(path string, in map[string]any) string {
+	text, hasText := in["promptText"]
+	if t, ok := text.(string); hasText && (!ok || strings.TrimSpace(t) == "") {
+		return "promptText must be a non-empty string"
+	}
+	if !hasText && path != "/v1/image_to_video" {
+		return "promptText is required"
+	}
+	if v, ok := in["ratio"]; ok {
+		if rs, _ := v.(string); !pixelRatio(rs) {
+			return fmt.Sprintf("ratio must be a resolution such as \"1280:720\", got %v", v)
+		}
+	} else if path == "/v1/text_to_image" {
+		return "ratio is required"
+	}
+	if v, ok := in["duration"]; ok {
+		if n, whole := simkit.Number(v); !whole || n < 2 || n > 10 {
+			return fmt.Sprintf("duration must be a whole number of seconds from 2 to 10, got %v", v)
+		}
+	}
+	if v, ok := in["seed"]; ok {
+		if n, whole := simkit.Number(v); !whole || n < 0 || n > 4294967295 {
+			return fmt.Sprintf("seed must be a whole number from 0 to 4294967295, got %v", v)
+		}
+	}
+	if path == "/v1/image_to_video" {
+		return checkPromptImage(in["promptImage"])
+	}
+	return ""
+}
+
+// checkPromptImage checks promptImage: an HTTPS URL or a data URI, or a
+// list of one or two {uri, position} with distinct positions "first" and
+// "last".
+func checkPromptImage(v any) string {
+	switch p := v.(type) {
+	case nil:
+		return "promptImage is required"
+	case string:
+		if !asset(p) {
+			return "promptImage must be an HTTPS URL or a data URI"
+		}
+		return ""
+	case []any:
+		if len(p) == 0 || len(p) > 2 {
+			return fmt.Sprintf("promptImage takes one or two images, got %d", len(p))
+		}
+		seen := map[string]bool{}
+		for i, e := range p {
+			o, _ := e.(map[string]any)
+			uri, _ := o["uri"].(string)
+			pos, _ := o["position"].(string)
+			if !asset(uri) {
+				return fmt.Sprintf("promptImage[%d].uri must be an HTTPS URL or a data URI", i)
+			}
+			if (pos != "first" && pos != "last") || seen[pos] {
+				return fmt.Sprintf("promptImage[%d].position must be \"first\" or \"last\", each at most once", i)
+			}
+			seen[pos] = true
+		}
+		if !seen["first"] {
+			return "promptImage must have a first frame: generating with only a last frame is not supported"
+		}
+		return ""
+	}
+	return "promptImage must be a string or a list of {uri, position}"
+}
+
+// asset reports whether s is an input Runway takes: an HTTPS URL naming
+// a host, a data URI, or an uploaded file (runway://).
+func asset(s string) bool {
+	if strings.HasPrefix(s, "data:") {
+		return strings.Contains(s, ",")
+	}
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "https" && u.Host != "" || u.Scheme == "runway")
+}
+
+// pixelRatio reports whether s is a resolution "W:H" in pixels.
+func pixelRatio(s string) bool {
+	a, b, ok := strings.Cut(s, ":")
+	x, err1 := strconv.Atoi(a)
+	y, err2 := strconv.Atoi(b)
+	return ok && err1 == nil && err2 == nil && x > 0 && y > 0 && x <= 8192 && y <= 8192
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// mediaOf is what a task makes: one picture at the ratio's shape, or,
+// for a video endpoint, one video of duration seconds (5 when unset).
+func mediaOf(path, id string, in map[string]any) simkit.Media {
+	m := simkit.Media{Count: 1}
+	m.Prompt, _ = in["promptText"].(string)
+	if n, ok := simkit.Number(in["seed"]); ok {
+		m.Seed = n
+	} else {
+		m.Seed = simkit.SeedFromID(id, 4294967295)
+	}
+	ratio, _ := in["ratio"].(string)
+	if !pixelRatio(ratio) {
+		ratio = "1280:720"
+	}
+	if path == "/v1/text_to_image" {
+		m.Width, m.Height = simkit.PictureSize(ratio, 768)
+		return m
+	}
+	secs := int64(5)
+	if n, ok := simkit.Number(in["duration"]); ok {
+		secs = n
+	}
+	m.Seconds = simkit.ClampSeconds(secs)
+	m.Width, m.Height = simkit.PictureSize(ratio, simkit.VideoShortSide)
+	return m
+}
+
+// task is the task object of run at now, its output links signed anew.
+func (s *Server) task(r *http.Request, run simkit.Run, now time.Time) map[string]any {
+	st, progress, _ := run.StageAt(now)
+	status := statusName(run, st, progress)
+	t := map[string]any{"id": run.ID, "createdAt": stamp(run.CreatedAt), "status": status}
+	switch status {
+	case statusRunning, statusOdd:
+		t["progress"] = progress
+	case statusFailed:
+		if run.End == simkit.Refuse {
+			t["failure"] = "The input was rejected by content moderation."
+			t["failureCode"] = "SAFETY.INPUT.TEXT"
+		} else {
+			t["failure"] = "An unexpected error occurred while generating the output (simulated failure)."
+			t["failureCode"] = "INTERNAL.BAD_OUTPUT.CODE01"
+		}
+	case statusSucceeded:
+		ext, n := ".png", run.Count
+		if run.Video() {
+			ext, n = ".gif", 1
+		}
+		exp := strconv.FormatInt(now.Add(s.linkTTL).UnixMilli(), 10)
+		out := make([]string, n)
+		for i := range out {
+			file := strconv.Itoa(i) + ext
+			out[i] = simkit.BaseURL(r) + "/files/" + run.ID + "/" + file + "?exp=" + exp + "&sig=" + s.sign(run.ID, file, exp)
+		}
+		t["output"] = out
+	}
+	return t
+}
+
+// sign is the signature of the link to file of task id expiring at exp.
+func (s *Server) sign(id, file, exp string) string {
+	m := hmac.New(sha256.New, s.secret)
+	m.Write([]byte(id + "/" + file + "?" + exp))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// get answers the task; a task deleted after it ended is gone.
+func (s *Server) get(w http.ResponseWriter, r *http.Request, owner string) {
+	run, ok := s.core.Get(r.PathValue("id"), owner, true)
+	if !ok || deleted(run) {
+		fail(w, http.StatusNotFound, "Task not found")
+		return
+	}
+	simkit.WriteJSON(w, http.StatusOK, s.task(r, run, s.core.Now()))
+}
+
+// deleted reports whether the task was deleted (DELETE once it ended)
+// rather than canceled.
+func deleted(run simkit.Run) bool {
+	return !run.CanceledAt.IsZero() && !run.CanceledAt.Before(run.FinishAt())
+}
+
+// delete cancels a task that has not ended, and deletes one that has;
+// either way the answer is 204, and a deleted task is gone.
+func (s *Server) delete(w http.ResponseWriter, r *http.Request, owner string) {
+	now := s.core.Now()
+	run, ok := s.core.Cancel(r.PathValue("id"), owner, now)
+	if !ok || deleted(run) && !run.CanceledAt.Equal(now) {
+		fail(w, http.StatusNotFound, "Task not found")
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// organization answers the key's tier and credit balance. It leaves the
+// day's usage out: counting it would read the clock, which a request
+// that checks a key must not move under tests' stepping clocks.
+func (s *Server) organization(w http.ResponseWriter, _ *http.Request, _ string) {
+	limits := map[string]any{}
+	for _, models := range endpointModels {
+		for _, m := range models {
+			limits[m] = map[string]any{"maxConcurrentGenerations": s.core.Opts.MaxConcurrent, "maxDailyGenerations": s.dailyCap}
+		}
+	}
+	simkit.WriteJSON(w, http.StatusOK, map[string]any{
+		"creditBalance": 100000,
+		"tier":          map[string]any{"maxMonthlyCreditSpend": 10000000, "models": limits},
+		"usage":         map[string]any{"models": map[string]any{}},
+	})
+}
+
+// serveFile serves an output through a link whose signature holds and
+// whose time has not passed: an expired link is answered 403, as a
+// signed storage URL is.
+func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
+	id, file := r.PathValue("id"), r.PathValue("file")
+	q := r.URL.Query()
+	exp, sig := q.Get("exp"), q.Get("sig")
+	ms, err := strconv.ParseInt(exp, 10, 64)
+	if err != nil || !hmac.Equal([]byte(sig), []byte(s.sign(id, file, exp))) {
+		http.Error(w, "AccessDenied: the link's signature does not match", http.StatusForbidden)
+		return
+	}
+	if !s.core.Now().Before(time.UnixMilli(ms)) {
+		http.Error(w, "AccessDenied: Request has expired", http.StatusForbidden)
+		return
+	}
+	name, _, _ := strings.Cut(file, ".")
+	i, err := strconv.Atoi(name)
+	if err != nil {
+		http.Error(w, "no such file", http.StatusNotFound)
+		return
+	}
+	s.core.ServeFile(w, r, id, i, func(w http.ResponseWriter, msg string) {
+		http.Error(w, msg, http.StatusNotFound)
+	})
+}
