@@ -11,6 +11,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	falsim "github.com/genform/genform/internal/simulator/fal"
+	lumasim "github.com/genform/genform/internal/simulator/luma"
 	replicatesim "github.com/genform/genform/internal/simulator/replicate"
 	"github.com/genform/genform/internal/simulator/simkit"
 )
@@ -50,6 +51,7 @@ var providerSimulators = map[string]struct {
 }{
 	"fal":       {"FAL_KEY", func(o simkit.Options) (simkit.Handler, error) { return falsim.New(o) }},
 	"replicate": {"REPLICATE_API_TOKEN", func(o simkit.Options) (simkit.Handler, error) { return replicatesim.New(o) }},
+	"luma":      {"LUMAAI_API_KEY", func(o simkit.Options) (simkit.Handler, error) { return lumasim.New(o) }},
 }
 
 // provider-sim NAME [-latency D] [-fail-rate F] [-error-rate F]
