@@ -18,11 +18,13 @@ import (
 // PublicURL is where Luma's Dream Machine API is.
 const PublicURL = "https://api.lumalabs.ai/dream-machine/v1"
 
-// refusals are the create answers that made nothing: the create errors
-// Luma's error reference lists are "returned ... [by] create ... itself",
-// before a generation exists, as a 400 (its documented errors) or a 422
-// (the schema's validation); 401 and 403 refuse the key, and 404 an
-// endpoint that is not there.
+// refusals are the create answers that made nothing. Luma's error
+// reference lists the create errors as returned by the create call
+// itself, before a generation exists, without their status: genform
+// takes the two statuses of a request refused as invalid, 400 and 422
+// (the schema's validation), as those; 401 and 403 refuse the key, and
+// 404 is an endpoint that is not there. Any other answer is possibly
+// paid.
 var refusals = []int{
 	http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden,
 	http.StatusNotFound, http.StatusUnprocessableEntity,
