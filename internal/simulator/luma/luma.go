@@ -81,9 +81,9 @@ func New(opts simkit.Options) (*Server, error) {
 	s.mux.HandleFunc("GET /credits", s.api(false, func(w http.ResponseWriter, _ *http.Request, _ string) {
 		simkit.WriteJSON(w, http.StatusOK, map[string]any{"credit_balance": creditBalance})
 	}))
-	s.mux.HandleFunc("GET /ping", func(w http.ResponseWriter, _ *http.Request) {
+	s.mux.HandleFunc("GET /ping", s.api(false, func(w http.ResponseWriter, _ *http.Request, _ string) {
 		simkit.WriteJSON(w, http.StatusOK, map[string]any{"message": "pong"})
-	})
+	}))
 	s.mux.HandleFunc("GET /files/{id}/{file}", s.serveFile)
 	s.mux.HandleFunc("GET /_sim/jobs", func(w http.ResponseWriter, _ *http.Request) {
 		simkit.WriteJSON(w, http.StatusOK, s.Jobs())
