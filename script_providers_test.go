@@ -11,6 +11,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	falsim "github.com/genform/genform/internal/simulator/fal"
+	lumasim "github.com/genform/genform/internal/simulator/luma"
 	replicatesim "github.com/genform/genform/internal/simulator/replicate"
 	runwaysim "github.com/genform/genform/internal/simulator/runway"
 	"github.com/genform/genform/internal/simulator/simkit"
@@ -52,6 +53,7 @@ var providerSimulators = map[string]struct {
 	"fal":       {"FAL_KEY", func(o simkit.Options) (simkit.Handler, error) { return falsim.New(o) }},
 	"replicate": {"REPLICATE_API_TOKEN", func(o simkit.Options) (simkit.Handler, error) { return replicatesim.New(o) }},
 	"runway":    {"RUNWAYML_API_SECRET", func(o simkit.Options) (simkit.Handler, error) { return runwaysim.New(o) }},
+	"luma":      {"LUMAAI_API_KEY", func(o simkit.Options) (simkit.Handler, error) { return lumasim.New(o) }},
 }
 
 // provider-sim NAME [-latency D] [-fail-rate F] [-error-rate F]

@@ -15,6 +15,7 @@ import (
 
 	"github.com/genform/genform/internal/simulator"
 	falsim "github.com/genform/genform/internal/simulator/fal"
+	lumasim "github.com/genform/genform/internal/simulator/luma"
 	replicatesim "github.com/genform/genform/internal/simulator/replicate"
 	runwaysim "github.com/genform/genform/internal/simulator/runway"
 	"github.com/genform/genform/internal/simulator/simkit"
@@ -25,8 +26,8 @@ const simUsage = `Usage: genform sim [-provider=NAME] [-addr=127.0.0.1:8787] [fl
 
   Runs a simulator as a standalone server, for anyone's tests: of the
   reference generation service (described in docs/service.md), or with
-  -provider of a live provider's API (fal, replicate, runway; described in
-  docs/providers.md), with synthetic outputs. It serves GET /_sim/jobs (no
+  -provider of a live provider's API (fal, replicate, runway, luma;
+  described in docs/providers.md), with synthetic outputs. It serves GET /_sim/jobs (no
   key) listing every job it made. It prints the address it listens on,
   then runs until interrupted. Point a provider block's base_url at it.
 
@@ -78,6 +79,7 @@ var simulators = map[string]func(simkit.Options) (simkit.Handler, error){
 	"fal":       func(o simkit.Options) (simkit.Handler, error) { return falsim.New(o) },
 	"replicate": func(o simkit.Options) (simkit.Handler, error) { return replicatesim.New(o) },
 	"runway":    func(o simkit.Options) (simkit.Handler, error) { return runwaysim.New(o) },
+	"luma":      func(o simkit.Options) (simkit.Handler, error) { return lumasim.New(o) },
 }
 
 // listenSim starts the simulator f names on f.addr.

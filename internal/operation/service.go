@@ -12,6 +12,7 @@ import (
 	"github.com/genform/genform/internal/catalog"
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/provider/fal"
+	"github.com/genform/genform/internal/provider/luma"
 	"github.com/genform/genform/internal/provider/reference"
 	"github.com/genform/genform/internal/provider/replicate"
 	"github.com/genform/genform/internal/provider/runway"
@@ -155,6 +156,7 @@ var adapters = map[string]func(provider.Config) (provider.Provider, error){
 	"fal":       func(c provider.Config) (provider.Provider, error) { return fal.New(c) },
 	"replicate": func(c provider.Config) (provider.Provider, error) { return replicate.New(c) },
 	"runway":    func(c provider.Config) (provider.Provider, error) { return runway.New(c) },
+	"luma":      func(c provider.Config) (provider.Provider, error) { return luma.New(c) },
 }
 
 // Provider is the provider named name behind the provider seam: "" is

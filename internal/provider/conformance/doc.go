@@ -1,7 +1,7 @@
 // Package conformance is the one suite that holds every provider adapter
-// (package provider/reference, provider/fal, provider/replicate) to the
-// contract of provider.Provider, each against its own simulator served on
-// the loopback: a job submitted once and followed to its end, its
+// (package provider/reference, provider/fal, provider/replicate,
+// provider/luma) to the contract of provider.Provider, each against its
+// own simulator served on the loopback: a job submitted once and followed to its end, its
 // outputs downloaded; a failure with its reason; a moderation refusal; a
 // 429 storm that never makes a second job; an undocumented status
 // followed, not trusted; a lost create answer and a 500 on create left

@@ -9,12 +9,14 @@ import (
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/provider/fal"
+	"github.com/genform/genform/internal/provider/luma"
 	"github.com/genform/genform/internal/provider/reference"
 	"github.com/genform/genform/internal/provider/replicate"
 	"github.com/genform/genform/internal/provider/runway"
 	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/simulator"
 	simfal "github.com/genform/genform/internal/simulator/fal"
+	simluma "github.com/genform/genform/internal/simulator/luma"
 	simrep "github.com/genform/genform/internal/simulator/replicate"
 	simrunway "github.com/genform/genform/internal/simulator/runway"
 	"github.com/genform/genform/internal/simulator/simkit"
@@ -213,6 +215,37 @@ var providers = []providerCase{
 		// Its links expire URLTTL after a read of the task handed them
 		// out.
 		expiring: outputURL,
+	},
+	{
+		name:     "luma",
+		key:      "luma-conformance-key-5b8e1d3f7a20",
+		wrongKey: "luma-wrong-key-c4a9f2e6d017",
+		newSim: func(opts simkit.Options) (simkit.Handler, error) {
+			return simluma.New(opts)
+		},
+		newProvider: func(baseURL, key string) (provider.Provider, error) {
+			return luma.New(provider.Config{BaseURL: baseURL, Key: key, UserAgent: "genform-conformance"})
+		},
+		// Luma makes one image a generation.
+		image: func(prompt string) provider.Request {
+			return request(addrs.Image, "photon-1", map[string]any{
+				"prompt": prompt, "aspect_ratio": "1:1",
+			})
+		},
+		imageCount: 1,
+		video: func(prompt string) provider.Request {
+			return request(addrs.Video, "ray-2", map[string]any{
+				"prompt": prompt, "duration": "5s", "aspect_ratio": "16:9",
+			})
+		},
+		failReason: "Prompt processing failed",
+		// Luma's moderation fails the generation with a failure_reason its
+		// error reference lists under moderation.
+		moderation:       moderatedJob,
+		moderationPrompt: "a cat " + simkit.RefuseMarker,
+		moderationReason: "moderation failed",
+		weirdRaw:         "processing",
+		expiring:         outputURL,
 	},
 }
 

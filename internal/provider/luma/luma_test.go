@@ -1,0 +1,333 @@
+package luma_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/provider"
+	"github.com/genform/genform/internal/provider/luma"
+	"github.com/genform/genform/internal/provider/providertest"
+	"github.com/genform/genform/internal/service"
+	simluma "github.com/genform/genform/internal/simulator/luma"
+	"github.com/genform/genform/internal/simulator/simkit"
+)
+
+const key = "luma-test-key-0123456789"
+
+type harness struct {
+	*providertest.Harness
+	sim *simluma.Server
+	srv *httptest.Server
+	p   *luma.Provider
+}
+
+func start(t *testing.T, opts simkit.Options, k string) *harness {
+	t.Helper()
+	opts.Token = key
+	if opts.Latency == 0 {
+		opts.Latency = 60 * time.Millisecond
+	}
+	sim, err := simluma.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	p, err := luma.New(provider.Config{BaseURL: srv.URL, Key: k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &harness{Harness: providertest.New(t, p, k), sim: sim, srv: srv, p: p}
+}
+
+// request is a request of kind for model with body.
+func request(kind addrs.Kind, model string, body map[string]any) provider.Request {
+	b, err := json.Marshal(body)
+	if err != nil {
+		panic(err)
+	}
+	return provider.Request{Kind: kind, Target: model, Body: b}
+}
+
+func (h *harness) submit(r provider.Request) (provider.Job, error) {
+	j, err := h.p.Submit(context.Background(), r)
+	return j, h.Keep(err)
+}
+
+// done submits r, follows it to completed and returns its result.
+func (h *harness) done(r provider.Request) (provider.Job, *provider.Result) {
+	h.T.Helper()
+	j, err := h.submit(r)
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	if st := h.Follow(j); st[len(st)-1].State != provider.Done || st[len(st)-1].Raw != "completed" {
+		h.T.Fatalf("job %s ended %+v", j.ID, st[len(st)-1])
+	}
+	res, err := h.p.Result(context.Background(), j)
+	if h.Keep(err) != nil {
+		h.T.Fatal(err)
+	}
+	return j, res
+}
+
+func TestImagesAndVideos(t *testing.T) {
+	h := start(t, simkit.Options{}, key)
+	img, res := h.done(request(addrs.Image, "photon-1", map[string]any{"prompt": "a lighthouse", "aspect_ratio": "1:1"}))
+	if len(res.Outputs) != 1 || res.Kind != addrs.Image || res.Prompt != "a lighthouse" || res.CreationID != img.ID || len(img.Handle) != 0 {
+		t.Fatalf("image result %+v of job %+v", res, img)
+	}
+	dir := t.TempDir()
+	d, err := h.p.Download(context.Background(), res.Outputs[0].URL, dir, "image")
+	if h.Keep(err) != nil || !strings.HasSuffix(d.Path, ".png") {
+		t.Fatalf("download: %+v, %v", d, err)
+	}
+	rep := h.sim.Jobs()
+	var sent map[string]any
+	if err := json.Unmarshal(rep.Jobs[0].Body, &sent); err != nil || sent["model"] != "photon-1" || rep.Jobs[0].Endpoint != "/generations/image" {
+		t.Errorf("the image was created at %s with %s: the model goes in the body", rep.Jobs[0].Endpoint, rep.Jobs[0].Body)
+	}
+
+	// A video from the image's URL, then one extending that video by its
+	// generation id.
+	first, res := h.done(request(addrs.Video, "ray-2", map[string]any{
+		"prompt": "waves", "duration": "5s",
+		"keyframes": map[string]any{"frame0": map[string]any{"type": "image", "url": res.Outputs[0].URL}},
+	}))
+	if len(res.Outputs) != 1 || res.Kind != addrs.Video {
+		t.Fatalf("video result %+v", res)
+	}
+	_, res = h.done(request(addrs.Video, "ray-flash-2", map[string]any{
+		"prompt":    "more waves",
+		"keyframes": map[string]any{"frame0": map[string]any{"type": "generation", "id": first.ID}},
+	}))
+	d, err = h.p.Download(context.Background(), res.Outputs[0].URL, dir, "video")
+	if h.Keep(err) != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(d.Path); !strings.HasPrefix(string(b), "GIF8") {
+		t.Errorf("the video is not an animated GIF: %s", d.Path)
+	}
+	if got := h.sim.Jobs().Jobs[2].Endpoint; got != "/generations/video" {
+		t.Errorf("a video was created at %s", got)
+	}
+}
+
+func TestFailureAndRefusal(t *testing.T) {
+	h := start(t, simkit.Options{}, key)
+	for _, tt := range []struct {
+		prompt  string
+		refused bool
+		reason  string
+	}{
+		{"a cat [fail]", false, "Prompt processing failed"},
+		{"a cat [nsfw]", true, "Advanced prompt moderation failed"},
+	} {
+		j, err := h.submit(request(addrs.Image, "photon-flash-1", map[string]any{"prompt": tt.prompt}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := h.Follow(j)
+		last := seen[len(seen)-1]
+		if last.State != provider.Failed || last.Refused != tt.refused || last.Reason != tt.reason {
+			t.Errorf("%q ended %+v", tt.prompt, last)
+		}
+		if _, err := h.p.Result(context.Background(), j); h.Keep(err) == nil {
+			t.Errorf("%q: a failed generation has a result", tt.prompt)
+		}
+	}
+}
+
+func TestCreateRefusalsMakeNothing(t *testing.T) {
+	h := start(t, simkit.Options{}, key)
+	for _, body := range []map[string]any{
+		{"prompt": "ab"}, // 400: too short
+		{"prompt": "a ratio", "aspect_ratio": "2:1"},  // 422: not in the schema
+		{"prompt": "a sharp one", "resolution": "8k"}, // 400
+	} {
+		_, err := h.submit(request(addrs.Video, "ray-2", body))
+		var se *service.Error
+		if !errors.As(err, &se) || provider.IsPossiblyPaid(err) {
+			t.Errorf("%v: %v, want a refusal that made nothing", body, err)
+		}
+	}
+	if rep := h.sim.Jobs(); len(rep.Jobs) != 0 || rep.Requests != 3 {
+		t.Errorf("report %+v: want three requests and no generation", rep)
+	}
+}
+
+func TestUnknownStatusFollowed(t *testing.T) {
+	h := start(t, simkit.Options{Latency: 300 * time.Millisecond}, key)
+	j, err := h.submit(request(addrs.Image, "photon-1", map[string]any{"prompt": "odd [weird-status]"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := h.Follow(j)
+	odd := false
+	for _, st := range seen {
+		if !st.Known {
+			odd = true
+			if st.State != provider.Running || st.Raw != "processing" {
+				t.Errorf("an unknown state is %+v, want running and shown as it is", st)
+			}
+		}
+	}
+	if !odd || seen[len(seen)-1].State != provider.Done {
+		t.Errorf("states %+v: want an unknown one, followed to completed", seen)
+	}
+}
+
+func TestRateLimitStorm(t *testing.T) {
+	h := start(t, simkit.Options{RPM: 1, Now: providertest.StepClock(), Latency: time.Hour}, key)
+	if err := h.Keep(h.p.CheckCredentials(context.Background())); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	if _, err := h.submit(request(addrs.Image, "photon-1", map[string]any{"prompt": "storm"})); err != nil {
+		t.Fatal(err)
+	}
+	if time.Since(began) < 900*time.Millisecond {
+		t.Errorf("the create was sent again after %s, before the Retry-After of 1s", time.Since(began))
+	}
+	rep := h.sim.Jobs()
+	if rep.Throttled == 0 || len(rep.Jobs) != 1 || rep.Creates[rep.Jobs[0].Fingerprint] != 1 {
+		t.Errorf("report %+v: want a 429 and one job", rep)
+	}
+}
+
+func TestLostAnswerRecovered(t *testing.T) {
+	h := start(t, simkit.Options{LoseRate: 1}, key)
+	since := time.Now()
+	r := request(addrs.Video, "ray-2", map[string]any{"prompt": "lost", "duration": "9s"})
+	if _, err := h.submit(r); !provider.IsPossiblyPaid(err) {
+		t.Fatalf("err = %v, want possibly paid", err)
+	}
+	rep := h.sim.Jobs()
+	if len(rep.Jobs) != 1 || rep.Requests != 1 {
+		t.Fatalf("report %+v: want the one job made by one request", rep)
+	}
+	ctx := context.Background()
+	j, ok, err := h.p.Recover(ctx, r, since, time.Now())
+	if h.Keep(err) != nil || !ok || j.ID != rep.Jobs[0].ID || j.Kind != addrs.Video {
+		t.Fatalf("Recover = %+v, %v, %v; want job %s", j, ok, err, rep.Jobs[0].ID)
+	}
+	if st := h.Follow(j); st[len(st)-1].State != provider.Done {
+		t.Errorf("the recovered job ended %+v", st[len(st)-1])
+	}
+	for name, other := range map[string]provider.Request{
+		"another prompt":   request(addrs.Video, "ray-2", map[string]any{"prompt": "found", "duration": "9s"}),
+		"another duration": request(addrs.Video, "ray-2", map[string]any{"prompt": "lost", "duration": "5s"}),
+		"another model":    request(addrs.Video, "ray-flash-2", map[string]any{"prompt": "lost", "duration": "9s"}),
+		"an image":         request(addrs.Image, "ray-2", map[string]any{"prompt": "lost", "duration": "9s"}),
+	} {
+		if _, ok, err := h.p.Recover(ctx, other, since, time.Now()); ok || h.Keep(err) != nil {
+			t.Errorf("%s was recovered (%v, %v)", name, ok, err)
+		}
+	}
+	if _, ok, _ := h.p.Recover(ctx, r, since.Add(time.Hour), time.Now().Add(2*time.Hour)); ok {
+		t.Error("a generation outside the window was recovered")
+	}
+	// The same create lost twice: genform cannot tell which is its own.
+	h.submit(r)
+	if _, ok, err := h.p.Recover(ctx, r, since, time.Now()); ok || h.Keep(err) == nil || !strings.Contains(err.Error(), "2 generations") {
+		t.Errorf("two matches: %v, %v; want an error", ok, err)
+	}
+}
+
+// Recover reads the list page by page: the generation looked for is
+// behind newer ones made in the same window.
+func TestRecoverReadsPages(t *testing.T) {
+	h := start(t, simkit.Options{MaxConcurrent: -1}, key)
+	since := time.Now()
+	r := request(addrs.Image, "photon-1", map[string]any{"prompt": "the one", "aspect_ratio": "4:3"})
+	j, err := h.submit(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 130 {
+		body := fmt.Sprintf(`{"model":"photon-1","prompt":"another %d"}`, i)
+		req, _ := http.NewRequest(http.MethodPost, h.srv.URL+"/generations/image", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := h.srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	before := h.sim.Jobs().Requests
+	found, ok, err := h.p.Recover(context.Background(), r, since, time.Now())
+	if h.Keep(err) != nil || !ok || found.ID != j.ID {
+		t.Fatalf("Recover = %+v, %v, %v; want job %s", found, ok, err, j.ID)
+	}
+	if n := h.sim.Jobs().Requests - before; n != 2 {
+		t.Errorf("Recover read %d pages, want 2", n)
+	}
+}
+
+func TestServerErrorOnCreateNeverSentAgain(t *testing.T) {
+	h := start(t, simkit.Options{ErrorRate: 1}, key)
+	_, err := h.submit(request(addrs.Image, "photon-1", map[string]any{"prompt": "five hundred"}))
+	if !provider.IsPossiblyPaid(err) {
+		t.Fatalf("err = %v, want possibly paid", err)
+	}
+	if rep := h.sim.Jobs(); rep.Requests != 1 {
+		t.Errorf("the create was sent %d times, want once", rep.Requests)
+	}
+}
+
+func TestExpiredOutput(t *testing.T) {
+	h := start(t, simkit.Options{URLTTL: 50 * time.Millisecond}, key)
+	_, res := h.done(request(addrs.Image, "photon-1", map[string]any{"prompt": "fleeting"}))
+	time.Sleep(100 * time.Millisecond)
+	_, err := h.p.Download(context.Background(), res.Outputs[0].URL, t.TempDir(), "late")
+	var se *service.Error
+	if !errors.As(h.Keep(err), &se) || se.HTTPStatus != 404 {
+		t.Errorf("downloading an expired output: %v, want 404", err)
+	}
+}
+
+func TestCredentials(t *testing.T) {
+	good := start(t, simkit.Options{}, key)
+	if err := good.Keep(good.p.CheckCredentials(context.Background())); err != nil {
+		t.Errorf("the right key: %v", err)
+	}
+	if n := len(good.sim.Jobs().Jobs); n != 0 {
+		t.Errorf("checking the key made %d generations", n)
+	}
+	bad := start(t, simkit.Options{}, "luma-wrong-key-abcdefghijkl")
+	err := bad.Keep(bad.p.CheckCredentials(context.Background()))
+	if !errors.Is(err, service.ErrUnauthorized) {
+		t.Errorf("a wrong key: %v, want ErrUnauthorized", err)
+	}
+	_, err = bad.submit(request(addrs.Image, "photon-1", map[string]any{"prompt": "with a wrong key"}))
+	if err == nil || provider.IsPossiblyPaid(err) {
+		t.Errorf("a create with a refused key: %v, want a refusal that made nothing", err)
+	}
+}
+
+func TestRequestsRefusedBeforeSending(t *testing.T) {
+	h := start(t, simkit.Options{}, key)
+	for name, r := range map[string]provider.Request{
+		"no model":             {Kind: addrs.Image, Body: []byte(`{"prompt":"x"}`)},
+		"a model with a space": {Kind: addrs.Image, Target: "photon 1", Body: []byte(`{"prompt":"x"}`)},
+		"not an object":        {Kind: addrs.Image, Target: "photon-1", Body: []byte(`["x"]`)},
+		"another model":        {Kind: addrs.Image, Target: "photon-1", Body: []byte(`{"model":"photon-flash-1"}`)},
+		"no kind":              {Target: "photon-1", Body: []byte(`{"prompt":"x"}`)},
+	} {
+		if _, err := h.submit(r); err == nil || provider.IsPossiblyPaid(err) {
+			t.Errorf("%s: %v, want a refusal before sending", name, err)
+		}
+	}
+	if n := h.sim.Jobs().Requests; n != 0 {
+		t.Errorf("%d requests sent for invalid requests", n)
+	}
+}
