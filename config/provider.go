@@ -397,7 +397,7 @@ func (b *bodyBuilder) buildProvider(d *instData) {
 		b.diags = append(b.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "Invalid request",
-			Detail:   fmt.Sprintf("%s %s model %s: %v.", ep.chosenBy, ep.prov.Name, ep.ep.Target(), err),
+			Detail:   fmt.Sprintf("%s, model %s: %v.", ep.chosenBy, ep.ep.Target(), err),
 			Subject:  b.r.DeclRange.Ptr(),
 		})
 		return
