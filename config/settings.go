@@ -241,7 +241,12 @@ func (c *Config) decodeConn(content *hcl.BodyContent, where, keyName string, svc
 		if ok {
 			s := strings.TrimRight(v.AsString(), "/")
 			u, err := url.Parse(s)
-			if HasCredentials(s) {
+			switch {
+			case s == "" && keyName == "key":
+				// A provider block's empty base_url is the provider's own
+				// address, as when it is unset: base_url = env("X", "")
+				// points a configuration at a simulator only when X is set.
+			case HasCredentials(s):
 				// No subject: the snippet would print the line, and the
 				// line may hold the password.
 				diags = append(diags, &hcl.Diagnostic{
@@ -250,9 +255,9 @@ func (c *Config) decodeConn(content *hcl.BodyContent, where, keyName string, svc
 					Detail: fmt.Sprintf("base_url (%s, line %d) holds a user name or password before the host. genform would print and store the URL (in plans, the state, saved plans and logs), so it refuses it, and does not show it here: remove them from base_url, and give the service its token with GENFORM_TOKEN or the service block's token.",
 						a.Expr.Range().Filename, a.Expr.Range().Start.Line),
 				})
-			} else if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
 				bad(a, "Invalid base_url", "base_url must be an http or https URL such as \"https://gen.example.com\".")
-			} else {
+			default:
 				svc.BaseURL = s
 			}
 		}
