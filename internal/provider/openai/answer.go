@@ -108,11 +108,16 @@ func mediaType(data []byte, format string) string {
 	return ""
 }
 
-// lostReason is why the images of a job this process does not hold
-// cannot be had.
+// lostReason is why a job recorded by an earlier process has no images:
+// that process ended between the answer and the files.
 const lostReason = "OpenAI answered this job's images inline, once, to the genform process that sent the request, " +
 	"which ended before it wrote them; OpenAI keeps no copy to fetch again, so they were paid for and are lost; " +
 	"generate them anew (paid again) to have them"
+
+// notHeld is why the images of a job this process does not hold cannot
+// be fetched, whatever became of the files written from them.
+const notHeld = "its images came inline in the answer to its request, once, and this process does not hold them; " +
+	"OpenAI keeps no copy to fetch again: generate them anew (paid again) to have them"
 
 // Status is what became of the job: held, what its answer was; recorded
 // (a job of an earlier process), what its handle says. A job that made
@@ -140,7 +145,7 @@ func (p *Provider) Result(ctx context.Context, j provider.Job) (*provider.Result
 	h, ok := p.held.handOut(j.ID)
 	switch {
 	case !ok:
-		return nil, fmt.Errorf("openai: job %s: %s", j.ID, lostReason)
+		return nil, fmt.Errorf("openai: job %s: %s", j.ID, notHeld)
 	case h.status.Refused:
 		return nil, fmt.Errorf("openai: job %s was refused for its content and made no images: %s", j.ID, h.status.Reason)
 	case h.res == nil:
