@@ -102,7 +102,7 @@ func TestOpenAIBody(t *testing.T) {
 
 func TestOpenAITables(t *testing.T) {
 	p := Lookup("openai")
-	if p.KeyEnv != "OPENAI_API_KEY" || p.Recovery != RecoverNone || p.Cancel || p.Limits.RequestsPerMinute != 5 {
+	if p.KeyEnv != "OPENAI_API_KEY" || p.Recovery != RecoverNone || p.Cancel || !p.InlineOutputs || p.Limits.RequestsPerMinute != 5 {
 		t.Errorf("openai's provider row: %+v", p)
 	}
 	for _, m := range []string{"gpt-image-2", "gpt-image-2-2026-04-21", "gpt-image-2.5-sunburst-2026-09-08", "gpt-image-1-mini"} {
