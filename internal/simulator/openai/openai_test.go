@@ -114,9 +114,10 @@ func TestGeneration(t *testing.T) {
 	if a.Usage.OutputTokens <= 0 || a.Usage.TotalTokens != a.Usage.InputTokens+a.Usage.OutputTokens {
 		t.Errorf("usage %+v", a.Usage)
 	}
-	first, second := decode(t, a, 0, "png", 1536, 1024), decode(t, a, 1, "png", 1536, 1024)
-	if first.At(700, 900) == second.At(700, 900) && first.At(100, 100) == second.At(100, 100) && a.Data[0]["b64_json"] == a.Data[1]["b64_json"] {
-		t.Error("the two images are the same picture")
+	decode(t, a, 0, "png", 1536, 1024)
+	decode(t, a, 1, "png", 1536, 1024)
+	if a.Data[0]["b64_json"] == a.Data[1]["b64_json"] {
+		t.Error("the two images are the same bytes")
 	}
 	rep := sim.Jobs()
 	if len(rep.Jobs) != 1 || rep.Jobs[0].Status != statusCompleted || rep.Creates[rep.Jobs[0].Fingerprint] != 1 || rep.Requests != 1 {
