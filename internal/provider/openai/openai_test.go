@@ -245,6 +245,40 @@ func TestUnreadableAnswer(t *testing.T) {
 	}
 }
 
+// An answer with URLs (a DALL·E model's) has outputs to download, and
+// its revised prompt is the prompt it reports.
+func TestURLOutputs(t *testing.T) {
+	png := []byte("\x89PNG\r\n\x1a\n")
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/files/0.png" {
+			w.Header().Set("Content-Type", "image/png")
+			w.Write(png) //nolint:errcheck
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"created":1700000000,"data":[{"url":"` + srv.URL + `/files/0.png","revised_prompt":"a lighthouse, at dusk"}]}`)) //nolint:errcheck
+	}))
+	defer srv.Close()
+	p, err := openai.New(provider.Config{BaseURL: srv.URL, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	j, err := p.Submit(ctx, request("dall-e-3", map[string]any{"prompt": "a lighthouse"}))
+	if err != nil || !strings.HasPrefix(j.ID, "img-1700000000-") {
+		t.Fatalf("submit: %+v, %v", j, err)
+	}
+	res, err := p.Result(ctx, j)
+	if err != nil || len(res.Outputs) != 1 || res.Outputs[0].URL != srv.URL+"/files/0.png" || res.Outputs[0].Data != nil || res.Prompt != "a lighthouse, at dusk" {
+		t.Fatalf("result %+v, %v", res, err)
+	}
+	d, err := p.Download(ctx, res.Outputs[0].URL, t.TempDir(), "0")
+	if err != nil || d.Size != int64(len(png)) {
+		t.Errorf("download: %+v, %v", d, err)
+	}
+}
+
 // A job of another process: the images it made are lost, and said so;
 // one genform never recorded cannot be looked up.
 func TestJobOfAnotherProcess(t *testing.T) {
