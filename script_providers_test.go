@@ -12,6 +12,7 @@ import (
 
 	falsim "github.com/genform/genform/internal/simulator/fal"
 	lumasim "github.com/genform/genform/internal/simulator/luma"
+	openaisim "github.com/genform/genform/internal/simulator/openai"
 	replicatesim "github.com/genform/genform/internal/simulator/replicate"
 	runwaysim "github.com/genform/genform/internal/simulator/runway"
 	"github.com/genform/genform/internal/simulator/simkit"
@@ -51,6 +52,7 @@ var providerSimulators = map[string]struct {
 	new    func(simkit.Options) (simkit.Handler, error)
 }{
 	"fal":       {"FAL_KEY", func(o simkit.Options) (simkit.Handler, error) { return falsim.New(o) }},
+	"openai":    {"OPENAI_API_KEY", func(o simkit.Options) (simkit.Handler, error) { return openaisim.New(o) }},
 	"replicate": {"REPLICATE_API_TOKEN", func(o simkit.Options) (simkit.Handler, error) { return replicatesim.New(o) }},
 	"runway":    {"RUNWAYML_API_SECRET", func(o simkit.Options) (simkit.Handler, error) { return runwaysim.New(o) }},
 	"luma":      {"LUMAAI_API_KEY", func(o simkit.Options) (simkit.Handler, error) { return lumasim.New(o) }},

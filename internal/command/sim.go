@@ -16,6 +16,7 @@ import (
 	"github.com/genform/genform/internal/simulator"
 	falsim "github.com/genform/genform/internal/simulator/fal"
 	lumasim "github.com/genform/genform/internal/simulator/luma"
+	openaisim "github.com/genform/genform/internal/simulator/openai"
 	replicatesim "github.com/genform/genform/internal/simulator/replicate"
 	runwaysim "github.com/genform/genform/internal/simulator/runway"
 	"github.com/genform/genform/internal/simulator/simkit"
@@ -26,10 +27,11 @@ const simUsage = `Usage: genform sim [-provider=NAME] [-addr=127.0.0.1:8787] [fl
 
   Runs a simulator as a standalone server, for anyone's tests: of the
   reference generation service (described in docs/service.md), or with
-  -provider of a live provider's API (fal, replicate, runway, luma;
-  described in docs/providers.md), with synthetic outputs. It serves GET /_sim/jobs (no
-  key) listing every job it made. It prints the address it listens on,
-  then runs until interrupted. Point a provider block's base_url at it.
+  -provider of a live provider's API (fal, replicate, runway, luma,
+  openai; described in docs/providers.md), with synthetic outputs. It
+  serves GET /_sim/jobs (no key) listing every job it made. It prints the
+  address it listens on, then runs until interrupted. Point a provider
+  block's base_url at it.
 
 Flags:
   -provider=NAME       simulate the API of provider NAME (default: the
@@ -77,6 +79,7 @@ type simFlags struct {
 // simulators are the live providers' simulators, by provider name.
 var simulators = map[string]func(simkit.Options) (simkit.Handler, error){
 	"fal":       func(o simkit.Options) (simkit.Handler, error) { return falsim.New(o) },
+	"openai":    func(o simkit.Options) (simkit.Handler, error) { return openaisim.New(o) },
 	"replicate": func(o simkit.Options) (simkit.Handler, error) { return replicatesim.New(o) },
 	"runway":    func(o simkit.Options) (simkit.Handler, error) { return runwaysim.New(o) },
 	"luma":      func(o simkit.Options) (simkit.Handler, error) { return lumasim.New(o) },

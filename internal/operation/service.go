@@ -13,6 +13,7 @@ import (
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/provider/fal"
 	"github.com/genform/genform/internal/provider/luma"
+	"github.com/genform/genform/internal/provider/openai"
 	"github.com/genform/genform/internal/provider/reference"
 	"github.com/genform/genform/internal/provider/replicate"
 	"github.com/genform/genform/internal/provider/runway"
@@ -154,6 +155,7 @@ func (w *Workspace) Connect(onRetry func(context.Context, service.RetryInfo)) (c
 // adapters build the live providers' adapters, by name.
 var adapters = map[string]func(provider.Config) (provider.Provider, error){
 	"fal":       func(c provider.Config) (provider.Provider, error) { return fal.New(c) },
+	"openai":    func(c provider.Config) (provider.Provider, error) { return openai.New(c) },
 	"replicate": func(c provider.Config) (provider.Provider, error) { return replicate.New(c) },
 	"runway":    func(c provider.Config) (provider.Provider, error) { return runway.New(c) },
 	"luma":      func(c provider.Config) (provider.Provider, error) { return luma.New(c) },

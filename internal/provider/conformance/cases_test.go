@@ -1,8 +1,14 @@
 package conformance_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"image"
+	_ "image/gif"
+	_ "image/jpeg"
+	_ "image/png"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -51,8 +57,9 @@ func TestSuccess(t *testing.T) {
 				if res.CreationID == "" || len(res.Detail) == 0 {
 					t.Errorf("the result has no creation id or detail: %+v", res)
 				}
-				e.download(ctx, res)
-				if got := e.oneJob(e.jobs()); got.ID != j.ID {
+				e.files(ctx, res)
+				// A synchronous API hands out no id: the adapter makes its own.
+				if got := e.oneJob(e.jobs()); got.ID != j.ID && !pc.synchronous {
 					t.Errorf("the simulator's job is %s, the adapter's %s", got.ID, j.ID)
 				}
 			})
@@ -61,11 +68,27 @@ func TestSuccess(t *testing.T) {
 }
 
 // A job that fails ends Failed, with the provider's reason, and is not
-// taken for a refusal.
+// taken for a refusal. On a synchronous API the failure is the create's
+// answer after the work: possibly paid, with the provider's reason, the
+// job made once.
 func TestFailure(t *testing.T) {
 	forEach(t, func(t *testing.T, pc providerCase) {
 		ctx := context.Background()
 		e := start(t, pc, simkit.Options{}, pc.key)
+		if pc.synchronous {
+			_, err := e.P.Submit(ctx, pc.image("a cat "+simkit.FailMarker))
+			if why := notPossiblyPaid(e.Keep(err)); why != "" {
+				t.Fatalf("a create that failed after its work: %v: %s", err, why)
+			}
+			if !strings.Contains(err.Error(), pc.failReason) {
+				t.Errorf("the failure %q does not give the provider's reason (%q)", err, pc.failReason)
+			}
+			if rep := e.jobs(); rep.Requests != 1 {
+				t.Errorf("the create was sent %d times, want once", rep.Requests)
+			}
+			e.oneJob(e.jobs())
+			return
+		}
 		j := e.submit(ctx, pc.image("a cat "+simkit.FailMarker))
 		st := last(e.Follow(j))
 		if st.State != provider.Failed || !st.Known || st.Refused {
@@ -109,6 +132,21 @@ func TestModerationRefusal(t *testing.T) {
 			if rep := e.jobs(); len(rep.Jobs) != 0 || rep.Requests != 1 {
 				t.Errorf("a refused create made %d jobs in %d requests, want none in one", len(rep.Jobs), rep.Requests)
 			}
+		case moderatedAnswer:
+			j := e.submit(ctx, r)
+			st := last(e.Follow(j))
+			if st.State != provider.Failed || !st.Refused || !st.Known {
+				t.Fatalf("a create refused for its content ended %+v, want failed and refused", st)
+			}
+			if !strings.Contains(st.Reason, pc.moderationReason) {
+				t.Errorf("the refusal's reason is %q, want the provider's (%q)", st.Reason, pc.moderationReason)
+			}
+			if _, err := e.P.Result(ctx, j); e.Keep(err) == nil {
+				t.Error("a refused create has a result")
+			}
+			if rep := e.jobs(); len(rep.Jobs) != 0 || rep.Requests != 1 {
+				t.Errorf("a refused create made %d jobs in %d requests, want none in one", len(rep.Jobs), rep.Requests)
+			}
 		}
 	})
 }
@@ -144,7 +182,7 @@ func TestRateLimitStorm(t *testing.T) {
 		if st := last(e.Follow(j)); st.State != provider.Done {
 			t.Fatalf("job %s ended %+v in the storm, want done", j.ID, st)
 		}
-		e.download(ctx, e.result(ctx, j))
+		e.files(ctx, e.result(ctx, j))
 		e.oneJob(e.jobs())
 	})
 }
@@ -154,6 +192,9 @@ func TestRateLimitStorm(t *testing.T) {
 // Done.
 func TestUnknownStatus(t *testing.T) {
 	forEach(t, func(t *testing.T, pc providerCase) {
+		if pc.synchronous {
+			t.Skipf("%s answers a create with its result: it has no statuses to follow", pc.name)
+		}
 		ctx := context.Background()
 		e := start(t, pc, simkit.Options{Latency: 300 * time.Millisecond}, pc.key)
 		j := e.submit(ctx, pc.image("an odd one "+simkit.WeirdMarker))
@@ -235,6 +276,9 @@ func TestServerErrorOnCreate(t *testing.T) {
 // not taken for the key's.
 func TestExpiredURL(t *testing.T) {
 	forEach(t, func(t *testing.T, pc providerCase) {
+		if pc.expiring == nil {
+			t.Skipf("%s answers its files inline: no URL expires", pc.name)
+		}
 		ctx := context.Background()
 		const ttl = time.Minute
 		e := start(t, pc, simkit.Options{URLTTL: ttl}, pc.key)
@@ -288,4 +332,33 @@ func TestKeyRefused(t *testing.T) {
 			}
 		}
 	})
+}
+
+// files checks every output of res: one behind a URL is downloaded as a
+// file of its own (see download); one that came inline (Output.Data, no
+// URL) holds the bytes of an image that decodes, of the media type the
+// adapter names.
+func (e *env) files(ctx context.Context, res *provider.Result) {
+	e.t.Helper()
+	linked := *res
+	linked.Outputs = nil
+	for _, o := range res.Outputs {
+		if o.URL != "" {
+			linked.Outputs = append(linked.Outputs, o)
+			continue
+		}
+		if len(o.Data) == 0 {
+			e.t.Fatalf("output %d has neither a URL nor data", o.Index)
+		}
+		_, format, err := image.DecodeConfig(bytes.NewReader(o.Data))
+		if err != nil {
+			e.t.Fatalf("output %d: its %d bytes are not an image: %v", o.Index, len(o.Data), err)
+		}
+		if o.MediaType != "image/"+format || http.DetectContentType(o.Data) != o.MediaType {
+			e.t.Errorf("output %d is a %s, its media type %q", o.Index, format, o.MediaType)
+		}
+	}
+	if len(linked.Outputs) > 0 {
+		e.download(ctx, &linked)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/provider/fal"
 	"github.com/genform/genform/internal/provider/luma"
+	"github.com/genform/genform/internal/provider/openai"
 	"github.com/genform/genform/internal/provider/reference"
 	"github.com/genform/genform/internal/provider/replicate"
 	"github.com/genform/genform/internal/provider/runway"
@@ -17,6 +18,7 @@ import (
 	"github.com/genform/genform/internal/simulator"
 	simfal "github.com/genform/genform/internal/simulator/fal"
 	simluma "github.com/genform/genform/internal/simulator/luma"
+	simoai "github.com/genform/genform/internal/simulator/openai"
 	simrep "github.com/genform/genform/internal/simulator/replicate"
 	simrunway "github.com/genform/genform/internal/simulator/runway"
 	"github.com/genform/genform/internal/simulator/simkit"
@@ -57,8 +59,16 @@ type providerCase struct {
 
 	// expiring makes a job whose file is behind a URL that expires
 	// (simkit.Options.URLTTL after it was handed out or the job
-	// finished), and returns that URL.
+	// finished), and returns that URL; nil for a provider whose outputs
+	// come inline (Output.Data), behind no URL.
 	expiring func(ctx context.Context, e *env) string
+
+	// synchronous marks an API whose create answers with the result: the
+	// job is done when Submit returns, it has no statuses of its own (no
+	// undocumented one to follow) and no id of the provider's (the
+	// adapter makes one), and a failure after the work is the create's
+	// answer, possibly paid, not a job that ends failed.
+	synchronous bool
 }
 
 // moderation is where a provider's API refuses content.
@@ -70,6 +80,10 @@ const (
 	// moderatedCreate: the create is refused (400) and makes no job; the
 	// API has no refused job to report.
 	moderatedCreate
+	// moderatedAnswer: the create is refused (400) and makes nothing on
+	// the provider, and the adapter reports it as a job that ended
+	// refused, so that it is recorded as such and never sent again.
+	moderatedAnswer
 )
 
 // providers is the table the suite runs.
@@ -246,6 +260,31 @@ var providers = []providerCase{
 		moderationReason: "moderation failed",
 		weirdRaw:         "processing",
 		expiring:         outputURL,
+	},
+	{
+		name:     "openai",
+		key:      "sk-conformance-key-4b9e1d7a2c60",
+		wrongKey: "sk-wrong-key-8f2a6c1e9d35",
+		newSim: func(opts simkit.Options) (simkit.Handler, error) {
+			return simoai.New(opts)
+		},
+		newProvider: func(baseURL, key string) (provider.Provider, error) {
+			return openai.New(provider.Config{BaseURL: baseURL, Key: key, UserAgent: "genform-conformance"})
+		},
+		image: func(prompt string) provider.Request {
+			return request(addrs.Image, "gpt-image-2", map[string]any{
+				"prompt": prompt, "n": 2, "size": "1024x1024",
+			})
+		},
+		imageCount: 2,
+		// A failure after the work is the create's 500.
+		failReason: "server had an error",
+		// The safety system refuses at create: 400 moderation_blocked.
+		moderation:       moderatedAnswer,
+		moderationPrompt: "a cat " + simkit.RefuseMarker,
+		moderationReason: "moderation_blocked",
+		// The images come inline: nothing expires, nothing is followed.
+		synchronous: true,
 	},
 }
 

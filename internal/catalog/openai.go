@@ -1,0 +1,131 @@
+package catalog
+
+import (
+	"fmt"
+
+	"github.com/genform/genform/internal/addrs"
+)
+
+// openaiSizes maps aspect_ratio to the sizes every GPT image model makes
+// (Images API reference, createImage, size: "The standard sizes
+// 1024x1024, 1536x1024, and 1024x1536 are supported by the GPT image
+// models"). Other sizes, which some models take, are set in input.
+var openaiSizes = map[string]string{
+	"1:1": "1024x1024",
+	"3:2": "1536x1024",
+	"2:3": "1024x1536",
+}
+
+// openaiImage is what a GPT image model takes on POST
+// /v1/images/generations (Images API reference, createImage): prompt; n,
+// from 1 to 10 (default 1); size. It takes no seed and no negative
+// prompt. quality, background, output_format and the rest pass through
+// input.
+var openaiImage = Caps{
+	Kinds:              []addrs.Kind{addrs.Image},
+	Attrs:              []string{Prompt, AspectRatio, ImageNumber},
+	ImageNumbers:       []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10},
+	DefaultImageNumber: 1,
+	AspectRatios:       []string{"1:1", "3:2", "2:3"},
+	Counted:            []string{"n"},
+}
+
+// openaiModels are the GPT image models OpenAI serves on the Images API,
+// each with its dated snapshots, which take what their model takes:
+//
+//   - gpt-image-2 and gpt-image-2-2026-04-21 (the Images API reference's
+//     model list; the model page names the snapshot its default);
+//   - gpt-image-2.5-sunburst and gpt-image-2.5-flare, each with its
+//     2026-09-08 snapshot (their model pages);
+//   - gpt-image-1.5 (snapshot gpt-image-1.5-2025-12-16), gpt-image-1-mini
+//     and chatgpt-image-latest, in the reference's list, which OpenAI's
+//     deprecations page shuts down on 2026-12-01; OpenAI then answers
+//     404, a refusal that makes nothing.
+//
+// gpt-image-1 is not listed: its model page says it was retired on
+// 2026-10-23. A model the tables do not list takes the general
+// capabilities.
+var openaiModels = []string{
+	"gpt-image-2", "gpt-image-2-2026-04-21",
+	"gpt-image-2.5-sunburst", "gpt-image-2.5-sunburst-2026-09-08",
+	"gpt-image-2.5-flare", "gpt-image-2.5-flare-2026-09-08",
+	"gpt-image-1.5", "gpt-image-1.5-2025-12-16",
+	"gpt-image-1-mini",
+	"chatgpt-image-latest",
+}
+
+func init() {
+	models := make(map[string]Caps, len(openaiModels))
+	for _, m := range openaiModels {
+		models[m] = openaiImage
+	}
+	register(&Provider{
+		Name:   "openai",
+		Title:  "OpenAI",
+		KeyEnv: "OPENAI_API_KEY",
+		// The API's public address; its paths start with /v1 (Images API
+		// reference, createImage: POST https://api.openai.com/v1/images/generations).
+		BaseURL: "https://api.openai.com",
+		// The Images API answers with the images and keeps no job: there
+		// is nothing to look up, or to list.
+		Recovery: RecoverNone,
+		// The request is synchronous: nothing runs on after its answer.
+		Cancel: false,
+		// GPT image models answer the images inline, base64-encoded
+		// (Images API reference: response_format "isn't supported for the
+		// GPT image models, which always return base64-encoded images").
+		URLLifetime:   "none: the images come inline in the answer",
+		InlineOutputs: true,
+		// 5 images a minute at tier 1, up to 250 at tier 5 (the model
+		// pages' rate limits: gpt-image-2, gpt-image-2.5-flare). Every
+		// request is a create but the key's check, so tier 1's images a
+		// minute is the request rate; a higher tier sets
+		// requests_per_minute in the provider block. OpenAI documents no
+		// concurrency limit.
+		Limits: Limits{RequestsPerMinute: 5},
+		General: Caps{
+			Kinds:              []addrs.Kind{addrs.Image},
+			Attrs:              []string{Prompt},
+			DefaultImageNumber: 1,
+			Counted:            []string{"n"},
+		},
+		Models: models,
+		Body:   openaiBody,
+	})
+}
+
+// openaiBody maps the common attributes to the fields of POST
+// /v1/images/generations: prompt as it is, image_number to n,
+// aspect_ratio to size. The adapter adds the model. It refuses, in input,
+// model (the block's model is sent), and stream and partial_images: the
+// answer is read whole, as JSON, not as a stream of events.
+func openaiBody(model string, kind addrs.Kind, common, input map[string]any) (map[string]any, error) {
+	if kind != addrs.Image {
+		return nil, fmt.Errorf("OpenAI's Images API makes images, not %s", kind)
+	}
+	if _, ok := input["model"]; ok {
+		return nil, fmt.Errorf("input sets model, which the block's model sets; leave it out of input")
+	}
+	if v, ok := input["stream"]; ok && v != false {
+		return nil, fmt.Errorf("input sets stream: genform reads the images from the whole answer, not from a stream of events; leave it out of input")
+	}
+	if _, ok := input["partial_images"]; ok {
+		return nil, fmt.Errorf("input sets partial_images, which only a streamed answer has; leave it out of input")
+	}
+	return mapBody("OpenAI", model, common, input, func(name string, v any) (string, any, error) {
+		switch name {
+		case Prompt:
+			return "prompt", v, nil
+		case ImageNumber:
+			return "n", v, nil
+		case AspectRatio:
+			s, _ := v.(string)
+			size, known := openaiSizes[s]
+			if !known {
+				return "", nil, fmt.Errorf("OpenAI model %s has no standard size for aspect_ratio %v; set size in input", model, v)
+			}
+			return "size", size, nil
+		}
+		return "", nil, nil
+	})
+}

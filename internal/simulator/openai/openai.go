@@ -1,0 +1,189 @@
+package openai
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/genform/genform/internal/simulator/simkit"
+)
+
+// Defaults of the simulator, OpenAI's where it documents them.
+var Defaults = simkit.Defaults{
+	Latency: 2 * time.Second,
+	// OpenAI documents no concurrency limit.
+	MaxConcurrent: -1,
+	// Its image models are limited in images and tokens a minute (5
+	// images at tier 1), not in requests: none unless Options.RPM sets
+	// one.
+	RPM: -1,
+	// The images come inline: no URL expires.
+}
+
+// QuotaMarker in a prompt makes the simulator answer as OpenAI does an
+// account out of credit: 429 insufficient_quota, making nothing.
+const QuotaMarker = "[quota]"
+
+// The error codes the simulator answers with, OpenAI's.
+const (
+	codeModeration    = "moderation_blocked"
+	codeQuota         = "insufficient_quota"
+	codeModelNotFound = "model_not_found"
+	codeUnknownParam  = "unknown_parameter"
+	codeInvalidKey    = "invalid_api_key"
+	codeRateLimited   = "rate_limit_exceeded"
+)
+
+// The status of a job in the jobs report. The API itself has none: its
+// answer is the result.
+const (
+	statusInProgress = "in_progress"
+	statusCompleted  = "completed"
+	statusFailed     = "failed"
+)
+
+// Server is the simulated Images API. It is an http.Handler; its methods
+// are safe for concurrent use.
+type Server struct {
+	core *simkit.Core
+	mux  *http.ServeMux
+}
+
+// New returns a Server configured by opts, loading the jobs saved in
+// opts.DataDir when it is set.
+func New(opts simkit.Options) (*Server, error) {
+	c, err := simkit.NewCore(opts, Defaults)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{core: c, mux: http.NewServeMux()}
+	s.mux.HandleFunc("POST /v1/images/generations", s.api(true, s.generate))
+	s.mux.HandleFunc("GET /v1/models", s.api(false, s.listModels))
+	s.mux.HandleFunc("GET /v1/models/{model}", s.api(false, s.getModel))
+	s.mux.HandleFunc("/v1/", s.api(false, func(w http.ResponseWriter, r *http.Request, _ string) {
+		apiError(w, http.StatusNotFound, "Invalid URL ("+r.Method+" "+r.URL.Path+")", "invalid_request_error", "", "")
+	}))
+	s.mux.HandleFunc("GET /_sim/jobs", func(w http.ResponseWriter, _ *http.Request) {
+		simkit.WriteJSON(w, http.StatusOK, s.Jobs())
+	})
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		apiError(w, http.StatusNotFound, "Invalid URL ("+r.Method+" "+r.URL.Path+")", "invalid_request_error", "", "")
+	})
+	return s, nil
+}
+
+// Jobs returns what GET /_sim/jobs serves.
+func (s *Server) Jobs() simkit.JobsReport {
+	return s.core.Jobs(func(r *simkit.Run, st simkit.Stage, _ float64) string {
+		switch {
+		case st != simkit.Finished:
+			return statusInProgress
+		case r.End == simkit.Succeed:
+			return statusCompleted
+		}
+		return statusFailed
+	})
+}
+
+// Close writes the jobs to DataDir.
+func (s *Server) Close() error { return s.core.Close() }
+
+// ServeHTTP answers a request as the route table says, and logs it.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	s.mux.ServeHTTP(w, r)
+	if logf := s.core.Opts.Logf; logf != nil {
+		logf("%s %s %s", r.Method, r.URL.Path, time.Since(start).Round(time.Microsecond))
+	}
+}
+
+type endpoint func(w http.ResponseWriter, r *http.Request, owner string)
+
+// api runs the gate every API request passes, then the endpoint.
+func (s *Server) api(create bool, e endpoint) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if owner, ok := s.core.Gate(w, r, "Bearer", create, refuse); ok {
+			e(w, r, owner)
+		}
+	}
+}
+
+// refuse answers the gate's refusals in OpenAI's words: a key missing or
+// wrong (never repeated), a rate limit with its wait, a server error.
+func refuse(w http.ResponseWriter, status int, msg string, retryAfter int) {
+	switch status {
+	case http.StatusUnauthorized:
+		if strings.HasPrefix(msg, "missing") {
+			apiError(w, status, "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).", "invalid_request_error", "", "")
+			return
+		}
+		apiError(w, status, "Incorrect API key provided. You can find your API key in your organization's settings.", "invalid_request_error", "", codeInvalidKey)
+	case http.StatusTooManyRequests:
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
+		apiError(w, status, fmt.Sprintf("Rate limit reached (%s). Please try again in %ds.", msg, retryAfter), "requests", "", codeRateLimited)
+	default:
+		apiError(w, status, "The server had an error while processing your request. Sorry about that! ("+msg+")", "server_error", "", "")
+	}
+}
+
+// apiError answers OpenAI's error shape; an empty param or code is null.
+func apiError(w http.ResponseWriter, status int, msg, typ, param, code string) {
+	e := map[string]any{"message": msg, "type": typ, "param": nil, "code": nil}
+	if param != "" {
+		e["param"] = param
+	}
+	if code != "" {
+		e["code"] = code
+	}
+	simkit.WriteJSON(w, status, map[string]any{"error": e})
+}
+
+// invalid answers a request the reference does not allow: 400, naming
+// the parameter.
+func invalid(w http.ResponseWriter, param, msg string) {
+	apiError(w, http.StatusBadRequest, msg, "invalid_request_error", param, "")
+}
+
+// models are the models GET /v1/models lists: the GPT image models of the
+// Images API reference and the model pages, as the simulator serves them.
+var models = []string{
+	"gpt-image-2", "gpt-image-2-2026-04-21",
+	"gpt-image-2.5-sunburst", "gpt-image-2.5-sunburst-2026-09-08",
+	"gpt-image-2.5-flare", "gpt-image-2.5-flare-2026-09-08",
+	"gpt-image-1.5", "gpt-image-1.5-2025-12-16",
+	"gpt-image-1-mini", "chatgpt-image-latest",
+}
+
+// served reports whether the simulator makes images with model: a GPT
+// image model, but for the retired gpt-image-1.
+func served(model string) bool {
+	return model != "gpt-image-1" &&
+		(strings.HasPrefix(model, "gpt-image-") || strings.HasPrefix(model, "chatgpt-image-"))
+}
+
+func modelObject(id string) map[string]any {
+	return map[string]any{"id": id, "object": "model", "created": 1745000000, "owned_by": "system"}
+}
+
+func modelNotFound(w http.ResponseWriter, model string) {
+	apiError(w, http.StatusNotFound, "The model `"+model+"` does not exist or you do not have access to it.", "invalid_request_error", "model", codeModelNotFound)
+}
+
+func (s *Server) listModels(w http.ResponseWriter, _ *http.Request, _ string) {
+	data := make([]map[string]any, len(models))
+	for i, m := range models {
+		data[i] = modelObject(m)
+	}
+	simkit.WriteJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
+}
+
+func (s *Server) getModel(w http.ResponseWriter, r *http.Request, _ string) {
+	m := r.PathValue("model")
+	if !served(m) {
+		modelNotFound(w, m)
+		return
+	}
+	simkit.WriteJSON(w, http.StatusOK, modelObject(m))
+}
