@@ -134,6 +134,9 @@ type Provider struct {
 	Cancel bool
 	// URLLifetime says how long its output URLs live.
 	URLLifetime string
+	// Synchronous: its create is answered only once the work is done (the
+	// files in the answer), so it may take as long as a generation.
+	Synchronous bool
 	// InlineOutputs: its answers carry the files as bytes, with no URL
 	// (OpenAI's images); a block that makes its source image from one is
 	// passed the file as a data: URI.

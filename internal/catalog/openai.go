@@ -74,7 +74,10 @@ func init() {
 		// GPT image models answer the images inline, base64-encoded
 		// (Images API reference: response_format "isn't supported for the
 		// GPT image models, which always return base64-encoded images").
-		URLLifetime:   "none: the images come inline in the answer",
+		URLLifetime: "none: the images come inline in the answer",
+		// POST /v1/images/generations answers with the images once they
+		// are made (no job to follow): high quality can take minutes.
+		Synchronous:   true,
 		InlineOutputs: true,
 		// 5 images a minute at tier 1, up to 250 at tier 5 (the model
 		// pages' rate limits: gpt-image-2, gpt-image-2.5-flare). Every

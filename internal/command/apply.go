@@ -107,7 +107,7 @@ func runApply(env *Env, args []string) int {
 	if !plan.HasChanges() {
 		res := &apply.Result{}
 		for _, c := range plan.PossiblyPaid() {
-			res.PossiblyPaid = append(res.PossiblyPaid, apply.PossiblyPaid{Addr: c.Addr, SentAt: c.Reason.Since})
+			res.PossiblyPaid = append(res.PossiblyPaid, apply.PossiblyPaid{Addr: c.Addr, Provider: c.Provider(), SentAt: c.Reason.Since})
 		}
 		switch {
 		case ac.json:

@@ -25,7 +25,7 @@ func providerFacts(p *catalog.Provider) []providerFact {
 		{"durations", durations(p)},
 		{"sizes", sizes(p)},
 		{"source images", sourceForms(p)},
-		{"lost create", lostCreate(p.Recovery)},
+		{"lost create", lostCreate(p)},
 		{"cancel", yesNo(p.Cancel)},
 		{"output URLs", p.URLLifetime},
 		{"default limits", limitsText(p.Limits)},
@@ -145,19 +145,25 @@ func grouped(p *catalog.Provider, none string, fact func(catalog.Caps) string) s
 }
 
 func sourceForms(p *catalog.Provider) string {
-	if p.SourceURLsOnly {
+	takes := p.General.Takes(catalog.SourceImage) || p.General.Takes(catalog.SourceImages) ||
+		len(p.Taking(catalog.SourceImage))+len(p.Taking(catalog.SourceImages)) > 0
+	switch {
+	case !takes:
+		return "none"
+	case p.SourceURLsOnly:
 		return "URLs only"
 	}
 	return "URLs or data: URIs"
 }
-
-func lostCreate(r catalog.Recovery) string {
-	if r == catalog.RecoverNone {
-		return "not found again: it stays possibly paid (adopt it with import)"
+func lostCreate(p *catalog.Provider) string {
+	switch {
+	case p.Recovery != catalog.RecoverNone:
+		return "found again " + p.Recovery.String()
+	case p.InlineOutputs:
+		return "not found again, and nothing to adopt: it stays possibly paid until apply -replace pays again"
 	}
-	return "found again " + r.String()
+	return "not found again: it stays possibly paid (adopt it with import)"
 }
-
 func limitsText(l catalog.Limits) string {
 	var parts []string
 	switch {

@@ -79,8 +79,12 @@ func renderPossiblyPaid(env *Streams, res *apply.Result) {
 		if pp.Err != nil {
 			what = "its create request got no clear answer"
 		}
-		fmt.Fprintf(w, "  - %s: %s at %s. If you find the creation on the service, adopt it: genform import %s CREATION_ID. To generate it again, paying again: genform apply -replace=%s\n",
-			pp.Addr, what, pp.SentAt.UTC().Format("2006-01-02 15:04:05Z"), pp.Addr.Shell(), pp.Addr.Shell())
+		adopt := fmt.Sprintf("If you find the creation on the service, adopt it: genform import %s CREATION_ID.", pp.Addr.Shell())
+		if !words.Adoptable(pp.Provider) {
+			adopt = words.NotAdoptable(pp.Provider) + "."
+		}
+		fmt.Fprintf(w, "  - %s: %s at %s. %s To generate it again, paying again: genform apply -replace=%s\n",
+			pp.Addr, what, pp.SentAt.UTC().Format("2006-01-02 15:04:05Z"), adopt, pp.Addr.Shell())
 	}
 }
 

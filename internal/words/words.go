@@ -7,6 +7,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/catalog"
 	"github.com/genform/genform/reconcile/apply"
 	"github.com/genform/genform/reconcile/plans"
 )
@@ -131,7 +132,7 @@ func Warnings(c *plans.Change) []string {
 	case r.Code == plans.ReasonAnswerLost && c.Action.Generates():
 		return []string{fmt.Sprintf("an earlier apply sent the create request for %s at %s and did not learn its outcome; that generation may already have been paid for, and -replace pays for it again", c.Addr, r.Since.UTC().Format("2006-01-02 15:04:05Z"))}
 	case r.Code == plans.ReasonAnswerLost:
-		return []string{PossiblyPaid(c.Addr, r.Since)}
+		return []string{PossiblyPaid(c.Addr, c.Provider(), r.Since)}
 	case r.Code == plans.ReasonRefused:
 		return []string{fmt.Sprintf("the provider refused the request of %s for its content (%s); genform does not send it again: change the prompt or the input, or apply with -replace=%s to send it as it is, paying if the provider charges for it", c.Addr, r.Error, c.Addr.Shell())}
 	case r.KeptJob() != "":
@@ -210,11 +211,32 @@ func Plural(n int) string {
 }
 
 // PossiblyPaid says what is known of a create request for addr, sent at
-// sentAt, whose outcome genform did not learn, and the user's two ways
-// out.
-func PossiblyPaid(addr addrs.Instance, sentAt time.Time) string {
-	return fmt.Sprintf("an earlier apply sent the create request for %s at %s and did not learn its outcome (its answer was lost, or was an error the service may have given after making the job); that generation may already have been paid for, so genform sends nothing for it until you decide: if you find the creation on the service, adopt it with: genform import %s CREATION_ID; to generate it again, paying again, run: genform apply -replace=%s",
-		addr, sentAt.UTC().Format("2006-01-02 15:04:05Z"), addr.Shell(), addr.Shell())
+// sentAt to provider ("" for the reference service), whose outcome
+// genform did not learn, and the user's ways out.
+func PossiblyPaid(addr addrs.Instance, provider string, sentAt time.Time) string {
+	adopt := fmt.Sprintf("if you find the creation on the service, adopt it with: genform import %s CREATION_ID; ", addr.Shell())
+	if !Adoptable(provider) {
+		adopt = NotAdoptable(provider) + "; "
+	}
+	return fmt.Sprintf("an earlier apply sent the create request for %s at %s and did not learn its outcome (its answer was lost, or was an error the service may have given after making the job); that generation may already have been paid for, so genform sends nothing for it until you decide: %sto generate it again, paying again, run: genform apply -replace=%s",
+		addr, sentAt.UTC().Format("2006-01-02 15:04:05Z"), adopt, addr.Shell())
+}
+
+// Adoptable reports whether a job of provider ("" for the reference
+// service) can be adopted by import: a provider that answers the files
+// themselves keeps no job to fetch them from again.
+func Adoptable(provider string) bool {
+	p := catalog.Lookup(provider)
+	return p == nil || !p.InlineOutputs
+}
+
+// NotAdoptable says why a job of provider cannot be adopted.
+func NotAdoptable(provider string) string {
+	title := provider
+	if p := catalog.Lookup(provider); p != nil {
+		title = p.Title
+	}
+	return title + " keeps no job to adopt (its answer carried the files, and was lost)"
 }
 
 // List joins items for a sentence: "a, b and c", with "and N more" past

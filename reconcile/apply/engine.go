@@ -122,6 +122,9 @@ type Result struct {
 // PossiblyPaid is a create request whose outcome genform does not know.
 type PossiblyPaid struct {
 	Addr addrs.Instance
+	// Provider is the live provider it was sent to, "" for the reference
+	// service.
+	Provider string
 	// SentAt is when the request was sent.
 	SentAt time.Time
 	// Err is what came back instead of a job id, when this apply sent it;
@@ -196,7 +199,7 @@ func (e *Engine) Apply(ctx context.Context, plan *plans.Plan) (*Result, error) {
 		if c.PossiblyPaid() {
 			// A provider that lists its jobs may find it again.
 			if c = r.recoverEarlier(c); c.PossiblyPaid() {
-				r.possiblyPaid(c.Addr, c.Reason.Since, nil)
+				r.possiblyPaid(c.Addr, c.Provider(), c.Reason.Since, nil)
 			}
 		}
 		changes[c.Addr] = c
@@ -330,10 +333,10 @@ func (r *applyRun) setService(tx *statefile.Tx, ep addrs.Endpoint) error {
 
 // possiblyPaid notes that addr's create request, sent at sentAt, may have
 // been paid for: what is made from it waits too.
-func (r *applyRun) possiblyPaid(addr addrs.Instance, sentAt time.Time, err error) {
+func (r *applyRun) possiblyPaid(addr addrs.Instance, provider string, sentAt time.Time, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.res.PossiblyPaid = append(r.res.PossiblyPaid, PossiblyPaid{Addr: addr, SentAt: sentAt, Err: err})
+	r.res.PossiblyPaid = append(r.res.PossiblyPaid, PossiblyPaid{Addr: addr, Provider: provider, SentAt: sentAt, Err: err})
 	if _, held := r.held[addr.Resource]; !held {
 		r.held[addr.Resource] = addr
 	}

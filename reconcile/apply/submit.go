@@ -9,6 +9,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/catalog"
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/workdir"
@@ -101,9 +102,10 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 
 	// A create request already on the wire is allowed to finish after the
 	// first Ctrl-C, so that its generation id is recorded rather than lost;
-	// the generation's deadline still bounds it.
+	// the generation's deadline still bounds it, and two minutes too but
+	// on a provider that answers only once the work is done.
 	deadline, _ := ctx.Deadline()
-	if most := time.Now().Add(2 * time.Minute); most.Before(deadline) {
+	if most := time.Now().Add(2 * time.Minute); most.Before(deadline) && !synchronous(inst.Endpoint) {
 		deadline = most
 	}
 	cctx, ccancel := context.WithDeadlineCause(context.WithoutCancel(ctx), deadline, errGenerationTimeout)
@@ -132,7 +134,7 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 		if errors.Is(err, service.ErrAmbiguousCreate) {
 			// The job may exist, and be paid for: the intent stays, and
 			// nothing is sent for it again until the user decides.
-			r.possiblyPaid(inst.Addr, intent.CreatedAt, err)
+			r.possiblyPaid(inst.Addr, inst.Endpoint.Provider(), intent.CreatedAt, err)
 			return fmt.Errorf("submitting %s: %w; the service may have made, and charged for, the job, so genform keeps the intent and sends nothing more for it", inst.Addr, err)
 		}
 		if derr := e.Store.Batch(func(tx *statefile.Tx) error { return tx.ClearIntent(inst.Addr) }); derr != nil {
@@ -198,4 +200,11 @@ func (r *applyRun) resume(inst *config.Instance, c *plans.Change) error {
 	}
 	r.record(&r.res.Resumed, inst.Addr)
 	return nil
+}
+
+// synchronous reports whether ep's provider answers a create only once
+// its work is done.
+func synchronous(ep addrs.Endpoint) bool {
+	p := catalog.Lookup(ep.Provider())
+	return p != nil && p.Synchronous
 }
