@@ -181,14 +181,15 @@ func (c *Config) decodeProvider(b *hcl.Block) hcl.Diagnostics {
 }
 
 // perModel reports whether a prices value sets prices per model: every
-// key names a model (holds a "/"), and every value is an object.
+// value is an object (the prices of the model its key names, which may be
+// "fal-ai/flux/dev" or "gpt-image-2"), where the block's own prices are
+// numbers.
 func perModel(v cty.Value) bool {
 	if !v.Type().IsObjectType() && !v.Type().IsMapType() || v.LengthInt() == 0 {
 		return false
 	}
 	for it := v.ElementIterator(); it.Next(); {
-		k, e := it.Element()
-		if !strings.Contains(k.AsString(), "/") || !(e.Type().IsObjectType() || e.Type().IsMapType()) {
+		if _, e := it.Element(); !(e.Type().IsObjectType() || e.Type().IsMapType()) {
 			return false
 		}
 	}
