@@ -9,6 +9,7 @@ import (
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/catalog"
+	"github.com/genform/genform/internal/words"
 )
 
 // providerFact is one line of what genform providers says of a provider.
@@ -168,9 +169,9 @@ func limitsText(l catalog.Limits) string {
 	var parts []string
 	switch {
 	case l.Parallelism > 0 && l.MaxParallelism > l.Parallelism:
-		parts = append(parts, fmt.Sprintf("%d jobs at once, up to %d on the top tier", l.Parallelism, l.MaxParallelism))
+		parts = append(parts, fmt.Sprintf("%d job%s at once, up to %d on the top tier", l.Parallelism, words.Plural(l.Parallelism), l.MaxParallelism))
 	case l.Parallelism > 0:
-		parts = append(parts, fmt.Sprintf("%d jobs at once", l.Parallelism))
+		parts = append(parts, fmt.Sprintf("%d job%s at once", l.Parallelism, words.Plural(l.Parallelism)))
 	default:
 		parts = append(parts, "no documented concurrency limit")
 	}
