@@ -102,11 +102,9 @@ func runWindow(b *testing.B, wc windowCase, n int) {
 	// The ideal: every job at once the limits allow, each one second,
 	// and the fewest requests a job needs (its create and one read of its
 	// end) no faster than the request rate.
-	ideal := time.Duration(n) * time.Second
+	ideal := time.Second
 	if c := opts.MaxConcurrent; c > 0 {
 		ideal = time.Duration(math.Ceil(float64(n)/float64(c))) * time.Second
-	} else {
-		ideal = time.Second
 	}
 	if rpm := opts.RPM; rpm > 0 {
 		ideal = max(ideal, time.Duration(float64(2*n)/float64(rpm)*float64(time.Minute)))
