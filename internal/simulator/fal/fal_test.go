@@ -95,7 +95,7 @@ func TestQueueAPI(t *testing.T) {
 	if err := sim.Close(); err != nil {
 		t.Fatal(err)
 	}
-	again, err := New(simkit.Options{Token: "k", Now: c.now, DataDir: sim.core.Opts.DataDir})
+	again, err := New(simkit.Options{Token: "k", Now: c.now, DataDir: sim.Core.Opts.DataDir})
 	if err != nil {
 		t.Fatal(err)
 	}
