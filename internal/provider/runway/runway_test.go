@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/genform/genform/internal/service"
 	simrunway "github.com/genform/genform/internal/simulator/runway"
 	"github.com/genform/genform/internal/simulator/simkit"
+	"github.com/genform/genform/internal/simulator/simkit/simtest"
 )
 
 const key = "key_runway-adapter-test-0123456789abcdef"
@@ -197,38 +197,20 @@ func TestLostOrFailedCreateNeverSentAgain(t *testing.T) {
 	}
 }
 
-// stepper is a clock a test moves by hand.
-type stepper struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (s *stepper) now() time.Time {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.t
-}
-
-func (s *stepper) advance(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.t = s.t.Add(d)
-}
-
 func TestExpiredURLFreshOnResult(t *testing.T) {
-	clock := &stepper{t: time.Now()}
-	h := start(t, simkit.Options{URLTTL: time.Hour, Now: clock.now, Latency: time.Second}, key)
+	clock := simtest.NewClock(time.Now())
+	h := start(t, simkit.Options{URLTTL: time.Hour, Now: clock.Now, Latency: time.Second}, key)
 	ctx := context.Background()
 	j, err := h.submit(addrs.Image, "gen4_image", image("fleeting"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	clock.advance(2 * time.Second)
+	clock.Advance(2 * time.Second)
 	res, err := h.P.Result(ctx, j)
 	if h.Keep(err) != nil {
 		t.Fatal(err)
 	}
-	clock.advance(2 * time.Hour)
+	clock.Advance(2 * time.Hour)
 	_, err = h.P.Download(ctx, res.Outputs[0].URL, t.TempDir(), "late")
 	var se *service.Error
 	if !errors.As(h.Keep(err), &se) || se.HTTPStatus != http.StatusForbidden || errors.Is(err, service.ErrUnauthorized) {
