@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -85,17 +86,8 @@ func TestProviderBodies(t *testing.T) {
 				input[k] = v
 			}
 			got, err := p.Body(tt.model, addrs.Image, tt.common, tt.input)
-			if tt.wantErr {
-				if err == nil {
-					t.Fatalf("Body = %v, want an error", got)
-				}
+			if !checkBody(t, got, err, tt.wantErr, "", tt.want) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("Body (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(input, tt.input); diff != "" && tt.input != nil {
 				t.Errorf("Body changed its input (-before +after):\n%s", diff)
@@ -123,4 +115,24 @@ func TestProviderTables(t *testing.T) {
 	if c := fal.Caps("someone/else"); !c.Makes(addrs.Video) || c.Takes(Seed) {
 		t.Errorf("fal general caps %+v", c)
 	}
+}
+
+// checkBody checks what a provider's Body made: when fails, an error
+// (holding wantErr, when it is set); else no error, and want. It reports
+// whether Body made a body.
+func checkBody(t *testing.T, got map[string]any, err error, fails bool, wantErr string, want map[string]any) bool {
+	t.Helper()
+	if fails {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("Body = %v, %v; want an error saying %q", got, err, wantErr)
+		}
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Body (-want +got):\n%s", diff)
+	}
+	return true
 }

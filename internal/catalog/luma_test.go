@@ -2,10 +2,7 @@ package catalog
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/genform/genform/internal/addrs"
 )
@@ -103,18 +100,7 @@ func TestLumaBodies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := luma.Body(tt.model, tt.kind, tt.common, tt.input)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("Body = %v, %v; want an error saying %q", got, err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("Body (-want +got):\n%s", diff)
-			}
+			checkBody(t, got, err, tt.wantErr != "", tt.wantErr, tt.want)
 		})
 	}
 }

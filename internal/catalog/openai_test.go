@@ -1,10 +1,7 @@
 package catalog
 
 import (
-	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/genform/genform/internal/addrs"
 )
@@ -84,18 +81,7 @@ func TestOpenAIBody(t *testing.T) {
 				kind = addrs.Image
 			}
 			got, err := p.Body(tt.model, kind, tt.common, tt.input)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("Body = %v, %v; want an error about %q", got, err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("Body (-want +got):\n%s", diff)
-			}
+			checkBody(t, got, err, tt.wantErr != "", tt.wantErr, tt.want)
 		})
 	}
 }

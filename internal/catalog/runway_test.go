@@ -3,8 +3,6 @@ package catalog
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/genform/genform/internal/addrs"
 )
 
@@ -94,18 +92,7 @@ func TestRunwayBodies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := p.Body(tt.model, tt.kind, tt.common, tt.input)
-			if tt.wantErr {
-				if err == nil {
-					t.Fatalf("Body = %v, want an error", got)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("Body (-want +got):\n%s", diff)
-			}
+			checkBody(t, got, err, tt.wantErr, "", tt.want)
 		})
 	}
 }
