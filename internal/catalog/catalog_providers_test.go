@@ -136,3 +136,36 @@ func checkBody(t *testing.T, got map[string]any, err error, fails bool, wantErr 
 	}
 	return true
 }
+
+// bodyCase is a case of a provider's Body: what it makes of model, kind
+// (an image when 0), common and input: want, or an error (when fails, or
+// wantErr is set), holding wantErr when it is set.
+type bodyCase struct {
+	name    string
+	model   string
+	kind    addrs.Kind
+	common  map[string]any
+	input   map[string]any
+	want    map[string]any
+	wantErr string
+	fails   bool
+}
+
+// testBodies runs each case of provider's Body as a subtest.
+func testBodies(t *testing.T, provider string, tests []bodyCase) {
+	t.Helper()
+	p := Lookup(provider)
+	if p == nil {
+		t.Fatalf("%s is not registered: %v", provider, Names())
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			kind := tt.kind
+			if kind == 0 {
+				kind = addrs.Image
+			}
+			got, err := p.Body(tt.model, kind, tt.common, tt.input)
+			checkBody(t, got, err, tt.fails || tt.wantErr != "", tt.wantErr, tt.want)
+		})
+	}
+}

@@ -7,19 +7,7 @@ import (
 )
 
 func TestOpenAIBody(t *testing.T) {
-	p := Lookup("openai")
-	if p == nil {
-		t.Fatalf("openai is not registered: %v", Names())
-	}
-	tests := []struct {
-		name    string
-		model   string
-		kind    addrs.Kind
-		common  map[string]any
-		input   map[string]any
-		want    map[string]any
-		wantErr string
-	}{
+	tests := []bodyCase{
 		{
 			name: "count and ratio mapped, input passed through", model: "gpt-image-2",
 			common: map[string]any{Prompt: "a fox", ImageNumber: float64(3), AspectRatio: "3:2"},
@@ -74,16 +62,7 @@ func TestOpenAIBody(t *testing.T) {
 			common: map[string]any{Prompt: "p"}, wantErr: "makes images",
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			kind := tt.kind
-			if kind == 0 {
-				kind = addrs.Image
-			}
-			got, err := p.Body(tt.model, kind, tt.common, tt.input)
-			checkBody(t, got, err, tt.wantErr != "", tt.wantErr, tt.want)
-		})
-	}
+	testBodies(t, "openai", tests)
 }
 
 func TestOpenAITables(t *testing.T) {
