@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -85,17 +86,8 @@ func TestProviderBodies(t *testing.T) {
 				input[k] = v
 			}
 			got, err := p.Body(tt.model, addrs.Image, tt.common, tt.input)
-			if tt.wantErr {
-				if err == nil {
-					t.Fatalf("Body = %v, want an error", got)
-				}
+			if !checkBody(t, got, err, tt.wantErr, "", tt.want) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("Body (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(input, tt.input); diff != "" && tt.input != nil {
 				t.Errorf("Body changed its input (-before +after):\n%s", diff)
@@ -122,5 +114,58 @@ func TestProviderTables(t *testing.T) {
 	}
 	if c := fal.Caps("someone/else"); !c.Makes(addrs.Video) || c.Takes(Seed) {
 		t.Errorf("fal general caps %+v", c)
+	}
+}
+
+// checkBody checks what a provider's Body made: when fails, an error
+// (holding wantErr, when it is set); else no error, and want. It reports
+// whether Body made a body.
+func checkBody(t *testing.T, got map[string]any, err error, fails bool, wantErr string, want map[string]any) bool {
+	t.Helper()
+	if fails {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("Body = %v, %v; want an error saying %q", got, err, wantErr)
+		}
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Body (-want +got):\n%s", diff)
+	}
+	return true
+}
+
+// bodyCase is a case of a provider's Body: what it makes of model, kind
+// (an image when 0), common and input: want, or an error (when fails, or
+// wantErr is set), holding wantErr when it is set.
+type bodyCase struct {
+	name    string
+	model   string
+	kind    addrs.Kind
+	common  map[string]any
+	input   map[string]any
+	want    map[string]any
+	wantErr string
+	fails   bool
+}
+
+// testBodies runs each case of provider's Body as a subtest.
+func testBodies(t *testing.T, provider string, tests []bodyCase) {
+	t.Helper()
+	p := Lookup(provider)
+	if p == nil {
+		t.Fatalf("%s is not registered: %v", provider, Names())
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			kind := tt.kind
+			if kind == 0 {
+				kind = addrs.Image
+			}
+			got, err := p.Body(tt.model, kind, tt.common, tt.input)
+			checkBody(t, got, err, tt.fails || tt.wantErr != "", tt.wantErr, tt.want)
+		})
 	}
 }

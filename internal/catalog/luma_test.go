@@ -2,10 +2,7 @@ package catalog
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/genform/genform/internal/addrs"
 )
@@ -13,19 +10,7 @@ import (
 const lumaImageID = "123e4567-e89b-12d3-a456-426614174000"
 
 func TestLumaBodies(t *testing.T) {
-	luma := Lookup("luma")
-	if luma == nil {
-		t.Fatalf("luma is not registered: %v", Names())
-	}
-	tests := []struct {
-		name    string
-		model   string
-		kind    addrs.Kind
-		common  map[string]any
-		input   map[string]any
-		want    map[string]any
-		wantErr string
-	}{
+	tests := []bodyCase{
 		{
 			name: "photon image", model: "photon-1", kind: addrs.Image,
 			common: map[string]any{Prompt: "a fox", AspectRatio: "21:9"},
@@ -100,23 +85,7 @@ func TestLumaBodies(t *testing.T) {
 			wantErr: "set it once",
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := luma.Body(tt.model, tt.kind, tt.common, tt.input)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("Body = %v, %v; want an error saying %q", got, err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("Body (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testBodies(t, "luma", tests)
 }
 
 func TestLumaTables(t *testing.T) {

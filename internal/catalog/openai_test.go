@@ -1,28 +1,13 @@
 package catalog
 
 import (
-	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/genform/genform/internal/addrs"
 )
 
 func TestOpenAIBody(t *testing.T) {
-	p := Lookup("openai")
-	if p == nil {
-		t.Fatalf("openai is not registered: %v", Names())
-	}
-	tests := []struct {
-		name    string
-		model   string
-		kind    addrs.Kind
-		common  map[string]any
-		input   map[string]any
-		want    map[string]any
-		wantErr string
-	}{
+	tests := []bodyCase{
 		{
 			name: "count and ratio mapped, input passed through", model: "gpt-image-2",
 			common: map[string]any{Prompt: "a fox", ImageNumber: float64(3), AspectRatio: "3:2"},
@@ -77,27 +62,7 @@ func TestOpenAIBody(t *testing.T) {
 			common: map[string]any{Prompt: "p"}, wantErr: "makes images",
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			kind := tt.kind
-			if kind == 0 {
-				kind = addrs.Image
-			}
-			got, err := p.Body(tt.model, kind, tt.common, tt.input)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("Body = %v, %v; want an error about %q", got, err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("Body (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testBodies(t, "openai", tests)
 }
 
 func TestOpenAITables(t *testing.T) {

@@ -3,21 +3,11 @@ package catalog
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/genform/genform/internal/addrs"
 )
 
 func TestRunwayBodies(t *testing.T) {
-	tests := []struct {
-		name    string
-		model   string
-		kind    addrs.Kind
-		common  map[string]any
-		input   map[string]any
-		want    map[string]any
-		wantErr bool
-	}{
+	tests := []bodyCase{
 		{
 			name: "gen4_image at 1080p", model: "gen4_image", kind: addrs.Image,
 			common: map[string]any{Prompt: "a fox", Seed: float64(7), AspectRatio: "16:9"},
@@ -37,15 +27,15 @@ func TestRunwayBodies(t *testing.T) {
 		},
 		{
 			name: "gen4_image without a ratio refused", model: "gen4_image", kind: addrs.Image,
-			common: map[string]any{Prompt: "p"}, wantErr: true,
+			common: map[string]any{Prompt: "p"}, fails: true,
 		},
 		{
 			name: "gen4_image at a resolution it has not", model: "gen4_image", kind: addrs.Image,
-			common: map[string]any{Prompt: "p", AspectRatio: "1:1", Resolution: float64(480)}, wantErr: true,
+			common: map[string]any{Prompt: "p", AspectRatio: "1:1", Resolution: float64(480)}, fails: true,
 		},
 		{
 			name: "gen4_image_turbo needs references", model: "gen4_image_turbo", kind: addrs.Image,
-			common: map[string]any{Prompt: "p", AspectRatio: "1:1"}, wantErr: true,
+			common: map[string]any{Prompt: "p", AspectRatio: "1:1"}, fails: true,
 		},
 		{
 			name: "gen4.5 from text, duration sent when unset", model: "gen4.5", kind: addrs.Video,
@@ -54,7 +44,7 @@ func TestRunwayBodies(t *testing.T) {
 		},
 		{
 			name: "gen4.5 from text takes no square", model: "gen4.5", kind: addrs.Video,
-			common: map[string]any{Prompt: "waves", AspectRatio: "1:1"}, wantErr: true,
+			common: map[string]any{Prompt: "waves", AspectRatio: "1:1"}, fails: true,
 		},
 		{
 			name: "gen4.5 from a first frame, square", model: "gen4.5", kind: addrs.Video,
@@ -63,7 +53,7 @@ func TestRunwayBodies(t *testing.T) {
 		},
 		{
 			name: "gen4_turbo needs an image", model: "gen4_turbo", kind: addrs.Video,
-			common: map[string]any{Prompt: "waves", AspectRatio: "16:9"}, wantErr: true,
+			common: map[string]any{Prompt: "waves", AspectRatio: "16:9"}, fails: true,
 		},
 		{
 			name: "veo3.1 first and last frames", model: "veo3.1", kind: addrs.Video,
@@ -87,27 +77,10 @@ func TestRunwayBodies(t *testing.T) {
 		},
 		{
 			name: "a field set twice refused", model: "gen4_image", kind: addrs.Image,
-			common: map[string]any{Prompt: "x", AspectRatio: "1:1"}, input: map[string]any{"ratio": "1024:1024"}, wantErr: true,
+			common: map[string]any{Prompt: "x", AspectRatio: "1:1"}, input: map[string]any{"ratio": "1024:1024"}, fails: true,
 		},
 	}
-	p := Lookup("runway")
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := p.Body(tt.model, tt.kind, tt.common, tt.input)
-			if tt.wantErr {
-				if err == nil {
-					t.Fatalf("Body = %v, want an error", got)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("Body (-want +got):\n%s", diff)
-			}
-		})
-	}
+	testBodies(t, "runway", tests)
 }
 
 func TestRunwayTables(t *testing.T) {

@@ -10,4 +10,10 @@
 // create whose outcome is not known. It does not decide what to generate
 // (the planner does), keep state (the apply engine records every job), or
 // build request bodies (package config does).
+//
+// It also holds what the live providers' adapters share: Base (the
+// client built from a Config, the identity, Download and the key's
+// check), Fetch (a read of one of the provider's objects), the text of a
+// failure, and the window and the one-match rule of a Recoverer's
+// search.
 package provider

@@ -9,32 +9,16 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/genform/genform/internal/simulator/simkit/simtest"
 )
 
-// fakeClock is a clock tests move by hand, so lifecycle and expiry tests
-// never sleep.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{t: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
+// newFakeClock is a clock tests move by hand, so lifecycle and expiry
+// tests never sleep.
+func newFakeClock() *simtest.Clock {
+	return simtest.NewClock(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
 }
 
 const testToken = "test-token"
@@ -45,7 +29,7 @@ type harness struct {
 	t     *testing.T
 	sim   *Server
 	srv   *httptest.Server
-	clock *fakeClock
+	clock *simtest.Clock
 }
 
 func newHarness(t *testing.T, opts Options) *harness {

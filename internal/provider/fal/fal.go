@@ -24,23 +24,20 @@ var refusals = []int{http.StatusUnauthorized, http.StatusForbidden}
 
 // Provider is fal's queue API behind the provider seam.
 type Provider struct {
-	c  *service.Client
-	id string
+	provider.Base
 }
 
 var _ provider.Provider = (*Provider)(nil)
 
 // New is fal's queue API as cfg configures it.
 func New(cfg provider.Config) (*Provider, error) {
-	c, err := provider.NewClient(cfg, PublicURL, "Key")
+	b, err := provider.NewBase("fal", cfg, PublicURL, "Key",
+		service.Call{Method: http.MethodGet, Path: "/fal-ai/flux/requests/" + noRequest + "/status"})
 	if err != nil {
-		return nil, fmt.Errorf("fal: %w", err)
+		return nil, err
 	}
-	return &Provider{c: c, id: provider.IDOf("fal", c, PublicURL)}, nil
+	return &Provider{Base: b}, nil
 }
-
-// ID is "fal", with the base URL when it is not fal's own.
-func (p *Provider) ID() string { return p.id }
 
 // Handle is what following a fal request needs: the URLs its submit
 // answer named.
@@ -72,7 +69,7 @@ func (p *Provider) Submit(ctx context.Context, r provider.Request) (provider.Job
 	if err != nil {
 		return provider.Job{}, err
 	}
-	b, err := p.c.Do(ctx, service.Call{Method: http.MethodPost, Path: path, Body: r.Body, Create: true, Refusals: refusals})
+	b, err := p.Client.Do(ctx, service.Call{Method: http.MethodPost, Path: path, Body: r.Body, Create: true, Refusals: refusals})
 	if err != nil {
 		return provider.Job{}, err
 	}
@@ -108,7 +105,7 @@ func (p *Provider) handleOf(j provider.Job) (Handle, error) {
 			if err != nil {
 				return h, err
 			}
-			base := strings.TrimRight(p.c.BaseURL(), "/") + app + "/requests/" + url.PathEscape(j.ID)
+			base := strings.TrimRight(p.Client.BaseURL(), "/") + app + "/requests/" + url.PathEscape(j.ID)
 			return Handle{StatusURL: base + "/status", ResponseURL: base, CancelURL: base + "/cancel"}, nil
 		}
 	}
@@ -137,7 +134,7 @@ func (p *Provider) Status(ctx context.Context, j provider.Job) (provider.Status,
 	if err != nil {
 		return provider.Status{}, err
 	}
-	b, err := p.c.Do(ctx, service.Call{Method: http.MethodGet, URL: h.StatusURL})
+	b, err := p.Client.Do(ctx, service.Call{Method: http.MethodGet, URL: h.StatusURL})
 	if err != nil {
 		return provider.Status{}, err
 	}
@@ -156,20 +153,13 @@ func (p *Provider) Status(ctx context.Context, j provider.Job) (provider.Status,
 		s.State, s.Progress = provider.Done, 1
 		if msg := provider.ErrorText(a.Error); msg != "" || a.ErrorType != "" {
 			s.State = provider.Failed
-			s.Reason = service.Printable(strings.TrimSpace(msg + typeSuffix(a.ErrorType)))
+			s.Reason = provider.FailureText(msg, a.ErrorType)
 			s.Refused = a.ErrorType == contentPolicy
 		}
 	default:
 		s.Known = false
 	}
 	return s, nil
-}
-
-func typeSuffix(t string) string {
-	if t == "" {
-		return ""
-	}
-	return " (" + t + ")"
 }
 
 // redact is a URL without its query, for messages.
@@ -206,7 +196,7 @@ func (p *Provider) Result(ctx context.Context, j provider.Job) (*provider.Result
 	if err != nil {
 		return nil, err
 	}
-	b, err := p.c.Do(ctx, service.Call{Method: http.MethodGet, URL: h.ResponseURL})
+	b, err := p.Client.Do(ctx, service.Call{Method: http.MethodGet, URL: h.ResponseURL})
 	if err != nil {
 		var se *service.Error
 		if errors.As(err, &se) {
@@ -243,11 +233,6 @@ func (p *Provider) Result(ctx context.Context, j provider.Job) (*provider.Result
 	return res, nil
 }
 
-// Download streams one output into dir.
-func (p *Provider) Download(ctx context.Context, url, dir, base string) (*service.Downloaded, error) {
-	return p.c.Download(ctx, url, dir, base)
-}
-
 // noRequest is a request id no submit ever had: asking its status checks
 // the key without making anything.
 const noRequest = "00000000-0000-4000-8000-000000000000"
@@ -257,7 +242,7 @@ const noRequest = "00000000-0000-4000-8000-000000000000"
 // answered 401 or 403, which matches service.ErrUnauthorized; a key it
 // accepts, 404.
 func (p *Provider) CheckCredentials(ctx context.Context) error {
-	_, err := p.c.Do(ctx, service.Call{Method: http.MethodGet, Path: "/fal-ai/flux/requests/" + noRequest + "/status"})
+	err := p.Base.CheckCredentials(ctx)
 	var se *service.Error
 	if errors.As(err, &se) && se.HTTPStatus == http.StatusNotFound {
 		return nil

@@ -3,8 +3,6 @@ package fal_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -14,37 +12,19 @@ import (
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/provider/fal"
 	"github.com/genform/genform/internal/provider/providertest"
-	"github.com/genform/genform/internal/service"
 	simfal "github.com/genform/genform/internal/simulator/fal"
 	"github.com/genform/genform/internal/simulator/simkit"
 )
 
 const key = "fal-test-key-0123456789"
 
+// harness is the adapter against its simulator.
 type harness struct {
-	*providertest.Harness
-	sim *simfal.Server
-	p   *fal.Provider
+	*providertest.Adapter[*simfal.Server, *fal.Provider]
 }
 
 func start(t *testing.T, opts simkit.Options, k string) *harness {
-	t.Helper()
-	opts.Token = key
-	if opts.Latency == 0 {
-		opts.Latency = 60 * time.Millisecond
-	}
-	sim, err := simfal.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(sim)
-	t.Cleanup(srv.Close)
-	p, err := fal.New(provider.Config{BaseURL: srv.URL, Key: k})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &harness{Harness: providertest.New(t, p, k), sim: sim, p: p}
-	return h
+	return &harness{providertest.Start(t, opts, key, k, simfal.New, fal.New)}
 }
 
 func (h *harness) submit(model string, input map[string]any) (provider.Job, error) {
@@ -53,7 +33,7 @@ func (h *harness) submit(model string, input map[string]any) (provider.Job, erro
 	if strings.Contains(model, "video") {
 		kind = addrs.Video
 	}
-	j, err := h.p.Submit(context.Background(), provider.Request{Kind: kind, Target: model, Body: body})
+	j, err := h.P.Submit(context.Background(), provider.Request{Kind: kind, Target: model, Body: body})
 	return j, h.Keep(err)
 }
 
@@ -71,7 +51,7 @@ func TestImagesAndVideo(t *testing.T) {
 	if last := seen[len(seen)-1]; last.State != provider.Done || last.Raw != "COMPLETED" {
 		t.Fatalf("last status %+v", last)
 	}
-	res, err := h.p.Result(context.Background(), j)
+	res, err := h.P.Result(context.Background(), j)
 	if h.Keep(err) != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +61,7 @@ func TestImagesAndVideo(t *testing.T) {
 	dir := t.TempDir()
 	var sums []string
 	for i, o := range res.Outputs {
-		d, err := h.p.Download(context.Background(), o.URL, dir, "out"+string(rune('0'+i)))
+		d, err := h.P.Download(context.Background(), o.URL, dir, "out"+string(rune('0'+i)))
 		if h.Keep(err) != nil {
 			t.Fatal(err)
 		}
@@ -99,14 +79,14 @@ func TestImagesAndVideo(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.Follow(v)
-	res, err = h.p.Result(context.Background(), v)
+	res, err = h.P.Result(context.Background(), v)
 	if h.Keep(err) != nil {
 		t.Fatal(err)
 	}
 	if len(res.Outputs) != 1 || res.Kind != addrs.Video {
 		t.Fatalf("video result %+v", res)
 	}
-	d, err := h.p.Download(context.Background(), res.Outputs[0].URL, dir, "video")
+	d, err := h.P.Download(context.Background(), res.Outputs[0].URL, dir, "video")
 	if h.Keep(err) != nil {
 		t.Fatal(err)
 	}
@@ -129,15 +109,14 @@ func TestFailureAndRefusal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		seen := h.Follow(j)
-		last := seen[len(seen)-1]
+		last := h.Ended(j)
 		if last.State != provider.Failed || last.Refused != tt.refused || !strings.Contains(last.Reason, tt.reason) {
 			t.Errorf("%q ended %+v", tt.prompt, last)
 		}
 		if !tt.refused {
 			continue // its result answers 500, which a read retries: the engine never asks it
 		}
-		if _, err := h.p.Result(context.Background(), j); h.Keep(err) == nil || !strings.Contains(err.Error(), "422") {
+		if _, err := h.P.Result(context.Background(), j); h.Keep(err) == nil || !strings.Contains(err.Error(), "422") {
 			t.Errorf("%q: the result of a refused request: %v, want its 422", tt.prompt, err)
 		}
 	}
@@ -149,37 +128,15 @@ func TestUnknownStatusFollowed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := h.Follow(j)
-	odd := false
-	for _, st := range seen {
-		if !st.Known {
-			odd = true
-			if st.State != provider.Running || st.Raw != "IN_RETRY" {
-				t.Errorf("an unknown status is %+v, want running and shown as it is", st)
-			}
-		}
-	}
-	if !odd || seen[len(seen)-1].State != provider.Done {
-		t.Errorf("statuses %+v: want an unknown one, followed to COMPLETED", seen)
-	}
+	h.UnknownStatusFollowed(j, "IN_RETRY")
 }
 
 func TestRateLimitStorm(t *testing.T) {
 	h := start(t, simkit.Options{RPM: 1, Now: providertest.StepClock(), Latency: time.Hour}, key)
-	if err := h.Keep(h.p.CheckCredentials(context.Background())); err != nil {
-		t.Fatal(err)
-	}
-	began := time.Now()
-	if _, err := h.submit("fal-ai/flux/schnell", map[string]any{"prompt": "storm"}); err != nil {
-		t.Fatal(err)
-	}
-	if time.Since(began) < 900*time.Millisecond {
-		t.Errorf("the submit was sent again after %s, before the Retry-After of 1s", time.Since(began))
-	}
-	rep := h.sim.Jobs()
-	if rep.Throttled == 0 || len(rep.Jobs) != 1 || rep.Creates[rep.Jobs[0].Fingerprint] != 1 {
-		t.Errorf("report %+v: want a 429 and one job", rep)
-	}
+	h.RateLimitStorm(func() error {
+		_, err := h.submit("fal-ai/flux/schnell", map[string]any{"prompt": "storm"})
+		return err
+	})
 }
 
 func TestLostAnswerStaysPossiblyPaid(t *testing.T) {
@@ -188,23 +145,20 @@ func TestLostAnswerStaysPossiblyPaid(t *testing.T) {
 	if !provider.IsPossiblyPaid(err) {
 		t.Fatalf("err = %v, want possibly paid", err)
 	}
-	if _, ok := any(h.p).(provider.Recoverer); ok {
+	if _, ok := any(h.P).(provider.Recoverer); ok {
 		t.Error("fal lists no requests, yet the adapter claims to recover them")
 	}
-	if rep := h.sim.Jobs(); len(rep.Jobs) != 1 || rep.Requests != 1 {
+	if rep := h.Sim.Jobs(); len(rep.Jobs) != 1 || rep.Requests != 1 {
 		t.Errorf("report %+v: want the one job made by one request", rep)
 	}
 }
 
 func TestServerErrorOnSubmitNeverSentAgain(t *testing.T) {
 	h := start(t, simkit.Options{ErrorRate: 1}, key)
-	_, err := h.submit("fal-ai/flux/schnell", map[string]any{"prompt": "five hundred"})
-	if !provider.IsPossiblyPaid(err) {
-		t.Fatalf("err = %v, want possibly paid", err)
-	}
-	if rep := h.sim.Jobs(); rep.Requests != 1 {
-		t.Errorf("the submit was sent %d times, want once", rep.Requests)
-	}
+	h.SentOnce(func() error {
+		_, err := h.submit("fal-ai/flux/schnell", map[string]any{"prompt": "five hundred"})
+		return err
+	})
 }
 
 func TestExpiredOutput(t *testing.T) {
@@ -214,33 +168,22 @@ func TestExpiredOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.Follow(j)
-	res, err := h.p.Result(context.Background(), j)
+	res, err := h.P.Result(context.Background(), j)
 	if h.Keep(err) != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(100 * time.Millisecond)
-	_, err = h.p.Download(context.Background(), res.Outputs[0].URL, t.TempDir(), "late")
-	var se *service.Error
-	if !errors.As(h.Keep(err), &se) || se.HTTPStatus != 404 {
-		t.Errorf("downloading an expired output: %v, want 404", err)
-	}
+	h.ExpiredOutput(res.Outputs[0].URL)
 }
 
 func TestCredentials(t *testing.T) {
 	good := start(t, simkit.Options{}, key)
-	if err := good.Keep(good.p.CheckCredentials(context.Background())); err != nil {
-		t.Errorf("the right key: %v", err)
-	}
 	bad := start(t, simkit.Options{}, "wrong-key-abcdefghijkl")
-	err := bad.Keep(bad.p.CheckCredentials(context.Background()))
-	if !errors.Is(err, service.ErrUnauthorized) {
-		t.Errorf("a wrong key: %v, want ErrUnauthorized", err)
-	}
-	_, err = bad.submit("fal-ai/flux/schnell", map[string]any{"prompt": "x"})
-	if err == nil || provider.IsPossiblyPaid(err) {
-		t.Errorf("a submit with a refused key: %v, want a refusal that made nothing", err)
-	}
-	if n := len(bad.sim.Jobs().Jobs); n != 0 {
+	providertest.Keys(good.Harness, bad.Harness, func() error {
+		_, err := bad.submit("fal-ai/flux/schnell", map[string]any{"prompt": "x"})
+		return err
+	})
+	if n := len(bad.Sim.Jobs().Jobs); n != 0 {
 		t.Errorf("%d jobs made with a wrong key", n)
 	}
 }

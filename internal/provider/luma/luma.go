@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
-	"strings"
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/provider"
@@ -32,8 +31,7 @@ var refusals = []int{
 
 // Provider is Luma's Dream Machine API behind the provider seam.
 type Provider struct {
-	c  *service.Client
-	id string
+	provider.Base
 }
 
 var (
@@ -43,15 +41,14 @@ var (
 
 // New is Luma's API as cfg configures it.
 func New(cfg provider.Config) (*Provider, error) {
-	c, err := provider.NewClient(cfg, PublicURL, "Bearer")
+	// The key is checked by reading its credit balance (GET /credits),
+	// which makes nothing.
+	b, err := provider.NewBase("luma", cfg, PublicURL, "Bearer", service.Call{Method: http.MethodGet, Path: "/credits"})
 	if err != nil {
-		return nil, fmt.Errorf("luma: %w", err)
+		return nil, err
 	}
-	return &Provider{c: c, id: provider.IDOf("luma", c, PublicURL)}, nil
+	return &Provider{Base: b}, nil
 }
-
-// ID is "luma", with the base URL when it is not Luma's own.
-func (p *Provider) ID() string { return p.id }
 
 // createPath is the create endpoint of kind.
 func createPath(kind addrs.Kind) (string, error) {
@@ -97,7 +94,7 @@ func (p *Provider) Submit(ctx context.Context, r provider.Request) (provider.Job
 	if err != nil {
 		return provider.Job{}, fmt.Errorf("building the create request: %w", err)
 	}
-	a, err := p.c.Do(ctx, service.Call{Method: http.MethodPost, Path: path, Body: b, Create: true, Refusals: refusals})
+	a, err := p.Client.Do(ctx, service.Call{Method: http.MethodPost, Path: path, Body: b, Create: true, Refusals: refusals})
 	if err != nil {
 		return provider.Job{}, err
 	}
@@ -129,15 +126,7 @@ func (p *Provider) get(ctx context.Context, id string) (*generation, []byte, err
 	if !provider.ValidID(id) {
 		return nil, nil, fmt.Errorf("luma: %q is not a generation id", id)
 	}
-	b, err := p.c.Do(ctx, service.Call{Method: http.MethodGet, Path: "/generations/" + url.PathEscape(id)})
-	if err != nil {
-		return nil, nil, err
-	}
-	var g generation
-	if err := json.Unmarshal(b, &g); err != nil {
-		return nil, nil, fmt.Errorf("GET generation %s: decoding it: %w", id, err)
-	}
-	return &g, b, nil
+	return provider.Fetch[generation](ctx, &p.Base, "/generations/"+url.PathEscape(id), nil, "generation "+id)
 }
 
 // The states Luma documents.
@@ -171,7 +160,7 @@ func statusOf(g *generation) provider.Status {
 	case stateFailed:
 		s.State = provider.Failed
 		if g.FailureReason != nil {
-			s.Reason = service.Printable(strings.TrimSpace(*g.FailureReason))
+			s.Reason = provider.FailureText(*g.FailureReason, "")
 		}
 		if s.Reason == "" {
 			s.Reason = "the generation failed"
@@ -213,16 +202,4 @@ func (p *Provider) Result(ctx context.Context, j provider.Job) (*provider.Result
 	}
 	res.Outputs = []provider.Output{{URL: asset}}
 	return res, nil
-}
-
-// Download streams one output into dir.
-func (p *Provider) Download(ctx context.Context, url, dir, base string) (*service.Downloaded, error) {
-	return p.c.Download(ctx, url, dir, base)
-}
-
-// CheckCredentials reads the key's credit balance (GET /credits), which
-// makes nothing.
-func (p *Provider) CheckCredentials(ctx context.Context) error {
-	_, err := p.c.Do(ctx, service.Call{Method: http.MethodGet, Path: "/credits"})
-	return err
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -23,30 +22,13 @@ import (
 
 const key = "luma-test-key-0123456789"
 
+// harness is the adapter against its simulator.
 type harness struct {
-	*providertest.Harness
-	sim *simluma.Server
-	srv *httptest.Server
-	p   *luma.Provider
+	*providertest.Adapter[*simluma.Server, *luma.Provider]
 }
 
 func start(t *testing.T, opts simkit.Options, k string) *harness {
-	t.Helper()
-	opts.Token = key
-	if opts.Latency == 0 {
-		opts.Latency = 60 * time.Millisecond
-	}
-	sim, err := simluma.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(sim)
-	t.Cleanup(srv.Close)
-	p, err := luma.New(provider.Config{BaseURL: srv.URL, Key: k})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &harness{Harness: providertest.New(t, p, k), sim: sim, srv: srv, p: p}
+	return &harness{providertest.Start(t, opts, key, k, simluma.New, luma.New)}
 }
 
 // request is a request of kind for model with body.
@@ -59,7 +41,7 @@ func request(kind addrs.Kind, model string, body map[string]any) provider.Reques
 }
 
 func (h *harness) submit(r provider.Request) (provider.Job, error) {
-	j, err := h.p.Submit(context.Background(), r)
+	j, err := h.P.Submit(context.Background(), r)
 	return j, h.Keep(err)
 }
 
@@ -70,10 +52,10 @@ func (h *harness) done(r provider.Request) (provider.Job, *provider.Result) {
 	if err != nil {
 		h.T.Fatal(err)
 	}
-	if st := h.Follow(j); st[len(st)-1].State != provider.Done || st[len(st)-1].Raw != "completed" {
-		h.T.Fatalf("job %s ended %+v", j.ID, st[len(st)-1])
+	if st := h.Ended(j); st.State != provider.Done || st.Raw != "completed" {
+		h.T.Fatalf("job %s ended %+v", j.ID, st)
 	}
-	res, err := h.p.Result(context.Background(), j)
+	res, err := h.P.Result(context.Background(), j)
 	if h.Keep(err) != nil {
 		h.T.Fatal(err)
 	}
@@ -87,11 +69,11 @@ func TestImagesAndVideos(t *testing.T) {
 		t.Fatalf("image result %+v of job %+v", res, img)
 	}
 	dir := t.TempDir()
-	d, err := h.p.Download(context.Background(), res.Outputs[0].URL, dir, "image")
+	d, err := h.P.Download(context.Background(), res.Outputs[0].URL, dir, "image")
 	if h.Keep(err) != nil || !strings.HasSuffix(d.Path, ".png") {
 		t.Fatalf("download: %+v, %v", d, err)
 	}
-	rep := h.sim.Jobs()
+	rep := h.Sim.Jobs()
 	var sent map[string]any
 	if err := json.Unmarshal(rep.Jobs[0].Body, &sent); err != nil || sent["model"] != "photon-1" || rep.Jobs[0].Endpoint != "/generations/image" {
 		t.Errorf("the image was created at %s with %s: the model goes in the body", rep.Jobs[0].Endpoint, rep.Jobs[0].Body)
@@ -110,14 +92,14 @@ func TestImagesAndVideos(t *testing.T) {
 		"prompt":    "more waves",
 		"keyframes": map[string]any{"frame0": map[string]any{"type": "generation", "id": first.ID}},
 	}))
-	d, err = h.p.Download(context.Background(), res.Outputs[0].URL, dir, "video")
+	d, err = h.P.Download(context.Background(), res.Outputs[0].URL, dir, "video")
 	if h.Keep(err) != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(d.Path); !strings.HasPrefix(string(b), "GIF8") {
 		t.Errorf("the video is not an animated GIF: %s", d.Path)
 	}
-	if got := h.sim.Jobs().Jobs[2].Endpoint; got != "/generations/video" {
+	if got := h.Sim.Jobs().Jobs[2].Endpoint; got != "/generations/video" {
 		t.Errorf("a video was created at %s", got)
 	}
 }
@@ -136,12 +118,11 @@ func TestFailureAndRefusal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		seen := h.Follow(j)
-		last := seen[len(seen)-1]
+		last := h.Ended(j)
 		if last.State != provider.Failed || last.Refused != tt.refused || last.Reason != tt.reason {
 			t.Errorf("%q ended %+v", tt.prompt, last)
 		}
-		if _, err := h.p.Result(context.Background(), j); h.Keep(err) == nil {
+		if _, err := h.P.Result(context.Background(), j); h.Keep(err) == nil {
 			t.Errorf("%q: a failed generation has a result", tt.prompt)
 		}
 	}
@@ -160,7 +141,7 @@ func TestCreateRefusalsMakeNothing(t *testing.T) {
 			t.Errorf("%v: %v, want a refusal that made nothing", body, err)
 		}
 	}
-	if rep := h.sim.Jobs(); len(rep.Jobs) != 0 || rep.Requests != 3 {
+	if rep := h.Sim.Jobs(); len(rep.Jobs) != 0 || rep.Requests != 3 {
 		t.Errorf("report %+v: want three requests and no generation", rep)
 	}
 }
@@ -171,37 +152,15 @@ func TestUnknownStatusFollowed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := h.Follow(j)
-	odd := false
-	for _, st := range seen {
-		if !st.Known {
-			odd = true
-			if st.State != provider.Running || st.Raw != "processing" {
-				t.Errorf("an unknown state is %+v, want running and shown as it is", st)
-			}
-		}
-	}
-	if !odd || seen[len(seen)-1].State != provider.Done {
-		t.Errorf("states %+v: want an unknown one, followed to completed", seen)
-	}
+	h.UnknownStatusFollowed(j, "processing")
 }
 
 func TestRateLimitStorm(t *testing.T) {
 	h := start(t, simkit.Options{RPM: 1, Now: providertest.StepClock(), Latency: time.Hour}, key)
-	if err := h.Keep(h.p.CheckCredentials(context.Background())); err != nil {
-		t.Fatal(err)
-	}
-	began := time.Now()
-	if _, err := h.submit(request(addrs.Image, "photon-1", map[string]any{"prompt": "storm"})); err != nil {
-		t.Fatal(err)
-	}
-	if time.Since(began) < 900*time.Millisecond {
-		t.Errorf("the create was sent again after %s, before the Retry-After of 1s", time.Since(began))
-	}
-	rep := h.sim.Jobs()
-	if rep.Throttled == 0 || len(rep.Jobs) != 1 || rep.Creates[rep.Jobs[0].Fingerprint] != 1 {
-		t.Errorf("report %+v: want a 429 and one job", rep)
-	}
+	h.RateLimitStorm(func() error {
+		_, err := h.submit(request(addrs.Image, "photon-1", map[string]any{"prompt": "storm"}))
+		return err
+	})
 }
 
 func TestLostAnswerRecovered(t *testing.T) {
@@ -211,12 +170,12 @@ func TestLostAnswerRecovered(t *testing.T) {
 	if _, err := h.submit(r); !provider.IsPossiblyPaid(err) {
 		t.Fatalf("err = %v, want possibly paid", err)
 	}
-	rep := h.sim.Jobs()
+	rep := h.Sim.Jobs()
 	if len(rep.Jobs) != 1 || rep.Requests != 1 {
 		t.Fatalf("report %+v: want the one job made by one request", rep)
 	}
 	ctx := context.Background()
-	j, ok, err := h.p.Recover(ctx, r, since, time.Now())
+	j, ok, err := h.P.Recover(ctx, r, since, time.Now())
 	if h.Keep(err) != nil || !ok || j.ID != rep.Jobs[0].ID || j.Kind != addrs.Video {
 		t.Fatalf("Recover = %+v, %v, %v; want job %s", j, ok, err, rep.Jobs[0].ID)
 	}
@@ -229,16 +188,16 @@ func TestLostAnswerRecovered(t *testing.T) {
 		"another model":    request(addrs.Video, "ray-flash-2", map[string]any{"prompt": "lost", "duration": "9s"}),
 		"an image":         request(addrs.Image, "ray-2", map[string]any{"prompt": "lost", "duration": "9s"}),
 	} {
-		if _, ok, err := h.p.Recover(ctx, other, since, time.Now()); ok || h.Keep(err) != nil {
+		if _, ok, err := h.P.Recover(ctx, other, since, time.Now()); ok || h.Keep(err) != nil {
 			t.Errorf("%s was recovered (%v, %v)", name, ok, err)
 		}
 	}
-	if _, ok, _ := h.p.Recover(ctx, r, since.Add(time.Hour), time.Now().Add(2*time.Hour)); ok {
+	if _, ok, _ := h.P.Recover(ctx, r, since.Add(time.Hour), time.Now().Add(2*time.Hour)); ok {
 		t.Error("a generation outside the window was recovered")
 	}
 	// The same create lost twice: genform cannot tell which is its own.
 	h.submit(r)
-	if _, ok, err := h.p.Recover(ctx, r, since, time.Now()); ok || h.Keep(err) == nil || !strings.Contains(err.Error(), "2 generations") {
+	if _, ok, err := h.P.Recover(ctx, r, since, time.Now()); ok || h.Keep(err) == nil || !strings.Contains(err.Error(), "2 generations") {
 		t.Errorf("two matches: %v, %v; want an error", ok, err)
 	}
 }
@@ -255,62 +214,48 @@ func TestRecoverReadsPages(t *testing.T) {
 	}
 	for i := range 130 {
 		body := fmt.Sprintf(`{"model":"photon-1","prompt":"another %d"}`, i)
-		req, _ := http.NewRequest(http.MethodPost, h.srv.URL+"/generations/image", strings.NewReader(body))
+		req, _ := http.NewRequest(http.MethodPost, h.Server.URL+"/generations/image", strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+key)
-		resp, err := h.srv.Client().Do(req)
+		resp, err := h.Server.Client().Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
 	}
-	before := h.sim.Jobs().Requests
-	found, ok, err := h.p.Recover(context.Background(), r, since, time.Now())
+	before := h.Sim.Jobs().Requests
+	found, ok, err := h.P.Recover(context.Background(), r, since, time.Now())
 	if h.Keep(err) != nil || !ok || found.ID != j.ID {
 		t.Fatalf("Recover = %+v, %v, %v; want job %s", found, ok, err, j.ID)
 	}
-	if n := h.sim.Jobs().Requests - before; n != 2 {
+	if n := h.Sim.Jobs().Requests - before; n != 2 {
 		t.Errorf("Recover read %d pages, want 2", n)
 	}
 }
 
 func TestServerErrorOnCreateNeverSentAgain(t *testing.T) {
 	h := start(t, simkit.Options{ErrorRate: 1}, key)
-	_, err := h.submit(request(addrs.Image, "photon-1", map[string]any{"prompt": "five hundred"}))
-	if !provider.IsPossiblyPaid(err) {
-		t.Fatalf("err = %v, want possibly paid", err)
-	}
-	if rep := h.sim.Jobs(); rep.Requests != 1 {
-		t.Errorf("the create was sent %d times, want once", rep.Requests)
-	}
+	h.SentOnce(func() error {
+		_, err := h.submit(request(addrs.Image, "photon-1", map[string]any{"prompt": "five hundred"}))
+		return err
+	})
 }
 
 func TestExpiredOutput(t *testing.T) {
 	h := start(t, simkit.Options{URLTTL: 50 * time.Millisecond}, key)
 	_, res := h.done(request(addrs.Image, "photon-1", map[string]any{"prompt": "fleeting"}))
 	time.Sleep(100 * time.Millisecond)
-	_, err := h.p.Download(context.Background(), res.Outputs[0].URL, t.TempDir(), "late")
-	var se *service.Error
-	if !errors.As(h.Keep(err), &se) || se.HTTPStatus != 404 {
-		t.Errorf("downloading an expired output: %v, want 404", err)
-	}
+	h.ExpiredOutput(res.Outputs[0].URL)
 }
 
 func TestCredentials(t *testing.T) {
 	good := start(t, simkit.Options{}, key)
-	if err := good.Keep(good.p.CheckCredentials(context.Background())); err != nil {
-		t.Errorf("the right key: %v", err)
-	}
-	if n := len(good.sim.Jobs().Jobs); n != 0 {
-		t.Errorf("checking the key made %d generations", n)
-	}
 	bad := start(t, simkit.Options{}, "luma-wrong-key-abcdefghijkl")
-	err := bad.Keep(bad.p.CheckCredentials(context.Background()))
-	if !errors.Is(err, service.ErrUnauthorized) {
-		t.Errorf("a wrong key: %v, want ErrUnauthorized", err)
-	}
-	_, err = bad.submit(request(addrs.Image, "photon-1", map[string]any{"prompt": "with a wrong key"}))
-	if err == nil || provider.IsPossiblyPaid(err) {
-		t.Errorf("a create with a refused key: %v, want a refusal that made nothing", err)
+	providertest.Keys(good.Harness, bad.Harness, func() error {
+		_, err := bad.submit(request(addrs.Image, "photon-1", map[string]any{"prompt": "with a wrong key"}))
+		return err
+	})
+	if n := len(good.Sim.Jobs().Jobs); n != 0 {
+		t.Errorf("checking the key made %d generations", n)
 	}
 }
 
@@ -327,7 +272,7 @@ func TestRequestsRefusedBeforeSending(t *testing.T) {
 			t.Errorf("%s: %v, want a refusal before sending", name, err)
 		}
 	}
-	if n := h.sim.Jobs().Requests; n != 0 {
+	if n := h.Sim.Jobs().Requests; n != 0 {
 		t.Errorf("%d requests sent for invalid requests", n)
 	}
 }

@@ -16,16 +16,9 @@ import (
 	"github.com/genform/genform/internal/service"
 )
 
-// clockSkew widens the window a lost create is looked for in: Luma
-// stamps created_at by its clock, genform's window is by this machine's.
-const clockSkew = time.Minute
-
 // pageSize is the generations a list page asks for (the reference's
-// default), and maxPages bounds the pages Recover reads.
-const (
-	pageSize = 100
-	maxPages = 20
-)
+// default).
+const pageSize = 100
 
 // Recover finds the generation a create of r made between since and
 // until, when its answer was lost. It reads the account's generations
@@ -54,14 +47,14 @@ func (p *Provider) Recover(ctx context.Context, r provider.Request, since, until
 		return provider.Job{}, false, fmt.Errorf("recovering a generation: %w", err)
 	}
 	kind := map[addrs.Kind]string{addrs.Image: "image", addrs.Video: "video"}[r.Kind]
-	from, to := since.Add(-clockSkew), until.Add(clockSkew)
+	win := provider.WindowOf(since, until)
 	seen := map[string]bool{}
 	var found []generation
-	for page, offset := 0, 0; page < maxPages; page++ {
+	for page, offset := 0, 0; page < provider.MaxListPages; page++ {
 		q := url.Values{}
 		q.Set("limit", strconv.Itoa(pageSize))
 		q.Set("offset", strconv.Itoa(offset))
-		b, err := p.c.Do(ctx, service.Call{Method: http.MethodGet, Path: "/generations?" + q.Encode()})
+		b, err := p.Client.Do(ctx, service.Call{Method: http.MethodGet, Path: "/generations?" + q.Encode()})
 		if err != nil {
 			return provider.Job{}, false, fmt.Errorf("recovering a generation: %w", err)
 		}
@@ -74,35 +67,26 @@ func (p *Provider) Recover(ctx context.Context, r provider.Request, since, until
 		}
 		recent := false
 		for _, g := range a.Generations {
-			created, err := time.Parse(time.RFC3339Nano, g.CreatedAt)
-			if err != nil || seen[g.ID] {
+			before, inside, ok := win.Place(g.CreatedAt)
+			if !ok || seen[g.ID] {
 				continue
 			}
 			seen[g.ID] = true
-			if created.Before(from) {
-				continue
+			recent = recent || !before
+			if inside && matches(g, r.Target, kind, want) {
+				found = append(found, g)
 			}
-			recent = true
-			if created.After(to) || !matches(g, r.Target, kind, want) {
-				continue
-			}
-			found = append(found, g)
 		}
 		offset += len(a.Generations)
 		if !recent || len(a.Generations) == 0 || (a.HasMore != nil && !*a.HasMore) {
 			break
 		}
 	}
-	switch len(found) {
-	case 0:
-		return provider.Job{}, false, nil
-	case 1:
-		if !provider.ValidID(found[0].ID) {
-			return provider.Job{}, false, fmt.Errorf("recovering a generation: the matching generation's id is not an id")
-		}
-		return provider.Job{ID: found[0].ID, Kind: r.Kind}, true, nil
+	g, ok, err := provider.OnlyMatch("generation", found, func(g generation) string { return g.ID })
+	if !ok {
+		return provider.Job{}, false, err
 	}
-	return provider.Job{}, false, fmt.Errorf("recovering a generation: %d generations made in the window match the request; genform cannot tell which is its own", len(found))
+	return provider.Job{ID: g.ID, Kind: r.Kind}, true, nil
 }
 
 // matches reports whether g is a generation of model and kind whose

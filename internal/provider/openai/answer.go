@@ -153,17 +153,3 @@ func (p *Provider) Result(ctx context.Context, j provider.Job) (*provider.Result
 	}
 	return h.res, nil
 }
-
-// Download streams an output that has a URL (a DALL·E model's) into dir.
-// The GPT image models' outputs have none: their bytes are in
-// Output.Data.
-func (p *Provider) Download(ctx context.Context, url, dir, base string) (*service.Downloaded, error) {
-	return p.c.Download(ctx, url, dir, base)
-}
-
-// CheckCredentials lists the models the key can use (GET /v1/models),
-// which makes nothing.
-func (p *Provider) CheckCredentials(ctx context.Context) error {
-	_, err := p.c.Do(ctx, service.Call{Method: http.MethodGet, Path: "/v1/models"})
-	return err
-}

@@ -2,11 +2,8 @@ package openai_test
 
 import (
 	"bytes"
-	"context"
 	"image"
-	"os"
 	"testing"
-	"time"
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/provider"
@@ -18,27 +15,12 @@ import (
 // for with OPENAI_API_KEY, when GENFORM_LIVE=1:
 // go test -run TestLive ./internal/provider/openai
 //
-// It runs as providertest.Live does (the key checked, one submission, its
-// status and result), but checks the image in the answer, decoding it,
-// where Live downloads URLs: OpenAI's images have none.
+// It runs as providertest.Live does (LiveAdapter: the key checked; one
+// submission, its status and result), but checks the image in the
+// answer, decoding it, where Live downloads URLs: OpenAI's images have
+// none.
 func TestLive(t *testing.T) {
-	if os.Getenv("GENFORM_LIVE") != "1" {
-		t.Skip("a live test: set GENFORM_LIVE=1 and OPENAI_API_KEY to run it, paying for one image")
-	}
-	k := os.Getenv("OPENAI_API_KEY")
-	if k == "" {
-		t.Skip("OPENAI_API_KEY is not set")
-	}
-	p, err := openai.New(provider.Config{Key: k, UserAgent: "genform-live-test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := providertest.New(t, p, k)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	if err := h.Keep(p.CheckCredentials(ctx)); err != nil {
-		t.Fatalf("checking the key: %v", err)
-	}
+	ctx, p, h := providertest.LiveAdapter(t, "OPENAI_API_KEY", func(c provider.Config) (provider.Provider, error) { return openai.New(c) })
 	job, err := p.Submit(ctx, provider.Request{Kind: addrs.Image, Target: "gpt-image-2",
 		Body: []byte(`{"prompt":"a lighthouse at dusk, watercolour","n":1,"size":"1024x1024","quality":"low"}`)})
 	if h.Keep(err) != nil {

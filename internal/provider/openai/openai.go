@@ -55,9 +55,11 @@ const (
 
 // Provider is OpenAI's Images API behind the provider seam. It holds, in
 // memory, the images each answer carried until Result hands them over.
+// Download (the base's) streams only an output that has a URL (a DALL·E
+// model's): the GPT image models' outputs have none, their bytes are in
+// Output.Data.
 type Provider struct {
-	c    *service.Client
-	id   string
+	provider.Base
 	now  func() time.Time
 	held *holder
 }
@@ -66,15 +68,14 @@ var _ provider.Provider = (*Provider)(nil)
 
 // New is OpenAI's Images API as cfg configures it.
 func New(cfg provider.Config) (*Provider, error) {
-	c, err := provider.NewClient(cfg, PublicURL, "Bearer")
+	// The key is checked by listing the models it can use (GET
+	// /v1/models), which makes nothing.
+	b, err := provider.NewBase("openai", cfg, PublicURL, "Bearer", service.Call{Method: http.MethodGet, Path: "/v1/models"})
 	if err != nil {
-		return nil, fmt.Errorf("openai: %w", err)
+		return nil, err
 	}
-	return &Provider{c: c, id: provider.IDOf("openai", c, PublicURL), now: time.Now, held: newHolder(handedLimit)}, nil
+	return &Provider{Base: b, now: time.Now, held: newHolder(handedLimit)}, nil
 }
-
-// ID is "openai", with the base URL when it is not OpenAI's own.
-func (p *Provider) ID() string { return p.id }
 
 // Handle is what the state records of a job: what its answer was, never
 // the images. It lets a process that did not send the request say what
@@ -106,7 +107,7 @@ func (p *Provider) Submit(ctx context.Context, r provider.Request) (provider.Job
 	if err != nil {
 		return provider.Job{}, err
 	}
-	b, err := p.c.Do(ctx, service.Call{
+	b, err := p.Client.Do(ctx, service.Call{
 		Method: http.MethodPost, Path: generationsPath, Body: body,
 		Create: true, Refusals: refusals, Synchronous: true, MaxAnswer: most, Final: capReached,
 	})

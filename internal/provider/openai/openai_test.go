@@ -25,36 +25,19 @@ import (
 
 const key = "sk-test-key-0123456789abcdef"
 
+// harness is the adapter against its simulator.
 type harness struct {
-	*providertest.Harness
-	sim *simoai.Server
-	url string
-	p   *openai.Provider
+	*providertest.Adapter[*simoai.Server, *openai.Provider]
 }
 
 func start(t *testing.T, opts simkit.Options, k string) *harness {
-	t.Helper()
-	opts.Token = key
-	if opts.Latency == 0 {
-		opts.Latency = 60 * time.Millisecond
-	}
-	sim, err := simoai.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(sim)
-	t.Cleanup(srv.Close)
-	p, err := openai.New(provider.Config{BaseURL: srv.URL, Key: k})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &harness{Harness: providertest.New(t, p, k), sim: sim, url: srv.URL, p: p}
+	return &harness{providertest.Start(t, opts, key, k, simoai.New, openai.New)}
 }
 
 // another is the adapter of another process against the same simulator.
 func (h *harness) another() *openai.Provider {
 	h.T.Helper()
-	p, err := openai.New(provider.Config{BaseURL: h.url, Key: key})
+	p, err := openai.New(provider.Config{BaseURL: h.Server.URL, Key: key})
 	if err != nil {
 		h.T.Fatal(err)
 	}
@@ -67,7 +50,7 @@ func request(model string, body map[string]any) provider.Request {
 }
 
 func (h *harness) submit(ctx context.Context, r provider.Request) (provider.Job, error) {
-	j, err := h.p.Submit(ctx, r)
+	j, err := h.P.Submit(ctx, r)
 	return j, h.Keep(err)
 }
 
@@ -90,7 +73,7 @@ func TestImagesInline(t *testing.T) {
 	if st := seen[0]; len(seen) != 1 || st.State != provider.Done || !st.Known || st.Raw != "generated" || st.Progress != 1 {
 		t.Fatalf("statuses %+v: want done at once", seen)
 	}
-	res, err := h.p.Result(ctx, j)
+	res, err := h.P.Result(ctx, j)
 	if h.Keep(err) != nil {
 		t.Fatal(err)
 	}
@@ -124,13 +107,13 @@ func TestImagesInline(t *testing.T) {
 		t.Errorf("detail %s", res.Detail)
 	}
 	// The model was sent as the request's target, the rest as it was.
-	rep := h.sim.Jobs()
+	rep := h.Sim.Jobs()
 	var sent map[string]any
 	if len(rep.Jobs) != 1 || json.Unmarshal(rep.Jobs[0].Body, &sent) != nil || sent["model"] != "gpt-image-2" || sent["quality"] != "low" || rep.Requests != 1 {
 		t.Errorf("sent %s in %d requests", rep.Jobs[0].Body, rep.Requests)
 	}
 	// The images stay handed over to a second Result.
-	if again, err := h.p.Result(ctx, j); h.Keep(err) != nil || len(again.Outputs) != 2 {
+	if again, err := h.P.Result(ctx, j); h.Keep(err) != nil || len(again.Outputs) != 2 {
 		t.Errorf("a second result: %v", err)
 	}
 
@@ -139,7 +122,7 @@ func TestImagesInline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err = h.p.Result(ctx, j)
+	res, err = h.P.Result(ctx, j)
 	if h.Keep(err) != nil || len(res.Outputs) != 1 || res.Outputs[0].MediaType != "image/jpeg" {
 		t.Fatalf("a jpeg: %+v, %v", res, err)
 	}
@@ -156,7 +139,7 @@ func TestRefusedForContent(t *testing.T) {
 	if st.State != provider.Failed || !st.Refused || !st.Known || st.Raw != "moderation_blocked" || !strings.Contains(st.Reason, "safety system") {
 		t.Fatalf("status %+v", st)
 	}
-	if _, err := h.p.Result(ctx, j); h.Keep(err) == nil || !strings.Contains(err.Error(), "made no images") {
+	if _, err := h.P.Result(ctx, j); h.Keep(err) == nil || !strings.Contains(err.Error(), "made no images") {
 		t.Errorf("the result of a refused job: %v", err)
 	}
 	// Another process reads the refusal from the handle.
@@ -164,7 +147,7 @@ func TestRefusedForContent(t *testing.T) {
 	if h.Keep(err) != nil || !other.Refused || other.Reason != st.Reason {
 		t.Errorf("another process: %+v, %v", other, err)
 	}
-	if rep := h.sim.Jobs(); len(rep.Jobs) != 0 || rep.Requests != 1 {
+	if rep := h.Sim.Jobs(); len(rep.Jobs) != 0 || rep.Requests != 1 {
 		t.Errorf("report %+v: want no job from one request", rep)
 	}
 }
@@ -178,7 +161,7 @@ func TestQuotaSpent(t *testing.T) {
 	if se, ok := errors.AsType[*service.Error](err); !ok || se.HTTPStatus != 429 {
 		t.Errorf("the cap does not wrap the answer: %v", err)
 	}
-	if rep := h.sim.Jobs(); rep.Requests != 1 || len(rep.Jobs) != 0 {
+	if rep := h.Sim.Jobs(); rep.Requests != 1 || len(rep.Jobs) != 0 {
 		t.Errorf("report %+v: want one request, not retried", rep)
 	}
 }
@@ -211,7 +194,7 @@ func TestPossiblyPaid(t *testing.T) {
 			if !provider.IsPossiblyPaid(err) {
 				t.Fatalf("err = %v, want possibly paid", err)
 			}
-			if rep := h.sim.Jobs(); rep.Requests != 1 || len(rep.Jobs) != tt.jobs {
+			if rep := h.Sim.Jobs(); rep.Requests != 1 || len(rep.Jobs) != tt.jobs {
 				t.Errorf("report %+v: want %d jobs from one request", rep, tt.jobs)
 			}
 		})
@@ -300,27 +283,17 @@ func TestJobOfAnotherProcess(t *testing.T) {
 	if _, err := later.Status(ctx, imported); h.Keep(err) == nil || !strings.Contains(err.Error(), "keeps no jobs") {
 		t.Errorf("a job without its record: %v", err)
 	}
-	if rep := h.sim.Jobs(); rep.Requests != 1 {
+	if rep := h.Sim.Jobs(); rep.Requests != 1 {
 		t.Errorf("following jobs sent %d requests, want none", rep.Requests-1)
 	}
 }
 
 func TestRateLimitStorm(t *testing.T) {
 	h := start(t, simkit.Options{RPM: 1, Now: providertest.StepClock(), Latency: 10 * time.Millisecond}, key)
-	if err := h.Keep(h.p.CheckCredentials(context.Background())); err != nil {
-		t.Fatal(err)
-	}
-	began := time.Now()
-	if _, err := h.submit(context.Background(), request("gpt-image-2", map[string]any{"prompt": "storm"})); err != nil {
-		t.Fatal(err)
-	}
-	if time.Since(began) < 900*time.Millisecond {
-		t.Errorf("the create was sent again after %s, before the Retry-After of 1s", time.Since(began))
-	}
-	rep := h.sim.Jobs()
-	if rep.Throttled == 0 || len(rep.Jobs) != 1 || rep.Creates[rep.Jobs[0].Fingerprint] != 1 {
-		t.Errorf("report %+v: want a 429 and one job", rep)
-	}
+	h.RateLimitStorm(func() error {
+		_, err := h.submit(context.Background(), request("gpt-image-2", map[string]any{"prompt": "storm"}))
+		return err
+	})
 }
 
 func TestRefusedBeforeOrAtCreate(t *testing.T) {
@@ -338,7 +311,7 @@ func TestRefusedBeforeOrAtCreate(t *testing.T) {
 			t.Errorf("%s %q %s: %v, want a refusal before sending", r.Kind, r.Target, r.Body, err)
 		}
 	}
-	if n := h.sim.Jobs().Requests; n != 0 {
+	if n := h.Sim.Jobs().Requests; n != 0 {
 		t.Fatalf("%d requests sent for invalid requests", n)
 	}
 	// What the API refuses made nothing, and is not a job.
@@ -351,26 +324,22 @@ func TestRefusedBeforeOrAtCreate(t *testing.T) {
 			t.Errorf("%s %s: %v, want the API's refusal", r.Target, r.Body, err)
 		}
 	}
-	if rep := h.sim.Jobs(); len(rep.Jobs) != 0 || rep.Requests != 2 {
+	if rep := h.Sim.Jobs(); len(rep.Jobs) != 0 || rep.Requests != 2 {
 		t.Errorf("report %+v", rep)
 	}
 }
 
 func TestCredentials(t *testing.T) {
 	good := start(t, simkit.Options{}, key)
-	if err := good.Keep(good.p.CheckCredentials(context.Background())); err != nil {
-		t.Errorf("the right key: %v", err)
-	}
 	bad := start(t, simkit.Options{}, "sk-wrong-key-abcdefghijkl")
-	err := bad.Keep(bad.p.CheckCredentials(context.Background()))
+	err := providertest.Keys(good.Harness, bad.Harness, func() error {
+		_, err := bad.submit(context.Background(), request("gpt-image-2", map[string]any{"prompt": "x"}))
+		return err
+	})
 	if !errors.Is(err, service.ErrUnauthorized) {
-		t.Errorf("a wrong key: %v, want ErrUnauthorized", err)
+		t.Errorf("a create with a refused key: %v, want a refusal of the key", err)
 	}
-	_, err = bad.submit(context.Background(), request("gpt-image-2", map[string]any{"prompt": "x"}))
-	if err == nil || provider.IsPossiblyPaid(err) || !errors.Is(err, service.ErrUnauthorized) {
-		t.Errorf("a create with a refused key: %v, want a refusal that made nothing", err)
-	}
-	if p := good.p.ID(); !strings.HasPrefix(p, "openai@http://127.0.0.1:") {
+	if p := good.P.ID(); !strings.HasPrefix(p, "openai@http://127.0.0.1:") {
 		t.Errorf("the identity of a simulator's adapter is %q", p)
 	}
 }

@@ -1,26 +1,82 @@
 // Package providertest is what the live providers' adapter tests share:
 // a harness that keeps every error an adapter returns (to prove none
 // holds the key), follows a job to its end, and a clock that makes a
-// simulator's rate limit refuse every other request for one second. It
-// holds no test of its own.
+// simulator's rate limit refuse every other request for one second;
+// Start, which serves a provider's simulator on the loopback and builds
+// the adapter against it; the checks every adapter passes alike against
+// its simulator (checks.go); and Live, the one paid generation a key's
+// holder runs on purpose. It holds no test of its own.
 package providertest
 
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/provider"
+	"github.com/genform/genform/internal/provider/fal"
+	"github.com/genform/genform/internal/provider/luma"
+	"github.com/genform/genform/internal/provider/replicate"
+	"github.com/genform/genform/internal/provider/runway"
+	"github.com/genform/genform/internal/simulator/simkit"
 )
 
 // Harness follows an adapter's jobs in a test.
 type Harness struct {
-	T    *testing.T
-	P    provider.Provider
-	errs []error
+	T *testing.T
+	P provider.Provider
+	// Sim and Server are the simulator the adapter is built against and
+	// the loopback server serving it, when Start built the harness.
+	Sim    Sim
+	Server *httptest.Server
+	errs   []error
+}
+
+// Sim is a live provider's simulator as an adapter's tests drive it.
+type Sim interface {
+	http.Handler
+	Jobs() simkit.JobsReport
+}
+
+// Adapter is a harness of an adapter of type P built against a
+// simulator of type S, each as its own type.
+type Adapter[S Sim, P provider.Provider] struct {
+	*Harness
+	Sim S
+	P   P
+}
+
+// Start serves the simulator newSim builds from opts on the loopback for
+// the length of t, and builds the adapter newAdapter makes for it,
+// sending key k. The simulator accepts only simKey; its jobs take 60 ms
+// unless opts set a latency. The harness, whose errors are checked not
+// to hold k, follows the adapter.
+func Start[S Sim, P provider.Provider](t *testing.T, opts simkit.Options, simKey, k string,
+	newSim func(simkit.Options) (S, error), newAdapter func(provider.Config) (P, error)) *Adapter[S, P] {
+	t.Helper()
+	opts.Token = simKey
+	if opts.Latency == 0 {
+		opts.Latency = 60 * time.Millisecond
+	}
+	sim, err := newSim(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	p, err := newAdapter(provider.Config{BaseURL: srv.URL, Key: k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := New(t, p, k)
+	h.Sim, h.Server = sim, srv
+	return &Adapter[S, P]{Harness: h, Sim: sim, P: p}
 }
 
 // New is a harness of p, whose errors are checked at the end of t not to
@@ -65,6 +121,14 @@ func (h *Harness) Follow(j provider.Job) []provider.Status {
 	return nil
 }
 
+// Ended follows the job until it ends and returns the status it ended
+// with.
+func (h *Harness) Ended(j provider.Job) provider.Status {
+	h.T.Helper()
+	seen := h.Follow(j)
+	return seen[len(seen)-1]
+}
+
 // StepClock moves 59 seconds on every reading, so that with RPM 1 every
 // other request is refused with a Retry-After of one second.
 func StepClock() func() time.Time {
@@ -75,14 +139,33 @@ func StepClock() func() time.Time {
 	}
 }
 
-// Live runs one real, paid generation of req on the provider new builds
-// from the key in keyEnv, when GENFORM_LIVE=1 and keyEnv are set, and
-// skips otherwise: it checks the key, submits once, follows the job to
-// its end (polling every 2 s, for at most 10 minutes), fetches the result
-// and downloads every output, checking that each is a file of its own
-// with a hash. Nothing here runs in the suite: whoever holds a key runs
-// it on purpose (see docs/providers.md), and pays for one image.
-func Live(t *testing.T, keyEnv string, newProvider func(provider.Config) (provider.Provider, error), req provider.Request) {
+// live is the one generation Live makes on each provider, paid for with
+// the key in keyEnv: one small image of a fast model.
+var live = map[string]struct {
+	keyEnv  string
+	adapter func(provider.Config) (provider.Provider, error)
+	req     provider.Request
+}{
+	"fal": {"FAL_KEY", func(c provider.Config) (provider.Provider, error) { return fal.New(c) },
+		image("fal-ai/flux/schnell", `{"prompt":"a lighthouse at dusk, watercolour","num_images":1,"image_size":"square"}`)},
+	"replicate": {"REPLICATE_API_TOKEN", func(c provider.Config) (provider.Provider, error) { return replicate.New(c) },
+		image("black-forest-labs/flux-schnell", `{"prompt":"a lighthouse at dusk, watercolour","num_outputs":1,"aspect_ratio":"1:1"}`)},
+	"luma": {"LUMAAI_API_KEY", func(c provider.Config) (provider.Provider, error) { return luma.New(c) },
+		image("photon-flash-1", `{"prompt":"a lighthouse at dusk, watercolour","aspect_ratio":"1:1"}`)},
+	"runway": {"RUNWAYML_API_SECRET", func(c provider.Config) (provider.Provider, error) { return runway.New(c) },
+		image("gen4_image", `{"promptText":"a lighthouse at dusk, watercolour","ratio":"1280:720"}`)},
+}
+
+func image(model, body string) provider.Request {
+	return provider.Request{Kind: addrs.Image, Target: model, Body: []byte(body)}
+}
+
+// LiveAdapter is, when GENFORM_LIVE=1 and keyEnv are set, the adapter
+// newProvider builds from the key in keyEnv, with its harness and a
+// context of ten minutes, the key checked; it skips t otherwise. Nothing
+// it starts runs in the suite: whoever holds a key runs it on purpose
+// (see docs/providers.md), and pays for one image.
+func LiveAdapter(t *testing.T, keyEnv string, newProvider func(provider.Config) (provider.Provider, error)) (context.Context, provider.Provider, *Harness) {
 	t.Helper()
 	if os.Getenv("GENFORM_LIVE") != "1" {
 		t.Skip("a live test: set GENFORM_LIVE=1 and " + keyEnv + " to run it, paying for one generation")
@@ -97,11 +180,26 @@ func Live(t *testing.T, keyEnv string, newProvider func(provider.Config) (provid
 	}
 	h := New(t, p, key)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
 	if err := h.Keep(p.CheckCredentials(ctx)); err != nil {
 		t.Fatalf("checking the key: %v", err)
 	}
-	job, err := p.Submit(ctx, req)
+	return ctx, p, h
+}
+
+// Live runs one real, paid generation on provider name (a row of live)
+// with its LiveAdapter: it submits once, follows the job to its end
+// (polling every 2 s, for at most 10 minutes), fetches the result and
+// downloads every output, checking that each is a file of its own with a
+// hash.
+func Live(t *testing.T, name string) {
+	t.Helper()
+	c, ok := live[name]
+	if !ok {
+		t.Fatalf("no live generation for provider %q", name)
+	}
+	ctx, p, h := LiveAdapter(t, c.keyEnv, c.adapter)
+	job, err := p.Submit(ctx, c.req)
 	if h.Keep(err) != nil {
 		t.Fatalf("submitting (this may have been charged): %v", err)
 	}

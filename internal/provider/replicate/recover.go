@@ -14,13 +14,6 @@ import (
 	"github.com/genform/genform/internal/service"
 )
 
-// clockSkew widens the window a lost create is looked for in: Replicate
-// stamps created_at by its clock, genform's window is by this machine's.
-const clockSkew = time.Minute
-
-// maxPages bounds the pages Recover reads (100 predictions each).
-const maxPages = 20
-
 // Recover finds the prediction a create of r made between since and
 // until, when its answer was lost. It lists the account's predictions
 // created in that window, widened by a minute each side for clock skew
@@ -47,14 +40,14 @@ func (p *Provider) Recover(ctx context.Context, r provider.Request, since, until
 	if err := json.Unmarshal(r.Body, &want); err != nil {
 		return provider.Job{}, false, fmt.Errorf("recovering a prediction: the request body is not JSON: %w", err)
 	}
-	from, to := since.Add(-clockSkew), until.Add(clockSkew)
+	win := provider.WindowOf(since, until)
 	q := url.Values{}
-	q.Set("created_after", from.UTC().Format(time.RFC3339Nano))
-	q.Set("created_before", to.UTC().Format(time.RFC3339Nano))
+	q.Set("created_after", win.From.UTC().Format(time.RFC3339Nano))
+	q.Set("created_before", win.To.UTC().Format(time.RFC3339Nano))
 	call := service.Call{Method: http.MethodGet, Path: "/v1/predictions?" + q.Encode()}
 	var found []prediction
-	for page := 0; page < maxPages; page++ {
-		b, err := p.c.Do(ctx, call)
+	for page := 0; page < provider.MaxListPages; page++ {
+		b, err := p.Client.Do(ctx, call)
 		if err != nil {
 			return provider.Job{}, false, fmt.Errorf("recovering a prediction: %w", err)
 		}
@@ -67,36 +60,23 @@ func (p *Provider) Recover(ctx context.Context, r provider.Request, since, until
 		}
 		older := false
 		for _, pr := range a.Results {
-			created, err := time.Parse(time.RFC3339Nano, pr.CreatedAt)
-			if err != nil {
-				continue
+			before, inside, _ := win.Place(pr.CreatedAt)
+			older = older || before
+			if inside && matches(pr, t, want) {
+				found = append(found, pr)
 			}
-			if created.Before(from) {
-				older = true
-				continue
-			}
-			if created.After(to) || !matches(pr, t, want) {
-				continue
-			}
-			found = append(found, pr)
 		}
 		if older || a.Next == nil || *a.Next == "" {
 			break
 		}
 		call = service.Call{Method: http.MethodGet, URL: *a.Next}
 	}
-	switch len(found) {
-	case 0:
-		return provider.Job{}, false, nil
-	case 1:
-		pr := found[0]
-		if !provider.ValidID(pr.ID) {
-			return provider.Job{}, false, fmt.Errorf("recovering a prediction: the matching prediction's id is not an id")
-		}
-		h, _ := json.Marshal(Handle{Get: pr.URLs.Get, Cancel: pr.URLs.Cancel})
-		return provider.Job{ID: pr.ID, Kind: r.Kind, Handle: h}, true, nil
+	pr, ok, err := provider.OnlyMatch("prediction", found, func(pr prediction) string { return pr.ID })
+	if !ok {
+		return provider.Job{}, false, err
 	}
-	return provider.Job{}, false, fmt.Errorf("recovering a prediction: %d predictions made in the window match the request; genform cannot tell which is its own", len(found))
+	h, _ := json.Marshal(Handle{Get: pr.URLs.Get, Cancel: pr.URLs.Cancel})
+	return provider.Job{ID: pr.ID, Kind: r.Kind, Handle: h}, true, nil
 }
 
 // matches reports whether pr is a prediction of t with input want.

@@ -30,8 +30,7 @@ var refusals = []int{
 
 // Provider is Replicate's predictions API behind the provider seam.
 type Provider struct {
-	c   *service.Client
-	id  string
+	provider.Base
 	now func() time.Time
 }
 
@@ -42,15 +41,14 @@ var (
 
 // New is Replicate's API as cfg configures it.
 func New(cfg provider.Config) (*Provider, error) {
-	c, err := provider.NewClient(cfg, PublicURL, "Bearer")
+	// The key is checked by reading its account (GET /v1/account),
+	// which makes nothing.
+	b, err := provider.NewBase("replicate", cfg, PublicURL, "Bearer", service.Call{Method: http.MethodGet, Path: "/v1/account"})
 	if err != nil {
-		return nil, fmt.Errorf("replicate: %w", err)
+		return nil, err
 	}
-	return &Provider{c: c, id: provider.IDOf("replicate", c, PublicURL), now: time.Now}, nil
+	return &Provider{Base: b, now: time.Now}, nil
 }
-
-// ID is "replicate", with the base URL when it is not Replicate's own.
-func (p *Provider) ID() string { return p.id }
 
 // Handle is what following a prediction needs: the URLs its create
 // answer named.
@@ -111,7 +109,7 @@ func (p *Provider) Submit(ctx context.Context, r provider.Request) (provider.Job
 	if h := cancelAfter(ctx, p.now()); h != "" {
 		call.Header = map[string]string{"Cancel-After": h}
 	}
-	b, err := p.c.Do(ctx, call)
+	b, err := p.Client.Do(ctx, call)
 	if err != nil {
 		return provider.Job{}, err
 	}
@@ -162,15 +160,7 @@ func (p *Provider) get(ctx context.Context, j provider.Job) (*prediction, []byte
 	if json.Unmarshal(j.Handle, &h) == nil && h.Get != "" {
 		call.URL = h.Get
 	}
-	b, err := p.c.Do(ctx, call)
-	if err != nil {
-		return nil, nil, err
-	}
-	var a prediction
-	if err := json.Unmarshal(b, &a); err != nil {
-		return nil, nil, fmt.Errorf("GET prediction %s: decoding it: %w", j.ID, err)
-	}
-	return &a, b, nil
+	return provider.FetchCall[prediction](ctx, &p.Base, call, "prediction "+j.ID)
 }
 
 // The statuses Replicate documents.
@@ -256,16 +246,4 @@ func (p *Provider) Result(ctx context.Context, j provider.Job) (*provider.Result
 		res.Outputs = append(res.Outputs, provider.Output{Index: i, URL: u})
 	}
 	return res, nil
-}
-
-// Download streams one output into dir.
-func (p *Provider) Download(ctx context.Context, url, dir, base string) (*service.Downloaded, error) {
-	return p.c.Download(ctx, url, dir, base)
-}
-
-// CheckCredentials reads the key's account (GET /v1/account), which
-// makes nothing.
-func (p *Provider) CheckCredentials(ctx context.Context) error {
-	_, err := p.c.Do(ctx, service.Call{Method: http.MethodGet, Path: "/v1/account"})
-	return err
 }

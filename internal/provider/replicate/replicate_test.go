@@ -3,8 +3,6 @@ package replicate_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -14,37 +12,19 @@ import (
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/provider/providertest"
 	"github.com/genform/genform/internal/provider/replicate"
-	"github.com/genform/genform/internal/service"
 	simrep "github.com/genform/genform/internal/simulator/replicate"
 	"github.com/genform/genform/internal/simulator/simkit"
 )
 
 const key = "r8_test-key-0123456789"
 
+// harness is the adapter against its simulator.
 type harness struct {
-	*providertest.Harness
-	sim *simrep.Server
-	p   *replicate.Provider
+	*providertest.Adapter[*simrep.Server, *replicate.Provider]
 }
 
 func start(t *testing.T, opts simkit.Options, k string) *harness {
-	t.Helper()
-	opts.Token = key
-	if opts.Latency == 0 {
-		opts.Latency = 60 * time.Millisecond
-	}
-	sim, err := simrep.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(sim)
-	t.Cleanup(srv.Close)
-	p, err := replicate.New(provider.Config{BaseURL: srv.URL, Key: k})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &harness{Harness: providertest.New(t, p, k), sim: sim, p: p}
-	return h
+	return &harness{providertest.Start(t, opts, key, k, simrep.New, replicate.New)}
 }
 
 func (h *harness) submitCtx(ctx context.Context, model string, input map[string]any) (provider.Job, provider.Request, error) {
@@ -54,7 +34,7 @@ func (h *harness) submitCtx(ctx context.Context, model string, input map[string]
 		kind = addrs.Video
 	}
 	r := provider.Request{Kind: kind, Target: model, Body: body}
-	j, err := h.p.Submit(ctx, r)
+	j, err := h.P.Submit(ctx, r)
 	return j, r, h.Keep(err)
 }
 
@@ -70,7 +50,7 @@ func TestImagesAndVideo(t *testing.T) {
 	if last := seen[len(seen)-1]; last.State != provider.Done || last.Raw != "succeeded" {
 		t.Fatalf("last status %+v", last)
 	}
-	res, err := h.p.Result(context.Background(), j)
+	res, err := h.P.Result(context.Background(), j)
 	if h.Keep(err) != nil {
 		t.Fatal(err)
 	}
@@ -89,12 +69,12 @@ func TestImagesAndVideo(t *testing.T) {
 	if json.Unmarshal(res.Detail, &detail) != nil || detail.Deadline == "" {
 		t.Errorf("the prediction has no deadline: Cancel-After was not sent")
 	}
-	rep := h.sim.Jobs()
+	rep := h.Sim.Jobs()
 	if got := rep.Jobs[0].Endpoint; got != "/v1/models/black-forest-labs/flux-schnell/predictions" {
 		t.Errorf("an official model was created at %s", got)
 	}
 	dir := t.TempDir()
-	d, err := h.p.Download(context.Background(), res.Outputs[1].URL, dir, "img")
+	d, err := h.P.Download(context.Background(), res.Outputs[1].URL, dir, "img")
 	if h.Keep(err) != nil || !strings.HasSuffix(d.Path, ".png") {
 		t.Fatalf("download: %v", err)
 	}
@@ -105,21 +85,21 @@ func TestImagesAndVideo(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.Follow(v)
-	res, err = h.p.Result(context.Background(), v)
+	res, err = h.P.Result(context.Background(), v)
 	if h.Keep(err) != nil {
 		t.Fatal(err)
 	}
 	if len(res.Outputs) != 1 || res.Version != strings.Repeat("ab", 32) {
 		t.Fatalf("video result %+v", res)
 	}
-	d, err = h.p.Download(context.Background(), res.Outputs[0].URL, dir, "video")
+	d, err = h.P.Download(context.Background(), res.Outputs[0].URL, dir, "video")
 	if h.Keep(err) != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(d.Path); !strings.HasPrefix(string(b), "GIF8") {
 		t.Errorf("the video is not an animated GIF: %s", d.Path)
 	}
-	if got := h.sim.Jobs().Jobs[1].Endpoint; got != "/v1/predictions" {
+	if got := h.Sim.Jobs().Jobs[1].Endpoint; got != "/v1/predictions" {
 		t.Errorf("a version was created at %s", got)
 	}
 }
@@ -138,8 +118,7 @@ func TestFailureAndRefusal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		seen := h.Follow(j)
-		last := seen[len(seen)-1]
+		last := h.Ended(j)
 		if last.State != provider.Failed || last.Refused != tt.refused || !strings.Contains(last.Reason, tt.reason) {
 			t.Errorf("%q ended %+v", tt.prompt, last)
 		}
@@ -152,19 +131,7 @@ func TestUnknownStatusFollowed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := h.Follow(j)
-	odd := false
-	for _, st := range seen {
-		if !st.Known {
-			odd = true
-			if st.State != provider.Running || st.Raw != "paused" {
-				t.Errorf("an unknown status is %+v, want running and shown as it is", st)
-			}
-		}
-	}
-	if !odd || seen[len(seen)-1].State != provider.Done {
-		t.Errorf("statuses %+v: want an unknown one, followed to succeeded", seen)
-	}
+	h.UnknownStatusFollowed(j, "paused")
 }
 
 func TestDeadlineAborts(t *testing.T) {
@@ -179,35 +146,25 @@ func TestDeadlineAborts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := h.p.Status(context.Background(), second); st.Raw != "starting" {
+	if st, _ := h.P.Status(context.Background(), second); st.Raw != "starting" {
 		t.Fatalf("the queued prediction is %+v", st)
 	}
 	time.Sleep(5500 * time.Millisecond)
-	st, err := h.p.Status(context.Background(), second)
+	st, err := h.P.Status(context.Background(), second)
 	if h.Keep(err) != nil || st.Raw != "aborted" || st.State != provider.Failed {
 		t.Errorf("past its Cancel-After, a prediction that never started is %+v (%v), want aborted", st, err)
 	}
-	if st, _ := h.p.Status(context.Background(), first); st.State != provider.Running {
+	if st, _ := h.P.Status(context.Background(), first); st.State != provider.Running {
 		t.Errorf("the first prediction, sent without a deadline, is %+v", st)
 	}
 }
 
 func TestRateLimitStorm(t *testing.T) {
 	h := start(t, simkit.Options{RPM: 1, Now: providertest.StepClock(), Latency: time.Hour}, key)
-	if err := h.Keep(h.p.CheckCredentials(context.Background())); err != nil {
-		t.Fatal(err)
-	}
-	began := time.Now()
-	if _, _, err := h.submitCtx(context.Background(), "black-forest-labs/flux-schnell", map[string]any{"prompt": "storm"}); err != nil {
-		t.Fatal(err)
-	}
-	if time.Since(began) < 900*time.Millisecond {
-		t.Errorf("the create was sent again after %s, before the Retry-After of 1s", time.Since(began))
-	}
-	rep := h.sim.Jobs()
-	if rep.Throttled == 0 || len(rep.Jobs) != 1 || rep.Creates[rep.Jobs[0].Fingerprint] != 1 {
-		t.Errorf("report %+v: want a 429 and one job", rep)
-	}
+	h.RateLimitStorm(func() error {
+		_, _, err := h.submitCtx(context.Background(), "black-forest-labs/flux-schnell", map[string]any{"prompt": "storm"})
+		return err
+	})
 }
 
 func TestLostAnswerRecovered(t *testing.T) {
@@ -218,11 +175,11 @@ func TestLostAnswerRecovered(t *testing.T) {
 	if !provider.IsPossiblyPaid(err) {
 		t.Fatalf("err = %v, want possibly paid", err)
 	}
-	rep := h.sim.Jobs()
+	rep := h.Sim.Jobs()
 	if len(rep.Jobs) != 1 || rep.Requests != 1 {
 		t.Fatalf("report %+v: want the one job made by one request", rep)
 	}
-	j, ok, err := h.p.Recover(context.Background(), r, since, time.Now())
+	j, ok, err := h.P.Recover(context.Background(), r, since, time.Now())
 	if h.Keep(err) != nil || !ok || j.ID != rep.Jobs[0].ID {
 		t.Fatalf("Recover = %+v, %v, %v; want job %s", j, ok, err, rep.Jobs[0].ID)
 	}
@@ -231,28 +188,25 @@ func TestLostAnswerRecovered(t *testing.T) {
 	}
 	other := r
 	other.Body = []byte(`{"prompt":"lost","seed":10}`)
-	if _, ok, err := h.p.Recover(context.Background(), other, since, time.Now()); ok || h.Keep(err) != nil {
+	if _, ok, err := h.P.Recover(context.Background(), other, since, time.Now()); ok || h.Keep(err) != nil {
 		t.Errorf("another input was recovered (%v, %v)", ok, err)
 	}
 	other = r
 	other.Target = "someone/else"
-	if _, ok, _ := h.p.Recover(context.Background(), other, since, time.Now()); ok {
+	if _, ok, _ := h.P.Recover(context.Background(), other, since, time.Now()); ok {
 		t.Error("another model was recovered")
 	}
-	if _, ok, _ := h.p.Recover(context.Background(), r, since.Add(time.Hour), time.Now().Add(2*time.Hour)); ok {
+	if _, ok, _ := h.P.Recover(context.Background(), r, since.Add(time.Hour), time.Now().Add(2*time.Hour)); ok {
 		t.Error("a prediction outside the window was recovered")
 	}
 }
 
 func TestServerErrorOnCreateNeverSentAgain(t *testing.T) {
 	h := start(t, simkit.Options{ErrorRate: 1}, key)
-	_, _, err := h.submitCtx(context.Background(), "black-forest-labs/flux-schnell", map[string]any{"prompt": "five hundred"})
-	if !provider.IsPossiblyPaid(err) {
-		t.Fatalf("err = %v, want possibly paid", err)
-	}
-	if rep := h.sim.Jobs(); rep.Requests != 1 {
-		t.Errorf("the create was sent %d times, want once", rep.Requests)
-	}
+	h.SentOnce(func() error {
+		_, _, err := h.submitCtx(context.Background(), "black-forest-labs/flux-schnell", map[string]any{"prompt": "five hundred"})
+		return err
+	})
 }
 
 func TestExpiredOutput(t *testing.T) {
@@ -262,35 +216,24 @@ func TestExpiredOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.Follow(j)
-	res, err := h.p.Result(context.Background(), j)
+	res, err := h.P.Result(context.Background(), j)
 	if h.Keep(err) != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(100 * time.Millisecond)
-	_, err = h.p.Download(context.Background(), res.Outputs[0].URL, t.TempDir(), "late")
-	var se *service.Error
-	if !errors.As(h.Keep(err), &se) || se.HTTPStatus != 404 {
-		t.Errorf("downloading an expired output: %v, want 404", err)
-	}
-	if _, err := h.p.Result(context.Background(), j); h.Keep(err) == nil || !strings.Contains(err.Error(), "removed") {
+	h.ExpiredOutput(res.Outputs[0].URL)
+	if _, err := h.P.Result(context.Background(), j); h.Keep(err) == nil || !strings.Contains(err.Error(), "removed") {
 		t.Errorf("the result an hour on: %v, want its output removed", err)
 	}
 }
 
 func TestCredentials(t *testing.T) {
 	good := start(t, simkit.Options{}, key)
-	if err := good.Keep(good.p.CheckCredentials(context.Background())); err != nil {
-		t.Errorf("the right key: %v", err)
-	}
 	bad := start(t, simkit.Options{}, "r8_wrong-key-abcdefghijkl")
-	err := bad.Keep(bad.p.CheckCredentials(context.Background()))
-	if !errors.Is(err, service.ErrUnauthorized) {
-		t.Errorf("a wrong key: %v, want ErrUnauthorized", err)
-	}
-	_, _, err = bad.submitCtx(context.Background(), "black-forest-labs/flux-schnell", map[string]any{"prompt": "x"})
-	if err == nil || provider.IsPossiblyPaid(err) {
-		t.Errorf("a create with a refused key: %v, want a refusal that made nothing", err)
-	}
+	providertest.Keys(good.Harness, bad.Harness, func() error {
+		_, _, err := bad.submitCtx(context.Background(), "black-forest-labs/flux-schnell", map[string]any{"prompt": "x"})
+		return err
+	})
 }
 
 func TestTargets(t *testing.T) {
@@ -300,7 +243,7 @@ func TestTargets(t *testing.T) {
 			t.Errorf("target %q: %v, want a refusal before sending", bad, err)
 		}
 	}
-	if n := h.sim.Jobs().Requests; n != 0 {
+	if n := h.Sim.Jobs().Requests; n != 0 {
 		t.Errorf("%d requests sent for invalid targets", n)
 	}
 }

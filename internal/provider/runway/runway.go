@@ -34,23 +34,22 @@ var refusals = []int{
 
 // Provider is Runway's API behind the provider seam.
 type Provider struct {
-	c  *service.Client
-	id string
+	provider.Base
 }
 
 var _ provider.Provider = (*Provider)(nil)
 
 // New is Runway's API as cfg configures it.
 func New(cfg provider.Config) (*Provider, error) {
-	c, err := provider.NewClient(cfg, PublicURL, "Bearer")
+	// The key is checked by reading its organization (GET
+	// /v1/organization: its tier, credits and usage), which makes nothing.
+	b, err := provider.NewBase("runway", cfg, PublicURL, "Bearer",
+		service.Call{Method: http.MethodGet, Path: "/v1/organization", Header: version})
 	if err != nil {
-		return nil, fmt.Errorf("runway: %w", err)
+		return nil, err
 	}
-	return &Provider{c: c, id: provider.IDOf("runway", c, PublicURL)}, nil
+	return &Provider{Base: b}, nil
 }
-
-// ID is "runway", with the base URL when it is not Runway's own.
-func (p *Provider) ID() string { return p.id }
 
 // modelRE is a model id as Runway spells them ("gen4_image", "gen4.5",
 // "veo3.1_fast").
@@ -112,7 +111,7 @@ func (p *Provider) Submit(ctx context.Context, r provider.Request) (provider.Job
 	if err != nil {
 		return provider.Job{}, fmt.Errorf("building the create request: %w", err)
 	}
-	a, err := p.c.Do(ctx, service.Call{
+	a, err := p.Client.Do(ctx, service.Call{
 		Method: http.MethodPost, Path: path, Body: b, Header: version,
 		Create: true, Refusals: refusals, Final: capReached,
 	})
@@ -144,15 +143,7 @@ func (p *Provider) get(ctx context.Context, j provider.Job) (*task, []byte, erro
 	if !provider.ValidID(j.ID) {
 		return nil, nil, fmt.Errorf("runway: %q is not a task id", j.ID)
 	}
-	b, err := p.c.Do(ctx, service.Call{Method: http.MethodGet, Path: "/v1/tasks/" + url.PathEscape(j.ID), Header: version})
-	if err != nil {
-		return nil, nil, err
-	}
-	var t task
-	if err := json.Unmarshal(b, &t); err != nil {
-		return nil, nil, fmt.Errorf("GET task %s: decoding it: %w", j.ID, err)
-	}
-	return &t, b, nil
+	return provider.Fetch[task](ctx, &p.Base, "/v1/tasks/"+url.PathEscape(j.ID), version, "task "+j.ID)
 }
 
 // The statuses Runway documents.
@@ -192,7 +183,7 @@ func statusOf(t *task) provider.Status {
 		s.State, s.Progress = provider.Done, 1
 	case statusFailed:
 		s.State = provider.Failed
-		s.Reason = service.Printable(strings.TrimSpace(provider.ErrorText(t.Failure) + codeSuffix(t.FailureCode)))
+		s.Reason = provider.FailureText(provider.ErrorText(t.Failure), t.FailureCode)
 		if s.Reason == "" {
 			s.Reason = "the task failed"
 		}
@@ -203,13 +194,6 @@ func statusOf(t *task) provider.Status {
 		s.Known = false
 	}
 	return s
-}
-
-func codeSuffix(code string) string {
-	if code == "" {
-		return ""
-	}
-	return " (" + code + ")"
 }
 
 // Result fetches the task anew and reads its output, a list of URLs.
@@ -231,16 +215,4 @@ func (p *Provider) Result(ctx context.Context, j provider.Job) (*provider.Result
 		res.Outputs = append(res.Outputs, provider.Output{Index: i, URL: u})
 	}
 	return res, nil
-}
-
-// Download streams one output into dir.
-func (p *Provider) Download(ctx context.Context, url, dir, base string) (*service.Downloaded, error) {
-	return p.c.Download(ctx, url, dir, base)
-}
-
-// CheckCredentials reads the key's organization (GET /v1/organization:
-// its tier, credits and usage), which makes nothing.
-func (p *Provider) CheckCredentials(ctx context.Context) error {
-	_, err := p.c.Do(ctx, service.Call{Method: http.MethodGet, Path: "/v1/organization", Header: version})
-	return err
 }

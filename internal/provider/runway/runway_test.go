@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,39 +17,23 @@ import (
 	"github.com/genform/genform/internal/service"
 	simrunway "github.com/genform/genform/internal/simulator/runway"
 	"github.com/genform/genform/internal/simulator/simkit"
+	"github.com/genform/genform/internal/simulator/simkit/simtest"
 )
 
 const key = "key_runway-adapter-test-0123456789abcdef"
 
+// harness is the adapter against its simulator.
 type harness struct {
-	*providertest.Harness
-	sim *simrunway.Server
-	url string
-	p   *runway.Provider
+	*providertest.Adapter[*simrunway.Server, *runway.Provider]
 }
 
 func start(t *testing.T, opts simkit.Options, k string) *harness {
-	t.Helper()
-	opts.Token = key
-	if opts.Latency == 0 {
-		opts.Latency = 60 * time.Millisecond
-	}
-	sim, err := simrunway.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(sim)
-	t.Cleanup(srv.Close)
-	p, err := runway.New(provider.Config{BaseURL: srv.URL, Key: k})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &harness{Harness: providertest.New(t, p, k), sim: sim, url: srv.URL, p: p}
+	return &harness{providertest.Start(t, opts, key, k, simrunway.New, runway.New)}
 }
 
 func (h *harness) submit(kind addrs.Kind, model string, body map[string]any) (provider.Job, error) {
 	b, _ := json.Marshal(body)
-	j, err := h.p.Submit(context.Background(), provider.Request{Kind: kind, Target: model, Body: b})
+	j, err := h.P.Submit(context.Background(), provider.Request{Kind: kind, Target: model, Body: b})
 	return j, h.Keep(err)
 }
 
@@ -88,18 +70,18 @@ func TestImagesAndVideos(t *testing.T) {
 		if last := seen[len(seen)-1]; last.State != provider.Done || last.Raw != "SUCCEEDED" || !last.Known {
 			t.Fatalf("%s: last status %+v", tt.model, last)
 		}
-		res, err := h.p.Result(ctx, j)
+		res, err := h.P.Result(ctx, j)
 		if h.Keep(err) != nil {
 			t.Fatal(err)
 		}
 		if len(res.Outputs) != 1 || res.CreationID != j.ID || res.Kind != tt.kind || len(res.Detail) == 0 {
 			t.Fatalf("%s: result %+v", tt.model, res)
 		}
-		d, err := h.p.Download(ctx, res.Outputs[0].URL, t.TempDir(), "out")
+		d, err := h.P.Download(ctx, res.Outputs[0].URL, t.TempDir(), "out")
 		if h.Keep(err) != nil || !strings.HasSuffix(d.Path, tt.ext) {
 			t.Fatalf("%s: download %+v, %v", tt.model, d, err)
 		}
-		rep := h.sim.Jobs()
+		rep := h.Sim.Jobs()
 		got := rep.Jobs[len(rep.Jobs)-1]
 		var sent map[string]any
 		json.Unmarshal(got.Body, &sent) //nolint:errcheck // the simulator took it as JSON
@@ -141,12 +123,11 @@ func TestFailureRefusalAndCancel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		seen := h.Follow(j)
-		st := seen[len(seen)-1]
+		st := h.Ended(j)
 		if st.State != provider.Failed || st.Refused != tt.refused || !strings.Contains(st.Reason, tt.reason) {
 			t.Errorf("%q ended %+v", tt.prompt, st)
 		}
-		if _, err := h.p.Result(context.Background(), j); h.Keep(err) == nil {
+		if _, err := h.P.Result(context.Background(), j); h.Keep(err) == nil {
 			t.Errorf("the result of a failed task: no error")
 		}
 	}
@@ -156,7 +137,7 @@ func TestFailureRefusalAndCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, _ := http.NewRequest(http.MethodDelete, h.url+"/v1/tasks/"+j.ID, nil)
+	req, _ := http.NewRequest(http.MethodDelete, h.Server.URL+"/v1/tasks/"+j.ID, nil)
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("X-Runway-Version", runway.APIVersion)
 	resp, err := http.DefaultClient.Do(req)
@@ -164,8 +145,7 @@ func TestFailureRefusalAndCancel(t *testing.T) {
 		t.Fatalf("cancelling on the simulator: %v %v", resp, err)
 	}
 	resp.Body.Close()
-	st := h.Follow(j)
-	if last := st[len(st)-1]; last.State != provider.Failed || last.Raw != "CANCELLED" || last.Refused || !strings.Contains(last.Reason, "cancelled") {
+	if last := h.Ended(j); last.State != provider.Failed || last.Raw != "CANCELLED" || last.Refused || !strings.Contains(last.Reason, "cancelled") {
 		t.Errorf("a cancelled task ends %+v, want failed", last)
 	}
 }
@@ -187,7 +167,7 @@ func TestDailyCapStopsAtOnce(t *testing.T) {
 	if !errors.As(err, &se) || se.HTTPStatus != http.StatusTooManyRequests {
 		t.Errorf("the error does not wrap Runway's answer: %v", err)
 	}
-	if rep := h.sim.Jobs(); rep.Requests != 2 || len(rep.Jobs) != 1 {
+	if rep := h.Sim.Jobs(); rep.Requests != 2 || len(rep.Jobs) != 1 {
 		t.Errorf("report %+v: the refused create was sent again", rep)
 	}
 	if took := time.Since(began); took > 400*time.Millisecond {
@@ -197,32 +177,19 @@ func TestDailyCapStopsAtOnce(t *testing.T) {
 
 func TestOrdinary429IsRetried(t *testing.T) {
 	h := start(t, simkit.Options{RPM: 1, Now: providertest.StepClock(), Latency: time.Hour}, key)
-	if err := h.Keep(h.p.CheckCredentials(context.Background())); err != nil {
-		t.Fatal(err)
-	}
-	began := time.Now()
-	if _, err := h.submit(addrs.Image, "gen4_image", image("storm")); err != nil {
-		t.Fatal(err)
-	}
-	if time.Since(began) < 900*time.Millisecond {
-		t.Errorf("the create was sent again after %s, before the Retry-After of 1s", time.Since(began))
-	}
-	rep := h.sim.Jobs()
-	if rep.Throttled == 0 || len(rep.Jobs) != 1 || rep.Creates[rep.Jobs[0].Fingerprint] != 1 {
-		t.Errorf("report %+v: want a 429 and one task", rep)
-	}
+	h.RateLimitStorm(func() error {
+		_, err := h.submit(addrs.Image, "gen4_image", image("storm"))
+		return err
+	})
 }
 
 func TestLostOrFailedCreateNeverSentAgain(t *testing.T) {
 	for _, opts := range []simkit.Options{{LoseRate: 1}, {ErrorRate: 1}} {
 		h := start(t, opts, key)
-		_, err := h.submit(addrs.Image, "gen4_image", image("once"))
-		if !provider.IsPossiblyPaid(err) {
-			t.Fatalf("%+v: err = %v, want possibly paid", opts, err)
-		}
-		if rep := h.sim.Jobs(); rep.Requests != 1 {
-			t.Errorf("%+v: the create was sent %d times, want once", opts, rep.Requests)
-		}
+		h.SentOnce(func() error {
+			_, err := h.submit(addrs.Image, "gen4_image", image("once"))
+			return err
+		})
 	}
 	var _ provider.Provider = (*runway.Provider)(nil)
 	if _, ok := any(&runway.Provider{}).(provider.Recoverer); ok {
@@ -230,44 +197,26 @@ func TestLostOrFailedCreateNeverSentAgain(t *testing.T) {
 	}
 }
 
-// stepper is a clock a test moves by hand.
-type stepper struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (s *stepper) now() time.Time {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.t
-}
-
-func (s *stepper) advance(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.t = s.t.Add(d)
-}
-
 func TestExpiredURLFreshOnResult(t *testing.T) {
-	clock := &stepper{t: time.Now()}
-	h := start(t, simkit.Options{URLTTL: time.Hour, Now: clock.now, Latency: time.Second}, key)
+	clock := simtest.NewClock(time.Now())
+	h := start(t, simkit.Options{URLTTL: time.Hour, Now: clock.Now, Latency: time.Second}, key)
 	ctx := context.Background()
 	j, err := h.submit(addrs.Image, "gen4_image", image("fleeting"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	clock.advance(2 * time.Second)
-	res, err := h.p.Result(ctx, j)
+	clock.Advance(2 * time.Second)
+	res, err := h.P.Result(ctx, j)
 	if h.Keep(err) != nil {
 		t.Fatal(err)
 	}
-	clock.advance(2 * time.Hour)
-	_, err = h.p.Download(ctx, res.Outputs[0].URL, t.TempDir(), "late")
+	clock.Advance(2 * time.Hour)
+	_, err = h.P.Download(ctx, res.Outputs[0].URL, t.TempDir(), "late")
 	var se *service.Error
 	if !errors.As(h.Keep(err), &se) || se.HTTPStatus != http.StatusForbidden || errors.Is(err, service.ErrUnauthorized) {
 		t.Fatalf("downloading an expired URL: %v, want 403 that is not the key's", err)
 	}
-	again, err := h.p.Result(ctx, j)
+	again, err := h.P.Result(ctx, j)
 	if h.Keep(err) != nil {
 		t.Fatal(err)
 	}
@@ -275,32 +224,27 @@ func TestExpiredURLFreshOnResult(t *testing.T) {
 		t.Fatal("Result handed back the expired URL: it must ask the task anew")
 	}
 	dir := t.TempDir()
-	d, err := h.p.Download(ctx, again.Outputs[0].URL, dir, "fresh")
+	d, err := h.P.Download(ctx, again.Outputs[0].URL, dir, "fresh")
 	if h.Keep(err) != nil {
 		t.Fatalf("downloading the fresh URL: %v", err)
 	}
 	if b, _ := os.ReadFile(d.Path); !strings.HasPrefix(string(b), "\x89PNG") {
 		t.Errorf("the fresh download is not a PNG: %s", d.Path)
 	}
-	if n := h.sim.Jobs().Jobs[0].DetailRequests; n != 2 {
+	if n := h.Sim.Jobs().Jobs[0].DetailRequests; n != 2 {
 		t.Errorf("the task was read %d times for two results, want 2", n)
 	}
 }
 
 func TestCredentials(t *testing.T) {
 	good := start(t, simkit.Options{}, key)
-	if err := good.Keep(good.p.CheckCredentials(context.Background())); err != nil {
-		t.Errorf("the right key: %v", err)
-	}
-	if n := len(good.sim.Jobs().Jobs); n != 0 {
-		t.Errorf("checking the key made %d tasks", n)
-	}
 	bad := start(t, simkit.Options{}, "key_wrong-0123456789abcdef")
-	if err := bad.Keep(bad.p.CheckCredentials(context.Background())); !errors.Is(err, service.ErrUnauthorized) {
-		t.Errorf("a wrong key: %v, want ErrUnauthorized", err)
-	}
-	if _, err := bad.submit(addrs.Image, "gen4_image", image("x")); err == nil || provider.IsPossiblyPaid(err) {
-		t.Errorf("a create with a refused key: %v, want a refusal that made nothing", err)
+	providertest.Keys(good.Harness, bad.Harness, func() error {
+		_, err := bad.submit(addrs.Image, "gen4_image", image("x"))
+		return err
+	})
+	if n := len(good.Sim.Jobs().Jobs); n != 0 {
+		t.Errorf("checking the key made %d tasks", n)
 	}
 }
 
@@ -319,7 +263,7 @@ func TestRefusedBeforeOrAtCreate(t *testing.T) {
 			t.Errorf("model %q, body %v: %v, want a refusal before sending", tt.model, tt.body, err)
 		}
 	}
-	if n := h.sim.Jobs().Requests; n != 0 {
+	if n := h.Sim.Jobs().Requests; n != 0 {
 		t.Errorf("%d requests sent for refused requests", n)
 	}
 	// Runway refuses what its reference says it refuses (400): nothing made.
@@ -327,7 +271,7 @@ func TestRefusedBeforeOrAtCreate(t *testing.T) {
 	if err == nil || provider.IsPossiblyPaid(err) || !strings.Contains(err.Error(), "ratio") {
 		t.Errorf("a create Runway refuses: %v, want its refusal, not possibly paid", err)
 	}
-	if n := len(h.sim.Jobs().Jobs); n != 0 {
+	if n := len(h.Sim.Jobs().Jobs); n != 0 {
 		t.Errorf("%d tasks made", n)
 	}
 }

@@ -38,26 +38,22 @@ const maxBodyBytes = 64 << 20
 // Server is the simulated fal queue. It is an http.Handler; its methods
 // are safe for concurrent use.
 type Server struct {
-	core *simkit.Core
+	*simkit.Server
 }
 
 // New returns a Server configured by opts, loading the jobs saved in
 // opts.DataDir when it is set.
 func New(opts simkit.Options) (*Server, error) {
-	c, err := simkit.NewCore(opts, Defaults)
+	frame, err := simkit.NewServer(opts, Defaults, "Key", refuse, func(r *simkit.Run, st simkit.Stage, _ float64) string { return statusName(r, st) })
 	if err != nil {
 		return nil, err
 	}
-	return &Server{core: c}, nil
+	// fal's paths hold a model id of any number of segments, so the
+	// route is read from the path rather than a ServeMux pattern.
+	s := &Server{Server: frame}
+	frame.Handler = http.HandlerFunc(s.route)
+	return s, nil
 }
-
-// Jobs returns what GET /_sim/jobs serves.
-func (s *Server) Jobs() simkit.JobsReport {
-	return s.core.Jobs(func(r *simkit.Run, st simkit.Stage, _ float64) string { return statusName(r, st) })
-}
-
-// Close writes the jobs' counters to DataDir.
-func (s *Server) Close() error { return s.core.Close() }
 
 func statusName(r *simkit.Run, st simkit.Stage) string {
 	switch st {
@@ -69,17 +65,6 @@ func statusName(r *simkit.Run, st simkit.Stage) string {
 		return statusOdd
 	}
 	return statusCompleted
-}
-
-// ServeHTTP routes a request. fal's paths hold a model id of any number
-// of segments, so the route is read from the path rather than a ServeMux
-// pattern.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	s.route(w, r)
-	if logf := s.core.Opts.Logf; logf != nil {
-		logf("%s %s %s", r.Method, r.URL.Path, time.Since(start).Round(time.Microsecond))
-	}
 }
 
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
@@ -134,10 +119,7 @@ func slicesHasEmpty(segs []string) bool {
 
 // api runs the gate every API request passes, then the endpoint.
 func (s *Server) api(w http.ResponseWriter, r *http.Request, create bool, endpoint func(owner string)) {
-	owner, ok := s.core.Gate(w, r, "Key", create, refuse)
-	if ok {
-		endpoint(owner)
-	}
+	s.API(create, func(_ http.ResponseWriter, _ *http.Request, owner string) { endpoint(owner) })(w, r)
 }
 
 // refuse answers fal's request-error shape: {"detail", "error_type"},
@@ -199,16 +181,16 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, owner, model str
 		detail(w, http.StatusInternalServerError, err.Error(), "internal_error")
 		return
 	}
-	now := s.core.Now()
+	now := s.Core.Now()
 	run := &simkit.Run{
 		ID: id, Endpoint: "/" + model, Model: model, Body: body, Input: body,
 		TokenSHA256: owner, CreatedAt: now.UTC(), Media: mediaOf(model, id, input),
 	}
-	if err := s.core.Make(run); err != nil {
+	if err := s.Core.Make(run); err != nil {
 		detail(w, http.StatusInternalServerError, err.Error(), "internal_error")
 		return
 	}
-	if s.core.Lose() {
+	if s.Core.Lose() {
 		simkit.Drop(w)
 		return
 	}
@@ -223,7 +205,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, owner, model str
 // position is how many of owner's jobs made before run still wait.
 func (s *Server) position(owner string, run simkit.Run, now time.Time) int {
 	n := 0
-	for _, o := range s.core.List(owner) {
+	for _, o := range s.Core.List(owner) {
 		if st, _, _ := o.StageAt(now); st == simkit.Queued && o.CreatedAt.Before(run.CreatedAt) {
 			n++
 		}
@@ -303,12 +285,12 @@ type metrics struct {
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request, owner, id string) {
-	run, ok := s.core.Get(id, owner, false)
+	run, ok := s.Core.Get(id, owner, false)
 	if !ok {
 		detail(w, http.StatusNotFound, "Request not found", "")
 		return
 	}
-	now := s.core.Now()
+	now := s.Core.Now()
 	st, _, _ := run.StageAt(now)
 	a := queueStatus{Status: statusName(&run, st), urls: urlsOf(r, run.Model, id), Logs: []any{}}
 	code := http.StatusAccepted
@@ -341,12 +323,12 @@ func failure(run simkit.Run, st simkit.Stage) (msg, errType string, status int) 
 }
 
 func (s *Server) result(w http.ResponseWriter, r *http.Request, owner, id string) {
-	run, ok := s.core.Get(id, owner, true)
+	run, ok := s.Core.Get(id, owner, true)
 	if !ok {
 		detail(w, http.StatusNotFound, "Request not found", "")
 		return
 	}
-	st, _, _ := run.StageAt(s.core.Now())
+	st, _, _ := run.StageAt(s.Core.Now())
 	if st != simkit.Finished && st != simkit.Canceled && st != simkit.Aborted {
 		detail(w, http.StatusBadRequest, "Request is still in progress", "")
 		return
@@ -389,15 +371,15 @@ func modelError(w http.ResponseWriter, loc []any, msg, typ, input string) {
 // cancel removes a queued request (it then completes as cancelled); a
 // running one is only signalled, and runs on.
 func (s *Server) cancel(w http.ResponseWriter, owner, id string) {
-	now := s.core.Now()
-	run, ok := s.core.Get(id, owner, false)
+	now := s.Core.Now()
+	run, ok := s.Core.Get(id, owner, false)
 	if !ok {
 		simkit.WriteJSON(w, http.StatusNotFound, map[string]string{"status": "NOT_FOUND"})
 		return
 	}
 	switch st, _, _ := run.StageAt(now); st {
 	case simkit.Queued:
-		s.core.Cancel(id, owner, now)
+		s.Core.Cancel(id, owner, now)
 	case simkit.Running, simkit.Odd:
 	default:
 		simkit.WriteJSON(w, http.StatusBadRequest, map[string]string{"status": "ALREADY_COMPLETED"})
@@ -414,5 +396,5 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, rest string) 
 		detail(w, http.StatusNotFound, "no such file: "+r.URL.Path, "")
 		return
 	}
-	s.core.ServeFile(w, r, id, i, func(w http.ResponseWriter, msg string) { detail(w, http.StatusNotFound, msg, "") })
+	s.Core.ServeFile(w, r, id, i, func(w http.ResponseWriter, msg string) { detail(w, http.StatusNotFound, msg, "") })
 }

@@ -1,8 +1,6 @@
 package fal
 
 import (
-	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,40 +8,25 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/simulator/simkit"
+	"github.com/genform/genform/internal/simulator/simkit/simtest"
 )
 
-type clock struct{ t time.Time }
-
-func (c *clock) now() time.Time { return c.t }
-
+// do sends a request to the simulator, with the key when there is one.
 func do(t *testing.T, srv *httptest.Server, method, url, key, body string) (int, http.Header, map[string]any) {
 	t.Helper()
-	if strings.HasPrefix(url, "/") {
-		url = srv.URL + url
+	if key == "" {
+		return simtest.Do(t, srv, method, url, body)
 	}
-	req, _ := http.NewRequest(method, url, strings.NewReader(body))
-	if key != "" {
-		req.Header.Set("Authorization", "Key "+key)
-	}
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	var m map[string]any
-	json.Unmarshal(b, &m)
-	return resp.StatusCode, resp.Header, m
+	return simtest.Do(t, srv, method, url, body, "Authorization", "Key "+key)
 }
 
 func TestQueueAPI(t *testing.T) {
-	c := &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-	sim, err := New(simkit.Options{Token: "k", Latency: 10 * time.Second, MaxConcurrent: 1, Now: c.now, DataDir: t.TempDir()})
+	c := simtest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	sim, err := New(simkit.Options{Token: "k", Latency: 10 * time.Second, MaxConcurrent: 1, Now: c.Now, DataDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(sim)
-	defer srv.Close()
+	srv := simtest.Serve(t, sim)
 
 	if code, _, body := do(t, srv, "POST", "/fal-ai/flux/dev", "", `{"prompt":"x"}`); code != 401 || body["detail"] == nil {
 		t.Errorf("no key: %d %v", code, body)
@@ -64,14 +47,14 @@ func TestQueueAPI(t *testing.T) {
 	if code, _, st := do(t, srv, "GET", second, "k", ""); code != 202 || st["status"] != "IN_QUEUE" || st["queue_position"] != float64(0) {
 		t.Errorf("behind the concurrency limit: %d %v, want IN_QUEUE (202)", code, st)
 	}
-	c.t = c.t.Add(5 * time.Second)
+	c.Advance(5 * time.Second)
 	if code, _, st := do(t, srv, "GET", a["status_url"].(string), "k", ""); code != 202 || st["status"] != "IN_PROGRESS" {
 		t.Errorf("running: %d %v", code, st)
 	}
 	if code, _, _ := do(t, srv, "GET", a["response_url"].(string), "k", ""); code != 400 {
 		t.Errorf("the result before COMPLETED: %d, want 400", code)
 	}
-	c.t = c.t.Add(6 * time.Second)
+	c.Advance(6 * time.Second)
 	code, _, st := do(t, srv, "GET", a["status_url"].(string), "k", "")
 	if code != 200 || st["status"] != "COMPLETED" || st["error"] != nil {
 		t.Errorf("done: %d %v", code, st)
@@ -95,7 +78,7 @@ func TestQueueAPI(t *testing.T) {
 	if err := sim.Close(); err != nil {
 		t.Fatal(err)
 	}
-	again, err := New(simkit.Options{Token: "k", Now: c.now, DataDir: sim.core.Opts.DataDir})
+	again, err := New(simkit.Options{Token: "k", Now: c.Now, DataDir: sim.Core.Opts.DataDir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,21 +98,20 @@ func TestQueueAPI(t *testing.T) {
 }
 
 func TestFaultsAndMarkers(t *testing.T) {
-	c := &clock{t: time.Now()}
-	sim, _ := New(simkit.Options{Token: "k", Latency: time.Second, Now: c.now, RPM: 1})
-	srv := httptest.NewServer(sim)
-	defer srv.Close()
+	c := simtest.NewClock(time.Now())
+	sim, _ := New(simkit.Options{Token: "k", Latency: time.Second, Now: c.Now, RPM: 1})
+	srv := simtest.Serve(t, sim)
 	_, _, a := do(t, srv, "POST", "/fal-ai/flux/schnell", "k", `{"prompt":"bad [nsfw]"}`)
 	code, h, body := do(t, srv, "GET", a["status_url"].(string), "k", "")
 	if code != 429 || h.Get("Retry-After") == "" || body["detail"] == nil {
 		t.Errorf("past the rate: %d %v %v", code, h, body)
 	}
-	c.t = c.t.Add(2 * time.Minute)
+	c.Advance(2 * time.Minute)
 	_, _, st := do(t, srv, "GET", a["status_url"].(string), "k", "")
 	if st["status"] != "COMPLETED" || st["error_type"] != "content_policy_violation" {
 		t.Errorf("a refused request's status: %v", st)
 	}
-	c.t = c.t.Add(2 * time.Minute)
+	c.Advance(2 * time.Minute)
 	code, _, body = do(t, srv, "GET", a["response_url"].(string), "k", "")
 	detail, _ := body["detail"].([]any)
 	if code != 422 || len(detail) != 1 || detail[0].(map[string]any)["type"] != "content_policy_violation" {

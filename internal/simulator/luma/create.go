@@ -112,16 +112,16 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, owner string, vi
 		detail(w, http.StatusInternalServerError, err.Error(), 0)
 		return
 	}
-	now := s.core.Now().UTC()
+	now := s.Core.Now().UTC()
 	run := &simkit.Run{
 		ID: id, Endpoint: r.URL.Path, Model: *b.Model, Body: raw, Input: raw,
 		TokenSHA256: owner, CreatedAt: now, Media: mediaOf(b, id, video),
 	}
-	if err := s.core.Make(run); err != nil {
+	if err := s.Core.Make(run); err != nil {
 		detail(w, http.StatusInternalServerError, err.Error(), 0)
 		return
 	}
-	if s.core.Lose() {
+	if s.Core.Lose() {
 		simkit.Drop(w)
 		return
 	}
@@ -216,8 +216,8 @@ func (s *Server) completed(id, owner string) bool {
 	if gone {
 		return false
 	}
-	now := s.core.Now()
-	for _, run := range s.core.List(owner) {
+	now := s.Core.Now()
+	for _, run := range s.Core.List(owner) {
 		if run.ID == id {
 			st, p, _ := run.StageAt(now)
 			return stateName(run, st, p) == stateCompleted

@@ -58,8 +58,7 @@ const (
 // Server is the simulated Dream Machine API. It is an http.Handler; its
 // methods are safe for concurrent use.
 type Server struct {
-	core *simkit.Core
-	mux  *http.ServeMux
+	*simkit.Server
 
 	mu      sync.Mutex
 	deleted map[string]bool
@@ -68,47 +67,27 @@ type Server struct {
 // New returns a Server configured by opts, loading the generations saved
 // in opts.DataDir when it is set.
 func New(opts simkit.Options) (*Server, error) {
-	c, err := simkit.NewCore(opts, Defaults)
+	frame, err := simkit.NewServer(opts, Defaults, "Bearer", refuse, func(r *simkit.Run, st simkit.Stage, p float64) string { return stateName(*r, st, p) })
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{core: c, mux: http.NewServeMux(), deleted: map[string]bool{}}
-	s.mux.HandleFunc("POST /generations/image", s.api(true, s.createImage))
-	s.mux.HandleFunc("POST /generations/video", s.api(true, s.createVideo))
-	s.mux.HandleFunc("GET /generations/{id}", s.api(false, s.get))
-	s.mux.HandleFunc("DELETE /generations/{id}", s.api(false, s.delete))
-	s.mux.HandleFunc("GET /generations", s.api(false, s.list))
-	s.mux.HandleFunc("GET /credits", s.api(false, func(w http.ResponseWriter, _ *http.Request, _ string) {
+	s := &Server{Server: frame, deleted: map[string]bool{}}
+	s.Mux.HandleFunc("POST /generations/image", s.API(true, s.createImage))
+	s.Mux.HandleFunc("POST /generations/video", s.API(true, s.createVideo))
+	s.Mux.HandleFunc("GET /generations/{id}", s.API(false, s.get))
+	s.Mux.HandleFunc("DELETE /generations/{id}", s.API(false, s.delete))
+	s.Mux.HandleFunc("GET /generations", s.API(false, s.list))
+	s.Mux.HandleFunc("GET /credits", s.API(false, func(w http.ResponseWriter, _ *http.Request, _ string) {
 		simkit.WriteJSON(w, http.StatusOK, map[string]any{"credit_balance": creditBalance})
 	}))
-	s.mux.HandleFunc("GET /ping", s.api(false, func(w http.ResponseWriter, _ *http.Request, _ string) {
+	s.Mux.HandleFunc("GET /ping", s.API(false, func(w http.ResponseWriter, _ *http.Request, _ string) {
 		simkit.WriteJSON(w, http.StatusOK, map[string]any{"message": "pong"})
 	}))
-	s.mux.HandleFunc("GET /files/{id}/{file}", s.serveFile)
-	s.mux.HandleFunc("GET /_sim/jobs", func(w http.ResponseWriter, _ *http.Request) {
-		simkit.WriteJSON(w, http.StatusOK, s.Jobs())
-	})
-	s.mux.HandleFunc("/", s.api(false, func(w http.ResponseWriter, r *http.Request, _ string) {
+	s.Mux.HandleFunc("GET /files/{id}/{file}", s.serveFile)
+	s.Mux.HandleFunc("/", s.API(false, func(w http.ResponseWriter, r *http.Request, _ string) {
 		detail(w, http.StatusNotFound, "Not Found: "+r.Method+" "+r.URL.Path, 0)
 	}))
 	return s, nil
-}
-
-// Jobs returns what GET /_sim/jobs serves.
-func (s *Server) Jobs() simkit.JobsReport {
-	return s.core.Jobs(func(r *simkit.Run, st simkit.Stage, p float64) string { return stateName(*r, st, p) })
-}
-
-// Close writes the generations' counters to DataDir.
-func (s *Server) Close() error { return s.core.Close() }
-
-// ServeHTTP answers a request as the route table says, and logs it.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	s.mux.ServeHTTP(w, r)
-	if logf := s.core.Opts.Logf; logf != nil {
-		logf("%s %s %s", r.Method, r.URL.Path, time.Since(start).Round(time.Microsecond))
-	}
 }
 
 // queuedShare is the share of a generation's run it still reports
@@ -132,17 +111,6 @@ func stateName(r simkit.Run, st simkit.Stage, progress float64) string {
 		}
 	}
 	return stateFailed
-}
-
-type endpoint func(w http.ResponseWriter, r *http.Request, owner string)
-
-// api runs the gate every API request passes, then the endpoint.
-func (s *Server) api(create bool, e endpoint) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if owner, ok := s.core.Gate(w, r, "Bearer", create, refuse); ok {
-			e(w, r, owner)
-		}
-	}
 }
 
 func refuse(w http.ResponseWriter, status int, msg string, retryAfter int) {
@@ -212,7 +180,7 @@ func (s *Server) find(id, owner string) (simkit.Run, bool) {
 	if gone {
 		return simkit.Run{}, false
 	}
-	return s.core.Get(id, owner, true)
+	return s.Core.Get(id, owner, true)
 }
 
 func (s *Server) get(w http.ResponseWriter, r *http.Request, owner string) {
@@ -221,7 +189,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, owner string) {
 		detail(w, http.StatusNotFound, "Generation not found", 0)
 		return
 	}
-	simkit.WriteJSON(w, http.StatusOK, s.generation(r, run, s.core.Now()))
+	simkit.WriteJSON(w, http.StatusOK, s.generation(r, run, s.Core.Now()))
 }
 
 // delete removes owner's generation: from then on it is not found, not
@@ -263,13 +231,13 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, owner string) {
 	}
 	var all []simkit.Run
 	s.mu.Lock()
-	for _, run := range s.core.List(owner) {
+	for _, run := range s.Core.List(owner) {
 		if !s.deleted[run.ID] {
 			all = append(all, run)
 		}
 	}
 	s.mu.Unlock()
-	now := s.core.Now()
+	now := s.Core.Now()
 	page := []map[string]any{}
 	for i := offset; i < len(all) && i < offset+limit; i++ {
 		page = append(page, s.generation(r, all[i], now))
@@ -291,7 +259,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 		detail(w, http.StatusNotFound, "no such file: "+r.URL.Path, 0)
 		return
 	}
-	s.core.ServeFile(w, r, id, i, func(w http.ResponseWriter, msg string) {
+	s.Core.ServeFile(w, r, id, i, func(w http.ResponseWriter, msg string) {
 		detail(w, http.StatusNotFound, msg, 0)
 	})
 }

@@ -1,9 +1,7 @@
 package luma
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,28 +9,14 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/simulator/simkit"
+	"github.com/genform/genform/internal/simulator/simkit/simtest"
 )
 
-type clock struct{ t time.Time }
-
-func (c *clock) now() time.Time { return c.t }
-
+// do sends a request to the simulator with its key.
 func do(t *testing.T, srv *httptest.Server, method, url, body string) (int, map[string]any) {
 	t.Helper()
-	if strings.HasPrefix(url, "/") {
-		url = srv.URL + url
-	}
-	req, _ := http.NewRequest(method, url, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer k")
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	var m map[string]any
-	json.Unmarshal(b, &m)
-	return resp.StatusCode, m
+	code, _, m := simtest.Do(t, srv, method, url, body, "Authorization", "Bearer k")
+	return code, m
 }
 
 func start(t *testing.T, opts simkit.Options) (*Server, *httptest.Server) {
@@ -42,14 +26,12 @@ func start(t *testing.T, opts simkit.Options) (*Server, *httptest.Server) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(sim)
-	t.Cleanup(srv.Close)
-	return sim, srv
+	return sim, simtest.Serve(t, sim)
 }
 
 func TestGenerationLifecycle(t *testing.T) {
-	c := &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-	_, srv := start(t, simkit.Options{Latency: 10 * time.Second, Now: c.now, MaxConcurrent: 1})
+	c := simtest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	_, srv := start(t, simkit.Options{Latency: 10 * time.Second, Now: c.Now, MaxConcurrent: 1})
 	code, g := do(t, srv, "POST", "/generations/image", `{"model":"photon-1","prompt":"a fox","aspect_ratio":"1:1"}`)
 	if code != 201 || g["state"] != "queued" || g["generation_type"] != "image" || g["model"] != "photon-1" || g["assets"] != nil {
 		t.Fatalf("create: %d %v", code, g)
@@ -60,14 +42,14 @@ func TestGenerationLifecycle(t *testing.T) {
 	}
 	id := g["id"].(string)
 	_, second := do(t, srv, "POST", "/generations/video", `{"model":"ray-2","prompt":"waves","duration":"9s"}`)
-	c.t = c.t.Add(5 * time.Second)
+	c.Advance(5 * time.Second)
 	if _, g := do(t, srv, "GET", "/generations/"+id, ""); g["state"] != "dreaming" {
 		t.Errorf("running: %v", g)
 	}
 	if _, g := do(t, srv, "GET", "/generations/"+second["id"].(string), ""); g["state"] != "queued" {
 		t.Errorf("behind the concurrency limit: %v, want queued", g)
 	}
-	c.t = c.t.Add(6 * time.Second)
+	c.Advance(6 * time.Second)
 	_, g = do(t, srv, "GET", "/generations/"+id, "")
 	assets, _ := g["assets"].(map[string]any)
 	image, _ := assets["image"].(string)
@@ -82,7 +64,7 @@ func TestGenerationLifecycle(t *testing.T) {
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/png" {
 		t.Errorf("the image: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
-	c.t = c.t.Add(Defaults.URLTTL)
+	c.Advance(Defaults.URLTTL)
 	if resp, _ := http.Get(image); resp.StatusCode != 404 {
 		t.Errorf("a day on, the image answers %d, want 404", resp.StatusCode)
 	}
@@ -138,11 +120,11 @@ func TestCreateRefusals(t *testing.T) {
 }
 
 func TestListPagesNewestFirst(t *testing.T) {
-	c := &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-	_, srv := start(t, simkit.Options{Now: c.now, MaxConcurrent: -1})
+	c := simtest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	_, srv := start(t, simkit.Options{Now: c.Now, MaxConcurrent: -1})
 	var ids []string
 	for i := range 5 {
-		c.t = c.t.Add(time.Second)
+		c.Advance(time.Second)
 		_, g := do(t, srv, "POST", "/generations/image", fmt.Sprintf(`{"model":"photon-1","prompt":"number %d"}`, i))
 		ids = append(ids, g["id"].(string))
 	}
@@ -187,10 +169,10 @@ func TestMarkersAndFaults(t *testing.T) {
 }
 
 func TestWeirdState(t *testing.T) {
-	c := &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-	_, srv := start(t, simkit.Options{Latency: 10 * time.Second, Now: c.now})
+	c := simtest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	_, srv := start(t, simkit.Options{Latency: 10 * time.Second, Now: c.Now})
 	_, g := do(t, srv, "POST", "/generations/image", `{"model":"photon-1","prompt":"odd [weird-status]"}`)
-	c.t = c.t.Add(5 * time.Second)
+	c.Advance(5 * time.Second)
 	if _, g := do(t, srv, "GET", "/generations/"+g["id"].(string), ""); g["state"] != stateOdd {
 		t.Errorf("mid-run: %v, want %s", g["state"], stateOdd)
 	}

@@ -208,10 +208,10 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, owner string) 
 	}
 	run := &simkit.Run{
 		ID: id, Endpoint: r.URL.Path, Model: q.model, Body: body, Input: body,
-		TokenSHA256: owner, CreatedAt: s.core.Now().UTC(),
+		TokenSHA256: owner, CreatedAt: s.Core.Now().UTC(),
 		Media: simkit.Media{Prompt: q.prompt, Seed: simkit.SeedFromID(id, 1<<31-1), Count: q.n, Width: q.width, Height: q.height},
 	}
-	if err := s.core.Make(run); err != nil {
+	if err := s.Core.Make(run); err != nil {
 		apiError(w, http.StatusInternalServerError, err.Error(), "server_error", "", "")
 		return
 	}
@@ -224,7 +224,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, owner string) 
 		t.Stop()
 		return
 	}
-	if s.core.Lose() {
+	if s.Core.Lose() {
 		simkit.Drop(w)
 		return
 	}
@@ -242,7 +242,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, owner string) 
 		data[i] = map[string]any{"b64_json": base64.StdEncoding.EncodeToString(b)}
 	}
 	simkit.WriteJSON(w, http.StatusOK, map[string]any{
-		"created": s.core.Now().Unix(), "data": data,
+		"created": s.Core.Now().Unix(), "data": data,
 		"size": fmt.Sprintf("%dx%d", q.width, q.height), "quality": q.quality,
 		"background": q.background, "output_format": q.format,
 		"usage": usage(q),

@@ -47,67 +47,38 @@ const (
 // Server is the simulated Images API. It is an http.Handler; its methods
 // are safe for concurrent use.
 type Server struct {
-	core *simkit.Core
-	mux  *http.ServeMux
+	*simkit.Server
 }
 
 // New returns a Server configured by opts, loading the jobs saved in
 // opts.DataDir when it is set.
 func New(opts simkit.Options) (*Server, error) {
-	c, err := simkit.NewCore(opts, Defaults)
+	frame, err := simkit.NewServer(opts, Defaults, "Bearer", refuse, statusName)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{core: c, mux: http.NewServeMux()}
-	s.mux.HandleFunc("POST /v1/images/generations", s.api(true, s.generate))
-	s.mux.HandleFunc("GET /v1/models", s.api(false, s.listModels))
-	s.mux.HandleFunc("GET /v1/models/{model}", s.api(false, s.getModel))
-	s.mux.HandleFunc("/v1/", s.api(false, func(w http.ResponseWriter, r *http.Request, _ string) {
+	s := &Server{Server: frame}
+	s.Mux.HandleFunc("POST /v1/images/generations", s.API(true, s.generate))
+	s.Mux.HandleFunc("GET /v1/models", s.API(false, s.listModels))
+	s.Mux.HandleFunc("GET /v1/models/{model}", s.API(false, s.getModel))
+	s.Mux.HandleFunc("/v1/", s.API(false, func(w http.ResponseWriter, r *http.Request, _ string) {
 		apiError(w, http.StatusNotFound, "Invalid URL ("+r.Method+" "+r.URL.Path+")", "invalid_request_error", "", "")
 	}))
-	s.mux.HandleFunc("GET /_sim/jobs", func(w http.ResponseWriter, _ *http.Request) {
-		simkit.WriteJSON(w, http.StatusOK, s.Jobs())
-	})
-	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	s.Mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusNotFound, "Invalid URL ("+r.Method+" "+r.URL.Path+")", "invalid_request_error", "", "")
 	})
 	return s, nil
 }
 
-// Jobs returns what GET /_sim/jobs serves.
-func (s *Server) Jobs() simkit.JobsReport {
-	return s.core.Jobs(func(r *simkit.Run, st simkit.Stage, _ float64) string {
-		switch {
-		case st != simkit.Finished:
-			return statusInProgress
-		case r.End == simkit.Succeed:
-			return statusCompleted
-		}
-		return statusFailed
-	})
-}
-
-// Close writes the jobs to DataDir.
-func (s *Server) Close() error { return s.core.Close() }
-
-// ServeHTTP answers a request as the route table says, and logs it.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	s.mux.ServeHTTP(w, r)
-	if logf := s.core.Opts.Logf; logf != nil {
-		logf("%s %s %s", r.Method, r.URL.Path, time.Since(start).Round(time.Microsecond))
+// statusName is a job's status in the jobs report.
+func statusName(r *simkit.Run, st simkit.Stage, _ float64) string {
+	switch {
+	case st != simkit.Finished:
+		return statusInProgress
+	case r.End == simkit.Succeed:
+		return statusCompleted
 	}
-}
-
-type endpoint func(w http.ResponseWriter, r *http.Request, owner string)
-
-// api runs the gate every API request passes, then the endpoint.
-func (s *Server) api(create bool, e endpoint) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if owner, ok := s.core.Gate(w, r, "Bearer", create, refuse); ok {
-			e(w, r, owner)
-		}
-	}
+	return statusFailed
 }
 
 // refuse answers the gate's refusals in OpenAI's words: a key missing or

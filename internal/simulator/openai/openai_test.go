@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/simulator/simkit"
+	"github.com/genform/genform/internal/simulator/simkit/simtest"
 )
 
 func start(t *testing.T, opts simkit.Options) (*Server, *httptest.Server) {
@@ -27,9 +28,7 @@ func start(t *testing.T, opts simkit.Options) (*Server, *httptest.Server) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(sim)
-	t.Cleanup(srv.Close)
-	return sim, srv
+	return sim, simtest.Serve(t, sim)
 }
 
 type answer struct {

@@ -48,52 +48,31 @@ const (
 // Server is the simulated Replicate API. It is an http.Handler; its
 // methods are safe for concurrent use.
 type Server struct {
-	core *simkit.Core
-	mux  *http.ServeMux
+	*simkit.Server
 }
 
 // New returns a Server configured by opts, loading the jobs saved in
 // opts.DataDir when it is set.
 func New(opts simkit.Options) (*Server, error) {
-	c, err := simkit.NewCore(opts, Defaults)
+	frame, err := simkit.NewServer(opts, Defaults, "Bearer", refuse, func(r *simkit.Run, st simkit.Stage, p float64) string { return statusName(*r, st, p) })
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{core: c, mux: http.NewServeMux()}
-	s.mux.HandleFunc("POST /v1/predictions", s.api(true, s.createVersion))
-	s.mux.HandleFunc("POST /v1/models/{owner}/{name}/predictions", s.api(true, s.createModel))
-	s.mux.HandleFunc("GET /v1/predictions/{id}", s.api(false, s.get))
-	s.mux.HandleFunc("POST /v1/predictions/{id}/cancel", s.api(false, s.cancel))
-	s.mux.HandleFunc("GET /v1/predictions", s.api(false, s.list))
-	s.mux.HandleFunc("GET /v1/account", s.api(false, s.account))
-	s.mux.HandleFunc("/v1/", s.api(false, func(w http.ResponseWriter, r *http.Request, _ string) {
+	s := &Server{Server: frame}
+	s.Mux.HandleFunc("POST /v1/predictions", s.API(true, s.createVersion))
+	s.Mux.HandleFunc("POST /v1/models/{owner}/{name}/predictions", s.API(true, s.createModel))
+	s.Mux.HandleFunc("GET /v1/predictions/{id}", s.API(false, s.get))
+	s.Mux.HandleFunc("POST /v1/predictions/{id}/cancel", s.API(false, s.cancel))
+	s.Mux.HandleFunc("GET /v1/predictions", s.API(false, s.list))
+	s.Mux.HandleFunc("GET /v1/account", s.API(false, s.account))
+	s.Mux.HandleFunc("/v1/", s.API(false, func(w http.ResponseWriter, r *http.Request, _ string) {
 		problem(w, http.StatusNotFound, "Not found", "The requested resource could not be found.", 0)
 	}))
-	s.mux.HandleFunc("GET /files/{id}/{file}", s.serveFile)
-	s.mux.HandleFunc("GET /_sim/jobs", func(w http.ResponseWriter, _ *http.Request) {
-		simkit.WriteJSON(w, http.StatusOK, s.Jobs())
-	})
-	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	s.Mux.HandleFunc("GET /files/{id}/{file}", s.serveFile)
+	s.Mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusNotFound, "Not found", "no such path: "+r.URL.Path, 0)
 	})
 	return s, nil
-}
-
-// Jobs returns what GET /_sim/jobs serves.
-func (s *Server) Jobs() simkit.JobsReport {
-	return s.core.Jobs(func(r *simkit.Run, st simkit.Stage, p float64) string { return statusName(*r, st, p) })
-}
-
-// Close writes the predictions' counters and cancellations to DataDir.
-func (s *Server) Close() error { return s.core.Close() }
-
-// ServeHTTP answers a request as the route table says, and logs it.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	s.mux.ServeHTTP(w, r)
-	if logf := s.core.Opts.Logf; logf != nil {
-		logf("%s %s %s", r.Method, r.URL.Path, time.Since(start).Round(time.Microsecond))
-	}
 }
 
 // startingShare is the share of a prediction's run it still reports
@@ -119,17 +98,6 @@ func statusName(r simkit.Run, st simkit.Stage, progress float64) string {
 		return statusSucceeded
 	}
 	return statusFailed
-}
-
-type endpoint func(w http.ResponseWriter, r *http.Request, owner string)
-
-// api runs the gate every API request passes, then the endpoint.
-func (s *Server) api(create bool, e endpoint) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if owner, ok := s.core.Gate(w, r, "Bearer", create, refuse); ok {
-			e(w, r, owner)
-		}
-	}
 }
 
 func refuse(w http.ResponseWriter, status int, msg string, retryAfter int) {
@@ -200,7 +168,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, owner, model str
 	if version == "" {
 		version = versionOf(model)
 	}
-	now := s.core.Now().UTC()
+	now := s.Core.Now().UTC()
 	var deadline time.Time
 	if h := r.Header.Get("Cancel-After"); h != "" {
 		d, ok := parseCancelAfter(h)
@@ -219,11 +187,11 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, owner, model str
 		ID: id, Endpoint: r.URL.Path, Model: model, Version: version, Body: raw, Input: b.Input,
 		TokenSHA256: owner, CreatedAt: now, Deadline: deadline, Media: mediaOf(model, id, input),
 	}
-	if err := s.core.Make(run); err != nil {
+	if err := s.Core.Make(run); err != nil {
 		problem(w, http.StatusInternalServerError, "Internal server error", err.Error(), 0)
 		return
 	}
-	if s.core.Lose() {
+	if s.Core.Lose() {
 		simkit.Drop(w)
 		return
 	}
@@ -389,7 +357,7 @@ func (s *Server) prediction(r *http.Request, run simkit.Run, now time.Time) map[
 			p["output"] = out
 		}
 	}
-	if s.core.Expired(since, now) {
+	if s.Core.Expired(since, now) {
 		p["input"], p["output"], p["data_removed"] = map[string]any{}, nil, true
 	}
 	return p
@@ -398,17 +366,17 @@ func (s *Server) prediction(r *http.Request, run simkit.Run, now time.Time) map[
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000Z") }
 
 func (s *Server) get(w http.ResponseWriter, r *http.Request, owner string) {
-	run, ok := s.core.Get(r.PathValue("id"), owner, true)
+	run, ok := s.Core.Get(r.PathValue("id"), owner, true)
 	if !ok {
 		problem(w, http.StatusNotFound, "Not found", "The requested resource could not be found.", 0)
 		return
 	}
-	simkit.WriteJSON(w, http.StatusOK, s.prediction(r, run, s.core.Now()))
+	simkit.WriteJSON(w, http.StatusOK, s.prediction(r, run, s.Core.Now()))
 }
 
 func (s *Server) cancel(w http.ResponseWriter, r *http.Request, owner string) {
-	now := s.core.Now()
-	run, ok := s.core.Cancel(r.PathValue("id"), owner, now)
+	now := s.Core.Now()
+	run, ok := s.Core.Cancel(r.PathValue("id"), owner, now)
 	if !ok {
 		problem(w, http.StatusNotFound, "Not found", "The requested resource could not be found.", 0)
 		return
@@ -443,9 +411,9 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, owner string) {
 		}
 		start = n
 	}
-	now := s.core.Now()
+	now := s.Core.Now()
 	var all []simkit.Run
-	for _, run := range s.core.List(owner) {
+	for _, run := range s.Core.List(owner) {
 		if (!after.IsZero() && run.CreatedAt.Before(after)) || (!before.IsZero() && !run.CreatedAt.Before(before)) {
 			continue
 		}
@@ -476,7 +444,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusNotFound, "Not found", "no such file: "+r.URL.Path, 0)
 		return
 	}
-	s.core.ServeFile(w, r, r.PathValue("id"), i, func(w http.ResponseWriter, msg string) {
+	s.Core.ServeFile(w, r, r.PathValue("id"), i, func(w http.ResponseWriter, msg string) {
 		problem(w, http.StatusNotFound, "Not found", msg, 0)
 	})
 }

@@ -1,9 +1,7 @@
 package replicate
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,59 +9,41 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/simulator/simkit"
+	"github.com/genform/genform/internal/simulator/simkit/simtest"
 )
 
-type clock struct{ t time.Time }
-
-func (c *clock) now() time.Time { return c.t }
-
+// do sends a request to the simulator with its key and header, given as
+// name, value pairs.
 func do(t *testing.T, srv *httptest.Server, method, url, body string, header ...string) (int, http.Header, map[string]any) {
 	t.Helper()
-	if strings.HasPrefix(url, "/") {
-		url = srv.URL + url
-	}
-	req, _ := http.NewRequest(method, url, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer k")
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	var m map[string]any
-	json.Unmarshal(b, &m)
-	return resp.StatusCode, resp.Header, m
+	return simtest.Do(t, srv, method, url, body, append([]string{"Authorization", "Bearer k"}, header...)...)
 }
 
 func TestPredictionsAPI(t *testing.T) {
-	c := &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-	sim, err := New(simkit.Options{Token: "k", Latency: 10 * time.Second, Now: c.now})
+	c := simtest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	sim, err := New(simkit.Options{Token: "k", Latency: 10 * time.Second, Now: c.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(sim)
-	defer srv.Close()
+	srv := simtest.Serve(t, sim)
 
 	code, _, p := do(t, srv, "POST", "/v1/models/black-forest-labs/flux-schnell/predictions", `{"input":{"prompt":"a","num_outputs":2}}`, "Cancel-After", "1m")
 	if code != 201 || p["status"] != "starting" || p["model"] != "black-forest-labs/flux-schnell" || p["deadline"] == nil {
 		t.Fatalf("create: %d %v", code, p)
 	}
 	get := p["urls"].(map[string]any)["get"].(string)
-	c.t = c.t.Add(5 * time.Second)
+	c.Advance(5 * time.Second)
 	if _, _, p := do(t, srv, "GET", get, ""); p["status"] != "processing" || p["started_at"] == nil {
 		t.Errorf("running: %v", p)
 	}
-	c.t = c.t.Add(6 * time.Second)
+	c.Advance(6 * time.Second)
 	_, _, p = do(t, srv, "GET", get, "")
 	out, _ := p["output"].([]any)
 	metrics, _ := p["metrics"].(map[string]any)
 	if p["status"] != "succeeded" || len(out) != 2 || metrics["predict_time"] == nil {
 		t.Errorf("done: %v", p)
 	}
-	c.t = c.t.Add(time.Hour)
+	c.Advance(time.Hour)
 	if _, _, p := do(t, srv, "GET", get, ""); p["output"] != nil || p["data_removed"] != true {
 		t.Errorf("an hour on: %v, want its data removed", p)
 	}
@@ -89,12 +69,11 @@ func TestPredictionsAPI(t *testing.T) {
 }
 
 func TestListPagesNewestFirst(t *testing.T) {
-	c := &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-	sim, _ := New(simkit.Options{Token: "k", Now: c.now, RPM: -1})
-	srv := httptest.NewServer(sim)
-	defer srv.Close()
+	c := simtest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	sim, _ := New(simkit.Options{Token: "k", Now: c.Now, RPM: -1})
+	srv := simtest.Serve(t, sim)
 	for i := range pageSize + 5 {
-		c.t = c.t.Add(time.Second)
+		c.Advance(time.Second)
 		do(t, srv, "POST", "/v1/predictions", fmt.Sprintf(`{"version":"a/b","input":{"i":%d}}`, i))
 	}
 	_, _, page := do(t, srv, "GET", "/v1/predictions", "")
@@ -106,7 +85,7 @@ func TestListPagesNewestFirst(t *testing.T) {
 	if n := len(next["results"].([]any)); n != 5 || next["next"] != nil {
 		t.Errorf("second page: %d results, next %v", n, next["next"])
 	}
-	after := c.t.Add(-2 * time.Second).Format(time.RFC3339Nano)
+	after := c.Now().Add(-2 * time.Second).Format(time.RFC3339Nano)
 	_, _, f := do(t, srv, "GET", "/v1/predictions?created_after="+after, "")
 	if n := len(f["results"].([]any)); n != 3 {
 		t.Errorf("created_after kept %d predictions, want 3", n)
@@ -114,18 +93,17 @@ func TestListPagesNewestFirst(t *testing.T) {
 }
 
 func TestCancelAndAbort(t *testing.T) {
-	c := &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-	sim, _ := New(simkit.Options{Token: "k", Now: c.now, Latency: time.Minute, MaxConcurrent: 1})
-	srv := httptest.NewServer(sim)
-	defer srv.Close()
+	c := simtest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	sim, _ := New(simkit.Options{Token: "k", Now: c.Now, Latency: time.Minute, MaxConcurrent: 1})
+	srv := simtest.Serve(t, sim)
 	_, _, first := do(t, srv, "POST", "/v1/predictions", `{"version":"a/b","input":{"prompt":"1"}}`)
 	_, _, second := do(t, srv, "POST", "/v1/predictions", `{"version":"a/b","input":{"prompt":"2"}}`, "Cancel-After", "30s")
-	c.t = c.t.Add(10 * time.Second)
+	c.Advance(10 * time.Second)
 	_, _, p := do(t, srv, "POST", first["urls"].(map[string]any)["cancel"].(string), "")
 	if p["status"] != "canceled" {
 		t.Errorf("canceled while running: %v", p)
 	}
-	c.t = c.t.Add(30 * time.Second)
+	c.Advance(30 * time.Second)
 	if _, _, p := do(t, srv, "GET", second["urls"].(map[string]any)["get"].(string), ""); p["status"] != "aborted" {
 		t.Errorf("deadline before it started: %v, want aborted", p)
 	}
@@ -133,8 +111,7 @@ func TestCancelAndAbort(t *testing.T) {
 
 func TestMarkersAndFaults(t *testing.T) {
 	sim, _ := New(simkit.Options{Token: "k", Latency: time.Millisecond, LoseRate: 1})
-	srv := httptest.NewServer(sim)
-	defer srv.Close()
+	srv := simtest.Serve(t, sim)
 	req, _ := http.NewRequest("POST", srv.URL+"/v1/predictions", strings.NewReader(`{"version":"a/b","input":{"prompt":"x [nsfw]"}}`))
 	req.Header.Set("Authorization", "Bearer k")
 	if resp, err := srv.Client().Do(req); err == nil {

@@ -70,8 +70,7 @@ const (
 // Server is the simulated Runway API. It is an http.Handler; its methods
 // are safe for concurrent use.
 type Server struct {
-	core     *simkit.Core
-	mux      *http.ServeMux
+	*simkit.Server
 	linkTTL  time.Duration
 	dailyCap int
 	secret   []byte
@@ -87,11 +86,11 @@ func New(opts simkit.Options) (*Server, error) {
 	}
 	core := opts
 	core.URLTTL = filesKept
-	c, err := simkit.NewCore(core, Defaults)
+	frame, err := simkit.NewServer(core, Defaults, "Bearer", refuse, func(r *simkit.Run, st simkit.Stage, p float64) string { return statusName(*r, st, p) })
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{core: c, mux: http.NewServeMux(), linkTTL: linkTTL, dailyCap: opts.DailyCap}
+	s := &Server{Server: frame, linkTTL: linkTTL, dailyCap: opts.DailyCap}
 	if s.dailyCap == 0 {
 		s.dailyCap = DefaultDailyCap
 	}
@@ -99,19 +98,16 @@ func New(opts simkit.Options) (*Server, error) {
 		return nil, fmt.Errorf("simulator: %w", err)
 	}
 	for path := range endpointModels {
-		s.mux.HandleFunc("POST "+path, s.api(true, s.create))
+		s.Mux.HandleFunc("POST "+path, s.api(true, s.create))
 	}
-	s.mux.HandleFunc("GET /v1/tasks/{id}", s.api(false, s.get))
-	s.mux.HandleFunc("DELETE /v1/tasks/{id}", s.api(false, s.delete))
-	s.mux.HandleFunc("GET /v1/organization", s.api(false, s.organization))
-	s.mux.HandleFunc("/v1/", s.api(false, func(w http.ResponseWriter, r *http.Request, _ string) {
+	s.Mux.HandleFunc("GET /v1/tasks/{id}", s.api(false, s.get))
+	s.Mux.HandleFunc("DELETE /v1/tasks/{id}", s.api(false, s.delete))
+	s.Mux.HandleFunc("GET /v1/organization", s.api(false, s.organization))
+	s.Mux.HandleFunc("/v1/", s.api(false, func(w http.ResponseWriter, r *http.Request, _ string) {
 		fail(w, http.StatusNotFound, "Not found: "+r.Method+" "+r.URL.Path)
 	}))
-	s.mux.HandleFunc("GET /files/{id}/{file}", s.serveFile)
-	s.mux.HandleFunc("GET /_sim/jobs", func(w http.ResponseWriter, _ *http.Request) {
-		simkit.WriteJSON(w, http.StatusOK, s.Jobs())
-	})
-	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	s.Mux.HandleFunc("GET /files/{id}/{file}", s.serveFile)
+	s.Mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusNotFound, "Not found: "+r.URL.Path)
 	})
 	return s, nil
@@ -133,23 +129,6 @@ func signingKey(dataDir string) ([]byte, error) {
 		return nil, fmt.Errorf("generating the URL signing key: %w", err)
 	}
 	return key, nil
-}
-
-// Jobs returns what GET /_sim/jobs serves.
-func (s *Server) Jobs() simkit.JobsReport {
-	return s.core.Jobs(func(r *simkit.Run, st simkit.Stage, p float64) string { return statusName(*r, st, p) })
-}
-
-// Close writes the tasks' counters and cancellations to DataDir.
-func (s *Server) Close() error { return s.core.Close() }
-
-// ServeHTTP answers a request as the route table says, and logs it.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	s.mux.ServeHTTP(w, r)
-	if logf := s.core.Opts.Logf; logf != nil {
-		logf("%s %s %s", r.Method, r.URL.Path, time.Since(start).Round(time.Microsecond))
-	}
 }
 
 func statusName(r simkit.Run, st simkit.Stage, progress float64) string {
@@ -175,16 +154,10 @@ func statusName(r simkit.Run, st simkit.Stage, progress float64) string {
 	return statusFailed
 }
 
-type endpoint func(w http.ResponseWriter, r *http.Request, owner string)
-
 // api runs the gate every API request passes, then checks the API
 // version header, then runs the endpoint.
-func (s *Server) api(create bool, e endpoint) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		owner, ok := s.core.Gate(w, r, "Bearer", create, refuse)
-		if !ok {
-			return
-		}
+func (s *Server) api(create bool, e simkit.Endpoint) http.HandlerFunc {
+	return s.API(create, func(w http.ResponseWriter, r *http.Request, owner string) {
 		switch v := r.Header.Get("X-Runway-Version"); v {
 		case Version:
 			e(w, r, owner)
@@ -193,7 +166,7 @@ func (s *Server) api(create bool, e endpoint) http.HandlerFunc {
 		default:
 			fail(w, http.StatusBadRequest, fmt.Sprintf("Unsupported API version %q; use %s", v, Version))
 		}
-	}
+	})
 }
 
 func refuse(w http.ResponseWriter, status int, msg string, retryAfter int) {
@@ -260,7 +233,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, owner string) {
 	// creates at once cannot pass it together.
 	s.createMu.Lock()
 	defer s.createMu.Unlock()
-	now := s.core.Now().UTC()
+	now := s.Core.Now().UTC()
 	if s.capped(owner, model, now) {
 		fail(w, http.StatusTooManyRequests, dailyCapMessage)
 		return
@@ -274,11 +247,11 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, owner string) {
 		ID: id, Endpoint: path, Model: model, Body: raw, Input: raw,
 		TokenSHA256: owner, CreatedAt: now, Media: mediaOf(path, id, in),
 	}
-	if err := s.core.Make(run); err != nil {
+	if err := s.Core.Make(run); err != nil {
 		fail(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	if s.core.Lose() {
+	if s.Core.Lose() {
 		simkit.Drop(w)
 		return
 	}
@@ -292,7 +265,7 @@ func (s *Server) capped(owner, model string, now time.Time) bool {
 		return false
 	}
 	n := 0
-	for _, run := range s.core.List(owner) {
+	for _, run := range s.Core.List(owner) {
 		if !run.CreatedAt.After(now.Add(-dayWindow)) {
 			break // newest first: the rest are older still
 		}
@@ -470,12 +443,12 @@ func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z
 
 // get answers the task; a task deleted after it ended is gone.
 func (s *Server) get(w http.ResponseWriter, r *http.Request, owner string) {
-	run, ok := s.core.Get(r.PathValue("id"), owner, true)
+	run, ok := s.Core.Get(r.PathValue("id"), owner, true)
 	if !ok || deleted(run) {
 		fail(w, http.StatusNotFound, "Task not found")
 		return
 	}
-	simkit.WriteJSON(w, http.StatusOK, s.task(r, run, s.core.Now()))
+	simkit.WriteJSON(w, http.StatusOK, s.task(r, run, s.Core.Now()))
 }
 
 // deleted reports whether the task was deleted (DELETE once it ended)
@@ -487,8 +460,8 @@ func deleted(run simkit.Run) bool {
 // delete cancels a task that has not ended, and deletes one that has;
 // either way the answer is 204, and a deleted task is gone.
 func (s *Server) delete(w http.ResponseWriter, r *http.Request, owner string) {
-	now := s.core.Now()
-	run, ok := s.core.Cancel(r.PathValue("id"), owner, now)
+	now := s.Core.Now()
+	run, ok := s.Core.Cancel(r.PathValue("id"), owner, now)
 	if !ok || deleted(run) && !run.CanceledAt.Equal(now) {
 		fail(w, http.StatusNotFound, "Task not found")
 		return
@@ -503,7 +476,7 @@ func (s *Server) organization(w http.ResponseWriter, _ *http.Request, _ string) 
 	limits := map[string]any{}
 	for _, models := range endpointModels {
 		for _, m := range models {
-			limits[m] = map[string]any{"maxConcurrentGenerations": s.core.Opts.MaxConcurrent, "maxDailyGenerations": s.dailyCap}
+			limits[m] = map[string]any{"maxConcurrentGenerations": s.Core.Opts.MaxConcurrent, "maxDailyGenerations": s.dailyCap}
 		}
 	}
 	simkit.WriteJSON(w, http.StatusOK, map[string]any{
@@ -525,7 +498,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "AccessDenied: the link's signature does not match", http.StatusForbidden)
 		return
 	}
-	if !s.core.Now().Before(time.UnixMilli(ms)) {
+	if !s.Core.Now().Before(time.UnixMilli(ms)) {
 		http.Error(w, "AccessDenied: Request has expired", http.StatusForbidden)
 		return
 	}
@@ -535,7 +508,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such file", http.StatusNotFound)
 		return
 	}
-	s.core.ServeFile(w, r, id, i, func(w http.ResponseWriter, msg string) {
+	s.Core.ServeFile(w, r, id, i, func(w http.ResponseWriter, msg string) {
 		http.Error(w, msg, http.StatusNotFound)
 	})
 }

@@ -5,47 +5,28 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/genform/genform/internal/simulator/runway"
 	"github.com/genform/genform/internal/simulator/simkit"
+	"github.com/genform/genform/internal/simulator/simkit/simtest"
 )
 
 const key = "key_runway-sim-test-0123456789"
-
-// clock is a fake clock tests move by hand.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 type sim struct {
 	t     *testing.T
 	s     *runway.Server
 	url   string
-	clock *clock
+	clock *simtest.Clock
 }
 
 func start(t *testing.T, opts simkit.Options) *sim {
 	t.Helper()
-	c := &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	opts.Token, opts.Now = key, c.now
+	c := simtest.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	opts.Token, opts.Now = key, c.Now
 	if opts.Latency == 0 {
 		opts.Latency = 10 * time.Second
 	}
@@ -53,9 +34,7 @@ func start(t *testing.T, opts simkit.Options) *sim {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(s)
-	t.Cleanup(srv.Close)
-	return &sim{t: t, s: s, url: srv.URL, clock: c}
+	return &sim{t: t, s: s, url: simtest.Serve(t, s).URL, clock: c}
 }
 
 // do sends a request with the key and the version header, and decodes
@@ -124,12 +103,12 @@ func TestTaskLifecycle(t *testing.T) {
 	if st := s.task(id)["status"]; st != "PENDING" {
 		t.Errorf("a new task is %v, want PENDING", st)
 	}
-	s.clock.advance(5 * time.Second)
+	s.clock.Advance(5 * time.Second)
 	m := s.task(id)
 	if m["status"] != "RUNNING" || m["progress"] != 0.5 {
 		t.Errorf("half way the task is %v", m)
 	}
-	s.clock.advance(5 * time.Second)
+	s.clock.Advance(5 * time.Second)
 	m = s.task(id)
 	out, _ := m["output"].([]any)
 	if m["status"] != "SUCCEEDED" || len(out) != 1 || m["createdAt"] == nil {
@@ -147,7 +126,7 @@ func TestTaskLifecycle(t *testing.T) {
 			map[string]any{"uri": "data:image/png;base64,AA==", "position": "last"},
 		},
 	})
-	s.clock.advance(10 * time.Second)
+	s.clock.Advance(10 * time.Second)
 	out, _ = s.task(v)["output"].([]any)
 	if len(out) != 1 || !strings.Contains(out[0].(string), ".gif?") {
 		t.Fatalf("the video's output is %v", out)
@@ -167,7 +146,7 @@ func TestThrottledBehindTheConcurrencyLimit(t *testing.T) {
 	if st := s.task(b)["status"]; st != "THROTTLED" {
 		t.Errorf("a task past the concurrency limit is %v, want THROTTLED", st)
 	}
-	s.clock.advance(10 * time.Second)
+	s.clock.Advance(10 * time.Second)
 	if s.task(a)["status"] != "SUCCEEDED" || s.task(b)["status"] != "PENDING" {
 		t.Errorf("once the first ended: %v, %v", s.task(a)["status"], s.task(b)["status"])
 	}
@@ -176,9 +155,9 @@ func TestThrottledBehindTheConcurrencyLimit(t *testing.T) {
 func TestLinksExpireAndAreHandedOutAnew(t *testing.T) {
 	s := start(t, simkit.Options{URLTTL: time.Minute})
 	id := s.create("/v1/text_to_image", image("fleeting"))
-	s.clock.advance(10 * time.Second)
+	s.clock.Advance(10 * time.Second)
 	old := s.task(id)["output"].([]any)[0].(string)
-	s.clock.advance(2 * time.Minute)
+	s.clock.Advance(2 * time.Minute)
 	if code, body := get(t, old); code != http.StatusForbidden || !strings.Contains(body, "expired") {
 		t.Errorf("an expired link: %d %s, want 403", code, body)
 	}
@@ -208,7 +187,7 @@ func TestDailyCap(t *testing.T) {
 	// The cap is per model, over the last 24 hours.
 	s.create("/v1/text_to_image", map[string]any{"model": "gen4_image_turbo", "promptText": "other", "ratio": "1024:1024",
 		"referenceImages": []any{map[string]any{"uri": "https://example.com/r.png"}}})
-	s.clock.advance(24 * time.Hour)
+	s.clock.Advance(24 * time.Hour)
 	s.create("/v1/text_to_image", image("a day later"))
 }
 
@@ -219,14 +198,14 @@ func TestFailuresAndStatuses(t *testing.T) {
 		{"x " + simkit.RefuseMarker, "FAILED", "SAFETY.INPUT.TEXT"},
 	} {
 		id := s.create("/v1/text_to_image", image(tt.prompt))
-		s.clock.advance(10 * time.Second)
+		s.clock.Advance(10 * time.Second)
 		m := s.task(id)
 		if m["status"] != tt.status || m["failureCode"] != tt.code || m["failure"] == "" || m["output"] != nil {
 			t.Errorf("%q ended %v", tt.prompt, m)
 		}
 	}
 	id := s.create("/v1/text_to_image", image("odd "+simkit.WeirdMarker))
-	s.clock.advance(4 * time.Second)
+	s.clock.Advance(4 * time.Second)
 	if st := s.task(id)["status"]; st != "PREPARING" {
 		t.Errorf("a weird task is %v mid-run", st)
 	}
@@ -235,23 +214,23 @@ func TestFailuresAndStatuses(t *testing.T) {
 func TestCancelAndDelete(t *testing.T) {
 	s := start(t, simkit.Options{})
 	id := s.create("/v1/text_to_image", image("stop"))
-	s.clock.advance(2 * time.Second)
+	s.clock.Advance(2 * time.Second)
 	if code, _ := s.do("DELETE", "/v1/tasks/"+id, nil, nil); code != http.StatusNoContent {
 		t.Fatalf("DELETE a running task: %d", code)
 	}
-	s.clock.advance(time.Minute)
+	s.clock.Advance(time.Minute)
 	if st := s.task(id)["status"]; st != "CANCELLED" {
 		t.Errorf("a canceled task is %v", st)
 	}
 	done := s.create("/v1/text_to_image", image("keep"))
-	s.clock.advance(time.Minute)
+	s.clock.Advance(time.Minute)
 	if code, _ := s.do("DELETE", "/v1/tasks/"+done, nil, nil); code != http.StatusNoContent {
 		t.Fatalf("DELETE a finished task: %d", code)
 	}
 	if code, _ := s.do("GET", "/v1/tasks/"+done, nil, nil); code != http.StatusNotFound {
 		t.Errorf("a deleted task answers %d, want 404", code)
 	}
-	s.clock.advance(time.Second)
+	s.clock.Advance(time.Second)
 	if code, _ := s.do("DELETE", "/v1/tasks/"+done, nil, nil); code != http.StatusNotFound {
 		t.Errorf("deleting it again answers %d, want 404", code)
 	}
@@ -296,17 +275,16 @@ func TestTasksSurviveARestart(t *testing.T) {
 	dir := t.TempDir()
 	s := start(t, simkit.Options{DataDir: dir})
 	id := s.create("/v1/text_to_image", image("kept"))
-	s.clock.advance(10 * time.Second)
+	s.clock.Advance(10 * time.Second)
 	link := s.task(id)["output"].([]any)[0].(string)
 	if err := s.s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	again, err := runway.New(simkit.Options{Token: key, DataDir: dir, Now: s.clock.now})
+	again, err := runway.New(simkit.Options{Token: key, DataDir: dir, Now: s.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(again)
-	defer srv.Close()
+	srv := simtest.Serve(t, again)
 	moved := srv.URL + link[len(s.url):]
 	if code, _ := get(t, moved); code != http.StatusOK {
 		t.Errorf("a link handed out before the restart answers %d after it", code)

@@ -5,7 +5,9 @@
 // admission and queueing behind a concurrency limit, seeded fault draws,
 // dropped connections, request fingerprints, the /_sim/jobs report, the
 // job files of a data directory, and serving any simulator on a TCP
-// address.
+// address; and Server, the frame a live provider's simulator embeds (its
+// core, its route table with /_sim/jobs, the gate before every endpoint,
+// the request log).
 //
 // It holds no API of its own: the reference service's simulator (package
 // simulator) and each live provider's (simulator/fal,

@@ -1,0 +1,82 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/genform/genform/internal/service"
+)
+
+// Base is what every live provider's adapter holds alike, and embeds:
+// the one client all its requests go through, its identity, and the
+// request that checks its key. It gives the adapter ID, Download and
+// CheckCredentials; the adapter keeps its paths, bodies and statuses.
+type Base struct {
+	// Client sends every request of the adapter.
+	Client *service.Client
+	id     string
+	check  service.Call
+}
+
+// NewBase is the base of the adapter of provider name, as cfg configures
+// it: its client (NewClient with publicURL and the key's scheme), its
+// identity (IDOf), and check, a read that makes nothing and that a key
+// the provider refuses fails (its account, its credit balance). An
+// error names the provider.
+func NewBase(name string, cfg Config, publicURL, scheme string, check service.Call) (Base, error) {
+	c, err := NewClient(cfg, publicURL, scheme)
+	if err != nil {
+		return Base{}, fmt.Errorf("%s: %w", name, err)
+	}
+	return Base{Client: c, id: IDOf(name, c, publicURL), check: check}, nil
+}
+
+// ID is the provider's name, with the base URL when it is not the
+// provider's own.
+func (b *Base) ID() string { return b.id }
+
+// Download streams one output into dir.
+func (b *Base) Download(ctx context.Context, url, dir, base string) (*service.Downloaded, error) {
+	return b.Client.Download(ctx, url, dir, base)
+}
+
+// CheckCredentials sends the base's check, which makes nothing: a key
+// the provider refuses matches service.ErrUnauthorized.
+func (b *Base) CheckCredentials(ctx context.Context) error {
+	_, err := b.Client.Do(ctx, b.check)
+	return err
+}
+
+// Fetch reads one object of the provider (a job, a list page) with a GET
+// of path carrying header, and decodes it into a T; it returns the
+// answer as received too. what names the object in an error
+// ("prediction abc").
+func Fetch[T any](ctx context.Context, b *Base, path string, header map[string]string, what string) (*T, []byte, error) {
+	return FetchCall[T](ctx, b, service.Call{Method: http.MethodGet, Path: path, Header: header}, what)
+}
+
+// FetchCall is Fetch of a call of its own (a URL the provider handed
+// out).
+func FetchCall[T any](ctx context.Context, b *Base, call service.Call, what string) (*T, []byte, error) {
+	body, err := b.Client.Do(ctx, call)
+	if err != nil {
+		return nil, nil, err
+	}
+	var v T
+	if err := json.Unmarshal(body, &v); err != nil {
+		return nil, nil, fmt.Errorf("GET %s: decoding it: %w", what, err)
+	}
+	return &v, body, nil
+}
+
+// FailureText is a failed job's reason as shown: the provider's message
+// with its code in parentheses (either may be ""), trimmed, printable.
+func FailureText(msg, code string) string {
+	if code != "" {
+		msg += " (" + code + ")"
+	}
+	return service.Printable(strings.TrimSpace(msg))
+}

@@ -1,0 +1,72 @@
+// Package simtest is what the simulators' tests share: a clock a test
+// moves by hand, serving a simulator on the loopback, and a request sent
+// to it whose JSON answer is decoded. It holds no test of its own, and
+// is imported by tests only.
+package simtest
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Clock is a clock a test moves by hand, so lifecycle and expiry tests
+// never sleep. It is safe for concurrent use.
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewClock is a clock standing at t.
+func NewClock(t time.Time) *Clock { return &Clock{t: t} }
+
+// Now is the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Advance moves the clock on by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// Serve serves h on the loopback for the length of t.
+func Serve(t *testing.T, h http.Handler) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// Do sends a request to url (a path on srv, or a whole URL) with body and
+// the headers given as name, value pairs, and returns the answer's status
+// and headers, and its body decoded as a JSON object (nil when it is
+// not one).
+func Do(t *testing.T, srv *httptest.Server, method, url, body string, header ...string) (int, http.Header, map[string]any) {
+	t.Helper()
+	if strings.HasPrefix(url, "/") {
+		url = srv.URL + url
+	}
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var m map[string]any
+	json.Unmarshal(b, &m) //nolint:errcheck // a body that is not an object is nil
+	return resp.StatusCode, resp.Header, m
+}
