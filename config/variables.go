@@ -54,16 +54,7 @@ func decodeVariable(block *hcl.Block) (*Variable, *typeexpr.Defaults, hcl.Diagno
 			v.literal = ty.IsPrimitiveType()
 		}
 	}
-	if a, ok := content.Attributes["description"]; ok {
-		s, d := literalString(a)
-		diags = append(diags, d...)
-		v.Description = s
-	}
-	if a, ok := content.Attributes["sensitive"]; ok {
-		sens, d := literalBool(a, "sensitive")
-		diags = append(diags, d...)
-		v.Sensitive = sens
-	}
+	diags = append(diags, decodeDescribed(content, &v.Description, &v.Sensitive)...)
 	if a, ok := content.Attributes["default"]; ok {
 		val, d := a.Expr.Value(nil)
 		diags = append(diags, d...)
@@ -98,6 +89,24 @@ func decodeVariable(block *hcl.Block) (*Variable, *typeexpr.Defaults, hcl.Diagno
 		})
 	}
 	return v, defaults, diags
+}
+
+// decodeDescribed decodes the description and sensitive arguments, which
+// a variable and an output both take as literals, into description and
+// sensitive; an argument left out leaves its value as it was.
+func decodeDescribed(content *hcl.BodyContent, description *string, sensitive *bool) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	if a, ok := content.Attributes["description"]; ok {
+		s, d := literalString(a)
+		diags = append(diags, d...)
+		*description = s
+	}
+	if a, ok := content.Attributes["sensitive"]; ok {
+		sens, d := literalBool(a, "sensitive")
+		diags = append(diags, d...)
+		*sensitive = sens
+	}
+	return diags
 }
 
 func literalString(a *hcl.Attribute) (string, hcl.Diagnostics) {
