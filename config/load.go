@@ -336,13 +336,8 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 				c.Variables[v.Name] = v
 				defaults[v.Name] = defs
 			case "locals":
-				attrs, d := b.Body.JustAttributes()
+				list, d := attributesInOrder(b.Body)
 				diags = append(diags, d...)
-				list := make([]*hcl.Attribute, 0, len(attrs))
-				for _, a := range attrs {
-					list = append(list, a)
-				}
-				sort.Slice(list, func(i, j int) bool { return list[i].Range.Start.Byte < list[j].Range.Start.Byte })
 				for _, a := range list {
 					if prev, ok := c.Locals[a.Name]; ok {
 						diags = append(diags, duplicate("Duplicate local value definition", a.NameRange, fmt.Sprintf("A local value named %q was already defined at %s. Local value names must be unique.", a.Name, prev.DeclRange)))

@@ -109,6 +109,18 @@ func decodeDescribed(content *hcl.BodyContent, description *string, sensitive *b
 	return diags
 }
 
+// attributesInOrder is the attributes of body (a locals block, a
+// variable definitions file), in the order they are written.
+func attributesInOrder(body hcl.Body) ([]*hcl.Attribute, hcl.Diagnostics) {
+	attrs, diags := body.JustAttributes()
+	list := make([]*hcl.Attribute, 0, len(attrs))
+	for _, a := range attrs {
+		list = append(list, a)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].Range.Start.Byte < list[j].Range.Start.Byte })
+	return list, diags
+}
+
 func literalString(a *hcl.Attribute) (string, hcl.Diagnostics) {
 	val, diags := a.Expr.Value(nil)
 	if diags.HasErrors() {
@@ -290,13 +302,8 @@ func (c *Config) readVarFile(path string, parser *hclparse.Parser, raw map[strin
 	if diags.HasErrors() || f == nil {
 		return diags
 	}
-	attrs, d := f.Body.JustAttributes()
+	list, d := attributesInOrder(f.Body)
 	diags = append(diags, d...)
-	list := make([]*hcl.Attribute, 0, len(attrs))
-	for _, a := range attrs {
-		list = append(list, a)
-	}
-	sort.Slice(list, func(i, j int) bool { return list[i].Range.Start.Byte < list[j].Range.Start.Byte })
 	for _, a := range list {
 		v, ok := c.Variables[a.Name]
 		if !ok {
