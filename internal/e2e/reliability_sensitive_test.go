@@ -42,8 +42,9 @@ func TestSensitiveNeverShown(t *testing.T) {
 		token = "tok-SENSITIVE-5150"
 	)
 	sim := startSim(t, simulator.Options{Token: token, Latency: 300 * time.Millisecond})
-	ws := newWorkspace(t, map[string]string{
-		"main.gen.hcl": `
+	// The variables both configurations declare: the secret, the seed and
+	// the token.
+	declarations := `
 variable "word" {
   type      = string
   sensitive = true
@@ -58,7 +59,9 @@ variable "n" {
 variable "tok" {
   type = string
 }
-
+`
+	ws := newWorkspace(t, map[string]string{
+		"main.gen.hcl": declarations + `
 locals {
   shout  = upper(var.word)
   bearer = var.tok
@@ -97,22 +100,7 @@ output "files" {
   value = image.b[*].outputs[0].path
 }
 `,
-		"later.gen.hcl.alt": `
-variable "word" {
-  type      = string
-  sensitive = true
-}
-
-variable "n" {
-  type      = number
-  sensitive = true
-  default   = ` + seed + `
-}
-
-variable "tok" {
-  type = string
-}
-
+		"later.gen.hcl.alt": declarations + `
 service {
   token         = var.tok
   poll_interval = "1s"
