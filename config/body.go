@@ -293,25 +293,7 @@ func (b *bodyBuilder) build(d *instData) {
 		b.checkKeyFrames(vals[aSourceImages], vals[aFrameIndices], vals[aDuration])
 	}
 
-	d.ep = ep
-	n := 0
-	for id := attrID(0); id < numAttrs; id++ {
-		if !ep.takes[id] || attrPlace[id] == placeLocal {
-			vals[id] = cty.NilVal
-		}
-		if vals[id] != cty.NilVal {
-			d.set |= 1 << id
-			n++
-		}
-	}
-	if n > 0 {
-		d.vals = make([]cty.Value, 0, n)
-		for id := attrID(0); id < numAttrs; id++ {
-			if vals[id] != cty.NilVal {
-				d.vals = append(d.vals, vals[id])
-			}
-		}
-	}
+	d.keep(ep, &vals)
 	known := true
 	for id := attrID(0); id < numAttrs; id++ {
 		if vals[id] == cty.NilVal && ep.takes[id] && attrPlace[id] != placeLocal {

@@ -188,6 +188,31 @@ type instData struct {
 	sensitive     uint32 // attrValues.sensitive
 }
 
+// keep files on d the endpoint ep and the values of vals it sends: the
+// values of attributes ep does not take, or that stay local, are cleared
+// in vals, and the rest are kept in attrID order.
+func (d *instData) keep(ep *endpointSpec, vals *[numAttrs]cty.Value) {
+	d.ep = ep
+	n := 0
+	for id := attrID(0); id < numAttrs; id++ {
+		if !ep.takes[id] || attrPlace[id] == placeLocal {
+			vals[id] = cty.NilVal
+		}
+		if vals[id] != cty.NilVal {
+			d.set |= 1 << id
+			n++
+		}
+	}
+	if n > 0 {
+		d.vals = make([]cty.Value, 0, n)
+		for id := attrID(0); id < numAttrs; id++ {
+			if vals[id] != cty.NilVal {
+				d.vals = append(d.vals, vals[id])
+			}
+		}
+	}
+}
+
 // final is the value of field id of the body, its default when the block
 // gives none, and cty.NilVal when the field is not sent.
 func (d *instData) final(id attrID) cty.Value {
@@ -506,47 +531,26 @@ func (c *Config) evalForEach(r *Resource, ctx *hcl.EvalContext) ([]string, []cty
 		if !ty.ElementType().Equals(cty.String) && ty.ElementType() != cty.DynamicPseudoType {
 			return bad(fmt.Sprintf(`The given "for_each" argument value is unsuitable: "for_each" supports maps and sets of strings, but you have provided a set containing type %s.`, ty.ElementType().FriendlyName()))
 		}
-		if !v.IsKnown() {
-			return nil, nil, false, diags
-		}
-		if v.LengthInt() > MaxInstances {
-			return bad(fmt.Sprintf("for_each has %d elements, more than the %d instances one resource may have.", v.LengthInt(), MaxInstances))
-		}
-		// One pass over the set: cty sorts a set's elements on every
-		// iteration, which is most of the cost of a large for_each. Known
-		// strings come out in lexical order, the instance key order.
-		keys := make([]string, 0, v.LengthInt())
-		vals := make([]cty.Value, 0, v.LengthInt())
-		for it := v.ElementIterator(); it.Next(); {
-			_, e := it.Element()
-			if !e.IsKnown() {
-				return nil, nil, false, diags
-			}
-			if e.IsNull() {
-				return bad(`The given "for_each" argument value is unsuitable: "for_each" sets must not contain null values.`)
-			}
-			if e.Type() != cty.String {
-				return bad(`The given "for_each" argument value is unsuitable: "for_each" supports maps and sets of strings.`)
-			}
-			keys = append(keys, e.AsString())
-			vals = append(vals, e)
-		}
-		if !sort.StringsAreSorted(keys) {
-			sort.Strings(keys)
-			for i, k := range keys {
-				vals[i] = cty.StringVal(k)
-			}
-		}
-		return keys, vals, true, diags
 	case ty.IsMapType() || ty.IsObjectType():
-		if !v.IsKnown() {
-			return nil, nil, false, diags
+	case ty == cty.DynamicPseudoType:
+		return nil, nil, false, diags
+	default:
+		hint := ""
+		if ty.IsListType() || ty.IsTupleType() {
+			hint = " Convert a list to a set with toset(...)."
 		}
-		if v.LengthInt() > MaxInstances {
-			return bad(fmt.Sprintf("for_each has %d elements, more than the %d instances one resource may have.", v.LengthInt(), MaxInstances))
-		}
-		keys := make([]string, 0, v.LengthInt())
-		vals := make([]cty.Value, 0, v.LengthInt())
+		return bad(fmt.Sprintf(`The given "for_each" argument value is unsuitable: the "for_each" argument must be a map, or set of strings, and you have provided a value of type %s.%s`, ty.FriendlyName(), hint))
+	}
+	// A set of strings, a map or an object.
+	if !v.IsKnown() {
+		return nil, nil, false, diags
+	}
+	if v.LengthInt() > MaxInstances {
+		return bad(fmt.Sprintf("for_each has %d elements, more than the %d instances one resource may have.", v.LengthInt(), MaxInstances))
+	}
+	keys := make([]string, 0, v.LengthInt())
+	vals := make([]cty.Value, 0, v.LengthInt())
+	if !ty.IsSetType() {
 		// cty iterates maps and objects in key order.
 		for it := v.ElementIterator(); it.Next(); {
 			k, e := it.Element()
@@ -554,14 +558,31 @@ func (c *Config) evalForEach(r *Resource, ctx *hcl.EvalContext) ([]string, []cty
 			vals = append(vals, e)
 		}
 		return keys, vals, true, diags
-	case ty == cty.DynamicPseudoType:
-		return nil, nil, false, diags
 	}
-	hint := ""
-	if ty.IsListType() || ty.IsTupleType() {
-		hint = " Convert a list to a set with toset(...)."
+	// One pass over the set: cty sorts a set's elements on every
+	// iteration, which is most of the cost of a large for_each. Known
+	// strings come out in lexical order, the instance key order.
+	for it := v.ElementIterator(); it.Next(); {
+		_, e := it.Element()
+		if !e.IsKnown() {
+			return nil, nil, false, diags
+		}
+		if e.IsNull() {
+			return bad(`The given "for_each" argument value is unsuitable: "for_each" sets must not contain null values.`)
+		}
+		if e.Type() != cty.String {
+			return bad(`The given "for_each" argument value is unsuitable: "for_each" supports maps and sets of strings.`)
+		}
+		keys = append(keys, e.AsString())
+		vals = append(vals, e)
 	}
-	return bad(fmt.Sprintf(`The given "for_each" argument value is unsuitable: the "for_each" argument must be a map, or set of strings, and you have provided a value of type %s.%s`, ty.FriendlyName(), hint))
+	if !sort.StringsAreSorted(keys) {
+		sort.Strings(keys)
+		for i, k := range keys {
+			vals[i] = cty.StringVal(k)
+		}
+	}
+	return keys, vals, true, diags
 }
 
 // attrValues holds one instance's evaluated attributes, by attrID. A null

@@ -311,12 +311,7 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 					first = &serviceBlock
 				}
 				if *first != nil {
-					diags = append(diags, &hcl.Diagnostic{
-						Severity: hcl.DiagError,
-						Summary:  fmt.Sprintf("Duplicate %s block", b.Type),
-						Detail:   fmt.Sprintf("A configuration has at most one %s block; the first one is at %s. Merge the two.", b.Type, (*first).DefRange),
-						Subject:  b.DefRange.Ptr(),
-					})
+					diags = append(diags, duplicate(fmt.Sprintf("Duplicate %s block", b.Type), b.DefRange, fmt.Sprintf("A configuration has at most one %s block; the first one is at %s. Merge the two.", b.Type, (*first).DefRange)))
 					continue
 				}
 				*first = b
@@ -324,12 +319,7 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 				dup := false
 				for _, prev := range providerBlocks {
 					if prev.Labels[0] == b.Labels[0] {
-						diags = append(diags, &hcl.Diagnostic{
-							Severity: hcl.DiagError,
-							Summary:  "Duplicate provider block",
-							Detail:   fmt.Sprintf("A configuration has at most one provider %q block; the first one is at %s. Merge the two.", b.Labels[0], prev.DefRange),
-							Subject:  b.DefRange.Ptr(),
-						})
+						diags = append(diags, duplicate("Duplicate provider block", b.DefRange, fmt.Sprintf("A configuration has at most one provider %q block; the first one is at %s. Merge the two.", b.Labels[0], prev.DefRange)))
 						dup = true
 					}
 				}
@@ -340,32 +330,17 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 				v, defs, d := decodeVariable(b)
 				diags = append(diags, d...)
 				if prev, ok := c.Variables[v.Name]; ok {
-					diags = append(diags, &hcl.Diagnostic{
-						Severity: hcl.DiagError,
-						Summary:  "Duplicate variable declaration",
-						Detail:   fmt.Sprintf("A variable named %q was already declared at %s. Variable names must be unique.", v.Name, prev.DeclRange),
-						Subject:  v.DeclRange.Ptr(),
-					})
+					diags = append(diags, duplicate("Duplicate variable declaration", v.DeclRange, fmt.Sprintf("A variable named %q was already declared at %s. Variable names must be unique.", v.Name, prev.DeclRange)))
 					continue
 				}
 				c.Variables[v.Name] = v
 				defaults[v.Name] = defs
 			case "locals":
-				attrs, d := b.Body.JustAttributes()
+				list, d := attributesInOrder(b.Body)
 				diags = append(diags, d...)
-				list := make([]*hcl.Attribute, 0, len(attrs))
-				for _, a := range attrs {
-					list = append(list, a)
-				}
-				sort.Slice(list, func(i, j int) bool { return list[i].Range.Start.Byte < list[j].Range.Start.Byte })
 				for _, a := range list {
 					if prev, ok := c.Locals[a.Name]; ok {
-						diags = append(diags, &hcl.Diagnostic{
-							Severity: hcl.DiagError,
-							Summary:  "Duplicate local value definition",
-							Detail:   fmt.Sprintf("A local value named %q was already defined at %s. Local value names must be unique.", a.Name, prev.DeclRange),
-							Subject:  a.NameRange.Ptr(),
-						})
+						diags = append(diags, duplicate("Duplicate local value definition", a.NameRange, fmt.Sprintf("A local value named %q was already defined at %s. Local value names must be unique.", a.Name, prev.DeclRange)))
 						continue
 					}
 					l := &Local{Name: a.Name, Expr: a.Expr, DeclRange: a.Range}
@@ -377,12 +352,7 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 				nextRes++
 				diags = append(diags, d...)
 				if prev, ok := c.byAddr[r.Addr()]; ok {
-					diags = append(diags, &hcl.Diagnostic{
-						Severity: hcl.DiagError,
-						Summary:  "Duplicate resource",
-						Detail:   fmt.Sprintf("%s %s resource named %q was already declared at %s. Resource names must be unique per type.", article(r.Kind.String()), r.Kind, r.Name, prev.DeclRange),
-						Subject:  r.DeclRange.Ptr(),
-					})
+					diags = append(diags, duplicate("Duplicate resource", r.DeclRange, fmt.Sprintf("%s %s resource named %q was already declared at %s. Resource names must be unique per type.", article(r.Kind.String()), r.Kind, r.Name, prev.DeclRange)))
 					continue
 				}
 				c.byAddr[r.Addr()] = r
@@ -391,12 +361,7 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 				o, d := decodeOutput(b)
 				diags = append(diags, d...)
 				if prev, ok := outputs[o.Name]; ok {
-					diags = append(diags, &hcl.Diagnostic{
-						Severity: hcl.DiagError,
-						Summary:  "Duplicate output definition",
-						Detail:   fmt.Sprintf("An output named %q was already defined at %s. Output names must be unique.", o.Name, prev.DeclRange),
-						Subject:  o.DeclRange.Ptr(),
-					})
+					diags = append(diags, duplicate("Duplicate output definition", o.DeclRange, fmt.Sprintf("An output named %q was already defined at %s. Output names must be unique.", o.Name, prev.DeclRange)))
 					continue
 				}
 				outputs[o.Name] = o
@@ -585,6 +550,13 @@ var outputSchema = &hcl.BodySchema{
 	},
 }
 
+// duplicate is the error for a block or name that the configuration
+// already has: summary names what is doubled, subject is the second one,
+// and detail says where the first one is and what to do.
+func duplicate(summary string, subject hcl.Range, detail string) *hcl.Diagnostic {
+	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: subject.Ptr()}
+}
+
 func decodeOutput(b *hcl.Block) (*Output, hcl.Diagnostics) {
 	o := &Output{Name: b.Labels[0], DeclRange: b.DefRange}
 	var diags hcl.Diagnostics
@@ -594,16 +566,7 @@ func decodeOutput(b *hcl.Block) (*Output, hcl.Diagnostics) {
 	if a, ok := content.Attributes["value"]; ok {
 		o.Expr = a.Expr
 	}
-	if a, ok := content.Attributes["description"]; ok {
-		s, d := literalString(a)
-		diags = append(diags, d...)
-		o.Description = s
-	}
-	if a, ok := content.Attributes["sensitive"]; ok {
-		sens, d := literalBool(a, "sensitive")
-		diags = append(diags, d...)
-		o.Sensitive = sens
-	}
+	diags = append(diags, decodeDescribed(content, &o.Description, &o.Sensitive)...)
 	if a, ok := content.Attributes["depends_on"]; ok {
 		deps, d := decodeDependsOn(a)
 		diags = append(diags, d...)

@@ -54,16 +54,7 @@ func decodeVariable(block *hcl.Block) (*Variable, *typeexpr.Defaults, hcl.Diagno
 			v.literal = ty.IsPrimitiveType()
 		}
 	}
-	if a, ok := content.Attributes["description"]; ok {
-		s, d := literalString(a)
-		diags = append(diags, d...)
-		v.Description = s
-	}
-	if a, ok := content.Attributes["sensitive"]; ok {
-		sens, d := literalBool(a, "sensitive")
-		diags = append(diags, d...)
-		v.Sensitive = sens
-	}
+	diags = append(diags, decodeDescribed(content, &v.Description, &v.Sensitive)...)
 	if a, ok := content.Attributes["default"]; ok {
 		val, d := a.Expr.Value(nil)
 		diags = append(diags, d...)
@@ -98,6 +89,36 @@ func decodeVariable(block *hcl.Block) (*Variable, *typeexpr.Defaults, hcl.Diagno
 		})
 	}
 	return v, defaults, diags
+}
+
+// decodeDescribed decodes the description and sensitive arguments, which
+// a variable and an output both take as literals, into description and
+// sensitive; an argument left out leaves its value as it was.
+func decodeDescribed(content *hcl.BodyContent, description *string, sensitive *bool) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	if a, ok := content.Attributes["description"]; ok {
+		s, d := literalString(a)
+		diags = append(diags, d...)
+		*description = s
+	}
+	if a, ok := content.Attributes["sensitive"]; ok {
+		sens, d := literalBool(a, "sensitive")
+		diags = append(diags, d...)
+		*sensitive = sens
+	}
+	return diags
+}
+
+// attributesInOrder is the attributes of body (a locals block, a
+// variable definitions file), in the order they are written.
+func attributesInOrder(body hcl.Body) ([]*hcl.Attribute, hcl.Diagnostics) {
+	attrs, diags := body.JustAttributes()
+	list := make([]*hcl.Attribute, 0, len(attrs))
+	for _, a := range attrs {
+		list = append(list, a)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].Range.Start.Byte < list[j].Range.Start.Byte })
+	return list, diags
 }
 
 func literalString(a *hcl.Attribute) (string, hcl.Diagnostics) {
@@ -281,13 +302,8 @@ func (c *Config) readVarFile(path string, parser *hclparse.Parser, raw map[strin
 	if diags.HasErrors() || f == nil {
 		return diags
 	}
-	attrs, d := f.Body.JustAttributes()
+	list, d := attributesInOrder(f.Body)
 	diags = append(diags, d...)
-	list := make([]*hcl.Attribute, 0, len(attrs))
-	for _, a := range attrs {
-		list = append(list, a)
-	}
-	sort.Slice(list, func(i, j int) bool { return list[i].Range.Start.Byte < list[j].Range.Start.Byte })
 	for _, a := range list {
 		v, ok := c.Variables[a.Name]
 		if !ok {

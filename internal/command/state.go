@@ -1,6 +1,7 @@
 package command
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -116,6 +117,18 @@ func parseAddrs(args []string) ([]addrs.Instance, error) {
 	return list, nil
 }
 
+// addrArgs parses the arguments of a subcommand that takes exactly n
+// addresses: takes says what they are, example is a use of them.
+func (sc *stateCmd) addrArgs(takes string, n int, example string) ([]addrs.Instance, error) {
+	if msg := sc.extra(takes, n); msg != "" {
+		return nil, errors.New(msg)
+	}
+	if len(sc.args) != n {
+		return nil, fmt.Errorf("state %s takes %s, e.g. genform state %s %s; got %d arguments", sc.name, takes, sc.name, example, len(sc.args))
+	}
+	return parseAddrs(sc.args)
+}
+
 func runStateList(env *Env, sc *stateCmd) int {
 	list, err := parseAddrs(sc.args)
 	if err != nil {
@@ -148,17 +161,11 @@ func runStateList(env *Env, sc *stateCmd) int {
 }
 
 func runStateShow(env *Env, sc *stateCmd) int {
-	if msg := sc.extra("one address", 1); msg != "" {
-		return env.Errorf("%s", msg)
-	}
-	if len(sc.args) != 1 {
-		return env.Errorf("state show takes one address, e.g. genform state show image.hero; got %d arguments", len(sc.args))
-	}
-	addr, err := addrs.ParseInstance(sc.args[0])
+	list, err := sc.addrArgs("one address", 1, "image.hero")
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
-	return showState(env, "state show", readFlags{vars: sc.vars, lockTimeout: sc.lockTimeout}, addr, false)
+	return showState(env, "state show", readFlags{vars: sc.vars, lockTimeout: sc.lockTimeout}, list[0], false)
 }
 
 // runStateRm forgets instances, as terraform state rm does: the record,
@@ -196,13 +203,7 @@ func runStateRm(env *Env, sc *stateCmd) int {
 // resource, keeping their keys. The files follow to DST's directory when
 // DST is declared in the configuration; otherwise they stay where they are.
 func runStateMv(env *Env, sc *stateCmd) int {
-	if msg := sc.extra("two addresses, SRC and DST", 2); msg != "" {
-		return env.Errorf("%s", msg)
-	}
-	if len(sc.args) != 2 {
-		return env.Errorf("state mv takes two addresses, SRC and DST, e.g. genform state mv image.old image.new; got %d arguments", len(sc.args))
-	}
-	list, err := parseAddrs(sc.args)
+	list, err := sc.addrArgs("two addresses, SRC and DST", 2, "image.old image.new")
 	if err != nil {
 		return env.Errorf("%v", err)
 	}

@@ -365,3 +365,32 @@ func writeFile(t testing.TB, path string, b []byte) {
 		t.Fatal(err)
 	}
 }
+
+// recorder runs genform in dir and keeps every result, for a test that
+// checks afterwards all that genform printed.
+type recorder struct {
+	t    testing.TB
+	dir  string
+	runs []result
+}
+
+// run runs genform with env and args, and keeps the result; an exit code
+// other than wantCode ends the test.
+func (rec *recorder) run(wantCode int, env []string, args ...string) result {
+	rec.t.Helper()
+	r := genform(rec.t, rec.dir, env, args...)
+	rec.runs = append(rec.runs, r)
+	if r.code != wantCode {
+		rec.t.Fatalf("exit %d, want %d:\n%s", r.code, wantCode, r)
+	}
+	return r
+}
+
+// eachPrinted calls check with the stdout and the stderr of every run
+// (what genform printed, not its command line), saying which it is.
+func (rec *recorder) eachPrinted(check func(where string, b []byte)) {
+	for _, r := range rec.runs {
+		check("the stdout of genform "+strings.Join(r.args, " "), []byte(r.stdout))
+		check("the stderr of genform "+strings.Join(r.args, " "), []byte(r.stderr))
+	}
+}

@@ -92,6 +92,17 @@ func hang(w http.ResponseWriter, r *http.Request) {
 // imageA is the address of the hostile tests' image.
 var imageA = addrs.Resource{Kind: addrs.Image, Name: "a"}.Instance(addrs.NoKey)
 
+// untilHealthy answers with sick until healthy is set, and with ok after.
+func untilHealthy(healthy *atomic.Bool, ok, sick http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if healthy.Load() {
+			ok(w, r)
+			return
+		}
+		sick(w, r)
+	}
+}
+
 // TestHostileServiceHangs: a service that accepts requests and never
 // answers them, or drips a file a byte every two seconds, cannot hold an
 // apply: the service timeout bounds a generation from its create request
@@ -139,13 +150,13 @@ func TestHostileServiceHangs(t *testing.T) {
 			name: "status requests are accepted and never answered",
 			setup: func(f *fakeService, healthy *atomic.Bool) {
 				ok := f.status
-				f.status = func(w http.ResponseWriter, r *http.Request) {
-					if isProbe(r) || healthy.Load() {
+				f.status = untilHealthy(healthy, ok, func(w http.ResponseWriter, r *http.Request) {
+					if isProbe(r) {
 						ok(w, r)
 						return
 					}
 					hang(w, r)
-				}
+				})
 			},
 			wantErr:  []string{"polling image.a (job gen-1)", "service timeout", "rerun apply to resume it"},
 			wantPlan: "will be resumed",
@@ -154,14 +165,7 @@ func TestHostileServiceHangs(t *testing.T) {
 		{
 			name: "the detail is never answered",
 			setup: func(f *fakeService, healthy *atomic.Bool) {
-				ok := f.detail
-				f.detail = func(w http.ResponseWriter, r *http.Request) {
-					if healthy.Load() {
-						ok(w, r)
-						return
-					}
-					hang(w, r)
-				}
+				f.detail = untilHealthy(healthy, f.detail, hang)
 			},
 			wantErr:  []string{"fetching the detail of image.a (job gen-1)", "service timeout"},
 			wantPlan: "will be resumed",
@@ -170,12 +174,7 @@ func TestHostileServiceHangs(t *testing.T) {
 		{
 			name: "the media server drips a byte every two seconds",
 			setup: func(f *fakeService, healthy *atomic.Bool) {
-				ok := f.media
-				f.media = func(w http.ResponseWriter, r *http.Request) {
-					if healthy.Load() {
-						ok(w, r)
-						return
-					}
+				f.media = untilHealthy(healthy, f.media, func(w http.ResponseWriter, r *http.Request) {
 					w.Header().Set("Content-Type", "image/png")
 					w.Write(fakePNG)
 					for {
@@ -187,7 +186,7 @@ func TestHostileServiceHangs(t *testing.T) {
 						}
 						w.Write([]byte{'x'})
 					}
-				}
+				})
 			},
 			wantErr:  []string{"downloading output 0 of image.a", "service timeout", "nothing is regenerated"},
 			wantPlan: "1 to re-download",

@@ -66,16 +66,8 @@ output "a_file" {
 }
 `})
 	env := childEnv("GENFORM_BASE_URL="+sim.URL, "GEN_TOKEN="+secret, "GENFORM_TOKEN="+secret, "GENFORM_LOG=debug")
-	var runs []result
-	run := func(wantCode int, env []string, args ...string) result {
-		t.Helper()
-		r := genform(t, ws.dir, env, args...)
-		runs = append(runs, r)
-		if r.code != wantCode {
-			t.Fatalf("exit %d, want %d:\n%s", r.code, wantCode, r)
-		}
-		return r
-	}
+	rec := &recorder{t: t, dir: ws.dir}
+	run := rec.run
 	run(0, env, "validate")
 	run(0, env, "validate", "-json")
 	run(0, env, "plan")
@@ -125,10 +117,7 @@ output "a_file" {
 			}
 		}
 	}
-	for _, r := range runs {
-		leaks("the stdout of genform "+strings.Join(r.args, " "), []byte(r.stdout))
-		leaks("the stderr of genform "+strings.Join(r.args, " "), []byte(r.stderr))
-	}
+	rec.eachPrinted(leaks)
 	var files []string
 	err := filepath.WalkDir(ws.parent, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -152,6 +141,7 @@ output "a_file" {
 		}
 	}
 	ws.checkNothingOutside(t)
+	runs := rec.runs
 	slowest := slices.MaxFunc(runs, func(a, b result) int { return cmp.Compare(a.took, b.took) })
 	t.Logf("secrets: %d commands and %d files checked (the slowest: genform %s, %s): %v",
 		len(runs), len(files), strings.Join(slowest.args, " "), slowest.took.Round(time.Millisecond), files)

@@ -42,8 +42,9 @@ func TestSensitiveNeverShown(t *testing.T) {
 		token = "tok-SENSITIVE-5150"
 	)
 	sim := startSim(t, simulator.Options{Token: token, Latency: 300 * time.Millisecond})
-	ws := newWorkspace(t, map[string]string{
-		"main.gen.hcl": `
+	// The variables both configurations declare: the secret, the seed and
+	// the token.
+	declarations := `
 variable "word" {
   type      = string
   sensitive = true
@@ -58,7 +59,9 @@ variable "n" {
 variable "tok" {
   type = string
 }
-
+`
+	ws := newWorkspace(t, map[string]string{
+		"main.gen.hcl": declarations + `
 locals {
   shout  = upper(var.word)
   bearer = var.tok
@@ -97,22 +100,7 @@ output "files" {
   value = image.b[*].outputs[0].path
 }
 `,
-		"later.gen.hcl.alt": `
-variable "word" {
-  type      = string
-  sensitive = true
-}
-
-variable "n" {
-  type      = number
-  sensitive = true
-  default   = ` + seed + `
-}
-
-variable "tok" {
-  type = string
-}
-
+		"later.gen.hcl.alt": declarations + `
 service {
   token         = var.tok
   poll_interval = "1s"
@@ -132,15 +120,10 @@ image "b" {
 	})
 	env := childEnv("GENFORM_BASE_URL="+sim.URL, "GENFORM_VAR_tok="+token)
 	vars := []string{"-var", "word=" + word}
-	var runs []result
+	rec := &recorder{t: t, dir: ws.dir}
 	run := func(wantCode int, args ...string) result {
 		t.Helper()
-		r := genform(t, ws.dir, env, args...)
-		runs = append(runs, r)
-		if r.code != wantCode {
-			t.Fatalf("exit %d, want %d:\n%s", r.code, wantCode, r)
-		}
-		return r
+		return rec.run(wantCode, env, args...)
 	}
 	// with puts the -var flags after the command, before its arguments.
 	with := func(args ...string) []string {
@@ -204,7 +187,7 @@ image "b" {
 		t.Errorf("%d jobs were sent the secret prompt, want 2 (image.a, video.v)", sent)
 	}
 	shown := 0
-	for _, r := range runs {
+	for _, r := range rec.runs {
 		if strings.Contains(r.stdout, "(sensitive)") {
 			shown++
 		}
@@ -221,12 +204,9 @@ image "b" {
 			}
 		}
 	}
-	for _, r := range runs {
-		// The command lines hold the secret: only what genform printed
-		// is checked.
-		leaks("the stdout of genform "+strings.Join(r.args, " "), []byte(r.stdout))
-		leaks("the stderr of genform "+strings.Join(r.args, " "), []byte(r.stderr))
-	}
+	// The command lines hold the secret: only what genform printed is
+	// checked.
+	rec.eachPrinted(leaks)
 	for _, f := range []string{"first.plan", "later.plan", "gallery.html", "gallery-later.html"} {
 		b, err := os.ReadFile(filepath.Join(ws.dir, f))
 		if err != nil {
@@ -234,7 +214,7 @@ image "b" {
 		}
 		leaks(f, b)
 	}
-	t.Logf("sensitive: %d commands and 4 files checked, %d printed (sensitive), 2 jobs sent the real prompt", len(runs), shown)
+	t.Logf("sensitive: %d commands and 4 files checked, %d printed (sensitive), 2 jobs sent the real prompt", len(rec.runs), shown)
 }
 
 // TestServiceErrorQuotingSecretHidden: a service that refuses a request

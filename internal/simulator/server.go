@@ -354,19 +354,31 @@ func (s *Server) lookup(id, owner string) (*job, *apiError) {
 	return j, nil
 }
 
-func (s *Server) status(w http.ResponseWriter, r *http.Request, owner string, now time.Time) {
+// poll finds the job a status or detail request names, for owner, counts
+// the request in the counter count picks, and returns the job and its
+// phase at now. A job owner does not have is answered here, and ok is
+// false.
+func (s *Server) poll(w http.ResponseWriter, r *http.Request, owner string, now time.Time, count func(*job) *int) (j *job, p phase, ok bool) {
 	id := r.PathValue("id")
 	s.mu.Lock()
 	j, aerr := s.lookup(id, owner)
 	if aerr != nil {
 		s.mu.Unlock()
 		aerr.write(w)
+		return nil, phase{}, false
+	}
+	*count(j)++
+	j.dirty = true
+	p = j.phaseAt(now)
+	s.mu.Unlock()
+	return j, p, true
+}
+
+func (s *Server) status(w http.ResponseWriter, r *http.Request, owner string, now time.Time) {
+	_, p, ok := s.poll(w, r, owner, now, func(j *job) *int { return &j.StatusRequests })
+	if !ok {
 		return
 	}
-	j.StatusRequests++
-	j.dirty = true
-	p := j.phaseAt(now)
-	s.mu.Unlock()
 	writeValue(w, struct {
 		Status   string  `json:"status"`
 		Progress float64 `json:"progress"`
@@ -413,18 +425,10 @@ type output struct {
 var inputTypes = map[kind]string{kindText2Image: "text", kindText2Video: "text", kindImage2Video: "image", kindAFC: "keyframes"}
 
 func (s *Server) detail(w http.ResponseWriter, r *http.Request, owner string, now time.Time) {
-	id := r.PathValue("id")
-	s.mu.Lock()
-	j, aerr := s.lookup(id, owner)
-	if aerr != nil {
-		s.mu.Unlock()
-		aerr.write(w)
+	j, p, ok := s.poll(w, r, owner, now, func(j *job) *int { return &j.DetailRequests })
+	if !ok {
 		return
 	}
-	j.DetailRequests++
-	j.dirty = true
-	p := j.phaseAt(now)
-	s.mu.Unlock()
 
 	base := baseURL(r)
 	media := base + "/media/" + j.ID + "/"

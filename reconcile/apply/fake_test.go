@@ -119,6 +119,25 @@ func (f *fakeService) job(id string) (*fakeRun, error) {
 	return j, nil
 }
 
+// answer counts a request of method about job id, and returns the job,
+// or the error the request gets: the context's, a missing job's, or the
+// one errOf says the job's script gives it.
+func (f *fakeService) answer(ctx context.Context, method, id string, errOf func(*fakeJob) error) (*fakeRun, error) {
+	if err := f.call(ctx, method); err != nil {
+		return nil, err
+	}
+	j, err := f.job(id)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := errOf(&j.fakeJob); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
 func (f *fakeService) CheckCredentials(ctx context.Context) error {
 	if err := f.call(ctx, "CheckCredentials"); err != nil {
 		return err
@@ -191,18 +210,12 @@ func (f *fakeService) Status(ctx context.Context, id string) (service.Status, er
 }
 
 func (f *fakeService) Detail(ctx context.Context, id string) (*service.Creation, error) {
-	if err := f.call(ctx, "Detail"); err != nil {
-		return nil, err
-	}
-	j, err := f.job(id)
+	j, err := f.answer(ctx, "Detail", id, func(j *fakeJob) error { return j.detailErr })
 	if err != nil {
 		return nil, err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if j.detailErr != nil {
-		return nil, j.detailErr
-	}
 	c := &service.Creation{CreationID: id, Status: "succeed", Raw: []byte(`{"creation_id":"` + id + `"}`)}
 	switch {
 	case j.noOutputs:
@@ -219,17 +232,8 @@ func (f *fakeService) Detail(ctx context.Context, id string) (*service.Creation,
 }
 
 func (f *fakeService) WatermarkFreeURL(ctx context.Context, id string) (*service.WatermarkFreeURL, error) {
-	if err := f.call(ctx, "WatermarkFreeURL"); err != nil {
+	if _, err := f.answer(ctx, "WatermarkFreeURL", id, func(j *fakeJob) error { return j.wmErr }); err != nil {
 		return nil, err
-	}
-	j, err := f.job(id)
-	if err != nil {
-		return nil, err
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if j.wmErr != nil {
-		return nil, j.wmErr
 	}
 	return &service.WatermarkFreeURL{URL: "http://fake.test/nowm/" + id + ".mp4"}, nil
 }

@@ -11,6 +11,33 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(Run(m)) }
 
+// connect opens a connection to conn, closed when the test ends.
+func connect(t *testing.T, conn string) *pgx.Conn {
+	t.Helper()
+	c, err := pgx.Connect(context.Background(), conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c
+}
+
+// ownServer starts a server of the test's own, stopped when the test
+// ends, and makes a database on it.
+func ownServer(t *testing.T) (*Server, string) {
+	t.Helper()
+	s, err := NewServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	conn, err := s.NewDatabase()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, conn
+}
+
 // TestDatabasesAreSeparate checks that the server starts and that each
 // caller gets an empty database of its own.
 func TestDatabasesAreSeparate(t *testing.T) {
@@ -19,19 +46,11 @@ func TestDatabasesAreSeparate(t *testing.T) {
 	if a == b {
 		t.Fatalf("two callers got the same database %s", a)
 	}
-	ca, err := pgx.Connect(ctx, a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ca.Close(ctx)
+	ca := connect(t, a)
 	if _, err := ca.Exec(ctx, "CREATE TABLE x (v int)"); err != nil {
 		t.Fatal(err)
 	}
-	cb, err := pgx.Connect(ctx, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cb.Close(ctx)
+	cb := connect(t, b)
 	var n int
 	if err := cb.QueryRow(ctx, "SELECT count(*) FROM pg_tables WHERE tablename = 'x'").Scan(&n); err != nil || n != 0 {
 		t.Fatalf("the second database sees %d tables x (%v)", n, err)
@@ -42,15 +61,7 @@ func TestDatabasesAreSeparate(t *testing.T) {
 // connections, and starts again on the same port with its data.
 func TestServerRestarts(t *testing.T) {
 	ctx := context.Background()
-	s, err := NewServer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	conn, err := s.NewDatabase()
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, conn := ownServer(t)
 	c, err := pgx.Connect(ctx, conn)
 	if err != nil {
 		t.Fatal(err)
@@ -84,25 +95,13 @@ func TestServerRestarts(t *testing.T) {
 // answers nothing, not even a new connection, and goes on where it was
 // once thawed.
 func TestServerFreezes(t *testing.T) {
-	s, err := NewServer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	conn, err := s.NewDatabase()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := pgx.Connect(context.Background(), conn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(context.Background())
+	s, conn := ownServer(t)
+	c := connect(t, conn)
 	if err := s.Freeze(); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-	_, err = c.Exec(ctx, "SELECT 1")
+	_, err := c.Exec(ctx, "SELECT 1")
 	cancel()
 	if err == nil {
 		t.Fatal("a frozen server answered")
@@ -129,11 +128,7 @@ func TestServerFreezes(t *testing.T) {
 func TestHoldLock(t *testing.T) {
 	conn := ConnString(t)
 	ctx := context.Background()
-	c, err := pgx.Connect(ctx, conn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(ctx)
+	c := connect(t, conn)
 	if _, err := c.Exec(ctx, "CREATE TABLE t (v int)"); err != nil {
 		t.Fatal(err)
 	}
