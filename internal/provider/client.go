@@ -20,11 +20,14 @@ func NewClient(cfg Config, publicURL, scheme string) (*service.Client, error) {
 		Token:             cfg.Key,
 		AuthScheme:        scheme,
 		RequestsPerMinute: cfg.RequestsPerMinute,
-		MaxDownloadSize:   cfg.MaxDownloadSize,
-		HTTPClient:        cfg.HTTPClient,
-		Debug:             cfg.Debug,
-		UserAgent:         cfg.UserAgent,
-		OnRetry:           cfg.OnRetry,
+		// A provider's rate limits are on its API; its files come from a
+		// CDN.
+		DownloadsOutsideBudget: true,
+		MaxDownloadSize:        cfg.MaxDownloadSize,
+		HTTPClient:             cfg.HTTPClient,
+		Debug:                  cfg.Debug,
+		UserAgent:              cfg.UserAgent,
+		OnRetry:                cfg.OnRetry,
 	})
 }
 

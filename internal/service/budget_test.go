@@ -141,3 +141,39 @@ func TestBudgetIsSharedByEveryRequest(t *testing.T) {
 		t.Errorf("the server received %d requests, want %d", n, burst)
 	}
 }
+
+// With DownloadsOutsideBudget (a live provider's files come from a CDN,
+// outside the limits of its API), downloads never wait for the budget,
+// and take nothing from it.
+func TestDownloadsOutsideBudget(t *testing.T) {
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if r.URL.Path == "/media/a.png" {
+			w.Header().Set("Content-Type", "image/png")
+			w.Write([]byte(pngMagic))
+			return
+		}
+		writeJSON(w, 200, `{"status":"success","value":{"status":"pending","progress":0}}`)
+	})
+	c, _ := newClient(t, srv.URL, func(cfg *Config) {
+		cfg.RequestsPerMinute = 60
+		cfg.DownloadsOutsideBudget = true
+	})
+	now := time.Now()
+	c.now = func() time.Time { return now }
+	c.sleep = func(ctx context.Context, d time.Duration) error {
+		t.Errorf("a request waited %s for the budget", d)
+		return errors.New("waited")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	for i := range 5 {
+		if _, err := c.Download(ctx, srv.URL+"/media/a.png", dir, fmt.Sprint(i)); err != nil {
+			t.Fatalf("download %d: %v", i, err)
+		}
+	}
+	// The budget's one second's worth (1 of 60 a minute) is still whole
+	// for the API.
+	if _, err := c.Status(ctx, "x"); err != nil {
+		t.Fatalf("the API call after the downloads: %v", err)
+	}
+}

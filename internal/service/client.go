@@ -59,8 +59,13 @@ type Config struct {
 	// Authorization header: "Bearer" when empty (fal's is "Key").
 	AuthScheme string
 	// RequestsPerMinute is one budget shared by every request this client
-	// sends, downloads included; 0 means unlimited.
+	// sends, downloads included unless DownloadsOutsideBudget; 0 means
+	// unlimited.
 	RequestsPerMinute int
+	// DownloadsOutsideBudget leaves the downloads of files out of the
+	// budget: a live provider limits the requests of its API, and serves
+	// its files from elsewhere (a CDN).
+	DownloadsOutsideBudget bool
 	// RequestTimeout bounds each API request, its answer read in full
 	// (default 60s). A download's answer must start within it; its body is
 	// bounded by LowSpeedLimit instead, so a large file may take as long
@@ -111,6 +116,9 @@ type Client struct {
 	maxRetries int
 	userAgent  string
 	budget     *budget
+	// fileBudget is what downloads draw from: budget, or nil (unlimited)
+	// with Config.DownloadsOutsideBudget.
+	fileBudget *budget
 
 	maxDownload   int64
 	lowSpeedLimit int64
@@ -201,6 +209,9 @@ func New(cfg Config) (*Client, error) {
 	c.budget = newBudget(cfg.RequestsPerMinute,
 		func() time.Time { return c.now() },
 		func(ctx context.Context, d time.Duration) error { return c.sleep(ctx, d) })
+	if !cfg.DownloadsOutsideBudget {
+		c.fileBudget = c.budget
+	}
 	return c, nil
 }
 

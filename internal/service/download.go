@@ -301,7 +301,7 @@ func (c *Client) getFollowing(ctx context.Context, u *url.URL, op string, attemp
 	for hops := 0; ; hops++ {
 		// Waiting for the budget is not waiting for the answer.
 		answer.Stop()
-		if err := c.budget.take(ctx); err != nil {
+		if err := c.fileBudget.take(ctx); err != nil {
 			return nil, fmt.Errorf("%s: %w", op, err)
 		}
 		answer.Reset(c.timeout)

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/genform/genform/internal/provider"
@@ -32,7 +33,24 @@ var refusals = []int{
 type Provider struct {
 	provider.Base
 	now func() time.Time
+
+	// done holds the answer of each prediction Status saw succeed, until
+	// Result takes it: the engine asks for the result right after, and
+	// the answer Status read is that result (it holds the outputs), so it
+	// is not read twice. A Result that finds none reads the prediction.
+	mu   sync.Mutex
+	done map[string]heldPrediction
 }
+
+// heldPrediction is a succeeded prediction's answer, as Status read it.
+type heldPrediction struct {
+	a   *prediction
+	raw []byte
+}
+
+// maxHeld bounds the answers held for Result; past it the oldest are not
+// kept (their Result reads them again).
+const maxHeld = 1024
 
 var (
 	_ provider.Provider  = (*Provider)(nil)
@@ -180,11 +198,22 @@ var refusedRE = regexp.MustCompile(`(?i)nsfw|flagged as sensitive|content (polic
 
 // Status reads the prediction's status.
 func (p *Provider) Status(ctx context.Context, j provider.Job) (provider.Status, error) {
-	a, _, err := p.get(ctx, j)
+	a, raw, err := p.get(ctx, j)
 	if err != nil {
 		return provider.Status{}, err
 	}
-	return statusOf(a), nil
+	st := statusOf(a)
+	if st.State == provider.Done {
+		p.mu.Lock()
+		if p.done == nil {
+			p.done = map[string]heldPrediction{}
+		}
+		if len(p.done) < maxHeld {
+			p.done[j.ID] = heldPrediction{a, raw}
+		}
+		p.mu.Unlock()
+	}
+	return st, nil
 }
 
 func statusOf(a *prediction) provider.Status {
@@ -214,9 +243,16 @@ func statusOf(a *prediction) provider.Status {
 // URLs. Replicate removes the output an hour after the prediction
 // finished; a prediction read later has none, and that is an error.
 func (p *Provider) Result(ctx context.Context, j provider.Job) (*provider.Result, error) {
-	a, b, err := p.get(ctx, j)
-	if err != nil {
-		return nil, err
+	p.mu.Lock()
+	held, ok := p.done[j.ID]
+	delete(p.done, j.ID)
+	p.mu.Unlock()
+	a, b := held.a, held.raw
+	if !ok {
+		var err error
+		if a, b, err = p.get(ctx, j); err != nil {
+			return nil, err
+		}
 	}
 	if st := statusOf(a); st.State != provider.Done {
 		return nil, fmt.Errorf("replicate: prediction %s is %s, not succeeded", j.ID, st.Raw)
