@@ -101,13 +101,18 @@ func runWindow(b *testing.B, wc windowCase, n int) {
 
 	// The ideal: every job at once the limits allow, each one second,
 	// and the fewest requests a job needs (its create and one read of its
-	// end) no faster than the request rate.
+	// end; the create alone on a synchronous API) no faster than the
+	// request rate.
 	ideal := time.Second
 	if c := opts.MaxConcurrent; c > 0 {
 		ideal = time.Duration(math.Ceil(float64(n)/float64(c))) * time.Second
 	}
+	perJob := 2
+	if catalog.Lookup(wc.name).Synchronous {
+		perJob = 1 // the create's answer is the result
+	}
 	if rpm := opts.RPM; rpm > 0 {
-		ideal = max(ideal, time.Duration(float64(2*n)/float64(rpm)*float64(time.Minute)))
+		ideal = max(ideal, time.Duration(float64(perJob*n)/float64(rpm)*float64(time.Minute)))
 	}
 	rep := simReport(b, srv.URL)
 	share := float64(rep.Throttled) / float64(max(rep.Requests, 1))
