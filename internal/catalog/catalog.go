@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/genform/genform/internal/addrs"
 )
@@ -169,14 +170,39 @@ func (p *Provider) Caps(model string) Caps {
 			return c
 		}
 	}
+	if base, ok := snapshotOf(model); ok {
+		// A dated snapshot ("gpt-image-2-2026-04-21") takes what its
+		// model takes, a snapshot released after the tables too.
+		if c, ok := p.Models[base]; ok {
+			return c
+		}
+	}
 	return p.General
 }
 
-// Listed reports whether the tables list model (a pinned version of a
-// listed model counts).
+// snapshotOf is the model a dated snapshot id names: "gpt-image-2" of
+// "gpt-image-2-2026-04-21".
+func snapshotOf(model string) (string, bool) {
+	const date = len("-2006-01-02")
+	if len(model) <= date {
+		return "", false
+	}
+	if _, err := time.Parse("-2006-01-02", model[len(model)-date:]); err != nil {
+		return "", false
+	}
+	return model[:len(model)-date], true
+}
+
+// Listed reports whether the tables list model (a pinned version or a
+// dated snapshot of a listed model counts).
 func (p *Provider) Listed(model string) bool {
 	if _, ok := p.Models[model]; ok {
 		return true
+	}
+	if base, ok := snapshotOf(model); ok {
+		if _, ok := p.Models[base]; ok {
+			return true
+		}
 	}
 	i := strings.IndexByte(model, ':')
 	_, ok := p.Models[model[:max(i, 0)]]

@@ -169,3 +169,27 @@ func testBodies(t *testing.T, provider string, tests []bodyCase) {
 		})
 	}
 }
+
+// A dated snapshot of a listed model takes what the model takes, one
+// released after the tables were written included; a date that is not
+// one, or a snapshot of an unlisted model, is taken as any other model.
+func TestDatedSnapshots(t *testing.T) {
+	p := Lookup("openai")
+	for _, tt := range []struct {
+		model  string
+		listed bool
+	}{
+		{"gpt-image-2", true},
+		{"gpt-image-2-2026-04-21", true},
+		{"gpt-image-2-2027-03-01", true},
+		{"gpt-image-2-2027-13-01", false},
+		{"gpt-image-9-2027-03-01", false},
+	} {
+		if got := p.Listed(tt.model); got != tt.listed {
+			t.Errorf("Listed(%q) = %v, want %v", tt.model, got, tt.listed)
+		}
+		if takes := p.Caps(tt.model).Takes(AspectRatio); takes != tt.listed {
+			t.Errorf("Caps(%q) takes aspect_ratio: %v, want %v", tt.model, takes, tt.listed)
+		}
+	}
+}

@@ -45,11 +45,14 @@ var openaiImage = Caps{
 // gpt-image-1 is not listed: its model page says it was retired on
 // 2026-10-23. A model the tables do not list takes the general
 // capabilities.
+//
+// Their dated snapshots (gpt-image-2-2026-04-21, gpt-image-2.5-flare-2026-09-08,
+// …) take what their model takes (Provider.Caps), future ones too.
 var openaiModels = []string{
-	"gpt-image-2", "gpt-image-2-2026-04-21",
-	"gpt-image-2.5-sunburst", "gpt-image-2.5-sunburst-2026-09-08",
-	"gpt-image-2.5-flare", "gpt-image-2.5-flare-2026-09-08",
-	"gpt-image-1.5", "gpt-image-1.5-2025-12-16",
+	"gpt-image-2",
+	"gpt-image-2.5-sunburst",
+	"gpt-image-2.5-flare",
+	"gpt-image-1.5",
 	"gpt-image-1-mini",
 	"chatgpt-image-latest",
 }
