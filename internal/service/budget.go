@@ -11,6 +11,13 @@ import (
 // budgetWindow is the window requests_per_minute is counted over.
 const budgetWindow = time.Minute
 
+// budgetSlack is kept beyond the window between a request and the one
+// len(sent) sends later: the service counts a request when it arrives,
+// and the first may arrive later after its send than the last does, so
+// requests sent exactly a window apart can land within one window of
+// the service's count and be answered 429.
+const budgetSlack = time.Second
+
 // maxRequestsPerMinute bounds the budget so its window log stays small
 // (8 bytes a request); beyond it 0, unlimited, is what the user means.
 const maxRequestsPerMinute = 1_000_000
@@ -59,10 +66,11 @@ func (b *budget) take(ctx context.Context) error {
 	b.mu.Lock()
 	now := b.now()
 	at := now.Add(b.limiter.ReserveN(now, 1).DelayFrom(now)).Sub(b.start)
-	// The request len(sent) sends ago must have left a full window before
-	// this one: then no window [t, t+1m) can hold more than len(sent).
+	// The request len(sent) sends ago must have left a full window (and
+	// the slack) before this one: then no window [t, t+1m) can hold more
+	// than len(sent), even as the service counts arrivals.
 	if b.filled == len(b.sent) {
-		if earliest := b.sent[b.next] + budgetWindow; at < earliest {
+		if earliest := b.sent[b.next] + budgetWindow + budgetSlack; at < earliest {
 			at = earliest
 		}
 	} else {
