@@ -69,14 +69,7 @@ func TestBudgetNeverExceedsRequestsPerMinute(t *testing.T) {
 }
 
 func TestBudgetIsSharedByEveryRequest(t *testing.T) {
-	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
-		if r.URL.Path == "/media/a.png" {
-			w.Header().Set("Content-Type", "image/png")
-			w.Write([]byte(pngMagic))
-			return
-		}
-		writeJSON(w, 200, `{"status":"success","value":{"status":"pending","progress":0}}`)
-	})
+	srv := mediaAndStatusServer(t)
 	c, _ := newClient(t, srv.URL, func(cfg *Config) { cfg.RequestsPerMinute = 600 })
 	// Time stands still, and a request that must wait for the budget waits
 	// until the test ends it: exactly the burst gets through.
@@ -146,14 +139,7 @@ func TestBudgetIsSharedByEveryRequest(t *testing.T) {
 // outside the limits of its API), downloads never wait for the budget,
 // and take nothing from it.
 func TestDownloadsOutsideBudget(t *testing.T) {
-	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
-		if r.URL.Path == "/media/a.png" {
-			w.Header().Set("Content-Type", "image/png")
-			w.Write([]byte(pngMagic))
-			return
-		}
-		writeJSON(w, 200, `{"status":"success","value":{"status":"pending","progress":0}}`)
-	})
+	srv := mediaAndStatusServer(t)
 	c, _ := newClient(t, srv.URL, func(cfg *Config) {
 		cfg.RequestsPerMinute = 60
 		cfg.DownloadsOutsideBudget = true
@@ -176,4 +162,17 @@ func TestDownloadsOutsideBudget(t *testing.T) {
 	if _, err := c.Status(ctx, "x"); err != nil {
 		t.Fatalf("the API call after the downloads: %v", err)
 	}
+}
+
+// mediaAndStatusServer serves a PNG at /media/a.png and a pending job's
+// status everywhere else.
+func mediaAndStatusServer(t *testing.T) *server {
+	return newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if r.URL.Path == "/media/a.png" {
+			w.Header().Set("Content-Type", "image/png")
+			w.Write([]byte(pngMagic))
+			return
+		}
+		writeJSON(w, 200, `{"status":"success","value":{"status":"pending","progress":0}}`)
+	})
 }
