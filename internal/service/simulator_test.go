@@ -14,22 +14,11 @@ import (
 
 	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/simulator"
+	"github.com/genform/genform/internal/simulator/simkit/simtest"
 )
 
 // These tests run the client against the simulator: two independent
 // implementations of docs/service.md that must agree.
-
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 func startSim(t *testing.T, opts simulator.Options) (*simulator.Server, *service.Client) {
 	return startSimRetries(t, opts, 6)
@@ -56,7 +45,7 @@ func startSimRetries(t *testing.T, opts simulator.Options, retries int) (*simula
 func ptr[T any](v T) *T { return &v }
 
 func TestClientAgainstSimulator(t *testing.T) {
-	clk := &clock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
+	clk := simtest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
 	_, c := startSim(t, simulator.Options{Latency: 10 * time.Second, Now: clk.Now})
 	ctx := context.Background()
 
@@ -81,12 +70,12 @@ func TestClientAgainstSimulator(t *testing.T) {
 	if err != nil || st.State != service.StateRunning || !st.Known {
 		t.Fatalf("fresh job: %+v %v", st, err)
 	}
-	clk.Add(5 * time.Second)
+	clk.Advance(5 * time.Second)
 	st, _ = c.Status(ctx, img)
 	if st.Raw != "processing" || st.Progress <= 0 || st.Progress >= 1 {
 		t.Errorf("half way: %+v", st)
 	}
-	clk.Add(6 * time.Second)
+	clk.Advance(6 * time.Second)
 	if st, _ = c.Status(ctx, img); st.State != service.StateDone {
 		t.Fatalf("after the latency: %+v", st)
 	}
@@ -113,7 +102,7 @@ func TestClientAgainstSimulator(t *testing.T) {
 	if _, err := c.Download(ctx, w.URL, dir, "free"); err != nil {
 		t.Errorf("fresh watermark-free URL: %v", err)
 	}
-	clk.Add(61 * time.Minute)
+	clk.Advance(61 * time.Minute)
 	_, err = c.Download(ctx, w.URL, dir, "late")
 	var se *service.Error
 	if !errors.As(err, &se) || se.HTTPStatus != 403 {
@@ -207,14 +196,14 @@ func TestClientAgainstSimulator500OnCreate(t *testing.T) {
 
 // A truncated download is detected and leaves nothing under the final name.
 func TestClientAgainstSimulatorTruncation(t *testing.T) {
-	clk := &clock{t: time.Now()}
+	clk := simtest.NewClock(time.Now())
 	_, c := startSimRetries(t, simulator.Options{Latency: time.Second, TruncateRate: 1, Now: clk.Now}, -1)
 	ctx := context.Background()
 	id, err := c.TextToImage(ctx, service.TextToImageRequest{Prompt: "x", Config: &service.ImageConfig{ImageNumber: ptr(1)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	clk.Add(2 * time.Second)
+	clk.Advance(2 * time.Second)
 	det, err := c.Detail(ctx, id)
 	if err != nil {
 		t.Fatal(err)

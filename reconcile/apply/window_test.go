@@ -2,28 +2,16 @@ package apply
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/genform/genform/internal/simulator/simkit/simtest"
 )
 
-// fakeClock is a window's clock that moves only when told.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *fakeClock) add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
-func testWindow(start, ceiling int) (*window, *fakeClock) {
+func testWindow(start, ceiling int) (*window, *simtest.Clock) {
 	w := newWindow(start, ceiling)
-	c := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	w.now = c.now
+	c := simtest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	w.now = c.Now
 	return w, c
 }
 
@@ -60,7 +48,7 @@ func TestWindowNarrowsOnAThrottle(t *testing.T) {
 	if w.width != 6 || w.narrowed != 1 {
 		t.Fatalf("after a throttle at 8 the window is %d (narrowed %d times), want 6, once", w.width, w.narrowed)
 	}
-	clock.add(2 * time.Second)
+	clock.Advance(2 * time.Second)
 	w.throttled(0)
 	if w.width != 4 {
 		t.Fatalf("a later throttle left the window at %d, want 4", w.width)
@@ -80,13 +68,13 @@ func TestWindowNarrowsOnAThrottle(t *testing.T) {
 	if n != probeAfter*5 {
 		t.Errorf("%d clean answers before the throttled width was tried again, want %d", n, probeAfter*5)
 	}
-	clock.add(2 * time.Second)
+	clock.Advance(2 * time.Second)
 	w.throttled(0)
 	if w.width != 4 {
 		t.Errorf("a throttle at 6 left the window at %d, want 4", w.width)
 	}
 	for range 20 {
-		clock.add(2 * time.Second)
+		clock.Advance(2 * time.Second)
 		w.throttled(0)
 	}
 	if w.width != 1 {
