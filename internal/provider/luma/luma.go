@@ -32,6 +32,9 @@ var refusals = []int{
 // Provider is Luma's Dream Machine API behind the provider seam.
 type Provider struct {
 	provider.Base
+	// done holds the answer of each generation Status saw completed, for
+	// the Result that follows.
+	done provider.Held[generation]
 }
 
 var (
@@ -144,11 +147,15 @@ var refusedRE = regexp.MustCompile(`(?i)blacklisted words|moderation failed`)
 
 // Status reads the generation's state.
 func (p *Provider) Status(ctx context.Context, j provider.Job) (provider.Status, error) {
-	g, _, err := p.get(ctx, j.ID)
+	g, raw, err := p.get(ctx, j.ID)
 	if err != nil {
 		return provider.Status{}, err
 	}
-	return statusOf(g), nil
+	st := statusOf(g)
+	if st.State == provider.Done {
+		p.done.Keep(j.ID, g, raw)
+	}
+	return st, nil
 }
 
 func statusOf(g *generation) provider.Status {
@@ -175,9 +182,12 @@ func statusOf(g *generation) provider.Status {
 // Result fetches the completed generation and reads its one asset:
 // assets.image or assets.video.
 func (p *Provider) Result(ctx context.Context, j provider.Job) (*provider.Result, error) {
-	g, b, err := p.get(ctx, j.ID)
-	if err != nil {
-		return nil, err
+	g, b, ok := p.done.Take(j.ID)
+	if !ok {
+		var err error
+		if g, b, err = p.get(ctx, j.ID); err != nil {
+			return nil, err
+		}
 	}
 	if st := statusOf(g); st.State != provider.Done {
 		return nil, fmt.Errorf("luma: generation %s is %s, not completed", j.ID, st.Raw)

@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/genform/genform/internal/provider"
@@ -34,23 +33,10 @@ type Provider struct {
 	provider.Base
 	now func() time.Time
 
-	// done holds the answer of each prediction Status saw succeed, until
-	// Result takes it: the engine asks for the result right after, and
-	// the answer Status read is that result (it holds the outputs), so it
-	// is not read twice. A Result that finds none reads the prediction.
-	mu   sync.Mutex
-	done map[string]heldPrediction
+	// done holds the answer of each prediction Status saw succeed, for
+	// the Result that follows.
+	done provider.Held[prediction]
 }
-
-// heldPrediction is a succeeded prediction's answer, as Status read it.
-type heldPrediction struct {
-	a   *prediction
-	raw []byte
-}
-
-// maxHeld bounds the answers held for Result; past it the oldest are not
-// kept (their Result reads them again).
-const maxHeld = 1024
 
 var (
 	_ provider.Provider  = (*Provider)(nil)
@@ -204,14 +190,7 @@ func (p *Provider) Status(ctx context.Context, j provider.Job) (provider.Status,
 	}
 	st := statusOf(a)
 	if st.State == provider.Done {
-		p.mu.Lock()
-		if p.done == nil {
-			p.done = map[string]heldPrediction{}
-		}
-		if len(p.done) < maxHeld {
-			p.done[j.ID] = heldPrediction{a, raw}
-		}
-		p.mu.Unlock()
+		p.done.Keep(j.ID, a, raw)
 	}
 	return st, nil
 }
@@ -243,11 +222,7 @@ func statusOf(a *prediction) provider.Status {
 // URLs. Replicate removes the output an hour after the prediction
 // finished; a prediction read later has none, and that is an error.
 func (p *Provider) Result(ctx context.Context, j provider.Job) (*provider.Result, error) {
-	p.mu.Lock()
-	held, ok := p.done[j.ID]
-	delete(p.done, j.ID)
-	p.mu.Unlock()
-	a, b := held.a, held.raw
+	a, b, ok := p.done.Take(j.ID)
 	if !ok {
 		var err error
 		if a, b, err = p.get(ctx, j); err != nil {
