@@ -13,7 +13,8 @@
 // A create is sent again only after a 429 or a connection never opened
 // (package service's rule); 401, 402, 403, 404 and 422 are refusals that
 // made no prediction (Replicate answers them with a problem document in
-// place of a prediction); anything else is possibly paid, and Recover
+// place of a prediction), a 402 (too little credit) wrapping
+// provider.ErrCapReached so the apply stops; anything else is possibly paid, and Recover
 // finds such a prediction again by listing (see Recover). The HTTP
 // client is package service's; this package only adapts it, and owns no
 // state.

@@ -109,7 +109,7 @@ func (p *Provider) Submit(ctx context.Context, r provider.Request) (provider.Job
 	if err != nil {
 		return provider.Job{}, fmt.Errorf("building the create request: %w", err)
 	}
-	call.Method, call.Create, call.Refusals = http.MethodPost, true, refusals
+	call.Method, call.Create, call.Refusals, call.Final = http.MethodPost, true, refusals, outOfCredit
 	if h := cancelAfter(ctx, p.now()); h != "" {
 		call.Header = map[string]string{"Cancel-After": h}
 	}
@@ -124,6 +124,16 @@ func (p *Provider) Submit(ctx context.Context, r provider.Request) (provider.Job
 	}
 	h, _ := json.Marshal(Handle{Get: a.URLs.Get, Cancel: a.URLs.Cancel})
 	return provider.Job{ID: a.ID, Kind: r.Kind, Handle: h}, nil
+}
+
+// outOfCredit ends a create answered 402 (the account has too little
+// credit) as a cap reached: every other create would be answered alike,
+// so the apply stops in Replicate's words instead of failing each one.
+func outOfCredit(e *service.Error) error {
+	if e.HTTPStatus == http.StatusPaymentRequired {
+		return fmt.Errorf("%w (too little credit on the Replicate account): %w", provider.ErrCapReached, e)
+	}
+	return nil
 }
 
 // cancelAfter is the Cancel-After header for the time ctx leaves, in

@@ -3,8 +3,12 @@ package replicate_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -245,5 +249,30 @@ func TestTargets(t *testing.T) {
 	}
 	if n := h.Sim.Jobs().Requests; n != 0 {
 		t.Errorf("%d requests sent for invalid targets", n)
+	}
+}
+
+// A create answered 402 (too little credit) made nothing and is a cap of
+// the account: the apply stops in Replicate's words, sends it once, and
+// never takes it for possibly paid.
+func TestOutOfCreditIsACap(t *testing.T) {
+	var creates atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		creates.Add(1)
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(http.StatusPaymentRequired)
+		w.Write([]byte(`{"title":"Insufficient credit","detail":"You have insufficient credit to run this model.","status":402}`))
+	}))
+	defer srv.Close()
+	p, err := replicate.New(provider.Config{BaseURL: srv.URL, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Submit(context.Background(), provider.Request{Kind: addrs.Image, Target: "black-forest-labs/flux-schnell", Body: []byte(`{"prompt":"p"}`)})
+	if !errors.Is(err, provider.ErrCapReached) || provider.IsPossiblyPaid(err) || !strings.Contains(err.Error(), "insufficient credit") {
+		t.Fatalf("a 402: %v; want a cap reached in Replicate's words, not possibly paid", err)
+	}
+	if n := creates.Load(); n != 1 {
+		t.Errorf("the create was sent %d times, want once", n)
 	}
 }
