@@ -104,6 +104,9 @@ type Settings struct {
 	// Backend is where the state is kept instead of StateFile; nil for
 	// the state file.
 	Backend *Backend
+	// Store is the object store the outputs' bytes are kept in; nil when
+	// none is configured.
+	Store *Store
 	// OutputDir is where resources without a dir write their files.
 	OutputDir string
 	// CacheDir is where the files of generations a change removed or

@@ -382,6 +382,7 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 	if genformBlock != nil {
 		diags = append(diags, c.decodeSettings(genformBlock)...)
 	}
+	diags = append(diags, c.settleStore()...)
 	if serviceBlock != nil {
 		diags = append(diags, c.decodeService(serviceBlock)...)
 	}

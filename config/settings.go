@@ -20,7 +20,7 @@ var genformSchema = &hcl.BodySchema{
 		{Name: "state_file"}, {Name: "output_dir"},
 		{Name: "cache_dir"}, {Name: "cache_max_size"}, {Name: "restore"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "backend", LabelNames: []string{"type"}}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "backend", LabelNames: []string{"type"}}, {Type: "store", LabelNames: []string{"type"}}},
 }
 
 var serviceSchema = &hcl.BodySchema{
@@ -90,7 +90,16 @@ func (c *Config) settingValue(a *hcl.Attribute, where string, ty cty.Type) (cty.
 func (c *Config) decodeSettings(b *hcl.Block) hcl.Diagnostics {
 	c.Settings.DeclRange = b.DefRange
 	content, diags := b.Body.Content(genformSchema)
-	diags = append(diags, c.decodeBackends(content.Blocks, content.Attributes["state_file"])...)
+	var backends, stores hcl.Blocks
+	for _, blk := range content.Blocks {
+		if blk.Type == "store" {
+			stores = append(stores, blk)
+		} else {
+			backends = append(backends, blk)
+		}
+	}
+	diags = append(diags, c.decodeBackends(backends, content.Attributes["state_file"])...)
+	diags = append(diags, c.decodeStores(stores)...)
 	for _, name := range []string{"state_file", "output_dir", "cache_dir"} {
 		a, ok := content.Attributes[name]
 		if !ok {

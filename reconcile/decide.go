@@ -216,12 +216,16 @@ type local struct {
 	// files is the state of each recorded output on disk, in the
 	// record's order; nil when the files were not checked (-refresh=false).
 	files []workdir.FileState
+	// store is whether an object store is configured: files it lacks
+	// are uploaded, and missing files it holds are fetched from it.
+	store bool
 }
 
 // decideLocal chooses between no-op and update for an instance whose
 // generation is kept: its files move when dir changed, are all downloaded
 // again when watermark_free changed, and one by one when missing or
-// changed on disk; the state records prevent_destroy anew when the
+// changed on disk (from the object store when it holds them), and files
+// the store lacks are uploaded to it; the state records prevent_destroy anew when the
 // declaration changed it, so that the protection it keeps for a removed
 // block is the one last declared.
 func decideLocal(l local) (plans.Action, plans.Reason, []plans.AttrChange, []int) {
@@ -242,13 +246,18 @@ func decideLocal(l local) (plans.Action, plans.Reason, []plans.AttrChange, []int
 	} else {
 		for i, st := range l.files {
 			o := rec.Outputs[i]
+			stored := l.store && o.Stored
 			switch st {
 			case workdir.FileMissing:
-				changes = append(changes, plans.LocalChange{What: plans.OutputMissing, Output: o.Index, Path: o.Path})
+				changes = append(changes, plans.LocalChange{What: plans.OutputMissing, Output: o.Index, Path: o.Path, Stored: stored})
 				redownload = append(redownload, o.Index)
 			case workdir.FileModified:
-				changes = append(changes, plans.LocalChange{What: plans.OutputModified, Output: o.Index, Path: o.Path})
+				changes = append(changes, plans.LocalChange{What: plans.OutputModified, Output: o.Index, Path: o.Path, Stored: stored})
 				redownload = append(redownload, o.Index)
+			case workdir.FileOK:
+				if l.store && !o.Stored && o.SHA256 != "" {
+					changes = append(changes, plans.LocalChange{What: plans.OutputUnstored, Output: o.Index, Path: o.Path})
+				}
 			}
 		}
 	}

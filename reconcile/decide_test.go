@@ -50,6 +50,14 @@ func succeededRecord() *statefile.Resource {
 	}
 }
 
+// storedRecord is succeededRecord with output 0's bytes recorded in the
+// object store.
+func storedRecord() *statefile.Resource {
+	r := succeededRecord()
+	r.Outputs[0].Stored = true
+	return r
+}
+
 func failedRecord() *statefile.Resource {
 	r := succeededRecord()
 	r.Status, r.Error = plans.StatusFailed, "the service reported the generation failed"
@@ -263,6 +271,19 @@ var decideTests = []decideTest{
 		facts: facts{fingerprint: "fp-old", record: succeededRecord()},
 		local: local{dir: "generated/image/a", files: []workdir.FileState{workdir.FileModified, workdir.FileOK}},
 		want:  plans.Update, reason: plans.Reason{Code: plans.ReasonLocal, Local: []plans.LocalChange{{What: plans.OutputModified, Output: 0, Path: "generated/image/a/0.png"}}},
+		redownload: []int{0}},
+	{name: "a store: a missing file it holds comes from it, one it lacks is uploaded", keep: true,
+		facts: facts{fingerprint: "fp-old", record: storedRecord()},
+		local: local{dir: "generated/image/a", store: true, files: []workdir.FileState{workdir.FileMissing, workdir.FileOK}},
+		want:  plans.Update, reason: plans.Reason{Code: plans.ReasonLocal, Local: []plans.LocalChange{
+			{What: plans.OutputMissing, Output: 0, Path: "generated/image/a/0.png", Stored: true},
+			{What: plans.OutputUnstored, Output: 1, Path: "generated/image/a/1.png"},
+		}},
+		redownload: []int{0}},
+	{name: "no store: nothing is uploaded, and a missing file comes from the provider", keep: true,
+		facts: facts{fingerprint: "fp-old", record: storedRecord()},
+		local: local{dir: "generated/image/a", files: []workdir.FileState{workdir.FileMissing, workdir.FileOK}},
+		want:  plans.Update, reason: plans.Reason{Code: plans.ReasonLocal, Local: []plans.LocalChange{{What: plans.OutputMissing, Output: 0, Path: "generated/image/a/0.png"}}},
 		redownload: []int{0}},
 	{name: "dir changed and an output missing", keep: true,
 		facts: facts{fingerprint: "fp-old", record: succeededRecord()},

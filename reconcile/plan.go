@@ -220,7 +220,11 @@ func MakePlan(in PlanInput) (*plans.Plan, hcl.Diagnostics) {
 		if it := st.Intents[addr]; it != nil {
 			why.GenerationID = it.GenerationID
 		}
-		p.add(&plans.Change{Addr: addr, Action: plans.Delete, Model: plans.ModelOf(rec.Endpoint, nil), Reason: why, Before: beforeAttrs(rec)})
+		c := &plans.Change{Addr: addr, Action: plans.Delete, Model: plans.ModelOf(rec.Endpoint, nil), Reason: why, Before: beforeAttrs(rec)}
+		if p.storing() {
+			c.Store = plans.StoreOf(rec.Outputs)
+		}
+		p.add(c)
 	}
 	// Interrupted submissions of instances that left the configuration are
 	// forgotten; the plan says so, because the job may have been paid for.
@@ -421,6 +425,9 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance, known 
 	if inst.Endpoint.Provider() != "" {
 		c.Model = plans.ModelOf(inst.Endpoint, p.in.Config.PricesFor(inst.Endpoint))
 	}
+	if rec != nil && p.storing() {
+		c.Store = plans.StoreOf(rec.Outputs)
+	}
 	f := facts{
 		endpoint: inst.Endpoint,
 		service:  p.in.Service,
@@ -477,6 +484,7 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance, known 
 		p.claimedGen[f.restorable.GenerationID] = true
 		c.GenerationID = f.restorable.GenerationID
 		c.Reason.Cached = p.cached(f.restorable)
+		c.Reason.Stored = p.storing() && plans.StoreOf(f.restorable.Outputs) == plans.StoreAll
 		p.fillAttrs(c, rec, inst)
 		return c, f.restorable, inst.Dir
 	case d.action == plans.Move:
@@ -511,6 +519,7 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance, known 
 	if known.checked {
 		l.files = known.files
 	}
+	l.store = p.storing()
 	action, why, attrs, redownload := decideLocal(l)
 	if action == plans.NoOp {
 		return c, rec, rec.Dir
@@ -588,6 +597,9 @@ func allHashed(e *statefile.Resource) bool {
 	}
 	return true
 }
+
+// storing reports whether an object store is configured.
+func (p *planner) storing() bool { return p.in.Config.Settings.Store != nil }
 
 // cached reports whether the local cache holds every file of e.
 func (p *planner) cached(e *statefile.Resource) bool {

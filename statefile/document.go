@@ -93,6 +93,7 @@ type DocOutput struct {
 	ModTime      string `json:"mod_time,omitempty"`
 	SHA256       string `json:"sha256,omitempty"`
 	ContentType  string `json:"content_type,omitempty"`
+	Stored       bool   `json:"stored,omitempty"`
 }
 
 // DocIntent is a submission in flight.
@@ -262,7 +263,7 @@ func docResource(r *Resource) DocResource {
 	for _, o := range r.Outputs {
 		d.Outputs = append(d.Outputs, DocOutput{
 			Index: o.Index, ID: o.ID, MediaURL: o.MediaURL, ThumbnailURL: o.ThumbnailURL, Path: o.Path,
-			Size: o.Size, ModTime: docTime(o.ModTime), SHA256: o.SHA256, ContentType: o.ContentType,
+			Size: o.Size, ModTime: docTime(o.ModTime), SHA256: o.SHA256, ContentType: o.ContentType, Stored: o.Stored,
 		})
 	}
 	for _, dep := range r.Deps {
@@ -443,7 +444,7 @@ func (dr *DocResource) resource() (*Resource, error) {
 	}
 	for i, o := range dr.Outputs {
 		out := Output{Index: o.Index, ID: o.ID, MediaURL: o.MediaURL, ThumbnailURL: o.ThumbnailURL, Path: o.Path,
-			Size: o.Size, SHA256: o.SHA256, ContentType: o.ContentType}
+			Size: o.Size, SHA256: o.SHA256, ContentType: o.ContentType, Stored: o.Stored}
 		if out.ModTime, err = parseDocTime(o.ModTime, fmt.Sprintf("output %d: mod_time", i)); err != nil {
 			return nil, err
 		}

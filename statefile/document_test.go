@@ -23,7 +23,7 @@ func TestDocumentCoversRecords(t *testing.T) {
 	}{
 		{Resource{}, []string{"Addr", "Endpoint", "Fingerprint", "Request", "GenerationID", "CreationID", "Handle", "Version", "Usage", "Status", "Error", "Detail", "Outputs", "Dir", "WatermarkFree", "Deps", "CreatedAt", "UpdatedAt", "Serial", "Failure"}},
 		{Failure{}, []string{"Endpoint", "Fingerprint", "Request", "GenerationID", "Error", "Refused", "At"}},
-		{Output{}, []string{"Index", "ID", "MediaURL", "ThumbnailURL", "Path", "Size", "ModTime", "SHA256", "ContentType"}},
+		{Output{}, []string{"Index", "ID", "MediaURL", "ThumbnailURL", "Path", "Size", "ModTime", "SHA256", "ContentType", "Stored"}},
 		{Intent{}, []string{"Addr", "Endpoint", "Fingerprint", "Request", "GenerationID", "Handle", "CreatedAt", "SubmittedAt"}},
 		{Protection{}, []string{"Addr", "PreventDestroy"}},
 		{Meta{}, []string{"SchemaVersion", "Lineage", "Serial", "Service", "RunStart"}},
@@ -54,7 +54,7 @@ func TestDocumentWritesBackTheBytes(t *testing.T) {
 		WatermarkFree: true,
 		Deps:          []addrs.Resource{dep("image.base")},
 		Outputs: []Output{{Index: 0, ID: "o1", MediaURL: "https://cdn.example.com/1.png", ThumbnailURL: "https://cdn.example.com/1t.png",
-			Path: "generated/image/hero/0.png", Size: 42, ModTime: at, SHA256: strings.Repeat("cd", 32), ContentType: "image/png"}},
+			Path: "generated/image/hero/0.png", Size: 42, ModTime: at, SHA256: strings.Repeat("cd", 32), ContentType: "image/png", Stored: true}},
 		Failure: &Failure{Endpoint: addrs.Text2Image, Fingerprint: "sha256:2", Request: json.RawMessage(`{"prompt":"x"}`), GenerationID: "gen-2", Error: "refused", Refused: true, At: at},
 	}
 	clip := &Resource{Addr: a(`video.clip["a b"]`), Endpoint: addrs.Image2Video, Fingerprint: "sha256:3", Request: json.RawMessage(`{}`),

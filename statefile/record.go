@@ -86,6 +86,10 @@ type Output struct {
 	ModTime     time.Time
 	SHA256      string
 	ContentType string
+	// Stored is true once the object store holds the file's bytes (under
+	// SHA256): apply sets it when its upload succeeds, so plan and show
+	// can say where the bytes are without asking the store.
+	Stored bool
 }
 
 // Intent is the write-ahead record of an in-flight submission. It is
@@ -172,6 +176,7 @@ const (
 	outModTime      = 7
 	outSHA256       = 8
 	outContentType  = 9
+	outStored       = 10
 )
 
 // Field numbers of an intent record.
@@ -218,6 +223,7 @@ func encodeResource(r *Resource) []byte {
 			e.time(outModTime, o.ModTime)
 			e.string(outSHA256, o.SHA256)
 			e.string(outContentType, o.ContentType)
+			e.bool(outStored, o.Stored)
 		})
 	}
 	e.string(resDir, r.Dir)
@@ -521,6 +527,8 @@ func decodeOutput(r *reader) (Output, error) {
 			o.SHA256 = r.string()
 		case outContentType:
 			o.ContentType = r.string()
+		case outStored:
+			o.Stored = r.bool()
 		}
 	}
 	return o, r.err

@@ -266,6 +266,9 @@ func SummaryLine(p *plans.Plan) string {
 	}
 	line := fmt.Sprintf("Plan: %d to generate (files: %d image%s, %d video%s), %d to re-download, %d to move, %d to delete",
 		s.Generate, s.Images, words.Plural(s.Images), s.Videos, words.Plural(s.Videos), s.Redownload, s.Move, s.Delete)
+	if s.Upload > 0 {
+		line += fmt.Sprintf(", %d to upload", s.Upload)
+	}
 	if s.Resume > 0 {
 		line += fmt.Sprintf(", %d to resume", s.Resume)
 	}

@@ -77,7 +77,10 @@ func Reason(c *plans.Change) string {
 		return fmt.Sprintf("an earlier apply submitted job %s and did not finish; it is polled, not submitted again", r.GenerationID)
 	case plans.ReasonRestored:
 		from := "its files come from the local cache"
-		if !r.Cached {
+		switch {
+		case !r.Cached && r.Stored:
+			from = "its files come from the object store"
+		case !r.Cached:
 			from = "its files are downloaded again by creation id"
 		}
 		held := ""
@@ -105,9 +108,11 @@ func Local(l plans.LocalChange) string {
 	case plans.WatermarkChanged:
 		return "watermark_free changed: the other file is downloaded"
 	case plans.OutputMissing:
-		return fmt.Sprintf("output %d (%s) is missing", l.Output, l.Path)
+		return fmt.Sprintf("output %d (%s) is missing%s", l.Output, l.Path, fetchedFrom(l))
 	case plans.OutputModified:
-		return fmt.Sprintf("output %d (%s) changed on disk", l.Output, l.Path)
+		return fmt.Sprintf("output %d (%s) changed on disk%s", l.Output, l.Path, fetchedFrom(l))
+	case plans.OutputUnstored:
+		return fmt.Sprintf("output %d (%s) is not in the object store: it is uploaded", l.Output, l.Path)
 	case plans.IntentSettled:
 		if l.GenerationID != "" {
 			return fmt.Sprintf("the state already holds the declared request, so job %s, submitted by an interrupted apply for another one, is settled and nothing is generated", l.GenerationID)
@@ -120,6 +125,14 @@ func Local(l plans.LocalChange) string {
 		return "prevent_destroy is lifted: the state no longer protects it"
 	}
 	return l.What.String()
+}
+
+// fetchedFrom says where a missing or changed file comes back from.
+func fetchedFrom(l plans.LocalChange) string {
+	if l.Stored {
+		return ": fetched from the object store"
+	}
+	return ""
 }
 
 // Warnings are what a reviewer must know before applying a change:

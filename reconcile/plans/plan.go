@@ -1,10 +1,12 @@
 package plans
 
 import (
+	"fmt"
 	"sync/atomic"
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/statefile"
 )
 
 // Plan is the set of changes that would make the files and the state match
@@ -78,6 +80,10 @@ type Change struct {
 	GenerationID string
 	// Redownload lists the output indexes an update fetches again.
 	Redownload []int
+	// Store says how much of the recorded generation's bytes the object
+	// store holds, as the state recorded at upload; StoreUnknown when no
+	// store is configured or nothing is recorded.
+	Store StoreState
 	// Sensitive names the attributes whose declared values derive from a
 	// sensitive variable; the views never show their values, before or
 	// after.
@@ -121,9 +127,61 @@ type AttrChange struct {
 	Unknown       bool
 }
 
+// StoreState is how much of an instance's files the object store holds.
+type StoreState uint8
+
+// The store states of an instance.
+const (
+	StoreUnknown StoreState = iota // no store configured, or no files recorded
+	StoreNone                      // the store holds none of its files
+	StoreSome                      // the store holds some of its files
+	StoreAll                       // the store holds every one of its files
+)
+
+var storeNames = [...]string{StoreUnknown: "", StoreNone: "none", StoreSome: "some", StoreAll: "all"}
+
+// String is the state's name in the plan document: "all", "some",
+// "none", or "" when unknown.
+func (s StoreState) String() string {
+	if int(s) < len(storeNames) {
+		return storeNames[s]
+	}
+	return ""
+}
+
+// ParseStoreState reads a store state's name.
+func ParseStoreState(s string) (StoreState, error) {
+	for i, n := range storeNames {
+		if n == s {
+			return StoreState(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown store state %q", s)
+}
+
+// StoreOf is how much of outs the store holds, as recorded.
+func StoreOf(outs []statefile.Output) StoreState {
+	if len(outs) == 0 {
+		return StoreUnknown
+	}
+	n := 0
+	for _, o := range outs {
+		if o.Stored {
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return StoreNone
+	case len(outs):
+		return StoreAll
+	}
+	return StoreSome
+}
+
 // Summary counts a plan's changes.
 type Summary struct {
-	Generate, Images, Videos, Redownload, Move, Resume, Restore, Delete, NoOp int
+	Generate, Images, Videos, Redownload, Upload, Move, Resume, Restore, Delete, NoOp int
 	// PossiblyPaid counts the no-ops that wait for the user's decision
 	// (Change.PossiblyPaid); NoOp counts them too.
 	PossiblyPaid int
@@ -145,9 +203,12 @@ func (p *Plan) Summary() Summary {
 				s.Videos += c.Media
 			}
 		case Update:
-			// Files that only change directory are moved, not fetched.
+			// Files that only change directory are moved, not fetched;
+			// files the store lacks are uploaded.
 			if c.MovesOnly() {
 				s.Move++
+			} else if c.UploadsOnly() {
+				s.Upload++
 			} else {
 				s.Redownload++
 			}
@@ -228,6 +289,25 @@ func (c *Change) MovesOnly() bool {
 		}
 	}
 	return moved
+}
+
+// UploadsOnly reports whether the change is an update that fetches
+// nothing and uploads files the object store lacks (and may move files
+// and record a protection).
+func (c *Change) UploadsOnly() bool {
+	if c.Action != Update || c.Reason == nil {
+		return false
+	}
+	up := false
+	for _, l := range c.Reason.Local {
+		switch l.What {
+		case OutputUnstored:
+			up = true
+		case WatermarkChanged, OutputMissing, OutputModified:
+			return false
+		}
+	}
+	return up
 }
 
 // HasChanges reports whether applying the plan would do anything.

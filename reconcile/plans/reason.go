@@ -165,6 +165,10 @@ type Reason struct {
 	CreationID string
 	Holder     addrs.Instance
 	Cached     bool
+	// Stored is true when the state records every file of the generation
+	// restored in the object store, which the files the local cache lacks
+	// come from (ReasonRestored).
+	Stored bool
 	// Since is when an interrupted apply sent its create request
 	// (ReasonAnswerLost, and ReasonRemovedIntent or ReasonDestroyIntent
 	// without a job), or when the generation restored was first recorded
@@ -187,9 +191,10 @@ const (
 	OutputModified                         // output Output (at Path) changed on disk: downloaded again
 	ProtectionChanged                      // lifecycle.prevent_destroy is now Protect: the state records it
 	IntentSettled                          // an interrupted submission for another request than the record's (job GenerationID, or sent at Since with its answer lost) is settled: nothing is generated
+	OutputUnstored                         // output Output (at Path) is not in the object store: uploaded
 )
 
-var localNames = [...]string{DirMoved: "dir_moved", WatermarkChanged: "watermark_changed", OutputMissing: "output_missing", OutputModified: "output_modified", ProtectionChanged: "protection_changed", IntentSettled: "intent_settled"}
+var localNames = [...]string{DirMoved: "dir_moved", WatermarkChanged: "watermark_changed", OutputMissing: "output_missing", OutputModified: "output_modified", ProtectionChanged: "protection_changed", IntentSettled: "intent_settled", OutputUnstored: "output_unstored"}
 
 // String is the local change's stable name.
 func (w LocalWhat) String() string {
@@ -212,9 +217,14 @@ func ParseLocalWhat(s string) (LocalWhat, error) {
 // LocalChange is one thing an update does.
 type LocalChange struct {
 	What LocalWhat
-	// Output and Path name the output file (OutputMissing, OutputModified).
+	// Output and Path name the output file (OutputMissing, OutputModified,
+	// OutputUnstored).
 	Output int
 	Path   string
+	// Stored is true when the state records the missing or changed
+	// file's bytes in the object store: they are fetched from there, not
+	// from the provider (OutputMissing, OutputModified).
+	Stored bool
 	// From and To are the old and new directory (DirMoved).
 	From, To string
 	// Protect is the new lifecycle.prevent_destroy (ProtectionChanged).

@@ -57,6 +57,10 @@ type Values struct {
 	GenerationID string   `json:"generation_id,omitempty"`
 	Redownload   []int    `json:"redownload,omitempty"`
 	Sensitive    []string `json:"sensitive,omitempty"`
+	// Store says how much of the recorded files' bytes the object store
+	// holds, as the state recorded at upload: "all", "some" or "none";
+	// absent without a store, or without recorded files.
+	Store string `json:"store,omitempty"`
 	// Provider and Model name the live provider's model a change is made
 	// with; both absent for the reference service.
 	Provider string `json:"provider,omitempty"`
@@ -81,6 +85,7 @@ func EncodeValues(c *plans.Change, placeholder any) Values {
 		GenerationID: c.GenerationID,
 		Redownload:   c.Redownload,
 		Sensitive:    c.Sensitive,
+		Store:        c.Store.String(),
 	}
 	if m := c.Model; m != nil {
 		v.Provider, v.Model, v.ModelPrices = m.Endpoint.Provider(), m.Endpoint.Target(), EncodePrices(m.Prices)
@@ -97,6 +102,11 @@ func (v Values) Decode(c *plans.Change) error {
 	c.Before, c.After, c.AfterUnknown = v.Before, v.After, v.AfterUnknown
 	c.Fingerprint, c.Media, c.Seconds, c.AtMost, c.Dir = v.Fingerprint, v.Media, v.Seconds, v.AtMost, v.Dir
 	c.GenerationID, c.Redownload, c.Sensitive = v.GenerationID, v.Redownload, v.Sensitive
+	st, err := plans.ParseStoreState(v.Store)
+	if err != nil {
+		return err
+	}
+	c.Store = st
 	for _, a := range v.Attrs {
 		c.Attrs = append(c.Attrs, plans.AttrChange(a))
 	}
@@ -120,11 +130,14 @@ type Summary struct {
 	Images     int `json:"images"`
 	Videos     int `json:"videos"`
 	Redownload int `json:"redownload"`
-	Move       int `json:"move"`
-	Resume     int `json:"resume"`
-	Restore    int `json:"restore"`
-	Delete     int `json:"delete"`
-	NoOp       int `json:"no_op"`
+	// Upload counts the updates that only upload files the object store
+	// lacks.
+	Upload  int `json:"upload"`
+	Move    int `json:"move"`
+	Resume  int `json:"resume"`
+	Restore int `json:"restore"`
+	Delete  int `json:"delete"`
+	NoOp    int `json:"no_op"`
 	// PossiblyPaid counts the no-ops whose create request an earlier
 	// apply sent without learning its outcome: nothing is sent for them
 	// until the user decides (their changes carry reason_code
@@ -146,7 +159,7 @@ const FormatVersion = "1"
 func encodeSummary(p *plans.Plan) Summary {
 	s := p.Summary()
 	return Summary{
-		Generate: s.Generate, Images: s.Images, Videos: s.Videos, Redownload: s.Redownload,
+		Generate: s.Generate, Images: s.Images, Videos: s.Videos, Redownload: s.Redownload, Upload: s.Upload,
 		Move: s.Move, Resume: s.Resume, Restore: s.Restore, Delete: s.Delete, NoOp: s.NoOp,
 		PossiblyPaid: s.PossiblyPaid, Refused: s.Refused, Cost: encodeCost(p),
 	}

@@ -74,6 +74,9 @@ type Output struct {
 	ModTime      string `json:"mtime,omitempty"`
 	SHA256       string `json:"sha256"`
 	ContentType  string `json:"content_type"`
+	// Stored says whether the object store holds the file's bytes, as
+	// recorded when apply uploaded them.
+	Stored bool `json:"stored"`
 }
 
 type Intent struct {
@@ -141,7 +144,7 @@ func encodeResource(rec *statefile.Resource, protected bool, rh *secrets.Record)
 func encodeOutput(o statefile.Output) Output {
 	return Output{
 		Index: o.Index, ID: o.ID, MediaURL: o.MediaURL, ThumbnailURL: o.ThumbnailURL,
-		Path: o.Path, Size: o.Size, ModTime: Time(o.ModTime), SHA256: o.SHA256, ContentType: o.ContentType,
+		Path: o.Path, Size: o.Size, ModTime: Time(o.ModTime), SHA256: o.SHA256, ContentType: o.ContentType, Stored: o.Stored,
 	}
 }
 

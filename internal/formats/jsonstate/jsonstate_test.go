@@ -55,7 +55,7 @@ func TestStateJSON(t *testing.T) {
 		t.Errorf("resource keys (-want +got):\n%s", diff)
 	}
 	out := res["outputs"].([]any)[0].(map[string]any)
-	wantOut := []string{"content_type", "id", "index", "media_url", "mtime", "path", "sha256", "size", "thumbnail_url"}
+	wantOut := []string{"content_type", "id", "index", "media_url", "mtime", "path", "sha256", "size", "stored", "thumbnail_url"}
 	if diff := cmp.Diff(wantOut, keys(out)); diff != "" {
 		t.Errorf("output keys (-want +got):\n%s", diff)
 	}

@@ -99,6 +99,7 @@ type planReasonJSON struct {
 	CreationID   string            `json:"creation_id,omitempty"`
 	Holder       string            `json:"holder,omitempty"`
 	Cached       bool              `json:"cached,omitempty"`
+	Stored       bool              `json:"stored,omitempty"`
 	Since        *time.Time        `json:"since,omitempty"`
 	Error        string            `json:"error,omitempty"`
 	Local        []localChangeJSON `json:"local,omitempty"`
@@ -111,6 +112,7 @@ type localChangeJSON struct {
 	From    string `json:"from,omitempty"`
 	To      string `json:"to,omitempty"`
 	Protect bool   `json:"protect,omitempty"`
+	Stored  bool   `json:"stored,omitempty"`
 	// GenerationID and Since are a settled submission's.
 	GenerationID string     `json:"generation_id,omitempty"`
 	Since        *time.Time `json:"since,omitempty"`
@@ -182,6 +184,7 @@ func encodePlanChange(c *plans.Change) planChangeJSON {
 			GenerationID: r.GenerationID,
 			CreationID:   r.CreationID,
 			Cached:       r.Cached,
+			Stored:       r.Stored,
 			Error:        r.Error,
 		},
 	}
@@ -205,7 +208,7 @@ func encodePlanChange(c *plans.Change) planChangeJSON {
 		cj.Reason.Since = &since
 	}
 	for _, l := range r.Local {
-		lj := localChangeJSON{What: l.What.String(), Output: l.Output, Path: l.Path, From: l.From, To: l.To, Protect: l.Protect, GenerationID: l.GenerationID}
+		lj := localChangeJSON{What: l.What.String(), Output: l.Output, Path: l.Path, From: l.From, To: l.To, Protect: l.Protect, Stored: l.Stored, GenerationID: l.GenerationID}
 		if !l.Since.IsZero() {
 			since := l.Since.UTC()
 			lj.Since = &since
@@ -280,7 +283,7 @@ func decodePlanChange(cj planChangeJSON) (*plans.Change, error) {
 	}
 	rj := cj.Reason
 	r := plans.Reason{Attrs: rj.Attrs, Service: rj.Service, PrevService: rj.PrevService, GenerationID: rj.GenerationID,
-		CreationID: rj.CreationID, Cached: rj.Cached, Error: rj.Error}
+		CreationID: rj.CreationID, Cached: rj.Cached, Stored: rj.Stored, Error: rj.Error}
 	if r.Code, err = plans.ParseReasonCode(rj.Code); err != nil {
 		return nil, err
 	}
@@ -317,7 +320,7 @@ func decodePlanChange(cj planChangeJSON) (*plans.Change, error) {
 		if err != nil {
 			return nil, err
 		}
-		lc := plans.LocalChange{What: what, Output: l.Output, Path: l.Path, From: l.From, To: l.To, Protect: l.Protect, GenerationID: l.GenerationID}
+		lc := plans.LocalChange{What: what, Output: l.Output, Path: l.Path, From: l.From, To: l.To, Protect: l.Protect, Stored: l.Stored, GenerationID: l.GenerationID}
 		if l.Since != nil {
 			lc.Since = *l.Since
 		}

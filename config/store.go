@@ -1,0 +1,171 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Store is the genform block's store block: the S3-compatible object store
+// a team keeps its outputs' bytes in, so that a working copy or a CI
+// runner without the files fetches them there instead of from the
+// provider. Credentials are never part of it: they come from the standard
+// AWS environment variables and shared files, when the store is used.
+type Store struct {
+	// Type is the block's label; "s3" is the only one.
+	Type string
+	// Bucket is the bucket; GENFORM_STORE_BUCKET overrides it.
+	Bucket string
+	// Prefix is where in the bucket genform's objects go, "" for its top,
+	// without leading or trailing slashes; GENFORM_STORE_PREFIX overrides it.
+	Prefix string
+	// Endpoint is the store's URL (http or https, no path), "" for Amazon
+	// S3; GENFORM_STORE_ENDPOINT overrides it.
+	Endpoint string
+	// Region is the bucket's region, "" to let the client find it (AWS
+	// then reads AWS_REGION).
+	Region string
+	// PathStyle addresses the bucket in the URL's path rather than its
+	// host name, as most stores other than Amazon's want.
+	PathStyle bool
+	// DeclRange is the block's header, or an empty range when the store
+	// comes from the environment alone.
+	DeclRange hcl.Range
+}
+
+// Where names the store for messages: s3://bucket/prefix.
+func (s *Store) Where() string {
+	if s.Prefix == "" {
+		return "s3://" + s.Bucket
+	}
+	return "s3://" + s.Bucket + "/" + s.Prefix
+}
+
+var storeSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "bucket"}, {Name: "prefix"}, {Name: "endpoint"}, {Name: "region"}, {Name: "path_style"},
+	},
+}
+
+// bucketRe is an S3 bucket name as every S3-compatible store accepts it.
+var bucketRe = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
+
+// decodeStores decodes the store blocks of the genform block.
+func (c *Config) decodeStores(blocks hcl.Blocks) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for i, b := range blocks {
+		if i > 0 {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Duplicate store block",
+				Detail:   fmt.Sprintf("Outputs are kept in one object store: the store block at %s is the one; remove this one.", blocks[0].DefRange),
+				Subject:  b.DefRange.Ptr(),
+			})
+			continue
+		}
+		diags = append(diags, c.decodeStore(b)...)
+	}
+	return diags
+}
+
+func (c *Config) decodeStore(b *hcl.Block) hcl.Diagnostics {
+	if b.Labels[0] != "s3" {
+		return hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Unsupported store type",
+			Detail:   fmt.Sprintf("genform keeps outputs in an S3-compatible object store (store \"s3\": Amazon S3, Cloudflare R2, Google Cloud Storage, MinIO, SeaweedFS, Ceph...), not in %q.", b.Labels[0]),
+			Subject:  b.LabelRanges[0].Ptr(),
+		}}
+	}
+	st := &Store{Type: "s3", DeclRange: b.DefRange}
+	content, diags := b.Body.Content(storeSchema)
+	const where = "the store block"
+	str := func(name string, dst *string) {
+		if a, ok := content.Attributes[name]; ok {
+			v, ok, d := c.settingValue(a, where, cty.String)
+			diags = append(diags, d...)
+			if ok {
+				*dst = v.AsString()
+			}
+		}
+	}
+	str("bucket", &st.Bucket)
+	str("prefix", &st.Prefix)
+	str("endpoint", &st.Endpoint)
+	str("region", &st.Region)
+	if a, ok := content.Attributes["path_style"]; ok {
+		v, ok, d := c.settingValue(a, where, cty.Bool)
+		diags = append(diags, d...)
+		if ok {
+			st.PathStyle = v.True()
+		}
+	}
+	if diags.HasErrors() {
+		return diags
+	}
+	c.Settings.Store = st
+	return diags
+}
+
+// settleStore applies the GENFORM_STORE_* environment variables over the
+// store block (a CI job's own bucket, say), makes a store of them alone
+// when there is no block, and checks the result.
+func (c *Config) settleStore() hcl.Diagnostics {
+	st := c.Settings.Store
+	bucket, hasBucket := c.environ["GENFORM_STORE_BUCKET"]
+	if st == nil {
+		if !hasBucket || bucket == "" {
+			return nil
+		}
+		st = &Store{Type: "s3", PathStyle: true}
+	}
+	if hasBucket && bucket != "" {
+		st.Bucket = bucket
+	}
+	if v, ok := c.environ["GENFORM_STORE_PREFIX"]; ok {
+		st.Prefix = v
+	}
+	if v, ok := c.environ["GENFORM_STORE_ENDPOINT"]; ok && v != "" {
+		st.Endpoint = v
+	}
+	rng := st.DeclRange.Ptr()
+	if st.DeclRange.Filename == "" {
+		rng = nil
+	}
+	bad := func(summary, detail string) hcl.Diagnostics {
+		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: rng}}
+	}
+	if st.Bucket == "" {
+		return bad("Missing store bucket", "The store block needs the bucket the outputs are kept in: set bucket = \"...\", or GENFORM_STORE_BUCKET.")
+	}
+	if !bucketRe.MatchString(st.Bucket) {
+		return bad("Invalid store bucket", fmt.Sprintf("%q is not a bucket name: 3 to 63 lower-case letters, digits, dots and hyphens, starting and ending with a letter or digit.", st.Bucket))
+	}
+	st.Prefix = strings.Trim(st.Prefix, "/")
+	if strings.Contains(st.Prefix, "//") || strings.Contains("/"+st.Prefix+"/", "/../") || strings.Contains("/"+st.Prefix+"/", "/./") {
+		return bad("Invalid store prefix", fmt.Sprintf("The store prefix %q must be a path of names separated by single slashes, without . or .. parts, such as \"team/media\".", st.Prefix))
+	}
+	if st.Endpoint != "" {
+		u, err := url.Parse(st.Endpoint)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.Trim(u.Path, "/") != "" || u.User != nil || u.RawQuery != "" {
+			return bad("Invalid store endpoint", fmt.Sprintf("The store endpoint must be the store's http or https URL without a path or credentials, such as \"https://<account>.r2.cloudflarestorage.com\" or \"http://127.0.0.1:9000\"; got %q.", redactURL(st.Endpoint)))
+		}
+		st.Endpoint = u.Scheme + "://" + u.Host
+	}
+	c.Settings.Store = st
+	return nil
+}
+
+// redactURL drops what may be a password from a URL a user wrote, for an
+// error message.
+func redactURL(s string) string {
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		u.User = url.User("REDACTED")
+		return u.String()
+	}
+	return s
+}

@@ -1,0 +1,274 @@
+package blobstore
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"github.com/genform/genform/internal/atomicfile"
+)
+
+// Options say which store and bucket to use.
+type Options struct {
+	// Bucket is the bucket the objects go in.
+	Bucket string
+	// Prefix is the folder inside the bucket, "" for its top, without
+	// leading or trailing slashes.
+	Prefix string
+	// Endpoint is the store's http or https URL, "" for Amazon S3.
+	Endpoint string
+	// Region is the bucket's region, "" to take AWS_REGION, or else let
+	// the client ask the store.
+	Region string
+	// PathStyle puts the bucket in the URL's path, as most stores other
+	// than Amazon's want.
+	PathStyle bool
+	// Transport, when set, carries the requests (tests count them).
+	Transport http.RoundTripper
+}
+
+// Store is a bucket of an S3-compatible store holding outputs by sha256.
+// It is safe for concurrent use.
+type Store struct {
+	c        *minio.Client
+	bucket   string
+	prefix   string
+	endpoint string
+}
+
+// PartSize is the size of each part of a multipart upload, and the size
+// above which an upload is multipart: a part is read from the file as it
+// is sent, never held whole in memory.
+const PartSize = 16 << 20
+
+// ErrNotStored is wrapped by the error of a fetch whose object the store
+// does not have.
+var ErrNotStored = errors.New("not in the store")
+
+// ErrCredentials is wrapped by the error of a request the store refused
+// for its credentials.
+var ErrCredentials = errors.New("the store refused the credentials")
+
+// ErrUnreachable is wrapped by the error of a request that did not reach
+// the store (a refused connection, a timeout, a name that does not
+// resolve).
+var ErrUnreachable = errors.New("the store cannot be reached")
+
+// CorruptError is a fetch whose bytes are not the ones the object's name
+// says: the object was changed in the store.
+type CorruptError struct {
+	Object string // s3://bucket/key
+	Want   string // the sha256 the name says
+	Got    string // the sha256 of the bytes served
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("object %s does not hold the bytes its name says (their sha256 is %s): it was changed in the store; nothing was written", e.Object, e.Got)
+}
+
+// Open makes the client of the store o describes. It sends nothing: Check
+// asks the store whether it answers.
+func Open(o Options) (*Store, error) {
+	host, secure := "s3.amazonaws.com", true
+	if o.Endpoint != "" {
+		u, err := url.Parse(o.Endpoint)
+		if err != nil || u.Host == "" {
+			return nil, fmt.Errorf("the store endpoint %q is not a URL such as \"https://s3.example.com\"", o.Endpoint)
+		}
+		host, secure = u.Host, u.Scheme != "http"
+	}
+	region := o.Region
+	if region == "" {
+		region = os.Getenv("AWS_REGION")
+	}
+	if region == "" {
+		region = os.Getenv("AWS_DEFAULT_REGION")
+	}
+	if region == "" && o.Endpoint != "" {
+		// Stores other than Amazon's ignore the region or take this one;
+		// asking them for the bucket's location costs a request and some
+		// do not answer it.
+		region = "us-east-1"
+	}
+	lookup := minio.BucketLookupAuto
+	if o.PathStyle {
+		lookup = minio.BucketLookupPath
+	}
+	tr := o.Transport
+	if tr == nil {
+		var err error
+		tr, err = minio.DefaultTransport(secure)
+		if err != nil {
+			return nil, err
+		}
+	}
+	c, err := minio.New(host, &minio.Options{
+		Creds:        credentials.NewChainCredentials(chain()),
+		Secure:       secure,
+		Region:       region,
+		BucketLookup: lookup,
+		Transport:    tr,
+		// A request is tried a few times over about two seconds: a
+		// store that is down is reported soon, and the apply goes on.
+		MaxRetries: 3,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("setting up the store's client: %w", err)
+	}
+	return &Store{c: c, bucket: o.Bucket, prefix: o.Prefix, endpoint: host}, nil
+}
+
+// chain is where credentials come from, in the AWS tools' order: the
+// environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+// AWS_SESSION_TOKEN), the shared credentials file (AWS_PROFILE,
+// AWS_SHARED_CREDENTIALS_FILE), then the instance's or container's role.
+func chain() []credentials.Provider {
+	return []credentials.Provider{
+		&credentials.EnvAWS{},
+		&credentials.FileAWSCredentials{},
+		&credentials.IAM{Client: &http.Client{Timeout: 2 * time.Second}},
+	}
+}
+
+// Key is the object key of the bytes whose sha256 is sha.
+func (s *Store) Key(sha string) string {
+	k := "sha256/" + sha[:min(2, len(sha))] + "/" + sha
+	if s.prefix != "" {
+		k = s.prefix + "/" + k
+	}
+	return k
+}
+
+// Object names the object of sha for messages: s3://bucket/key.
+func (s *Store) Object(sha string) string {
+	return "s3://" + s.bucket + "/" + s.Key(sha)
+}
+
+// Check asks the store whether the bucket is there and the credentials
+// are good, so that an apply can refuse to start before it pays for
+// anything.
+func (s *Store) Check(ctx context.Context) error {
+	ok, err := s.c.BucketExists(ctx, s.bucket)
+	if err != nil {
+		return s.explain(err, "reaching bucket "+s.bucket)
+	}
+	if !ok {
+		return fmt.Errorf("the store at %s has no bucket %q: create it, or name another with the store block's bucket or GENFORM_STORE_BUCKET", s.endpoint, s.bucket)
+	}
+	return nil
+}
+
+// Has reports whether the store holds the bytes of sha.
+func (s *Store) Has(ctx context.Context, sha string) (bool, error) {
+	_, err := s.c.StatObject(ctx, s.bucket, s.Key(sha), minio.StatObjectOptions{})
+	if err == nil {
+		return true, nil
+	}
+	if notFound(err) {
+		return false, nil
+	}
+	return false, s.explain(err, "looking for "+s.Object(sha))
+}
+
+// Put uploads the file at path, whose bytes have sha256 sha, unless the
+// store holds them already; uploaded says whether it sent them. The file
+// is streamed from disk, in parts of PartSize when it is larger.
+func (s *Store) Put(ctx context.Context, sha, path, contentType string) (uploaded bool, err error) {
+	if has, err := s.Has(ctx, sha); err != nil || has {
+		return false, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	_, err = s.c.PutObject(ctx, s.bucket, s.Key(sha), f, fi.Size(), minio.PutObjectOptions{
+		ContentType: contentType,
+		PartSize:    PartSize,
+		NumThreads:  2,
+	})
+	if err != nil {
+		return false, s.explain(err, "uploading "+s.Object(sha))
+	}
+	return true, nil
+}
+
+// Get writes the bytes of sha at dst, through a temporary file beside it
+// renamed into place once the bytes are checked against sha: dst never
+// holds other bytes. A missing object is an error wrapping ErrNotStored;
+// bytes that differ are a *CorruptError. opts say how the file is made
+// durable (atomicfile.InGroup for many at once).
+func (s *Store) Get(ctx context.Context, sha, dst string, opts ...atomicfile.Option) (size int64, err error) {
+	obj, err := s.c.GetObject(ctx, s.bucket, s.Key(sha), minio.GetObjectOptions{})
+	if err != nil {
+		return 0, s.explainGet(err, sha)
+	}
+	defer obj.Close()
+	err = atomicfile.Write(dst, 0o644, func(w io.Writer) error {
+		h := sha256.New()
+		buf := make([]byte, 1<<20)
+		n, err := io.CopyBuffer(io.MultiWriter(w, h), obj, buf)
+		if err != nil {
+			return s.explainGet(err, sha)
+		}
+		size = n
+		if got := hex.EncodeToString(h.Sum(nil)); got != sha {
+			return &CorruptError{Object: s.Object(sha), Want: sha, Got: got}
+		}
+		return nil
+	}, append([]atomicfile.Option{atomicfile.TempPattern(".genform-pull-*")}, opts...)...)
+	return size, err
+}
+
+func (s *Store) explainGet(err error, sha string) error {
+	if notFound(err) {
+		return fmt.Errorf("%s: %w", s.Object(sha), ErrNotStored)
+	}
+	return s.explain(err, "fetching "+s.Object(sha))
+}
+
+// notFound reports whether err says the object is not there.
+func notFound(err error) bool {
+	code := minio.ToErrorResponse(err).Code
+	return code == "NoSuchKey" || code == "NotFound"
+}
+
+// explain turns a client error into one that says what to do.
+func (s *Store) explain(err error, doing string) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s: %w", doing, err)
+	}
+	resp := minio.ToErrorResponse(err)
+	switch resp.Code {
+	case "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "InvalidToken", "ExpiredToken", "Forbidden":
+		return fmt.Errorf("%s: %w (%s: %s): check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) for the store at %s", doing, ErrCredentials, resp.Code, resp.Message, s.endpoint)
+	case "NoSuchBucket":
+		return fmt.Errorf("%s: the store at %s has no bucket %q: create it, or name another with the store block's bucket or GENFORM_STORE_BUCKET", doing, s.endpoint, s.bucket)
+	}
+	var ne net.Error
+	var oe *net.OpError
+	var ue *url.Error
+	if errors.As(err, &oe) || errors.As(err, &ne) || errors.As(err, &ue) || strings.Contains(err.Error(), "connection refused") {
+		return fmt.Errorf("%s: %w at %s: %v", doing, ErrUnreachable, s.endpoint, err)
+	}
+	if resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusUnauthorized {
+		return fmt.Errorf("%s: %w (HTTP %d): check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) for the store at %s", doing, ErrCredentials, resp.StatusCode, s.endpoint)
+	}
+	return fmt.Errorf("%s: %w", doing, err)
+}
