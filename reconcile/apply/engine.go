@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/blobstore"
 	"github.com/genform/genform/internal/cache"
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/reconcile/plans"
@@ -57,6 +59,9 @@ type Engine struct {
 	Timeout time.Duration
 	// Dir is the working directory output paths are relative to.
 	Dir string
+	// Blobs is the object store outputs are uploaded to and fetched from
+	// first; nil when none is configured.
+	Blobs *blobstore.Store
 	// Events receives progress; nil discards it.
 	Events func(Event)
 }
@@ -111,6 +116,10 @@ type Result struct {
 	// provider.ErrCapReached), that stopped the apply submitting; the
 	// changes it cut short are neither failed nor skipped.
 	Refused error
+	// Unstored are the files the object store should hold and does not
+	// (its upload failed): each file and its record are kept, and the
+	// next apply uploads it.
+	Unstored []Unstored
 	// PossiblyPaid are the instances whose create request was sent
 	// without genform learning its outcome, by this apply (its answer was
 	// ambiguous) or an earlier one: the service may have made, and
@@ -153,6 +162,8 @@ type applyRun struct {
 	// lanes are the providers the run has used, by name (see lane).
 	laneMu sync.Mutex
 	lanes  map[string]*lane
+	// store is what the run knows of the object store.
+	store storeState
 }
 
 // lane is one provider as a run uses it: its connection, guarded, or why
@@ -260,6 +271,12 @@ func (e *Engine) Apply(ctx context.Context, plan *plans.Plan) (*Result, error) {
 	byAddr := func(a, b Failure) int { return a.Addr.Compare(b.Addr) }
 	slices.SortFunc(r.res.Failed, byAddr)
 	slices.SortFunc(r.res.Skipped, byAddr)
+	slices.SortFunc(r.res.Unstored, func(a, b Unstored) int {
+		if c := a.Addr.Compare(b.Addr); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Path, b.Path)
+	})
 	slices.SortFunc(r.res.PossiblyPaid, func(a, b PossiblyPaid) int { return a.Addr.Compare(b.Addr) })
 	return r.res, nil
 }

@@ -46,21 +46,30 @@ func (r *applyRun) update(inst *config.Instance, c *plans.Change) error {
 			which[o.Index] = true
 		}
 	}
-	var dlErr error
+	var dlErr, storeErr error
+	fromProvider := false
 	if len(which) > 0 {
 		r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseDownloading, GenerationID: rec.GenerationID})
 		// A file about to be overwritten (the other watermark wish) stays
 		// restorable; one changed on disk is not what the record says
 		// and is not kept.
 		r.keepFiles(&rec)
-		dlErr = r.downloadAll(r.on(inst.Addr), &rec, which, nil)
+		// The store holds the recorded bytes; the other watermark wish
+		// is other bytes, which only the provider has.
+		if old.WatermarkFree == inst.WatermarkFree {
+			storeErr = r.fetchStored(r.on(inst.Addr), &rec, which)
+		}
+		if len(which) > 0 {
+			fromProvider = true
+			dlErr = r.downloadAll(r.on(inst.Addr), &rec, which, nil)
+		}
 	}
 	if err := r.refreshStats(&rec); err != nil {
 		return err
 	}
 	rec.UpdatedAt = nowUTC()
 	if err := e.Store.Batch(func(tx *statefile.Tx) error {
-		if len(which) > 0 {
+		if fromProvider {
 			// Files downloaded again come from the service too.
 			if err := r.setService(tx, rec.Endpoint); err != nil {
 				return err
@@ -76,8 +85,12 @@ func (r *applyRun) update(inst *config.Instance, c *plans.Change) error {
 	if old.Dir != rec.Dir {
 		pruneDirs(e.Dir, old.Dir, e.Config.Settings.OutputDir)
 	}
+	r.upload(inst.Addr, &rec)
 	if dlErr != nil {
-		return fmt.Errorf("%w; rerun apply to download again", dlErr)
+		dlErr = fmt.Errorf("%w; rerun apply to download again", dlErr)
+	}
+	if err := errors.Join(storeErr, dlErr); err != nil {
+		return err
 	}
 	if c.MovesOnly() {
 		r.record(&r.res.Moved, inst.Addr)

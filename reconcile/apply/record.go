@@ -170,6 +170,7 @@ func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *plans.C
 	if old != nil {
 		r.removeStale(old, rec)
 	}
+	r.upload(inst.Addr, rec)
 	if dlErr != nil {
 		return fmt.Errorf("%w; the generation is recorded, rerun apply to download again (nothing is regenerated)", dlErr)
 	}

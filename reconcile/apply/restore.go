@@ -149,8 +149,17 @@ func (r *applyRun) restore(inst *config.Instance, c *plans.Change) error {
 				return fmt.Errorf("restoring output %d of %s from the cache: %w", o.Index, inst.Addr, err)
 			}
 		}
-		// Evicted, changed (or never kept): the service gives fresh URLs
-		// for the creation, and no new generation.
+		// Evicted, changed (or never kept): the object store, when it
+		// holds the bytes, costs the provider nothing.
+		if ok, err := r.getStored(ctx, inst.Addr, o, stage, "it is downloaded again by creation id"); err != nil {
+			return fmt.Errorf("restoring output %d of %s: %w; nothing was changed: remove that object from the store, and the next apply downloads the file from the provider", o.Index, inst.Addr, err)
+		} else if ok {
+			staged[i] = stage
+			o.Path = path.Join(inst.Dir, name)
+			continue
+		}
+		// The service gives fresh URLs for the creation, and no new
+		// generation.
 		p, err := r.providerFor(entry.Endpoint)
 		if err != nil {
 			return fmt.Errorf("restoring %s: the cache no longer holds output %d, and %v; nothing was changed: run plan again", inst.Addr, o.Index, err)
@@ -205,6 +214,7 @@ func (r *applyRun) restore(inst *config.Instance, c *plans.Change) error {
 	if old != nil {
 		r.removeStale(old, &rec)
 	}
+	r.upload(inst.Addr, &rec)
 	// The history's files are the ones it was made with; a different
 	// watermark_free wish is the update that fetches the other file.
 	if rec.Addr.Resource.Kind == addrs.Video && rec.WatermarkFree != inst.WatermarkFree {

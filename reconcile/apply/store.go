@@ -1,0 +1,149 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync/atomic"
+
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/blobstore"
+	"github.com/genform/genform/internal/workdir"
+	"github.com/genform/genform/statefile"
+)
+
+// This file holds the object store's part in an apply: every file an
+// apply downloads, restores or finds unstored is uploaded once its
+// instance is recorded, and a file an instance lacks is fetched from the
+// store before anything is asked of a provider.
+
+// Unstored is a file the object store should hold and does not: its
+// upload failed. The file and its record are kept; the next apply
+// uploads it.
+type Unstored struct {
+	Addr   addrs.Instance
+	Path   string
+	Object string // s3://bucket/key
+	Err    error
+}
+
+// storeState is the run's view of the store: once it could not be
+// reached, the rest of the run does not try it again (each try would wait
+// out its retries), and reports the files it did not upload.
+type storeState struct {
+	down atomic.Pointer[error]
+}
+
+// upload puts the files of rec that the store lacks into it, and records
+// that it holds them. rec was just recorded: a failed upload loses
+// nothing, it is listed in the result (Unstored) and the next apply,
+// seeing the record's files unstored, uploads them.
+func (r *applyRun) upload(addr addrs.Instance, rec *statefile.Resource) {
+	b := r.e.Blobs
+	if b == nil || rec == nil {
+		return
+	}
+	changed := false
+	for i := range rec.Outputs {
+		o := &rec.Outputs[i]
+		if o.Stored || o.SHA256 == "" || o.Path == "" {
+			continue
+		}
+		if err := workdir.CheckInside(r.e.Dir, filepath.Dir(filepath.FromSlash(o.Path))); err != nil {
+			r.unstored(addr, o, b, err)
+			continue
+		}
+		if down := r.store.down.Load(); down != nil {
+			r.unstored(addr, o, b, *down)
+			continue
+		}
+		_, err := b.Put(r.ctx, o.SHA256, filepath.Join(r.e.Dir, filepath.FromSlash(o.Path)), o.ContentType)
+		if err != nil {
+			if errors.Is(err, blobstore.ErrUnreachable) || errors.Is(err, blobstore.ErrCredentials) {
+				r.store.down.CompareAndSwap(nil, &err)
+			}
+			r.unstored(addr, o, b, err)
+			continue
+		}
+		o.Stored, changed = true, true
+	}
+	if !changed {
+		return
+	}
+	if err := r.commit(func(tx *statefile.Tx) error { return tx.Record(rec) }); err != nil {
+		// The bytes are in the store; the record says they are not, and
+		// the next apply finds them there without uploading them again.
+		r.emit(Event{Addr: addr, Phase: PhaseWarning, Err: fmt.Errorf("recording that the store holds the files of %s: %w", addr, err)})
+	}
+}
+
+// unstored notes a file the store did not take.
+func (r *applyRun) unstored(addr addrs.Instance, o *statefile.Output, b *blobstore.Store, err error) {
+	if r.ctx.Err() != nil {
+		err = fmt.Errorf("the apply was interrupted: %w", r.ctx.Err())
+	}
+	r.mu.Lock()
+	r.res.Unstored = append(r.res.Unstored, Unstored{Addr: addr, Path: o.Path, Object: b.Object(o.SHA256), Err: err})
+	r.mu.Unlock()
+}
+
+// fetchStored fetches the outputs of rec in which (by index) from the
+// store, into their recorded paths, each checked against its recorded
+// sha256; it removes from which those it fetched. A file the store does
+// not hold, or a store that cannot be reached, is left in which for the
+// provider, with a warning. An object whose bytes are not its name's is
+// an error naming it: the file is not written, and nothing is asked of
+// the provider for it.
+func (r *applyRun) fetchStored(ctx context.Context, rec *statefile.Resource, which map[int]bool) error {
+	if r.e.Blobs == nil {
+		return nil
+	}
+	if err := workdir.CheckInside(r.e.Dir, rec.Dir); err != nil {
+		return err
+	}
+	var errs []error
+	for i := range rec.Outputs {
+		o := &rec.Outputs[i]
+		if !which[o.Index] || o.Path == "" {
+			continue
+		}
+		ok, err := r.getStored(ctx, rec.Addr, o, filepath.Join(r.e.Dir, filepath.FromSlash(o.Path)), "it is downloaded from the provider")
+		if err != nil {
+			errs = append(errs, fmt.Errorf("output %d of %s (%s): %w; remove that object from the store, and the next apply downloads the file from the provider and uploads it again", o.Index, rec.Addr, o.Path, err))
+		}
+		if ok || err != nil {
+			delete(which, o.Index)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// getStored fetches the bytes of o from the store into dst, reporting
+// whether it did. A store that lacks them or cannot be reached is a
+// warning saying what is done instead (otherwise); an object whose bytes
+// are not its name's is an error, and dst is not written.
+func (r *applyRun) getStored(ctx context.Context, addr addrs.Instance, o *statefile.Output, dst, otherwise string) (bool, error) {
+	b := r.e.Blobs
+	if b == nil || o.SHA256 == "" || r.store.down.Load() != nil {
+		return false, nil
+	}
+	_, err := b.Get(ctx, o.SHA256, dst)
+	var ce *blobstore.CorruptError
+	switch {
+	case err == nil:
+		o.Stored = true
+		return true, nil
+	case errors.As(err, &ce):
+		return false, err
+	case errors.Is(err, blobstore.ErrNotStored):
+		o.Stored = false
+		r.emit(Event{Addr: addr, Phase: PhaseWarning, Err: fmt.Errorf("output %d is not in the store (%s): %s", o.Index, b.Object(o.SHA256), otherwise)})
+	default:
+		if errors.Is(err, blobstore.ErrUnreachable) || errors.Is(err, blobstore.ErrCredentials) {
+			r.store.down.CompareAndSwap(nil, &err)
+		}
+		r.emit(Event{Addr: addr, Phase: PhaseWarning, Err: fmt.Errorf("output %d could not be fetched from the store: %w; %s", o.Index, err, otherwise)})
+	}
+	return false, nil
+}
