@@ -1,0 +1,361 @@
+package operation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/atomicfile"
+	"github.com/genform/genform/internal/blobstore"
+	"github.com/genform/genform/internal/workdir"
+	"github.com/genform/genform/reconcile/plans"
+	"github.com/genform/genform/statefile"
+)
+
+// This file holds the object store's operations: opening it for an apply
+// (checked before anything is paid for), pull (fetch the declared files
+// from it) and push (upload what it lacks).
+
+// storeCheckTimeout bounds the check of the store before an apply.
+const storeCheckTimeout = 30 * time.Second
+
+// Blobs is the client of the configured object store; nil, nil when the
+// configuration sets none.
+func (w *Workspace) Blobs() (*blobstore.Store, error) {
+	st := w.Config.Settings.Store
+	if st == nil {
+		return nil, nil
+	}
+	return blobstore.Open(blobstore.Options{Bucket: st.Bucket, Prefix: st.Prefix, Endpoint: st.Endpoint, Region: st.Region, PathStyle: st.PathStyle})
+}
+
+// checkedBlobs opens the store and asks it whether the bucket answers to
+// the credentials, so that a store out of reach or refusing them stops a
+// command before it does anything.
+func (w *Workspace) checkedBlobs(ctx context.Context) (*blobstore.Store, error) {
+	b, err := w.Blobs()
+	if err != nil || b == nil {
+		return b, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, storeCheckTimeout)
+	defer cancel()
+	if err := b.Check(ctx); err != nil {
+		return nil, fmt.Errorf("the object store %s: %w", w.Config.Settings.Store.Where(), err)
+	}
+	return b, nil
+}
+
+// usesStore reports whether carrying out plan puts files in place, which
+// the store then receives, or fetches files it may hold.
+func usesStore(plan *plans.Plan) bool {
+	for _, c := range plan.Changes {
+		switch c.Action {
+		case plans.Create, plans.Replace, plans.Resume, plans.Restore:
+			return true
+		case plans.Update:
+			if !c.MovesOnly() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TransferOptions say which files pull or push moves, and how.
+type TransferOptions struct {
+	// Addrs limits the transfer to these instances (an address without a
+	// key names every instance of its resource); empty means all.
+	Addrs []addrs.Instance
+	// Parallelism is how many files move at once; 0 means 8.
+	Parallelism int
+	// LockTimeout is how long push waits for the state's lock.
+	LockTimeout time.Duration
+	// Progress is called as files are done: how many of total, and the
+	// bytes moved so far. It may be called from several goroutines, never
+	// at once.
+	Progress func(done, total int, bytes int64)
+}
+
+// Transfer is what pull or push did.
+type Transfer struct {
+	// Moved counts the files fetched (pull) or uploaded (push), Bytes
+	// their size; Present counts those already in place (pull: the file
+	// on disk is the recorded one; push: the store holds it).
+	Moved, Present int
+	Bytes          int64
+	// Failed are the files that were not moved, in address order.
+	Failed []TransferFailure
+}
+
+// TransferFailure is a file pull or push did not move.
+type TransferFailure struct {
+	Addr   addrs.Instance
+	Path   string
+	Object string
+	Err    error
+}
+
+// transferItem is one file to move.
+type transferItem struct {
+	rec *statefile.Resource
+	out *statefile.Output
+}
+
+// selectOutputs lists the recorded outputs of the declared instances (or
+// of those addrs names) that have a recorded hash.
+func (w *Workspace) selectOutputs(snap *statefile.Snapshot, names []addrs.Instance) ([]transferItem, error) {
+	named := map[addrs.Instance]bool{}
+	for _, a := range names {
+		named[a] = true
+	}
+	used := map[addrs.Instance]bool{}
+	var items []transferItem
+	for _, addr := range addrs.SortedKeys(snap.Resources) {
+		if len(named) > 0 {
+			switch {
+			case named[addr]:
+				used[addr] = true
+			case named[addr.Resource.Instance(addrs.NoKey)]:
+				used[addr.Resource.Instance(addrs.NoKey)] = true
+			default:
+				continue
+			}
+		} else if w.Config.Resource(addr.Resource) == nil {
+			// A record whose block is gone is deleted by the next apply.
+			continue
+		}
+		rec := snap.Resources[addr]
+		if rec.Status != plans.StatusSucceed {
+			continue
+		}
+		for i := range rec.Outputs {
+			if rec.Outputs[i].SHA256 != "" && rec.Outputs[i].Path != "" {
+				items = append(items, transferItem{rec: rec, out: &rec.Outputs[i]})
+			}
+		}
+	}
+	for _, a := range names {
+		if !used[a] {
+			return nil, fmt.Errorf("the state records no instance %s; genform state list shows those it does", a)
+		}
+	}
+	return items, nil
+}
+
+// transfer runs move on every item, opts.Parallelism at a time, and
+// gathers what happened. move reports whether it moved the file (false:
+// it was in place already) and its size.
+func transfer(ctx context.Context, items []transferItem, opts TransferOptions, move func(ctx context.Context, it transferItem) (bool, int64, error)) *Transfer {
+	res := &Transfer{}
+	n := opts.Parallelism
+	if n <= 0 {
+		n = 8
+	}
+	var mu sync.Mutex
+	var done atomic.Int64
+	var bytes atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(n)
+	for _, it := range items {
+		g.Go(func() error {
+			if gctx.Err() != nil {
+				return nil
+			}
+			moved, size, err := move(gctx, it)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err != nil:
+				res.Failed = append(res.Failed, TransferFailure{Addr: it.rec.Addr, Path: it.out.Path, Err: err})
+			case moved:
+				res.Moved++
+				res.Bytes += size
+				bytes.Add(size)
+			default:
+				res.Present++
+			}
+			if opts.Progress != nil {
+				opts.Progress(int(done.Add(1)), len(items), bytes.Load())
+			}
+			return nil
+		})
+	}
+	_ = g.Wait() // move's errors are gathered, not returned
+	if ctx.Err() != nil {
+		res.Failed = append(res.Failed, TransferFailure{Err: fmt.Errorf("interrupted after %d of %d files: %w", done.Load(), len(items), ctx.Err())})
+	}
+	sortFailures(res.Failed)
+	return res
+}
+
+func sortFailures(list []TransferFailure) {
+	for i := 1; i < len(list); i++ {
+		for j := i; j > 0 && lessFailure(list[j], list[j-1]); j-- {
+			list[j], list[j-1] = list[j-1], list[j]
+		}
+	}
+}
+
+func lessFailure(a, b TransferFailure) bool {
+	if c := a.Addr.Compare(b.Addr); c != 0 {
+		return c < 0
+	}
+	return a.Path < b.Path
+}
+
+// Pull fetches the files of the declared instances (or of those opts
+// names) that are missing or changed on disk from the object store, each
+// checked against its recorded sha256 before it is put in place, so a
+// wrong file never lands under its name. It reads the state without
+// writing it: a fetched file is given its recorded modification time,
+// which tells the next plan it is the recorded one without hashing it.
+func (w *Workspace) Pull(ctx context.Context, opts TransferOptions) (*Transfer, error) {
+	if w.Config.Settings.Store == nil {
+		return nil, errors.New("no object store is configured: add a store \"s3\" block to the genform block, or set GENFORM_STORE_BUCKET (see docs/team.md)")
+	}
+	snap, err := w.Snapshot("pull", opts.LockTimeout)
+	if err != nil {
+		return nil, err
+	}
+	if snap == nil {
+		return &Transfer{}, nil
+	}
+	items, err := w.selectOutputs(snap, opts.Addrs)
+	if err != nil {
+		return nil, err
+	}
+	b, err := w.checkedBlobs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var g atomicfile.Group
+	res := transfer(ctx, items, opts, func(ctx context.Context, it transferItem) (bool, int64, error) {
+		o := it.out
+		if workdir.CheckFile(".", *o) == workdir.FileOK {
+			return false, 0, nil
+		}
+		if err := workdir.CheckInside(".", it.rec.Dir); err != nil {
+			return false, 0, err
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.FromSlash(o.Path)), 0o755); err != nil {
+			return false, 0, err
+		}
+		size, err := b.Get(ctx, o.SHA256, filepath.FromSlash(o.Path), atomicfile.InGroup(&g))
+		if err != nil {
+			return false, 0, pullError(err, o)
+		}
+		if !o.ModTime.IsZero() {
+			// Best effort: without it the next plan hashes the file once.
+			_ = os.Chtimes(filepath.FromSlash(o.Path), o.ModTime, o.ModTime)
+		}
+		return true, size, nil
+	})
+	for i := range res.Failed {
+		if f := &res.Failed[i]; f.Path != "" {
+			f.Object = b.Object(outputHash(items, f.Addr, f.Path))
+		}
+	}
+	return res, nil
+}
+
+// pullError says what to do about a file pull could not fetch.
+func pullError(err error, o *statefile.Output) error {
+	if errors.Is(err, blobstore.ErrNotStored) {
+		return fmt.Errorf("%w: push it from a working copy that has the file (genform push), or let genform apply download it from the provider", err)
+	}
+	if ce, ok := errors.AsType[*blobstore.CorruptError](err); ok {
+		return fmt.Errorf("%w; remove that object from the store, then push the file from a working copy that has it, or let genform apply download it from the provider", ce)
+	}
+	return err
+}
+
+// outputHash is the recorded hash of the output at path of addr.
+func outputHash(items []transferItem, addr addrs.Instance, path string) string {
+	for _, it := range items {
+		if it.rec.Addr == addr && it.out.Path == path {
+			return it.out.SHA256
+		}
+	}
+	return ""
+}
+
+// Push uploads the files of the recorded instances (or of those opts
+// names) that the object store lacks, and records that it holds them: a
+// state made before a store was configured, or files whose upload an
+// apply could not finish. A file missing or changed on disk is not
+// uploaded (its bytes are not the recorded ones); pull or apply brings it
+// back first.
+func (w *Workspace) Push(ctx context.Context, opts TransferOptions) (*Transfer, error) {
+	if w.Config.Settings.Store == nil {
+		return nil, errors.New("no object store is configured: add a store \"s3\" block to the genform block, or set GENFORM_STORE_BUCKET (see docs/team.md)")
+	}
+	b, err := w.checkedBlobs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st, err := w.OpenState("push", opts.LockTimeout, false)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return &Transfer{}, nil
+	}
+	defer st.Close()
+	snap, err := st.Snapshot()
+	if err != nil {
+		return nil, err
+	}
+	items, err := w.selectOutputs(snap, opts.Addrs)
+	if err != nil {
+		return nil, err
+	}
+	changed := map[addrs.Instance]*statefile.Resource{}
+	var mu sync.Mutex
+	res := transfer(ctx, items, opts, func(ctx context.Context, it transferItem) (bool, int64, error) {
+		o := it.out
+		switch workdir.CheckFile(".", *o) {
+		case workdir.FileMissing:
+			return false, 0, fmt.Errorf("%s is missing on disk: genform pull or genform apply brings it back", o.Path)
+		case workdir.FileModified:
+			return false, 0, fmt.Errorf("%s was changed on disk and is not the recorded file: genform apply downloads the recorded one again", o.Path)
+		}
+		uploaded, err := b.Put(ctx, o.SHA256, filepath.FromSlash(o.Path), o.ContentType)
+		if err != nil {
+			return false, 0, err
+		}
+		mu.Lock()
+		if !o.Stored {
+			o.Stored = true
+			changed[it.rec.Addr] = it.rec
+		}
+		mu.Unlock()
+		return uploaded, o.Size, nil
+	})
+	for i := range res.Failed {
+		if f := &res.Failed[i]; f.Path != "" {
+			f.Object = b.Object(outputHash(items, f.Addr, f.Path))
+		}
+	}
+	if len(changed) > 0 {
+		err := st.Update(func(tx *statefile.Tx) error {
+			for _, addr := range addrs.SortedKeys(changed) {
+				if err := tx.Record(changed[addr]); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return res, fmt.Errorf("the files are in the store, but recording that failed: %w; push again to record it", err)
+		}
+	}
+	return res, nil
+}
