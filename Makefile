@@ -1,13 +1,14 @@
 # The project's checks. `make test` is the README's test command and what CI runs.
 STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
+VERSITYGW = github.com/versity/versitygw/cmd/versitygw@v1.8.0
 
-.PHONY: test check unit build bench browser postgres
+.PHONY: test check unit build bench browser postgres s3server
 
 build:
 	go build -buildvcs=auto -o genform .
 
 # test: formatting, vet, staticcheck, then the whole suite with the race detector.
-test: browser postgres check unit
+test: browser postgres s3server check unit
 
 # browser: the gallery's test opens the page in a real headless Chromium
 # (Debian's package); a fresh machine gets it here.
@@ -19,6 +20,12 @@ browser:
 # machine gets it here.
 postgres:
 	ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || (apt-get update && apt-get install -y --no-install-recommends postgresql)
+
+# s3server: the object store's tests run a real S3-compatible server,
+# versitygw (internal/blobstore/s3test starts it on a temporary directory);
+# a fresh machine gets it here, built by go install into GOPATH/bin.
+s3server:
+	command -v versitygw >/dev/null || test -x "$$(go env GOPATH)/bin/versitygw" || go install $(VERSITYGW)
 
 check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

@@ -89,6 +89,13 @@ func TestScript(t *testing.T) {
 			"pg-freeze":      cmdPGFreeze,
 			"pg-thaw":        cmdPGThaw,
 			"read-lock":      cmdReadLock,
+			"s3-start":       cmdS3Start,
+			"s3-stop":        cmdS3Stop,
+			"s3-restart":     cmdS3Restart,
+			"s3-ls":          cmdS3Ls,
+			"s3-count":       cmdS3Count,
+			"s3-corrupt":     cmdS3Corrupt,
+			"s3-rm":          cmdS3Rm,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "mount" {
