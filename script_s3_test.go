@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -146,9 +148,9 @@ func cmdS3Count(ts *testscript.TestScript, neg bool, args []string) {
 // object, with its size and metadata, and the wrong bytes.
 func cmdS3Corrupt(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
-		ts.Fatalf("usage: s3-corrupt KEY")
+		ts.Fatalf("usage: s3-corrupt KEY|@FILE")
 	}
-	path := s3Server(ts, "s3-corrupt", false).ObjectPath(args[0])
+	path := s3Server(ts, "s3-corrupt", false).ObjectPath(s3Key(ts, args[0]))
 	b, err := os.ReadFile(path)
 	ts.Check(err)
 	if len(b) == 0 {
@@ -164,12 +166,28 @@ func cmdS3Corrupt(ts *testscript.TestScript, neg bool, args []string) {
 // is no such object.
 func cmdS3Rm(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
-		ts.Fatalf("usage: s3-rm KEY")
+		ts.Fatalf("usage: s3-rm KEY|@FILE")
 	}
 	srv := s3Server(ts, "s3-rm", false)
 	ctx := context.Background()
+	args[0] = s3Key(ts, args[0])
 	if _, err := srv.Client().StatObject(ctx, srv.Bucket, args[0], minio.StatObjectOptions{}); err != nil {
 		ts.Fatalf("s3-rm: %s: %v", args[0], err)
 	}
 	ts.Check(srv.Client().RemoveObject(ctx, srv.Bucket, args[0], minio.RemoveObjectOptions{}))
+}
+
+// s3Key is the object key an s3-corrupt or s3-rm argument names: KEY
+// itself, or @FILE for the key genform stores FILE's bytes under (with no
+// prefix): sha256/<first two hex digits>/<sha256>.
+func s3Key(ts *testscript.TestScript, arg string) string {
+	file, ok := strings.CutPrefix(arg, "@")
+	if !ok {
+		return arg
+	}
+	b, err := os.ReadFile(ts.MkAbs(file))
+	ts.Check(err)
+	sum := sha256.Sum256(b)
+	h := hex.EncodeToString(sum[:])
+	return "sha256/" + h[:2] + "/" + h
 }

@@ -233,7 +233,7 @@ func execute(env *Env, verb string, ws *operation.Workspace, run *operation.Run,
 	switch {
 	case res.Interrupted:
 		return ExitInterrupted
-	case len(res.Failed) > 0 || len(res.Skipped) > 0 || res.StateErr != nil || res.Refused != nil || len(res.PossiblyPaid) > 0:
+	case len(res.Failed) > 0 || len(res.Skipped) > 0 || res.StateErr != nil || res.Refused != nil || len(res.PossiblyPaid) > 0 || len(res.Unstored) > 0:
 		return ExitError
 	}
 	return ExitOK

@@ -242,6 +242,16 @@ func (r *Run) Execute(ctx context.Context, opts ExecuteOptions) (*apply.Result, 
 	if opts.Parallelism > 0 {
 		eng.Parallelism = opts.Parallelism
 	}
+	// The store is asked once, before anything is paid for, whether it
+	// answers to the credentials: a wrong key is one error, not a paid
+	// generation whose files no teammate can fetch.
+	if usesStore(plan) {
+		b, err := r.w.checkedBlobs(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("%w; nothing was submitted", err)
+		}
+		eng.Blobs = b
+	}
 	for _, name := range usedProviders(plan) {
 		lim := providerLimits(cfg, name, opts.Parallelism)
 		if eng.Limits == nil {
@@ -295,6 +305,9 @@ func (r *Run) Execute(ctx context.Context, opts ExecuteOptions) (*apply.Result, 
 	}
 	for i := range res.PossiblyPaid {
 		res.PossiblyPaid[i].Err = mask.Err(res.PossiblyPaid[i].Err)
+	}
+	for i := range res.Unstored {
+		res.Unstored[i].Err = mask.Err(res.Unstored[i].Err)
 	}
 	res.Refused, res.StateErr = mask.Err(res.Refused), mask.Err(res.StateErr)
 	return res, nil

@@ -16,6 +16,7 @@ import (
 func Result(env *Streams, verb string, res *apply.Result) {
 	defer renderUnrecorded(env, res)
 	defer renderPossiblyPaid(env, res)
+	defer renderUnstored(env, res)
 	w := env.Stdout
 	restored := ""
 	if len(res.Restored) > 0 {
@@ -87,6 +88,31 @@ func renderPossiblyPaid(env *Streams, res *apply.Result) {
 			pp.Addr, what, pp.SentAt.UTC().Format("2006-01-02 15:04:05Z"), adopt, pp.Addr.Shell())
 	}
 }
+
+// renderUnstored names the files the object store should hold and does
+// not: their uploads failed, their files and records are kept, and the
+// next apply uploads them.
+func renderUnstored(env *Streams, res *apply.Result) {
+	if len(res.Unstored) == 0 {
+		return
+	}
+	env.Errorf("%d file%s %s not in the object store; %s kept here with %s record%s, and the next 'genform apply' (or 'genform push') uploads %s:",
+		len(res.Unstored), words.Plural(len(res.Unstored)), isAre(len(res.Unstored)), itThey(len(res.Unstored)), itsTheir(len(res.Unstored)), words.Plural(len(res.Unstored)), itThem(len(res.Unstored)))
+	// The cause is the same for most: say it once for each run of them.
+	var last string
+	for _, u := range res.Unstored {
+		fmt.Fprintf(env.Stderr, "  %s: %s (%s)\n", u.Addr, u.Path, u.Object)
+		if msg := fmt.Sprint(u.Err); msg != last {
+			fmt.Fprintf(env.Stderr, "    %s\n", msg)
+			last = msg
+		}
+	}
+}
+
+func isAre(n int) string    { return map[bool]string{true: "is", false: "are"}[n == 1] }
+func itThey(n int) string   { return map[bool]string{true: "it is", false: "they are"}[n == 1] }
+func itsTheir(n int) string { return map[bool]string{true: "its", false: "their"}[n == 1] }
+func itThem(n int) string   { return map[bool]string{true: "it", false: "them"}[n == 1] }
 
 // renderUnrecorded says what to do about jobs paid for whose ids the state
 // could not be made to hold: the ready import command of each.

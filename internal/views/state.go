@@ -9,6 +9,7 @@ import (
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/formats/jsonstate"
 	"github.com/genform/genform/internal/secrets"
+	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 )
 
@@ -20,6 +21,15 @@ import (
 // files), and the submissions an apply left unfinished.
 func StateSummary(w io.Writer, snap *statefile.Snapshot, h *secrets.Hider) {
 	recorded := addrs.SortedKeys(snap.Resources)
+	// A state whose files went to an object store says, per instance,
+	// whether the store holds them, as recorded at upload.
+	storing := false
+	for _, rec := range snap.Resources {
+		if plans.StoreOf(rec.Outputs) > plans.StoreNone {
+			storing = true
+			break
+		}
+	}
 	for i, addr := range recorded {
 		rec := snap.Resources[addr]
 		rh := h.Of(rec)
@@ -37,6 +47,9 @@ func StateSummary(w io.Writer, snap *statefile.Snapshot, h *secrets.Hider) {
 			files = append(files, o.Path)
 		}
 		rows = append(rows, attrRow{"files", FormatValue(files)})
+		if storing {
+			rows = append(rows, attrRow{"in_store", inStore(rec.Outputs)})
+		}
 		if snap.Protections[addr] {
 			rows = append(rows, attrRow{"protected", "true"})
 		}
@@ -53,6 +66,24 @@ func StateSummary(w io.Writer, snap *statefile.Snapshot, h *secrets.Hider) {
 	for _, it := range pending {
 		fmt.Fprintf(w, "%s %s\n", colBold.Sprint("# "+it.Addr.String()+":"), IntentNote(it))
 	}
+}
+
+// inStore says how many of outs the object store holds: true (all),
+// false (none), or "N of M files".
+func inStore(outs []statefile.Output) string {
+	switch plans.StoreOf(outs) {
+	case plans.StoreAll:
+		return "true"
+	case plans.StoreSome:
+		n := 0
+		for _, o := range outs {
+			if o.Stored {
+				n++
+			}
+		}
+		return FormatValue(fmt.Sprintf("%d of %d files", n, len(outs)))
+	}
+	return "false"
 }
 
 // pendingIntents are the intents of addresses without a record, which

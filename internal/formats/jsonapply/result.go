@@ -37,6 +37,17 @@ type Result struct {
 	// without genform learning its outcome: nothing is sent for them
 	// until the user imports the creation or applies with -replace.
 	PossiblyPaid []PossiblyPaid `json:"possibly_paid"`
+	// Unstored are the files the object store should hold and does not:
+	// their uploads failed; the next apply uploads them.
+	Unstored []Unstored `json:"unstored,omitempty"`
+}
+
+// Unstored is a file whose upload to the object store failed.
+type Unstored struct {
+	Address string `json:"address"`
+	Path    string `json:"path"`
+	Object  string `json:"object"`
+	Message string `json:"message"`
 }
 
 // PossiblyPaid is a generation that may have been paid for.
@@ -96,6 +107,9 @@ func WriteResult(w io.Writer, res *apply.Result, warnings []string) error {
 			j.Message = pp.Err.Error()
 		}
 		doc.PossiblyPaid = append(doc.PossiblyPaid, j)
+	}
+	for _, u := range res.Unstored {
+		doc.Unstored = append(doc.Unstored, Unstored{Address: u.Addr.String(), Path: u.Path, Object: u.Object, Message: u.Err.Error()})
 	}
 	if res.StateErr != nil {
 		doc.StateError = res.StateErr.Error()
