@@ -137,7 +137,7 @@ func showState(env *Env, command string, rf readFlags, addr addrs.Instance, asJS
 	case len(snap.Resources) == 0 && len(snap.Intents) == 0:
 		fmt.Fprintln(env.Stdout, "The state is empty: no resources are managed.")
 	default:
-		views.StateSummary(env.Stdout, snap, ws.Hider())
+		views.StateSummary(env.Stdout, snap, ws.Hider(), ws.Config.Settings.Store != nil)
 	}
 	return ExitOK
 }

@@ -17,18 +17,20 @@ import (
 // show -json is package jsonstate's.
 
 // StateSummary writes the human view of the whole state: for each
-// resource what a user looks for first (status, creation id, prompt and
-// files), and the submissions an apply left unfinished.
-func StateSummary(w io.Writer, snap *statefile.Snapshot, h *secrets.Hider) {
+// resource what a user looks for first (status, creation id, prompt,
+// files and whether the object store holds them), and the submissions an
+// apply left unfinished. store is whether an object store is configured.
+func StateSummary(w io.Writer, snap *statefile.Snapshot, h *secrets.Hider, store bool) {
 	recorded := addrs.SortedKeys(snap.Resources)
-	// A state whose files went to an object store says, per instance,
-	// whether the store holds them, as recorded at upload.
-	storing := false
+	// With an object store configured (store), or once files went to
+	// one, each instance says whether the store holds its files, as
+	// recorded at upload.
+	storing := store
 	for _, rec := range snap.Resources {
-		if plans.StoreOf(rec.Outputs) > plans.StoreNone {
-			storing = true
+		if storing {
 			break
 		}
+		storing = plans.StoreOf(rec.Outputs) > plans.StoreNone
 	}
 	for i, addr := range recorded {
 		rec := snap.Resources[addr]
