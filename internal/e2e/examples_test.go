@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,94 +104,21 @@ func runGenform(t *testing.T, env []string, wantCode int, args ...string) string
 // TestExampleCIWorkflow runs the shell steps of examples/ci's workflow,
 // job by job, on a copy of the quickstart keeping its state in PostgreSQL
 // (the test server stands in for the team's database, PG_CONN_STR for the
-// secret) in a git repository with a local "origin": the pull-request job
-// must comment a markdown plan (through a stand-in for the gh CLI), and
-// the main-branch job must apply the newest main, not the commit that
-// started it, and push the outputs but no state file, so that a fresh
-// clone plans no changes. Steps that use actions, and the install step,
-// are GitHub's part; the checkout's ref is checked here.
+// secret) in a git repository with a local "origin", without an object
+// store: the pull-request job must comment a markdown plan (through a
+// stand-in for the gh CLI), and the main-branch job must apply the newest
+// main, not the commit that started it, and push the outputs but no state
+// file, so that a fresh clone plans no changes. Steps that use actions,
+// and the install step, are GitHub's part; the checkout's ref is checked
+// here.
 func TestExampleCIWorkflow(t *testing.T) {
 	t.Parallel()
-	for _, tool := range []string{"bash", "git", "genform"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is not on PATH: %v", tool, err)
-		}
-	}
-	root := moduleRoot(t)
-	steps := workflowSteps(t, filepath.Join(root, "examples", "ci", ".github", "workflows", "genform.yml"))
-	tmp := t.TempDir()
-	origin := filepath.Join(tmp, "origin.git")
-	pr := filepath.Join(tmp, "pr")
-	fakeBin := filepath.Join(tmp, "bin")
-	ghLog := filepath.Join(tmp, "gh.log")
-	comment := filepath.Join(tmp, "comment.md")
-	ghOutput := filepath.Join(tmp, "github-output")
-	// gh stands in for the GitHub CLI: with --edit-last and no comment yet
-	// it fails, as the real one does.
-	gh := `#!/usr/bin/env bash
-echo "gh $*" >> "$GH_LOG"
-if [ "$1 $2" = "pr list" ]; then echo 7; exit 0; fi
-body=""; edit=""
-while [ $# -gt 0 ]; do
-  case "$1" in --body-file) body="$2"; shift;; --edit-last) edit=1;; esac; shift
-done
-if [ -n "$edit" ] && [ ! -f "$COMMENT" ]; then echo "no comments found for current user" >&2; exit 1; fi
-cp "$body" "$COMMENT"
-`
-	if err := os.MkdirAll(fakeBin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(fakeBin, "gh"), []byte(gh), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	conn := pgtest.ConnString(t)
-	env := builtinSimulatorEnv(
-		"PG_CONN_STR="+conn, "TEAM_STATE=true",
-		"PATH="+fakeBin+string(filepath.ListSeparator)+os.Getenv("PATH"),
-		"GH_LOG="+ghLog, "COMMENT="+comment, "GITHUB_OUTPUT="+ghOutput,
-		"GH_TOKEN=test", "PR_NUMBER=7", "GITHUB_SHA=0123456789abcdef0123456789abcdef01234567",
-		"GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=dev", "GIT_AUTHOR_EMAIL=dev@example.com",
-		"GIT_COMMITTER_NAME=dev", "GIT_COMMITTER_EMAIL=dev@example.com",
-	)
-	sh := func(dir, script string) string {
-		t.Helper()
-		cmd := exec.Command("bash", "-e", "-c", script)
-		cmd.Dir, cmd.Env = dir, env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("in %s:\n%s\n%v\n%s", dir, script, err, out)
-		}
-		return string(out)
-	}
-	// The team's repository: the quickstart configuration on main.
-	if err := os.Rename(copyExample(t, filepath.Join(root, "examples", "quickstart")), pr); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(pr, "backend.gen.hcl"), []byte("genform {\n  backend \"pg\" {}\n}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sh(tmp, "git init -q --bare -b main origin.git")
-	sh(pr, "git init -q -b main && git add . && git commit -q -m config && git remote add origin "+origin+" && git push -q -u origin main")
+	f := newCIFixture(t, nil, nil)
+	steps, tmp, pr, origin, env, sh := f.steps, f.tmp, f.pr, f.origin, f.env, f.sh
+	ghOutput, comment, ghLog, conn := f.ghOutput, f.comment, f.ghLog, f.conn
 
 	// A pull request: the plan job.
-	runJob(t, steps, "plan", func(name, run string) { sh(pr, run) }, ghOutput)
-	out, _ := os.ReadFile(ghOutput)
-	if !strings.Contains(string(out), "exitcode=2") {
-		t.Errorf("GITHUB_OUTPUT is %q, want exitcode=2 (changes present)", out)
-	}
-	body, err := os.ReadFile(comment)
-	if err != nil {
-		t.Fatalf("no plan was commented: %v", err)
-	}
-	for _, want := range []string{"### genform plan", "4 to generate", "`image.hero`", "`video.hero_motion`"} {
-		if !strings.Contains(string(body), want) {
-			t.Errorf("the comment lacks %q:\n%s", want, body)
-		}
-	}
-	if log, _ := os.ReadFile(ghLog); !strings.Contains(string(log), "gh pr comment 7 --body-file plan.md") {
-		t.Errorf("gh was called as:\n%s", log)
-	}
+	f.planJob()
 
 	// The apply job checks out the newest main: the run started by one
 	// merge applies what a later merge, pushed while it queued, made of it.
@@ -251,6 +179,119 @@ cp "$body" "$COMMENT"
 	// main holds: nothing to do.
 	sh(tmp, "git clone -q "+origin+" next")
 	runGenform(t, builtinSimulatorEnv("PG_CONN_STR="+conn), 0, "-chdir="+filepath.Join(tmp, "next"), "plan", "-detailed-exitcode")
+}
+
+// ciFixture is the team's repository the workflow's jobs run in: the
+// quickstart configuration with a backend "pg" block on main, pushed to a
+// local bare "origin", a stand-in for the gh CLI, and the environment the
+// workflow's env block gives its steps.
+type ciFixture struct {
+	t                              *testing.T
+	steps                          []workflowStep
+	tmp, origin, pr                string
+	ghLog, comment, ghOutput, conn string
+	env                            []string
+	sh                             func(dir, script string) string
+}
+
+// newCIFixture makes the repository; extra are more environment
+// variables for every step (an object store's, say), and files more files
+// committed with the configuration.
+func newCIFixture(t *testing.T, extra []string, files map[string]string) *ciFixture {
+	t.Helper()
+	for _, tool := range []string{"bash", "git", "genform"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is not on PATH: %v", tool, err)
+		}
+	}
+	root := moduleRoot(t)
+	f := &ciFixture{t: t, steps: workflowSteps(t, filepath.Join(root, "examples", "ci", ".github", "workflows", "genform.yml"))}
+	f.tmp = t.TempDir()
+	f.origin = filepath.Join(f.tmp, "origin.git")
+	f.pr = filepath.Join(f.tmp, "pr")
+	fakeBin := filepath.Join(f.tmp, "bin")
+	f.ghLog = filepath.Join(f.tmp, "gh.log")
+	f.comment = filepath.Join(f.tmp, "comment.md")
+	f.ghOutput = filepath.Join(f.tmp, "github-output")
+	// gh stands in for the GitHub CLI: with --edit-last and no comment yet
+	// it fails, as the real one does.
+	gh := `#!/usr/bin/env bash
+echo "gh $*" >> "$GH_LOG"
+if [ "$1 $2" = "pr list" ]; then echo 7; exit 0; fi
+body=""; edit=""
+while [ $# -gt 0 ]; do
+  case "$1" in --body-file) body="$2"; shift;; --edit-last) edit=1;; esac; shift
+done
+if [ -n "$edit" ] && [ ! -f "$COMMENT" ]; then echo "no comments found for current user" >&2; exit 1; fi
+cp "$body" "$COMMENT"
+`
+	if err := os.MkdirAll(fakeBin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(fakeBin, "gh"), []byte(gh), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f.conn = pgtest.ConnString(t)
+	f.env = builtinSimulatorEnv(append([]string{
+		"PG_CONN_STR=" + f.conn, "TEAM_STATE=true",
+		"PATH=" + fakeBin + string(filepath.ListSeparator) + os.Getenv("PATH"),
+		"GH_LOG=" + f.ghLog, "COMMENT=" + f.comment, "GITHUB_OUTPUT=" + f.ghOutput,
+		"GH_TOKEN=test", "PR_NUMBER=7", "GITHUB_SHA=0123456789abcdef0123456789abcdef01234567",
+		"GIT_CONFIG_GLOBAL=" + os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=dev", "GIT_AUTHOR_EMAIL=dev@example.com",
+		"GIT_COMMITTER_NAME=dev", "GIT_COMMITTER_EMAIL=dev@example.com",
+	}, extra...)...)
+	f.sh = func(dir, script string) string {
+		t.Helper()
+		cmd := exec.Command("bash", "-e", "-c", script)
+		cmd.Dir, cmd.Env = dir, f.env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("in %s:\n%s\n%v\n%s", dir, script, err, out)
+		}
+		return string(out)
+	}
+	// The team's repository: the quickstart configuration on main.
+	if err := os.Rename(copyExample(t, filepath.Join(root, "examples", "quickstart")), f.pr); err != nil {
+		t.Fatal(err)
+	}
+	files = maps.Clone(files)
+	if files == nil {
+		files = map[string]string{}
+	}
+	files["backend.gen.hcl"] = "genform {\n  backend \"pg\" {}\n}\n"
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(f.pr, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.sh(f.tmp, "git init -q --bare -b main origin.git")
+	f.sh(f.pr, "git init -q -b main && git add . && git commit -q -m config && git remote add origin "+f.origin+" && git push -q -u origin main")
+	return f
+}
+
+// planJob runs the pull-request job, which must comment a plan of the
+// quickstart's generations.
+func (f *ciFixture) planJob() {
+	t := f.t
+	t.Helper()
+	runJob(t, f.steps, "plan", func(name, run string) { f.sh(f.pr, run) }, f.ghOutput)
+	out, _ := os.ReadFile(f.ghOutput)
+	if !strings.Contains(string(out), "exitcode=2") {
+		t.Errorf("GITHUB_OUTPUT is %q, want exitcode=2 (changes present)", out)
+	}
+	body, err := os.ReadFile(f.comment)
+	if err != nil {
+		t.Fatalf("no plan was commented: %v", err)
+	}
+	for _, want := range []string{"### genform plan", "4 to generate", "`image.hero`", "`video.hero_motion`"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("the comment lacks %q:\n%s", want, body)
+		}
+	}
+	if log, _ := os.ReadFile(f.ghLog); !strings.Contains(string(log), "gh pr comment 7 --body-file plan.md") {
+		t.Errorf("gh was called as:\n%s", log)
+	}
 }
 
 // workflowStep is one step of a GitHub Actions job.

@@ -219,7 +219,7 @@ func lessFailure(a, b TransferFailure) bool {
 // which tells the next plan it is the recorded one without hashing it.
 func (w *Workspace) Pull(ctx context.Context, opts TransferOptions) (*Transfer, error) {
 	if w.Config.Settings.Store == nil {
-		return nil, errors.New("no object store is configured: add a store \"s3\" block to the genform block, or set GENFORM_STORE_BUCKET (see docs/team.md)")
+		return nil, errors.New("no object store is configured: add a store \"s3\" block to the genform block, or set GENFORM_STORE_BUCKET (see docs/object-store.md)")
 	}
 	snap, err := w.Snapshot("pull", opts.LockTimeout)
 	if err != nil {
@@ -295,7 +295,7 @@ func outputHash(items []transferItem, addr addrs.Instance, path string) string {
 // back first.
 func (w *Workspace) Push(ctx context.Context, opts TransferOptions) (*Transfer, error) {
 	if w.Config.Settings.Store == nil {
-		return nil, errors.New("no object store is configured: add a store \"s3\" block to the genform block, or set GENFORM_STORE_BUCKET (see docs/team.md)")
+		return nil, errors.New("no object store is configured: add a store \"s3\" block to the genform block, or set GENFORM_STORE_BUCKET (see docs/object-store.md)")
 	}
 	b, err := w.checkedBlobs(ctx)
 	if err != nil {
