@@ -22,8 +22,12 @@ func Result(env *Streams, verb string, res *apply.Result) {
 	if len(res.Restored) > 0 {
 		restored = fmt.Sprintf("%d restored, ", len(res.Restored))
 	}
-	summary := fmt.Sprintf("%d generated, %d resumed, %s%d re-downloaded, %d moved, %d deleted.",
-		len(res.Generated), len(res.Resumed), restored, len(res.Updated), len(res.Moved), len(res.Deleted))
+	uploaded := ""
+	if len(res.Uploaded) > 0 {
+		uploaded = fmt.Sprintf("%d uploaded, ", len(res.Uploaded))
+	}
+	summary := fmt.Sprintf("%d generated, %d resumed, %s%d re-downloaded, %s%d moved, %d deleted.",
+		len(res.Generated), len(res.Resumed), restored, len(res.Updated), uploaded, len(res.Moved), len(res.Deleted))
 	if n := len(res.Recovered); n > 0 {
 		verb := "were"
 		if n == 1 {

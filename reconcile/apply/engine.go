@@ -94,6 +94,9 @@ type Job struct {
 // Result is what an apply did. The address lists are in address order.
 type Result struct {
 	Generated, Resumed, Restored, Updated, Moved, Deleted []addrs.Instance
+	// Uploaded are the updates that only uploaded files the object store
+	// lacked (Updated are those that downloaded files again).
+	Uploaded []addrs.Instance
 	// Recovered are the instances whose create answer was lost (in this
 	// apply or an earlier one) and whose job was found again by listing
 	// the provider's jobs; each is also Generated or Resumed.
@@ -265,7 +268,7 @@ func (e *Engine) Apply(ctx context.Context, plan *plans.Plan) (*Result, error) {
 		r.res.Running = append(r.res.Running, Job{Addr: addr, GenerationID: id})
 	}
 	slices.SortFunc(r.res.Running, func(a, b Job) int { return a.Addr.Compare(b.Addr) })
-	for _, l := range [][]addrs.Instance{r.res.Generated, r.res.Resumed, r.res.Recovered, r.res.Restored, r.res.Updated, r.res.Moved, r.res.Deleted} {
+	for _, l := range [][]addrs.Instance{r.res.Generated, r.res.Resumed, r.res.Recovered, r.res.Restored, r.res.Updated, r.res.Uploaded, r.res.Moved, r.res.Deleted} {
 		addrs.Sort(l)
 	}
 	byAddr := func(a, b Failure) int { return a.Addr.Compare(b.Addr) }

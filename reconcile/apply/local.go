@@ -92,9 +92,12 @@ func (r *applyRun) update(inst *config.Instance, c *plans.Change) error {
 	if err := errors.Join(storeErr, dlErr); err != nil {
 		return err
 	}
-	if c.MovesOnly() {
+	switch {
+	case c.MovesOnly():
 		r.record(&r.res.Moved, inst.Addr)
-	} else {
+	case c.UploadsOnly():
+		r.record(&r.res.Uploaded, inst.Addr)
+	default:
 		r.record(&r.res.Updated, inst.Addr)
 	}
 	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseDone, Reason: c.Reason, Files: len(rec.Outputs), Dir: rec.Dir})

@@ -17,9 +17,12 @@ type Result struct {
 	Resumed   []string `json:"resumed"`
 	// Recovered are the generated or resumed instances whose create
 	// answer was lost and whose job was found again on the provider.
-	Recovered   []string  `json:"recovered"`
-	Restored    []string  `json:"restored"`
-	Updated     []string  `json:"updated"`
+	Recovered []string `json:"recovered"`
+	Restored  []string `json:"restored"`
+	Updated   []string `json:"updated"`
+	// Uploaded are the updates that only uploaded files the object store
+	// lacked.
+	Uploaded    []string  `json:"uploaded,omitempty"`
 	Moved       []string  `json:"moved"`
 	Deleted     []string  `json:"deleted"`
 	Failed      []Failure `json:"failed"`
@@ -84,6 +87,7 @@ func WriteResult(w io.Writer, res *apply.Result, warnings []string) error {
 		Recovered:   addrs.Strings(res.Recovered),
 		Restored:    addrs.Strings(res.Restored),
 		Updated:     addrs.Strings(res.Updated),
+		Uploaded:    addrs.Strings(res.Uploaded),
 		Moved:       addrs.Strings(res.Moved),
 		Deleted:     addrs.Strings(res.Deleted),
 		Failed:      failures(res.Failed),
