@@ -43,22 +43,29 @@ var backendSchema = &hcl.BodySchema{
 // state's package checks the same when it opens one).
 var schemaNameRe = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
-// decodeBackends decodes the backend blocks of the genform block; state
-// is the state_file attribute, when set, which a backend replaces.
-func (c *Config) decodeBackends(blocks hcl.Blocks, stateFile *hcl.Attribute) hcl.Diagnostics {
+// decodeOne decodes the first of blocks, of type kind, and refuses the
+// others: why says why there is one.
+func decodeOne(blocks hcl.Blocks, kind, why string, decode func(*hcl.Block) hcl.Diagnostics) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for i, b := range blocks {
 		if i > 0 {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
-				Summary:  "Duplicate backend block",
-				Detail:   fmt.Sprintf("The state is kept in one place: the backend block at %s is the one; remove this one.", blocks[0].DefRange),
+				Summary:  fmt.Sprintf("Duplicate %s block", kind),
+				Detail:   fmt.Sprintf("%s: the %s block at %s is the one; remove this one.", why, kind, blocks[0].DefRange),
 				Subject:  b.DefRange.Ptr(),
 			})
 			continue
 		}
-		diags = append(diags, c.decodeBackend(b)...)
+		diags = append(diags, decode(b)...)
 	}
+	return diags
+}
+
+// decodeBackends decodes the backend blocks of the genform block; state
+// is the state_file attribute, when set, which a backend replaces.
+func (c *Config) decodeBackends(blocks hcl.Blocks, stateFile *hcl.Attribute) hcl.Diagnostics {
+	diags := decodeOne(blocks, "backend", "The state is kept in one place", c.decodeBackend)
 	if len(blocks) > 0 && stateFile != nil {
 		diags = append(diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,

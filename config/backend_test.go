@@ -62,18 +62,7 @@ func TestBackendBlockInvalid(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			diags := loadErrors(t, tc.src, Options{})
-			var found *hcl.Diagnostic
-			for _, d := range diags {
-				if d.Summary == tc.summary {
-					found = d
-				}
-			}
-			if found == nil {
-				t.Fatalf("no %q diagnostic in %s", tc.summary, diagList(diags))
-			}
-			if !strings.Contains(found.Detail, tc.detail) {
-				t.Errorf("detail %q does not contain %q", found.Detail, tc.detail)
-			}
+			wantDiag(t, diags, tc.summary, tc.detail)
 		})
 	}
 	// A URL of several hosts, which net/url cannot read, is the driver's
@@ -110,4 +99,23 @@ image "a" { prompt = "x" }
 	if c.Secret("host") {
 		t.Error("a variable the connection string does not use is secret")
 	}
+}
+
+// wantDiag finds the diagnostic of summary in diags, failing the test
+// when there is none or its detail lacks detail.
+func wantDiag(t *testing.T, diags hcl.Diagnostics, summary, detail string) *hcl.Diagnostic {
+	t.Helper()
+	var found *hcl.Diagnostic
+	for _, d := range diags {
+		if d.Summary == summary {
+			found = d
+		}
+	}
+	if found == nil {
+		t.Fatalf("no %q diagnostic in %s", summary, diagList(diags))
+	}
+	if !strings.Contains(found.Detail, detail) {
+		t.Errorf("detail %q does not contain %q", found.Detail, detail)
+	}
+	return found
 }

@@ -56,20 +56,7 @@ var bucketRe = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
 
 // decodeStores decodes the store blocks of the genform block.
 func (c *Config) decodeStores(blocks hcl.Blocks) hcl.Diagnostics {
-	var diags hcl.Diagnostics
-	for i, b := range blocks {
-		if i > 0 {
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Duplicate store block",
-				Detail:   fmt.Sprintf("Outputs are kept in one object store: the store block at %s is the one; remove this one.", blocks[0].DefRange),
-				Subject:  b.DefRange.Ptr(),
-			})
-			continue
-		}
-		diags = append(diags, c.decodeStore(b)...)
-	}
-	return diags
+	return decodeOne(blocks, "store", "Outputs are kept in one object store", c.decodeStore)
 }
 
 func (c *Config) decodeStore(b *hcl.Block) hcl.Diagnostics {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"github.com/hashicorp/hcl/v2"
 )
 
 // TestStoreBlock checks the store "s3" block, the GENFORM_STORE_*
@@ -92,18 +91,7 @@ func TestStoreBlockInvalid(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			diags := loadErrors(t, tc.src, Options{Environ: tc.env})
-			var found *hcl.Diagnostic
-			for _, d := range diags {
-				if d.Summary == tc.summary {
-					found = d
-				}
-			}
-			if found == nil {
-				t.Fatalf("no %q diagnostic in %s", tc.summary, diagList(diags))
-			}
-			if !strings.Contains(found.Detail, tc.detail) {
-				t.Errorf("detail %q does not contain %q", found.Detail, tc.detail)
-			}
+			found := wantDiag(t, diags, tc.summary, tc.detail)
 			if strings.Contains(found.Detail, "hunter2") {
 				t.Errorf("detail %q shows the password", found.Detail)
 			}

@@ -275,39 +275,29 @@ func (p *Plan) PossiblyPaid() []*Change {
 
 // MovesOnly reports whether the change is an update whose files only move
 // to another directory (dir or output_dir changed): nothing is downloaded.
-func (c *Change) MovesOnly() bool {
-	if c.Action != Update || c.Reason == nil {
-		return false
-	}
-	moved := false
-	for _, l := range c.Reason.Local {
-		switch l.What {
-		case DirMoved:
-			moved = true
-		case WatermarkChanged, OutputMissing, OutputModified:
-			return false
-		}
-	}
-	return moved
-}
+func (c *Change) MovesOnly() bool { return c.onlyLocal(DirMoved) }
 
 // UploadsOnly reports whether the change is an update that fetches
 // nothing and uploads files the object store lacks (and may move files
 // and record a protection).
-func (c *Change) UploadsOnly() bool {
+func (c *Change) UploadsOnly() bool { return c.onlyLocal(OutputUnstored) }
+
+// onlyLocal reports whether the change is an update that does what at
+// least once and fetches no file.
+func (c *Change) onlyLocal(what LocalWhat) bool {
 	if c.Action != Update || c.Reason == nil {
 		return false
 	}
-	up := false
+	found := false
 	for _, l := range c.Reason.Local {
 		switch l.What {
-		case OutputUnstored:
-			up = true
+		case what:
+			found = true
 		case WatermarkChanged, OutputMissing, OutputModified:
 			return false
 		}
 	}
-	return up
+	return found
 }
 
 // HasChanges reports whether applying the plan would do anything.
