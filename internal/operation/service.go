@@ -73,6 +73,9 @@ func recordedService(snap *statefile.Snapshot) string {
 // both services and the way to switch on purpose.
 func (w *Workspace) checkService(command, recorded string, migrate bool) (from string, err error) {
 	ep := w.Endpoint
+	if command != "destroy" && ep.Builtin() && w.Config.Settings.Backend != nil {
+		w.warn(sharedSimulator)
+	}
 	if recorded == "" || recorded == ep.ID {
 		return "", nil
 	}
@@ -99,6 +102,11 @@ func (w *Workspace) checkService(command, recorded string, migrate bool) (from s
 	}
 	return "", fmt.Errorf("%v; set it back, or pass -migrate-service to plan and apply to generate everything anew on %s", sw, to)
 }
+
+// sharedSimulator is the warning of a state shared in a database made
+// with the built-in simulator: a team's day-one mistake, which shows only
+// later as downloads that fail in every copy but one.
+const sharedSimulator = "the state is shared (backend \"pg\"), but the service is the built-in simulator, whose jobs and files live in this working copy alone (.genform/simulator): another working copy cannot download or resume what this one made, nor this one what another made. Run one simulator for everyone (genform sim -addr=0.0.0.0:8787, and GENFORM_BASE_URL=http://HOST:8787 in every copy), or a live provider"
 
 // Connect returns a client of the service; for the built-in simulator it
 // first starts one on a loopback port, its jobs kept under .genform/ so an

@@ -372,8 +372,9 @@ func (r *applyRun) resource(res *config.Resource, changes map[addrs.Instance]*pl
 	for _, d := range res.Refs {
 		if held, ok := r.held[d]; ok {
 			blocked = append(blocked, fmt.Sprintf("%s may have been paid for and waits for your decision", held))
-		} else if why, ok := r.failed[d]; ok {
-			blocked = append(blocked, fmt.Sprintf("%s (%s) failed", d, why))
+		} else if _, ok := r.failed[d]; ok {
+			// Its error is reported with it, once.
+			blocked = append(blocked, fmt.Sprintf("%s failed", d))
 		}
 	}
 	r.mu.Unlock()
@@ -388,7 +389,9 @@ func (r *applyRun) resource(res *config.Resource, changes map[addrs.Instance]*pl
 		if c == nil || c.Action == plans.NoOp || c.Action == plans.Move || c.Action == plans.Delete {
 			continue
 		}
-		if len(blocked) > 0 {
+		// An update keeps its generation: it moves, downloads or uploads
+		// its own files, which need nothing of what it is made from.
+		if len(blocked) > 0 && c.Action != plans.Update {
 			r.skip(c, fmt.Errorf("not applied because %s", joinList(blocked)))
 			continue
 		}
