@@ -28,13 +28,12 @@ func TestExampleCIWorkflowStore(t *testing.T) {
 	// The merge: the apply job uploads the outputs and commits nothing.
 	first := filepath.Join(f.tmp, "first")
 	f.sh(f.tmp, "git clone -q "+f.origin+" first")
-	logs := map[string]string{}
-	runJob(t, f.steps, "apply", func(name, run string) { logs[name] = f.sh(first, run) }, f.ghOutput)
-	if !strings.Contains(logs["Apply"], "4 generated") {
-		t.Errorf("the apply step printed:\n%s", logs["Apply"])
+	logs := f.mainJobs(first)
+	if !strings.Contains(logs["apply/Apply"], "4 generated") {
+		t.Errorf("the apply step printed:\n%s", logs["apply/Apply"])
 	}
-	if !strings.Contains(logs["Commit the outputs"], "nothing to commit") {
-		t.Errorf("the commit step printed:\n%s", logs["Commit the outputs"])
+	if !strings.Contains(logs["apply/Commit the outputs"], "nothing to commit") {
+		t.Errorf("the commit step printed:\n%s", logs["apply/Commit the outputs"])
 	}
 	if files := f.sh(f.tmp, "git -C origin.git ls-tree -r --name-only main"); strings.Contains(files, "generated/") {
 		t.Errorf("main holds outputs though a store is set:\n%s", files)
@@ -51,16 +50,15 @@ func TestExampleCIWorkflowStore(t *testing.T) {
 	// nothing to do, and nothing is generated.
 	fresh := filepath.Join(f.tmp, "fresh")
 	f.sh(f.tmp, "git clone -q "+f.origin+" fresh")
-	logs = map[string]string{}
-	runJob(t, f.steps, "apply", func(name, run string) { logs[name] = f.sh(fresh, run) }, f.ghOutput)
-	if !strings.Contains(logs["Fetch the outputs from the store"], "5 files fetched from the store") {
-		t.Errorf("the fetch step printed:\n%s", logs["Fetch the outputs from the store"])
+	logs = f.mainJobs(fresh)
+	if !strings.Contains(logs["main-plan/Fetch the outputs from the store"], "5 files fetched from the store") {
+		t.Errorf("the fetch step printed:\n%s", logs["main-plan/Fetch the outputs from the store"])
 	}
-	if !strings.Contains(logs["Plan"], "No changes") {
-		t.Errorf("the fresh runner's plan printed:\n%s", logs["Plan"])
+	if !strings.Contains(logs["main-plan/Plan"], "No changes") {
+		t.Errorf("the fresh runner's plan printed:\n%s", logs["main-plan/Plan"])
 	}
-	if strings.Contains(logs["Apply"], "generated,") && !strings.Contains(logs["Apply"], "0 generated") {
-		t.Errorf("the fresh runner's apply generated something:\n%s", logs["Apply"])
+	if strings.Contains(logs["apply/Apply"], "generated,") && !strings.Contains(logs["apply/Apply"], "0 generated") {
+		t.Errorf("the fresh runner's apply generated something:\n%s", logs["apply/Apply"])
 	}
 	if keys2, _ := srv.Keys(); len(keys2) != len(keys) {
 		t.Errorf("the store went from %d to %d objects", len(keys), len(keys2))

@@ -115,21 +115,25 @@ func TestExampleCIWorkflow(t *testing.T) {
 	t.Parallel()
 	f := newCIFixture(t, nil, nil)
 	steps, tmp, pr, origin, env, sh := f.steps, f.tmp, f.pr, f.origin, f.env, f.sh
-	ghOutput, comment, ghLog, conn := f.ghOutput, f.comment, f.ghLog, f.conn
+	comment, ghLog, conn := f.comment, f.ghLog, f.conn
 
 	// A pull request: the plan job.
 	f.planJob()
 
-	// The apply job checks out the newest main: the run started by one
-	// merge applies what a later merge, pushed while it queued, made of it.
-	checkout := false
+	// The run on main plans the newest main: the run started by one merge
+	// applies what a later merge, pushed while it queued, made of it; the
+	// apply job checks out the commit that plan was made of.
+	checkout, applyCheckout := false, false
 	for _, s := range steps {
-		if s.job == "apply" && s.uses && s.with["ref"] == "main" {
+		if s.job == "main-plan" && s.uses && s.with["ref"] == "main" {
 			checkout = true
 		}
+		if s.job == "apply" && s.uses && s.with["ref"] == "${{ needs.main-plan.outputs.sha }}" {
+			applyCheckout = true
+		}
 	}
-	if !checkout {
-		t.Errorf("the apply job does not check out ref: main")
+	if !checkout || !applyCheckout {
+		t.Errorf("the main-plan job does not check out ref: main (%v), or the apply job not the commit it planned (%v)", checkout, applyCheckout)
 	}
 	sh(pr, "printf 'image \"later\" {\n  prompt       = \"a later merge\"\n  image_number = 1\n}\n' > later.gen.hcl && git add later.gen.hcl && git commit -q -m later && git push -q origin main")
 	newest := strings.TrimSpace(sh(pr, "git rev-parse HEAD"))
@@ -137,7 +141,7 @@ func TestExampleCIWorkflow(t *testing.T) {
 	// Without the secret, a real service is refused: the job's throwaway
 	// database would forget the state, and every run would pay again.
 	for _, s := range steps {
-		if s.job == "apply" && s.name == "Check the state database" {
+		if s.job == "main-plan" && s.name == "Check the state database" {
 			cmd := exec.Command("bash", "-e", "-c", s.run)
 			cmd.Env = append(env, "TEAM_STATE=false", "GENFORM_BASE_URL=https://gen.example.com")
 			if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "PG_CONN_STR secret is not set") {
@@ -149,7 +153,7 @@ func TestExampleCIWorkflow(t *testing.T) {
 	// The merge to main: the apply job, in a fresh checkout of main.
 	mainCheckout := filepath.Join(tmp, "main")
 	sh(tmp, "git clone -q "+origin+" main")
-	runJob(t, steps, "apply", func(name, run string) { sh(mainCheckout, run) }, ghOutput)
+	f.mainJobs(mainCheckout)
 	files := sh(tmp, "git -C origin.git ls-tree -r --name-only main")
 	for _, want := range []string{"generated/image/hero/0.png", "generated/image/hero/1.png", "generated/image/poster/0.png", "generated/video/hero_motion/0.gif", "generated/video/intro/0.gif", "generated/image/later/0.png"} {
 		if !strings.Contains(files, want+"\n") {
@@ -292,6 +296,18 @@ func (f *ciFixture) planJob() {
 	if log, _ := os.ReadFile(f.ghLog); !strings.Contains(string(log), "gh pr comment 7 --body-file plan.md") {
 		t.Errorf("gh was called as:\n%s", log)
 	}
+}
+
+// mainJobs runs the jobs of a push to main in dir, a checkout of main:
+// the plan, then the apply of that plan (its artifact, plan.bin, stays in
+// dir as the download step would bring it). It returns each step's output
+// by job and step name ("apply/Apply").
+func (f *ciFixture) mainJobs(dir string) map[string]string {
+	logs := map[string]string{}
+	for _, job := range []string{"main-plan", "apply"} {
+		runJob(f.t, f.steps, job, func(name, run string) { logs[job+"/"+name] = f.sh(dir, run) }, f.ghOutput)
+	}
+	return logs
 }
 
 // workflowStep is one step of a GitHub Actions job.
