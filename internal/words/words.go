@@ -234,13 +234,20 @@ func Service(id string) string {
 	return id
 }
 
-// Age says how long ago t was, to the unit that matters: "3 minutes ago",
-// "2 days ago".
-func Age(t time.Time) string {
-	d := time.Since(t)
+// Age says how long ago t was, to the unit that matters: "just now"
+// under a minute, "3 minutes ago", "2 hours ago", "2 days ago".
+func Age(t time.Time) string { return AgeAt(t, time.Now()) }
+
+// AgeAt is Age as of now. A time more than a minute after now was set by
+// a clock ahead of this one (another machine's, for a state a team
+// shares): it is given as it is, rather than as "just now".
+func AgeAt(t, now time.Time) string {
+	d := now.Sub(t)
 	switch {
 	case t.IsZero():
 		return "at an unknown time"
+	case d <= -time.Minute:
+		return "at " + t.UTC().Format("2006-01-02 15:04:05Z")
 	case d < time.Minute:
 		return "just now"
 	case d < time.Hour:
