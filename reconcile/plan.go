@@ -414,13 +414,15 @@ func inChunks(n int, f func(i int)) {
 func (p *planner) planInstance(r *config.Resource, inst *config.Instance, known instFacts) (*plans.Change, *statefile.Resource, string) {
 	st := p.state
 	rec := st.Resources[inst.Addr]
+	media, mediaDefault := plans.MediaOf(inst)
 	c := &plans.Change{
-		Addr:      inst.Addr,
-		Media:     plans.MediaCount(inst),
-		Seconds:   plans.VideoSeconds(inst),
-		AtMost:    plans.AtMost(inst),
-		Dir:       inst.Dir,
-		Sensitive: inst.Sensitive,
+		Addr:         inst.Addr,
+		Media:        media,
+		MediaDefault: mediaDefault,
+		Seconds:      plans.VideoSeconds(inst),
+		AtMost:       plans.AtMost(inst),
+		Dir:          inst.Dir,
+		Sensitive:    inst.Sensitive,
 	}
 	if inst.Endpoint.Provider() != "" {
 		c.Model = plans.ModelOf(inst.Endpoint, p.in.Config.PricesFor(inst.Endpoint))

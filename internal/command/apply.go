@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"slices"
@@ -36,6 +37,9 @@ func init() {
 
 Flags:
   -auto-approve        do not ask for confirmation
+  -input=false         ask nothing: without -auto-approve or PLANFILE, refuse
+                       rather than ask (the answer is otherwise one line of
+                       standard input, a terminal or not: echo yes | ...)
   -parallelism=N       generations in flight at once (default: service.parallelism)
   -max-generations=N   refuse to submit more than N generations
   -max-cost=AMOUNT     refuse a plan whose estimated cost (from
@@ -49,6 +53,7 @@ Flags:
 type applyCmd struct {
 	planFlags
 	autoApprove    bool
+	input          bool
 	parallelism    int
 	maxGenerations int
 	maxCost        string
@@ -60,6 +65,7 @@ func runApply(env *Env, args []string) int {
 	fs := flag.NewFlagSet("apply", flag.ContinueOnError)
 	ac.register(fs, true)
 	fs.BoolVar(&ac.autoApprove, "auto-approve", false, "")
+	fs.BoolVar(&ac.input, "input", true, "")
 	fs.IntVar(&ac.parallelism, "parallelism", 0, "")
 	fs.IntVar(&ac.maxGenerations, "max-generations", -1, "")
 	fs.StringVar(&ac.maxCost, "max-cost", "", "")
@@ -71,6 +77,10 @@ func runApply(env *Env, args []string) int {
 		return env.Errorf("%s", msg)
 	}
 	planFile := fs.Arg(0)
+	if !ac.input && !ac.autoApprove && planFile == "" {
+		// Refused before anything is read or locked, as Terraform does.
+		return env.Errorf("apply -input=false asks no questions, so it requires -auto-approve, or a saved plan (genform plan -out=FILE, then genform apply FILE)")
+	}
 	if ac.maxCost != "" {
 		if _, err := config.ParseMoney(ac.maxCost); err != nil {
 			return env.Errorf("-max-cost must be an amount in the currency of service.prices: a decimal number, not negative, with at most six decimal places, such as -max-cost=5.00")
@@ -124,7 +134,7 @@ func runApply(env *Env, args []string) int {
 		return env.Errorf("%v", err)
 	}
 	if saved == nil && !ac.autoApprove {
-		if code := confirm(env); code != ExitOK {
+		if code := confirm(env, "Apply", "apply", "; pass -auto-approve, or apply a saved plan (genform plan -out=FILE, then genform apply FILE)"); code != ExitOK {
 			return code
 		}
 	}
@@ -161,17 +171,32 @@ func savedPlanOptions(env *Env, saved *planfile.Saved, ac *applyCmd, opts *confi
 	return ExitOK
 }
 
-// confirm asks for "yes" on a terminal and refuses without one, rather
-// than hanging a CI job.
-func confirm(env *Env) int {
-	f, ok := env.Stdin.(*os.File)
-	if !ok || !views.IsTerminal(f) || env.Automation() {
-		return env.Errorf("apply needs confirmation, but there is no terminal to ask on; pass -auto-approve, or apply a saved plan (genform plan -out=FILE, then genform apply FILE)")
+// confirm asks for "yes" before verb ("Apply", "Destroy") goes ahead.
+// The answer is one line of standard input, a terminal or not, as
+// Terraform reads it: echo yes | genform apply approves, and anything
+// else, or no line at all, cancels. GENFORM_IN_AUTOMATION asks nothing
+// and refuses, so that a CI job never waits on a question (-input=false
+// is refused before confirm, when the flags are read); way says how to
+// go ahead without a question, after the command's name cmd.
+func confirm(env *Env, verb, cmd, way string) int {
+	if env.Automation() {
+		return env.Errorf("%s needs confirmation, but GENFORM_IN_AUTOMATION is set, so genform asks nothing%s", cmd, way)
 	}
 	fmt.Fprint(env.Stdout, "\nDo you want to perform these actions? Only 'yes' will be accepted: ")
-	line, _ := bufio.NewReader(env.Stdin).ReadString('\n')
+	var line string
+	var err error = io.EOF
+	if env.Stdin != nil {
+		line, err = bufio.NewReader(env.Stdin).ReadString('\n')
+	}
+	if f, ok := env.Stdin.(*os.File); !ok || !views.IsTerminal(f) {
+		// A piped answer is not echoed: end the question's line.
+		fmt.Fprintln(env.Stdout)
+	}
 	if strings.TrimSpace(line) != "yes" {
-		fmt.Fprintln(env.Stdout, "\nApply cancelled.")
+		fmt.Fprintf(env.Stdout, "\n%s cancelled.\n", verb)
+		if line == "" && err != nil {
+			fmt.Fprintf(env.Stderr, "No answer: standard input ended before a line was read%s.\n", way)
+		}
 		return ExitError
 	}
 	return ExitOK

@@ -18,6 +18,9 @@ func init() {
 
 Flags:
   -auto-approve        do not ask for confirmation
+  -input=false         ask nothing: without -auto-approve, refuse rather than
+                       ask (the answer is otherwise one line of standard
+                       input, a terminal or not: echo yes | ...)
   -target=ADDR         destroy only ADDR (repeatable)
 ` + readFlagsUsage,
 		run: runDestroy,
@@ -29,6 +32,7 @@ func runDestroy(env *Env, args []string) int {
 	fs := flag.NewFlagSet("destroy", flag.ContinueOnError)
 	pf.register(fs, false)
 	autoApprove := fs.Bool("auto-approve", false, "")
+	input := fs.Bool("input", true, "")
 	if ok, code := parseFlags(env, commands["destroy"], fs, args); !ok {
 		return code
 	}
@@ -37,6 +41,9 @@ func runDestroy(env *Env, args []string) int {
 	}
 	if len(pf.replace) > 0 {
 		return env.Errorf("-replace has no meaning for destroy")
+	}
+	if !*input && !*autoApprove {
+		return env.Errorf("destroy -input=false asks no questions, so it requires -auto-approve")
 	}
 	ws := load(env, pf.vars.options(env))
 	if ws == nil {
@@ -59,7 +66,7 @@ func runDestroy(env *Env, args []string) int {
 		return ExitOK
 	}
 	if !*autoApprove {
-		if code := confirm(env); code != ExitOK {
+		if code := confirm(env, "Destroy", "destroy", "; pass -auto-approve"); code != ExitOK {
 			return code
 		}
 	}

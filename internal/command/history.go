@@ -18,9 +18,11 @@ func init() {
   Lists every generation the state has recorded, newest first, grouped by
   the instance that held it last: when it was recorded, whether an
   instance holds it now, can be restored at no cost (plan shows restore
-  when a declared request matches it), or failed, and its prompt. With
-  ADDR (image.hero, or image.hero[0] for one instance) only the
-  generations that address held.
+  when a declared request matches it), or failed, its prompt, and the
+  attributes that tell it from the instance's other generations (a video
+  made again from another source_image shows each one). With ADDR
+  (image.hero, or image.hero[0] for one instance) only the generations
+  that address held.
 
   A restorable generation's files come from the local cache when it holds
   them ("cached"), and are downloaded again by creation id otherwise: no

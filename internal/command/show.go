@@ -119,8 +119,9 @@ func showState(env *Env, command string, rf readFlags, addr addrs.Instance, asJS
 		views.Resource(env.Stdout, snap, addr, ws.Hider())
 		if entries := hist.Of(addr); len(entries) > 0 {
 			fmt.Fprintf(env.Stdout, "\n%s\n", views.Bold(fmt.Sprintf("# history of %s (newest first; 'genform history' lists every instance's):", addr)))
+			differ := views.HistoryDiffers(entries)
 			for _, e := range entries {
-				fmt.Fprintf(env.Stdout, "#   %s\n", views.HistoryLine(hist, e, addr))
+				fmt.Fprintf(env.Stdout, "#   %s\n", views.HistoryLine(hist, e, addr, differ))
 			}
 		}
 		return ExitOK

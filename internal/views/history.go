@@ -2,11 +2,13 @@ package views
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 
+	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/history"
 	"github.com/genform/genform/internal/secrets"
@@ -27,9 +29,11 @@ func History(w io.Writer, h *history.View, entries []*statefile.Resource) {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintln(w, colBold.Sprint("# "+addr.String()))
-		for _, e := range byAddr[addr] {
+		group := byAddr[addr]
+		differ := HistoryDiffers(group)
+		for _, e := range group {
 			counts[h.State(e)]++
-			fmt.Fprintf(w, "  %s\n", HistoryLine(h, e, addr))
+			fmt.Fprintf(w, "  %s\n", HistoryLine(h, e, addr, differ))
 		}
 	}
 	fmt.Fprintf(w, "\n%d generation%s: %d held, %d restorable, %d failed",
@@ -40,17 +44,68 @@ func History(w io.Writer, h *history.View, entries []*statefile.Resource) {
 	fmt.Fprintln(w, ".")
 }
 
-// line is one entry in one line: when, what can be done with it, the job,
-// the prompt, and for a restorable one where its files would come from.
-func HistoryLine(h *history.View, e *statefile.Resource, addr addrs.Instance) string {
+// HistoryDiffers names the request attributes, the prompt aside (every
+// line shows it), whose values are not the same in every one of entries,
+// in the order a plan lists them: the entries of one instance that differ
+// only in those (a video made from another source_image) would otherwise
+// read alike.
+func HistoryDiffers(entries []*statefile.Resource) []string {
+	if len(entries) < 2 {
+		return nil
+	}
+	var first map[string]string
+	differ := map[string]bool{}
+	for i, e := range entries {
+		enc := map[string]string{}
+		for name, v := range secrets.RecordAttrs(e) {
+			if b, err := json.Marshal(v); err == nil {
+				enc[name] = string(b)
+			}
+		}
+		if i == 0 {
+			first = enc
+			continue
+		}
+		for name, v := range enc {
+			if first[name] != v {
+				differ[name] = true
+			}
+		}
+		for name := range first {
+			if _, ok := enc[name]; !ok {
+				differ[name] = true
+			}
+		}
+	}
+	delete(differ, "prompt")
+	names := make([]string, 0, len(differ))
+	for name := range differ {
+		names = append(names, name)
+	}
+	config.SortAttrNames(names)
+	return names
+}
+
+// HistoryLine is one entry in one line: when, what can be done with it,
+// the job, the prompt and the attributes named in differ (those that tell
+// it from the instance's other entries), and for a restorable one where
+// its files would come from.
+func HistoryLine(h *history.View, e *statefile.Resource, addr addrs.Instance, differ []string) string {
 	state := h.State(e)
 	rh := h.Hide(e)
 	s := fmt.Sprintf("%s  %-12s job %s", e.CreatedAt.UTC().Format("2006-01-02 15:04:05Z"), state, e.GenerationID)
-	if p, ok := secrets.RecordAttrs(e)["prompt"].(string); ok {
+	attrs := secrets.RecordAttrs(e)
+	if p, ok := attrs["prompt"].(string); ok {
 		if rh.Hides("prompt") || rh.Text(p) != p {
 			s += "  prompt " + secrets.Text
 		} else {
 			s += fmt.Sprintf("  prompt %q", p)
+		}
+	}
+	if len(differ) > 0 {
+		shown := rh.Attrs(attrs, secrets.Value{})
+		for _, name := range differ {
+			s += "  " + name + " " + historyValue(shown[name])
 		}
 	}
 	if e.Version != "" {
@@ -76,6 +131,17 @@ func HistoryLine(h *history.View, e *statefile.Resource, addr addrs.Instance) st
 		}
 	}
 	return s
+}
+
+// historyValue is an attribute's value in a history line. A long string
+// (a data: URI) is cut as in a plan, with its length and the start of its
+// sha256: two source images whose first bytes are alike still read apart.
+func historyValue(v any) string {
+	if str, ok := v.(string); ok && len(str) > 120 {
+		sum := sha256.Sum256([]byte(str))
+		return strconv.Quote(str[:60]+"…") + fmt.Sprintf(" (%d bytes, sha256 %x)", len(str), sum[:6])
+	}
+	return FormatValue(v)
 }
 
 // compactJSON is a provider's JSON on one line, as received otherwise.

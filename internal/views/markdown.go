@@ -127,12 +127,29 @@ func markdownChange(p *plans.Plan, c *plans.Change) string {
 		fmt.Fprintf(&s, "Why: %s\n\n", mdEscape(r))
 	}
 	attrs, before, _ := secrets.Redact(c, secrets.Value{})
+	// How many images the generation makes, and whether the service's
+	// default gives that count: beside image_number when it is listed,
+	// in a line of its own when it is not.
+	showCount := words.ShowsImageCount(c)
+	countNote := func(a plans.AttrChange) string {
+		if !showCount || a.Name != "image_number" {
+			return ""
+		}
+		showCount = false
+		if c.MediaDefault && !a.Unknown {
+			return " (" + mdEscape(words.ServiceDefault) + ")"
+		}
+		return ""
+	}
 	switch c.Action {
 	case plans.Create:
 		// What the new resource will make: its prompt and settings.
 		s.WriteString("| attribute | value |\n|---|---|\n")
 		for _, a := range attrs {
-			fmt.Fprintf(&s, "| %s | %s |\n", mdCode(a.Name), mdValue(a.Name, a.After, a.Unknown))
+			fmt.Fprintf(&s, "| %s | %s%s |\n", mdCode(a.Name), mdValue(a.Name, a.After, a.Unknown), countNote(a))
+		}
+		if showCount {
+			fmt.Fprintf(&s, "\n%s.\n", mdEscape(upperFirst(words.ImagesPerGeneration(c))))
 		}
 	case plans.Delete:
 		if prompt, ok := before["prompt"]; ok {
@@ -153,10 +170,25 @@ func markdownChange(p *plans.Plan, c *plans.Change) string {
 					continue
 				}
 			}
-			fmt.Fprintf(&rows, "| %s | %s | %s |\n", mdCode(a.Name), mdValue(a.Name, a.Before, false), mdValue(a.Name, a.After, a.Unknown))
+			fmt.Fprintf(&rows, "| %s | %s | %s%s |\n", mdCode(a.Name), mdValue(a.Name, a.Before, false), mdValue(a.Name, a.After, a.Unknown), countNote(a))
 		}
 		if rows.Len() > 0 {
 			blocks = append(blocks, "| attribute | before | after |\n|---|---|---|\n"+strings.TrimSuffix(rows.String(), "\n"))
+		}
+		if showCount {
+			blocks = append(blocks, mdEscape(upperFirst(words.ImagesPerGeneration(c)))+".")
+		}
+		if c.Action == plans.Update && c.Reason != nil {
+			// Which files come back (or go up to the store), one a line.
+			var files []string
+			for _, l := range c.Reason.Local {
+				if words.FileChange(l) {
+					files = append(files, "- "+mdEscape(words.Local(l)))
+				}
+			}
+			if len(files) > 0 {
+				blocks = append(blocks, strings.Join(files, "\n"))
+			}
 		}
 		if c.GenerationID != "" {
 			blocks = append(blocks, "Job: "+mdCode(c.GenerationID))
@@ -170,6 +202,15 @@ func markdownChange(p *plans.Plan, c *plans.Change) string {
 	}
 	s.WriteString("\n</details>\n")
 	return s.String()
+}
+
+// upperFirst is s with its first letter in upper case, to start a
+// sentence with words written to go inside one.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // isPromptAttr reports whether the attribute is text a reviewer reads as

@@ -108,6 +108,33 @@ var markdownCases = map[string]*plans.Plan{
 			{Name: "watermark_free", Before: false, After: true},
 		},
 	}}},
+	"redownload": {Service: "simulator", Changes: []*plans.Change{{
+		Addr: addrs.MustParseInstance("image.banner"), Action: plans.Update, Media: 4, MediaDefault: true, Redownload: []int{0, 2},
+		Reason: &plans.Reason{Code: plans.ReasonLocal, Local: []plans.LocalChange{
+			{What: plans.OutputMissing, Output: 0, Path: "generated/image/banner/0.png"},
+			{What: plans.OutputModified, Output: 2, Path: "generated/image/banner/2.png", Stored: true},
+		}},
+	}}},
+	"default_count": {Service: "simulator", Changes: []*plans.Change{
+		{
+			Addr: addrs.MustParseInstance(`image.tile["a"]`), Action: plans.Create, Media: 4, MediaDefault: true,
+			Reason: &plans.Reason{Code: plans.ReasonNew},
+			Attrs: []plans.AttrChange{
+				{Name: "prompt", After: "a tile"},
+				{Name: "image_number", After: json.Number("4")},
+			},
+		},
+		{
+			Addr: addrs.MustParseInstance("image.hero"), Action: plans.Replace, Media: 4, MediaDefault: true,
+			Reason: &plans.Reason{Code: plans.ReasonChanged, Attrs: []string{"prompt"}},
+			Attrs:  []plans.AttrChange{{Name: "prompt", Before: "a lighthouse at dusk", After: "a lighthouse at dawn"}},
+		},
+		{
+			Addr: addrs.MustParseInstance("image.pair"), Action: plans.Replace, Media: 2,
+			Reason: &plans.Reason{Code: plans.ReasonChanged, Attrs: []string{"prompt"}},
+			Attrs:  []plans.AttrChange{{Name: "prompt", Before: "two boats", After: "two ships"}},
+		},
+	}},
 	"move": {Service: "simulator", Changes: []*plans.Change{{
 		Addr: addrs.MustParseInstance("image.cover"), PrevAddr: addrs.MustParseInstance("image.hero"), Action: plans.Move, Media: 1,
 		Reason: &plans.Reason{Code: plans.ReasonRenamed},

@@ -135,25 +135,52 @@ func renderChange(w io.Writer, p *plans.Plan, c *plans.Change) {
 	}
 	fmt.Fprintln(w)
 	sym := fmt.Sprintf("%3s", actionSymbol(c.Action))
+	// The block is named as it is declared, and an instance of a count or
+	// for_each by its key too: the instances of one block differ by it.
+	head := fmt.Sprintf("%s %s %q", col.Sprint(sym), kind, name)
+	if !c.Addr.Key.IsZero() {
+		head += " " + c.Addr.Key.String()
+	}
 	if c.Action == plans.Delete && len(c.Attrs) == 0 {
-		fmt.Fprintf(w, "%s %s %q\n", col.Sprint(sym), kind, name)
+		fmt.Fprintln(w, head)
 		return
 	}
-	fmt.Fprintf(w, "%s %s %q {\n", col.Sprint(sym), kind, name)
+	fmt.Fprintln(w, head+" {")
 	width := 0
 	for _, a := range c.Attrs {
 		width = max(width, len(a.Name))
 	}
 	hidden := 0
 	attrs, _, _ := secrets.Redact(c, secrets.Value{})
+	showCount := words.ShowsImageCount(c)
 	for _, a := range attrs {
-		fmt.Fprintf(w, "      %s %-*s = %s\n", attrSymbol(c, a), width, a.Name, attrValue(c, a))
+		line := fmt.Sprintf("      %s %-*s = %s", attrSymbol(c, a), width, a.Name, attrValue(c, a))
+		if showCount && a.Name == "image_number" {
+			// The count is on show; say where it comes from.
+			showCount = false
+			if c.MediaDefault && !a.Unknown {
+				line += " # " + words.ServiceDefault
+			}
+		}
+		fmt.Fprintln(w, line)
 	}
 	if c.Action != plans.Create && c.After != nil {
 		hidden = len(c.After) - len(c.Attrs)
 	}
 	if hidden > 0 {
 		fmt.Fprintf(w, "        # (%d unchanged attribute%s hidden)\n", hidden, words.Plural(hidden))
+	}
+	if showCount {
+		// What is paid for, which the attributes above do not show: an
+		// unchanged image_number, or one the service's default gives.
+		fmt.Fprintf(w, "        # %s\n", words.ImagesPerGeneration(c))
+	}
+	if c.Action == plans.Update && c.Reason != nil {
+		for _, l := range c.Reason.Local {
+			if words.FileChange(l) {
+				fmt.Fprintf(w, "        # %s\n", words.Local(l))
+			}
+		}
 	}
 	if c.GenerationID != "" {
 		fmt.Fprintf(w, "        # job %s\n", c.GenerationID)

@@ -83,7 +83,7 @@ func eventLine(ev apply.Event, elapsed time.Duration) string {
 			line += " (" + msg + ")"
 		}
 	case apply.PhaseRunning:
-		line += fmt.Sprintf("%s %.0f%%", ev.Status, ev.Progress*100)
+		line += words.Running(ev)
 	case apply.PhaseDownloading:
 		line += "downloading"
 	case apply.PhaseDone:
@@ -207,7 +207,7 @@ func (b *barProgress) Event(ev apply.Event) {
 	}
 	switch ev.Phase {
 	case apply.PhaseRunning:
-		jb.setStatus(ev.Status)
+		jb.setStatus(barStatus(ev))
 		b.advance(jb, int64(ev.Progress*900))
 	case apply.PhaseDownloading:
 		jb.setStatus("downloading")
@@ -220,6 +220,15 @@ func (b *barProgress) Event(ev apply.Event) {
 }
 
 func (jb *jobBar) setStatus(s string) { jb.status.Store(&s) }
+
+// barStatus is what a bar says of a job the service reports on: its
+// status, the bar showing the percentage; "job done" once it is.
+func barStatus(ev apply.Event) string {
+	if ev.JobDone {
+		return words.Running(ev)
+	}
+	return ev.Status
+}
 
 // addBar starts the bar of an instance. Once the bar is aborted (the
 // instance finished) it draws nothing, so that the line printed in its

@@ -70,3 +70,38 @@ func TestRetriesInTheJSONProgress(t *testing.T) {
 		t.Errorf("the check's retry: %v", lines[1])
 	}
 }
+
+// TestJobDoneInTheProgress: while apply waits, a job says the service's
+// status and progress; once the service reports it finished, in whatever
+// words, it says "job done", the lines and the bars alike.
+func TestJobDoneInTheProgress(t *testing.T) {
+	var out bytes.Buffer
+	p := &lineProgress{w: &out, last: map[addrs.Instance]string{}, start: map[addrs.Instance]time.Time{}}
+	a := addrs.MustParseInstance("image.a")
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	ev := func(after time.Duration, status string, progress float64, done bool) apply.Event {
+		return apply.Event{Time: t0.Add(after), Addr: a, Action: plans.Create, Phase: apply.PhaseRunning,
+			Status: status, KnownStatus: true, Progress: progress, JobDone: done}
+	}
+	p.Event(apply.Event{Time: t0, Addr: a, Action: plans.Create, Phase: apply.PhaseSubmitting})
+	p.Event(ev(time.Second, "processing", 0.4, false))
+	p.Event(ev(2*time.Second, "succeed", 1, true))
+	want := "image.a: submitting\n" +
+		"image.a: processing 40% [1s]\n" +
+		"image.a: job done [2s]\n"
+	if out.String() != want {
+		t.Errorf("progress:\n%s\nwant:\n%s", out.String(), want)
+	}
+	for _, c := range []struct {
+		ev   apply.Event
+		want string
+	}{
+		{ev(0, "processing", 0.4, false), "processing"},
+		{ev(0, "succeed", 1, true), "job done"},
+		{ev(0, "COMPLETED", 1, true), "job done"},
+	} {
+		if got := barStatus(c.ev); got != c.want {
+			t.Errorf("the bar of a job %s says %q, want %q", c.ev.Status, got, c.want)
+		}
+	}
+}

@@ -7,6 +7,17 @@ import (
 	"github.com/genform/genform/reconcile/plans"
 )
 
+// Running is what a job's status says while apply waits for it: the
+// service's own status and its progress ("queued 0%", "running 40%"),
+// and once the job is finished, "job done" rather than the service's word
+// for it ("succeed 100%" read as broken English); the download follows.
+func Running(ev apply.Event) string {
+	if ev.JobDone {
+		return "job done"
+	}
+	return fmt.Sprintf("%s %.0f%%", ev.Status, ev.Progress*100)
+}
+
 // Event is what an event says beyond its phase and status, in words.
 func Event(ev apply.Event) string {
 	switch ev.Phase {

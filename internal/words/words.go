@@ -2,6 +2,7 @@ package words
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -132,7 +133,46 @@ func fetchedFrom(l plans.LocalChange) string {
 	if l.Stored {
 		return ": fetched from the object store"
 	}
-	return ""
+	return ": downloaded again"
+}
+
+// FileChange reports whether a local change is about one output file
+// (missing, changed on disk, not in the object store): the views list
+// these one a line, saying which files an update brings back.
+func FileChange(l plans.LocalChange) bool {
+	switch l.What {
+	case plans.OutputMissing, plans.OutputModified, plans.OutputUnstored:
+		return true
+	}
+	return false
+}
+
+// ServiceDefault is what the views say beside a value the service's
+// default gives, which the configuration does not write out.
+const ServiceDefault = "the service's default"
+
+// ImagesPerGeneration says how many images one generation of c makes,
+// and whether that count is the service's default: "4 images per
+// generation (the service's default)". A block that sets no image_number
+// pays for the default count, which may be several images.
+func ImagesPerGeneration(c *plans.Change) string {
+	s := fmt.Sprintf("%d image%s per generation", c.Media, Plural(c.Media))
+	if c.AtMost {
+		s = "at most " + s
+	}
+	if c.MediaDefault {
+		s += " (" + ServiceDefault + ")"
+	}
+	return s
+}
+
+// ShowsImageCount reports whether a view says how many images c's
+// generation makes: for an image it generates when that is more than
+// one, or the service's default gives it, unless image_number is made
+// from a sensitive value.
+func ShowsImageCount(c *plans.Change) bool {
+	return c.Kind() == addrs.Image && c.Action.Generates() && (c.Media > 1 || c.MediaDefault) &&
+		!slices.Contains(c.Sensitive, "image_number")
 }
 
 // Warnings are what a reviewer must know before applying a change:
@@ -194,13 +234,20 @@ func Service(id string) string {
 	return id
 }
 
-// Age says how long ago t was, to the unit that matters: "3 minutes ago",
-// "2 days ago".
-func Age(t time.Time) string {
-	d := time.Since(t)
+// Age says how long ago t was, to the unit that matters: "just now"
+// under a minute, "3 minutes ago", "2 hours ago", "2 days ago".
+func Age(t time.Time) string { return AgeAt(t, time.Now()) }
+
+// AgeAt is Age as of now. A time more than a minute after now was set by
+// a clock ahead of this one (another machine's, for a state a team
+// shares): it is given as it is, rather than as "just now".
+func AgeAt(t, now time.Time) string {
+	d := now.Sub(t)
 	switch {
 	case t.IsZero():
 		return "at an unknown time"
+	case d <= -time.Minute:
+		return "at " + t.UTC().Format("2006-01-02 15:04:05Z")
 	case d < time.Minute:
 		return "just now"
 	case d < time.Hour:

@@ -65,6 +65,10 @@ type Event struct {
 	Status      string
 	Progress    float64
 	KnownStatus bool
+	// JobDone is true when the service reports the job finished with its
+	// files to fetch (PhaseRunning), whatever its raw status says: each
+	// service spells it its own way ("succeed", "succeeded", "COMPLETED").
+	JobDone bool
 	// GenerationID is the job concerned, when there is one.
 	GenerationID string
 	// Resumed marks the PhaseSubmitted of a job an earlier apply submitted.

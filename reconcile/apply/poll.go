@@ -80,7 +80,8 @@ func (r *applyRun) poll(ctx context.Context, ep addrs.Endpoint, addr addrs.Insta
 		if st.Throttled {
 			r.lane(ep).win.throttled(0)
 		}
-		r.emit(Event{Addr: addr, Action: action, Phase: PhaseRunning, Status: st.Raw, KnownStatus: st.Known, Progress: st.Progress, GenerationID: id})
+		r.emit(Event{Addr: addr, Action: action, Phase: PhaseRunning, Status: st.Raw, KnownStatus: st.Known, Progress: st.Progress,
+			JobDone: st.State == provider.Done, GenerationID: id})
 		switch st.State {
 		case provider.Done, provider.Failed:
 			return st, nil

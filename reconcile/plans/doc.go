@@ -10,7 +10,8 @@
 // the engine both import it and it imports neither. Beside the model it
 // keeps the few readings of a declared instance and of its record that
 // making and carrying out a plan must agree on: how many files one
-// generation yields (MediaCount), how long a video is (VideoSeconds), the
+// generation yields (MediaCount, and whether the service's default gives
+// that count: MediaDefault), how long a video is (VideoSeconds), the
 // statuses a record holds (StatusSucceed, StatusFailed) and the value a
 // record gives the instances that refer to it (RecordValue).
 //

@@ -40,24 +40,53 @@ func Failed(status string) bool { return status == StatusFailed || status == Sta
 
 // MediaCount is how many files one generation of inst yields: one video,
 // or image_number images (the most the model makes when that is not
-// known yet, and its default when it is not set).
+// known yet, and the service's default when it is not set, or null).
 func MediaCount(inst *config.Instance) int {
+	n, _ := MediaOf(inst)
+	return n
+}
+
+// MediaDefault reports whether MediaCount of inst is the service's (or
+// the model's) default count of images: a bare image block pays for it,
+// several images on the reference service, without a word in the
+// configuration saying so, so the plan says it.
+//
+// The configuration fills the reference service's defaults into every
+// request before the planner sees it, so an image_number written out as
+// the default reads the same as one left out: both are the default here.
+func MediaDefault(inst *config.Instance) bool {
+	_, def := MediaOf(inst)
+	return def
+}
+
+// MediaOf is MediaCount and MediaDefault at once, reading image_number
+// once: the planner asks it of every instance, and a large no-op plan
+// must not pay twice for it.
+func MediaOf(inst *config.Instance) (count int, fromDefault bool) {
 	if inst.Resource.Kind == addrs.Video {
-		return 1
+		return 1, false
 	}
-	v, set := inst.Attr("image_number")
-	if set && v.IsKnown() && !v.IsNull() && v.Type() == cty.Number {
-		n, _ := v.AsBigFloat().Int64()
-		return int(n)
-	}
+	def, most := int64(0), int64(0)
 	if p := catalog.Lookup(inst.Endpoint.Provider()); p != nil {
 		caps := p.Caps(inst.Endpoint.Target())
-		if set {
-			return int(caps.MostImages())
-		}
-		return int(max(caps.DefaultImageNumber, 1))
+		def, most = max(caps.DefaultImageNumber, 1), caps.MostImages()
+	} else {
+		// The reference service's images are all made by one endpoint,
+		// whose rules hold the default.
+		l := rules.For(addrs.Text2Image)
+		def, most = l.DefaultImageNumber, slices.Max(l.ImageNumbers)
 	}
-	return 4
+	v, set := inst.Attr("image_number")
+	switch {
+	case !set || v.IsKnown() && v.IsNull():
+		return int(def), true
+	case !v.IsKnown():
+		return int(most), false
+	case v.Type() == cty.Number:
+		n, _ := v.AsBigFloat().Int64()
+		return int(n), n == def
+	}
+	return int(def), true
 }
 
 // VideoSeconds is how long the video inst declares is, in seconds: its

@@ -67,6 +67,10 @@ type Change struct {
 	Fingerprint string
 	// Media is how many files one generation of this instance yields.
 	Media int
+	// MediaDefault is true when Media is the service's (or the model's)
+	// default count of images, which a block that sets no image_number
+	// pays for (MediaDefault).
+	MediaDefault bool
 	// Seconds is how long a video is (its duration, or the service's
 	// default), for estimating its cost; 0 for an image.
 	Seconds int

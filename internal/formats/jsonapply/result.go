@@ -72,9 +72,13 @@ type Job struct {
 	GenerationID string `json:"generation_id"`
 }
 
+// WriteResult writes the result line. Every list that is always there is
+// a list, [] when empty, never null: a script iterates over it without a
+// check first (jq's .failed[] fails on null). The lists that are absent
+// when empty (uploaded, unrecorded, unfinished, unstored) stay absent.
 func WriteResult(w io.Writer, res *apply.Result, warnings []string) error {
 	failures := func(list []apply.Failure) []Failure {
-		var out []Failure
+		out := make([]Failure, 0, len(list))
 		for _, f := range list {
 			out = append(out, Failure{Address: f.Addr.String(), Message: f.Err.Error()})
 		}
@@ -82,17 +86,18 @@ func WriteResult(w io.Writer, res *apply.Result, warnings []string) error {
 	}
 	doc := Result{
 		Type:        "result",
-		Generated:   addrs.Strings(res.Generated),
-		Resumed:     addrs.Strings(res.Resumed),
-		Recovered:   addrs.Strings(res.Recovered),
-		Restored:    addrs.Strings(res.Restored),
-		Updated:     addrs.Strings(res.Updated),
+		Generated:   addrList(res.Generated),
+		Resumed:     addrList(res.Resumed),
+		Recovered:   addrList(res.Recovered),
+		Restored:    addrList(res.Restored),
+		Updated:     addrList(res.Updated),
 		Uploaded:    addrs.Strings(res.Uploaded),
-		Moved:       addrs.Strings(res.Moved),
-		Deleted:     addrs.Strings(res.Deleted),
+		Moved:       addrList(res.Moved),
+		Deleted:     addrList(res.Deleted),
 		Failed:      failures(res.Failed),
 		Skipped:     failures(res.Skipped),
-		Warnings:    warnings,
+		Running:     make([]Job, 0, len(res.Running)),
+		Warnings:    append(make([]string, 0, len(warnings)), warnings...),
 		Interrupted: res.Interrupted,
 	}
 	for _, j := range res.Running {
@@ -122,4 +127,12 @@ func WriteResult(w io.Writer, res *apply.Result, warnings []string) error {
 		doc.Refused = words.ServiceError(res.Refused, true)
 	}
 	return json.NewEncoder(w).Encode(doc)
+}
+
+// addrList is list as strings, [] when empty.
+func addrList(list []addrs.Instance) []string {
+	if len(list) == 0 {
+		return []string{}
+	}
+	return addrs.Strings(list)
 }

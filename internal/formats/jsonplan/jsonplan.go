@@ -49,7 +49,11 @@ type Values struct {
 	AfterUnknown []string       `json:"after_unknown,omitempty"`
 	Fingerprint  string         `json:"fingerprint,omitempty"`
 	Media        int            `json:"media"`
-	Seconds      int            `json:"seconds,omitempty"`
+	// MediaDefault is true when media is the service's (or the model's)
+	// default count of images: the block sets no image_number, or sets
+	// that same count.
+	MediaDefault bool `json:"media_default,omitempty"`
+	Seconds      int  `json:"seconds,omitempty"`
 	// AtMost is true when media or seconds is known only after apply and
 	// is the most the service allows: the cost is an upper bound.
 	AtMost       bool     `json:"at_most,omitempty"`
@@ -79,6 +83,7 @@ func EncodeValues(c *plans.Change, placeholder any) Values {
 		AfterUnknown: c.AfterUnknown,
 		Fingerprint:  c.Fingerprint,
 		Media:        c.Media,
+		MediaDefault: c.MediaDefault,
 		Seconds:      c.Seconds,
 		AtMost:       c.AtMost,
 		Dir:          c.Dir,
@@ -100,7 +105,7 @@ func EncodeValues(c *plans.Change, placeholder any) Values {
 // is set.
 func (v Values) Decode(c *plans.Change) error {
 	c.Before, c.After, c.AfterUnknown = v.Before, v.After, v.AfterUnknown
-	c.Fingerprint, c.Media, c.Seconds, c.AtMost, c.Dir = v.Fingerprint, v.Media, v.Seconds, v.AtMost, v.Dir
+	c.Fingerprint, c.Media, c.MediaDefault, c.Seconds, c.AtMost, c.Dir = v.Fingerprint, v.Media, v.MediaDefault, v.Seconds, v.AtMost, v.Dir
 	c.GenerationID, c.Redownload, c.Sensitive = v.GenerationID, v.Redownload, v.Sensitive
 	st, err := plans.ParseStoreState(v.Store)
 	if err != nil {
