@@ -91,10 +91,13 @@ func eventLine(ev apply.Event, elapsed time.Duration) string {
 		if msg != "" {
 			line += ": " + msg
 		}
+	// Why is said once, in the errors listed when the run ends: a long
+	// error repeated in the progress, and again for each instance that
+	// waited on it, buries the one line a user must read.
 	case apply.PhaseFailed:
-		line += "failed: " + msg
+		line += "failed (its error is listed at the end)"
 	case apply.PhaseSkipped:
-		line += "skipped: " + msg
+		line += "skipped (why is listed at the end)"
 	case apply.PhaseInterrupted:
 		line += "interrupted"
 	case apply.PhaseRetrying:

@@ -110,8 +110,8 @@ func TestBarProgressEveryEnding(t *testing.T) {
 	got := screen()
 	want := []string{
 		"image.done: done: 2 file(s) in generated/image/done [2.5s]",
-		"image.failed: failed: the service refused the prompt [1.2s]",
-		"image.after: skipped: image.failed failed",
+		"image.failed: failed (its error is listed at the end) [1.2s]",
+		"image.after: skipped (why is listed at the end)",
 		"image.stopped: interrupted [3s]",
 	}
 	if len(got) != len(want)+1 {
