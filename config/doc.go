@@ -9,7 +9,9 @@
 // locals that do not depend on resources, orders the resources by their
 // references and checks everything that can be checked without knowing any
 // resource's value, every request value against the service's rules
-// (package service/rules) among it. A variable given no value is an error, or, with Options.UnknownUnset
+// (package service/rules) among it, and every reference to an output a
+// resource will not make (outputs[3] of an image with image_number = 1).
+// A variable given no value is an error, or, with Options.UnknownUnset
 // (validate, init), an unknown value checked for whatever it will be.
 // Every problem is returned as an hcl.Diagnostic with a source range, all
 // of a run's problems together. Parsing is HCL's (hclsyntax), except that
