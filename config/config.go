@@ -95,6 +95,8 @@ type Config struct {
 	// unsetSettings are the settings left at their defaults because they
 	// are made from a variable given no value (Options.UnknownUnset).
 	unsetSettings []unsetSetting
+	// imageWarnings are the warnings of ImageNumberWarnings.
+	imageWarnings hcl.Diagnostics
 }
 
 // Secret reports whether the value of the variable name must never be

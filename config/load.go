@@ -836,6 +836,7 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 				if referenced[r.Addr()] {
 					noteOutputs(counts, r, res.insts)
 				}
+				c.noteDefaultImages(r, res.insts, res.known)
 			}
 			if !res.known || res.diags.HasErrors() {
 				res.insts = nil

@@ -14,11 +14,30 @@ import (
 // This file holds what Load knows of a resource's outputs before anything
 // is generated: how many files one generation makes when image_number is
 // known, so that a reference to outputs[i] past the last one is refused at
-// validate rather than at apply.
+// validate rather than at apply, and which images rely on the service's
+// default image count, which validate warns about.
 
-// imageNumberDefaulted reports whether d is an image that leaves
-// image_number unset on an endpoint that takes it, and so gets the
-// endpoint's default.
+// DefaultImageNumber reports whether inst is an image that leaves
+// image_number unset on an endpoint that takes it, and so gets as many
+// images a generation as the service (or the provider's model) makes by
+// default; n is that default (4 for the reference service), 0 when the
+// provider documents none. A model that does not take image_number makes
+// its one image whatever the block says: for it, ok is false.
+func (inst *Instance) DefaultImageNumber() (n int, ok bool) {
+	m, ok := inst.data.defaultImageNumber()
+	return int(m), ok
+}
+
+func (d *instData) defaultImageNumber() (int64, bool) {
+	if !d.imageNumberDefaulted() {
+		return 0, false
+	}
+	n, _ := knownWhole(d.ep.defaults[aImageNumber])
+	return n, true
+}
+
+// imageNumberDefaulted is defaultImageNumber's ok, without reading the
+// number (which copies it), for counting a large for_each's instances.
 func (d *instData) imageNumberDefaulted() bool {
 	return d != nil && d.ep != nil && d.addr.Resource.Kind == addrs.Image && d.ep.takes[aImageNumber] && d.set&(1<<aImageNumber) == 0
 }
@@ -245,6 +264,68 @@ func outputIndexDetail(r *Resource, o outputsOf, i int64) string {
 	}
 	return b.String()
 }
+
+// noteDefaultImages keeps, for ImageNumberWarnings, a warning about r when
+// its instances insts leave image_number to a default of more than one
+// image: a bare image block pays for four, which a newcomer rarely means.
+// known is false when insts is the one instance standing for a count or
+// for_each not known yet.
+func (c *Config) noteDefaultImages(r *Resource, insts []instData, known bool) {
+	var def, n int64
+	var ep *endpointSpec
+	relying := 0
+	for i := range insts {
+		d := &insts[i]
+		if !d.imageNumberDefaulted() {
+			continue
+		}
+		if d.ep != ep {
+			// Read once an endpoint: the number is copied as it is read.
+			ep = d.ep
+			n, _ = d.defaultImageNumber()
+		}
+		if n > 1 {
+			def, relying = max(def, n), relying+1
+		}
+	}
+	if relying == 0 {
+		return
+	}
+	who := "the service makes"
+	if r.live != nil {
+		who = fmt.Sprintf("provider %s's model makes", r.live.name)
+	}
+	repeat := "count"
+	if r.ForEach != nil {
+		repeat = "for_each"
+	}
+	makes := fmt.Sprintf("%s %d images a generation (its default)", who, def)
+	var detail string
+	switch {
+	case r.Count == nil && r.ForEach == nil:
+		detail = fmt.Sprintf("%s sets no image_number, so %s, each one paid for.", r.Addr(), makes)
+	case !known:
+		detail = fmt.Sprintf("%s sets no image_number, so %s for each of the instances its %s makes, each one paid for.", r.Addr(), makes, repeat)
+	case relying == len(insts):
+		detail = fmt.Sprintf("%s sets no image_number, so %s: %d in all for its %d %s, each one paid for.", r.Addr(), makes, def*int64(relying), relying, plural(relying, "instance", "instances"))
+	default:
+		detail = fmt.Sprintf("%s leaves image_number unset in %d of its %d instances, so %s for each of them: %d in all, each one paid for.", r.Addr(), relying, len(insts), makes, def*int64(relying))
+	}
+	detail += fmt.Sprintf(" Set image_number = 1 for one image, or image_number = %d if %d is what you mean.", def, def)
+	rng := r.DeclRange
+	c.imageWarnings = append(c.imageWarnings, &hcl.Diagnostic{
+		Severity: hcl.DiagWarning,
+		Summary:  "image_number not set",
+		Detail:   detail,
+		Subject:  &rng,
+	})
+}
+
+// ImageNumberWarnings warns, once for each image block whose instances
+// leave image_number to a default of more than one image (the reference
+// service's is 4), of what that makes and costs, and how to ask for one.
+// Only validate prints them: plan shows the counts in its own way.
+func (c *Config) ImageNumberWarnings() hcl.Diagnostics { return c.imageWarnings }
 
 func plural(n int, one, many string) string {
 	if n == 1 {

@@ -198,3 +198,114 @@ image "hero" {
 		}
 	}
 }
+
+// DefaultImageNumber tells the instances that leave image_number to the
+// endpoint's default from those that set it, or cannot.
+func TestDefaultImageNumber(t *testing.T) {
+	c := mustLoad(t, `
+image "bare" {
+  prompt = "a"
+}
+image "set" {
+  prompt       = "a"
+  image_number = 4
+}
+image "null" {
+  prompt       = "a"
+  image_number = null
+}
+image "fal" {
+  provider = fal
+  model    = "fal-ai/flux/dev"
+  prompt   = "a"
+}
+image "fal_other" {
+  provider = fal
+  model    = "fal-ai/recraft-v3"
+  prompt   = "a"
+}
+video "clip" {
+  prompt = "a"
+}
+`, Options{})
+	insts := expandAll(t, c, nil)
+	for addr, want := range map[string]struct {
+		n  int
+		ok bool
+	}{
+		"image.bare":      {4, true},
+		"image.set":       {0, false},
+		"image.null":      {4, true},
+		"image.fal":       {1, true},
+		"image.fal_other": {0, false},
+		"video.clip":      {0, false},
+	} {
+		n, ok := insts[addr].DefaultImageNumber()
+		if n != want.n || ok != want.ok {
+			t.Errorf("%s: DefaultImageNumber() = %d, %v; want %d, %v", addr, n, ok, want.n, want.ok)
+		}
+	}
+}
+
+// ImageNumberWarnings warns once for each block whose images rely on a
+// default of more than one image, with what that makes in all.
+func TestImageNumberWarnings(t *testing.T) {
+	c := mustLoad(t, `
+variable "names" {
+  type = set(string)
+}
+image "banner" {
+  for_each = toset(["a", "b"])
+  prompt   = each.key
+}
+image "hero" {
+  prompt = "a"
+}
+image "some" {
+  count        = 3
+  prompt       = "a"
+  image_number = count.index == 0 ? 1 : null
+}
+image "unknown" {
+  for_each = var.names
+  prompt   = each.key
+}
+image "none" {
+  count  = 0
+  prompt = "a"
+}
+image "one" {
+  prompt       = "a"
+  image_number = 1
+}
+image "fal" {
+  provider = fal
+  model    = "fal-ai/flux/dev"
+  prompt   = "a"
+}
+video "clip" {
+  prompt = "a"
+}
+`, Options{UnknownUnset: true})
+	want := map[int]string{
+		5:  "image.banner sets no image_number, so the service makes 4 images a generation (its default): 8 in all for its 2 instances, each one paid for. Set image_number = 1 for one image, or image_number = 4 if 4 is what you mean.",
+		9:  "image.hero sets no image_number, so the service makes 4 images a generation (its default), each one paid for. Set image_number = 1",
+		12: "image.some leaves image_number unset in 2 of its 3 instances, so the service makes 4 images a generation (its default) for each of them: 8 in all",
+		17: "image.unknown sets no image_number, so the service makes 4 images a generation (its default) for each of the instances its for_each makes",
+	}
+	got := c.ImageNumberWarnings()
+	if len(got) != len(want) {
+		t.Errorf("%d warnings, want %d:\n%s", len(got), len(want), diagList(got))
+	}
+	for _, d := range got {
+		w, ok := want[d.Subject.Start.Line]
+		switch {
+		case d.Severity != hcl.DiagWarning || d.Summary != "image_number not set":
+			t.Errorf("line %d: %v %q", d.Subject.Start.Line, d.Severity, d.Summary)
+		case !ok:
+			t.Errorf("unexpected warning at line %d: %s", d.Subject.Start.Line, d.Detail)
+		case !strings.Contains(d.Detail, w):
+			t.Errorf("line %d: %q does not contain %q", d.Subject.Start.Line, d.Detail, w)
+		}
+	}
+}

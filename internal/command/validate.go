@@ -102,6 +102,8 @@ func runValidate(env *Env, args []string) int {
 	opts.UnknownUnset = true
 	cfg, diags := config.Load(".", opts)
 	diags = append(diags, backend.Diagnostics(cfg)...)
+	// Only here: plan shows what each generation makes in its own way.
+	diags = append(diags, cfg.ImageNumberWarnings()...)
 	if *jsonOut {
 		if err := jsondiag.Write(env.Stdout, cfg.Files, diags); err != nil {
 			return env.Errorf("writing the result: %v", err)

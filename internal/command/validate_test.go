@@ -66,11 +66,13 @@ func TestValidate(t *testing.T) {
 		// As Terraform's: a variable with no value is checked as unknown.
 		{name: "missing variable", files: map[string]string{"main.gen.hcl": valid}, code: ExitOK, stdout: "Success!", absent: "variable"},
 		{name: "given variable still checked", files: map[string]string{"main.gen.hcl": "variable \"n\" {\n  type = number\n}\nimage \"a\" {\n  prompt = \"a\"\n  image_number = var.n\n}\n"}, args: []string{"-var", "n=x"}, code: ExitError, stderr: "Error: Invalid value for variable"},
+		{name: "default image_number", files: map[string]string{"main.gen.hcl": "image \"a\" {\n  prompt = \"a\"\n}\n"}, code: ExitOK, stdout: "Success!", stderr: "Warning: image_number not set"},
 		{name: "snippet", files: map[string]string{"main.gen.hcl": bad}, code: ExitError, stderr: "   3:   seed = \"x\""},
 		{name: "no files", files: map[string]string{}, code: ExitError, stderr: "Error: No configuration files"},
 		{name: "argument", files: map[string]string{"main.gen.hcl": valid}, args: []string{"somewhere"}, code: ExitError, stderr: "validate takes no arguments"},
 		{name: "json valid", files: map[string]string{"main.gen.hcl": valid}, args: []string{"-json", "-var=style=x"}, code: ExitOK, stdout: `"valid": true`},
 		{name: "json invalid", files: map[string]string{"main.gen.hcl": bad}, args: []string{"-json"}, code: ExitError, stdout: `"error_count": 1`},
+		{name: "json warning", files: map[string]string{"main.gen.hcl": "image \"a\" {\n  prompt = \"a\"\n}\n"}, args: []string{"-json"}, code: ExitOK, stdout: `"warning_count": 1`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
