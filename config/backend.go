@@ -88,7 +88,7 @@ func (c *Config) decodeBackend(b *hcl.Block) hcl.Diagnostics {
 	}
 	be := &Backend{Type: "pg", SchemaName: DefaultSchemaName, DeclRange: b.DefRange}
 	content, diags := b.Body.Content(backendSchema)
-	const where = "the backend block"
+	const where = backendWhere
 	if a, ok := content.Attributes["conn_str"]; ok {
 		v, ok, d := c.settingValue(a, where, cty.String)
 		diags = append(diags, d...)

@@ -24,6 +24,15 @@ type Options struct {
 	// Environ is the process environment as KEY=VALUE pairs (os.Environ()).
 	// GENFORM_VAR_<name> entries set variables, and env() reads from it.
 	Environ []string
+	// UnknownUnset makes a variable given no value (no default, no
+	// GENFORM_VAR_<name>, var file or -var) an unknown value of its type
+	// rather than an error, as Terraform's validate does: validate checks
+	// the configuration for whatever value such a variable will be given,
+	// and init needs only where the state is kept (see UnlocatedState).
+	// A value that is given is checked against the variable's type and
+	// validation blocks all the same. Plan and apply leave it false: they
+	// need every value.
+	UnknownUnset bool
 }
 
 // Default settings, filled in when the genform and service blocks leave
@@ -83,6 +92,11 @@ type Config struct {
 	// tokenVars are the variables the service token or the pg backend's
 	// conn_str refers to.
 	tokenVars []string
+	// unsetSettings are the settings left at their defaults because they
+	// are made from a variable given no value (Options.UnknownUnset).
+	unsetSettings []unsetSetting
+	// imageWarnings are the warnings of ImageNumberWarnings.
+	imageWarnings hcl.Diagnostics
 }
 
 // Secret reports whether the value of the variable name must never be

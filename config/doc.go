@@ -9,13 +9,17 @@
 // locals that do not depend on resources, orders the resources by their
 // references and checks everything that can be checked without knowing any
 // resource's value, every request value against the service's rules
-// (package service/rules) among it. Every problem is returned as an
-// hcl.Diagnostic with a source range, all of a run's problems together.
-// Parsing is HCL's (hclsyntax), except that a file in the plain subset
-// large generated configurations are written in is parsed by fastParse
-// into the very tree hclsyntax would build, at a tenth of the cost; a
-// large file is parsed in pieces on every core and kept as bytes, its
-// tree parsed again only if a diagnostic or a caller needs it.
+// (package service/rules) among it, and every reference to an output a
+// resource will not make (outputs[3] of an image with image_number = 1).
+// A variable given no value is an error, or, with Options.UnknownUnset
+// (validate, init), an unknown value checked for whatever it will be.
+// Every problem is returned as an hcl.Diagnostic with a source range, all
+// of a run's problems together. Parsing is HCL's (hclsyntax), except that
+// a file in the plain subset large generated configurations are written
+// in is parsed by fastParse into the very tree hclsyntax would build, at a
+// tenth of the cost; a large file is parsed in pieces on every core and
+// kept as bytes, its tree parsed again only if a diagnostic or a caller
+// needs it.
 //
 // Expand turns one resource into its instances for a given Scope (the values
 // of the resources it refers to, as the caller knows them): for each instance

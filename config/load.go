@@ -819,6 +819,7 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 		diags hcl.Diagnostics
 	}
 	results := make([]result, len(c.Resources))
+	counts := map[addrs.Resource]outputsOf{}
 	expandOne := func(i int) {
 		res := &results[i]
 		res.insts, res.known, res.diags = c.expand(c.Resources[i], scope, true)
@@ -830,6 +831,12 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 			diags = append(diags, res.diags...)
 			for j := range res.insts {
 				r.sensitive |= res.insts[j].sensitive
+			}
+			if !res.diags.HasErrors() {
+				if referenced[r.Addr()] {
+					noteOutputs(counts, r, res.insts)
+				}
+				c.noteDefaultImages(r, res.insts, res.known)
 			}
 			if !res.known || res.diags.HasErrors() {
 				res.insts = nil
@@ -844,6 +851,7 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 		}
 	}
 
+	diags = append(diags, c.checkOutputIndexes(counts)...)
 	diags = append(diags, c.checkOutputSensitivity(scope)...)
 	insts := make([][]instData, len(results))
 	for i := range results {

@@ -3,8 +3,10 @@ package config
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/genform/genform/internal/addrs"
@@ -28,6 +30,7 @@ func (c *Config) analyze(expr hcl.Expression, rules refRules) (resources []addrs
 	if expr == nil {
 		return nil, nil, nil
 	}
+	picked := false // an instance of a resource picked by an expression
 	for _, tr := range expr.Variables() {
 		rng := tr.SourceRange()
 		root := tr.RootName()
@@ -76,11 +79,17 @@ func (c *Config) analyze(expr hcl.Expression, rules refRules) (resources []addrs
 			}
 			kind, _ := addrs.ParseKind(root)
 			addr := addrs.Resource{Kind: kind, Name: name}
-			if _, ok := c.byAddr[addr]; !ok {
+			r, ok := c.byAddr[addr]
+			if !ok {
 				bad("Reference to undeclared resource",
 					fmt.Sprintf("%s %s resource named %q has not been declared.", article(root), root, name)+didYouMean(name, c.resourceNames(kind)))
 				continue
 			}
+			if detail := unsupportedResourceAttr(r, tr); detail != "" {
+				bad("Unsupported attribute", detail)
+				continue
+			}
+			picked = picked || len(tr) == 2 && (r.Count != nil || r.ForEach != nil)
 			resources = appendUnique(resources, addr)
 		case "count":
 			if !rules.count {
@@ -102,7 +111,58 @@ func (c *Config) analyze(expr hcl.Expression, rules refRules) (resources []addrs
 			bad("Unknown variable", fmt.Sprintf("There is no variable named %q.", root)+didYouMean(root, rootNames))
 		}
 	}
+	if picked {
+		for _, tr := range pickedRefs(expr) {
+			kind, _ := addrs.ParseKind(tr.RootName())
+			r := c.byAddr[addrs.Resource{Kind: kind, Name: tr[1].(hcl.TraverseAttr).Name}]
+			if r == nil {
+				continue
+			}
+			if detail := unsupportedResourceAttr(r, tr); detail != "" {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unsupported attribute", Detail: detail, Subject: tr.SourceRange().Ptr()})
+			}
+		}
+	}
 	return resources, locals, diags
+}
+
+// pickedRefs finds in expr the references to an instance picked by an
+// expression, as in image.hero[count.index].outputs[0] or
+// image.hero[each.key].id, which Expression.Variables cuts short at
+// image.hero. Each is returned whole, the picking index as a TraverseIndex
+// with an unknown key, so that what is checked of a reference with a
+// literal index is checked of it too. Only the native syntax is searched.
+func pickedRefs(expr hcl.Expression) []hcl.Traversal {
+	node, ok := expr.(hclsyntax.Node)
+	if !ok {
+		return nil
+	}
+	var refs []hcl.Traversal
+	hclsyntax.VisitAll(node, func(n hclsyntax.Node) hcl.Diagnostics {
+		rel, ok := n.(*hclsyntax.RelativeTraversalExpr)
+		if !ok {
+			return nil
+		}
+		ix, ok := rel.Source.(*hclsyntax.IndexExpr)
+		if !ok {
+			return nil
+		}
+		src, ok := ix.Collection.(*hclsyntax.ScopeTraversalExpr)
+		if !ok || len(src.Traversal) != 2 {
+			return nil
+		}
+		if _, ok := addrs.ParseKind(src.Traversal.RootName()); !ok {
+			return nil
+		}
+		if _, ok := src.Traversal[1].(hcl.TraverseAttr); !ok {
+			return nil
+		}
+		tr := append(hcl.Traversal{}, src.Traversal...)
+		tr = append(tr, hcl.TraverseIndex{Key: cty.DynamicVal, SrcRange: ix.BracketRange})
+		refs = append(refs, append(tr, rel.Traversal...))
+		return nil
+	})
+	return refs
 }
 
 func appendUnique[T comparable](list []T, s T) []T {
@@ -274,4 +334,54 @@ func joinWith(names []string, conj string) string {
 		s += n
 	}
 	return s
+}
+
+// The attributes of an instance's value and of each of its outputs, in
+// the order messages list them (config.InstanceType).
+var (
+	instanceAttrNames = []string{"id", "generation_id", "status", "outputs"}
+	outputAttrNames   = []string{"id", "media_url", "thumbnail_url", "path", "sha256"}
+)
+
+// unsupportedResourceAttr says what is wrong with tr, a reference to r,
+// when it names an attribute an instance of r, or one of its outputs, does
+// not have (image.hero.output), with the attribute it likely means; ""
+// when it does not. Evaluation would refuse it too, without saying which
+// attributes there are. A reference whose shape does not fit r's (an
+// instance of a resource without count or for_each indexed) is left to
+// evaluation, whose message says that.
+func unsupportedResourceAttr(r *Resource, tr hcl.Traversal) string {
+	k := 2
+	if r.Count != nil || r.ForEach != nil {
+		if len(tr) <= k {
+			return ""
+		}
+		if _, ok := tr[k].(hcl.TraverseIndex); !ok {
+			return ""
+		}
+		k++
+	}
+	if len(tr) <= k {
+		return ""
+	}
+	at, ok := tr[k].(hcl.TraverseAttr)
+	if !ok {
+		return ""
+	}
+	if !slices.Contains(instanceAttrNames, at.Name) {
+		return fmt.Sprintf("%s has no attribute %q: the attributes of %s %s are %s.%s",
+			r.Addr(), at.Name, strings.ToLower(article(r.Kind.String())), r.Kind, joinList(instanceAttrNames), didYouMean(at.Name, instanceAttrNames))
+	}
+	if at.Name != "outputs" || len(tr) <= k+2 {
+		return ""
+	}
+	if _, ok := tr[k+1].(hcl.TraverseIndex); !ok {
+		return ""
+	}
+	out, ok := tr[k+2].(hcl.TraverseAttr)
+	if !ok || slices.Contains(outputAttrNames, out.Name) {
+		return ""
+	}
+	return fmt.Sprintf("An output of %s has no attribute %q: the attributes of each of outputs are %s.%s",
+		r.Addr(), out.Name, joinList(outputAttrNames), didYouMean(out.Name, outputAttrNames))
 }

@@ -32,6 +32,13 @@ var serviceSchema = &hcl.BodySchema{
 	},
 }
 
+// What settingValue's diagnostics call the genform block and its backend
+// block, and how UnlocatedState finds their settings.
+const (
+	genformWhere = "the genform block"
+	backendWhere = "the backend block"
+)
+
 // settingValue evaluates an attribute of the genform or service block: it
 // may use variables, functions and locals that do not depend on resources.
 // ok is false when the value is unusable (already reported) or null.
@@ -67,8 +74,12 @@ func (c *Config) settingValue(a *hcl.Attribute, where string, ty cty.Type) (cty.
 		return cty.NilVal, false, diags
 	}
 	if !v.IsWhollyKnown() {
-		// Only a variable that failed to settle is unknown here; that
-		// failure is reported already.
+		// Only a variable that failed to settle, or one left unset under
+		// Options.UnknownUnset, is unknown here: the first is reported
+		// already, the second is remembered for UnlocatedState.
+		if vars := c.unsetVariablesOf(a.Expr); len(vars) > 0 {
+			c.unsetSettings = append(c.unsetSettings, unsetSetting{where: where, name: a.Name, rng: a.Expr.Range(), vars: vars})
+		}
 		return cty.NilVal, false, diags
 	}
 	if v.IsNull() {
@@ -105,7 +116,7 @@ func (c *Config) decodeSettings(b *hcl.Block) hcl.Diagnostics {
 		if !ok {
 			continue
 		}
-		v, ok, d := c.settingValue(a, "the genform block", cty.String)
+		v, ok, d := c.settingValue(a, genformWhere, cty.String)
 		diags = append(diags, d...)
 		if !ok {
 			continue
@@ -138,7 +149,7 @@ func (c *Config) decodeSettings(b *hcl.Block) hcl.Diagnostics {
 		}
 	}
 	if a, ok := content.Attributes["cache_max_size"]; ok {
-		v, ok, d := c.settingValue(a, "the genform block", cty.String)
+		v, ok, d := c.settingValue(a, genformWhere, cty.String)
 		diags = append(diags, d...)
 		if ok {
 			n, err := humanize.ParseBytes(v.AsString())
@@ -155,7 +166,7 @@ func (c *Config) decodeSettings(b *hcl.Block) hcl.Diagnostics {
 		}
 	}
 	if a, ok := content.Attributes["restore"]; ok {
-		v, ok, d := c.settingValue(a, "the genform block", cty.Bool)
+		v, ok, d := c.settingValue(a, genformWhere, cty.Bool)
 		diags = append(diags, d...)
 		if ok {
 			c.Settings.Restore = v.True()

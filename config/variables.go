@@ -224,6 +224,8 @@ func (c *Config) settleVariables(opts Options, parser *hclparse.Parser, defaults
 		case v.Default != cty.NilVal:
 			v.Value = v.Default
 			v.hasValue = true
+		case opts.UnknownUnset:
+			v.Value = cty.UnknownVal(v.Type)
 		default:
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
@@ -440,4 +442,90 @@ func plainIdentifier(name string) bool {
 		}
 	}
 	return true
+}
+
+// unsetSetting is an attribute of the genform, backend, service, store or
+// provider block whose value is unknown because it is made from variables
+// given no value.
+type unsetSetting struct {
+	where string // the block, as settingValue names it
+	name  string
+	rng   hcl.Range
+	vars  []string
+}
+
+// unsetVariablesOf lists, sorted, the variables given no value that expr
+// refers to, directly or through locals.
+func (c *Config) unsetVariablesOf(expr hcl.Expression) []string {
+	var names []string
+	seen := map[string]bool{}
+	var walk func(hcl.Expression)
+	walk = func(expr hcl.Expression) {
+		for _, tr := range expr.Variables() {
+			if len(tr) < 2 {
+				continue
+			}
+			at, ok := tr[1].(hcl.TraverseAttr)
+			if !ok {
+				continue
+			}
+			switch tr.RootName() {
+			case "var":
+				if v := c.Variables[at.Name]; v != nil && !v.hasValue {
+					names = appendUnique(names, at.Name)
+				}
+			case "local":
+				if l := c.Locals[at.Name]; l != nil && !seen[at.Name] {
+					seen[at.Name] = true
+					walk(l.Expr)
+				}
+			}
+		}
+	}
+	walk(expr)
+	sort.Strings(names)
+	return names
+}
+
+// UnlocatedState reports, as errors, the settings that say where the state
+// is kept (state_file, a backend's conn_str and schema_name) which are
+// made from a variable given no value. Load leaves such a setting at its
+// default under Options.UnknownUnset, which would name another state:
+// init, which loads that way, must stop instead of preparing it.
+func (c *Config) UnlocatedState() hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, s := range c.unsetSettings {
+		switch {
+		case s.where == genformWhere && s.name == "state_file":
+		case s.where == backendWhere && (s.name == "conn_str" || s.name == "schema_name"):
+		default:
+			continue
+		}
+		refs := make([]string, len(s.vars))
+		for i, n := range s.vars {
+			refs[i] = "var." + n
+		}
+		which, set := "which has", "Set it"
+		if len(refs) > 1 {
+			which, set = "which have", "Set them"
+		}
+		first := s.vars[0]
+		rng := s.rng
+		if s.name == "conn_str" {
+			// As checkConnStr's: the header, so that the snippet never
+			// shows the line, which may hold a password besides.
+			rng = c.Settings.DeclRange
+			if be := c.Settings.Backend; be != nil {
+				rng = be.DeclRange
+			}
+		}
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Cannot locate the state",
+			Detail: fmt.Sprintf("%s is made from %s, %s no value, so there is no telling where the state is kept. %s with -var '%s=VALUE', a -var-file or %s%s.",
+				s.name, joinList(refs), which, set, first, EnvVarPrefix, first),
+			Subject: &rng,
+		})
+	}
+	return diags
 }

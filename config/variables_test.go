@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -97,6 +98,9 @@ variable "s" {
 		{name: "missing", summary: "No value for required variable", detail: `"n" is not set`, file: "main.gen.hcl"},
 		{name: "wrong type", opts: Options{Vars: []string{"n=many"}}, summary: "Invalid value for variable", detail: "a number is required", file: "<value for var.n>"},
 		{name: "validation", opts: Options{Vars: []string{"n=9"}}, summary: "Invalid value for variable", detail: "n must be 1 to 4.", file: "<value for var.n>"},
+		// A value that is given is checked when the unset may be unknown.
+		{name: "wrong type, unset unknown", opts: Options{Vars: []string{"n=many"}, UnknownUnset: true}, summary: "Invalid value for variable", detail: "a number is required", file: "<value for var.n>"},
+		{name: "validation, unset unknown", opts: Options{Environ: []string{"GENFORM_VAR_n=9"}, UnknownUnset: true}, summary: "Invalid value for variable", detail: "n must be 1 to 4.", file: "<environment GENFORM_VAR_n>"},
 		{name: "validation from var file", opts: Options{VarFiles: []string{"v.genvars.hcl"}}, files: map[string]string{"v.genvars.hcl": "n = 0\n"}, summary: "Invalid value for variable", detail: "n must be 1 to 4.", file: "v.genvars.hcl"},
 		{name: "undeclared -var", opts: Options{Vars: []string{"n=1", "ss=1"}}, summary: "Value for undeclared variable", detail: `Did you mean "s"?`, file: "<command line>"},
 		{name: "malformed -var", opts: Options{Vars: []string{"n=1", "novalue"}}, summary: "Invalid -var option", file: "<command line>"},
@@ -404,5 +408,127 @@ image "a" {
 	c := mustLoad(t, "variable \"n\" {\n  sensitive = true\n  default   = 2\n}\nimage \"a\" {\n  count  = var.n\n  prompt = \"p ${count.index}\"\n}\n", Options{})
 	if got := len(expandAll(t, c, nil)); got != 2 {
 		t.Errorf("%d instances, want 2", got)
+	}
+}
+
+// With UnknownUnset, a variable with no value is unknown, wherever it is
+// used, and not an error; one with a default keeps it.
+func TestUnknownUnset(t *testing.T) {
+	c := mustLoad(t, `
+variable "n" {
+  type = number
+  validation {
+    condition     = var.n >= 1
+    error_message = "n must be 1 or more."
+  }
+}
+variable "names" {
+  type = set(string)
+}
+variable "style" {
+  type    = string
+  default = "noir"
+}
+variable "token" {
+  sensitive = true
+}
+variable "out" {}
+genform {
+  output_dir = var.out
+}
+service {
+  token = var.token
+}
+image "counted" {
+  count        = var.n
+  prompt       = "a ${var.style}"
+  image_number = var.n
+}
+image "each" {
+  for_each = var.names
+  prompt   = each.key
+  dir      = "media/${each.key}"
+}
+`, Options{UnknownUnset: true})
+	for name, known := range map[string]bool{"n": false, "names": false, "style": true, "token": false, "out": false} {
+		if v := c.Variables[name].Value; v.IsWhollyKnown() != known {
+			t.Errorf("var.%s = %#v; known %v, want %v", name, v, v.IsWhollyKnown(), known)
+		}
+	}
+	if d := c.UnlocatedState(); len(d) != 0 {
+		t.Errorf("UnlocatedState: %s", diagList(d))
+	}
+}
+
+// UnlocatedState names the variable, given no value, that state_file or
+// a backend's settings are made from, directly or through locals; the
+// connection string's at the block's header, whose line cannot hold a
+// password.
+func TestUnlocatedState(t *testing.T) {
+	tests := []struct {
+		name, src string
+		opts      Options
+		want      []string // "line: detail substring"
+	}{
+		{name: "state_file through a local", src: `
+variable "env" {}
+locals {
+  dir = "${var.env}/state"
+}
+genform {
+  state_file = "${local.dir}/state.db"
+}
+`, want: []string{"7: state_file is made from var.env, which has no value, so there is no telling where the state is kept. Set it with -var 'env=VALUE', a -var-file or GENFORM_VAR_env."}},
+		{name: "state_file given", src: `
+variable "env" {}
+genform {
+  state_file = "${var.env}.db"
+}
+`, opts: Options{Vars: []string{"env=prod"}}},
+		{name: "state_file from a default", src: `
+variable "env" {
+  default = "dev"
+}
+genform {
+  state_file = "${var.env}.db"
+}
+`},
+		{name: "output_dir is not where the state is", src: `
+variable "out" {}
+genform {
+  output_dir = var.out
+}
+`},
+		{name: "backend", src: `
+variable "host" {}
+variable "user" {}
+variable "schema" {}
+genform {
+  backend "pg" {
+    conn_str    = "host=${var.host} user=${var.user}"
+    schema_name = var.schema
+  }
+}
+`, want: []string{
+			"6: conn_str is made from var.host and var.user, which have no value, so there is no telling where the state is kept. Set them with -var 'host=VALUE'",
+			"8: schema_name is made from var.schema, which has no value",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := tt.opts
+			opts.UnknownUnset = true
+			c := mustLoad(t, tt.src, opts)
+			got := c.UnlocatedState()
+			if len(got) != len(tt.want) {
+				t.Fatalf("%d errors, want %d:\n%s", len(got), len(tt.want), diagList(got))
+			}
+			for i, d := range got {
+				line, detail, _ := strings.Cut(tt.want[i], ": ")
+				if d.Severity != hcl.DiagError || d.Summary != "Cannot locate the state" || fmt.Sprint(d.Subject.Start.Line) != line || !strings.Contains(d.Detail, detail) {
+					t.Errorf("got %s line %d: %s: %s; want line %s: %s", d.Subject.Filename, d.Subject.Start.Line, d.Summary, d.Detail, line, detail)
+				}
+			}
+		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/backend"
+	"github.com/genform/genform/internal/operation"
 	"github.com/genform/genform/statefile"
 )
 
@@ -38,6 +39,9 @@ Flags:
 
   With nothing remembered, the storage used before is the state file, when
   the configuration now names PostgreSQL and the file holds a state.
+
+  Of the variables, init needs only those that state_file or the backend
+  block's settings are made from; the others may be left unset.
 `,
 		run: runInit,
 	})
@@ -65,8 +69,14 @@ func runInit(env *Env, args []string) int {
 	}
 	// As Terraform's: -force-copy is -migrate-state without asking.
 	*migrate = *migrate || *forceCopy
-	ws := load(env, vars.options(env))
-	if ws == nil {
+	// init needs only where the state is kept: a variable that has no
+	// value is unknown rather than an error, unless that place is made
+	// from it.
+	opts := vars.options(env)
+	opts.UnknownUnset = true
+	ws, diags := operation.Load(env.opEnv(), opts)
+	diags = append(diags, ws.Config.UnlocatedState()...)
+	if !diagnose(env, ws, diags) {
 		return ExitError
 	}
 	cfg := ws.Config

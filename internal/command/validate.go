@@ -22,7 +22,9 @@ func init() {
   Reads every *.gen.hcl and *.gen.json file of the working directory and
   checks it: syntax, names, references, types and every value the service
   documents. It contacts no service and reads no state, so it runs anywhere,
-  without a token.
+  without a token. A variable given no value is checked as unknown, for
+  whatever value plan and apply will be given; a value that is given is
+  checked against the variable's type and validation blocks.
 
   Exits 0 when the configuration is valid and 1 otherwise, after printing
   every problem found.
@@ -94,8 +96,14 @@ func runValidate(env *Env, args []string) int {
 	if msg := extraArgs("validate", "no arguments (use -chdir=DIR to validate another directory)", fs, args, 0); msg != "" {
 		return env.Errorf("%s", msg)
 	}
-	cfg, diags := config.Load(".", vf.options(env))
+	// As Terraform's: a variable with no value is checked as unknown, for
+	// any value it will be given; plan and apply are where one is needed.
+	opts := vf.options(env)
+	opts.UnknownUnset = true
+	cfg, diags := config.Load(".", opts)
 	diags = append(diags, backend.Diagnostics(cfg)...)
+	// Only here: plan shows what each generation makes in its own way.
+	diags = append(diags, cfg.ImageNumberWarnings()...)
 	if *jsonOut {
 		if err := jsondiag.Write(env.Stdout, cfg.Files, diags); err != nil {
 			return env.Errorf("writing the result: %v", err)

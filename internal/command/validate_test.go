@@ -48,7 +48,8 @@ func inDir(t *testing.T, files map[string]string) string {
 }
 
 func TestValidate(t *testing.T) {
-	const valid = "variable \"style\" {}\nimage \"a\" {\n  prompt = \"a ${var.style}\"\n}\n"
+	const valid = "variable \"style\" {}\nimage \"a\" {\n  prompt = \"a ${var.style}\"\n  image_number = 1\n}\n"
+	const bad = "image \"a\" {\n  prompt = \"a\"\n  seed = \"x\"\n}\n"
 	tests := []struct {
 		name    string
 		files   map[string]string
@@ -57,16 +58,21 @@ func TestValidate(t *testing.T) {
 		code    int
 		stdout  string
 		stderr  string
+		absent  string // in neither stdout nor stderr
 	}{
 		{name: "valid", files: map[string]string{"main.gen.hcl": valid}, args: []string{"-var", "style=noir"}, code: ExitOK, stdout: "Success! The configuration is valid.\n"},
 		{name: "variable from the environment", files: map[string]string{"main.gen.hcl": valid}, environ: []string{"GENFORM_VAR_style=noir"}, code: ExitOK, stdout: "Success!"},
 		{name: "variable from a file", files: map[string]string{"main.gen.hcl": valid, "v.genvars.hcl": `style = "noir"`}, args: []string{"-var-file=v.genvars.hcl"}, code: ExitOK, stdout: "Success!"},
-		{name: "missing variable", files: map[string]string{"main.gen.hcl": valid}, code: ExitError, stderr: "Error: No value for required variable"},
-		{name: "snippet", files: map[string]string{"main.gen.hcl": "image \"a\" {\n  prompt = \"a\"\n  seed = \"x\"\n}\n"}, code: ExitError, stderr: "   3:   seed = \"x\""},
+		// As Terraform's: a variable with no value is checked as unknown.
+		{name: "missing variable", files: map[string]string{"main.gen.hcl": valid}, code: ExitOK, stdout: "Success!", absent: "variable"},
+		{name: "given variable still checked", files: map[string]string{"main.gen.hcl": "variable \"n\" {\n  type = number\n}\nimage \"a\" {\n  prompt = \"a\"\n  image_number = var.n\n}\n"}, args: []string{"-var", "n=x"}, code: ExitError, stderr: "Error: Invalid value for variable"},
+		{name: "default image_number", files: map[string]string{"main.gen.hcl": "image \"a\" {\n  prompt = \"a\"\n}\n"}, code: ExitOK, stdout: "Success!", stderr: "Warning: image_number not set"},
+		{name: "snippet", files: map[string]string{"main.gen.hcl": bad}, code: ExitError, stderr: "   3:   seed = \"x\""},
 		{name: "no files", files: map[string]string{}, code: ExitError, stderr: "Error: No configuration files"},
 		{name: "argument", files: map[string]string{"main.gen.hcl": valid}, args: []string{"somewhere"}, code: ExitError, stderr: "validate takes no arguments"},
 		{name: "json valid", files: map[string]string{"main.gen.hcl": valid}, args: []string{"-json", "-var=style=x"}, code: ExitOK, stdout: `"valid": true`},
-		{name: "json invalid", files: map[string]string{"main.gen.hcl": valid}, args: []string{"-json"}, code: ExitError, stdout: `"error_count": 1`},
+		{name: "json invalid", files: map[string]string{"main.gen.hcl": bad}, args: []string{"-json"}, code: ExitError, stdout: `"error_count": 1`},
+		{name: "json warning", files: map[string]string{"main.gen.hcl": "image \"a\" {\n  prompt = \"a\"\n}\n"}, args: []string{"-json"}, code: ExitOK, stdout: `"warning_count": 1`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -81,6 +87,9 @@ func TestValidate(t *testing.T) {
 			}
 			if !strings.Contains(stderr.String(), tt.stderr) {
 				t.Errorf("stderr %q does not contain %q", stderr, tt.stderr)
+			}
+			if tt.absent != "" && strings.Contains(stdout.String()+stderr.String(), tt.absent) {
+				t.Errorf("output %q%q contains %q", stdout, stderr, tt.absent)
 			}
 			if _, err := os.Stat(".genform"); err == nil {
 				t.Errorf("validate created .genform")
