@@ -28,6 +28,11 @@ func (inst *Instance) DefaultImageNumber() (n int, ok bool) {
 	return int(m), ok
 }
 
+// ImageNumberDefaulted is DefaultImageNumber's ok alone: whether the
+// service's default gives the instance's image count. It reads a bit of
+// the instance, for the planner to say so of every change cheaply.
+func (inst *Instance) ImageNumberDefaulted() bool { return inst.data.imageNumberDefaulted() }
+
 func (d *instData) defaultImageNumber() (int64, bool) {
 	if !d.imageNumberDefaulted() {
 		return 0, false

@@ -52,9 +52,8 @@ video "clip" {
 		"image.bare": {4, true},
 		"image.two":  {2, false},
 		"image.null": {4, true},
-		// The configuration fills the service's defaults in: the default
-		// written out reads as the default.
-		"image.four":  {4, true},
+		// The default written out is a choice, not the default.
+		"image.four":  {4, false},
 		"image.model": {1, true},
 		"video.clip":  {1, false},
 	}

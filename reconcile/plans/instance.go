@@ -83,8 +83,11 @@ func MediaOf(inst *config.Instance) (count int, fromDefault bool) {
 	case !v.IsKnown():
 		return int(most), false
 	case v.Type() == cty.Number:
+		// The configuration fills in the default: whether the block
+		// left it out is the instance's to say, not the number's (a
+		// block that writes image_number = 4 chose it).
 		n, _ := v.AsBigFloat().Int64()
-		return int(n), n == def
+		return int(n), inst.ImageNumberDefaulted()
 	}
 	return int(def), true
 }
