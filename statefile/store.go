@@ -55,6 +55,9 @@ type Store struct {
 	// writeErr keeps its result.
 	writeOnce sync.Once
 	writeErr  error
+	// database is set for a state kept in a database, which messages
+	// call the state, not the state file (what).
+	database bool
 
 	closeOnce sync.Once
 	closeErr  error
@@ -123,7 +126,7 @@ func (s *Store) init(create bool) error {
 			return err
 		}
 		if meta == nil {
-			return &CorruptError{Path: s.path, Err: fmt.Errorf("bucket %s/%s is missing", bucketRoot, bucketMeta)}
+			return &CorruptError{Path: s.path, Database: s.database, Err: fmt.Errorf("bucket %s/%s is missing", bucketRoot, bucketMeta)}
 		}
 		version, err = s.readSchema(meta)
 		return err
@@ -133,19 +136,23 @@ func (s *Store) init(create bool) error {
 	}
 	switch {
 	case kind == foreign:
-		return &CorruptError{Path: s.path, Err: errors.New("a bbolt database, but not a genform state file")}
+		return &CorruptError{Path: s.path, Database: s.database, Err: errors.New("a bbolt database, but not a genform state file")}
 	case kind == fresh && !create:
-		return &NoStateError{Path: s.path}
+		return &NoStateError{Path: s.path, Database: s.database}
 	case kind == fresh:
 		if err := s.create(); err != nil {
-			return fmt.Errorf("creating state file %s: %w", s.path, err)
+			return fmt.Errorf("creating %s %s: %w", s.what(), s.path, err)
 		}
 	case version > currentSchema:
-		return fmt.Errorf("state file %s was written by a newer genform (schema %d; this genform reads schema %d); upgrade genform", s.path, version, currentSchema)
+		return fmt.Errorf("%s %s was written by a newer genform (schema %d; this genform reads schema %d); upgrade genform", s.what(), s.path, version, currentSchema)
 	case version < currentSchema && s.readOnly && readableAsIs(version):
 		s.noHistory = version < 2
 	case version < currentSchema && s.readOnly:
-		return fmt.Errorf("state file %s was written by an older genform (schema %d); this genform upgrades it to schema %d when a command that writes the state opens it (plan, apply): run one where the file is writable", s.path, version, currentSchema)
+		where := "where the file is writable"
+		if s.database {
+			where = "with a role that may write the state"
+		}
+		return fmt.Errorf("%s %s was written by an older genform (schema %d); this genform upgrades it to schema %d when a command that writes the state opens it (plan, apply): run one %s", s.what(), s.path, version, currentSchema, where)
 	case version < currentSchema:
 		if err := s.migrate(version); err != nil {
 			return err
@@ -219,6 +226,14 @@ func (s *Store) Close() error {
 }
 
 // buckets are the buckets of the layout, as one transaction sees them.
+// what names the state in messages.
+func (s *Store) what() string {
+	if s.database {
+		return "state"
+	}
+	return "state file"
+}
+
 type buckets struct {
 	meta, resources, intents, protections, history Bucket
 }
@@ -234,7 +249,7 @@ func (s *Store) begin(tx RawTx) (buckets, error) {
 			return b, s.readErr(err)
 		}
 		if bk == nil && !(s.noHistory && dst == &b.history) {
-			return b, &CorruptError{Path: s.path, Err: fmt.Errorf("bucket %s/%s is missing", bucketRoot, name)}
+			return b, &CorruptError{Path: s.path, Database: s.database, Err: fmt.Errorf("bucket %s/%s is missing", bucketRoot, name)}
 		}
 		*dst = bk
 	}
@@ -256,7 +271,7 @@ func (s *Store) readSchema(meta Bucket) (int, error) {
 		return 0, err
 	}
 	if v < 1 || v > 1<<20 {
-		return 0, &CorruptError{Path: s.path, Record: "meta", Addr: string(keySchemaVersion), Err: fmt.Errorf("schema version %d", v)}
+		return 0, &CorruptError{Path: s.path, Database: s.database, Record: "meta", Addr: string(keySchemaVersion), Err: fmt.Errorf("schema version %d", v)}
 	}
 	return int(v), nil
 }
@@ -267,11 +282,11 @@ func (s *Store) readUint(meta Bucket, key []byte) (uint64, error) {
 		return 0, s.readErr(err)
 	}
 	if raw == nil {
-		return 0, &CorruptError{Path: s.path, Record: "meta", Addr: string(key), Err: errors.New("missing")}
+		return 0, &CorruptError{Path: s.path, Database: s.database, Record: "meta", Addr: string(key), Err: errors.New("missing")}
 	}
 	v, err := strconv.ParseUint(string(raw), 10, 64)
 	if err != nil {
-		return 0, &CorruptError{Path: s.path, Record: "meta", Addr: string(key), Err: fmt.Errorf("%q is not a number", raw)}
+		return 0, &CorruptError{Path: s.path, Database: s.database, Record: "meta", Addr: string(key), Err: fmt.Errorf("%q is not a number", raw)}
 	}
 	return v, nil
 }
@@ -298,7 +313,7 @@ func (s *Store) readMeta(b buckets) (Meta, error) {
 		return m, s.readErr(err)
 	}
 	if len(lineage) == 0 {
-		return m, &CorruptError{Path: s.path, Record: "meta", Addr: string(keyLineage), Err: errors.New("missing")}
+		return m, &CorruptError{Path: s.path, Database: s.database, Record: "meta", Addr: string(keyLineage), Err: errors.New("missing")}
 	}
 	m.Lineage = string(lineage)
 	// The service is optional (see the package documentation); present, it
@@ -309,7 +324,7 @@ func (s *Store) readMeta(b buckets) (Meta, error) {
 	}
 	if service != nil {
 		if len(service) == 0 {
-			return m, &CorruptError{Path: s.path, Record: "meta", Addr: string(keyService), Err: errors.New("empty")}
+			return m, &CorruptError{Path: s.path, Database: s.database, Record: "meta", Addr: string(keyService), Err: errors.New("empty")}
 		}
 		m.Service = string(service)
 	}
@@ -428,10 +443,10 @@ func (s *Store) snapshot(detail bool) (*Snapshot, error) {
 func (s *Store) forEach(bucket Bucket, record string, fn func(k, v []byte) error) error {
 	return bucket.ForEach(func(k, v []byte) error {
 		if v == nil {
-			return &CorruptError{Path: s.path, Record: record, Addr: string(k), Err: errors.New("a bucket where a record belongs")}
+			return &CorruptError{Path: s.path, Database: s.database, Record: record, Addr: string(k), Err: errors.New("a bucket where a record belongs")}
 		}
 		if err := fn(k, v); err != nil {
-			return &CorruptError{Path: s.path, Record: record, Addr: string(k), Err: err}
+			return &CorruptError{Path: s.path, Database: s.database, Record: record, Addr: string(k), Err: err}
 		}
 		return nil
 	})
@@ -450,7 +465,7 @@ func get[T any](s *Store, bucket Bucket, record string, addr addrs.Instance, dec
 	}
 	rec, err := decode(key, v)
 	if err != nil {
-		return nil, &CorruptError{Path: s.path, Record: record, Addr: string(key), Err: err}
+		return nil, &CorruptError{Path: s.path, Database: s.database, Record: record, Addr: string(key), Err: err}
 	}
 	return rec, nil
 }
@@ -473,7 +488,7 @@ func (s *Store) getProtection(b buckets, addr addrs.Instance) (*Protection, erro
 func (s *Store) Check() error {
 	problems, err := s.be.CheckStorage()
 	if err != nil {
-		return fmt.Errorf("checking state file %s: %w", s.path, err)
+		return fmt.Errorf("checking %s %s: %w", s.what(), s.path, err)
 	}
 	if len(problems) == 0 {
 		// Reading records through a damaged page tree is not safe.
@@ -493,7 +508,7 @@ func (s *Store) Check() error {
 						err = decode(k, v)
 					}
 					if err != nil {
-						problems = append(problems, &CorruptError{Path: s.path, Record: record, Addr: string(k), Err: err})
+						problems = append(problems, &CorruptError{Path: s.path, Database: s.database, Record: record, Addr: string(k), Err: err})
 					}
 					return nil
 				})
@@ -517,7 +532,7 @@ func (s *Store) Check() error {
 					}
 					return b.history.ForEach(func(k, v []byte) error {
 						if _, err := decodeEntry(k, v); err != nil {
-							problems = append(problems, &CorruptError{Path: s.path, Record: "history", Addr: historyName(k), Err: err})
+							problems = append(problems, &CorruptError{Path: s.path, Database: s.database, Record: "history", Addr: historyName(k), Err: err})
 						}
 						return nil
 					})
@@ -526,10 +541,10 @@ func (s *Store) Check() error {
 		})
 	}
 	if err != nil {
-		return fmt.Errorf("checking state file %s: %w", s.path, err)
+		return fmt.Errorf("checking %s %s: %w", s.what(), s.path, err)
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("state file %s has %d problem(s):\n%w", s.path, len(problems), errors.Join(problems...))
+		return fmt.Errorf("%s %s has %d problem(s):\n%w", s.what(), s.path, len(problems), errors.Join(problems...))
 	}
 	return nil
 }

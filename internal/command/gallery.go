@@ -71,7 +71,7 @@ func runGallery(env *Env, args []string) int {
 		return env.Errorf("%v", err)
 	}
 	if st == nil {
-		return env.Errorf("no state: run genform apply first (there is no state file at %s)", ws.StateWhere())
+		return env.Errorf("no state: run genform apply first (there is no state at %s)", ws.StateWhere())
 	}
 	defer st.Close()
 	snap, err := st.Snapshot()

@@ -94,7 +94,7 @@ func showState(env *Env, command string, rf readFlags, addr addrs.Instance, asJS
 	}
 	if asJSON {
 		// The document embeds the records' JSON as it is stored.
-		if err := operation.DamagedJSON(snap, ws.StateWhere()); err != nil {
+		if err := operation.DamagedJSON(snap, ws.StateWhere(), ws.StateInDatabase()); err != nil {
 			return env.Errorf("%v", err)
 		}
 	}

@@ -188,6 +188,10 @@ func (w *Workspace) ReadState(command string, lockTimeout time.Duration) (*state
 // StateWhere names where the state is kept, for messages.
 func (w *Workspace) StateWhere() string { return backend.Where(w.Config) }
 
+// StateInDatabase reports whether the state is kept in a database (a
+// backend block), which messages call the state, not the state file.
+func (w *Workspace) StateInDatabase() bool { return w.Config.Settings.Backend != nil }
+
 // Snapshot reads the whole state under its shared lock; a missing state
 // is nil.
 func (w *Workspace) Snapshot(command string, lockTimeout time.Duration) (*statefile.Snapshot, error) {

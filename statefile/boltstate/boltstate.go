@@ -222,6 +222,8 @@ type backend struct {
 
 func (b *backend) Name() string { return b.path }
 
+func (b *backend) Database() bool { return false }
+
 // View runs fn in a read transaction, under guard.
 func (b *backend) View(fn func(statefile.RawTx) error) error {
 	return guard(b.path, func() error {

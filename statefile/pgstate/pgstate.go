@@ -138,6 +138,8 @@ func (b *backend) table(name string) string { return pgx.Identifier{b.schema, na
 
 func (b *backend) Name() string { return b.name }
 
+func (b *backend) Database() bool { return true }
+
 // lock takes the advisory lock, polling until opts.LockTimeout.
 func (b *backend) lock(opts statefile.Options) error {
 	try := "SELECT pg_try_advisory_lock($1)"
