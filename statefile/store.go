@@ -25,18 +25,35 @@ type Options struct {
 	// tables. Without it, a missing state is an error that matches
 	// fs.ErrNotExist.
 	Create bool
-	// ReadOnly opens the state for reading only, under a shared lock: any
-	// number of readers hold it together, and a writer waits for all of
-	// them (and they for a writer, up to LockTimeout). A reader writes
-	// nothing, not even the holder info, so it works on a read-only file
-	// system; Update and Batch fail. It cannot be combined with Create,
-	// and a state of an older schema, which only a writer can upgrade, is
-	// refused.
+	// ReadOnly opens the state for reading only. A reader reads the last
+	// state committed and does not wait for a writer: beside a command
+	// that writes (a 30-minute apply), it reads what that command had
+	// committed when the reader opened the state, and goes on reading
+	// that one state until Close, however the writer goes on. Readers
+	// run beside each other. How is each backend's: a bbolt file is read
+	// under its shared lock while no writer holds it (a writer opening
+	// then waits for it, up to its LockTimeout), and through a copy the
+	// writer makes for the reader while one does (package boltstate);
+	// PostgreSQL reads in one repeatable-read transaction and takes no
+	// lock at all (package pgstate). Only when the writer makes no copy
+	// (a genform from before them) or the reader cannot ask for one (a
+	// read-only checkout) does a file's reader wait for the writer, up
+	// to LockTimeout. A reader writes nothing, not even the holder info
+	// (beside a bbolt file, only its request for a copy), so it works on
+	// a read-only file system; Update and Batch fail. It cannot be
+	// combined with Create, and a state of an older schema, which only a
+	// writer can upgrade, is refused unless this build reads it as is.
 	ReadOnly bool
+	// KeepWritersOut, with ReadOnly, reads under the state's shared lock
+	// instead: the reader waits for a writer (up to LockTimeout) and
+	// writers wait for it until Close. For a command that must not read
+	// a state a writer is still changing: genform init copying it to
+	// another storage, which would leave behind what the writer adds.
+	KeepWritersOut bool
 }
 
-// Store is an open state, in a file or another backend. It holds the
-// state's lock until Close: exclusive, or shared when opened ReadOnly. Its
+// Store is an open state, in a file or another backend. Opened for
+// writing, it holds the state's exclusive lock until Close. Its
 // methods are safe for concurrent use: Updates run one at a time, and reads
 // in parallel where the backend can (the file's can).
 type Store struct {
@@ -44,6 +61,9 @@ type Store struct {
 	path     string
 	be       Backend
 	readOnly bool
+	// database is set for a state kept in a database, which messages
+	// call the state, not the state file (what).
+	database bool
 	// noHistory is set for a file of schema 1 opened read-only: it has no
 	// history bucket yet (its first writer adds it), and reads as one with
 	// an empty history.
@@ -55,9 +75,6 @@ type Store struct {
 	// writeErr keeps its result.
 	writeOnce sync.Once
 	writeErr  error
-	// database is set for a state kept in a database, which messages
-	// call the state, not the state file (what).
-	database bool
 
 	closeOnce sync.Once
 	closeErr  error
@@ -215,6 +232,14 @@ func formatUint(v uint64) []byte { return strconv.AppendUint(nil, v, 10) }
 // to boltstate.Open, or the database and schema.
 func (s *Store) Path() string { return s.path }
 
+// what names the state in messages.
+func (s *Store) what() string {
+	if s.database {
+		return "state"
+	}
+	return "state file"
+}
+
 // view runs fn in a read transaction of the Store's backend.
 func (s *Store) view(fn func(RawTx) error) error { return s.be.View(fn) }
 
@@ -226,14 +251,6 @@ func (s *Store) Close() error {
 }
 
 // buckets are the buckets of the layout, as one transaction sees them.
-// what names the state in messages.
-func (s *Store) what() string {
-	if s.database {
-		return "state"
-	}
-	return "state file"
-}
-
 type buckets struct {
 	meta, resources, intents, protections, history Bucket
 }
