@@ -26,6 +26,9 @@ type Backend interface {
 	// Name names the storage in messages: the file's path, or the
 	// database and schema. It must not hold a password.
 	Name() string
+	// Database reports whether the storage is a database rather than a
+	// file: messages then call it the state, not the state file.
+	Database() bool
 	// View runs fn in a read-only transaction that sees one consistent
 	// state.
 	View(fn func(RawTx) error) error
@@ -112,7 +115,7 @@ func OpenBackend(be Backend, opts Options) (*Store, error) {
 		be.Close()
 		return nil, fmt.Errorf("opening state %s: a state opened read-only cannot be created", be.Name())
 	}
-	s := &Store{path: be.Name(), be: be, readOnly: opts.ReadOnly, now: time.Now}
+	s := &Store{path: be.Name(), be: be, readOnly: opts.ReadOnly, database: be.Database(), now: time.Now}
 	if err := s.init(opts.Create); err != nil {
 		s.Close()
 		return nil, err

@@ -183,3 +183,49 @@ func snapshotErr(s *Store) error {
 	_, err := s.Snapshot()
 	return err
 }
+
+// TestDatabaseIsNotAFile checks what a state kept in a database is called
+// in the messages of a damaged record, a state not created yet, a write
+// through a reader and a state of an older schema: the state, never the
+// state file, and restored from the database's backup, not from version
+// control.
+func TestDatabaseIsNotAFile(t *testing.T) {
+	const pg = "postgres://db.example.com:5432/media (schema genform)"
+	st := newState(t)
+	st.name, st.database = pg, true
+	if _, err := openMem(st, Options{ReadOnly: true}); err == nil || err.Error() != pg+" holds no genform state yet" {
+		t.Errorf("an empty database: %v", err)
+	}
+	s, err := openMem(st, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill(t, s, 2)
+	s.Close()
+	st.edit(func(d memData) { d[string(bucketResources)]["image.hero"] = []byte{0xff} })
+	r, err := openMem(st, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	_, err = r.Resource(a("image.hero"))
+	want := "state " + pg + ": resource record image.hero is corrupt: "
+	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.HasSuffix(err.Error(), "; restore the state from a backup of the database, or forget the resource with: genform state rm image.hero") {
+		t.Errorf("a damaged record: %v, want it to start %q and name the database's backup", err, want)
+	}
+	if err := r.Update(func(tx *Tx) error { return nil }); err == nil || err.Error() != "writing state "+pg+": opened read-only" {
+		t.Errorf("a write through a reader: %v", err)
+	}
+	for _, e := range []error{
+		&CorruptError{Path: pg, Database: true, Err: errors.New("bucket genform/meta is missing")},
+		&NoStateError{Path: pg, Database: true},
+		r.Check(),
+	} {
+		if e != nil && strings.Contains(e.Error(), "state file") {
+			t.Errorf("a database called a state file: %v", e)
+		}
+	}
+	if want := "state " + pg + " is not readable: bucket genform/meta is missing; restore it from a backup of the database, or set another schema_name to start from an empty state (the next apply then generates everything again)"; (&CorruptError{Path: pg, Database: true, Err: errors.New("bucket genform/meta is missing")}).Error() != want {
+		t.Errorf("a whole state unreadable: %v", (&CorruptError{Path: pg, Database: true, Err: errors.New("bucket genform/meta is missing")}))
+	}
+}

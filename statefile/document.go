@@ -219,14 +219,14 @@ func (s *Store) Document() (*Document, error) {
 	for _, x := range raw.data[string(bucketResources)] {
 		r, err := decodeResource(x.k, x.v)
 		if err != nil {
-			return nil, &CorruptError{Path: s.path, Record: "resource", Addr: displayAddr(string(x.k)), Err: err}
+			return nil, &CorruptError{Path: s.path, Database: s.database, Record: "resource", Addr: displayAddr(string(x.k)), Err: err}
 		}
 		d.Resources = append(d.Resources, docResource(r))
 	}
 	for _, x := range raw.data[string(bucketIntents)] {
 		in, err := decodeIntent(x.k, x.v)
 		if err != nil {
-			return nil, &CorruptError{Path: s.path, Record: "intent", Addr: displayAddr(string(x.k)), Err: err}
+			return nil, &CorruptError{Path: s.path, Database: s.database, Record: "intent", Addr: displayAddr(string(x.k)), Err: err}
 		}
 		d.Intents = append(d.Intents, DocIntent{
 			Address: in.Addr.String(), Endpoint: in.Endpoint.Path(), Fingerprint: in.Fingerprint,
@@ -237,14 +237,14 @@ func (s *Store) Document() (*Document, error) {
 	for _, x := range raw.data[string(bucketProtections)] {
 		p, err := decodeProtection(x.k, x.v)
 		if err != nil {
-			return nil, &CorruptError{Path: s.path, Record: "protection", Addr: displayAddr(string(x.k)), Err: err}
+			return nil, &CorruptError{Path: s.path, Database: s.database, Record: "protection", Addr: displayAddr(string(x.k)), Err: err}
 		}
 		d.Protections = append(d.Protections, DocProtect{Address: p.Addr.String(), PreventDestroy: p.PreventDestroy})
 	}
 	for _, x := range raw.data[string(bucketHistory)] {
 		e, err := decodeEntry(x.k, x.v)
 		if err != nil {
-			return nil, &CorruptError{Path: s.path, Record: "history entry", Addr: historyName(x.k), Err: err}
+			return nil, &CorruptError{Path: s.path, Database: s.database, Record: "history entry", Addr: historyName(x.k), Err: err}
 		}
 		d.History = append(d.History, docResource(e))
 	}

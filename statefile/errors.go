@@ -17,7 +17,7 @@ var (
 	// already has a record or an intent.
 	ErrExists = errors.New("already in the state")
 	// ErrCorrupt is matched (errors.Is) by every *CorruptError.
-	ErrCorrupt = errors.New("state file is corrupt")
+	ErrCorrupt = errors.New("the state is corrupt")
 	// ErrUnavailable is matched by a backend's errors that mean its
 	// storage cannot be read or written now, whatever is asked of it: a
 	// database that stopped answering, a connection that ended, a table
@@ -26,10 +26,15 @@ var (
 	ErrUnavailable = errors.New("the state's storage is unavailable")
 )
 
-// CorruptError reports a state file, or one record in it, that genform
-// cannot read. Its message says what to do about it.
+// CorruptError reports a state, or one record in it, that genform cannot
+// read. Its message says what to do about it.
 type CorruptError struct {
+	// Path is the backend's Name: the state file's path, or the database
+	// and schema.
 	Path string
+	// Database is set when the state is kept in a database, not a file:
+	// the message then speaks of the state, and of the database's backup.
+	Database bool
 	// Record is what could not be read: "resource", "intent", "protection",
 	// "history", "meta", or "" when the file as a whole is unreadable.
 	Record string
@@ -47,22 +52,28 @@ func (e *CorruptError) Error() string {
 	if e.Backup != "" {
 		backup = fmt.Sprintf(" (genform copied the file to %s before it last upgraded its schema; that copy lacks what was recorded since)", e.Backup)
 	}
-	restore := "restore the state file from version control or a backup" + backup
-	what := e.Record + " record for"
+	what, from, aside := "state file", "from version control or a backup", "move it aside"
+	if e.Database {
+		// Nothing in a database is under version control, and a state
+		// cannot be moved aside: a schema of its own starts anew.
+		what, from, aside = "state", "from a backup of the database", "set another schema_name"
+	}
+	restore := "restore the " + what + " " + from + backup
+	record := e.Record + " record for"
 	switch e.Record {
 	case "":
-		return fmt.Sprintf("state file %s is not readable: %v; restore it from version control or a backup%s, or move it aside to start from an empty state (the next apply then generates everything again)", e.Path, e.Err, backup)
+		return fmt.Sprintf("%s %s is not readable: %v; restore it %s%s, or %s to start from an empty state (the next apply then generates everything again)", what, e.Path, e.Err, from, backup, aside)
 	case "meta":
-		return fmt.Sprintf("state file %s: meta record %q is corrupt: %v; %s", e.Path, e.Addr, e.Err, restore)
+		return fmt.Sprintf("%s %s: meta record %q is corrupt: %v; %s", what, e.Path, e.Addr, e.Err, restore)
 	case "intent":
-		what = "pending-submission record for"
+		record = "pending-submission record for"
 	case "resource":
-		what = "resource record"
+		record = "resource record"
 	case "history":
 		// Addr is historyName's.
-		return fmt.Sprintf("state file %s: the history's entry for %s is corrupt: %v; %s", e.Path, e.Addr, e.Err, restore)
+		return fmt.Sprintf("%s %s: the history's entry for %s is corrupt: %v; %s", what, e.Path, e.Addr, e.Err, restore)
 	}
-	msg := fmt.Sprintf("state file %s: %s %s is corrupt: %v; %s", e.Path, what, displayAddr(e.Addr), e.Err, restore)
+	msg := fmt.Sprintf("%s %s: %s %s is corrupt: %v; %s", what, e.Path, record, displayAddr(e.Addr), e.Err, restore)
 	// The remedy names the address, so it is offered only for a key that
 	// is one, written as genform writes it (Forget finds it by that key).
 	if a, ok := canonicalAddr(e.Addr); ok {
@@ -91,9 +102,14 @@ func displayAddr(addr string) string {
 // fs.ErrNotExist, because for a reader it is the same as no state.
 type NoStateError struct {
 	Path string
+	// Database is set when the storage is a database, not a file.
+	Database bool
 }
 
 func (e *NoStateError) Error() string {
+	if e.Database {
+		return fmt.Sprintf("%s holds no genform state yet", e.Path)
+	}
 	return fmt.Sprintf("state file %s holds no state yet", e.Path)
 }
 

@@ -90,7 +90,7 @@ func (tx *Tx) putEntry(e *Resource) error {
 		return fmt.Errorf("recording %s: %w", e.Addr, err)
 	}
 	if tx.b.history == nil {
-		return fmt.Errorf("recording %s: the state file has no history yet (it is open for reading)", e.Addr)
+		return fmt.Errorf("recording %s: the %s has no history yet (it is open for reading)", e.Addr, tx.s.what())
 	}
 	key := historyKey(e.Fingerprint, e.GenerationID)
 	old, err := tx.b.history.Get(key)
@@ -178,7 +178,7 @@ func (s *Store) entries(visit func(h Bucket, fn func(k, v []byte) error) error, 
 		return visit(b.history, func(k, v []byte) error {
 			e, err := decodeEntry(k, v)
 			if err != nil {
-				return &CorruptError{Path: s.path, Record: "history", Addr: historyName(k), Err: err}
+				return &CorruptError{Path: s.path, Database: s.database, Record: "history", Addr: historyName(k), Err: err}
 			}
 			if keep == nil || keep(e) {
 				out = append(out, e)
@@ -214,7 +214,7 @@ func (s *Store) Generation(fp, gid string) (*Resource, error) {
 			return s.readErr(err)
 		}
 		if e, err = decodeEntry(key, v); err != nil {
-			return &CorruptError{Path: s.path, Record: "history", Addr: historyName(key), Err: err}
+			return &CorruptError{Path: s.path, Database: s.database, Record: "history", Addr: historyName(key), Err: err}
 		}
 		return nil
 	})

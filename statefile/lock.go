@@ -5,11 +5,13 @@ import (
 	"time"
 )
 
-// Every backend takes a lock on the state when it opens it, exclusive for
-// a command that writes and shared for one opened ReadOnly, and keeps it
-// until Close: the bbolt file its flock (package boltstate), PostgreSQL an
-// advisory lock (package pgstate). A writer records who it is beside the
-// lock, so that a command refused or kept waiting can name it.
+// Every backend takes a lock on the state when it opens it for a command
+// that writes, exclusive, and keeps it until Close: the bbolt file its
+// flock (package boltstate), PostgreSQL an advisory lock (package
+// pgstate). A writer records who it is beside the lock, so that a command
+// refused or kept waiting can name it. A command opening the state
+// ReadOnly never waits for a writer: it reads the last state committed,
+// however each backend gets it (see Options.ReadOnly).
 
 // Holder describes the process holding a state's lock.
 type Holder struct {
@@ -52,11 +54,15 @@ type LockedError struct {
 
 func (e *LockedError) Error() string {
 	what := "state file"
+	// Who may hold the lock without recording it: the readers of a file,
+	// which share its lock while no writer holds it; of a database only
+	// genform init copying the state elsewhere (Options.KeepWritersOut),
+	// since its other readers take no lock.
+	readers := "commands reading it (show, state list, state show, state pull, output, history, gallery)"
 	if e.Database {
 		what = "state"
+		readers = "genform init copying it to another storage"
 	}
-	// Readers hold a shared lock and write no holder info.
-	const readers = "commands reading it (show, state list, state show, output, gallery)"
 	who := "another genform process, or by " + readers
 	if e.Shared {
 		who = "another genform process writing it"

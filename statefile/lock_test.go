@@ -8,7 +8,8 @@ import (
 // TestLockedErrorMessage checks what a command refused the lock reads: a
 // state in a database is "state", not "state file"; the holder is named,
 // or said to be gone when its backend knows it is; a reader is never told
-// that a reader keeps it out.
+// that a reader keeps it out, nor a writer of a database that its
+// readers may (they take no lock there).
 func TestLockedErrorMessage(t *testing.T) {
 	started := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	apply := &Holder{PID: 4242, Host: "ci-7", Command: "apply", Started: started}
@@ -24,9 +25,13 @@ func TestLockedErrorMessage(t *testing.T) {
 		{"database", LockedError{Path: pg, Database: true, Holder: apply, Waited: 5 * time.Second},
 			`state ` + pg + ` is still locked by "genform apply" (pid 4242 on host ci-7, since 2025-03-01T12:00:00Z) after waiting 5s; wait for it to finish or pass a longer -lock-timeout=DURATION`},
 		{"no holder", LockedError{Path: pg, Database: true},
-			`state ` + pg + ` is locked by another genform process, or by commands reading it (show, state list, state show, output, gallery); wait for it to finish or pass -lock-timeout=DURATION`},
+			`state ` + pg + ` is locked by another genform process, or by genform init copying it to another storage; wait for it to finish or pass -lock-timeout=DURATION`},
 		{"gone", LockedError{Path: pg, Database: true, Holder: gone},
-			`state ` + pg + ` is locked by commands reading it (show, state list, state show, output, gallery), or by a writer that has just taken it: the writer recorded as its holder, "genform apply" (pid 4242 on host ci-7, since 2025-03-01T12:00:00Z), is gone; wait for it to finish or pass -lock-timeout=DURATION`},
+			`state ` + pg + ` is locked by genform init copying it to another storage, or by a writer that has just taken it: the writer recorded as its holder, "genform apply" (pid 4242 on host ci-7, since 2025-03-01T12:00:00Z), is gone; wait for it to finish or pass -lock-timeout=DURATION`},
+		{"file, no holder", LockedError{Path: ".genform/state.db"},
+			`state file .genform/state.db is locked by another genform process, or by commands reading it (show, state list, state show, state pull, output, history, gallery); wait for it to finish or pass -lock-timeout=DURATION`},
+		{"file, gone", LockedError{Path: ".genform/state.db", Holder: gone},
+			`state file .genform/state.db is locked by commands reading it (show, state list, state show, state pull, output, history, gallery), or by a writer that has just taken it: the writer recorded as its holder, "genform apply" (pid 4242 on host ci-7, since 2025-03-01T12:00:00Z), is gone; wait for it to finish or pass -lock-timeout=DURATION`},
 		{"reader, no holder", LockedError{Path: ".genform/state.db", Shared: true},
 			`state file .genform/state.db is locked by another genform process writing it; wait for it to finish or pass -lock-timeout=DURATION`},
 		{"reader, gone", LockedError{Path: ".genform/state.db", Shared: true, Holder: gone},

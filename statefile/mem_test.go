@@ -45,6 +45,8 @@ func (d memData) clone() memData {
 // them committed, as commands do.
 type memState struct {
 	name string
+	// database makes it stand for a state in a database, for messages.
+	database bool
 	// mu is held shared by a read transaction, and exclusively to commit.
 	mu sync.RWMutex
 	// wmu runs the write transactions one at a time.
@@ -95,6 +97,8 @@ type memBackend struct {
 var errMemClosed = errors.New("the memory state is closed")
 
 func (b *memBackend) Name() string { return b.st.name }
+
+func (b *memBackend) Database() bool { return b.st.database }
 
 func (b *memBackend) View(fn func(RawTx) error) error {
 	if b.closed.Load() {

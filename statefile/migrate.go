@@ -58,7 +58,7 @@ func (s *Store) migrate(from int) error {
 				continue
 			}
 			if err := m.migrate(tx); err != nil {
-				return fmt.Errorf("migrating state file %s to schema %d (%s): %w", s.path, m.schemaVersion, m.name, err)
+				return fmt.Errorf("migrating %s %s to schema %d (%s): %w", s.what(), s.path, m.schemaVersion, m.name, err)
 			}
 		}
 		meta, err := tx.Bucket(bucketMeta)

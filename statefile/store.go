@@ -25,18 +25,35 @@ type Options struct {
 	// tables. Without it, a missing state is an error that matches
 	// fs.ErrNotExist.
 	Create bool
-	// ReadOnly opens the state for reading only, under a shared lock: any
-	// number of readers hold it together, and a writer waits for all of
-	// them (and they for a writer, up to LockTimeout). A reader writes
-	// nothing, not even the holder info, so it works on a read-only file
-	// system; Update and Batch fail. It cannot be combined with Create,
-	// and a state of an older schema, which only a writer can upgrade, is
-	// refused.
+	// ReadOnly opens the state for reading only. A reader reads the last
+	// state committed and does not wait for a writer: beside a command
+	// that writes (a 30-minute apply), it reads what that command had
+	// committed when the reader opened the state, and goes on reading
+	// that one state until Close, however the writer goes on. Readers
+	// run beside each other. How is each backend's: a bbolt file is read
+	// under its shared lock while no writer holds it (a writer opening
+	// then waits for it, up to its LockTimeout), and through a copy the
+	// writer makes for the reader while one does (package boltstate);
+	// PostgreSQL reads in one repeatable-read transaction and takes no
+	// lock at all (package pgstate). Only when the writer makes no copy
+	// (a genform from before them) or the reader cannot ask for one (a
+	// read-only checkout) does a file's reader wait for the writer, up
+	// to LockTimeout. A reader writes nothing, not even the holder info
+	// (beside a bbolt file, only its request for a copy), so it works on
+	// a read-only file system; Update and Batch fail. It cannot be
+	// combined with Create, and a state of an older schema, which only a
+	// writer can upgrade, is refused unless this build reads it as is.
 	ReadOnly bool
+	// KeepWritersOut, with ReadOnly, reads under the state's shared lock
+	// instead: the reader waits for a writer (up to LockTimeout) and
+	// writers wait for it until Close. For a command that must not read
+	// a state a writer is still changing: genform init copying it to
+	// another storage, which would leave behind what the writer adds.
+	KeepWritersOut bool
 }
 
-// Store is an open state, in a file or another backend. It holds the
-// state's lock until Close: exclusive, or shared when opened ReadOnly. Its
+// Store is an open state, in a file or another backend. Opened for
+// writing, it holds the state's exclusive lock until Close. Its
 // methods are safe for concurrent use: Updates run one at a time, and reads
 // in parallel where the backend can (the file's can).
 type Store struct {
@@ -44,6 +61,9 @@ type Store struct {
 	path     string
 	be       Backend
 	readOnly bool
+	// database is set for a state kept in a database, which messages
+	// call the state, not the state file (what).
+	database bool
 	// noHistory is set for a file of schema 1 opened read-only: it has no
 	// history bucket yet (its first writer adds it), and reads as one with
 	// an empty history.
@@ -123,7 +143,7 @@ func (s *Store) init(create bool) error {
 			return err
 		}
 		if meta == nil {
-			return &CorruptError{Path: s.path, Err: fmt.Errorf("bucket %s/%s is missing", bucketRoot, bucketMeta)}
+			return &CorruptError{Path: s.path, Database: s.database, Err: fmt.Errorf("bucket %s/%s is missing", bucketRoot, bucketMeta)}
 		}
 		version, err = s.readSchema(meta)
 		return err
@@ -133,19 +153,23 @@ func (s *Store) init(create bool) error {
 	}
 	switch {
 	case kind == foreign:
-		return &CorruptError{Path: s.path, Err: errors.New("a bbolt database, but not a genform state file")}
+		return &CorruptError{Path: s.path, Database: s.database, Err: errors.New("a bbolt database, but not a genform state file")}
 	case kind == fresh && !create:
-		return &NoStateError{Path: s.path}
+		return &NoStateError{Path: s.path, Database: s.database}
 	case kind == fresh:
 		if err := s.create(); err != nil {
-			return fmt.Errorf("creating state file %s: %w", s.path, err)
+			return fmt.Errorf("creating %s %s: %w", s.what(), s.path, err)
 		}
 	case version > currentSchema:
-		return fmt.Errorf("state file %s was written by a newer genform (schema %d; this genform reads schema %d); upgrade genform", s.path, version, currentSchema)
+		return fmt.Errorf("%s %s was written by a newer genform (schema %d; this genform reads schema %d); upgrade genform", s.what(), s.path, version, currentSchema)
 	case version < currentSchema && s.readOnly && readableAsIs(version):
 		s.noHistory = version < 2
 	case version < currentSchema && s.readOnly:
-		return fmt.Errorf("state file %s was written by an older genform (schema %d); this genform upgrades it to schema %d when a command that writes the state opens it (plan, apply): run one where the file is writable", s.path, version, currentSchema)
+		where := "where the file is writable"
+		if s.database {
+			where = "with a role that may write the state"
+		}
+		return fmt.Errorf("%s %s was written by an older genform (schema %d); this genform upgrades it to schema %d when a command that writes the state opens it (plan, apply): run one %s", s.what(), s.path, version, currentSchema, where)
 	case version < currentSchema:
 		if err := s.migrate(version); err != nil {
 			return err
@@ -208,6 +232,14 @@ func formatUint(v uint64) []byte { return strconv.AppendUint(nil, v, 10) }
 // to boltstate.Open, or the database and schema.
 func (s *Store) Path() string { return s.path }
 
+// what names the state in messages.
+func (s *Store) what() string {
+	if s.database {
+		return "state"
+	}
+	return "state file"
+}
+
 // view runs fn in a read transaction of the Store's backend.
 func (s *Store) view(fn func(RawTx) error) error { return s.be.View(fn) }
 
@@ -234,7 +266,7 @@ func (s *Store) begin(tx RawTx) (buckets, error) {
 			return b, s.readErr(err)
 		}
 		if bk == nil && !(s.noHistory && dst == &b.history) {
-			return b, &CorruptError{Path: s.path, Err: fmt.Errorf("bucket %s/%s is missing", bucketRoot, name)}
+			return b, &CorruptError{Path: s.path, Database: s.database, Err: fmt.Errorf("bucket %s/%s is missing", bucketRoot, name)}
 		}
 		*dst = bk
 	}
@@ -256,7 +288,7 @@ func (s *Store) readSchema(meta Bucket) (int, error) {
 		return 0, err
 	}
 	if v < 1 || v > 1<<20 {
-		return 0, &CorruptError{Path: s.path, Record: "meta", Addr: string(keySchemaVersion), Err: fmt.Errorf("schema version %d", v)}
+		return 0, &CorruptError{Path: s.path, Database: s.database, Record: "meta", Addr: string(keySchemaVersion), Err: fmt.Errorf("schema version %d", v)}
 	}
 	return int(v), nil
 }
@@ -267,11 +299,11 @@ func (s *Store) readUint(meta Bucket, key []byte) (uint64, error) {
 		return 0, s.readErr(err)
 	}
 	if raw == nil {
-		return 0, &CorruptError{Path: s.path, Record: "meta", Addr: string(key), Err: errors.New("missing")}
+		return 0, &CorruptError{Path: s.path, Database: s.database, Record: "meta", Addr: string(key), Err: errors.New("missing")}
 	}
 	v, err := strconv.ParseUint(string(raw), 10, 64)
 	if err != nil {
-		return 0, &CorruptError{Path: s.path, Record: "meta", Addr: string(key), Err: fmt.Errorf("%q is not a number", raw)}
+		return 0, &CorruptError{Path: s.path, Database: s.database, Record: "meta", Addr: string(key), Err: fmt.Errorf("%q is not a number", raw)}
 	}
 	return v, nil
 }
@@ -298,7 +330,7 @@ func (s *Store) readMeta(b buckets) (Meta, error) {
 		return m, s.readErr(err)
 	}
 	if len(lineage) == 0 {
-		return m, &CorruptError{Path: s.path, Record: "meta", Addr: string(keyLineage), Err: errors.New("missing")}
+		return m, &CorruptError{Path: s.path, Database: s.database, Record: "meta", Addr: string(keyLineage), Err: errors.New("missing")}
 	}
 	m.Lineage = string(lineage)
 	// The service is optional (see the package documentation); present, it
@@ -309,7 +341,7 @@ func (s *Store) readMeta(b buckets) (Meta, error) {
 	}
 	if service != nil {
 		if len(service) == 0 {
-			return m, &CorruptError{Path: s.path, Record: "meta", Addr: string(keyService), Err: errors.New("empty")}
+			return m, &CorruptError{Path: s.path, Database: s.database, Record: "meta", Addr: string(keyService), Err: errors.New("empty")}
 		}
 		m.Service = string(service)
 	}
@@ -428,10 +460,10 @@ func (s *Store) snapshot(detail bool) (*Snapshot, error) {
 func (s *Store) forEach(bucket Bucket, record string, fn func(k, v []byte) error) error {
 	return bucket.ForEach(func(k, v []byte) error {
 		if v == nil {
-			return &CorruptError{Path: s.path, Record: record, Addr: string(k), Err: errors.New("a bucket where a record belongs")}
+			return &CorruptError{Path: s.path, Database: s.database, Record: record, Addr: string(k), Err: errors.New("a bucket where a record belongs")}
 		}
 		if err := fn(k, v); err != nil {
-			return &CorruptError{Path: s.path, Record: record, Addr: string(k), Err: err}
+			return &CorruptError{Path: s.path, Database: s.database, Record: record, Addr: string(k), Err: err}
 		}
 		return nil
 	})
@@ -450,7 +482,7 @@ func get[T any](s *Store, bucket Bucket, record string, addr addrs.Instance, dec
 	}
 	rec, err := decode(key, v)
 	if err != nil {
-		return nil, &CorruptError{Path: s.path, Record: record, Addr: string(key), Err: err}
+		return nil, &CorruptError{Path: s.path, Database: s.database, Record: record, Addr: string(key), Err: err}
 	}
 	return rec, nil
 }
@@ -473,7 +505,7 @@ func (s *Store) getProtection(b buckets, addr addrs.Instance) (*Protection, erro
 func (s *Store) Check() error {
 	problems, err := s.be.CheckStorage()
 	if err != nil {
-		return fmt.Errorf("checking state file %s: %w", s.path, err)
+		return fmt.Errorf("checking %s %s: %w", s.what(), s.path, err)
 	}
 	if len(problems) == 0 {
 		// Reading records through a damaged page tree is not safe.
@@ -493,7 +525,7 @@ func (s *Store) Check() error {
 						err = decode(k, v)
 					}
 					if err != nil {
-						problems = append(problems, &CorruptError{Path: s.path, Record: record, Addr: string(k), Err: err})
+						problems = append(problems, &CorruptError{Path: s.path, Database: s.database, Record: record, Addr: string(k), Err: err})
 					}
 					return nil
 				})
@@ -517,7 +549,7 @@ func (s *Store) Check() error {
 					}
 					return b.history.ForEach(func(k, v []byte) error {
 						if _, err := decodeEntry(k, v); err != nil {
-							problems = append(problems, &CorruptError{Path: s.path, Record: "history", Addr: historyName(k), Err: err})
+							problems = append(problems, &CorruptError{Path: s.path, Database: s.database, Record: "history", Addr: historyName(k), Err: err})
 						}
 						return nil
 					})
@@ -526,10 +558,10 @@ func (s *Store) Check() error {
 		})
 	}
 	if err != nil {
-		return fmt.Errorf("checking state file %s: %w", s.path, err)
+		return fmt.Errorf("checking %s %s: %w", s.what(), s.path, err)
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("state file %s has %d problem(s):\n%w", s.path, len(problems), errors.Join(problems...))
+		return fmt.Errorf("%s %s has %d problem(s):\n%w", s.what(), s.path, len(problems), errors.Join(problems...))
 	}
 	return nil
 }

@@ -65,7 +65,7 @@ var errReadOnly = errors.New("opened read-only")
 // writable is what Update and Batch check before they write.
 func (s *Store) writable() error {
 	if s.readOnly {
-		return fmt.Errorf("writing state file %s: %w", s.path, errReadOnly)
+		return fmt.Errorf("writing %s %s: %w", s.what(), s.path, errReadOnly)
 	}
 	s.writeOnce.Do(func() { s.writeErr = s.be.BeforeWrite() })
 	return s.writeErr
@@ -88,7 +88,7 @@ func (s *Store) Batch(fn func(tx *Tx) error) error {
 	})
 	var ce *CorruptError
 	if err != nil && !errors.As(err, &ce) && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrExists) {
-		return fmt.Errorf("committing to state file %s: %w", s.path, err)
+		return fmt.Errorf("committing to %s %s: %w", s.what(), s.path, err)
 	}
 	return err
 }
@@ -110,13 +110,13 @@ func (s *Store) run(btx RawTx, fn func(tx *Tx) error) (dirty bool, err error) {
 		return false, err
 	}
 	if err := b.meta.Put(keySerial, strconv.AppendUint(nil, serial+1, 10)); err != nil {
-		return false, fmt.Errorf("writing state file %s: %w", s.path, err)
+		return false, fmt.Errorf("writing %s %s: %w", s.what(), s.path, err)
 	}
 	// Every change of this command says where the command started, so
 	// what it recorded can be told from what was there before.
 	s.runStartOnce.Do(func() { s.runStart = serial })
 	if err := b.meta.Put(keyRunStart, strconv.AppendUint(nil, s.runStart, 10)); err != nil {
-		return false, fmt.Errorf("writing state file %s: %w", s.path, err)
+		return false, fmt.Errorf("writing %s %s: %w", s.what(), s.path, err)
 	}
 	return true, nil
 }

@@ -13,18 +13,18 @@ import (
 	"github.com/genform/genform/statefile"
 )
 
-// OpenState opens the state file under its exclusive lock, for a command
+// OpenState opens the state under its exclusive lock, for a command
 // that writes the state (or, like plan, must not run beside one that
 // does). With create false, a missing file gives (nil, nil).
 func OpenState(cfg *config.Config, command string, lockTimeout time.Duration, create bool) (*statefile.Store, error) {
 	return Open(cfg, statefile.Options{LockTimeout: lockTimeout, Command: command, Create: create})
 }
 
-// ReadState opens the state file for reading, under a shared lock: the
-// commands that only read it (show, state list, state show, output,
-// gallery) run beside each other, and on a read-only checkout, and wait
-// only for a command holding the exclusive lock. A missing file gives
-// (nil, nil).
+// ReadState opens the state for reading: the commands that only read it
+// (show, state list, state show, state pull, output, history, gallery)
+// run beside each other, on a read-only checkout, and beside a command
+// holding the exclusive lock, reading the state it last committed
+// (statefile.Options.ReadOnly). A missing state gives (nil, nil).
 func ReadState(cfg *config.Config, command string, lockTimeout time.Duration) (*statefile.Store, error) {
 	return Open(cfg, statefile.Options{LockTimeout: lockTimeout, Command: command, ReadOnly: true})
 }

@@ -64,14 +64,14 @@ func runGallery(env *Env, args []string) int {
 		return ExitError
 	}
 	cfg := ws.Config
-	// The shared lock is held until the page is written, so an apply
-	// cannot replace files while they are read.
+	// The state as last committed, also while an apply runs: a file the
+	// apply replaces meanwhile is shown as changed on disk since apply.
 	st, err := ws.ReadState("gallery", rf.lockTimeout)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
 	if st == nil {
-		return env.Errorf("no state: run genform apply first (there is no state file at %s)", ws.StateWhere())
+		return env.Errorf("no state: run genform apply first (there is no state at %s)", ws.StateWhere())
 	}
 	defer st.Close()
 	snap, err := st.Snapshot()

@@ -131,8 +131,10 @@ func runInit(env *Env, args []string) int {
 func migrateState(env *Env, prev, cur *backend.Storage, force bool, lockTimeout time.Duration) int {
 	// A state file is opened as a writer would: one of an older schema is
 	// migrated first (with the backup migration keeps), as any command
-	// would have done, and only then copied.
-	src, err := prev.Open(statefile.Options{ReadOnly: prev.Type != "file", Command: "init", LockTimeout: lockTimeout})
+	// would have done, and only then copied. A state in a database is
+	// read under its shared lock, which keeps its writers out: what one
+	// added while it was copied would be left behind.
+	src, err := prev.Open(statefile.Options{ReadOnly: prev.Type != "file", KeepWritersOut: true, Command: "init", LockTimeout: lockTimeout})
 	if err != nil {
 		return env.Errorf("opening the state to migrate from, %s: %v", prev, err)
 	}

@@ -81,8 +81,8 @@ func showPlanFile(env *Env, path string, asJSON bool) int {
 	return ExitOK
 }
 
-// showState shows the whole state, or the instance at addr, read under the
-// state's shared lock. show and state show share it.
+// showState shows the whole state, or the instance at addr, as last
+// committed. show and state show share it.
 func showState(env *Env, command string, rf readFlags, addr addrs.Instance, asJSON bool) int {
 	ws, _ := loadForReading(env, rf.vars.options(env))
 	if ws == nil {
@@ -94,7 +94,7 @@ func showState(env *Env, command string, rf readFlags, addr addrs.Instance, asJS
 	}
 	if asJSON {
 		// The document embeds the records' JSON as it is stored.
-		if err := operation.DamagedJSON(snap, ws.StateWhere()); err != nil {
+		if err := operation.DamagedJSON(snap, ws.StateWhere(), ws.StateInDatabase()); err != nil {
 			return env.Errorf("%v", err)
 		}
 	}

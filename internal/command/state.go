@@ -144,7 +144,7 @@ func runStateList(env *Env, sc *stateCmd) int {
 	}
 	if snap == nil {
 		if len(list) > 0 {
-			return env.Errorf("there is no state file (%s), so %s is not in it", ws.StateWhere(), list[0])
+			return env.Errorf("there is no state (%s), so %s is not in it", ws.StateWhere(), list[0])
 		}
 		return ExitOK
 	}

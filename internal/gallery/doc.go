@@ -8,6 +8,6 @@
 //
 // It reads the state snapshot, the history and the files it is given,
 // hides what is made from a secret through package secrets, and writes the
-// page atomically. It does not open the state (the command does, holding
-// its shared lock until the page is written).
+// page atomically. It does not open the state (the command does, reading
+// it as last committed).
 package gallery

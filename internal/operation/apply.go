@@ -140,7 +140,7 @@ func (w *Workspace) checkSaved(plan *plans.Plan, meta statefile.Meta) error {
 	case plan.ConfigHash != w.Config.Hash:
 		return fmt.Errorf("the saved plan is stale: the configuration or its variables changed since it was made; run 'genform plan -out=FILE' again")
 	case plan.Lineage != "" && plan.Lineage != meta.Lineage:
-		return fmt.Errorf("the saved plan is stale: it was made for another state file (lineage %s, this one is %s); run plan again", plan.Lineage, meta.Lineage)
+		return fmt.Errorf("the saved plan is stale: it was made for another state (lineage %s, this one is %s); run plan again", plan.Lineage, meta.Lineage)
 	case plan.Serial != meta.Serial && !(plan.Lineage == "" && meta.Serial <= 1):
 		return fmt.Errorf("the saved plan is stale: the state changed since it was made (serial %d, now %d); run 'genform plan -out=FILE' again", plan.Serial, meta.Serial)
 	}

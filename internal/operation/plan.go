@@ -73,8 +73,8 @@ func (w *Workspace) makePlan(snap *statefile.Snapshot, history reconcile.History
 	return plan, diags
 }
 
-// lazyHistory reads the history for plan, opening the state again (under
-// its shared lock) only when the planner first asks: a plan that would
+// lazyHistory reads the history for plan, opening the state again (for
+// reading, as last committed) only when the planner first asks: a plan that would
 // generate nothing never reads it. The state is closed while planning
 // otherwise, so that its file's pages, mapped while it is open, do not
 // add to the plan's memory.

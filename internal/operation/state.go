@@ -108,12 +108,13 @@ func unknownAddrIn(addr addrs.Instance, known []addrs.Instance) error {
 	return fmt.Errorf("%s; 'genform state list' shows the managed addresses", msg)
 }
 
-// DamagedJSON names the first record of the state file at path whose
-// stored JSON (the request, the creation detail, a failed request) does
-// not parse. The state document embeds them as they are, and only a
-// damaged file holds such bytes: records carry no checksum, so a record
-// a page of the file was overwritten in the middle of can still decode.
-func DamagedJSON(snap *statefile.Snapshot, path string) error {
+// DamagedJSON names the first record of the state at where (the state
+// file, or the database's schema when database is set) whose stored JSON
+// (the request, the creation detail, a failed request) does not parse. The
+// state document embeds them as they are, and only a damaged state holds
+// such bytes: records carry no checksum, so a record a page of the file
+// was overwritten in the middle of can still decode.
+func DamagedJSON(snap *statefile.Snapshot, where string, database bool) error {
 	if snap == nil {
 		return nil
 	}
@@ -131,7 +132,11 @@ func DamagedJSON(snap *statefile.Snapshot, path string) error {
 		}
 		for _, p := range parts {
 			if len(p.raw) > 0 && !json.Valid(p.raw) {
-				return fmt.Errorf("state file %s: resource record %s holds a %s that is not JSON, so the file is damaged; restore it from version control or a backup, or forget the resource with: genform state rm %s", path, addr, p.name, addr.Shell())
+				msg := fmt.Sprintf("state file %s: resource record %s holds a %s that is not JSON, so the file is damaged; restore it from version control or a backup", where, addr, p.name)
+				if database {
+					msg = fmt.Sprintf("the state in %s: resource record %s holds a %s that is not JSON, so the state is damaged; restore it from a backup of the database", where, addr, p.name)
+				}
+				return fmt.Errorf("%s, or forget the resource with: genform state rm %s", msg, addr.Shell())
 			}
 		}
 	}
@@ -268,7 +273,7 @@ func (w *Workspace) openExisting(command string, lockTimeout time.Duration) (*st
 		return nil, err
 	}
 	if store == nil {
-		return nil, fmt.Errorf("there is no state file (%s): nothing has been applied in this directory yet", w.StateWhere())
+		return nil, fmt.Errorf("there is no state (%s): nothing has been applied in this directory yet", w.StateWhere())
 	}
 	return store, nil
 }

@@ -179,8 +179,9 @@ func (w *Workspace) OpenState(command string, lockTimeout time.Duration, create 
 	return backend.OpenState(w.Config, command, lockTimeout, create)
 }
 
-// ReadState opens the state for reading, under a shared lock; a missing
-// state gives (nil, nil).
+// ReadState opens the state for reading the last state committed, without
+// waiting for a writer (statefile.Options.ReadOnly); a missing state gives
+// (nil, nil).
 func (w *Workspace) ReadState(command string, lockTimeout time.Duration) (*statefile.Store, error) {
 	return backend.ReadState(w.Config, command, lockTimeout)
 }
@@ -188,8 +189,12 @@ func (w *Workspace) ReadState(command string, lockTimeout time.Duration) (*state
 // StateWhere names where the state is kept, for messages.
 func (w *Workspace) StateWhere() string { return backend.Where(w.Config) }
 
-// Snapshot reads the whole state under its shared lock; a missing state
-// is nil.
+// StateInDatabase reports whether the state is kept in a database (a
+// backend block), which messages call the state, not the state file.
+func (w *Workspace) StateInDatabase() bool { return w.Config.Settings.Backend != nil }
+
+// Snapshot reads the whole state as last committed; a missing state is
+// nil.
 func (w *Workspace) Snapshot(command string, lockTimeout time.Duration) (*statefile.Snapshot, error) {
 	st, err := w.ReadState(command, lockTimeout)
 	if err != nil || st == nil {
@@ -199,8 +204,8 @@ func (w *Workspace) Snapshot(command string, lockTimeout time.Duration) (*statef
 	return st.Snapshot()
 }
 
-// History reads the state and its history under the state's shared
-// lock; a missing state is a nil snapshot with an empty history.
+// History reads the state and its history, one committed state for both;
+// a missing state is a nil snapshot with an empty history.
 func (w *Workspace) History(command string, lockTimeout time.Duration) (*statefile.Snapshot, *history.View, error) {
 	c, h := workdir.CacheOf(w.Config, "."), w.Hider()
 	st, err := w.ReadState(command, lockTimeout)

@@ -101,11 +101,15 @@ func pendingIntents(snap *statefile.Snapshot) []*statefile.Intent {
 	return list
 }
 
+// IntentNote says what an intent is. The state it is read from may be
+// that of an apply still running (readers do not wait for it), whose
+// intents are its jobs in flight; or the apply was interrupted. The note
+// cannot tell which, and says both.
 func IntentNote(it *statefile.Intent) string {
 	if it.GenerationID == "" {
-		return fmt.Sprintf("an interrupted apply sent a create request at %s and did not record the answer", it.CreatedAt.UTC().Format("2006-01-02 15:04:05Z"))
+		return fmt.Sprintf("an apply sent a create request at %s and has not recorded the answer: it is being sent now, or that apply was interrupted", it.CreatedAt.UTC().Format("2006-01-02 15:04:05Z"))
 	}
-	return fmt.Sprintf("job %s, submitted by an interrupted apply, is not finished; the next apply resumes it", it.GenerationID)
+	return fmt.Sprintf("job %s is not finished: the apply that submitted it follows it if it still runs, or the next apply resumes it", it.GenerationID)
 }
 
 // Resource writes every attribute of one record (show ADDR, state

@@ -32,6 +32,8 @@ func (b *downBackend) setDown() { b.down.Store(true) }
 
 func (b *downBackend) Name() string { return "memory" }
 
+func (b *downBackend) Database() bool { return true }
+
 func (b *downBackend) View(fn func(statefile.RawTx) error) error { return b.run(fn, false) }
 
 func (b *downBackend) Update(fn func(statefile.RawTx) error) error { return b.run(fn, true) }

@@ -20,7 +20,10 @@ import (
 // Open opens the state file at path and takes its lock (exclusive, or
 // shared with opts.ReadOnly), waiting up to opts.LockTimeout for another
 // process to release it; past that it returns a *statefile.LockedError
-// naming the holder. It refuses, without changing it, a file that is not a
+// naming the holder. A reader (opts.ReadOnly without KeepWritersOut)
+// finding a writer of this genform holding the lock reads, instead of
+// waiting, the copy of the last committed state the writer makes for it
+// (readcopy.go). It refuses, without changing it, a file that is not a
 // genform state file, is truncated or corrupt, was written by a newer
 // genform, or is a symbolic link; it upgrades, in one transaction, a file
 // written by an older one.
@@ -52,6 +55,18 @@ func open(path string, opts statefile.Options) (*backend, bool, error) {
 	if opts.ReadOnly && opts.Create {
 		return nil, false, errors.New("opening state file: a file opened read-only cannot be created")
 	}
+	if !opts.ReadOnly || opts.KeepWritersOut {
+		return openLocked(path, opts, opts.LockTimeout)
+	}
+	be, err := openReader(path, opts)
+	return be, false, err
+}
+
+// openLocked opens the file at path under its lock, waiting up to timeout
+// for it (0: trying once), and says whether it created the file. A writer
+// records itself as the holder and starts answering readers' requests for
+// a copy.
+func openLocked(path string, opts statefile.Options, timeout time.Duration) (*backend, bool, error) {
 	checked, err := prepare(path, opts.Create)
 	if err != nil {
 		return nil, false, err
@@ -59,7 +74,6 @@ func open(path string, opts statefile.Options) (*backend, bool, error) {
 	created := checked == nil
 	// bbolt's Timeout 0 means wait forever; 1ns makes its lock loop try
 	// once and give up.
-	timeout := opts.LockTimeout
 	if timeout <= 0 {
 		timeout = time.Nanosecond
 	}
@@ -142,9 +156,14 @@ func open(path string, opts statefile.Options) (*backend, bool, error) {
 
 	be := &backend{path: path, db: db, readOnly: opts.ReadOnly}
 	if !opts.ReadOnly {
+		// What a writer killed before this one left for readers is of no
+		// use to anyone now: readers read only what this one makes.
+		removeCopies(path)
 		host, _ := os.Hostname()
 		holder := statefile.Holder{PID: os.Getpid(), Host: host, Command: opts.Command, Started: time.Now().UTC().Truncate(time.Second)}
+		be.copier = startCopier(path, db)
 		if err := writeHolder(path, holder); err != nil {
+			be.copier.close()
 			db.Close()
 			return nil, false, fmt.Errorf("opening state file %s: %w", path, err)
 		}
@@ -213,6 +232,9 @@ type backend struct {
 	path     string
 	db       *bolt.DB
 	readOnly bool
+	// copier answers readers' requests while a writer holds the file
+	// (readcopy.go); nil for a reader.
+	copier *copier
 
 	// verifyOnce runs the check of the page structure before the first
 	// write, and verifyErr keeps its result (see verify).
@@ -221,6 +243,8 @@ type backend struct {
 }
 
 func (b *backend) Name() string { return b.path }
+
+func (b *backend) Database() bool { return false }
 
 // View runs fn in a read transaction, under guard.
 func (b *backend) View(fn func(statefile.RawTx) error) error {
@@ -309,10 +333,14 @@ func (b *backend) CheckStorage() ([]error, error) {
 	return problems, err
 }
 
-// Close removes the holder info of a writer first, while the lock is
-// still held, so it can never remove the next holder's.
+// Close stops a writer answering readers and removes its copy, then
+// removes its holder info, while the lock is still held, so it can never
+// remove the next holder's.
 func (b *backend) Close() error {
 	var herr error
+	if b.copier != nil {
+		b.copier.close()
+	}
 	if !b.readOnly {
 		herr = removeHolder(b.path)
 	}

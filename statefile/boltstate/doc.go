@@ -2,8 +2,9 @@
 // directory, the default storage. It is a statefile.Backend: the records,
 // their encoding, the history, the named operations and the schema
 // migrations are statefile's, the same as for PostgreSQL; this package
-// owns the file, its lock and who holds it, the guard against a damaged
-// file, and the copy kept before a migration. It is the only package that
+// owns the file, its lock and who holds it, the copies a writer makes for
+// readers, the guard against a damaged file, and the copy kept before a
+// migration. It is the only package that
 // imports bbolt, and no bbolt type leaves it.
 //
 // # File
@@ -30,17 +31,32 @@
 // # Locking
 //
 // A Store holds bbolt's lock on the file until Close: exclusive for a
-// command that writes, shared for one opened ReadOnly, which reads
-// beside other readers, writes nothing (it works on a read-only file
-// system) and waits for a writer as a writer waits for it. Beside the
-// state file, <path>.lock.info holds JSON naming the writer that holds the
-// lock (see statefile.Holder). It exists only while a writer holds the
-// lock, or after one was killed, until the next one overwrites it.
+// command that writes; shared for one opened ReadOnly while no writer
+// holds the lock, which reads beside other readers, writes nothing (it
+// works on a read-only file system) and keeps a writer waiting while it
+// reads. Beside the state file, <path>.lock.info holds JSON naming the
+// writer that holds the lock (see statefile.Holder), and saying that it
+// makes copies for readers. It exists only while a writer holds the lock,
+// or after one was killed, until the next one overwrites it.
+//
+// # Reading beside a writer
+//
+// A reader does not wait for a writer (readcopy.go): it cannot read the
+// file without the lock, so it asks the writer, by creating
+// <path>.read-request, for a copy of the state as last committed, which
+// the writer writes from a read transaction to <path>.read; the reader
+// opens that copy read-only instead of the file, and reads it to its
+// Close. It takes only a copy holding every commit made before it asked.
+// A writer removes its copy and any request when it lets go of the lock,
+// and what one killed before it left when it takes it. A reader that gets
+// no answer (a writer from before copies, a read-only checkout) waits for
+// the lock as before, up to Options.LockTimeout.
 //
 // # A file that is not what it should be
 //
-// The state file, the holder info and the backup beside it are opened
-// only as regular files, never through a symbolic link (links.go). A file
+// The state file, the holder info, the backup, and the copy for readers
+// and the request for it beside it are opened only as regular files,
+// never through a symbolic link (links.go, readcopy.go). A file
 // bbolt cannot read is refused with a statefile.CorruptError that says
 // how to restore it, and left as it is: Open checks the header before
 // bbolt maps the file (precheck.go), every use of bbolt turns the panics

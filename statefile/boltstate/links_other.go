@@ -21,3 +21,6 @@ func processExists(pid int) bool { return true }
 // unlock has nothing to do here beyond closing the file, which the caller
 // does.
 func unlock(f *os.File) {}
+
+// oNonBlock is 0 here: the Lstat check before each open is all there is.
+const oNonBlock = 0

@@ -24,3 +24,7 @@ func processExists(pid int) bool {
 // is still memory-mapped: the mapping keeps the open file, and its lock,
 // alive.
 func unlock(f *os.File) { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+
+// oNonBlock makes an open of a FIFO return at once instead of waiting for
+// its other end; it changes nothing for a regular file.
+const oNonBlock = syscall.O_NONBLOCK

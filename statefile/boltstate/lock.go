@@ -24,11 +24,20 @@ import (
 // file.
 const infoSuffix = ".lock.info"
 
-// writeHolder records this process as the lock holder. It writes a
-// temporary file and renames it, so a process reading the info while it is
-// written sees the old file or the new one, never half of one.
+// holderRecord is what the holder info file holds: statefile's Holder, and
+// whether the writer makes copies for readers (readcopy.go). A genform
+// from before copies wrote no read_copies, and ignores it.
+type holderRecord struct {
+	statefile.Holder
+	ReadCopies bool `json:"read_copies,omitempty"`
+}
+
+// writeHolder records this process as the lock holder, which makes copies
+// for readers. It writes a temporary file and renames it, so a process
+// reading the info while it is written sees the old file or the new one,
+// never half of one.
 func writeHolder(path string, h statefile.Holder) error {
-	b, err := json.Marshal(h)
+	b, err := json.Marshal(holderRecord{Holder: h, ReadCopies: true})
 	if err != nil {
 		return err
 	}
@@ -53,26 +62,34 @@ func writeHolder(path string, h statefile.Holder) error {
 // shared lock and writes no info, or by a writer that has not written its
 // own yet.
 func readHolder(path string) *statefile.Holder {
-	f, err := os.OpenFile(path+infoSuffix, os.O_RDONLY|oNoFollow, 0)
+	h, _ := readHolderRecord(path)
+	return h
+}
+
+// readHolderRecord is readHolder, and says whether the holder makes copies
+// for readers.
+func readHolderRecord(path string) (*statefile.Holder, bool) {
+	f, err := os.OpenFile(path+infoSuffix, os.O_RDONLY|oNoFollow|oNonBlock, 0)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil
+		return nil, false
 	}
 	b, err := io.ReadAll(io.LimitReader(f, 4096))
 	if err != nil {
-		return nil
+		return nil, false
 	}
-	var h statefile.Holder
-	if err := json.Unmarshal(b, &h); err != nil || h.PID == 0 {
-		return nil
+	var r holderRecord
+	if err := json.Unmarshal(b, &r); err != nil || r.PID == 0 {
+		return nil, false
 	}
+	h := r.Holder
 	if host, _ := os.Hostname(); h.Host == host && !processRuns(h.PID, h.Started) {
 		h.Gone = true
 	}
-	return &h
+	return &h, r.ReadCopies
 }
 
 // processRuns reports whether the process pid of this host runs and is

@@ -17,8 +17,13 @@ import (
 )
 
 // helperEnv names the state file a re-executed test binary should lock; see
-// TestHelperHoldLock.
-const helperEnv = "BOLTSTATE_TEST_HOLD_LOCK"
+// TestHelperHoldLock. helperRecordsEnv, when set, is how many records it
+// commits first, and then it holds a transaction open that records one
+// more, image.pending, and rolls it back when released.
+const (
+	helperEnv        = "BOLTSTATE_TEST_HOLD_LOCK"
+	helperRecordsEnv = "BOLTSTATE_TEST_RECORDS"
+)
 
 // TestHelperHoldLock is not a test: run as a child process by holdLock, it
 // opens the state file as "genform apply" would, says "locked", and holds
@@ -33,8 +38,29 @@ func TestHelperHoldLock(t *testing.T) {
 		fmt.Println("error:", err)
 		os.Exit(1)
 	}
-	fmt.Println("locked")
-	io.Copy(io.Discard, os.Stdin)
+	hold := func() error {
+		fmt.Println("locked")
+		_, err := io.Copy(io.Discard, os.Stdin)
+		return err
+	}
+	if n := os.Getenv(helperRecordsEnv); n != "" {
+		var records int
+		fmt.Sscan(n, &records)
+		fill(t, s, records)
+		err := s.Update(func(tx *statefile.Tx) error {
+			if err := tx.Record(sampleResource("image.pending", 1)); err != nil {
+				return err
+			}
+			hold()
+			return errors.New("rolled back")
+		})
+		if err == nil {
+			fmt.Println("error: the pending record was committed")
+			os.Exit(1)
+		}
+	} else {
+		hold()
+	}
 	if err := s.Close(); err != nil {
 		fmt.Println("error:", err)
 		os.Exit(1)
@@ -44,10 +70,10 @@ func TestHelperHoldLock(t *testing.T) {
 
 // holdLock starts a child process holding path's lock. release closes its
 // stdin, so it closes the store and exits.
-func holdLock(t *testing.T, path string) (cmd *exec.Cmd, release func()) {
+func holdLock(t *testing.T, path string, env ...string) (cmd *exec.Cmd, release func()) {
 	t.Helper()
 	cmd = exec.Command(os.Args[0], "-test.run=^TestHelperHoldLock$")
-	cmd.Env = append(os.Environ(), helperEnv+"="+path)
+	cmd.Env = append(append(os.Environ(), helperEnv+"="+path), env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -174,7 +200,7 @@ func TestGoneWriterBesideAReader(t *testing.T) {
 	if !errors.As(err, &le) || le.Holder == nil || !le.Holder.Gone {
 		t.Fatalf("a writer beside a reader, after a killed writer: %v, want a LockedError naming the holder as gone", err)
 	}
-	want := fmt.Sprintf(`state file %s is locked by commands reading it (show, state list, state show, output, gallery), or by a writer that has just taken it: the writer recorded as its holder, "genform apply" (pid %d on host `, path, child.Process.Pid)
+	want := fmt.Sprintf(`state file %s is locked by commands reading it (show, state list, state show, state pull, output, history, gallery), or by a writer that has just taken it: the writer recorded as its holder, "genform apply" (pid %d on host `, path, child.Process.Pid)
 	if msg := err.Error(); !strings.HasPrefix(msg, want) || !strings.Contains(msg, "), is gone; wait for it") {
 		t.Errorf("error = %q, want it to start %q and say the writer is gone", msg, want)
 	}
@@ -317,7 +343,7 @@ func TestLockedErrorWithoutHolder(t *testing.T) {
 		if !errors.As(err, &le) || le.Holder != nil {
 			t.Fatalf("Open = %v (holder %+v), want a LockedError without holder", err, le)
 		}
-		want := "state file " + path + " is locked by another genform process, or by commands reading it (show, state list, state show, output, gallery); wait for it to finish or pass -lock-timeout=DURATION"
+		want := "state file " + path + " is locked by another genform process, or by commands reading it (show, state list, state show, state pull, output, history, gallery); wait for it to finish or pass -lock-timeout=DURATION"
 		if err.Error() != want {
 			t.Errorf("error = %q, want %q", err, want)
 		}

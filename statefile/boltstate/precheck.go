@@ -24,8 +24,15 @@ import (
 // never shrinks it, and writes one meta page per commit, so the other one
 // is always whole.
 func checkFile(f *os.File, size int64) error {
+	_, err := readHead(f, size)
+	return err
+}
+
+// readHead is checkFile, and returns the meta page bbolt would open the
+// file with: its txid is that of the last transaction committed to it.
+func readHead(f *os.File, size int64) (boltMeta, error) {
 	if size < 2*minPageSize {
-		return fmt.Errorf("file is %d bytes, too short for a bbolt database", size)
+		return boltMeta{}, fmt.Errorf("file is %d bytes, too short for a bbolt database", size)
 	}
 	// bbolt's getPageSize: the page size is in meta page 0, or failing that
 	// in meta page 1, whose offset is the unknown page size.
@@ -51,7 +58,7 @@ func checkFile(f *os.File, size int64) error {
 	}
 	n, err := readAt(0)
 	if err != nil {
-		return err
+		return boltMeta{}, err
 	}
 	if n == len(buf) {
 		if m, err := parseMeta(buf[:]); err == nil {
@@ -67,7 +74,7 @@ func checkFile(f *os.File, size int64) error {
 		}
 		n, err := readAt(pos)
 		if err != nil {
-			return err
+			return boltMeta{}, err
 		}
 		if n < pageHeaderSize+metaSize {
 			continue
@@ -81,18 +88,18 @@ func checkFile(f *os.File, size int64) error {
 	if pageSize == 0 {
 		switch {
 		case badSum:
-			return errors.New("both bbolt meta pages fail their checksum")
+			return boltMeta{}, errors.New("both bbolt meta pages fail their checksum")
 		case badVersion:
-			return errors.New("unsupported bbolt format version")
+			return boltMeta{}, errors.New("unsupported bbolt format version")
 		default:
-			return errors.New("not a bbolt database")
+			return boltMeta{}, errors.New("not a bbolt database")
 		}
 	}
 	if pageSize < minPageSize || pageSize&(pageSize-1) != 0 {
-		return fmt.Errorf("invalid page size %d", pageSize)
+		return boltMeta{}, fmt.Errorf("invalid page size %d", pageSize)
 	}
 	if size < 2*int64(pageSize) {
-		return fmt.Errorf("truncated: %d bytes, less than its two header pages", size)
+		return boltMeta{}, fmt.Errorf("truncated: %d bytes, less than its two header pages", size)
 	}
 
 	// bbolt's DB.meta: the valid meta page with the higher transaction id.
@@ -100,7 +107,7 @@ func checkFile(f *os.File, size int64) error {
 	for i := range metas {
 		n, err := readAt(int64(i * pageSize))
 		if err != nil {
-			return err
+			return boltMeta{}, err
 		}
 		if n < pageHeaderSize+metaSize {
 			continue
@@ -114,19 +121,19 @@ func checkFile(f *os.File, size int64) error {
 		m = metas[1]
 	}
 	if m == nil {
-		return errors.New("both bbolt meta pages fail their checksum")
+		return boltMeta{}, errors.New("both bbolt meta pages fail their checksum")
 	}
 	if m.pageSize != uint32(pageSize) {
-		return fmt.Errorf("meta pages disagree on the page size (%d, %d)", pageSize, m.pageSize)
+		return boltMeta{}, fmt.Errorf("meta pages disagree on the page size (%d, %d)", pageSize, m.pageSize)
 	}
 	need := int64(m.pgid) * int64(pageSize)
 	if m.pgid > uint64(size) || need > size {
-		return fmt.Errorf("truncated: %d bytes, its header says %d", size, need)
+		return boltMeta{}, fmt.Errorf("truncated: %d bytes, its header says %d", size, need)
 	}
 	if m.root >= m.pgid || (m.freelist >= m.pgid && m.freelist != noFreelist) {
-		return errors.New("bbolt meta page points past the end of the data")
+		return boltMeta{}, errors.New("bbolt meta page points past the end of the data")
 	}
-	return nil
+	return *m, nil
 }
 
 // readError is a failure to read the file, as opposed to what was read

@@ -27,9 +27,11 @@ func dirNames(t *testing.T, dir string) []string {
 	return names
 }
 
-// Readers share the lock: any number read at once, and write nothing
-// beside the state, not even the holder info. A writer waits for all of
-// them, and they for a writer.
+// Readers share the lock while no writer holds it: any number read at
+// once, and write nothing beside the state, not even the holder info. A
+// writer waits for all of them; a reader that keeps writers out
+// (KeepWritersOut) waits for a writer. (Other readers read beside a
+// writer: readcopy_test.go.)
 func TestReadersShareTheLock(t *testing.T) {
 	path, _ := currentFile(t)
 	before := dirNames(t, filepath.Dir(path))
@@ -79,21 +81,21 @@ func TestReadersShareTheLock(t *testing.T) {
 		t.Fatalf("the waiting writer: %v", err)
 	}
 
-	// While a writer holds it, a reader is refused, naming the writer, or
-	// waits for it.
+	// While a writer holds it, a reader keeping writers out is refused,
+	// naming the writer, or waits for it.
 	w, err := Open(path, statefile.Options{Command: "apply"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Open(path, statefile.Options{ReadOnly: true, Command: "show"})
+	_, err = Open(path, statefile.Options{ReadOnly: true, KeepWritersOut: true, Command: "init"})
 	if !errors.As(err, &le) || le.Holder == nil || le.Holder.Command != "apply" {
-		t.Fatalf("a reader beside a writer: %v, want a LockedError naming genform apply", err)
+		t.Fatalf("a reader keeping writers out beside a writer: %v, want a LockedError naming genform apply", err)
 	}
 	go func() {
 		time.Sleep(100 * time.Millisecond)
 		w.Close()
 	}()
-	r, err := Open(path, statefile.Options{ReadOnly: true, LockTimeout: time.Minute})
+	r, err := Open(path, statefile.Options{ReadOnly: true, KeepWritersOut: true, LockTimeout: time.Minute})
 	if err != nil {
 		t.Fatalf("a reader waiting for the writer: %v", err)
 	}

@@ -150,6 +150,11 @@ func (b *backend) explain(doing string, err error) error {
 	if b.lost != nil {
 		return b.lost
 	}
+	// A reader that keeps no writer out holds no lock to lose.
+	lock, andLock := "its connection", ""
+	if b.locked {
+		lock, andLock = "its connection, and the state's lock with it", ", and the state's lock with it"
+	}
 	var pe *pgconn.PgError
 	switch {
 	case errors.As(err, &pe) && pe.Code == lockNotAvailable:
@@ -165,13 +170,13 @@ func (b *backend) explain(doing string, err error) error {
 	case errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err):
 		b.giveUp()
 		b.lost = &unavailableError{fmt.Sprintf("PostgreSQL state %s did not answer within %s while %s: the server stopped answering "+
-			"(it hangs or was stopped, is overloaded, or the network to it drops packets). genform gave up its connection, and the state's lock with it; "+
+			"(it hangs or was stopped, is overloaded, or the network to it drops packets). genform gave up %s; "+
 			"check the server at %s, then run the command again",
-			b.name, fmtWait(b.bounds.answer), doing, b.addr)}
+			b.name, fmtWait(b.bounds.answer), doing, lock, b.addr)}
 		return b.lost
 	case b.conn.IsClosed():
-		b.lost = &unavailableError{fmt.Sprintf("the connection to the PostgreSQL server at %s was lost while %s, and the state's lock with it (PostgreSQL state %s); "+
-			"check that the server runs, then run the command again (%v)", b.addr, doing, b.name, err)}
+		b.lost = &unavailableError{fmt.Sprintf("the connection to the PostgreSQL server at %s was lost while %s%s (PostgreSQL state %s); "+
+			"check that the server runs, then run the command again (%v)", b.addr, doing, andLock, b.name, err)}
 		return b.lost
 	}
 	return err

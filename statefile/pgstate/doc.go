@@ -29,7 +29,9 @@
 // runs on it, one at a time (reads of a snapshot are repeatable-read and
 // read-only; writes commit durably before Update returns), so a write can
 // never happen without the lock the connection holds. Reading a snapshot
-// is one query per bucket.
+// is one query per bucket. A reader runs all its reads in one such
+// transaction, from its first read to Close, so that it reads one
+// committed state throughout (see Locking).
 //
 // # Bounds
 //
@@ -58,11 +60,17 @@
 //
 // The lock is a session-level advisory lock keyed by the schema name,
 // taken on the Store's connection: exclusive for a command that writes,
-// shared for one opened ReadOnly. The server releases it when the
-// connection ends, with the process or not, so it cannot go stale. The
-// writer holding it files its pid, host, command and start time in
-// lock_holder; a command refused or kept waiting names that holder, as
-// for the bbolt file, and a row left by a writer whose connection is gone
-// is shown as gone (a reader holds the lock then). Options.LockTimeout
+// shared for a reader that keeps writers out (Options.KeepWritersOut:
+// genform init copying the state elsewhere). Any other reader takes none:
+// its repeatable-read transaction reads the state as last committed,
+// beside a writer and without waiting for it, and no writer waits for it
+// either (a write takes row locks, which reads do not conflict with; a
+// migration's only table change creates its backup table). The server
+// releases the lock when the connection ends, with the process or not, so
+// it cannot go stale. The writer holding it files its pid, host, command
+// and start time in lock_holder; a command refused or kept waiting names
+// that holder, as for the bbolt file, and a row left by a writer whose
+// connection is gone is shown as gone (a reader keeping writers out, or a
+// writer not recorded yet, holds the lock then). Options.LockTimeout
 // waits, polling pg_try_advisory_lock.
 package pgstate

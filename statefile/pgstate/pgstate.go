@@ -41,12 +41,14 @@ var schemaName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 // ValidSchema reports whether name can be a schema_name.
 func ValidSchema(name string) bool { return schemaName.MatchString(name) }
 
-// Open connects to the database, takes the state's lock (exclusive, or
-// shared with opts.ReadOnly), waiting up to opts.LockTimeout, and opens the
-// state kept in cfg.Schema, creating the schema and its tables with
-// opts.Create. Past the timeout it returns a *statefile.LockedError naming
-// the holder. A state that does not exist yet, without opts.Create, is an
-// error matching fs.ErrNotExist, as for a missing file.
+// Open connects to the database, takes the state's lock for a writer
+// (exclusive, or shared for a reader with opts.KeepWritersOut), waiting up
+// to opts.LockTimeout, and opens the state kept in cfg.Schema, creating
+// the schema and its tables with opts.Create. Past the timeout it returns
+// a *statefile.LockedError naming the holder. Any other reader takes no
+// lock: it reads the last state committed, in one transaction (see View).
+// A state that does not exist yet, without opts.Create, is an error
+// matching fs.ErrNotExist, as for a missing file.
 func Open(cfg Config, opts statefile.Options) (*statefile.Store, error) {
 	if cfg.Schema == "" {
 		cfg.Schema = DefaultSchema
@@ -91,8 +93,11 @@ func Open(cfg Config, opts statefile.Options) (*statefile.Store, error) {
 			b.conn.Close(ctx)
 		}
 	}()
-	if err := b.lock(opts); err != nil {
-		return nil, err
+	if !opts.ReadOnly || opts.KeepWritersOut {
+		if err := b.lock(opts); err != nil {
+			return nil, err
+		}
+		b.locked = true
 	}
 	if err := b.prepare(opts); err != nil {
 		return nil, err
@@ -115,8 +120,11 @@ type backend struct {
 	addr     string // host:port, for the error of a lost connection
 	schema   string
 	readOnly bool
-	key      int64
-	bounds   bounds
+	// locked is whether the connection holds the state's advisory lock:
+	// a writer's, or a reader's that keeps writers out.
+	locked bool
+	key    int64
+	bounds bounds
 
 	// mu runs the transactions one at a time: they share conn.
 	mu   sync.Mutex
@@ -126,6 +134,9 @@ type backend struct {
 	// lost is why the connection was given up (see explain): every call
 	// after fails with it.
 	lost error
+	// snap is a reader's transaction, begun by its first View and ended
+	// by Close (see View).
+	snap pgx.Tx
 }
 
 // roundTrip is the context of one statement: it bounds the wait for the
@@ -137,6 +148,8 @@ func (b *backend) roundTrip() (context.Context, context.CancelFunc) {
 func (b *backend) table(name string) string { return pgx.Identifier{b.schema, name}.Sanitize() }
 
 func (b *backend) Name() string { return b.name }
+
+func (b *backend) Database() bool { return true }
 
 // lock takes the advisory lock, polling until opts.LockTimeout.
 func (b *backend) lock(opts statefile.Options) error {
@@ -169,8 +182,8 @@ func (b *backend) lock(opts statefile.Options) error {
 
 // holder reads who holds the lock; nil when nobody recorded it. A writer
 // that recorded it and whose connection has ended is marked Gone: a
-// reader, which records nothing, holds the lock then, or a writer that
-// has not recorded itself yet.
+// reader keeping writers out, which records nothing, holds the lock then,
+// or a writer that has not recorded itself yet.
 func (b *backend) holder() *statefile.Holder {
 	ctx, cancel := b.roundTrip()
 	defer cancel()
@@ -236,8 +249,54 @@ ON CONFLICT (id) DO UPDATE SET pid = excluded.pid, host = excluded.host, command
 	return nil
 }
 
+// View runs fn in a repeatable-read, read-only transaction: it sees the
+// state as last committed when its first statement ran, whatever commits
+// meanwhile. A writer's Views each have one, beside its own writes, which
+// no one else's can change. A reader, which takes no lock, runs every View
+// in one such transaction, begun by its first and ended by Close: it reads
+// one committed state from its Open to its Close, as the file's reader
+// reads one copy, never one part from before a writer's commit and another
+// from after it. A schema migration committed meanwhile is all of that
+// state or none of it (a migration is one transaction, its table changes
+// included), so a reader sees the old schema or the new one throughout,
+// and it never waits for a writer: it takes only the lock a read takes on
+// the tables, which no write of genform's waits for.
 func (b *backend) View(fn func(statefile.RawTx) error) error {
+	if b.readOnly {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.lost != nil {
+			return b.lost
+		}
+		return b.explain("reading the state", b.viewSnapshot(fn))
+	}
 	return b.run("reading the state", pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
+}
+
+// viewSnapshot runs fn in the reader's transaction, begun on first use.
+func (b *backend) viewSnapshot(fn func(statefile.RawTx) error) error {
+	if !b.tables {
+		return fn(&rawTx{b: b})
+	}
+	if b.snap == nil {
+		ctx, cancel := b.roundTrip()
+		tx, err := b.conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+		cancel()
+		if err != nil {
+			return fmt.Errorf("opening a transaction on the state %s: %w", b.name, err)
+		}
+		b.snap = tx
+	}
+	err := fn(&rawTx{b: b, tx: b.snap})
+	if err != nil && !b.conn.IsClosed() && b.conn.PgConn().TxStatus() == 'E' {
+		// A statement failed, and the transaction runs no other: the
+		// next View begins another. The command fails with err anyway.
+		ctx, cancel := b.roundTrip()
+		_ = b.snap.Rollback(ctx)
+		cancel()
+		b.snap = nil
+	}
+	return err
 }
 
 func (b *backend) Update(fn func(statefile.RawTx) error) error {
@@ -273,13 +332,21 @@ func (b *backend) BeforeWrite() error { return nil }
 // CheckStorage has nothing to check beneath the records.
 func (b *backend) CheckStorage() ([]error, error) { return nil, nil }
 
-// Close removes the holder row of a writer, while the lock is still held,
-// releases the lock and ends the connection. A connection given up (see
-// explain) is only closed.
+// Close ends a reader's transaction, removes the holder row of a writer
+// while the lock is still held, releases the lock and ends the
+// connection. A connection given up (see explain) is only closed.
 func (b *backend) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var err error
+	if b.snap != nil && b.lost == nil && !b.conn.IsClosed() {
+		// It only read: ending it either way changes nothing.
+		ctx, cancel := b.roundTrip()
+		if e := b.snap.Rollback(ctx); e != nil {
+			err = b.fail("ending the reading of the state", "ending its transaction", e)
+		}
+		cancel()
+	}
 	if b.lost == nil && !b.readOnly && b.tables && !b.conn.IsClosed() {
 		ctx, cancel := b.roundTrip()
 		_, e := b.conn.Exec(ctx, `DELETE FROM `+b.table("lock_holder")+` WHERE backend_pid = pg_backend_pid()`)
@@ -291,7 +358,7 @@ func (b *backend) Close() error {
 	// The server releases the lock when the connection ends, but only
 	// once its backend process has noticed: releasing it first makes it
 	// free when Close returns, for the next command.
-	if b.lost == nil && !b.conn.IsClosed() {
+	if b.locked && b.lost == nil && !b.conn.IsClosed() {
 		unlock := "SELECT pg_advisory_unlock($1)"
 		if b.readOnly {
 			unlock = "SELECT pg_advisory_unlock_shared($1)"

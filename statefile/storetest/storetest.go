@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -44,6 +45,7 @@ func Run(t *testing.T, newState func(t *testing.T) Opener) {
 		{"LockRefusedNamesHolder", testLockRefused},
 		{"LockWaits", testLockWaits},
 		{"ReadersShare", testReadersShare},
+		{"ReadBesideWriter", testReadBesideWriter},
 		{"SnapshotSurvivesReopen", testSnapshotReopen},
 		{"ParallelBatches", testParallelBatches},
 		{"DocumentRoundTrip", testDocumentRoundTrip},
@@ -460,14 +462,15 @@ func testLockRefused(t *testing.T, open Opener) {
 	if !strings.Contains(err.Error(), `"genform apply" (pid `+fmt.Sprint(os.Getpid())) {
 		t.Errorf("the message does not name the holder: %v", err)
 	}
-	// A reader is refused by the writer too, and told who it is.
-	r, err := open(statefile.Options{ReadOnly: true, Command: "show"})
+	// A reader keeping writers out (genform init copying the state) is
+	// refused by the writer too, and told who it is.
+	r, err := open(statefile.Options{ReadOnly: true, KeepWritersOut: true, Command: "init"})
 	if err == nil {
 		r.Close()
-		t.Fatal("a reader opened the state while a writer holds it")
+		t.Fatal("a reader keeping writers out opened the state while a writer holds it")
 	}
-	if !errors.As(err, &le) || le.Holder == nil || le.Holder.Command != "apply" {
-		t.Errorf("reader: %v, want a *LockedError naming apply", err)
+	if !errors.As(err, &le) || le.Holder == nil || le.Holder.Command != "apply" || !le.Shared {
+		t.Errorf("reader keeping writers out: %v, want a *LockedError naming apply", err)
 	}
 }
 
@@ -518,15 +521,80 @@ func testReadersShare(t *testing.T, open Opener) {
 	if err := readers[0].Update(func(tx *statefile.Tx) error { return tx.Protect(addr("image.hero"), true) }); err == nil {
 		t.Error("a reader wrote")
 	}
-	w, err := open(statefile.Options{Command: "apply"})
-	if err == nil {
-		w.Close()
-		t.Fatal("a writer opened the state while readers hold it")
+	// Whether a writer opening now waits for these readers is the
+	// backend's: the file's readers share its lock and keep a writer out
+	// while they read, a database's take none.
+}
+
+// testReadBesideWriter checks what a command reading the state gets while
+// a writer holds it, in the middle of a transaction: at once, without
+// waiting for the writer, the state as last committed, and that one state
+// until it closes, however the writer goes on. Nor does the writer, or
+// the next one, wait for it.
+func testReadBesideWriter(t *testing.T, open Opener) {
+	w := create(t, open)
+	const n = 5
+	var want []string
+	for i := range n {
+		a := fmt.Sprintf("image.done[%d]", i)
+		update(t, w, func(tx *statefile.Tx) error {
+			return tx.Record(resource(a, fmt.Sprintf("%s-%d", fp1, i), fmt.Sprint("g", i)))
+		})
+		want = append(want, a)
 	}
-	var le *statefile.LockedError
-	if !errors.As(err, &le) {
-		t.Errorf("writer beside readers: %v, want a *LockedError", err)
+	inTx, release, committed := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		committed <- w.Update(func(tx *statefile.Tx) error {
+			if err := tx.Record(resource("image.pending", fp1, "gp")); err != nil {
+				return err
+			}
+			close(inTx)
+			<-release
+			return nil
+		})
+	}()
+	<-inTx
+	r, err := open(statefile.Options{ReadOnly: true, Command: "state list"})
+	if err != nil {
+		close(release)
+		<-committed
+		t.Fatalf("a reader beside a writer: %v", err)
 	}
+	defer r.Close()
+	if got := slices.Sorted(slices.Values(keys(snapshot(t, r).Resources))); !slices.Equal(got, want) {
+		t.Errorf("the reader sees %v, want what was committed, %v", got, want)
+	}
+	close(release)
+	if err := <-committed; err != nil {
+		t.Fatalf("the writer's transaction beside a reader: %v", err)
+	}
+	update(t, w, func(tx *statefile.Tx) error { return tx.Record(resource("image.after", fp1, "ga")) })
+	if got := slices.Sorted(slices.Values(keys(snapshot(t, r).Resources))); !slices.Equal(got, want) {
+		t.Errorf("after the writer committed more, the reader sees %v, want still %v", got, want)
+	}
+	if h, err := r.History(addrs.Instance{}); err != nil || len(h) != n {
+		t.Errorf("the reader's history: %d entries (%v), want the %d committed when it opened", len(h), err, n)
+	}
+	r2, err := open(statefile.Options{ReadOnly: true, Command: "show"})
+	if err != nil {
+		t.Fatalf("a second reader beside the writer: %v", err)
+	}
+	if got := keys(snapshot(t, r2).Resources); len(got) != n+2 {
+		t.Errorf("a reader opened after the writer's commits sees %v", got)
+	}
+	r2.Close()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w2, err := open(statefile.Options{Command: "apply"})
+	if err != nil {
+		t.Fatalf("a writer while a reader that opened beside the last one is still open: %v", err)
+	}
+	update(t, w2, func(tx *statefile.Tx) error {
+		_, err := tx.Forget(addr("image.after"))
+		return err
+	})
+	w2.Close()
 }
 
 func testSnapshotReopen(t *testing.T, open Opener) {
