@@ -79,6 +79,16 @@ func Start[S Sim, P provider.Provider](t *testing.T, opts simkit.Options, simKey
 	return &Adapter[S, P]{Harness: h, Sim: sim, P: p}
 }
 
+// Starter is Start with the simulator's key and the two constructors
+// given once, for the tests of one adapter: the function they start
+// each harness with, sending key k.
+func Starter[S Sim, P provider.Provider](simKey string, newSim func(simkit.Options) (S, error), newAdapter func(provider.Config) (P, error)) func(t *testing.T, opts simkit.Options, k string) *Adapter[S, P] {
+	return func(t *testing.T, opts simkit.Options, k string) *Adapter[S, P] {
+		t.Helper()
+		return Start(t, opts, simKey, k, newSim, newAdapter)
+	}
+}
+
 // New is a harness of p, whose errors are checked at the end of t not to
 // hold key.
 func New(t *testing.T, p provider.Provider, key string) *Harness {
