@@ -1,6 +1,6 @@
 // Package simtest is what the simulators' tests share: a clock a test
 // moves by hand, serving a simulator on the loopback, and a request sent
-// to it whose JSON answer is decoded. It holds no test of its own, and
+// to it whose JSON answer is decoded, or whose answer is to be lost. It holds no test of its own, and
 // is imported by tests only.
 package simtest
 
@@ -53,14 +53,7 @@ func Serve(t *testing.T, h http.Handler) *httptest.Server {
 // not one).
 func Do(t *testing.T, srv *httptest.Server, method, url, body string, header ...string) (int, http.Header, map[string]any) {
 	t.Helper()
-	if strings.HasPrefix(url, "/") {
-		url = srv.URL + url
-	}
-	req, _ := http.NewRequest(method, url, strings.NewReader(body))
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := srv.Client().Do(req)
+	resp, err := send(srv, method, url, body, header)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,4 +62,27 @@ func Do(t *testing.T, srv *httptest.Server, method, url, body string, header ...
 	var m map[string]any
 	json.Unmarshal(b, &m) //nolint:errcheck // a body that is not an object is nil
 	return resp.StatusCode, resp.Header, m
+}
+
+// Lost sends a request as Do does, and checks its answer is lost: the
+// simulator made what it asked for, then dropped the connection
+// (Options.LoseRate).
+func Lost(t *testing.T, srv *httptest.Server, method, url, body string, header ...string) {
+	t.Helper()
+	if resp, err := send(srv, method, url, body, header); err == nil {
+		resp.Body.Close()
+		t.Fatalf("a lost answer came back: %d", resp.StatusCode)
+	}
+}
+
+// send sends the request Do and Lost describe.
+func send(srv *httptest.Server, method, url, body string, header []string) (*http.Response, error) {
+	if strings.HasPrefix(url, "/") {
+		url = srv.URL + url
+	}
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	return srv.Client().Do(req)
 }
