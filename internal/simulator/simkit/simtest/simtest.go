@@ -1,7 +1,7 @@
 // Package simtest is what the simulators' tests share: a clock a test
 // moves by hand, serving a simulator on the loopback, and a request sent
-// to it whose JSON answer is decoded, or whose answer is to be lost. It holds no test of its own, and
-// is imported by tests only.
+// to it whose JSON answer is decoded, or whose answer is to be lost. It
+// holds no test of its own, and is imported by tests only.
 package simtest
 
 import (
