@@ -85,6 +85,18 @@ func newApplyDir(t testing.TB, svc *fakeService) *applyDir {
 	return &applyDir{stateDir: stateDir{t: t, dir: dir, store: openState(t, dir, ".genform/state.db")}, svc: svc}
 }
 
+// convergedDir is a working directory against a new fakeService, with
+// src, unless it is "", applied until it plans no change.
+func convergedDir(t testing.TB, src string) (*fakeService, *applyDir) {
+	t.Helper()
+	svc := &fakeService{}
+	w := newApplyDir(t, svc)
+	if src != "" {
+		w.converge(src)
+	}
+	return svc, w
+}
+
 // stateDir is a working directory with a configuration and a real state
 // file: what applyDir and simDir build on.
 type stateDir struct {
