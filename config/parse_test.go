@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/genform/genform/internal/dirtest"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -76,7 +77,7 @@ func TestChunkedParseMatchesWholeParse(t *testing.T) {
 // diagnostics are exactly those of an ordinary parse.
 func TestChunkedParseFallsBackOnErrors(t *testing.T) {
 	src := bigConfig(3000) + "image \"broken\" {\n  prompt = \n}\n"
-	dir := writeFiles(t, map[string]string{"main.gen.hcl": src})
+	dir := dirtest.New(t, map[string]string{"main.gen.hcl": src})
 	_, diags := Load(dir, Options{})
 	if !diags.HasErrors() {
 		t.Fatal("no error")

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/dirtest"
 	"github.com/genform/genform/internal/e2e/harness"
 	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/simulator"
@@ -201,18 +202,7 @@ func newWorkspace(t testing.TB, files map[string]string) workspace {
 	t.Helper()
 	parent := t.TempDir()
 	ws := workspace{parent: parent, dir: filepath.Join(parent, "work")}
-	for name, text := range files {
-		p := filepath.Join(ws.dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.MkdirAll(ws.dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dirtest.Write(t, ws.dir, files)
 	return ws
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/configtest"
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/reconcile/plans"
@@ -35,15 +36,7 @@ func newFixture(t *testing.T) *fixture {
 // write makes src the configuration, and loads it.
 func (f *fixture) write(src string) *config.Config {
 	f.t.Helper()
-	os.Remove(filepath.Join(f.dir, "main.gen.hcl"))
-	if err := os.WriteFile(filepath.Join(f.dir, "main.gen.hcl"), []byte(src), 0o644); err != nil {
-		f.t.Fatal(err)
-	}
-	cfg, diags := config.Load(f.dir, config.Options{})
-	if diags.HasErrors() {
-		f.t.Fatalf("config: %v", diags)
-	}
-	return cfg
+	return configtest.Load(f.t, f.dir, src)
 }
 
 // a parses an instance address for a test.
