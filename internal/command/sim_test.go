@@ -14,26 +14,27 @@ import (
 	"github.com/genform/genform/internal/views"
 )
 
-// simBuffer is an io.Writer safe to read while the simulator writes to it.
-type simBuffer struct {
+// lockedBuffer is an io.Writer safe to read while another goroutine
+// writes to it (the simulator, the browser).
+type lockedBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *simBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
 }
 
-func (s *simBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
-func simEnv() (*Env, *simBuffer, *simBuffer) {
-	out, errOut := &simBuffer{}, &simBuffer{}
+func simEnv() (*Env, *lockedBuffer, *lockedBuffer) {
+	out, errOut := &lockedBuffer{}, &lockedBuffer{}
 	return &Env{
 		Streams: views.Streams{Stdout: out, Stderr: errOut, Getenv: func(string) string { return "" }},
 		Environ: func() []string { return nil },
