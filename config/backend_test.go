@@ -4,8 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/genform/genform/internal/dirtest"
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/genform/genform/internal/dirtest"
 )
 
 // TestBackendBlock checks the genform block's backend "pg" block: its

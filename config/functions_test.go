@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/genform/genform/internal/dirtest"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/genform/genform/internal/dirtest"
 )
 
 // evalLocal loads a configuration whose local "x" is expr, with the given

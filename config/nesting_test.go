@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/genform/genform/internal/dirtest"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+
+	"github.com/genform/genform/internal/dirtest"
 )
 
 // nested writes an expression nested n levels deep of the given kind.

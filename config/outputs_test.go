@@ -4,8 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/genform/genform/internal/dirtest"
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/genform/genform/internal/dirtest"
 )
 
 // A reference to an output a resource does not make is refused at Load,

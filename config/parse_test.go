@@ -5,10 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/genform/genform/internal/dirtest"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+
+	"github.com/genform/genform/internal/dirtest"
 )
 
 // bigConfig is a configuration well over two chunks, with constructs that

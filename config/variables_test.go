@@ -5,9 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/genform/genform/internal/dirtest"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/genform/genform/internal/dirtest"
 )
 
 func TestVariablePrecedence(t *testing.T) {
