@@ -21,6 +21,7 @@ import (
 	"github.com/genform/genform/internal/e2e/harness"
 	"github.com/genform/genform/internal/simulator"
 	"github.com/genform/genform/internal/simulator/simkit"
+	"github.com/genform/genform/internal/simulator/simkit/simtest"
 )
 
 var update = flag.Bool("u", false, "update testscript golden files")
@@ -207,11 +208,8 @@ func simFlags(ts *testscript.TestScript, fs *flag.FlagSet, opts *simkit.Options,
 
 // simReport is what the script's simulator serves at GET /_sim/jobs.
 func simReport(ts *testscript.TestScript) simulator.JobsReport {
-	resp, err := http.Get(holder(ts).url() + "/_sim/jobs")
+	rep, err := simtest.Report(holder(ts).url())
 	ts.Check(err)
-	defer resp.Body.Close()
-	var rep simulator.JobsReport
-	ts.Check(json.NewDecoder(resp.Body).Decode(&rep))
 	return rep
 }
 

@@ -3,7 +3,6 @@ package command
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"sync"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/simulator"
+	"github.com/genform/genform/internal/simulator/simkit/simtest"
 	"github.com/genform/genform/internal/views"
 )
 
@@ -119,13 +119,8 @@ func simRequest(t *testing.T, method, url, token, body string) int {
 
 func simJobs(t *testing.T, url string) simulator.JobsReport {
 	t.Helper()
-	resp, err := http.Get(url + "/_sim/jobs")
+	rep, err := simtest.Report(url)
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var rep simulator.JobsReport
-	if err := json.NewDecoder(resp.Body).Decode(&rep); err != nil {
 		t.Fatal(err)
 	}
 	return rep

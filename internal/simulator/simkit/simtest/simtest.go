@@ -1,11 +1,13 @@
 // Package simtest is what the simulators' tests share: a clock a test
 // moves by hand, serving a simulator on the loopback, and a request sent
-// to it whose JSON answer is decoded, or whose answer is to be lost. It
-// holds no test of its own, and is imported by tests only.
+// to it whose JSON answer is decoded, or whose answer is to be lost,
+// and a running simulator's /_sim/jobs report. It holds no test of its
+// own, and is imported by tests only.
 package simtest
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/genform/genform/internal/simulator/simkit"
 )
 
 // Clock is a clock a test moves by hand, so lifecycle and expiry tests
@@ -85,4 +89,21 @@ func send(srv *httptest.Server, method, url, body string, header []string) (*htt
 		req.Header.Set(header[i], header[i+1])
 	}
 	return srv.Client().Do(req)
+}
+
+// Report reads the /_sim/jobs report of the simulator serving at base (a
+// scheme and a host), over the loopback, as a script or a test driving
+// a running simulator does.
+func Report(base string) (simkit.JobsReport, error) {
+	resp, err := http.Get(base + "/_sim/jobs")
+	if err != nil {
+		return simkit.JobsReport{}, err
+	}
+	defer resp.Body.Close()
+	var rep simkit.JobsReport
+	if resp.StatusCode != http.StatusOK {
+		return rep, fmt.Errorf("GET /_sim/jobs answered %s", resp.Status)
+	}
+	err = json.NewDecoder(resp.Body).Decode(&rep)
+	return rep, err
 }
