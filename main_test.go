@@ -20,6 +20,8 @@ import (
 
 	"github.com/genform/genform/internal/e2e/harness"
 	"github.com/genform/genform/internal/simulator"
+	"github.com/genform/genform/internal/simulator/simkit"
+	"github.com/genform/genform/internal/simulator/simkit/simtest"
 )
 
 var update = flag.Bool("u", false, "update testscript golden files")
@@ -162,11 +164,30 @@ func holder(ts *testscript.TestScript) *simHolder { return ts.Value(simKey{}).(*
 // GENFORM_BASE_URL at it. With -addr the same address, and -data the same
 // directory, it is the same service restarted.
 func cmdSimStart(ts *testscript.TestScript, neg bool, args []string) {
-	if neg {
-		ts.Fatalf("unsupported: ! sim-start")
-	}
-	fs := flag.NewFlagSet("sim-start", flag.ContinueOnError)
+	fs := commandFlags(ts, neg, "sim-start")
 	opts := simulator.Options{Token: "test-token"}
+	addr := simFlags(ts, fs, &opts, "", args)
+	h := holder(ts)
+	ts.Check(h.start(addr, opts))
+	ts.Setenv("GENFORM_BASE_URL", h.url())
+	ts.Setenv("SIM_URL", h.url())
+}
+
+// commandFlags is a new flag set of script command name, which has no
+// negated form: it fails the script when neg.
+func commandFlags(ts *testscript.TestScript, neg bool, name string) *flag.FlagSet {
+	if neg {
+		ts.Fatalf("unsupported: ! %s", name)
+	}
+	return flag.NewFlagSet(name, flag.ContinueOnError)
+}
+
+// simFlags defines on fs the flags sim-start and provider-sim share,
+// each setting the option of its name in opts, and -data and -addr;
+// parses args with them; and returns -addr (addr when not given). A
+// simulator started with them answers jobs in 300ms and draws its
+// faults with seed 1.
+func simFlags(ts *testscript.TestScript, fs *flag.FlagSet, opts *simkit.Options, addr string, args []string) string {
 	fs.DurationVar(&opts.Latency, "latency", 300*time.Millisecond, "")
 	fs.Float64Var(&opts.ErrorRate, "error-rate", 0, "")
 	fs.BoolVar(&opts.ReadErrorsOnly, "read-errors-only", false, "")
@@ -177,24 +198,18 @@ func cmdSimStart(ts *testscript.TestScript, neg bool, args []string) {
 	fs.Int64Var(&opts.Seed, "seed", 1, "")
 	fs.DurationVar(&opts.URLTTL, "url-ttl", 0, "")
 	data := fs.String("data", "", "")
-	addr := fs.String("addr", "", "")
+	fs.StringVar(&addr, "addr", addr, "")
 	ts.Check(fs.Parse(args))
 	if *data != "" {
 		opts.DataDir = ts.MkAbs(*data)
 	}
-	h := holder(ts)
-	ts.Check(h.start(*addr, opts))
-	ts.Setenv("GENFORM_BASE_URL", h.url())
-	ts.Setenv("SIM_URL", h.url())
+	return addr
 }
 
 // simReport is what the script's simulator serves at GET /_sim/jobs.
 func simReport(ts *testscript.TestScript) simulator.JobsReport {
-	resp, err := http.Get(holder(ts).url() + "/_sim/jobs")
+	rep, err := simtest.Report(holder(ts).url())
 	ts.Check(err)
-	defer resp.Body.Close()
-	var rep simulator.JobsReport
-	ts.Check(json.NewDecoder(resp.Body).Decode(&rep))
 	return rep
 }
 
@@ -202,7 +217,12 @@ func simReport(ts *testscript.TestScript) simulator.JobsReport {
 // jobs, creates-max (the highest create count of any one request
 // fingerprint: 1 means nothing was generated twice), requests, throttled.
 func cmdSimStats(ts *testscript.TestScript, neg bool, args []string) {
-	rep := simReport(ts)
+	printStats(ts, simReport(ts))
+}
+
+// printStats prints what a simulator's report says, as sim-stats and
+// provider-stats do.
+func printStats(ts *testscript.TestScript, rep simkit.JobsReport) {
 	most := 0
 	for _, n := range rep.Creates {
 		most = max(most, n)
@@ -217,10 +237,7 @@ func cmdSimStats(ts *testscript.TestScript, neg bool, args []string) {
 // interrupted apply has recorded and the next apply resumes. Scripts wait
 // on this rather than sleeping for a while and hoping genform got there.
 func cmdSimWait(ts *testscript.TestScript, neg bool, args []string) {
-	if neg {
-		ts.Fatalf("unsupported: ! sim-wait")
-	}
-	fs := flag.NewFlagSet("sim-wait", flag.ContinueOnError)
+	fs := commandFlags(ts, neg, "sim-wait")
 	polled := fs.Bool("polled", false, "")
 	ts.Check(fs.Parse(args))
 	if fs.NArg() != 1 {
@@ -248,9 +265,14 @@ func cmdSimWait(ts *testscript.TestScript, neg bool, args []string) {
 // waitSim polls the simulator's job report until done holds, and fails the
 // script when it does not within 30s; what names the awaited condition.
 func waitSim(ts *testscript.TestScript, what string, done func(simulator.JobsReport) bool) {
+	waitReport(ts, what, func() simkit.JobsReport { return simReport(ts) }, done)
+}
+
+// waitReport is waitSim of the simulator whose report is read by report.
+func waitReport(ts *testscript.TestScript, what string, report func() simkit.JobsReport, done func(simkit.JobsReport) bool) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		rep := simReport(ts)
+		rep := report()
 		if done(rep) {
 			return
 		}

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -45,6 +43,20 @@ func providerSimsOf(ts *testscript.TestScript) *providerSims {
 	return ts.Value(providerSimKey{}).(*providerSims)
 }
 
+// running is the simulator of provider name that provider-sim started
+// for the script; cmd, the command that asks, fails the script when
+// there is none.
+func running(ts *testscript.TestScript, cmd, name string) *simkit.Instance {
+	p := providerSimsOf(ts)
+	p.mu.Lock()
+	inst := p.sims[name]
+	p.mu.Unlock()
+	if inst == nil {
+		ts.Fatalf("%s: no simulator of %q is running; start one with provider-sim", cmd, name)
+	}
+	return inst
+}
+
 // providerSimulators build the simulators provider-sim starts, with the
 // key variable the provider's own tools read.
 var providerSimulators = map[string]struct {
@@ -66,9 +78,7 @@ var providerSimulators = map[string]struct {
 // with -addr the same address and -data the same directory, it is the
 // same API restarted) accepting the key "test-key".
 func cmdProviderSim(ts *testscript.TestScript, neg bool, args []string) {
-	if neg {
-		ts.Fatalf("unsupported: ! provider-sim")
-	}
+	fs := commandFlags(ts, neg, "provider-sim")
 	if len(args) < 1 {
 		ts.Fatalf("usage: provider-sim NAME [flags]")
 	}
@@ -77,25 +87,10 @@ func cmdProviderSim(ts *testscript.TestScript, neg bool, args []string) {
 	if !ok {
 		ts.Fatalf("provider-sim: no simulator of %q", name)
 	}
-	fs := flag.NewFlagSet("provider-sim", flag.ContinueOnError)
 	opts := simkit.Options{Token: "test-key"}
-	fs.DurationVar(&opts.Latency, "latency", 300*time.Millisecond, "")
-	fs.Float64Var(&opts.FailRate, "fail-rate", 0, "")
-	fs.Float64Var(&opts.ErrorRate, "error-rate", 0, "")
-	fs.BoolVar(&opts.ReadErrorsOnly, "read-errors-only", false, "")
 	fs.Float64Var(&opts.LoseRate, "lose-rate", 0, "")
-	fs.Float64Var(&opts.TruncateRate, "truncate-rate", 0, "")
-	fs.IntVar(&opts.RPM, "rpm", 0, "")
-	fs.IntVar(&opts.MaxConcurrent, "max-concurrent", 0, "")
-	fs.DurationVar(&opts.URLTTL, "url-ttl", 0, "")
 	fs.IntVar(&opts.DailyCap, "daily-cap", 0, "")
-	fs.Int64Var(&opts.Seed, "seed", 1, "")
-	data := fs.String("data", "", "")
-	addr := fs.String("addr", "127.0.0.1:0", "")
-	ts.Check(fs.Parse(args[1:]))
-	if *data != "" {
-		opts.DataDir = ts.MkAbs(*data)
-	}
+	addr := simFlags(ts, fs, &opts, "127.0.0.1:0", args[1:])
 	p := providerSimsOf(ts)
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -105,7 +100,7 @@ func cmdProviderSim(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	h, err := sim.new(opts)
 	ts.Check(err)
-	inst, err := simkit.Listen(*addr, h)
+	inst, err := simkit.Listen(addr, h)
 	ts.Check(err)
 	if p.sims == nil {
 		p.sims = map[string]*simkit.Instance{}
@@ -122,19 +117,8 @@ func cmdProviderStats(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 {
 		ts.Fatalf("usage: provider-stats NAME")
 	}
-	p := providerSimsOf(ts)
-	p.mu.Lock()
-	inst := p.sims[args[0]]
-	p.mu.Unlock()
-	if inst == nil {
-		ts.Fatalf("provider-stats: no simulator of %q is running; start one with provider-sim", args[0])
-	}
-	rep := inst.Handler.Jobs()
-	most := 0
-	for _, n := range rep.Creates {
-		most = max(most, n)
-	}
-	fmt.Fprintf(ts.Stdout(), "jobs %d\ncreates-max %d\nrequests %d\nthrottled %d\n", len(rep.Jobs), most, rep.Requests, rep.Throttled)
+	rep := running(ts, "provider-stats", args[0]).Handler.Jobs()
+	printStats(ts, rep)
 	if n := len(rep.Jobs); n > 0 {
 		ts.Setenv("LAST_JOB", rep.Jobs[n-1].ID)
 	}
@@ -150,27 +134,14 @@ func cmdProviderWait(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	n, err := strconv.Atoi(args[2])
 	ts.Check(err)
-	p := providerSimsOf(ts)
-	p.mu.Lock()
-	inst := p.sims[args[0]]
-	p.mu.Unlock()
-	if inst == nil {
-		ts.Fatalf("provider-wait: no simulator of %q is running", args[0])
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	inst := running(ts, "provider-wait", args[0])
+	waitReport(ts, fmt.Sprintf("%d jobs of %s have been polled", n, args[0]), inst.Handler.Jobs, func(rep simkit.JobsReport) bool {
 		polled := 0
-		for _, j := range inst.Handler.Jobs().Jobs {
+		for _, j := range rep.Jobs {
 			if j.StatusRequests+j.DetailRequests >= 1 {
 				polled++
 			}
 		}
-		if polled >= n {
-			return
-		}
-		if time.Now().After(deadline) {
-			ts.Fatalf("gave up after 30s waiting until %d jobs of %s have been polled (%d were)", n, args[0], polled)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return polled >= n
+	})
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/genform/genform/internal/dirtest"
 )
 
 // TestBackendBlock checks the genform block's backend "pg" block: its
@@ -67,7 +69,7 @@ func TestBackendBlockInvalid(t *testing.T) {
 	}
 	// A URL of several hosts, which net/url cannot read, is the driver's
 	// to judge.
-	_, diags := Load(writeFiles(t, map[string]string{"main.gen.hcl": `genform {
+	_, diags := Load(dirtest.New(t, map[string]string{"main.gen.hcl": `genform {
   backend "pg" { conn_str = "postgres://team@db1:5432,db2:5433/media" }
 }`}), Options{})
 	if len(diags) != 0 {

@@ -108,10 +108,8 @@ func takes(ids ...attrID) [numAttrs]bool {
 }
 
 var (
-	limText2Image  = rules.For(addrs.Text2Image)
-	limImage2Video = rules.For(addrs.Image2Video)
-	limKeyFrames   = rules.For(addrs.KeyFrames)
-	limText2Video  = rules.For(addrs.Text2Video)
+	limText2Image = rules.For(addrs.Text2Image)
+	limKeyFrames  = rules.For(addrs.KeyFrames)
 
 	specText2Image = &endpointSpec{
 		ep:       addrs.Text2Image,
@@ -127,19 +125,8 @@ var (
 			aResolution:  cty.NumberIntVal(limText2Image.DefaultResolution),
 		},
 	}
-	specImage2Video = &endpointSpec{
-		ep:       addrs.Image2Video,
-		lim:      limImage2Video,
-		chosenBy: "A video with source_image",
-		takes:    takes(aPrompt, aNegativePrompt, aIsPublic, aSeed, aDuration, aSourceImage, aPromptEnhancer, aGenMode, aWatermarkFree),
-		required: []attrID{aSourceImage},
-		defaults: map[attrID]cty.Value{
-			aIsPublic:       cty.False,
-			aPromptEnhancer: cty.True,
-			aGenMode:        cty.StringVal(limImage2Video.DefaultGenMode),
-		},
-	}
-	specKeyFrames = &endpointSpec{
+	specImage2Video = videoSpec(addrs.Image2Video, "A video with source_image", aSourceImage, aSourceImage)
+	specKeyFrames   = &endpointSpec{
 		ep:       addrs.KeyFrames,
 		lim:      limKeyFrames,
 		chosenBy: "A video with source_images",
@@ -149,19 +136,28 @@ var (
 			aIsPublic: cty.False,
 		},
 	}
-	specText2Video = &endpointSpec{
-		ep:       addrs.Text2Video,
-		lim:      limText2Video,
-		chosenBy: "A video with neither source_image nor source_images",
-		takes:    takes(aPrompt, aNegativePrompt, aIsPublic, aSeed, aDuration, aAspectRatio, aPromptEnhancer, aGenMode, aWatermarkFree),
-		required: []attrID{aPrompt},
+	specText2Video = videoSpec(addrs.Text2Video, "A video with neither source_image nor source_images", aAspectRatio, aPrompt)
+)
+
+// videoSpec is the spec of a video endpoint with a prompt enhancer and a
+// generation mode (image2video, text2video): they take the same fields
+// but one, own (source_image, aspect_ratio), require one (source_image,
+// prompt), and have the same defaults, the mode's the endpoint's own.
+func videoSpec(ep addrs.Endpoint, chosenBy string, own, required attrID) *endpointSpec {
+	lim := rules.For(ep)
+	return &endpointSpec{
+		ep:       ep,
+		lim:      lim,
+		chosenBy: chosenBy,
+		takes:    takes(aPrompt, aNegativePrompt, aIsPublic, aSeed, aDuration, own, aPromptEnhancer, aGenMode, aWatermarkFree),
+		required: []attrID{required},
 		defaults: map[attrID]cty.Value{
 			aIsPublic:       cty.False,
 			aPromptEnhancer: cty.True,
-			aGenMode:        cty.StringVal(limText2Video.DefaultGenMode),
+			aGenMode:        cty.StringVal(lim.DefaultGenMode),
 		},
 	}
-)
+}
 
 // bodyBuilder turns one instance's attribute values into its request.
 type bodyBuilder struct {

@@ -16,6 +16,7 @@ import (
 	"github.com/zclconf/go-cty/cty/function/stdlib"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/dirtest"
 )
 
 func TestExpandInstances(t *testing.T) {
@@ -245,7 +246,7 @@ video "b" {
 }
 
 func TestDeclarationOrderBreaksTies(t *testing.T) {
-	dir := writeFiles(t, map[string]string{
+	dir := dirtest.New(t, map[string]string{
 		"b.gen.hcl": `image "z" { prompt = "z" }` + "\n" + `image "y" { prompt = "y" }`,
 		"a.gen.hcl": `image "x" { prompt = image.y.id }` + "\n" + `image "w" { prompt = "w" }`,
 	})
@@ -300,7 +301,7 @@ service {
 }
 
 func TestJSONSyntax(t *testing.T) {
-	dir := writeFiles(t, map[string]string{
+	dir := dirtest.New(t, map[string]string{
 		"main.gen.json": `{
   "variable": { "style": { "type": "string", "default": "noir" } },
   "image": {
@@ -643,7 +644,7 @@ func TestToSetShortcutMatchesTheSet(t *testing.T) {
 // or the summaries of the errors.
 func loadAndExpand(t *testing.T, src string) (map[string]string, string) {
 	t.Helper()
-	c, diags := Load(writeFiles(t, map[string]string{"main.gen.hcl": src}), Options{})
+	c, diags := Load(dirtest.New(t, map[string]string{"main.gen.hcl": src}), Options{})
 	if diags.HasErrors() {
 		var s []string
 		for _, d := range diags {

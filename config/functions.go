@@ -108,9 +108,9 @@ func (c *Config) functions() map[string]function.Function {
 		"zipmap":          stdlib.ZipmapFunc,
 
 		"env":           c.envFunc(),
-		"file":          c.fileFunc(),
-		"filebase64":    c.fileBase64Func(),
-		"file_data_uri": c.fileDataURIFunc(),
+		"file":          c.fileFunc(fileText),
+		"filebase64":    c.fileFunc(fileBase64),
+		"file_data_uri": c.fileFunc(fileDataURI),
 	}
 	// templatefile sees every function but itself, so a template cannot
 	// recurse into templates.
@@ -370,35 +370,39 @@ func (c *Config) readFile(name string) ([]byte, error) {
 	return b, nil
 }
 
-func (c *Config) fileFunc() function.Function {
+// fileFunc is a function of one path that reads the file (readFile's
+// rules) and answers the string text makes of its bytes; an error of
+// either is the path's.
+func (c *Config) fileFunc(text func(name string, b []byte) (string, error)) function.Function {
 	return function.New(&function.Spec{
 		Params: []function.Parameter{stringParam("path")},
 		Type:   function.StaticReturnType(cty.String),
 		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-			b, err := c.readFile(args[0].AsString())
+			name := args[0].AsString()
+			b, err := c.readFile(name)
+			var s string
+			if err == nil {
+				s, err = text(name, b)
+			}
 			if err != nil {
 				return cty.UnknownVal(cty.String), function.NewArgError(0, err)
 			}
-			if !utf8.Valid(b) {
-				return cty.UnknownVal(cty.String), function.NewArgErrorf(0, "%q is not valid UTF-8 text; use filebase64 or file_data_uri for binary files", args[0].AsString())
-			}
-			return cty.StringVal(string(b)), nil
+			return cty.StringVal(s), nil
 		},
 	})
 }
 
-func (c *Config) fileBase64Func() function.Function {
-	return function.New(&function.Spec{
-		Params: []function.Parameter{stringParam("path")},
-		Type:   function.StaticReturnType(cty.String),
-		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-			b, err := c.readFile(args[0].AsString())
-			if err != nil {
-				return cty.UnknownVal(cty.String), function.NewArgError(0, err)
-			}
-			return cty.StringVal(base64.StdEncoding.EncodeToString(b)), nil
-		},
-	})
+// fileText is file's answer: the file as text, which must be UTF-8.
+func fileText(name string, b []byte) (string, error) {
+	if !utf8.Valid(b) {
+		return "", fmt.Errorf("%q is not valid UTF-8 text; use filebase64 or file_data_uri for binary files", name)
+	}
+	return string(b), nil
+}
+
+// fileBase64 is filebase64's answer: the file's bytes in base64.
+func fileBase64(_ string, b []byte) (string, error) {
+	return base64.StdEncoding.EncodeToString(b), nil
 }
 
 // mediaTypes maps the extensions of media files to their types. It is a
@@ -419,26 +423,18 @@ var mediaTypes = map[string]string{
 	".txt":  "text/plain",
 }
 
-func (c *Config) fileDataURIFunc() function.Function {
-	return function.New(&function.Spec{
-		Params: []function.Parameter{stringParam("path")},
-		Type:   function.StaticReturnType(cty.String),
-		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-			name := args[0].AsString()
-			b, err := c.readFile(name)
-			if err != nil {
-				return cty.UnknownVal(cty.String), function.NewArgError(0, err)
-			}
-			typ, ok := mediaTypes[strings.ToLower(filepath.Ext(name))]
-			if !ok {
-				typ = http.DetectContentType(b)
-				if i := strings.IndexByte(typ, ';'); i >= 0 {
-					typ = typ[:i]
-				}
-			}
-			return cty.StringVal("data:" + typ + ";base64," + base64.StdEncoding.EncodeToString(b)), nil
-		},
-	})
+// fileDataURI is file_data_uri's answer: the file as a data URI, of
+// the type its extension names (mediaTypes), or else the type its bytes
+// look like.
+func fileDataURI(name string, b []byte) (string, error) {
+	typ, ok := mediaTypes[strings.ToLower(filepath.Ext(name))]
+	if !ok {
+		typ = http.DetectContentType(b)
+		if i := strings.IndexByte(typ, ';'); i >= 0 {
+			typ = typ[:i]
+		}
+	}
+	return "data:" + typ + ";base64," + base64.StdEncoding.EncodeToString(b), nil
 }
 
 // templateFileFunc renders a template file with the given variables, as

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/genform/genform/internal/dirtest"
 )
 
 // evalLocal loads a configuration whose local "x" is expr, with the given
@@ -17,7 +19,7 @@ func evalLocal(t *testing.T, expr string, files map[string]string, environ ...st
 	for k, v := range files {
 		all[k] = v
 	}
-	c, diags := Load(writeFiles(t, all), Options{Environ: environ})
+	c, diags := Load(dirtest.New(t, all), Options{Environ: environ})
 	if diags.HasErrors() {
 		return cty.NilVal, diagList(diags)
 	}
@@ -106,7 +108,7 @@ func TestFileFunctionsStayInside(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := writeFiles(t, map[string]string{
+			dir := dirtest.New(t, map[string]string{
 				"main.gen.hcl": "locals {\n  x = " + tt.expr + "\n}\n",
 				"sub/f.txt":    "x",
 				"bin.dat":      "\xff\x00",

@@ -1,35 +1,18 @@
 package config
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/dirtest"
 )
-
-// writeFiles writes name -> content into a new temporary directory.
-func writeFiles(t testing.TB, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 // mustLoad loads src as main.gen.hcl and fails the test on any error.
 func mustLoad(t testing.TB, src string, opts Options) *Config {
 	t.Helper()
-	c, diags := Load(writeFiles(t, map[string]string{"main.gen.hcl": src}), opts)
+	c, diags := Load(dirtest.New(t, map[string]string{"main.gen.hcl": src}), opts)
 	if diags.HasErrors() {
 		t.Fatalf("Load: %s", diagList(diags))
 	}
@@ -63,7 +46,7 @@ func expandAll(t testing.TB, c *Config, scope Scope) map[string]*Instance {
 // none.
 func loadErrors(t testing.TB, src string, opts Options) hcl.Diagnostics {
 	t.Helper()
-	_, diags := Load(writeFiles(t, map[string]string{"main.gen.hcl": src}), opts)
+	_, diags := Load(dirtest.New(t, map[string]string{"main.gen.hcl": src}), opts)
 	if !diags.HasErrors() {
 		t.Fatalf("Load passed; want errors")
 	}

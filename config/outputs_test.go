@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/genform/genform/internal/dirtest"
 )
 
 // A reference to an output a resource does not make is refused at Load,
@@ -90,7 +92,7 @@ image "fal_other" {
 				{"video \"user\" {\n  source_image = " + tt.ref + "\n}\n", "source_image"},
 				{"output \"o\" {\n  value = " + tt.ref + "\n}\n", "value"},
 			} {
-				_, diags := Load(writeFiles(t, map[string]string{"main.gen.hcl": images + use.src}), opts)
+				_, diags := Load(dirtest.New(t, map[string]string{"main.gen.hcl": images + use.src}), opts)
 				var got *hcl.Diagnostic
 				for _, d := range diags {
 					if d.Summary == "No such output" {

@@ -8,6 +8,8 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+
+	"github.com/genform/genform/internal/dirtest"
 )
 
 // bigConfig is a configuration well over two chunks, with constructs that
@@ -76,7 +78,7 @@ func TestChunkedParseMatchesWholeParse(t *testing.T) {
 // diagnostics are exactly those of an ordinary parse.
 func TestChunkedParseFallsBackOnErrors(t *testing.T) {
 	src := bigConfig(3000) + "image \"broken\" {\n  prompt = \n}\n"
-	dir := writeFiles(t, map[string]string{"main.gen.hcl": src})
+	dir := dirtest.New(t, map[string]string{"main.gen.hcl": src})
 	_, diags := Load(dir, Options{})
 	if !diags.HasErrors() {
 		t.Fatal("no error")

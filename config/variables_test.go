@@ -7,6 +7,8 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/genform/genform/internal/dirtest"
 )
 
 func TestVariablePrecedence(t *testing.T) {
@@ -54,7 +56,7 @@ variable "opts" {
 				files["prod.genvars.hcl"] = tt.varFile
 				opts.VarFiles = []string{"prod.genvars.hcl"}
 			}
-			c, diags := Load(writeFiles(t, files), opts)
+			c, diags := Load(dirtest.New(t, files), opts)
 			if diags.HasErrors() {
 				t.Fatal(diagList(diags))
 			}
@@ -113,7 +115,7 @@ variable "s" {
 			for k, v := range tt.files {
 				files[k] = v
 			}
-			_, diags := Load(writeFiles(t, files), tt.opts)
+			_, diags := Load(dirtest.New(t, files), tt.opts)
 			for _, d := range diags {
 				if d.Summary == tt.summary && strings.Contains(d.Detail, tt.detail) && d.Subject != nil && d.Subject.Filename == tt.file {
 					return
@@ -125,7 +127,7 @@ variable "s" {
 }
 
 func TestUndeclaredInVarFileWarns(t *testing.T) {
-	dir := writeFiles(t, map[string]string{
+	dir := dirtest.New(t, map[string]string{
 		"main.gen.hcl":  `variable "style" { default = "a" }`,
 		"v.genvars.hcl": "styel = \"b\"\n",
 	})
@@ -143,7 +145,7 @@ variable "token" {
 }
 service { token = var.token[0] }
 `
-	dir := writeFiles(t, map[string]string{"main.gen.hcl": src})
+	dir := dirtest.New(t, map[string]string{"main.gen.hcl": src})
 	a, diags := Load(dir, Options{Vars: []string{`token=["secret-one"]`}})
 	if diags.HasErrors() {
 		t.Fatal(diagList(diags))
@@ -162,7 +164,7 @@ service { token = var.token[0] }
 	}
 	// A non-sensitive variable does enter the hash: a saved plan made with
 	// another value is stale.
-	dir2 := writeFiles(t, map[string]string{"main.gen.hcl": `variable "s" { default = "x" }`})
+	dir2 := dirtest.New(t, map[string]string{"main.gen.hcl": `variable "s" { default = "x" }`})
 	c1, _ := Load(dir2, Options{})
 	c2, _ := Load(dir2, Options{Vars: []string{"s=y"}})
 	if c1.Hash == c2.Hash {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/configtest"
 	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 )
@@ -36,15 +37,7 @@ func newFixture(t *testing.T) *fixture {
 
 func (f *fixture) write(src string) *config.Config {
 	f.t.Helper()
-	os.Remove(filepath.Join(f.dir, "main.gen.hcl"))
-	if err := os.WriteFile(filepath.Join(f.dir, "main.gen.hcl"), []byte(src), 0o644); err != nil {
-		f.t.Fatal(err)
-	}
-	cfg, diags := config.Load(f.dir, config.Options{})
-	if diags.HasErrors() {
-		f.t.Fatalf("config: %v", diags)
-	}
-	return cfg
+	return configtest.Load(f.t, f.dir, src)
 }
 
 func (f *fixture) plan(cfg *config.Config, mod ...func(*PlanInput)) (*plans.Plan, string) {

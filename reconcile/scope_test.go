@@ -1,8 +1,6 @@
 package reconcile
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -10,6 +8,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/configtest"
 	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 )
@@ -38,15 +37,7 @@ output "video_id" {
 
 func loadConfigText(t *testing.T, src string) *config.Config {
 	t.Helper()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "main.gen.hcl"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, diags := config.Load(dir, config.Options{})
-	if diags.HasErrors() {
-		t.Fatalf("config: %v", diags)
-	}
-	return cfg
+	return configtest.Load(t, t.TempDir(), src)
 }
 
 // TestStateScope checks what output and import see: recorded instances

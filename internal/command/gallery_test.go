@@ -236,10 +236,7 @@ func TestGalleryLink(t *testing.T) {
 	f.resource(`image.a["x #1"]`, addrs.Text2Image, `{"prompt":"x"}`, "succeed",
 		f.file("generated/image/a/x #1/0.png", "image/png", pngBytes(t, 4, 4)))
 	f.save()
-	env, _, stderr := cmdEnv()
-	if code := runGallery(env, []string{"-link", "-out=review/pages/gallery.html"}); code != ExitOK {
-		t.Fatalf("gallery -link: exit %d, stderr:\n%s", code, stderr)
-	}
+	galleryExit(t, ExitOK, "-link", "-out=review/pages/gallery.html")
 	b, err := os.ReadFile("review/pages/gallery.html")
 	if err != nil {
 		t.Fatal(err)
@@ -268,15 +265,39 @@ func mustGetwd(t *testing.T) string {
 	return wd
 }
 
+// galleryExit runs gallery with args in the working directory, checks
+// it exits with want, and returns what it printed.
+func galleryExit(t *testing.T, want int, args ...string) (stdout, stderr string) {
+	t.Helper()
+	env, out, errOut := cmdEnv()
+	if code := runGallery(env, args); code != want {
+		t.Fatalf("gallery %v: exit %d, want %d; stderr:\n%s", args, code, want, errOut)
+	}
+	return out.String(), errOut.String()
+}
+
+// fromState is what read reads of the working directory's state, opened
+// for the read alone.
+func fromState[T any](t *testing.T, read func(*statefile.Store) (T, error)) T {
+	t.Helper()
+	st, err := boltstate.Open(".genform/state.db", statefile.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := read(st)
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 func TestGalleryRefusals(t *testing.T) {
 	const cfg = "image \"a\" {\n  prompt = \"x\"\n}\n"
 	t.Run("no state", func(t *testing.T) {
 		inDir(t, map[string]string{"main.gen.hcl": cfg})
-		env, _, stderr := cmdEnv()
-		if code := runGallery(env, nil); code != ExitError {
-			t.Fatalf("exit %d, want %d", code, ExitError)
-		}
-		if want := "no state: run genform apply first"; !strings.Contains(stderr.String(), want) {
+		_, stderr := galleryExit(t, ExitError)
+		if want := "no state: run genform apply first"; !strings.Contains(stderr, want) {
 			t.Errorf("stderr %q lacks %q", stderr, want)
 		}
 		if _, err := os.Stat(".genform/state.db"); !errors.Is(err, os.ErrNotExist) {
@@ -295,20 +316,14 @@ func TestGalleryRefusals(t *testing.T) {
 		old := gallery.EmbedLimit
 		gallery.EmbedLimit = 100
 		t.Cleanup(func() { gallery.EmbedLimit = old })
-		env, _, stderr := cmdEnv()
-		if code := runGallery(env, nil); code != ExitError {
-			t.Fatalf("exit %d, want %d", code, ExitError)
-		}
-		if want := "rerun with -link"; !strings.Contains(stderr.String(), want) {
+		_, stderr := galleryExit(t, ExitError)
+		if want := "rerun with -link"; !strings.Contains(stderr, want) {
 			t.Errorf("stderr %q lacks %q", stderr, want)
 		}
 		if _, err := os.Stat("gallery.html"); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("gallery wrote a page past the limit: %v", err)
 		}
-		env, _, stderr = cmdEnv()
-		if code := runGallery(env, []string{"-link"}); code != ExitOK {
-			t.Fatalf("-link past the limit: exit %d, stderr:\n%s", code, stderr)
-		}
+		galleryExit(t, ExitOK, "-link")
 	})
 	t.Run("argument", func(t *testing.T) {
 		inDir(t, map[string]string{"main.gen.hcl": cfg})
@@ -371,23 +386,9 @@ video "intro" {
 	if code := runApply(env, []string{"-auto-approve"}); code != ExitOK {
 		t.Fatalf("apply: exit %d, stderr:\n%s", code, stderr)
 	}
-	env, _, stderr = cmdEnv()
-	if code := runGallery(env, nil); code != ExitOK {
-		t.Fatalf("gallery: exit %d, stderr:\n%s", code, stderr)
-	}
-	env, _, stderr = cmdEnv()
-	if code := runGallery(env, []string{"-link", "-out=review/linked.html"}); code != ExitOK {
-		t.Fatalf("gallery -link: exit %d, stderr:\n%s", code, stderr)
-	}
-	st, err := boltstate.Open(".genform/state.db", statefile.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, err := st.Snapshot()
-	st.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	galleryExit(t, ExitOK)
+	galleryExit(t, ExitOK, "-link", "-out=review/linked.html")
+	snap := fromState(t, (*statefile.Store).Snapshot)
 	var wantText []string
 	outputs := 0
 	for _, r := range snap.Resources {
@@ -530,23 +531,6 @@ type cdpMessage struct {
 	Error     *struct {
 		Message string `json:"message"`
 	} `json:"error,omitempty"`
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // startChromium starts the browser with the flags known to work on a
@@ -877,11 +861,8 @@ image "poster" {
 
 	gallery := func(args ...string) string {
 		t.Helper()
-		env, stdout, stderr := cmdEnv()
-		if code := runGallery(env, args); code != ExitOK {
-			t.Fatalf("gallery %v: exit %d, stderr:\n%s", args, code, stderr)
-		}
-		return stdout.String()
+		out, _ := galleryExit(t, ExitOK, args...)
+		return out
 	}
 	out := gallery()
 	if !strings.Contains(out, "1 resource generated anew since serial") {
@@ -918,15 +899,7 @@ image "poster" {
 		t.Errorf("-changed must keep image.hero alone")
 	}
 	// From the serial the state has now, nothing was generated anew.
-	st, err := boltstate.Open(".genform/state.db", statefile.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	meta, err := st.Meta()
-	st.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	meta := fromState(t, (*statefile.Store).Meta)
 	if out := gallery("-changed", fmt.Sprintf("-since=%d", meta.Serial), "-out=none.html"); !strings.Contains(out, "0 resources generated anew") {
 		t.Errorf("gallery -since=%d says:\n%s", meta.Serial, out)
 	}

@@ -3,7 +3,6 @@ package command
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"sync"
@@ -11,29 +10,31 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/simulator"
+	"github.com/genform/genform/internal/simulator/simkit/simtest"
 	"github.com/genform/genform/internal/views"
 )
 
-// simBuffer is an io.Writer safe to read while the simulator writes to it.
-type simBuffer struct {
+// lockedBuffer is an io.Writer safe to read while another goroutine
+// writes to it (the simulator, the browser).
+type lockedBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *simBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
 }
 
-func (s *simBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
-func simEnv() (*Env, *simBuffer, *simBuffer) {
-	out, errOut := &simBuffer{}, &simBuffer{}
+func simEnv() (*Env, *lockedBuffer, *lockedBuffer) {
+	out, errOut := &lockedBuffer{}, &lockedBuffer{}
 	return &Env{
 		Streams: views.Streams{Stdout: out, Stderr: errOut, Getenv: func(string) string { return "" }},
 		Environ: func() []string { return nil },
@@ -118,13 +119,8 @@ func simRequest(t *testing.T, method, url, token, body string) int {
 
 func simJobs(t *testing.T, url string) simulator.JobsReport {
 	t.Helper()
-	resp, err := http.Get(url + "/_sim/jobs")
+	rep, err := simtest.Report(url)
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var rep simulator.JobsReport
-	if err := json.NewDecoder(resp.Body).Decode(&rep); err != nil {
 		t.Fatal(err)
 	}
 	return rep

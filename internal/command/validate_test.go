@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/genform/genform/internal/dirtest"
 	"github.com/genform/genform/internal/formats/jsondiag"
 	"github.com/genform/genform/internal/views"
 )
@@ -33,16 +33,7 @@ func cmdEnv(environ ...string) (*Env, *bytes.Buffer, *bytes.Buffer) {
 // directory for the rest of the test.
 func inDir(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := dirtest.New(t, files)
 	t.Chdir(dir)
 	return dir
 }

@@ -77,10 +77,7 @@ var inFlightWarning = regexp.MustCompile(`sent the create request for (\S+) at [
 // finishes before its kill, the next epoch changes every prompt, so that
 // every round has 50 generations (creates, then replaces) to interrupt.
 func TestCrashApply(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs genform dozens of times")
-	}
+	parallelSlow(t, "runs genform dozens of times")
 	const token = "crash-token"
 	sim := startSim(t, simulator.Options{
 		Token:   token,
@@ -102,7 +99,7 @@ func TestCrashApply(t *testing.T) {
 		epoch = n
 	}
 	setEpoch(0)
-	env := childEnv("GENFORM_BASE_URL="+sim.URL, "GENFORM_TOKEN="+token)
+	env := serviceEnv(sim.URL, token)
 	rng := rand.New(rand.NewPCG(*crashSeed, 0xc4a5))
 	start := time.Now()
 

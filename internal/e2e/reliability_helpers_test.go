@@ -10,6 +10,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +27,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/dirtest"
 	"github.com/genform/genform/internal/e2e/harness"
 	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/simulator"
@@ -59,6 +61,21 @@ func genformPath(t testing.TB) string {
 	return p
 }
 
+// parallelSlow begins a test that takes a while, running genform (why
+// says how): it runs in parallel with the others, and -short skips it.
+func parallelSlow(t *testing.T, why string) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip(why)
+	}
+}
+
+// serviceEnv is childEnv pointing genform at the service at url with
+// token, and extra.
+func serviceEnv(url, token string, extra ...string) []string {
+	return childEnv(append([]string{"GENFORM_BASE_URL=" + url, "GENFORM_TOKEN=" + token}, extra...)...)
+}
+
 // childEnv is the environment of a genform process: the test's own minus
 // every GENFORM_ variable, plus automation mode and extra.
 func childEnv(extra ...string) []string {
@@ -79,7 +96,12 @@ func childEnv(extra ...string) []string {
 
 // command prepares genform args in dir.
 func genformCmd(t testing.TB, dir string, env []string, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
-	cmd := exec.Command(genformPath(t), args...)
+	return genformCmdContext(context.Background(), t, dir, env, args...)
+}
+
+// genformCmdContext is genformCmd killed when ctx is done.
+func genformCmdContext(ctx context.Context, t testing.TB, dir string, env []string, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+	cmd := exec.CommandContext(ctx, genformPath(t), args...)
 	cmd.Dir = dir
 	cmd.Env = env
 	var stdout, stderr bytes.Buffer
@@ -90,7 +112,14 @@ func genformCmd(t testing.TB, dir string, env []string, args ...string) (*exec.C
 // genform runs genform args in dir to completion.
 func genform(t testing.TB, dir string, env []string, args ...string) result {
 	t.Helper()
-	cmd, stdout, stderr := genformCmd(t, dir, env, args...)
+	return genformContext(context.Background(), t, dir, env, args...)
+}
+
+// genformContext is genform killed when ctx is done (see genformWithin):
+// killed, it exits with code -1.
+func genformContext(ctx context.Context, t testing.TB, dir string, env []string, args ...string) result {
+	t.Helper()
+	cmd, stdout, stderr := genformCmdContext(ctx, t, dir, env, args...)
 	start := time.Now()
 	err := cmd.Run()
 	r := result{args: args, stdout: stdout.String(), stderr: stderr.String(), took: time.Since(start)}
@@ -99,7 +128,7 @@ func genform(t testing.TB, dir string, env []string, args ...string) result {
 	case err == nil:
 	case errors.As(err, &ee):
 		r.code = ee.ExitCode()
-	default:
+	case ctx.Err() == nil:
 		t.Fatalf("running genform %s: %v", strings.Join(args, " "), err)
 	}
 	return r
@@ -173,18 +202,7 @@ func newWorkspace(t testing.TB, files map[string]string) workspace {
 	t.Helper()
 	parent := t.TempDir()
 	ws := workspace{parent: parent, dir: filepath.Join(parent, "work")}
-	for name, text := range files {
-		p := filepath.Join(ws.dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.MkdirAll(ws.dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dirtest.Write(t, ws.dir, files)
 	return ws
 }
 

@@ -12,13 +12,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -56,22 +54,9 @@ func genformWithin(t *testing.T, limit time.Duration, dir string, env []string, 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, genformPath(t), args...)
-	cmd.Dir, cmd.Env = dir, env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err := cmd.Run()
-	r := result{args: args, stdout: stdout.String(), stderr: stderr.String(), took: time.Since(start)}
-	var ee *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
+	r := genformContext(ctx, t, dir, env, args...)
+	if ctx.Err() != nil {
 		t.Fatalf("genform %s still ran after %s and was killed:\n%s", strings.Join(args, " "), limit, r)
-	case err == nil:
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	default:
-		t.Fatalf("running genform %s: %v", strings.Join(args, " "), err)
 	}
 	return r
 }
@@ -91,6 +76,33 @@ func hang(w http.ResponseWriter, r *http.Request) {
 
 // imageA is the address of the hostile tests' image.
 var imageA = addrs.Resource{Kind: addrs.Image, Name: "a"}.Instance(addrs.NoKey)
+
+// checkLeftOfA checks what an apply of image.a against f left in ws's
+// state: an intent keeping generation intent ("" for one with none), or
+// none when noIntent; a record of image.a when recorded; and creates
+// create requests f received.
+func checkLeftOfA(t *testing.T, ws workspace, f *fakeService, intent string, noIntent, recorded bool, creates int32) {
+	t.Helper()
+	snap, err := harness.ReadCheckedState(ws.statePath(), "check")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := snap.Intents[imageA]
+	switch {
+	case noIntent && in != nil:
+		t.Errorf("an intent is left: %+v", in)
+	case !noIntent && in == nil:
+		t.Errorf("no intent is kept for the job, so the next apply can neither resume it nor warn about it")
+	case !noIntent && in.GenerationID != intent:
+		t.Errorf("the intent keeps generation %q, want %q", in.GenerationID, intent)
+	}
+	if rec := snap.Resources[imageA]; (rec != nil) != recorded {
+		t.Errorf("image.a recorded: %v, want %v", rec != nil, recorded)
+	}
+	if n := f.creates.Load(); n != creates {
+		t.Errorf("the service received %d create requests, want %d", n, creates)
+	}
+}
 
 // untilHealthy answers with sick until healthy is set, and with ok after.
 func untilHealthy(healthy *atomic.Bool, ok, sick http.HandlerFunc) http.HandlerFunc {
@@ -112,10 +124,7 @@ func untilHealthy(healthy *atomic.Bool, ok, sick http.HandlerFunc) http.HandlerF
 // create request without an answer may have been paid for. Nothing is
 // submitted twice.
 func TestHostileServiceHangs(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs genform against a hanging service")
-	}
+	parallelSlow(t, "runs genform against a hanging service")
 	tests := []struct {
 		name  string
 		setup func(f *fakeService, healthy *atomic.Bool)
@@ -199,7 +208,7 @@ func TestHostileServiceHangs(t *testing.T) {
 			var healthy atomic.Bool
 			f := newFakeService(t, func(f *fakeService) { tt.setup(f, &healthy) })
 			ws := newWorkspace(t, map[string]string{"main.gen.hcl": hostileConfig})
-			env := childEnv("GENFORM_BASE_URL="+f.url, "GENFORM_TOKEN="+fakeToken)
+			env := serviceEnv(f.url, fakeToken)
 
 			r := genformWithin(t, hostileTimeout+hostileMargin, ws.dir, env, "apply", "-auto-approve")
 			t.Logf("apply against the hanging service ended after %s (timeout %s)", r.took.Round(time.Millisecond), hostileTimeout)
@@ -214,25 +223,7 @@ func TestHostileServiceHangs(t *testing.T) {
 			if t.Failed() {
 				t.Logf("%s", r)
 			}
-			snap, err := harness.ReadCheckedState(ws.statePath(), "check")
-			if err != nil {
-				t.Fatal(err)
-			}
-			in := snap.Intents[imageA]
-			switch {
-			case tt.noIntent && in != nil:
-				t.Errorf("an intent is left: %+v", in)
-			case !tt.noIntent && in == nil:
-				t.Errorf("no intent is kept, so the next apply can neither resume the job nor warn about it")
-			case !tt.noIntent && in.GenerationID != tt.intent:
-				t.Errorf("the intent keeps generation %q, want %q", in.GenerationID, tt.intent)
-			}
-			if rec := snap.Resources[imageA]; (rec != nil) != tt.recorded {
-				t.Errorf("image.a recorded: %v, want %v", rec != nil, tt.recorded)
-			}
-			if n := f.creates.Load(); n != tt.creates {
-				t.Errorf("%d create requests, want %d", n, tt.creates)
-			}
+			checkLeftOfA(t, ws, f, tt.intent, tt.noIntent, tt.recorded, tt.creates)
 			if tt.wantPlan != "" {
 				if p := genform(t, ws.dir, env, "plan"); !strings.Contains(p.stdout, tt.wantPlan) {
 					t.Errorf("the next plan does not say %q:\n%s", tt.wantPlan, p)
@@ -310,7 +301,7 @@ func TestLocalWriteErrorsFailFast(t *testing.T) {
 			ws := newWorkspace(t, map[string]string{"main.gen.hcl": hostileConfig})
 			out := filepath.Join(ws.dir, "generated")
 			mountTmpfs(t, out, 64<<10, tt.readOnly)
-			env := childEnv("GENFORM_BASE_URL="+f.url, "GENFORM_TOKEN="+fakeToken)
+			env := serviceEnv(f.url, fakeToken)
 
 			r := genformWithin(t, hostileTimeout+hostileMargin, ws.dir, env, "apply", "-auto-approve")
 			t.Logf("apply on a %s failed after %s, %d download(s)", tt.name, r.took.Round(time.Millisecond), media.Load())
@@ -357,10 +348,7 @@ func TestLocalWriteErrorsFailFast(t *testing.T) {
 // downloaded, an id is checked, and every string of the service is shown
 // escaped.
 func TestLyingService(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs genform against a lying service")
-	}
+	parallelSlow(t, "runs genform against a lying service")
 	const evil = "\x1b]0;owned\a\x1b[2J\x1b[H\nApply complete! Resources: 9 added, 0 changed, 0 destroyed.\n"
 	evilJSON, _ := json.Marshal(evil)
 	tests := []struct {
@@ -490,7 +478,7 @@ func TestLyingService(t *testing.T) {
 			cfg := strings.Replace(hostileConfig, `poll_interval = "1s"`, `poll_interval = "1s"`+"\n  "+tt.extra, 1)
 			cfg = strings.Replace(cfg, "image_number = 1", fmt.Sprintf("image_number = %d", number), 1)
 			ws := newWorkspace(t, map[string]string{"main.gen.hcl": cfg})
-			env := childEnv("GENFORM_BASE_URL="+f.url, "GENFORM_TOKEN="+fakeToken)
+			env := serviceEnv(f.url, fakeToken)
 
 			r := genformWithin(t, hostileTimeout+hostileMargin, ws.dir, env, "apply", "-auto-approve")
 			out := r.stdout + r.stderr
@@ -544,10 +532,7 @@ func TestLyingService(t *testing.T) {
 // no trace of it onto the terminal (with the request trace on) or into the
 // state.
 func TestTokenEchoesAreScrubbed(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs genform against a service echoing the token")
-	}
+	parallelSlow(t, "runs genform against a service echoing the token")
 	const tok = `tok/SECRET<4242>&genform`
 	jsonForm := `tok\/SECRET\u003c4242\u003e\u0026genform`
 	forms := []string{tok, `tok/SECRET\u003c4242\u003e\u0026genform`, jsonForm, url.QueryEscape(tok), url.PathEscape(tok),
@@ -564,7 +549,7 @@ func TestTokenEchoesAreScrubbed(t *testing.T) {
 			}
 		})
 		ws := newWorkspace(t, map[string]string{"main.gen.hcl": hostileConfig})
-		r := genformWithin(t, hostileTimeout+hostileMargin, ws.dir, childEnv("GENFORM_BASE_URL="+f.url, "GENFORM_TOKEN="+tok, "GENFORM_LOG=debug"), "apply", "-auto-approve")
+		r := genformWithin(t, hostileTimeout+hostileMargin, ws.dir, serviceEnv(f.url, tok, "GENFORM_LOG=debug"), "apply", "-auto-approve")
 		if r.code != 1 || !strings.Contains(r.stderr, "401") {
 			t.Fatalf("want the 401 reported:\n%s", r)
 		}
@@ -582,7 +567,7 @@ func TestTokenEchoesAreScrubbed(t *testing.T) {
 		}
 	})
 	ws := newWorkspace(t, map[string]string{"main.gen.hcl": hostileConfig})
-	env := childEnv("GENFORM_BASE_URL="+f.url, "GENFORM_TOKEN="+tok, "GENFORM_LOG=debug")
+	env := serviceEnv(f.url, tok, "GENFORM_LOG=debug")
 	r := genformWithin(t, hostileTimeout+hostileMargin, ws.dir, env, "apply", "-auto-approve")
 	if r.code != 0 {
 		t.Fatalf("%s", r)

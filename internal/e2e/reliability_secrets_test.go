@@ -26,10 +26,7 @@ import (
 // of the state file, the saved plans, the gallery, any other file genform
 // wrote, or anything it printed.
 func TestSecretsNeverWritten(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs genform many times")
-	}
+	parallelSlow(t, "runs genform many times")
 	const secret = "tok-SECRET-4242-genform"
 	// The errors make retries, whose traces must not hold the token; they
 	// spare the creates, a 500 to which leaves a generation possibly paid

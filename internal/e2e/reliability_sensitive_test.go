@@ -32,10 +32,7 @@ import (
 // the saved plans or in the gallery. The simulator's jobs prove the real
 // values were sent.
 func TestSensitiveNeverShown(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs genform many times")
-	}
+	parallelSlow(t, "runs genform many times")
 	const (
 		word  = "abracadabra-77"
 		seed  = "918273"
@@ -223,10 +220,7 @@ image "b" {
 // secret in any other place) replaced by (sensitive), and the rest of the
 // message kept, so the user still learns why.
 func TestServiceErrorQuotingSecretHidden(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs genform against a fake service")
-	}
+	parallelSlow(t, "runs genform against a fake service")
 	const word = "hocus-pocus-88"
 	svc := newFakeService(t, func(f *fakeService) {
 		f.create = func(w http.ResponseWriter, r *http.Request) {

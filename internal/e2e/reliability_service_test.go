@@ -19,7 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/e2e/harness"
 )
 
@@ -92,10 +91,7 @@ func httptestServer(t *testing.T, h http.Handler) string {
 // been paid for, or download again); and nothing is written outside the
 // working directory or read from it.
 func TestMalformedServiceAnswers(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs genform against a fake service")
-	}
+	parallelSlow(t, "runs genform against a fake service")
 	const config = `service {
   timeout       = "3s"
   poll_interval = "1s"
@@ -265,7 +261,7 @@ image "a" {
 			const secretText = "the user's private notes"
 			writeFile(t, secret, []byte(secretText))
 			f := newFakeService(t, func(f *fakeService) { tt.setup(f, secret) })
-			env := childEnv("GENFORM_BASE_URL="+f.url, "GENFORM_TOKEN="+fakeToken, "GENFORM_LOG=debug")
+			env := serviceEnv(f.url, fakeToken, "GENFORM_LOG=debug")
 
 			r := genform(t, ws.dir, env, "apply", "-auto-approve")
 			if len(tt.wantErr) == 0 {
@@ -289,26 +285,7 @@ image "a" {
 				t.Logf("%s", r)
 			}
 
-			snap, err := harness.ReadCheckedState(ws.statePath(), "check")
-			if err != nil {
-				t.Fatal(err)
-			}
-			imageA := addrs.Resource{Kind: addrs.Image, Name: "a"}.Instance(addrs.NoKey)
-			in := snap.Intents[imageA]
-			switch {
-			case tt.noIntent && in != nil:
-				t.Errorf("an intent is left: %+v", in)
-			case !tt.noIntent && in == nil:
-				t.Errorf("no intent is kept for the job, so the next apply cannot resume it or warn about it")
-			case !tt.noIntent && in.GenerationID != tt.intent:
-				t.Errorf("the intent keeps generation %q, want %q", in.GenerationID, tt.intent)
-			}
-			if rec := snap.Resources[imageA]; (rec != nil) != tt.recorded {
-				t.Errorf("image.a recorded: %v, want %v", rec != nil, tt.recorded)
-			}
-			if n := f.creates.Load(); n != tt.creates {
-				t.Errorf("the service received %d create requests, want %d", n, tt.creates)
-			}
+			checkLeftOfA(t, ws, f, tt.intent, tt.noIntent, tt.recorded, tt.creates)
 			if len(tt.wantPlan) > 0 {
 				p := genform(t, ws.dir, env, "plan")
 				for _, want := range tt.wantPlan {
@@ -383,7 +360,7 @@ image "f" {
 		}
 	})
 	ws := newWorkspace(t, map[string]string{"main.gen.hcl": config})
-	env := childEnv("GENFORM_BASE_URL="+f.url, "GENFORM_TOKEN="+fakeToken)
+	env := serviceEnv(f.url, fakeToken)
 	r := genform(t, ws.dir, env, "apply", "-auto-approve")
 	if r.code != 1 {
 		t.Errorf("exit %d, want 1", r.code)

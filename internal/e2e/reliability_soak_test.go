@@ -41,10 +41,7 @@ type soakParams struct {
 // with requests_per_minute below the service's limit no request was ever
 // answered 429.
 func TestFaultSoak(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("applies 100 resources against a faulty service")
-	}
+	parallelSlow(t, "applies 100 resources against a faulty service")
 	p := soakParams{resources: 100, latency: time.Second, simRPM: 2000, budget: 1500, parallelism: 20, maxRuns: 6}
 	if *soakLong {
 		// The rate limit binds here: about 700 requests at 150 a minute.
@@ -83,7 +80,7 @@ image "s" {
 }
 `, p.budget, p.resources)
 	ws := newWorkspace(t, map[string]string{"main.gen.hcl": cfg})
-	env := childEnv("GENFORM_BASE_URL="+sim.URL, "GENFORM_TOKEN="+token)
+	env := serviceEnv(sim.URL, token)
 
 	start := time.Now()
 	var runs []result

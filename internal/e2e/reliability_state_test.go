@@ -57,17 +57,27 @@ image "b" {
 	}
 }
 
+// stateTest begins a test of the state that runs genform (what says
+// how much, when -short skips it), in parallel with the others, against
+// a stateSim of its own; it returns the simulator and the environment
+// that points genform at it.
+func stateTest(t *testing.T, what string) (*simulator.Instance, []string) {
+	parallelSlow(t, what)
+	sim := stateSim(t)
+	return sim, serviceEnv(sim.URL, fakeToken)
+}
+
+// stateSim is a simulator whose jobs take 200ms, taking fakeToken.
+func stateSim(t *testing.T) *simulator.Instance {
+	return startSim(t, simulator.Options{Token: fakeToken, Latency: 200 * time.Millisecond})
+}
+
 // TestBadStateFile damages the state file in each way a disk, a merge or a
 // newer genform can, and runs every command that reads it: each refuses
 // with a message that names the file and says what to do, and nothing is
 // lost, changed, generated or written outside the working directory.
 func TestBadStateFile(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs genform many times")
-	}
-	sim := startSim(t, simulator.Options{Token: fakeToken, Latency: 200 * time.Millisecond})
-	env := childEnv("GENFORM_BASE_URL="+sim.URL, "GENFORM_TOKEN="+fakeToken)
+	sim, env := stateTest(t, "runs genform many times")
 	fresh := appliedWorkspace(t, sim, env)
 	jobsBefore := len(sim.Server.Jobs().Jobs)
 
@@ -218,12 +228,7 @@ func damageRecord(t testing.TB, path, addr string) {
 // command refuses the record, and none deletes, moves, reads or publishes
 // the file outside.
 func TestStatePathsStayInside(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs genform many times")
-	}
-	sim := startSim(t, simulator.Options{Token: fakeToken, Latency: 200 * time.Millisecond})
-	env := childEnv("GENFORM_BASE_URL="+sim.URL, "GENFORM_TOKEN="+fakeToken)
+	sim, env := stateTest(t, "runs genform many times")
 	fresh := appliedWorkspace(t, sim, env)
 
 	const victimText = "a file of the user's, outside the working directory\n"
@@ -298,12 +303,7 @@ func TestStatePathsStayInside(t *testing.T) {
 // the history (its entry is another record, undamaged) while keeping the
 // others.
 func TestCorruptRecordRemedy(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs genform many times")
-	}
-	sim := startSim(t, simulator.Options{Token: fakeToken, Latency: 200 * time.Millisecond})
-	env := childEnv("GENFORM_BASE_URL="+sim.URL, "GENFORM_TOKEN="+fakeToken)
+	sim, env := stateTest(t, "runs genform many times")
 	ws := appliedWorkspace(t, sim, env)(t)
 	damageRecord(t, ws.statePath(), "image.a")
 	r := genform(t, ws.dir, env, "plan")
@@ -324,13 +324,8 @@ func TestCorruptRecordRemedy(t *testing.T) {
 // and names the service from the first apply that records something
 // against it; from then on another service is refused.
 func TestStateFromBeforeTheServiceKey(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs genform many times")
-	}
-	sim := startSim(t, simulator.Options{Token: fakeToken, Latency: 200 * time.Millisecond})
-	other := startSim(t, simulator.Options{Token: fakeToken, Latency: 200 * time.Millisecond})
-	env := childEnv("GENFORM_BASE_URL="+sim.URL, "GENFORM_TOKEN="+fakeToken)
+	sim, env := stateTest(t, "runs genform many times")
+	other := stateSim(t)
 	ws := appliedWorkspace(t, sim, env)(t)
 	service := func() string {
 		t.Helper()
@@ -368,7 +363,7 @@ func TestStateFromBeforeTheServiceKey(t *testing.T) {
 		t.Fatalf("after an apply that generated, the state names service %q, want %s", got, sim.URL)
 	}
 	jobs := len(other.Server.Jobs().Jobs)
-	r := genform(t, ws.dir, childEnv("GENFORM_BASE_URL="+other.URL, "GENFORM_TOKEN="+fakeToken), "apply", "-auto-approve")
+	r := genform(t, ws.dir, serviceEnv(other.URL, fakeToken), "apply", "-auto-approve")
 	if r.code != 1 || !strings.Contains(r.stderr, "the state was made with service "+sim.URL+", but this configuration uses service "+other.URL) {
 		t.Fatalf("another service is not refused:\n%s", r)
 	}
@@ -408,12 +403,7 @@ func copyTree(t testing.TB, src, dst string) {
 // directory links to directories outside the working directory, as a
 // repository can hold them: apply must refuse rather than write there.
 func TestLinkedDirsStayInside(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs genform")
-	}
-	sim := startSim(t, simulator.Options{Token: fakeToken, Latency: 200 * time.Millisecond})
-	env := childEnv("GENFORM_BASE_URL="+sim.URL, "GENFORM_TOKEN="+fakeToken)
+	_, env := stateTest(t, "runs genform")
 	for _, link := range []string{"generated", ".genform", "pics"} {
 		t.Run(link, func(t *testing.T) {
 			t.Parallel()
@@ -466,7 +456,7 @@ var mutants = flag.Int("mutate.n", 30, "TestDamagedPages: how many damaged copie
 func TestDamagedPages(t *testing.T) {
 	t.Parallel()
 	sim := startSim(t, simulator.Options{Token: fakeToken, Latency: 50 * time.Millisecond, RPM: 100000})
-	env := childEnv("GENFORM_BASE_URL="+sim.URL, "GENFORM_TOKEN="+fakeToken)
+	env := serviceEnv(sim.URL, fakeToken)
 	// Enough records for branch pages, several leaves and a record larger
 	// than a page (its prompt is long), so every kind of page is damaged.
 	tmpl := newWorkspace(t, map[string]string{"main.gen.hcl": `

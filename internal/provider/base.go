@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/genform/genform/internal/service"
@@ -58,6 +59,17 @@ func Fetch[T any](ctx context.Context, b *Base, path string, header map[string]s
 	return FetchCall[T](ctx, b, service.Call{Method: http.MethodGet, Path: path, Header: header}, what)
 }
 
+// FetchJob is Fetch of the job the provider handed out id for, at
+// prefix followed by the id escaped: an id no provider hands out is
+// refused before anything is sent. name is the provider's, and noun
+// names its jobs ("task").
+func FetchJob[T any](ctx context.Context, b *Base, name, noun, prefix, id string, header map[string]string) (*T, []byte, error) {
+	if !ValidID(id) {
+		return nil, nil, fmt.Errorf("%s: %q is not a %s id", name, id, noun)
+	}
+	return Fetch[T](ctx, b, prefix+url.PathEscape(id), header, noun+" "+id)
+}
+
 // FetchCall is Fetch of a call of its own (a URL the provider handed
 // out).
 func FetchCall[T any](ctx context.Context, b *Base, call service.Call, what string) (*T, []byte, error) {
@@ -70,6 +82,15 @@ func FetchCall[T any](ctx context.Context, b *Base, call service.Call, what stri
 		return nil, nil, fmt.Errorf("GET %s: decoding it: %w", what, err)
 	}
 	return &v, body, nil
+}
+
+// Fail marks s failed for reason, or for fallback ("the task failed")
+// when the provider gave none.
+func (s *Status) Fail(reason, fallback string) {
+	s.State, s.Reason = Failed, reason
+	if s.Reason == "" {
+		s.Reason = fallback
+	}
 }
 
 // FailureText is a failed job's reason as shown: the provider's message

@@ -13,7 +13,8 @@
 //
 // It also holds what the live providers' adapters share: Base (the
 // client built from a Config, the identity, Download and the key's
-// check), Fetch (a read of one of the provider's objects), the text of a
-// failure, and the window and the one-match rule of a Recoverer's
-// search.
+// check), Fetch (a read of one of the provider's objects), Polled (a
+// job followed by reading it again, its answer once done held for the
+// result), the text of a failure, and the window and the one-match rule
+// of a Recoverer's search.
 package provider

@@ -64,33 +64,24 @@ func NewHider(cfg *config.Config) *Hider {
 }
 
 // WalkStrings calls f with every string in a JSON-shaped value.
-func WalkStrings(v any, f func(string)) {
-	switch x := v.(type) {
-	case string:
-		f(x)
-	case []any:
-		for _, e := range x {
-			WalkStrings(e, f)
-		}
-	case map[string]any:
-		for _, e := range x {
-			WalkStrings(e, f)
-		}
-	}
-}
+func WalkStrings(v any, f func(string)) { walk(v, f) }
 
 // walkNumbers calls f with every number in a JSON-shaped value.
-func walkNumbers(v any, f func(json.Number)) {
+func walkNumbers(v any, f func(json.Number)) { walk(v, f) }
+
+// walk calls f with every leaf of type T (a string, a json.Number) in a
+// JSON-shaped value, through its lists and objects.
+func walk[T string | json.Number](v any, f func(T)) {
 	switch x := v.(type) {
-	case json.Number:
+	case T:
 		f(x)
 	case []any:
 		for _, e := range x {
-			walkNumbers(e, f)
+			walk(e, f)
 		}
 	case map[string]any:
 		for _, e := range x {
-			walkNumbers(e, f)
+			walk(e, f)
 		}
 	}
 }

@@ -134,6 +134,13 @@ func (h *harness) do(method, path string, body any) response {
 
 func (h *harness) doAs(token, method, path string, body any) response {
 	h.t.Helper()
+	return h.roundTrip(h.srv.Client(), h.request(token, method, path, body))
+}
+
+// request is a request to path (on the simulator, or a whole URL) sent
+// with token, when it is not "", and body as doAs takes it.
+func (h *harness) request(token, method, path string, body any) *http.Request {
+	h.t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -160,14 +167,20 @@ func (h *harness) doAs(token, method, path string, body any) response {
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := h.srv.Client().Do(req)
+	return req
+}
+
+// roundTrip sends req with client and reads the whole answer.
+func (h *harness) roundTrip(client *http.Client, req *http.Request) response {
+	h.t.Helper()
+	resp, err := client.Do(req)
 	if err != nil {
-		h.t.Fatalf("%s %s: %v", method, path, err)
+		h.t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		h.t.Fatalf("%s %s: reading body: %v", method, path, err)
+		h.t.Fatalf("%s %s: reading body: %v", req.Method, req.URL.Path, err)
 	}
 	return response{status: resp.StatusCode, header: resp.Header, body: b}
 }

@@ -155,24 +155,13 @@ func parseRequest(endpoint string, body []byte) (*request, *apiError) {
 		}
 	}
 	if lim.Durations != nil {
-		if n, present, err := settings.integer("duration"); err != nil {
+		if req.duration, err = numberOf(settings, "duration", lim.DefaultDuration, lim.Duration); err != nil {
 			return nil, err
-		} else if present {
-			if why := lim.Duration(n); why != "" {
-				return nil, refused(settings.name("duration"), why, n)
-			}
-			req.duration = int(n)
 		}
 	}
 	if lim.ImageNumbers != nil {
-		req.imageNumber = int(lim.DefaultImageNumber)
-		if n, present, err := config.integer("image_number"); err != nil {
+		if req.imageNumber, err = numberOf(config, "image_number", lim.DefaultImageNumber, lim.ImageNumber); err != nil {
 			return nil, err
-		} else if present {
-			if why := lim.ImageNumber(n); why != "" {
-				return nil, refused(config.name("image_number"), why, n)
-			}
-			req.imageNumber = int(n)
 		}
 	}
 	if lim.AspectRatios != nil {
@@ -181,14 +170,8 @@ func parseRequest(endpoint string, body []byte) (*request, *apiError) {
 		}
 	}
 	if lim.Resolutions != nil {
-		req.resolution = int(lim.DefaultResolution)
-		if n, present, err := settings.integer("resolution"); err != nil {
+		if req.resolution, err = numberOf(settings, "resolution", lim.DefaultResolution, lim.Resolution); err != nil {
 			return nil, err
-		} else if present {
-			if why := lim.Resolution(n); why != "" {
-				return nil, refused(settings.name("resolution"), why, n)
-			}
-			req.resolution = int(n)
 		}
 	}
 	if lim.GenModes != nil {
@@ -304,6 +287,19 @@ func oneOf(f fields, key, def string, rule func(string) string) (string, *apiErr
 		return "", badRequest(codeInvalidField, fmt.Sprintf("%s %s, got %q", f.name(key), why, s))
 	}
 	return s, nil
+}
+
+// numberOf reads a whole-number field whose values rule checks, or def
+// when it is absent.
+func numberOf(f fields, key string, def int64, rule func(int64) string) (int, *apiError) {
+	n, present, err := f.integer(key)
+	if err != nil || !present {
+		return int(def), err
+	}
+	if why := rule(n); why != "" {
+		return 0, refused(f.name(key), why, n)
+	}
+	return int(n), nil
 }
 
 // checkSourceImage accepts what the service takes as a source image: an

@@ -1,7 +1,6 @@
 package simulator
 
 import (
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -11,25 +10,9 @@ import (
 // redirect, so a test sees exactly what the simulator answered.
 func (h *harness) send(token, method, path string) response {
 	h.t.Helper()
-	req, err := http.NewRequest(method, h.srv.URL+path, nil)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
 	client := *h.srv.Client()
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	resp, err := client.Do(req)
-	if err != nil {
-		h.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		h.t.Fatalf("%s %s: reading body: %v", method, path, err)
-	}
-	return response{status: resp.StatusCode, header: resp.Header, body: b}
+	return h.roundTrip(&client, h.request(token, method, path, nil))
 }
 
 // TestRouting pins which answer every kind of path and method gets: under

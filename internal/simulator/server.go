@@ -135,25 +135,7 @@ func (s *Server) Close() error {
 	if s.store == nil {
 		return nil
 	}
-	s.mu.Lock()
-	var dirty []job
-	for _, j := range s.jobs {
-		if j.dirty {
-			dirty = append(dirty, *j)
-			j.dirty = false
-		}
-	}
-	s.mu.Unlock()
-	var errs []error
-	for i := range dirty {
-		if err := saveJob(s.store, &dirty[i]); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("simulator: %w", err)
-	}
-	return nil
+	return simkit.Flush(&s.mu, s.jobs, func(j *job) *bool { return &j.dirty }, func(j *job) error { return saveJob(s.store, j) })
 }
 
 // ServeHTTP answers a request as the route table (see routes) says, and

@@ -20,27 +20,34 @@ import (
 // checked to be images.
 func pngOf(s string) []byte { return append([]byte("\x89PNG\r\n\x1a\n"), s...) }
 
-// inlineProvider answers every result with its files as bytes and no
-// link, as OpenAI's images API does; results counts the results asked.
-type inlineProvider struct {
+// editedResults counts the results asked of the provider it wraps, and
+// has edit change each, numbered from 1, before the engine sees it.
+type editedResults struct {
 	provider.Provider
+	edit    func(n int, res *provider.Result)
 	mu      sync.Mutex
 	results int
 }
 
-func (p *inlineProvider) Result(ctx context.Context, j provider.Job) (*provider.Result, error) {
+func (p *editedResults) Result(ctx context.Context, j provider.Job) (*provider.Result, error) {
 	res, err := p.Provider.Result(ctx, j)
 	if err != nil {
 		return nil, err
 	}
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.results++
-	p.mu.Unlock()
+	p.edit(p.results, res)
+	return res, nil
+}
+
+// inline answers every result with its files as bytes and no link, as
+// OpenAI's images API does.
+func inline(_ int, res *provider.Result) {
 	for i := range res.Outputs {
 		o := &res.Outputs[i]
 		o.Data, o.MediaType, o.URL = pngOf(o.URL), "image/png", ""
 	}
-	return res, nil
 }
 
 const twoInline = `
@@ -55,10 +62,10 @@ image "a" {
 // gone.
 func TestApplyWritesInlineOutputs(t *testing.T) {
 	w := newApplyDir(t, &fakeService{})
-	var ip *inlineProvider
+	var ip *editedResults
 	w.wrap = func(p provider.Provider) provider.Provider {
 		if ip == nil {
-			ip = &inlineProvider{Provider: p}
+			ip = &editedResults{Provider: p, edit: inline}
 		}
 		return ip
 	}
@@ -100,31 +107,28 @@ func TestApplyWritesInlineOutputs(t *testing.T) {
 // expiringProvider hands out links that have expired (the media server
 // answers 410) until the job is fetched again after a download.
 type expiringProvider struct {
-	provider.Provider
+	editedResults
 	client  *service.Client
 	expired string // the media server's URL that answers 410
 	fresh   string // the prefix of links that lead to the file
-	mu      sync.Mutex
-	fetched int
 }
 
-func (p *expiringProvider) Result(ctx context.Context, j provider.Job) (*provider.Result, error) {
-	res, err := p.Provider.Result(ctx, j)
-	if err != nil {
-		return nil, err
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.fetched++
+func newExpiringProvider(p provider.Provider, client *service.Client, expired, fresh string) *expiringProvider {
+	ep := &expiringProvider{editedResults: editedResults{Provider: p}, client: client, expired: expired, fresh: fresh}
+	ep.edit = ep.relink
+	return ep
+}
+
+// relink gives the outputs of fetch n their links: the first fetch's
+// have expired by the download.
+func (p *expiringProvider) relink(n int, res *provider.Result) {
 	for i := range res.Outputs {
-		if p.fetched == 1 {
-			// The links of the first fetch have expired by the download.
+		if n == 1 {
 			res.Outputs[i].URL = p.expired
 		} else {
 			res.Outputs[i].URL = p.fresh + res.Outputs[i].URL
 		}
 	}
-	return res, nil
 }
 
 func (p *expiringProvider) Download(ctx context.Context, url, dir, base string) (*service.Downloaded, error) {
@@ -149,15 +153,15 @@ func TestApplyFetchesAnExpiredLinkAgain(t *testing.T) {
 	w := newApplyDir(t, svc)
 	var ep *expiringProvider
 	w.wrap = func(p provider.Provider) provider.Provider {
-		ep = &expiringProvider{Provider: p, client: client, expired: media.URL + "/media/0.png", fresh: "fresh:"}
+		ep = newExpiringProvider(p, client, media.URL+"/media/0.png", "fresh:")
 		return ep
 	}
 	res := w.converge(twoInline)
 	if len(res.Generated) != 1 || len(svc.bodies) != 1 {
 		t.Fatalf("generated %v with %d creates; want one", res.Generated, len(svc.bodies))
 	}
-	if ep.fetched != 2 {
-		t.Errorf("the job's result was fetched %d times, want 2 (once more for fresh links)", ep.fetched)
+	if ep.results != 2 {
+		t.Errorf("the job's result was fetched %d times, want 2 (once more for fresh links)", ep.results)
 	}
 	rec := w.snapshot().Resources[a("image.a")]
 	for _, o := range rec.Outputs {

@@ -51,9 +51,7 @@ func TestApplySkipsWhatDependsOnAFailure(t *testing.T) {
 // TestApplyCascade: a video made from an image that is replaced is
 // replaced after it, from the new image.
 func TestApplyCascade(t *testing.T) {
-	svc := &fakeService{}
-	w := newApplyDir(t, svc)
-	w.converge(boatConfig)
+	svc, w := convergedDir(t, boatConfig)
 	snap := w.snapshot()
 	oldURL := snap.Resources[a("image.hero")].Outputs[0].MediaURL
 	if !strings.Contains(string(snap.Resources[a("video.sail")].Request), oldURL) {

@@ -116,11 +116,7 @@ func TestApplyRefusesPathsOutsideTheWorkdir(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			svc := &fakeService{}
-			w := newApplyDir(t, svc)
-			if tc.before != "" {
-				w.converge(tc.before)
-			}
+			svc, w := convergedDir(t, tc.before)
 			outside := t.TempDir()
 			// What is outside must stay: give the link the names of files
 			// genform would remove.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/configtest"
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/reconcile/plans"
@@ -35,15 +36,7 @@ func newFixture(t *testing.T) *fixture {
 // write makes src the configuration, and loads it.
 func (f *fixture) write(src string) *config.Config {
 	f.t.Helper()
-	os.Remove(filepath.Join(f.dir, "main.gen.hcl"))
-	if err := os.WriteFile(filepath.Join(f.dir, "main.gen.hcl"), []byte(src), 0o644); err != nil {
-		f.t.Fatal(err)
-	}
-	cfg, diags := config.Load(f.dir, config.Options{})
-	if diags.HasErrors() {
-		f.t.Fatalf("config: %v", diags)
-	}
-	return cfg
+	return configtest.Load(f.t, f.dir, src)
 }
 
 // a parses an instance address for a test.
@@ -67,11 +60,8 @@ func actions(p *plans.Plan) map[string]plans.Action {
 // file, changed only by planning and applying with a fakeService: what
 // genform plan and apply do, against a scripted service.
 type applyDir struct {
-	t     testing.TB
-	dir   string
-	cfg   *config.Config
-	store *statefile.Store
-	svc   *fakeService
+	stateDir
+	svc *fakeService
 	// parallelism and timeout are the engine's (2 and 10s when zero).
 	parallelism int
 	timeout     time.Duration
@@ -85,12 +75,40 @@ type applyDir struct {
 func newApplyDir(t testing.TB, svc *fakeService) *applyDir {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := boltstate.Open(filepath.Join(dir, ".genform", "state.db"), statefile.Options{Create: true, Command: "test"})
+	return &applyDir{stateDir: stateDir{t: t, dir: dir, store: openState(t, dir, ".genform/state.db")}, svc: svc}
+}
+
+// convergedDir is a working directory against a new fakeService, with
+// src, unless it is "", applied until it plans no change.
+func convergedDir(t testing.TB, src string) (*fakeService, *applyDir) {
+	t.Helper()
+	svc := &fakeService{}
+	w := newApplyDir(t, svc)
+	if src != "" {
+		w.converge(src)
+	}
+	return svc, w
+}
+
+// stateDir is a working directory with a configuration and a real state
+// file: what applyDir and simDir build on.
+type stateDir struct {
+	t     testing.TB
+	dir   string
+	cfg   *config.Config
+	store *statefile.Store
+}
+
+// openState opens the state file at file (slash-separated) below dir,
+// creating it, for the length of t.
+func openState(t testing.TB, dir, file string) *statefile.Store {
+	t.Helper()
+	st, err := boltstate.Open(filepath.Join(dir, filepath.FromSlash(file)), statefile.Options{Create: true, Command: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return &applyDir{t: t, dir: dir, store: st, svc: svc}
+	return st
 }
 
 // configure makes src the configuration.
@@ -99,11 +117,11 @@ func (w *applyDir) configure(src string) {
 	w.cfg = (&fixture{t: w.t, dir: w.dir}).write(src)
 }
 
-func (w *applyDir) snapshot() *statefile.Snapshot {
-	w.t.Helper()
-	snap, err := w.store.Snapshot()
+func (d *stateDir) snapshot() *statefile.Snapshot {
+	d.t.Helper()
+	snap, err := d.store.Snapshot()
 	if err != nil {
-		w.t.Fatal(err)
+		d.t.Fatal(err)
 	}
 	return snap
 }
@@ -170,15 +188,15 @@ func (w *applyDir) converge(src string) *Result {
 
 // instance is addr as the configuration declares it, expanded against
 // the state.
-func (w *applyDir) instance(addr string) *config.Instance {
-	w.t.Helper()
-	_, insts, _ := reconcile.StateScope(w.cfg, w.snapshot())
+func (d *stateDir) instance(addr string) *config.Instance {
+	d.t.Helper()
+	_, insts, _ := reconcile.StateScope(d.cfg, d.snapshot())
 	for _, inst := range insts {
 		if inst.Addr.String() == addr {
 			return inst
 		}
 	}
-	w.t.Fatalf("%s is not declared", addr)
+	d.t.Fatalf("%s is not declared", addr)
 	return nil
 }
 
@@ -297,11 +315,7 @@ func applyWith(t *testing.T, src string, svc legacyService) (*statefile.Store, *
 	t.Helper()
 	f := newFixture(t)
 	cfg := f.write(src)
-	st, err := boltstate.Open(filepath.Join(f.dir, ".genform", "state.db"), statefile.Options{Create: true, Command: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := openState(t, f.dir, ".genform/state.db")
 	snap, _ := st.Snapshot()
 	p, diags := reconcile.MakePlan(reconcile.PlanInput{Config: cfg, State: snap, Service: "simulator", Refresh: true, Dir: f.dir})
 	if diags.HasErrors() {

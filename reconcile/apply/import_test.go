@@ -13,7 +13,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/provider/reference"
 	"github.com/genform/genform/internal/service"
@@ -21,16 +20,12 @@ import (
 	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
-	"github.com/genform/genform/statefile/boltstate"
 )
 
 // simDir is a working directory with a configuration, a state file and a
 // client of a real simulator: what genform import works with.
 type simDir struct {
-	t      *testing.T
-	dir    string
-	cfg    *config.Config
-	store  *statefile.Store
+	stateDir
 	client *service.Client
 }
 
@@ -46,43 +41,10 @@ func newSimDir(t *testing.T, src string, latency time.Duration) *simDir {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &simDir{t: t, dir: t.TempDir(), client: client}
-	if err := os.WriteFile(filepath.Join(d.dir, "main.gen.hcl"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, diags := config.Load(d.dir, config.Options{})
-	if diags.HasErrors() {
-		t.Fatalf("config: %v", diags)
-	}
-	d.cfg = cfg
-	d.store, err = boltstate.Open(filepath.Join(d.dir, cfg.Settings.StateFile), statefile.Options{Create: true, Command: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.store.Close() })
+	d := &simDir{stateDir: stateDir{t: t, dir: t.TempDir()}, client: client}
+	d.cfg = (&fixture{t: t, dir: d.dir}).write(src)
+	d.store = openState(t, d.dir, d.cfg.Settings.StateFile)
 	return d
-}
-
-func (d *simDir) snapshot() *statefile.Snapshot {
-	d.t.Helper()
-	snap, err := d.store.Snapshot()
-	if err != nil {
-		d.t.Fatal(err)
-	}
-	return snap
-}
-
-// instance expands the configuration against the state and returns addr.
-func (d *simDir) instance(addr string) *config.Instance {
-	d.t.Helper()
-	_, insts, _ := reconcile.StateScope(d.cfg, d.snapshot())
-	for _, inst := range insts {
-		if inst.Addr.String() == addr {
-			return inst
-		}
-	}
-	d.t.Fatalf("%s is not declared", addr)
-	return nil
 }
 
 // create makes a job on the simulator, as someone outside genform would,

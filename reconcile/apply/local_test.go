@@ -75,9 +75,7 @@ func TestApplyUpdate(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			svc := &fakeService{}
-			w := newApplyDir(t, svc)
-			w.converge(tc.before)
+			svc, w := convergedDir(t, tc.before)
 			if tc.disturb != nil {
 				tc.disturb(w)
 			}
@@ -153,9 +151,7 @@ func TestApplyMove(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			svc := &fakeService{}
-			w := newApplyDir(t, svc)
-			w.converge(tc.before)
+			svc, w := convergedDir(t, tc.before)
 			if got := w.snapshot().Protections[a("image.a")]; got != tc.protected {
 				t.Fatalf("protection of image.a after the first apply: %v", got)
 			}
@@ -243,9 +239,7 @@ image "b" {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			svc := &fakeService{}
-			w := newApplyDir(t, svc)
-			w.converge(tc.before)
+			svc, w := convergedDir(t, tc.before)
 			tc.leftover(w)
 			p := w.plan(appleConfig)
 			if c := p.Change(a(tc.addr)); c.Action != plans.Delete || c.Reason.Code != tc.reason {
@@ -430,11 +424,7 @@ func TestApplyStalePlan(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			svc := &fakeService{}
-			w := newApplyDir(t, svc)
-			if tc.before != "" {
-				w.converge(tc.before)
-			}
+			svc, w := convergedDir(t, tc.before)
 			if tc.job != "" {
 				svc.addJob(tc.job, addrs.Image, fakeJob{})
 				w.configure(tc.after)

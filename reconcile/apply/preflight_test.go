@@ -86,9 +86,7 @@ func TestApplyChecksTheServiceFirst(t *testing.T) {
 	}
 
 	t.Run("a plan that sends no job is not checked", func(t *testing.T) {
-		svc := &fakeService{}
-		w := newApplyDir(t, svc)
-		w.converge(oneImage)
+		svc, w := convergedDir(t, oneImage)
 		svc.credErr = refusal
 		calls := svc.count("CheckCredentials")
 		res := w.apply(context.Background(), w.plan(""))

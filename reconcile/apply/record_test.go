@@ -121,9 +121,7 @@ func TestApplyFailures(t *testing.T) {
 // again is a no-op, the failed one again a retry; when that one succeeds,
 // the new files take their place.
 func TestApplyFailedReplaceKeepsThePreviousFiles(t *testing.T) {
-	svc := &fakeService{}
-	w := newApplyDir(t, svc)
-	w.converge(appleConfig)
+	svc, w := convergedDir(t, appleConfig)
 	before := w.snapshot().Resources[a("image.a")]
 	green := strings.Replace(appleConfig, "a red apple\"", "a green apple\"\n  dir = \"art/a\"", 1)
 	svc.scripts = map[string]fakeJob{"green apple": {statuses: []string{"processing", "failed"}}}
@@ -213,9 +211,7 @@ func TestApplyReplaceRemovesStaleFiles(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			svc := &fakeService{}
-			w := newApplyDir(t, svc)
-			w.converge(appleConfig)
+			_, w := convergedDir(t, appleConfig)
 			res := w.converge(tc.after)
 			if addrList(res.Generated) != "image.a" || w.snapshot().Resources[a("image.a")].CreationID != "job-2" {
 				t.Fatalf("generated %q", addrList(res.Generated))

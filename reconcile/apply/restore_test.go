@@ -26,9 +26,7 @@ image "a" {
 // generation's, the record holds it again, and the generation it
 // replaced is restorable in turn.
 func TestApplyRestore(t *testing.T) {
-	svc := &fakeService{}
-	w := newApplyDir(t, svc)
-	w.converge(appleConfig)
+	svc, w := convergedDir(t, appleConfig)
 	first := w.read("generated/image/a/0.png")
 	w.converge(greenConfig)
 	if w.read("generated/image/a/0.png") == first {
@@ -81,9 +79,7 @@ func TestApplyRestore(t *testing.T) {
 // against the recorded hashes, and refuses other bytes without changing
 // the files or the state.
 func TestApplyRestoreDownloads(t *testing.T) {
-	svc := &fakeService{}
-	w := newApplyDir(t, svc)
-	w.converge(appleConfig)
+	svc, w := convergedDir(t, appleConfig)
 	first := w.read("generated/image/a/1.png")
 	w.converge(greenConfig)
 	second := w.read("generated/image/a/1.png")
@@ -136,9 +132,7 @@ func TestPlanRestoreOneHolder(t *testing.T) {
 	four := strings.Replace(appleConfig, `image "a" {`, `image "a" {
   count = 4`, 1)
 	one := strings.Replace(four, "count = 4", "count = 1", 1)
-	svc := &fakeService{}
-	w := newApplyDir(t, svc)
-	w.converge(four)
+	svc, w := convergedDir(t, four)
 	held := map[string]string{}
 	for addr, rec := range w.snapshot().Resources {
 		held[addr.String()] = rec.GenerationID
@@ -190,9 +184,7 @@ func TestPlanRestoreOff(t *testing.T) {
 // and kept in the history with its files in the cache, so that declaring
 // its request again restores it instead of paying for it a second time.
 func TestSettledJobIsKept(t *testing.T) {
-	svc := &fakeService{}
-	w := newApplyDir(t, svc)
-	w.converge(appleConfig)
+	svc, w := convergedDir(t, appleConfig)
 	// An apply of the green apple submitted job-7 and was killed.
 	w.configure(greenConfig)
 	svc.addJob("job-7", addrs.Image, fakeJob{outputs: 2})
@@ -234,9 +226,7 @@ func TestSettledJobIsKept(t *testing.T) {
 // the update stops, the intent stays, and the next apply follows the job
 // again.
 func TestSettledJobStillRunningKeepsItsIntent(t *testing.T) {
-	svc := &fakeService{}
-	w := newApplyDir(t, svc)
-	w.converge(appleConfig)
+	svc, w := convergedDir(t, appleConfig)
 	w.configure(greenConfig)
 	svc.addJob("job-7", addrs.Image, fakeJob{statuses: []string{"processing"}})
 	w.interrupted("image.a", "job-7")

@@ -12,7 +12,6 @@ import (
 	"github.com/genform/genform/internal/workdir"
 	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
-	"github.com/genform/genform/statefile/boltstate"
 )
 
 // mvDir is a working directory with a state recording image.a, whose two
@@ -20,11 +19,7 @@ import (
 func mvDir(t *testing.T) (string, *statefile.Store) {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := boltstate.Open(filepath.Join(dir, ".genform", "state.db"), statefile.Options{Create: true, Command: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := openState(t, dir, ".genform/state.db")
 	rec := &statefile.Resource{Addr: a("image.a"), Endpoint: addrs.Text2Image, Status: plans.StatusSucceed, CreationID: "c1", Dir: "generated/image/a"}
 	for i, name := range []string{"0.png", "1.png"} {
 		rel := "generated/image/a/" + name

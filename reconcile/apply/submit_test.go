@@ -13,8 +13,6 @@ import (
 	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/reconcile/plans"
-	"github.com/genform/genform/statefile"
-	"github.com/genform/genform/statefile/boltstate"
 )
 
 // TestApplyCreateAnswers checks the write-ahead rule on each kind of answer
@@ -70,11 +68,7 @@ func TestApplyCreateAnswers(t *testing.T) {
 func TestApplyRefusesARequestThePlanDidNotShow(t *testing.T) {
 	f := newFixture(t)
 	cfg := f.write(oneImage)
-	st, err := boltstate.Open(filepath.Join(f.dir, ".genform", "state.db"), statefile.Options{Create: true, Command: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openState(t, f.dir, ".genform/state.db")
 	p, _ := reconcile.MakePlan(reconcile.PlanInput{Config: cfg, State: nil, Service: "simulator", Dir: f.dir})
 	p.Change(a("image.a")).Fingerprint = "not-the-request-that-will-be-sent"
 	svc := &fakeService{}

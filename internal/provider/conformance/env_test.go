@@ -20,6 +20,7 @@ import (
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/provider/providertest"
 	"github.com/genform/genform/internal/simulator/simkit"
+	"github.com/genform/genform/internal/simulator/simkit/simtest"
 )
 
 // latency is how long a simulated job runs unless a case says otherwise:
@@ -79,17 +80,9 @@ func start(t *testing.T, pc providerCase, opts simkit.Options, key string) *env 
 // driving a running simulator would (GET /_sim/jobs).
 func (e *env) jobs() simkit.JobsReport {
 	e.t.Helper()
-	resp, err := http.Get(e.url + "/_sim/jobs")
+	rep, err := simtest.Report(e.url)
 	if err != nil {
 		e.t.Fatalf("reading /_sim/jobs: %v", err)
-	}
-	defer resp.Body.Close()
-	var rep simkit.JobsReport
-	if resp.StatusCode != http.StatusOK {
-		e.t.Fatalf("/_sim/jobs answered %s", resp.Status)
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&rep); err != nil {
-		e.t.Fatalf("decoding /_sim/jobs: %v", err)
 	}
 	return rep
 }

@@ -3,7 +3,6 @@ package fal_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -18,28 +17,12 @@ import (
 
 const key = "fal-test-key-0123456789"
 
-// harness is the adapter against its simulator.
-type harness struct {
-	*providertest.Adapter[*simfal.Server, *fal.Provider]
-}
-
-func start(t *testing.T, opts simkit.Options, k string) *harness {
-	return &harness{providertest.Start(t, opts, key, k, simfal.New, fal.New)}
-}
-
-func (h *harness) submit(model string, input map[string]any) (provider.Job, error) {
-	body, _ := json.Marshal(input)
-	kind := addrs.Image
-	if strings.Contains(model, "video") {
-		kind = addrs.Video
-	}
-	j, err := h.P.Submit(context.Background(), provider.Request{Kind: kind, Target: model, Body: body})
-	return j, h.Keep(err)
-}
+// start is the adapter against its simulator, sending key k.
+var start = providertest.Starter(key, simfal.New, fal.New)
 
 func TestImagesAndVideo(t *testing.T) {
 	h := start(t, simkit.Options{}, key)
-	j, err := h.submit("fal-ai/flux/dev", map[string]any{"prompt": "a lighthouse", "num_images": 2, "seed": 3})
+	j, err := h.Submit(providertest.RequestOf("fal-ai/flux/dev", map[string]any{"prompt": "a lighthouse", "num_images": 2, "seed": 3}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +57,7 @@ func TestImagesAndVideo(t *testing.T) {
 		t.Error("the two images are the same bytes")
 	}
 
-	v, err := h.submit("fal-ai/kling-video/v2/master/text-to-video", map[string]any{"prompt": "waves", "duration": "5"})
+	v, err := h.Submit(providertest.RequestOf("fal-ai/kling-video/v2/master/text-to-video", map[string]any{"prompt": "waves", "duration": "5"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,45 +69,29 @@ func TestImagesAndVideo(t *testing.T) {
 	if len(res.Outputs) != 1 || res.Kind != addrs.Video {
 		t.Fatalf("video result %+v", res)
 	}
-	d, err := h.P.Download(context.Background(), res.Outputs[0].URL, dir, "video")
-	if h.Keep(err) != nil {
-		t.Fatal(err)
-	}
-	if b, _ := os.ReadFile(d.Path); !strings.HasPrefix(string(b), "GIF8") {
-		t.Errorf("the video is not an animated GIF: %s", d.Path)
-	}
+	h.DownloadVideo(res.Outputs[0].URL, dir)
 }
 
 func TestFailureAndRefusal(t *testing.T) {
 	h := start(t, simkit.Options{}, key)
-	for _, tt := range []struct {
-		prompt  string
-		refused bool
-		reason  string
-	}{
-		{"a cat [fail]", false, "runner_server_error"},
-		{"a cat [nsfw]", true, "content_policy_violation"},
-	} {
-		j, err := h.submit("fal-ai/flux/schnell", map[string]any{"prompt": tt.prompt})
-		if err != nil {
-			t.Fatal(err)
-		}
-		last := h.Ended(j)
-		if last.State != provider.Failed || last.Refused != tt.refused || !strings.Contains(last.Reason, tt.reason) {
-			t.Errorf("%q ended %+v", tt.prompt, last)
-		}
-		if !tt.refused {
-			continue // its result answers 500, which a read retries: the engine never asks it
+	h.Failures([]providertest.Failure{
+		{Prompt: "a cat [fail]", Reason: "runner_server_error"},
+		{Prompt: "a cat [nsfw]", Refused: true, Reason: "content_policy_violation"},
+	}, func(prompt string) (provider.Job, error) {
+		return h.Submit(providertest.RequestOf("fal-ai/flux/schnell", map[string]any{"prompt": prompt}))
+	}, func(f providertest.Failure, j provider.Job, _ provider.Status) {
+		if !f.Refused {
+			return // its result answers 500, which a read retries: the engine never asks it
 		}
 		if _, err := h.P.Result(context.Background(), j); h.Keep(err) == nil || !strings.Contains(err.Error(), "422") {
-			t.Errorf("%q: the result of a refused request: %v, want its 422", tt.prompt, err)
+			t.Errorf("%q: the result of a refused request: %v, want its 422", f.Prompt, err)
 		}
-	}
+	})
 }
 
 func TestUnknownStatusFollowed(t *testing.T) {
 	h := start(t, simkit.Options{Latency: 300 * time.Millisecond}, key)
-	j, err := h.submit("fal-ai/flux/schnell", map[string]any{"prompt": "odd [weird-status]"})
+	j, err := h.Submit(providertest.RequestOf("fal-ai/flux/schnell", map[string]any{"prompt": "odd [weird-status]"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,14 +101,14 @@ func TestUnknownStatusFollowed(t *testing.T) {
 func TestRateLimitStorm(t *testing.T) {
 	h := start(t, simkit.Options{RPM: 1, Now: providertest.StepClock(), Latency: time.Hour}, key)
 	h.RateLimitStorm(func() error {
-		_, err := h.submit("fal-ai/flux/schnell", map[string]any{"prompt": "storm"})
+		_, err := h.Submit(providertest.RequestOf("fal-ai/flux/schnell", map[string]any{"prompt": "storm"}))
 		return err
 	})
 }
 
 func TestLostAnswerStaysPossiblyPaid(t *testing.T) {
 	h := start(t, simkit.Options{LoseRate: 1}, key)
-	_, err := h.submit("fal-ai/flux/schnell", map[string]any{"prompt": "lost"})
+	_, err := h.Submit(providertest.RequestOf("fal-ai/flux/schnell", map[string]any{"prompt": "lost"}))
 	if !provider.IsPossiblyPaid(err) {
 		t.Fatalf("err = %v, want possibly paid", err)
 	}
@@ -156,22 +123,14 @@ func TestLostAnswerStaysPossiblyPaid(t *testing.T) {
 func TestServerErrorOnSubmitNeverSentAgain(t *testing.T) {
 	h := start(t, simkit.Options{ErrorRate: 1}, key)
 	h.SentOnce(func() error {
-		_, err := h.submit("fal-ai/flux/schnell", map[string]any{"prompt": "five hundred"})
+		_, err := h.Submit(providertest.RequestOf("fal-ai/flux/schnell", map[string]any{"prompt": "five hundred"}))
 		return err
 	})
 }
 
 func TestExpiredOutput(t *testing.T) {
 	h := start(t, simkit.Options{URLTTL: 50 * time.Millisecond}, key)
-	j, err := h.submit("fal-ai/flux/schnell", map[string]any{"prompt": "fleeting"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.Follow(j)
-	res, err := h.P.Result(context.Background(), j)
-	if h.Keep(err) != nil {
-		t.Fatal(err)
-	}
+	_, res := h.Done(providertest.Request(addrs.Image, "fal-ai/flux/schnell", map[string]any{"prompt": "fleeting"}), "COMPLETED")
 	time.Sleep(100 * time.Millisecond)
 	h.ExpiredOutput(res.Outputs[0].URL)
 }
@@ -180,7 +139,7 @@ func TestCredentials(t *testing.T) {
 	good := start(t, simkit.Options{}, key)
 	bad := start(t, simkit.Options{}, "wrong-key-abcdefghijkl")
 	providertest.Keys(good.Harness, bad.Harness, func() error {
-		_, err := bad.submit("fal-ai/flux/schnell", map[string]any{"prompt": "x"})
+		_, err := bad.Submit(providertest.RequestOf("fal-ai/flux/schnell", map[string]any{"prompt": "x"}))
 		return err
 	})
 	if n := len(bad.Sim.Jobs().Jobs); n != 0 {

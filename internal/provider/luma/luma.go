@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"regexp"
 
 	"github.com/genform/genform/internal/addrs"
@@ -32,9 +31,9 @@ var refusals = []int{
 // Provider is Luma's Dream Machine API behind the provider seam.
 type Provider struct {
 	provider.Base
-	// done holds the answer of each generation Status saw completed, for
-	// the Result that follows.
-	done provider.Held[generation]
+	// generations follows the generations, holding the answer of each
+	// Status saw completed for the Result that follows.
+	generations provider.Polled[generation]
 }
 
 var (
@@ -50,7 +49,11 @@ func New(cfg provider.Config) (*Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Provider{Base: b}, nil
+	p := &Provider{Base: b}
+	p.generations = provider.Polled[generation]{
+		Get: p.get, StatusOf: statusOf, Noun: "luma: generation", DoneRaw: stateCompleted, Hold: true,
+	}
+	return p, nil
 }
 
 // createPath is the create endpoint of kind.
@@ -124,12 +127,9 @@ type generation struct {
 	} `json:"assets"`
 }
 
-// get fetches generation id.
-func (p *Provider) get(ctx context.Context, id string) (*generation, []byte, error) {
-	if !provider.ValidID(id) {
-		return nil, nil, fmt.Errorf("luma: %q is not a generation id", id)
-	}
-	return provider.Fetch[generation](ctx, &p.Base, "/generations/"+url.PathEscape(id), nil, "generation "+id)
+// get fetches the generation of j.
+func (p *Provider) get(ctx context.Context, j provider.Job) (*generation, []byte, error) {
+	return provider.FetchJob[generation](ctx, &p.Base, "luma", "generation", "/generations/", j.ID, nil)
 }
 
 // The states Luma documents.
@@ -147,15 +147,7 @@ var refusedRE = regexp.MustCompile(`(?i)blacklisted words|moderation failed`)
 
 // Status reads the generation's state.
 func (p *Provider) Status(ctx context.Context, j provider.Job) (provider.Status, error) {
-	g, raw, err := p.get(ctx, j.ID)
-	if err != nil {
-		return provider.Status{}, err
-	}
-	st := statusOf(g)
-	if st.State == provider.Done {
-		p.done.Keep(j.ID, g, raw)
-	}
-	return st, nil
+	return p.generations.Status(ctx, j)
 }
 
 func statusOf(g *generation) provider.Status {
@@ -165,13 +157,11 @@ func statusOf(g *generation) provider.Status {
 	case stateCompleted:
 		s.State, s.Progress = provider.Done, 1
 	case stateFailed:
-		s.State = provider.Failed
+		var reason string
 		if g.FailureReason != nil {
-			s.Reason = provider.FailureText(*g.FailureReason, "")
+			reason = provider.FailureText(*g.FailureReason, "")
 		}
-		if s.Reason == "" {
-			s.Reason = "the generation failed"
-		}
+		s.Fail(reason, "the generation failed")
 		s.Refused = refusedRE.MatchString(s.Reason)
 	default:
 		s.Known = false
@@ -182,15 +172,9 @@ func statusOf(g *generation) provider.Status {
 // Result fetches the completed generation and reads its one asset:
 // assets.image or assets.video.
 func (p *Provider) Result(ctx context.Context, j provider.Job) (*provider.Result, error) {
-	g, b, ok := p.done.Take(j.ID)
-	if !ok {
-		var err error
-		if g, b, err = p.get(ctx, j.ID); err != nil {
-			return nil, err
-		}
-	}
-	if st := statusOf(g); st.State != provider.Done {
-		return nil, fmt.Errorf("luma: generation %s is %s, not completed", j.ID, st.Raw)
+	g, b, err := p.generations.Done(ctx, j)
+	if err != nil {
+		return nil, err
 	}
 	res := &provider.Result{CreationID: g.ID, Kind: j.Kind, Detail: b}
 	var req struct {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -22,49 +21,15 @@ import (
 
 const key = "luma-test-key-0123456789"
 
-// harness is the adapter against its simulator.
-type harness struct {
-	*providertest.Adapter[*simluma.Server, *luma.Provider]
-}
+// start is the adapter against its simulator, sending key k.
+var start = providertest.Starter(key, simluma.New, luma.New)
 
-func start(t *testing.T, opts simkit.Options, k string) *harness {
-	return &harness{providertest.Start(t, opts, key, k, simluma.New, luma.New)}
-}
-
-// request is a request of kind for model with body.
-func request(kind addrs.Kind, model string, body map[string]any) provider.Request {
-	b, err := json.Marshal(body)
-	if err != nil {
-		panic(err)
-	}
-	return provider.Request{Kind: kind, Target: model, Body: b}
-}
-
-func (h *harness) submit(r provider.Request) (provider.Job, error) {
-	j, err := h.P.Submit(context.Background(), r)
-	return j, h.Keep(err)
-}
-
-// done submits r, follows it to completed and returns its result.
-func (h *harness) done(r provider.Request) (provider.Job, *provider.Result) {
-	h.T.Helper()
-	j, err := h.submit(r)
-	if err != nil {
-		h.T.Fatal(err)
-	}
-	if st := h.Ended(j); st.State != provider.Done || st.Raw != "completed" {
-		h.T.Fatalf("job %s ended %+v", j.ID, st)
-	}
-	res, err := h.P.Result(context.Background(), j)
-	if h.Keep(err) != nil {
-		h.T.Fatal(err)
-	}
-	return j, res
-}
+// completed is the status of a generation done.
+const completed = "completed"
 
 func TestImagesAndVideos(t *testing.T) {
 	h := start(t, simkit.Options{}, key)
-	img, res := h.done(request(addrs.Image, "photon-1", map[string]any{"prompt": "a lighthouse", "aspect_ratio": "1:1"}))
+	img, res := h.Done(providertest.Request(addrs.Image, "photon-1", map[string]any{"prompt": "a lighthouse", "aspect_ratio": "1:1"}), completed)
 	if len(res.Outputs) != 1 || res.Kind != addrs.Image || res.Prompt != "a lighthouse" || res.CreationID != img.ID || len(img.Handle) != 0 {
 		t.Fatalf("image result %+v of job %+v", res, img)
 	}
@@ -81,24 +46,18 @@ func TestImagesAndVideos(t *testing.T) {
 
 	// A video from the image's URL, then one extending that video by its
 	// generation id.
-	first, res := h.done(request(addrs.Video, "ray-2", map[string]any{
+	first, res := h.Done(providertest.Request(addrs.Video, "ray-2", map[string]any{
 		"prompt": "waves", "duration": "5s",
 		"keyframes": map[string]any{"frame0": map[string]any{"type": "image", "url": res.Outputs[0].URL}},
-	}))
+	}), completed)
 	if len(res.Outputs) != 1 || res.Kind != addrs.Video {
 		t.Fatalf("video result %+v", res)
 	}
-	_, res = h.done(request(addrs.Video, "ray-flash-2", map[string]any{
+	_, res = h.Done(providertest.Request(addrs.Video, "ray-flash-2", map[string]any{
 		"prompt":    "more waves",
 		"keyframes": map[string]any{"frame0": map[string]any{"type": "generation", "id": first.ID}},
-	}))
-	d, err = h.P.Download(context.Background(), res.Outputs[0].URL, dir, "video")
-	if h.Keep(err) != nil {
-		t.Fatal(err)
-	}
-	if b, _ := os.ReadFile(d.Path); !strings.HasPrefix(string(b), "GIF8") {
-		t.Errorf("the video is not an animated GIF: %s", d.Path)
-	}
+	}), completed)
+	h.DownloadVideo(res.Outputs[0].URL, dir)
 	if got := h.Sim.Jobs().Jobs[2].Endpoint; got != "/generations/video" {
 		t.Errorf("a video was created at %s", got)
 	}
@@ -106,26 +65,19 @@ func TestImagesAndVideos(t *testing.T) {
 
 func TestFailureAndRefusal(t *testing.T) {
 	h := start(t, simkit.Options{}, key)
-	for _, tt := range []struct {
-		prompt  string
-		refused bool
-		reason  string
-	}{
-		{"a cat [fail]", false, "Prompt processing failed"},
-		{"a cat [nsfw]", true, "Advanced prompt moderation failed"},
-	} {
-		j, err := h.submit(request(addrs.Image, "photon-flash-1", map[string]any{"prompt": tt.prompt}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		last := h.Ended(j)
-		if last.State != provider.Failed || last.Refused != tt.refused || last.Reason != tt.reason {
-			t.Errorf("%q ended %+v", tt.prompt, last)
+	h.Failures([]providertest.Failure{
+		{Prompt: "a cat [fail]", Reason: "Prompt processing failed"},
+		{Prompt: "a cat [nsfw]", Refused: true, Reason: "Advanced prompt moderation failed"},
+	}, func(prompt string) (provider.Job, error) {
+		return h.Submit(providertest.Request(addrs.Image, "photon-flash-1", map[string]any{"prompt": prompt}))
+	}, func(f providertest.Failure, j provider.Job, last provider.Status) {
+		if last.Reason != f.Reason {
+			t.Errorf("%q ended with reason %q, want Luma's words as they are", f.Prompt, last.Reason)
 		}
 		if _, err := h.P.Result(context.Background(), j); h.Keep(err) == nil {
-			t.Errorf("%q: a failed generation has a result", tt.prompt)
+			t.Errorf("%q: a failed generation has a result", f.Prompt)
 		}
-	}
+	})
 }
 
 func TestCreateRefusalsMakeNothing(t *testing.T) {
@@ -135,7 +87,7 @@ func TestCreateRefusalsMakeNothing(t *testing.T) {
 		{"prompt": "a ratio", "aspect_ratio": "2:1"},  // 422: not in the schema
 		{"prompt": "a sharp one", "resolution": "8k"}, // 400
 	} {
-		_, err := h.submit(request(addrs.Video, "ray-2", body))
+		_, err := h.Submit(providertest.Request(addrs.Video, "ray-2", body))
 		var se *service.Error
 		if !errors.As(err, &se) || provider.IsPossiblyPaid(err) {
 			t.Errorf("%v: %v, want a refusal that made nothing", body, err)
@@ -148,7 +100,7 @@ func TestCreateRefusalsMakeNothing(t *testing.T) {
 
 func TestUnknownStatusFollowed(t *testing.T) {
 	h := start(t, simkit.Options{Latency: 300 * time.Millisecond}, key)
-	j, err := h.submit(request(addrs.Image, "photon-1", map[string]any{"prompt": "odd [weird-status]"}))
+	j, err := h.Submit(providertest.Request(addrs.Image, "photon-1", map[string]any{"prompt": "odd [weird-status]"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +110,7 @@ func TestUnknownStatusFollowed(t *testing.T) {
 func TestRateLimitStorm(t *testing.T) {
 	h := start(t, simkit.Options{RPM: 1, Now: providertest.StepClock(), Latency: time.Hour}, key)
 	h.RateLimitStorm(func() error {
-		_, err := h.submit(request(addrs.Image, "photon-1", map[string]any{"prompt": "storm"}))
+		_, err := h.Submit(providertest.Request(addrs.Image, "photon-1", map[string]any{"prompt": "storm"}))
 		return err
 	})
 }
@@ -166,8 +118,8 @@ func TestRateLimitStorm(t *testing.T) {
 func TestLostAnswerRecovered(t *testing.T) {
 	h := start(t, simkit.Options{LoseRate: 1}, key)
 	since := time.Now()
-	r := request(addrs.Video, "ray-2", map[string]any{"prompt": "lost", "duration": "9s"})
-	if _, err := h.submit(r); !provider.IsPossiblyPaid(err) {
+	r := providertest.Request(addrs.Video, "ray-2", map[string]any{"prompt": "lost", "duration": "9s"})
+	if _, err := h.Submit(r); !provider.IsPossiblyPaid(err) {
 		t.Fatalf("err = %v, want possibly paid", err)
 	}
 	rep := h.Sim.Jobs()
@@ -183,10 +135,10 @@ func TestLostAnswerRecovered(t *testing.T) {
 		t.Errorf("the recovered job ended %+v", st[len(st)-1])
 	}
 	for name, other := range map[string]provider.Request{
-		"another prompt":   request(addrs.Video, "ray-2", map[string]any{"prompt": "found", "duration": "9s"}),
-		"another duration": request(addrs.Video, "ray-2", map[string]any{"prompt": "lost", "duration": "5s"}),
-		"another model":    request(addrs.Video, "ray-flash-2", map[string]any{"prompt": "lost", "duration": "9s"}),
-		"an image":         request(addrs.Image, "ray-2", map[string]any{"prompt": "lost", "duration": "9s"}),
+		"another prompt":   providertest.Request(addrs.Video, "ray-2", map[string]any{"prompt": "found", "duration": "9s"}),
+		"another duration": providertest.Request(addrs.Video, "ray-2", map[string]any{"prompt": "lost", "duration": "5s"}),
+		"another model":    providertest.Request(addrs.Video, "ray-flash-2", map[string]any{"prompt": "lost", "duration": "9s"}),
+		"an image":         providertest.Request(addrs.Image, "ray-2", map[string]any{"prompt": "lost", "duration": "9s"}),
 	} {
 		if _, ok, err := h.P.Recover(ctx, other, since, time.Now()); ok || h.Keep(err) != nil {
 			t.Errorf("%s was recovered (%v, %v)", name, ok, err)
@@ -196,7 +148,7 @@ func TestLostAnswerRecovered(t *testing.T) {
 		t.Error("a generation outside the window was recovered")
 	}
 	// The same create lost twice: genform cannot tell which is its own.
-	h.submit(r)
+	h.Submit(r)
 	if _, ok, err := h.P.Recover(ctx, r, since, time.Now()); ok || h.Keep(err) == nil || !strings.Contains(err.Error(), "2 generations") {
 		t.Errorf("two matches: %v, %v; want an error", ok, err)
 	}
@@ -207,8 +159,8 @@ func TestLostAnswerRecovered(t *testing.T) {
 func TestRecoverReadsPages(t *testing.T) {
 	h := start(t, simkit.Options{MaxConcurrent: -1}, key)
 	since := time.Now()
-	r := request(addrs.Image, "photon-1", map[string]any{"prompt": "the one", "aspect_ratio": "4:3"})
-	j, err := h.submit(r)
+	r := providertest.Request(addrs.Image, "photon-1", map[string]any{"prompt": "the one", "aspect_ratio": "4:3"})
+	j, err := h.Submit(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,14 +187,14 @@ func TestRecoverReadsPages(t *testing.T) {
 func TestServerErrorOnCreateNeverSentAgain(t *testing.T) {
 	h := start(t, simkit.Options{ErrorRate: 1}, key)
 	h.SentOnce(func() error {
-		_, err := h.submit(request(addrs.Image, "photon-1", map[string]any{"prompt": "five hundred"}))
+		_, err := h.Submit(providertest.Request(addrs.Image, "photon-1", map[string]any{"prompt": "five hundred"}))
 		return err
 	})
 }
 
 func TestExpiredOutput(t *testing.T) {
 	h := start(t, simkit.Options{URLTTL: 50 * time.Millisecond}, key)
-	_, res := h.done(request(addrs.Image, "photon-1", map[string]any{"prompt": "fleeting"}))
+	_, res := h.Done(providertest.Request(addrs.Image, "photon-1", map[string]any{"prompt": "fleeting"}), completed)
 	time.Sleep(100 * time.Millisecond)
 	h.ExpiredOutput(res.Outputs[0].URL)
 }
@@ -251,7 +203,7 @@ func TestCredentials(t *testing.T) {
 	good := start(t, simkit.Options{}, key)
 	bad := start(t, simkit.Options{}, "luma-wrong-key-abcdefghijkl")
 	providertest.Keys(good.Harness, bad.Harness, func() error {
-		_, err := bad.submit(request(addrs.Image, "photon-1", map[string]any{"prompt": "with a wrong key"}))
+		_, err := bad.Submit(providertest.Request(addrs.Image, "photon-1", map[string]any{"prompt": "with a wrong key"}))
 		return err
 	})
 	if n := len(good.Sim.Jobs().Jobs); n != 0 {
@@ -268,7 +220,7 @@ func TestRequestsRefusedBeforeSending(t *testing.T) {
 		"another model":        {Kind: addrs.Image, Target: "photon-1", Body: []byte(`{"model":"photon-flash-1"}`)},
 		"no kind":              {Target: "photon-1", Body: []byte(`{"prompt":"x"}`)},
 	} {
-		if _, err := h.submit(r); err == nil || provider.IsPossiblyPaid(err) {
+		if _, err := h.Submit(r); err == nil || provider.IsPossiblyPaid(err) {
 			t.Errorf("%s: %v, want a refusal before sending", name, err)
 		}
 	}

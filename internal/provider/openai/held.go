@@ -49,20 +49,16 @@ func (s *holder) add(id string, h *held) string {
 }
 
 // get returns a copy of the job id holds.
-func (s *holder) get(id string) (held, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	h, ok := s.jobs[id]
-	if !ok {
-		return held{}, false
-	}
-	return *h, true
-}
+func (s *holder) get(id string) (held, bool) { return s.copyOf(id, false) }
 
 // handOut returns a copy of job id, counting its images as handed over:
 // from then on they may be released, oldest first, once the images
 // handed over pass the limit.
-func (s *holder) handOut(id string) (held, bool) {
+func (s *holder) handOut(id string) (held, bool) { return s.copyOf(id, true) }
+
+// copyOf returns a copy of job id, its images counted as handed over
+// when hand is true.
+func (s *holder) copyOf(id string, hand bool) (held, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h, ok := s.jobs[id]
@@ -70,7 +66,7 @@ func (s *holder) handOut(id string) (held, bool) {
 		return held{}, false
 	}
 	out := *h
-	if h.res != nil && !h.handed {
+	if hand && h.res != nil && !h.handed {
 		h.handed = true
 		s.handed = append(s.handed, id)
 		s.bytes += size(h.res)

@@ -25,17 +25,11 @@ import (
 
 const key = "sk-test-key-0123456789abcdef"
 
-// harness is the adapter against its simulator.
-type harness struct {
-	*providertest.Adapter[*simoai.Server, *openai.Provider]
-}
+// start is the adapter against its simulator, sending key k.
+var start = providertest.Starter(key, simoai.New, openai.New)
 
-func start(t *testing.T, opts simkit.Options, k string) *harness {
-	return &harness{providertest.Start(t, opts, key, k, simoai.New, openai.New)}
-}
-
-// another is the adapter of another process against the same simulator.
-func (h *harness) another() *openai.Provider {
+// another is the adapter of another process against h's simulator.
+func another(h *providertest.Harness) *openai.Provider {
 	h.T.Helper()
 	p, err := openai.New(provider.Config{BaseURL: h.Server.URL, Key: key})
 	if err != nil {
@@ -44,21 +38,17 @@ func (h *harness) another() *openai.Provider {
 	return p
 }
 
+// request is a request of images from model with body: the Images API
+// makes nothing else.
 func request(model string, body map[string]any) provider.Request {
-	b, _ := json.Marshal(body)
-	return provider.Request{Kind: addrs.Image, Target: model, Body: b}
-}
-
-func (h *harness) submit(ctx context.Context, r provider.Request) (provider.Job, error) {
-	j, err := h.P.Submit(ctx, r)
-	return j, h.Keep(err)
+	return providertest.Request(addrs.Image, model, body)
 }
 
 func TestImagesInline(t *testing.T) {
 	h := start(t, simkit.Options{}, key)
 	ctx := context.Background()
 	r := request("gpt-image-2", map[string]any{"prompt": "a lighthouse", "n": 2, "size": "1536x1024", "quality": "low"})
-	j, err := h.submit(ctx, r)
+	j, err := h.SubmitCtx(ctx, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +108,7 @@ func TestImagesInline(t *testing.T) {
 	}
 
 	r = request("gpt-image-2.5-flare", map[string]any{"prompt": "a harbour", "output_format": "jpeg"})
-	j, err = h.submit(ctx, r)
+	j, err = h.SubmitCtx(ctx, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +121,7 @@ func TestImagesInline(t *testing.T) {
 func TestRefusedForContent(t *testing.T) {
 	h := start(t, simkit.Options{}, key)
 	ctx := context.Background()
-	j, err := h.submit(ctx, request("gpt-image-2", map[string]any{"prompt": "a cat " + simkit.RefuseMarker}))
+	j, err := h.SubmitCtx(ctx, request("gpt-image-2", map[string]any{"prompt": "a cat " + simkit.RefuseMarker}))
 	if err != nil {
 		t.Fatalf("a refusal for its content: %v, want a job that ended refused", err)
 	}
@@ -143,7 +133,7 @@ func TestRefusedForContent(t *testing.T) {
 		t.Errorf("the result of a refused job: %v", err)
 	}
 	// Another process reads the refusal from the handle.
-	other, err := h.another().Status(ctx, j)
+	other, err := another(h.Harness).Status(ctx, j)
 	if h.Keep(err) != nil || !other.Refused || other.Reason != st.Reason {
 		t.Errorf("another process: %+v, %v", other, err)
 	}
@@ -154,7 +144,7 @@ func TestRefusedForContent(t *testing.T) {
 
 func TestQuotaSpent(t *testing.T) {
 	h := start(t, simkit.Options{}, key)
-	_, err := h.submit(context.Background(), request("gpt-image-2", map[string]any{"prompt": "x " + simoai.QuotaMarker}))
+	_, err := h.SubmitCtx(context.Background(), request("gpt-image-2", map[string]any{"prompt": "x " + simoai.QuotaMarker}))
 	if !errors.Is(err, provider.ErrCapReached) || provider.IsPossiblyPaid(err) || !strings.Contains(err.Error(), "insufficient_quota") {
 		t.Fatalf("an account out of credit: %v, want the cap reached, not possibly paid", err)
 	}
@@ -190,7 +180,7 @@ func TestPossiblyPaid(t *testing.T) {
 				ctx, cancel = context.WithTimeout(ctx, tt.ctx)
 				defer cancel()
 			}
-			_, err := h.submit(ctx, request("gpt-image-2", map[string]any{"prompt": tt.prompt}))
+			_, err := h.SubmitCtx(ctx, request("gpt-image-2", map[string]any{"prompt": tt.prompt}))
 			if !provider.IsPossiblyPaid(err) {
 				t.Fatalf("err = %v, want possibly paid", err)
 			}
@@ -267,11 +257,11 @@ func TestURLOutputs(t *testing.T) {
 func TestJobOfAnotherProcess(t *testing.T) {
 	h := start(t, simkit.Options{}, key)
 	ctx := context.Background()
-	j, err := h.submit(ctx, request("gpt-image-2", map[string]any{"prompt": "made, then the process died", "n": 3}))
+	j, err := h.SubmitCtx(ctx, request("gpt-image-2", map[string]any{"prompt": "made, then the process died", "n": 3}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	later := h.another()
+	later := another(h.Harness)
 	st, err := later.Status(ctx, j)
 	if h.Keep(err) != nil || st.State != provider.Failed || st.Refused || !st.Known || !strings.Contains(st.Reason, "paid for and are lost") {
 		t.Fatalf("status in another process: %+v, %v", st, err)
@@ -291,7 +281,7 @@ func TestJobOfAnotherProcess(t *testing.T) {
 func TestRateLimitStorm(t *testing.T) {
 	h := start(t, simkit.Options{RPM: 1, Now: providertest.StepClock(), Latency: 10 * time.Millisecond}, key)
 	h.RateLimitStorm(func() error {
-		_, err := h.submit(context.Background(), request("gpt-image-2", map[string]any{"prompt": "storm"}))
+		_, err := h.SubmitCtx(context.Background(), request("gpt-image-2", map[string]any{"prompt": "storm"}))
 		return err
 	})
 }
@@ -307,7 +297,7 @@ func TestRefusedBeforeOrAtCreate(t *testing.T) {
 		{Kind: addrs.Image, Target: "gpt-image-2", Body: []byte(`{"prompt":"x","model":"gpt-image-1.5"}`)},
 		{Kind: addrs.Image, Target: "gpt-image-2", Body: []byte(`{"prompt":"x","stream":true}`)},
 	} {
-		if _, err := h.submit(ctx, r); err == nil || provider.IsPossiblyPaid(err) {
+		if _, err := h.SubmitCtx(ctx, r); err == nil || provider.IsPossiblyPaid(err) {
 			t.Errorf("%s %q %s: %v, want a refusal before sending", r.Kind, r.Target, r.Body, err)
 		}
 	}
@@ -319,7 +309,7 @@ func TestRefusedBeforeOrAtCreate(t *testing.T) {
 		request("gpt-image-2", map[string]any{"prompt": "x", "size": "1000x1000"}),
 		request("gpt-image-1", map[string]any{"prompt": "retired"}),
 	} {
-		_, err := h.submit(ctx, r)
+		_, err := h.SubmitCtx(ctx, r)
 		if se, ok := errors.AsType[*service.Error](err); !ok || provider.IsPossiblyPaid(err) || (se.HTTPStatus != 400 && se.HTTPStatus != 404) {
 			t.Errorf("%s %s: %v, want the API's refusal", r.Target, r.Body, err)
 		}
@@ -333,7 +323,7 @@ func TestCredentials(t *testing.T) {
 	good := start(t, simkit.Options{}, key)
 	bad := start(t, simkit.Options{}, "sk-wrong-key-abcdefghijkl")
 	err := providertest.Keys(good.Harness, bad.Harness, func() error {
-		_, err := bad.submit(context.Background(), request("gpt-image-2", map[string]any{"prompt": "x"}))
+		_, err := bad.SubmitCtx(context.Background(), request("gpt-image-2", map[string]any{"prompt": "x"}))
 		return err
 	})
 	if !errors.Is(err, service.ErrUnauthorized) {

@@ -3,6 +3,7 @@ package providertest
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/genform/genform/internal/provider"
@@ -96,4 +97,36 @@ func Keys(good, bad *Harness, submit func() error) error {
 		bad.T.Errorf("a create with a refused key: %v, want a refusal that made nothing", err)
 	}
 	return err
+}
+
+// Failure is a job made to fail on a simulator: the prompt that makes
+// it fail (it carries simkit.FailMarker or simkit.RefuseMarker), whether
+// the provider's moderation refused it, and words the reason it ends
+// with holds.
+type Failure struct {
+	Prompt  string
+	Refused bool
+	Reason  string
+}
+
+// Failures checks, for each of fs, that the job submit makes of its
+// prompt ends failed, refused or not as it says, with a reason that
+// holds its words; then, when each is not nil, it hands each job and
+// the status it ended with to each, for what the provider's tests check
+// besides (its result, its exact words).
+func (h *Harness) Failures(fs []Failure, submit func(prompt string) (provider.Job, error), each func(f Failure, j provider.Job, last provider.Status)) {
+	h.T.Helper()
+	for _, f := range fs {
+		j, err := submit(f.Prompt)
+		if err != nil {
+			h.T.Fatal(err)
+		}
+		last := h.Ended(j)
+		if last.State != provider.Failed || last.Refused != f.Refused || !strings.Contains(last.Reason, f.Reason) {
+			h.T.Errorf("%q ended %+v", f.Prompt, last)
+		}
+		if each != nil {
+			each(f, j, last)
+		}
+	}
 }

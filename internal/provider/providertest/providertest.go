@@ -3,8 +3,9 @@
 // holds the key), follows a job to its end, and a clock that makes a
 // simulator's rate limit refuse every other request for one second;
 // Start, which serves a provider's simulator on the loopback and builds
-// the adapter against it; the checks every adapter passes alike against
-// its simulator (checks.go); and Live, the one paid generation a key's
+// the adapter against it; requests built from literal bodies, submitted
+// and followed to their result (submit.go); the checks every adapter
+// passes alike against its simulator (checks.go); and Live, the one paid generation a key's
 // holder runs on purpose. It holds no test of its own.
 package providertest
 
@@ -77,6 +78,16 @@ func Start[S Sim, P provider.Provider](t *testing.T, opts simkit.Options, simKey
 	h := New(t, p, k)
 	h.Sim, h.Server = sim, srv
 	return &Adapter[S, P]{Harness: h, Sim: sim, P: p}
+}
+
+// Starter is Start with the simulator's key and the two constructors
+// given once, for the tests of one adapter: the function they start
+// each harness with, sending key k.
+func Starter[S Sim, P provider.Provider](simKey string, newSim func(simkit.Options) (S, error), newAdapter func(provider.Config) (P, error)) func(t *testing.T, opts simkit.Options, k string) *Adapter[S, P] {
+	return func(t *testing.T, opts simkit.Options, k string) *Adapter[S, P] {
+		t.Helper()
+		return Start(t, opts, simKey, k, newSim, newAdapter)
+	}
 }
 
 // New is a harness of p, whose errors are checked at the end of t not to

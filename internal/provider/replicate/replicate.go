@@ -33,9 +33,9 @@ type Provider struct {
 	provider.Base
 	now func() time.Time
 
-	// done holds the answer of each prediction Status saw succeed, for
-	// the Result that follows.
-	done provider.Held[prediction]
+	// predictions follows the predictions, holding the answer of each
+	// Status saw succeed for the Result that follows.
+	predictions provider.Polled[prediction]
 }
 
 var (
@@ -51,7 +51,11 @@ func New(cfg provider.Config) (*Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Provider{Base: b, now: time.Now}, nil
+	p := &Provider{Base: b, now: time.Now}
+	p.predictions = provider.Polled[prediction]{
+		Get: p.get, StatusOf: statusOf, Noun: "replicate: prediction", DoneRaw: statusSucceeded, Hold: true,
+	}
+	return p, nil
 }
 
 // Handle is what following a prediction needs: the URLs its create
@@ -194,15 +198,7 @@ var refusedRE = regexp.MustCompile(`(?i)nsfw|flagged as sensitive|content (polic
 
 // Status reads the prediction's status.
 func (p *Provider) Status(ctx context.Context, j provider.Job) (provider.Status, error) {
-	a, raw, err := p.get(ctx, j)
-	if err != nil {
-		return provider.Status{}, err
-	}
-	st := statusOf(a)
-	if st.State == provider.Done {
-		p.done.Keep(j.ID, a, raw)
-	}
-	return st, nil
+	return p.predictions.Status(ctx, j)
 }
 
 func statusOf(a *prediction) provider.Status {
@@ -212,11 +208,7 @@ func statusOf(a *prediction) provider.Status {
 	case statusSucceeded:
 		s.State, s.Progress = provider.Done, 1
 	case statusFailed:
-		s.State = provider.Failed
-		s.Reason = service.Printable(provider.ErrorText(a.Error))
-		if s.Reason == "" {
-			s.Reason = "the prediction failed"
-		}
+		s.Fail(service.Printable(provider.ErrorText(a.Error)), "the prediction failed")
 		s.Refused = refusedRE.MatchString(s.Reason)
 	case statusCanceled:
 		s.State, s.Reason = provider.Failed, "the prediction was canceled (its Cancel-After deadline passed while it ran, or it was canceled)"
@@ -232,15 +224,9 @@ func statusOf(a *prediction) provider.Status {
 // URLs. Replicate removes the output an hour after the prediction
 // finished; a prediction read later has none, and that is an error.
 func (p *Provider) Result(ctx context.Context, j provider.Job) (*provider.Result, error) {
-	a, b, ok := p.done.Take(j.ID)
-	if !ok {
-		var err error
-		if a, b, err = p.get(ctx, j); err != nil {
-			return nil, err
-		}
-	}
-	if st := statusOf(a); st.State != provider.Done {
-		return nil, fmt.Errorf("replicate: prediction %s is %s, not succeeded", j.ID, st.Raw)
+	a, b, err := p.predictions.Done(ctx, j)
+	if err != nil {
+		return nil, err
 	}
 	res := &provider.Result{CreationID: a.ID, Kind: j.Kind, Detail: b, Version: service.Printable(a.Version)}
 	if len(a.Metrics) > 0 && string(a.Metrics) != "null" {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -22,31 +21,14 @@ import (
 
 const key = "r8_test-key-0123456789"
 
-// harness is the adapter against its simulator.
-type harness struct {
-	*providertest.Adapter[*simrep.Server, *replicate.Provider]
-}
-
-func start(t *testing.T, opts simkit.Options, k string) *harness {
-	return &harness{providertest.Start(t, opts, key, k, simrep.New, replicate.New)}
-}
-
-func (h *harness) submitCtx(ctx context.Context, model string, input map[string]any) (provider.Job, provider.Request, error) {
-	body, _ := json.Marshal(input)
-	kind := addrs.Image
-	if strings.Contains(model, "video") {
-		kind = addrs.Video
-	}
-	r := provider.Request{Kind: kind, Target: model, Body: body}
-	j, err := h.P.Submit(ctx, r)
-	return j, r, h.Keep(err)
-}
+// start is the adapter against its simulator, sending key k.
+var start = providertest.Starter(key, simrep.New, replicate.New)
 
 func TestImagesAndVideo(t *testing.T) {
 	h := start(t, simkit.Options{}, key)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	j, _, err := h.submitCtx(ctx, "black-forest-labs/flux-schnell", map[string]any{"prompt": "a lighthouse", "num_outputs": 2, "aspect_ratio": "16:9"})
+	j, err := h.SubmitCtx(ctx, providertest.RequestOf("black-forest-labs/flux-schnell", map[string]any{"prompt": "a lighthouse", "num_outputs": 2, "aspect_ratio": "16:9"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +66,7 @@ func TestImagesAndVideo(t *testing.T) {
 	}
 
 	pinned := "someone/clip-video:" + strings.Repeat("ab", 32)
-	v, _, err := h.submitCtx(ctx, pinned, map[string]any{"prompt": "waves", "duration": 2})
+	v, err := h.SubmitCtx(ctx, providertest.RequestOf(pinned, map[string]any{"prompt": "waves", "duration": 2}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,13 +78,7 @@ func TestImagesAndVideo(t *testing.T) {
 	if len(res.Outputs) != 1 || res.Version != strings.Repeat("ab", 32) {
 		t.Fatalf("video result %+v", res)
 	}
-	d, err = h.P.Download(context.Background(), res.Outputs[0].URL, dir, "video")
-	if h.Keep(err) != nil {
-		t.Fatal(err)
-	}
-	if b, _ := os.ReadFile(d.Path); !strings.HasPrefix(string(b), "GIF8") {
-		t.Errorf("the video is not an animated GIF: %s", d.Path)
-	}
+	h.DownloadVideo(res.Outputs[0].URL, dir)
 	if got := h.Sim.Jobs().Jobs[1].Endpoint; got != "/v1/predictions" {
 		t.Errorf("a version was created at %s", got)
 	}
@@ -110,28 +86,17 @@ func TestImagesAndVideo(t *testing.T) {
 
 func TestFailureAndRefusal(t *testing.T) {
 	h := start(t, simkit.Options{}, key)
-	for _, tt := range []struct {
-		prompt  string
-		refused bool
-		reason  string
-	}{
-		{"a cat [fail]", false, "exception"},
-		{"a cat [nsfw]", true, "NSFW"},
-	} {
-		j, _, err := h.submitCtx(context.Background(), "black-forest-labs/flux-schnell", map[string]any{"prompt": tt.prompt})
-		if err != nil {
-			t.Fatal(err)
-		}
-		last := h.Ended(j)
-		if last.State != provider.Failed || last.Refused != tt.refused || !strings.Contains(last.Reason, tt.reason) {
-			t.Errorf("%q ended %+v", tt.prompt, last)
-		}
-	}
+	h.Failures([]providertest.Failure{
+		{Prompt: "a cat [fail]", Reason: "exception"},
+		{Prompt: "a cat [nsfw]", Refused: true, Reason: "NSFW"},
+	}, func(prompt string) (provider.Job, error) {
+		return h.Submit(providertest.RequestOf("black-forest-labs/flux-schnell", map[string]any{"prompt": prompt}))
+	}, nil)
 }
 
 func TestUnknownStatusFollowed(t *testing.T) {
 	h := start(t, simkit.Options{Latency: 300 * time.Millisecond}, key)
-	j, _, err := h.submitCtx(context.Background(), "black-forest-labs/flux-schnell", map[string]any{"prompt": "odd [weird-status]"})
+	j, err := h.Submit(providertest.RequestOf("black-forest-labs/flux-schnell", map[string]any{"prompt": "odd [weird-status]"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,13 +105,13 @@ func TestUnknownStatusFollowed(t *testing.T) {
 
 func TestDeadlineAborts(t *testing.T) {
 	h := start(t, simkit.Options{MaxConcurrent: 1, Latency: 8 * time.Second}, key)
-	first, _, err := h.submitCtx(context.Background(), "black-forest-labs/flux-schnell", map[string]any{"prompt": "first"})
+	first, err := h.Submit(providertest.RequestOf("black-forest-labs/flux-schnell", map[string]any{"prompt": "first"}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5500*time.Millisecond)
 	defer cancel()
-	second, _, err := h.submitCtx(ctx, "black-forest-labs/flux-schnell", map[string]any{"prompt": "second"})
+	second, err := h.SubmitCtx(ctx, providertest.RequestOf("black-forest-labs/flux-schnell", map[string]any{"prompt": "second"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +131,7 @@ func TestDeadlineAborts(t *testing.T) {
 func TestRateLimitStorm(t *testing.T) {
 	h := start(t, simkit.Options{RPM: 1, Now: providertest.StepClock(), Latency: time.Hour}, key)
 	h.RateLimitStorm(func() error {
-		_, _, err := h.submitCtx(context.Background(), "black-forest-labs/flux-schnell", map[string]any{"prompt": "storm"})
+		_, err := h.Submit(providertest.RequestOf("black-forest-labs/flux-schnell", map[string]any{"prompt": "storm"}))
 		return err
 	})
 }
@@ -175,7 +140,8 @@ func TestLostAnswerRecovered(t *testing.T) {
 	h := start(t, simkit.Options{LoseRate: 1}, key)
 	since := time.Now()
 	input := map[string]any{"prompt": "lost", "seed": 9}
-	_, r, err := h.submitCtx(context.Background(), "black-forest-labs/flux-schnell", input)
+	r := providertest.RequestOf("black-forest-labs/flux-schnell", input)
+	_, err := h.Submit(r)
 	if !provider.IsPossiblyPaid(err) {
 		t.Fatalf("err = %v, want possibly paid", err)
 	}
@@ -208,22 +174,14 @@ func TestLostAnswerRecovered(t *testing.T) {
 func TestServerErrorOnCreateNeverSentAgain(t *testing.T) {
 	h := start(t, simkit.Options{ErrorRate: 1}, key)
 	h.SentOnce(func() error {
-		_, _, err := h.submitCtx(context.Background(), "black-forest-labs/flux-schnell", map[string]any{"prompt": "five hundred"})
+		_, err := h.Submit(providertest.RequestOf("black-forest-labs/flux-schnell", map[string]any{"prompt": "five hundred"}))
 		return err
 	})
 }
 
 func TestExpiredOutput(t *testing.T) {
 	h := start(t, simkit.Options{URLTTL: 50 * time.Millisecond}, key)
-	j, _, err := h.submitCtx(context.Background(), "black-forest-labs/flux-schnell", map[string]any{"prompt": "fleeting"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.Follow(j)
-	res, err := h.P.Result(context.Background(), j)
-	if h.Keep(err) != nil {
-		t.Fatal(err)
-	}
+	j, res := h.Done(providertest.Request(addrs.Image, "black-forest-labs/flux-schnell", map[string]any{"prompt": "fleeting"}), "succeeded")
 	time.Sleep(100 * time.Millisecond)
 	h.ExpiredOutput(res.Outputs[0].URL)
 	if _, err := h.P.Result(context.Background(), j); h.Keep(err) == nil || !strings.Contains(err.Error(), "removed") {
@@ -235,7 +193,7 @@ func TestCredentials(t *testing.T) {
 	good := start(t, simkit.Options{}, key)
 	bad := start(t, simkit.Options{}, "r8_wrong-key-abcdefghijkl")
 	providertest.Keys(good.Harness, bad.Harness, func() error {
-		_, _, err := bad.submitCtx(context.Background(), "black-forest-labs/flux-schnell", map[string]any{"prompt": "x"})
+		_, err := bad.Submit(providertest.RequestOf("black-forest-labs/flux-schnell", map[string]any{"prompt": "x"}))
 		return err
 	})
 }
@@ -243,7 +201,7 @@ func TestCredentials(t *testing.T) {
 func TestTargets(t *testing.T) {
 	h := start(t, simkit.Options{}, key)
 	for _, bad := range []string{"noslash", "a/b/c", "a/b:nothex", ""} {
-		if _, _, err := h.submitCtx(context.Background(), bad, map[string]any{"prompt": "x"}); err == nil || provider.IsPossiblyPaid(err) {
+		if _, err := h.Submit(providertest.RequestOf(bad, map[string]any{"prompt": "x"})); err == nil || provider.IsPossiblyPaid(err) {
 			t.Errorf("target %q: %v, want a refusal before sending", bad, err)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"regexp"
 	"strings"
 
@@ -35,6 +34,10 @@ var refusals = []int{
 // Provider is Runway's API behind the provider seam.
 type Provider struct {
 	provider.Base
+	// tasks follows the tasks. It holds no answer: Runway's URLs expire
+	// within a day or two and a new GET of the task hands out fresh
+	// ones, so each Result asks again.
+	tasks provider.Polled[task]
 }
 
 var _ provider.Provider = (*Provider)(nil)
@@ -48,7 +51,9 @@ func New(cfg provider.Config) (*Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Provider{Base: b}, nil
+	p := &Provider{Base: b}
+	p.tasks = provider.Polled[task]{Get: p.get, StatusOf: statusOf, Noun: "runway: task", DoneRaw: statusSucceeded}
+	return p, nil
 }
 
 // modelRE is a model id as Runway spells them ("gen4_image", "gen4.5",
@@ -140,10 +145,7 @@ type task struct {
 
 // get fetches the task of j, anew.
 func (p *Provider) get(ctx context.Context, j provider.Job) (*task, []byte, error) {
-	if !provider.ValidID(j.ID) {
-		return nil, nil, fmt.Errorf("runway: %q is not a task id", j.ID)
-	}
-	return provider.Fetch[task](ctx, &p.Base, "/v1/tasks/"+url.PathEscape(j.ID), version, "task "+j.ID)
+	return provider.FetchJob[task](ctx, &p.Base, "runway", "task", "/v1/tasks/", j.ID, version)
 }
 
 // The statuses Runway documents.
@@ -162,11 +164,7 @@ const safetyPrefix = "SAFETY."
 
 // Status reads the task's status.
 func (p *Provider) Status(ctx context.Context, j provider.Job) (provider.Status, error) {
-	t, _, err := p.get(ctx, j)
-	if err != nil {
-		return provider.Status{}, err
-	}
-	return statusOf(t), nil
+	return p.tasks.Status(ctx, j)
 }
 
 func statusOf(t *task) provider.Status {
@@ -182,11 +180,7 @@ func statusOf(t *task) provider.Status {
 	case statusSucceeded:
 		s.State, s.Progress = provider.Done, 1
 	case statusFailed:
-		s.State = provider.Failed
-		s.Reason = provider.FailureText(provider.ErrorText(t.Failure), t.FailureCode)
-		if s.Reason == "" {
-			s.Reason = "the task failed"
-		}
+		s.Fail(provider.FailureText(provider.ErrorText(t.Failure), t.FailureCode), "the task failed")
 		s.Refused = strings.HasPrefix(t.FailureCode, safetyPrefix)
 	case statusCancelled:
 		s.State, s.Reason = provider.Failed, "the task was cancelled (or deleted) on Runway"
@@ -197,15 +191,10 @@ func statusOf(t *task) provider.Status {
 }
 
 // Result fetches the task anew and reads its output, a list of URLs.
-// Runway's URLs expire within a day or two and a new GET of the task
-// hands out fresh ones, so none is kept: each call asks again.
 func (p *Provider) Result(ctx context.Context, j provider.Job) (*provider.Result, error) {
-	t, b, err := p.get(ctx, j)
+	t, b, err := p.tasks.Done(ctx, j)
 	if err != nil {
 		return nil, err
-	}
-	if st := statusOf(t); st.State != provider.Done {
-		return nil, fmt.Errorf("runway: task %s is %s, not SUCCEEDED", j.ID, st.Raw)
 	}
 	if len(t.Output) == 0 {
 		return nil, fmt.Errorf("runway: task %s succeeded with no output", j.ID)

@@ -22,20 +22,8 @@ import (
 
 const key = "key_runway-adapter-test-0123456789abcdef"
 
-// harness is the adapter against its simulator.
-type harness struct {
-	*providertest.Adapter[*simrunway.Server, *runway.Provider]
-}
-
-func start(t *testing.T, opts simkit.Options, k string) *harness {
-	return &harness{providertest.Start(t, opts, key, k, simrunway.New, runway.New)}
-}
-
-func (h *harness) submit(kind addrs.Kind, model string, body map[string]any) (provider.Job, error) {
-	b, _ := json.Marshal(body)
-	j, err := h.P.Submit(context.Background(), provider.Request{Kind: kind, Target: model, Body: b})
-	return j, h.Keep(err)
-}
+// start is the adapter against its simulator, sending key k.
+var start = providertest.Starter(key, simrunway.New, runway.New)
 
 func image(prompt string) map[string]any {
 	return map[string]any{"promptText": prompt, "ratio": "1920:1080", "seed": 3}
@@ -59,7 +47,7 @@ func TestImagesAndVideos(t *testing.T) {
 			map[string]any{"uri": "https://example.com/b.png", "position": "last"},
 		}}, "/v1/image_to_video", ".gif"},
 	} {
-		j, err := h.submit(tt.kind, tt.model, tt.body)
+		j, err := h.Submit(providertest.Request(tt.kind, tt.model, tt.body))
 		if err != nil {
 			t.Fatalf("%s: %v", tt.model, err)
 		}
@@ -93,10 +81,10 @@ func TestImagesAndVideos(t *testing.T) {
 
 func TestThrottledIsRunning(t *testing.T) {
 	h := start(t, simkit.Options{MaxConcurrent: 1, Latency: 300 * time.Millisecond}, key)
-	if _, err := h.submit(addrs.Image, "gen4_image", image("first")); err != nil {
+	if _, err := h.Submit(providertest.Request(addrs.Image, "gen4_image", image("first"))); err != nil {
 		t.Fatal(err)
 	}
-	j, err := h.submit(addrs.Image, "gen4_image", image("second"))
+	j, err := h.Submit(providertest.Request(addrs.Image, "gen4_image", image("second")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,29 +99,19 @@ func TestThrottledIsRunning(t *testing.T) {
 
 func TestFailureRefusalAndCancel(t *testing.T) {
 	h := start(t, simkit.Options{}, key)
-	for _, tt := range []struct {
-		prompt  string
-		refused bool
-		reason  string
-	}{
-		{"a cat " + simkit.FailMarker, false, "INTERNAL.BAD_OUTPUT"},
-		{"a cat " + simkit.RefuseMarker, true, "SAFETY.INPUT.TEXT"},
-	} {
-		j, err := h.submit(addrs.Image, "gen4_image", image(tt.prompt))
-		if err != nil {
-			t.Fatal(err)
-		}
-		st := h.Ended(j)
-		if st.State != provider.Failed || st.Refused != tt.refused || !strings.Contains(st.Reason, tt.reason) {
-			t.Errorf("%q ended %+v", tt.prompt, st)
-		}
+	h.Failures([]providertest.Failure{
+		{Prompt: "a cat " + simkit.FailMarker, Reason: "INTERNAL.BAD_OUTPUT"},
+		{Prompt: "a cat " + simkit.RefuseMarker, Refused: true, Reason: "SAFETY.INPUT.TEXT"},
+	}, func(prompt string) (provider.Job, error) {
+		return h.Submit(providertest.Request(addrs.Image, "gen4_image", image(prompt)))
+	}, func(_ providertest.Failure, j provider.Job, _ provider.Status) {
 		if _, err := h.P.Result(context.Background(), j); h.Keep(err) == nil {
 			t.Errorf("the result of a failed task: no error")
 		}
-	}
+	})
 
 	h = start(t, simkit.Options{Latency: time.Hour}, key)
-	j, err := h.submit(addrs.Image, "gen4_image", image("stopped"))
+	j, err := h.Submit(providertest.Request(addrs.Image, "gen4_image", image("stopped")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,11 +130,11 @@ func TestFailureRefusalAndCancel(t *testing.T) {
 
 func TestDailyCapStopsAtOnce(t *testing.T) {
 	h := start(t, simkit.Options{DailyCap: 1}, key)
-	if _, err := h.submit(addrs.Image, "gen4_image", image("the one of the day")); err != nil {
+	if _, err := h.Submit(providertest.Request(addrs.Image, "gen4_image", image("the one of the day"))); err != nil {
 		t.Fatal(err)
 	}
 	began := time.Now()
-	_, err := h.submit(addrs.Image, "gen4_image", image("one too many"))
+	_, err := h.Submit(providertest.Request(addrs.Image, "gen4_image", image("one too many")))
 	if !errors.Is(err, provider.ErrCapReached) || provider.IsPossiblyPaid(err) {
 		t.Fatalf("past the daily cap: %v, want ErrCapReached and not possibly paid", err)
 	}
@@ -178,7 +156,7 @@ func TestDailyCapStopsAtOnce(t *testing.T) {
 func TestOrdinary429IsRetried(t *testing.T) {
 	h := start(t, simkit.Options{RPM: 1, Now: providertest.StepClock(), Latency: time.Hour}, key)
 	h.RateLimitStorm(func() error {
-		_, err := h.submit(addrs.Image, "gen4_image", image("storm"))
+		_, err := h.Submit(providertest.Request(addrs.Image, "gen4_image", image("storm")))
 		return err
 	})
 }
@@ -187,7 +165,7 @@ func TestLostOrFailedCreateNeverSentAgain(t *testing.T) {
 	for _, opts := range []simkit.Options{{LoseRate: 1}, {ErrorRate: 1}} {
 		h := start(t, opts, key)
 		h.SentOnce(func() error {
-			_, err := h.submit(addrs.Image, "gen4_image", image("once"))
+			_, err := h.Submit(providertest.Request(addrs.Image, "gen4_image", image("once")))
 			return err
 		})
 	}
@@ -201,7 +179,7 @@ func TestExpiredURLFreshOnResult(t *testing.T) {
 	clock := simtest.NewClock(time.Now())
 	h := start(t, simkit.Options{URLTTL: time.Hour, Now: clock.Now, Latency: time.Second}, key)
 	ctx := context.Background()
-	j, err := h.submit(addrs.Image, "gen4_image", image("fleeting"))
+	j, err := h.Submit(providertest.Request(addrs.Image, "gen4_image", image("fleeting")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +218,7 @@ func TestCredentials(t *testing.T) {
 	good := start(t, simkit.Options{}, key)
 	bad := start(t, simkit.Options{}, "key_wrong-0123456789abcdef")
 	providertest.Keys(good.Harness, bad.Harness, func() error {
-		_, err := bad.submit(addrs.Image, "gen4_image", image("x"))
+		_, err := bad.Submit(providertest.Request(addrs.Image, "gen4_image", image("x")))
 		return err
 	})
 	if n := len(good.Sim.Jobs().Jobs); n != 0 {
@@ -259,7 +237,7 @@ func TestRefusedBeforeOrAtCreate(t *testing.T) {
 		{"../v1/organization", image("x")},
 		{"gen4_image", map[string]any{"model": "gen4_image_turbo", "promptText": "x", "ratio": "1024:1024"}},
 	} {
-		if _, err := h.submit(addrs.Image, tt.model, tt.body); err == nil || provider.IsPossiblyPaid(err) {
+		if _, err := h.Submit(providertest.Request(addrs.Image, tt.model, tt.body)); err == nil || provider.IsPossiblyPaid(err) {
 			t.Errorf("model %q, body %v: %v, want a refusal before sending", tt.model, tt.body, err)
 		}
 	}
@@ -267,7 +245,7 @@ func TestRefusedBeforeOrAtCreate(t *testing.T) {
 		t.Errorf("%d requests sent for refused requests", n)
 	}
 	// Runway refuses what its reference says it refuses (400): nothing made.
-	_, err := h.submit(addrs.Image, "gen4_image", map[string]any{"promptText": "no ratio"})
+	_, err := h.Submit(providertest.Request(addrs.Image, "gen4_image", map[string]any{"promptText": "no ratio"}))
 	if err == nil || provider.IsPossiblyPaid(err) || !strings.Contains(err.Error(), "ratio") {
 		t.Errorf("a create Runway refuses: %v, want its refusal, not possibly paid", err)
 	}

@@ -217,24 +217,13 @@ func (s *Server) position(owner string, run simkit.Run, now time.Time) int {
 // them (1..4) of image_size (a preset name, or {width, height}); or, for
 // a model whose id names video, one video of duration seconds.
 func mediaOf(model, id string, in map[string]any) simkit.Media {
-	m := simkit.Media{Count: 1}
-	m.Prompt, _ = in["prompt"].(string)
-	if n, ok := simkit.Number(in["seed"]); ok {
-		m.Seed = n
-	} else {
-		m.Seed = simkit.SeedFromID(id, 1<<31-1)
-	}
+	m := simkit.InputMedia(id, in, "prompt", 1<<31-1)
 	if strings.Contains(model, "video") {
-		secs := int64(5)
-		if n, ok := simkit.Number(in["duration"]); ok {
-			secs = n
-		}
-		m.Seconds = simkit.ClampSeconds(secs)
 		ratio, _ := in["aspect_ratio"].(string)
 		if _, ok := ratios[ratio]; !ok {
 			ratio = "16:9"
 		}
-		m.Width, m.Height = simkit.PictureSize(ratio, simkit.VideoShortSide)
+		m.MakeVideo(simkit.InputSeconds(in), ratio)
 		return m
 	}
 	if n, ok := simkit.Number(in["num_images"]); ok {

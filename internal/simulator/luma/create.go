@@ -246,7 +246,6 @@ func mediaOf(b createBody, id string, video bool) simkit.Media {
 	if b.Duration != nil {
 		secs = durations[*b.Duration]
 	}
-	m.Seconds = simkit.ClampSeconds(secs)
-	m.Width, m.Height = simkit.PictureSize(ratio, simkit.VideoShortSide)
+	m.MakeVideo(secs, ratio)
 	return m
 }

@@ -145,12 +145,7 @@ func TestListPagesNewestFirst(t *testing.T) {
 
 func TestMarkersAndFaults(t *testing.T) {
 	sim, srv := start(t, simkit.Options{Latency: time.Millisecond, LoseRate: 1})
-	req, _ := http.NewRequest("POST", srv.URL+"/generations/image", strings.NewReader(`{"model":"photon-1","prompt":"x [nsfw]"}`))
-	req.Header.Set("Authorization", "Bearer k")
-	if resp, err := srv.Client().Do(req); err == nil {
-		resp.Body.Close()
-		t.Fatalf("a lost answer came back: %d", resp.StatusCode)
-	}
+	simtest.Lost(t, srv, "POST", "/generations/image", `{"model":"photon-1","prompt":"x [nsfw]"}`, "Authorization", "Bearer k")
 	rep := sim.Jobs()
 	if len(rep.Jobs) != 1 {
 		t.Fatalf("report %+v: the generation of a lost answer is made", rep)
@@ -160,11 +155,8 @@ func TestMarkersAndFaults(t *testing.T) {
 	if g["state"] != "failed" || g["failure_reason"] != reasonModerated || g["assets"] != nil {
 		t.Errorf("a moderated generation: %v", g)
 	}
-	req, _ = http.NewRequest("GET", srv.URL+"/credits", nil)
-	resp, _ := srv.Client().Do(req)
-	resp.Body.Close()
-	if resp.StatusCode != 401 {
-		t.Errorf("no key: %d", resp.StatusCode)
+	if code, _, _ := simtest.Do(t, srv, "GET", "/credits", ""); code != 401 {
+		t.Errorf("no key: %d", code)
 	}
 }
 

@@ -195,12 +195,7 @@ func TestMarkersAndFaults(t *testing.T) {
 	}
 
 	lost, lsrv := start(t, simkit.Options{LoseRate: 1})
-	req, _ := http.NewRequest("POST", lsrv.URL+"/v1/images/generations", strings.NewReader(body("lost")))
-	req.Header.Set("Authorization", "Bearer k")
-	if resp, err := lsrv.Client().Do(req); err == nil {
-		resp.Body.Close()
-		t.Fatalf("a lost answer arrived: %s", resp.Status)
-	}
+	simtest.Lost(t, lsrv, "POST", "/v1/images/generations", body("lost"), "Authorization", "Bearer k")
 	if rep := lost.Jobs(); len(rep.Jobs) != 1 || rep.Jobs[0].Status != statusCompleted {
 		t.Errorf("a lost answer: %+v, want its job made", rep.Jobs)
 	}

@@ -271,13 +271,7 @@ func newID() (string, error) {
 // video or kling, or its input has a duration or a start_image, as
 // Replicate's video models take), one video of duration seconds.
 func mediaOf(model, id string, in map[string]any) simkit.Media {
-	m := simkit.Media{Count: 1}
-	m.Prompt, _ = in["prompt"].(string)
-	if n, ok := simkit.Number(in["seed"]); ok {
-		m.Seed = n
-	} else {
-		m.Seed = simkit.SeedFromID(id, 1<<31-1)
-	}
+	m := simkit.InputMedia(id, in, "prompt", 1<<31-1)
 	ratio, _ := in["aspect_ratio"].(string)
 	if !knownRatio(ratio) {
 		ratio = "1:1"
@@ -285,12 +279,7 @@ func mediaOf(model, id string, in map[string]any) simkit.Media {
 	_, hasDuration := in["duration"]
 	_, hasStart := in["start_image"]
 	if strings.Contains(model, "video") || strings.Contains(model, "kling") || hasDuration || hasStart {
-		secs := int64(5)
-		if n, ok := simkit.Number(in["duration"]); ok {
-			secs = n
-		}
-		m.Seconds = simkit.ClampSeconds(secs)
-		m.Width, m.Height = simkit.PictureSize(ratio, simkit.VideoShortSide)
+		m.MakeVideo(simkit.InputSeconds(in), ratio)
 		return m
 	}
 	if n, ok := simkit.Number(in["num_outputs"]); ok {

@@ -112,12 +112,7 @@ func TestCancelAndAbort(t *testing.T) {
 func TestMarkersAndFaults(t *testing.T) {
 	sim, _ := New(simkit.Options{Token: "k", Latency: time.Millisecond, LoseRate: 1})
 	srv := simtest.Serve(t, sim)
-	req, _ := http.NewRequest("POST", srv.URL+"/v1/predictions", strings.NewReader(`{"version":"a/b","input":{"prompt":"x [nsfw]"}}`))
-	req.Header.Set("Authorization", "Bearer k")
-	if resp, err := srv.Client().Do(req); err == nil {
-		resp.Body.Close()
-		t.Fatalf("a lost answer came back: %d", resp.StatusCode)
-	}
+	simtest.Lost(t, srv, "POST", "/v1/predictions", `{"version":"a/b","input":{"prompt":"x [nsfw]"}}`, "Authorization", "Bearer k")
 	rep := sim.Jobs()
 	if len(rep.Jobs) != 1 {
 		t.Fatalf("report %+v: the job of a lost answer is made", rep)
@@ -127,10 +122,7 @@ func TestMarkersAndFaults(t *testing.T) {
 	if p["status"] != "failed" || !strings.Contains(fmt.Sprint(p["error"]), "NSFW") {
 		t.Errorf("a refused prediction: %v", p)
 	}
-	req, _ = http.NewRequest("GET", srv.URL+"/v1/account", nil)
-	resp, _ := srv.Client().Do(req)
-	resp.Body.Close()
-	if resp.StatusCode != 401 {
-		t.Errorf("no key: %d", resp.StatusCode)
+	if code, _, _ := simtest.Do(t, srv, "GET", "/v1/account", ""); code != 401 {
+		t.Errorf("no key: %d", code)
 	}
 }

@@ -376,13 +376,7 @@ func contains(list []string, s string) bool {
 // mediaOf is what a task makes: one picture at the ratio's shape, or,
 // for a video endpoint, one video of duration seconds (5 when unset).
 func mediaOf(path, id string, in map[string]any) simkit.Media {
-	m := simkit.Media{Count: 1}
-	m.Prompt, _ = in["promptText"].(string)
-	if n, ok := simkit.Number(in["seed"]); ok {
-		m.Seed = n
-	} else {
-		m.Seed = simkit.SeedFromID(id, 4294967295)
-	}
+	m := simkit.InputMedia(id, in, "promptText", 4294967295)
 	ratio, _ := in["ratio"].(string)
 	if !pixelRatio(ratio) {
 		ratio = "1280:720"
@@ -391,12 +385,7 @@ func mediaOf(path, id string, in map[string]any) simkit.Media {
 		m.Width, m.Height = simkit.PictureSize(ratio, 768)
 		return m
 	}
-	secs := int64(5)
-	if n, ok := simkit.Number(in["duration"]); ok {
-		secs = n
-	}
-	m.Seconds = simkit.ClampSeconds(secs)
-	m.Width, m.Height = simkit.PictureSize(ratio, simkit.VideoShortSide)
+	m.MakeVideo(simkit.InputSeconds(in), ratio)
 	return m
 }
 

@@ -3,7 +3,6 @@ package simkit
 import (
 	"crypto/subtle"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -314,25 +313,7 @@ func (c *Core) Close() error {
 	if c.store == nil {
 		return nil
 	}
-	c.mu.Lock()
-	var dirty []Run
-	for _, r := range c.runs {
-		if r.dirty {
-			dirty = append(dirty, *r)
-			r.dirty = false
-		}
-	}
-	c.mu.Unlock()
-	var errs []error
-	for i := range dirty {
-		if err := c.save(&dirty[i]); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("simulator: %w", err)
-	}
-	return nil
+	return Flush(&c.mu, c.runs, func(r *Run) *bool { return &r.dirty }, c.save)
 }
 
 // save writes r to the data directory, compact so that its body stays

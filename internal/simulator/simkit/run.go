@@ -94,6 +94,37 @@ type Media struct {
 // Video reports whether the job makes a video.
 func (m Media) Video() bool { return m.Seconds > 0 }
 
+// InputMedia is the start of what job id makes, read from its input in
+// as the live providers spell it: one file, of the prompt in field
+// prompt, with in's seed, or, when in sets none, a seed fixed for the
+// job (0..maxSeed). The provider's own fields then set the rest.
+func InputMedia(id string, in map[string]any, prompt string, maxSeed int64) Media {
+	m := Media{Count: 1}
+	m.Prompt, _ = in[prompt].(string)
+	if n, ok := Number(in["seed"]); ok {
+		m.Seed = n
+	} else {
+		m.Seed = SeedFromID(id, maxSeed)
+	}
+	return m
+}
+
+// InputSeconds is the length of video in's duration asks for, 5 seconds
+// when it sets none.
+func InputSeconds(in map[string]any) int64 {
+	if n, ok := Number(in["duration"]); ok {
+		return n
+	}
+	return 5
+}
+
+// MakeVideo makes m one video of secs seconds (bounded by
+// ClampSeconds) in the shape of ratio ("16:9").
+func (m *Media) MakeVideo(secs int64, ratio string) {
+	m.Seconds = ClampSeconds(secs)
+	m.Width, m.Height = PictureSize(ratio, VideoShortSide)
+}
+
 // FinishAt is when the job reaches its end, if nothing cancels it.
 func (r *Run) FinishAt() time.Time { return r.StartAt.Add(r.Latency) }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/genform/genform/internal/atomicfile"
 )
@@ -101,6 +102,33 @@ func (s *Store) Load(decode func(path string, b []byte) error) error {
 		if err := decode(path, b); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// Flush writes, with save, a copy of every job of jobs whose dirty flag
+// is set, clearing the flag: what a simulator's Close makes durable (the
+// request counters and cancellations that changed since a job was last
+// written). The copies are taken under mu, which guards jobs, and
+// written after it is released.
+func Flush[T any](mu *sync.Mutex, jobs map[string]*T, dirty func(*T) *bool, save func(*T) error) error {
+	mu.Lock()
+	var changed []T
+	for _, j := range jobs {
+		if d := dirty(j); *d {
+			changed = append(changed, *j)
+			*d = false
+		}
+	}
+	mu.Unlock()
+	var errs []error
+	for i := range changed {
+		if err := save(&changed[i]); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("simulator: %w", err)
 	}
 	return nil
 }

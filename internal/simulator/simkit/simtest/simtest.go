@@ -1,11 +1,13 @@
 // Package simtest is what the simulators' tests share: a clock a test
 // moves by hand, serving a simulator on the loopback, and a request sent
-// to it whose JSON answer is decoded. It holds no test of its own, and
-// is imported by tests only.
+// to it whose JSON answer is decoded, or whose answer is to be lost,
+// and a running simulator's /_sim/jobs report. It holds no test of its
+// own, and is imported by tests only.
 package simtest
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/genform/genform/internal/simulator/simkit"
 )
 
 // Clock is a clock a test moves by hand, so lifecycle and expiry tests
@@ -53,14 +57,7 @@ func Serve(t *testing.T, h http.Handler) *httptest.Server {
 // not one).
 func Do(t *testing.T, srv *httptest.Server, method, url, body string, header ...string) (int, http.Header, map[string]any) {
 	t.Helper()
-	if strings.HasPrefix(url, "/") {
-		url = srv.URL + url
-	}
-	req, _ := http.NewRequest(method, url, strings.NewReader(body))
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := srv.Client().Do(req)
+	resp, err := send(srv, method, url, body, header)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,4 +66,44 @@ func Do(t *testing.T, srv *httptest.Server, method, url, body string, header ...
 	var m map[string]any
 	json.Unmarshal(b, &m) //nolint:errcheck // a body that is not an object is nil
 	return resp.StatusCode, resp.Header, m
+}
+
+// Lost sends a request as Do does, and checks its answer is lost: the
+// simulator made what it asked for, then dropped the connection
+// (Options.LoseRate).
+func Lost(t *testing.T, srv *httptest.Server, method, url, body string, header ...string) {
+	t.Helper()
+	if resp, err := send(srv, method, url, body, header); err == nil {
+		resp.Body.Close()
+		t.Fatalf("a lost answer came back: %d", resp.StatusCode)
+	}
+}
+
+// send sends the request Do and Lost describe.
+func send(srv *httptest.Server, method, url, body string, header []string) (*http.Response, error) {
+	if strings.HasPrefix(url, "/") {
+		url = srv.URL + url
+	}
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	return srv.Client().Do(req)
+}
+
+// Report reads the /_sim/jobs report of the simulator serving at base (a
+// scheme and a host), over the loopback, as a script or a test driving
+// a running simulator does.
+func Report(base string) (simkit.JobsReport, error) {
+	resp, err := http.Get(base + "/_sim/jobs")
+	if err != nil {
+		return simkit.JobsReport{}, err
+	}
+	defer resp.Body.Close()
+	var rep simkit.JobsReport
+	if resp.StatusCode != http.StatusOK {
+		return rep, fmt.Errorf("GET /_sim/jobs answered %s", resp.Status)
+	}
+	err = json.NewDecoder(resp.Body).Decode(&rep)
+	return rep, err
 }
