@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/genform/genform/statefile"
 )
@@ -180,6 +181,10 @@ func (b *backend) lock(opts statefile.Options) error {
 	}
 }
 
+// insufficientPrivilege is PostgreSQL's SQLSTATE for a statement the
+// role may not run.
+const insufficientPrivilege = "42501"
+
 // holder reads who holds the lock; nil when nobody recorded it. A writer
 // that recorded it and whose connection has ended is marked Gone: a
 // reader keeping writers out, which records nothing, holds the lock then,
@@ -242,6 +247,17 @@ VALUES (1, $1, $2, $3, $4, pg_backend_pid())
 ON CONFLICT (id) DO UPDATE SET pid = excluded.pid, host = excluded.host, command = excluded.command,
 	started = excluded.started, backend_pid = excluded.backend_pid`,
 			os.Getpid(), host, opts.Command, time.Now().UTC().Truncate(time.Second))
+		if pe, ok := errors.AsType[*pgconn.PgError](err); ok && pe.Code == insufficientPrivilege {
+			// plan takes the lock only to plan against a state no writer
+			// is changing, and writes nothing: a role that may only read
+			// the state (a pull request's CI job) is enough for it, and
+			// the lock goes unrecorded. Every other writer needs a role
+			// that can write, and is told so before it does anything.
+			if opts.Command == "plan" {
+				return nil
+			}
+			return fmt.Errorf("the database role of this connection may only read the state (%s): genform %s writes it, so connect with a role that can; a read-only role is enough for plan and the commands that read", pe.Message, opts.Command)
+		}
 		if err != nil {
 			return b.fail("recording the lock holder of the state", "recording the lock's holder", err)
 		}

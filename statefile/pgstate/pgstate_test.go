@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -295,4 +296,38 @@ func TestUnresponsiveServer(t *testing.T) {
 		t.Errorf("it took %v to give up without connect_timeout", d)
 	}
 	t.Logf("gave up after %v: %v", time.Since(start).Round(100*time.Millisecond), err)
+}
+
+// TestReadOnlyRole checks that a role that may only read the state's
+// tables can plan (the lock is taken, nothing is written) and read, and
+// that a writer connected with it is told it needs a role that can write,
+// before it does anything.
+func TestReadOnlyRole(t *testing.T) {
+	conn := pgtest.ConnString(t)
+	cfg := pgstate.Config{ConnString: conn}
+	w := open(t, cfg, statefile.Options{Create: true, Command: "apply"})
+	w.Close()
+	// Roles belong to the whole server, which other tests share.
+	role := fmt.Sprintf("genform_reader_%d_%d", os.Getpid(), schemaSeq.Add(1))
+	sql(t, conn, `CREATE ROLE `+role+` LOGIN`)
+	sql(t, conn, `GRANT USAGE ON SCHEMA genform TO `+role)
+	sql(t, conn, `GRANT SELECT ON ALL TABLES IN SCHEMA genform TO `+role)
+	u, err := url.Parse(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.User(role)
+	reader := pgstate.Config{ConnString: u.String()}
+
+	p := open(t, reader, statefile.Options{Command: "plan"})
+	if _, err := p.Snapshot(); err != nil {
+		t.Fatalf("plan with a read-only role cannot read the state: %v", err)
+	}
+	p.Close()
+	r := open(t, reader, statefile.Options{ReadOnly: true, Command: "show"})
+	r.Close()
+	_, err = pgstate.Open(reader, statefile.Options{Command: "apply"})
+	if err == nil || !strings.Contains(err.Error(), "may only read the state") || !strings.Contains(err.Error(), "genform apply writes it") {
+		t.Fatalf("apply with a read-only role: %v", err)
+	}
 }
