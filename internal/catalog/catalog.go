@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -233,14 +234,7 @@ func register(p *Provider) {
 func Lookup(name string) *Provider { return providers[name] }
 
 // Names lists the providers' names, sorted.
-func Names() []string {
-	names := make([]string, 0, len(providers))
-	for n := range providers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func Names() []string { return slices.Sorted(maps.Keys(providers)) }
 
 // Unknown is the error of a provider name the tables do not have.
 func Unknown(name string) error {

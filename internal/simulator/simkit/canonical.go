@@ -8,9 +8,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math"
 	"net/http"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -44,36 +45,16 @@ func Fingerprint(endpoint string, body []byte) (string, error) {
 func writeCanonical(buf *bytes.Buffer, v any) error {
 	switch v := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		buf.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			if err := writeCanonical(buf, k); err != nil {
+		keys := slices.Sorted(maps.Keys(v))
+		return writeList(buf, '{', '}', len(keys), func(i int) error {
+			if err := writeCanonical(buf, keys[i]); err != nil {
 				return err
 			}
 			buf.WriteByte(':')
-			if err := writeCanonical(buf, v[k]); err != nil {
-				return err
-			}
-		}
-		buf.WriteByte('}')
+			return writeCanonical(buf, v[keys[i]])
+		})
 	case []any:
-		buf.WriteByte('[')
-		for i, e := range v {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			if err := writeCanonical(buf, e); err != nil {
-				return err
-			}
-		}
-		buf.WriteByte(']')
+		return writeList(buf, '[', ']', len(v), func(i int) error { return writeCanonical(buf, v[i]) })
 	case string:
 		enc := json.NewEncoder(buf)
 		enc.SetEscapeHTML(false)
@@ -94,6 +75,22 @@ func writeCanonical(buf *bytes.Buffer, v any) error {
 	default:
 		return fmt.Errorf("unexpected JSON value of type %T", v)
 	}
+	return nil
+}
+
+// writeList writes n items between opening and closing, separated by
+// commas, each written by item.
+func writeList(buf *bytes.Buffer, opening, closing byte, n int, item func(i int) error) error {
+	buf.WriteByte(opening)
+	for i := range n {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if err := item(i); err != nil {
+			return err
+		}
+	}
+	buf.WriteByte(closing)
 	return nil
 }
 
