@@ -114,11 +114,7 @@ image "a" {
 }
 `
 
-const twoImages = `
-image "a" {
-  prompt       = "a red apple"
-  image_number = 1
-}
+const twoImages = oneImage + `
 image "b" {
   prompt       = "a green pear"
   image_number = 2

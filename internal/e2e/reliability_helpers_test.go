@@ -70,6 +70,15 @@ func parallelSlow(t *testing.T, why string) {
 	}
 }
 
+// anApple is the image most of these tests apply: one picture of an
+// apple.
+const anApple = `
+image "a" {
+  prompt       = "an apple"
+  image_number = 1
+}
+`
+
 // serviceEnv is childEnv pointing genform at the service at url with
 // token, and extra.
 func serviceEnv(url, token string, extra ...string) []string {

@@ -40,12 +40,7 @@ var hostileConfig = fmt.Sprintf(`service {
   timeout       = "%s"
   poll_interval = "1s"
 }
-
-image "a" {
-  prompt       = "an apple"
-  image_number = 1
-}
-`, hostileTimeout)
+`, hostileTimeout) + anApple
 
 // genformWithin runs genform like genform does, but kills it at limit, so
 // that a test of a bound fails at the bound rather than hang for the ten

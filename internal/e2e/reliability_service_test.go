@@ -96,12 +96,7 @@ func TestMalformedServiceAnswers(t *testing.T) {
   timeout       = "3s"
   poll_interval = "1s"
 }
-
-image "a" {
-  prompt       = "an apple"
-  image_number = 1
-}
-`
+` + anApple
 	tests := []struct {
 		name  string
 		setup func(f *fakeService, secret string)

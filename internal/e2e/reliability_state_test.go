@@ -407,12 +407,7 @@ func TestLinkedDirsStayInside(t *testing.T) {
 	for _, link := range []string{"generated", ".genform", "pics"} {
 		t.Run(link, func(t *testing.T) {
 			t.Parallel()
-			ws := newWorkspace(t, map[string]string{"main.gen.hcl": `
-image "a" {
-  prompt       = "an apple"
-  image_number = 1
-}
-
+			ws := newWorkspace(t, map[string]string{"main.gen.hcl": anApple + `
 image "b" {
   prompt       = "a pear"
   image_number = 1

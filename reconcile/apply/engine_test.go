@@ -85,20 +85,14 @@ func TestApplyCascade(t *testing.T) {
 	if snap.Resources[a("video.waves")].CreationID != wavesJob {
 		t.Error("video.waves was generated again")
 	}
-	if p := w.plan(dusk); p.HasChanges() {
-		t.Errorf("not converged: %v", actions(p))
-	}
+	w.checkNoChanges(dusk, "not converged")
 }
 
 // TestApplyInterrupted: cancelling an apply after a create was answered
 // keeps the job's id, submits nothing more, says the job is running, and
 // the next apply resumes it without paying again.
 func TestApplyInterrupted(t *testing.T) {
-	const pair = `
-image "a" {
-  prompt       = "a red apple"
-  image_number = 1
-}
+	const pair = oneImage + `
 image "b" {
   prompt       = "a green pear"
   image_number = 1

@@ -186,6 +186,15 @@ func (w *applyDir) converge(src string) *Result {
 	return res
 }
 
+// checkNoChanges checks that src plans no change over the state; what
+// says when, in the error.
+func (w *applyDir) checkNoChanges(src, what string) {
+	w.t.Helper()
+	if p := w.plan(src); p.HasChanges() {
+		w.t.Errorf("%s: %v", what, actions(p))
+	}
+}
+
 // instance is addr as the configuration declares it, expanded against
 // the state.
 func (d *stateDir) instance(addr string) *config.Instance {

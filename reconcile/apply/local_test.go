@@ -125,9 +125,7 @@ func TestApplyUpdate(t *testing.T) {
 			if ev := w.last(tc.addr); ev.Phase != PhaseDone || ev.Files != len(rec.Outputs) || ev.Dir != tc.dir || ev.Reason.Code != plans.ReasonLocal {
 				t.Errorf("last event %+v, want done with %d files in %s", ev, len(rec.Outputs), tc.dir)
 			}
-			if p := w.plan(tc.after); p.HasChanges() {
-				t.Errorf("the plan after the update: %v", actions(p))
-			}
+			w.checkNoChanges(tc.after, "the plan after the update")
 		})
 	}
 }
@@ -191,9 +189,7 @@ func TestApplyMove(t *testing.T) {
 			if ev := w.last("image.apple"); ev.Phase != PhaseDone || ev.PrevAddr != a("image.a") || ev.Files != 2 || ev.Dir != tc.dir {
 				t.Errorf("last event %+v", ev)
 			}
-			if p := w.plan(tc.after); p.HasChanges() {
-				t.Errorf("the plan after the move: %v", actions(p))
-			}
+			w.checkNoChanges(tc.after, "the plan after the move")
 		})
 	}
 }
@@ -274,9 +270,7 @@ image "b" {
 			if ev := w.last(tc.addr); ev.Phase != PhaseDone || ev.Action != plans.Delete {
 				t.Errorf("last event %+v", ev)
 			}
-			if p := w.plan(appleConfig); p.HasChanges() {
-				t.Errorf("the plan after the delete: %v", actions(p))
-			}
+			w.checkNoChanges(appleConfig, "the plan after the delete")
 		})
 	}
 }
@@ -285,11 +279,7 @@ image "b" {
 // and intents alone are forgotten; a protected instance is refused, and
 // -target leaves it as it is.
 func TestApplyDestroy(t *testing.T) {
-	const fruit = `
-image "a" {
-  prompt       = "a red apple"
-  image_number = 2
-}
+	const fruit = appleConfig + `
 image "b" {
   prompt       = "a green pear"
   image_number = 1

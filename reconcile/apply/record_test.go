@@ -26,7 +26,6 @@ import (
 // replaced; one whose outcome is not known is resumed; one whose files
 // could not be fetched is kept and fetched again, never regenerated.
 func TestApplyFailures(t *testing.T) {
-	oneApple := strings.Replace(appleConfig, "image_number = 2", "image_number = 1", 1)
 	wmFree := strings.Replace(wavesConfig, `"waves"`, "\"waves\"\n  watermark_free = true", 1)
 	unavailable := &service.Error{HTTPStatus: 503, Message: "unavailable"}
 	tests := []struct {
@@ -43,24 +42,24 @@ func TestApplyFailures(t *testing.T) {
 		next    plans.Action
 		reason  plans.ReasonCode
 	}{
-		{name: "the job fails", src: oneApple, job: fakeJob{statuses: []string{"processing", "failed"}},
+		{name: "the job fails", src: oneImage, job: fakeJob{statuses: []string{"processing", "failed"}},
 			wantErr: "failed on the service", status: plans.StatusFailed, next: plans.Replace, reason: plans.ReasonFailed},
-		{name: "the detail lists no outputs", src: oneApple, job: fakeJob{noOutputs: true},
+		{name: "the detail lists no outputs", src: oneImage, job: fakeJob{noOutputs: true},
 			wantErr: "listed no outputs", intent: "job-1", next: plans.Resume, reason: plans.ReasonInterrupted},
-		{name: "the detail cannot be fetched", src: oneApple, job: fakeJob{detailErr: unavailable},
+		{name: "the detail cannot be fetched", src: oneImage, job: fakeJob{detailErr: unavailable},
 			wantErr: "rerun apply to resume", intent: "job-1", next: plans.Resume, reason: plans.ReasonInterrupted},
-		{name: "polling fails", src: oneApple, job: fakeJob{statusErr: unavailable},
+		{name: "polling fails", src: oneImage, job: fakeJob{statusErr: unavailable},
 			wantErr: "rerun apply to resume", intent: "job-1", running: true, next: plans.Resume, reason: plans.ReasonInterrupted},
-		{name: "the job outlives the timeout", src: oneApple, job: fakeJob{statuses: []string{"processing"}}, timeout: 200 * time.Millisecond,
+		{name: "the job outlives the timeout", src: oneImage, job: fakeJob{statuses: []string{"processing"}}, timeout: 200 * time.Millisecond,
 			wantErr: "still processing after", intent: "job-1", running: true, next: plans.Resume, reason: plans.ReasonInterrupted},
-		{name: "the download fails", src: oneApple, job: fakeJob{downloadErr: unavailable},
+		{name: "the download fails", src: oneImage, job: fakeJob{downloadErr: unavailable},
 			wantErr: "nothing is regenerated", status: plans.StatusSucceed, next: plans.Update, reason: plans.ReasonLocal},
 		{name: "the watermark-free URL cannot be had", src: wmFree, job: fakeJob{wmErr: unavailable},
 			wantErr: "watermark-free URL", status: plans.StatusSucceed, next: plans.Update, reason: plans.ReasonLocal},
-		{name: "the service refuses the create", src: oneApple, job: fakeJob{createErr: &service.Error{HTTPStatus: 400, Message: "bad prompt"}},
+		{name: "the service refuses the create", src: oneImage, job: fakeJob{createErr: &service.Error{HTTPStatus: 400, Message: "bad prompt"}},
 			wantErr: "the service refused image.a: 400", next: plans.Create, reason: plans.ReasonNew},
 		// A request that never left is not the service's refusal.
-		{name: "the service cannot be reached", src: oneApple, job: fakeJob{createErr: &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}},
+		{name: "the service cannot be reached", src: oneImage, job: fakeJob{createErr: &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}},
 			wantErr: "the request did not reach the service, so nothing was paid for", next: plans.Create, reason: plans.ReasonNew},
 	}
 	for _, tc := range tests {
@@ -189,9 +188,7 @@ func TestApplyDownloadFailureIsFetchedAgain(t *testing.T) {
 		t.Errorf("%d create requests: the generation was paid for twice", n)
 	}
 	w.checkFiles(w.snapshot().Resources[a("image.a")], "generated/image/a")
-	if p := w.plan(appleConfig); p.HasChanges() {
-		t.Errorf("not converged: %v", actions(p))
-	}
+	w.checkNoChanges(appleConfig, "not converged")
 }
 
 // TestApplyReplaceRemovesStaleFiles: a replace leaves only the new
@@ -259,6 +256,32 @@ func TestOutputsOf(t *testing.T) {
 	}
 }
 
+// applyStateLost applies src over a new working directory against svc,
+// the state's file closed while the first create request is on the wire
+// (as when the disk fills up then), and checks the result says the state
+// could not be written.
+func applyStateLost(t *testing.T, svc *fakeService, src string) *Result {
+	t.Helper()
+	fastCommitRetries(t)
+	w := newApplyDir(t, svc)
+	p := w.plan(src)
+	svc.afterCreate = func(string) { w.store.Close() }
+	res := w.apply(context.Background(), p)
+	if res.StateErr == nil {
+		t.Fatal("the result does not say the state could not be written")
+	}
+	return res
+}
+
+// fastCommitRetries makes the waits between the retries of a commit
+// short for the length of t, so that a state that cannot be written
+// fails the apply at once.
+func fastCommitRetries(t *testing.T) {
+	waits := commitWaits
+	commitWaits = []time.Duration{0, time.Millisecond}
+	t.Cleanup(func() { commitWaits = waits })
+}
+
 // TestApplyUnrecordedJobWhosePollFails: a job paid for whose id the state
 // could not hold is in the result's unrecorded jobs even when following
 // it fails before its result could be recorded, so that the user learns
@@ -272,17 +295,7 @@ func TestApplyUnrecordedJobWhosePollFails(t *testing.T) {
 		{"detail", fakeJob{detailErr: errors.New("detail: connection reset")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			waits := commitWaits
-			commitWaits = []time.Duration{0, time.Millisecond}
-			t.Cleanup(func() { commitWaits = waits })
-			svc := &fakeService{scripts: map[string]fakeJob{"a red apple": tc.job}}
-			w := newApplyDir(t, svc)
-			p := w.plan(strings.Replace(appleConfig, "image_number = 2", "image_number = 1", 1))
-			svc.afterCreate = func(string) { w.store.Close() }
-			res := w.apply(context.Background(), p)
-			if res.StateErr == nil {
-				t.Fatal("the result does not say the state could not be written")
-			}
+			res := applyStateLost(t, &fakeService{scripts: map[string]fakeJob{"a red apple": tc.job}}, oneImage)
 			if len(res.Unrecorded) != 1 || res.Unrecorded[0].Addr.String() != "image.a" || res.Unrecorded[0].GenerationID == "" {
 				t.Errorf("unrecorded %v, want image.a's job", res.Unrecorded)
 			}
@@ -298,29 +311,15 @@ func TestApplyUnrecordedJobWhosePollFails(t *testing.T) {
 // submitted, and the jobs paid for and not recorded are in the result,
 // for the user to adopt with genform import.
 func TestApplyStateUnwritable(t *testing.T) {
-	const two = `
-image "a" {
-  prompt       = "a red apple"
-  image_number = 1
-}
+	const two = oneImage + `
 image "b" {
   prompt       = "a green pear"
   image_number = 1
   depends_on   = [image.a]
 }
 `
-	waits := commitWaits
-	commitWaits = []time.Duration{0, time.Millisecond}
-	t.Cleanup(func() { commitWaits = waits })
 	svc := &fakeService{}
-	w := newApplyDir(t, svc)
-	p := w.plan(two)
-	// The disk fills up while the first create request is on the wire.
-	svc.afterCreate = func(string) { w.store.Close() }
-	res := w.apply(context.Background(), p)
-	if res.StateErr == nil {
-		t.Fatal("the result does not say the state could not be written")
-	}
+	res := applyStateLost(t, svc, two)
 	if got := fmt.Sprint(res.Unrecorded); !strings.Contains(got, "image.a") || !strings.Contains(got, "job-1") {
 		t.Errorf("unrecorded %v, want image.a's job-1", res.Unrecorded)
 	}

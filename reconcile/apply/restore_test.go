@@ -65,9 +65,7 @@ func TestApplyRestore(t *testing.T) {
 	if left := w.files("generated/image/a"); len(left) != 2 {
 		t.Errorf("files left: %v", left)
 	}
-	if p := w.plan(appleConfig); p.HasChanges() {
-		t.Errorf("after the restore: %v", actions(p))
-	}
+	w.checkNoChanges(appleConfig, "after the restore")
 	// The generation it replaced is the one to restore now.
 	if c := w.plan(greenConfig).Change(a("image.a")); c.Action != plans.Restore || c.Reason.GenerationID != "job-2" {
 		t.Errorf("green again: %s %+v", c.Action, c.Reason)

@@ -150,9 +150,7 @@ func TestApplyStateDownIsNotTheService(t *testing.T) {
 		{"while the job runs", func(svc *fakeService, be *downBackend) { svc.beforeStatus = func(string) { be.setDown() } }, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			waits := commitWaits
-			commitWaits = []time.Duration{0, time.Millisecond}
-			t.Cleanup(func() { commitWaits = waits })
+			fastCommitRetries(t)
 			be := &downBackend{wait: 300 * time.Millisecond}
 			st, err := statefile.OpenBackend(be, statefile.Options{Create: true, Command: "test"})
 			if err != nil {
@@ -162,7 +160,7 @@ func TestApplyStateDownIsNotTheService(t *testing.T) {
 			w := newApplyDir(t, svc)
 			w.store = st
 			w.timeout = 200 * time.Millisecond
-			p := w.plan(strings.Replace(appleConfig, "image_number = 2", "image_number = 1", 1))
+			p := w.plan(oneImage)
 			c.when(svc, be)
 			res := w.apply(context.Background(), p)
 			if !errors.Is(res.StateErr, statefile.ErrUnavailable) {

@@ -120,9 +120,7 @@ func TestApplyResume(t *testing.T) {
 	if got := w.read("generated/image/a/1.png"); got != fakeMedia("job-7", 1, ".png") {
 		t.Errorf("generated/image/a/1.png holds %q, want job-7's", got)
 	}
-	if p := w.plan(appleConfig); p.HasChanges() {
-		t.Errorf("the plan after the resume: %v", actions(p))
-	}
+	w.checkNoChanges(appleConfig, "the plan after the resume")
 }
 
 // TestResumeRefusesAnotherRequest: a job is resumed only for the request
