@@ -208,7 +208,7 @@ func (s *Store) Put(ctx context.Context, sha, path, contentType string) (uploade
 		// against, refusing bytes that are not the ones the name says.
 		// To an http endpoint PutObject signs chunk by chunk instead
 		// (aws-chunked), hashing the file again and signing every 64 KiB:
-		// that took a 1 MiB upload from under 2 ms of CPU to 3 to 4
+		// 0.8 to 2.1 ms more CPU for a 1 MiB upload, 2.7 to 4.2 ms in all
 		// (BenchmarkPutCPU).
 		_, err = minio.Core{Client: s.c}.PutObject(ctx, s.bucket, s.Key(sha), f, fi.Size(), "", sha, minio.PutObjectOptions{
 			ContentType:          contentType,
@@ -258,8 +258,9 @@ func (s *Store) Get(ctx context.Context, sha, dst string, opts ...atomicfile.Opt
 // copyBufs hold the buffers Get copies objects through, one per fetch
 // under way. A pull fetches thousands of files 8 at a time: a new 1 MiB
 // buffer for each, zeroed, collected, its pages given back to the system
-// and faulted in again, took a third of the pull's own CPU (7 to 8 s a GB
-// of 1 MiB files against 4.5 to 5.2 s with the pool: BenchmarkPullImages).
+// and faulted in again, took a quarter of the pull's own CPU
+// (BenchmarkPullImages, alternating runs: 6.0 to 8.1 s of CPU a GB of
+// 1 MiB files, 4.5 to 5.8 s with the pool).
 var copyBufs = sync.Pool{New: func() any {
 	b := make([]byte, 1<<20)
 	return &b

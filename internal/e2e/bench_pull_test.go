@@ -30,8 +30,9 @@ import (
 
 // The benchmarks and test of genform pull against a real S3 server
 // (versitygw on loopback, started by s3test): the binary fetches outputs
-// the state records into their recorded paths, and the run's wall time
-// and the genform process's peak memory are what is measured. The state
+// the state records into their recorded paths, and the run's wall time,
+// the genform process's peak memory and its CPU time are what is
+// measured. The state
 // and the configuration are written directly, as an apply would have
 // left them (pull reads nothing else: the records of the declared
 // instances and their outputs' paths, hashes, sizes and times), and the
@@ -59,7 +60,7 @@ func pullVideoSize() int64 {
 // BenchmarkPullImages pulls 1,000 images of 1 MiB each (the target: at
 // least 150 MB/s, the genform process under 64 MiB at its peak):
 //
-//	go test -run '^$' -bench 'PullImages' -benchtime 3x ./internal/e2e
+//	go test -run '^$' -bench 'PullImages$' -benchtime 3x ./internal/e2e
 func BenchmarkPullImages(b *testing.B) {
 	skipRace(b)
 	benchPull(b, newPullFixture(b, "image", pullImages(), 1<<20))
