@@ -471,33 +471,7 @@ func (c *Config) secretVariables(serviceBlock, genformBlock *hcl.Block, provider
 			}
 		}
 	}
-	var names []string
-	seen := map[string]bool{}
-	var walk func(expr hcl.Expression)
-	walk = func(expr hcl.Expression) {
-		for _, tr := range expr.Variables() {
-			if len(tr) < 2 {
-				continue
-			}
-			at, ok := tr[1].(hcl.TraverseAttr)
-			if !ok {
-				continue
-			}
-			switch tr.RootName() {
-			case "var":
-				names = appendUnique(names, at.Name)
-			case "local":
-				if l := c.Locals[at.Name]; l != nil && !seen[at.Name] {
-					seen[at.Name] = true
-					walk(l.Expr)
-				}
-			}
-		}
-	}
-	for _, e := range exprs {
-		walk(e)
-	}
-	return names
+	return c.variablesOf(exprs, func(*Variable) bool { return true })
 }
 
 // HasCredentials reports whether the URL s holds a user name or password

@@ -457,6 +457,14 @@ type unsetSetting struct {
 // unsetVariablesOf lists, sorted, the variables given no value that expr
 // refers to, directly or through locals.
 func (c *Config) unsetVariablesOf(expr hcl.Expression) []string {
+	names := c.variablesOf([]hcl.Expression{expr}, func(v *Variable) bool { return v != nil && !v.hasValue })
+	sort.Strings(names)
+	return names
+}
+
+// variablesOf lists the variables exprs refer to, directly or through
+// locals, that keep says to list, in the order first met.
+func (c *Config) variablesOf(exprs []hcl.Expression, keep func(*Variable) bool) []string {
 	var names []string
 	seen := map[string]bool{}
 	var walk func(hcl.Expression)
@@ -471,7 +479,7 @@ func (c *Config) unsetVariablesOf(expr hcl.Expression) []string {
 			}
 			switch tr.RootName() {
 			case "var":
-				if v := c.Variables[at.Name]; v != nil && !v.hasValue {
+				if keep(c.Variables[at.Name]) {
 					names = appendUnique(names, at.Name)
 				}
 			case "local":
@@ -482,8 +490,9 @@ func (c *Config) unsetVariablesOf(expr hcl.Expression) []string {
 			}
 		}
 	}
-	walk(expr)
-	sort.Strings(names)
+	for _, e := range exprs {
+		walk(e)
+	}
 	return names
 }
 
