@@ -149,3 +149,27 @@ func TestCheckSaysWhatIsWrong(t *testing.T) {
 		t.Fatalf("Check of a stopped store = %v; want ErrUnreachable", err)
 	}
 }
+
+// TestPutSendsOnlyItsBytes checks that an upload is signed over the
+// sha256 it is stored under: a file whose bytes changed after they were
+// hashed is refused by the store, which then holds nothing under that
+// name, and the same file under its true sha256 goes up whole, sent by
+// the kernel from the file.
+func TestPutSendsOnlyItsBytes(t *testing.T) {
+	srv, st := open(t, "")
+	ctx := context.Background()
+	path, sha, data := file(t, 300<<10)
+	_, other, _ := file(t, 300<<10)
+	if up, err := st.Put(ctx, other, path, "image/png"); err == nil || up || !strings.Contains(err.Error(), "changed on disk") {
+		t.Fatalf("Put of bytes that are not those of %s = %v, %v; want refused", other, up, err)
+	}
+	if has, err := st.Has(ctx, other); err != nil || has {
+		t.Fatalf("after a refused upload, Has = %v, %v", has, err)
+	}
+	if up, err := st.Put(ctx, sha, path, "image/png"); err != nil || !up {
+		t.Fatalf("Put = %v, %v", up, err)
+	}
+	if got, err := os.ReadFile(srv.ObjectPath(st.Key(sha))); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("the object differs from the file (%v)", err)
+	}
+}
