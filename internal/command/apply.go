@@ -70,11 +70,8 @@ func runApply(env *Env, args []string) int {
 	fs.IntVar(&ac.maxGenerations, "max-generations", -1, "")
 	fs.StringVar(&ac.maxCost, "max-cost", "", "")
 	fs.BoolVar(&ac.json, "json", false, "")
-	if ok, code := parseFlags(env, commands["apply"], fs, args); !ok {
+	if ok, code := parseArgs(env, "apply", fs, args, "at most one argument, the saved plan file", 1); !ok {
 		return code
-	}
-	if msg := extraArgs("apply", "at most one argument, the saved plan file", fs, args, 1); msg != "" {
-		return env.Errorf("%s", msg)
 	}
 	planFile := fs.Arg(0)
 	if !ac.input && !ac.autoApprove && planFile == "" {

@@ -52,6 +52,18 @@ func parseFlags(env *Env, c *command, fs *flag.FlagSet, args []string) (ok bool,
 	return true, ExitOK
 }
 
+// parseArgs parses a command's flags as parseFlags does, then refuses
+// more than max arguments, saying that the command takes takes.
+func parseArgs(env *Env, name string, fs *flag.FlagSet, args []string, takes string, max int) (ok bool, code int) {
+	if ok, code := parseFlags(env, commands[name], fs, args); !ok {
+		return false, code
+	}
+	if msg := extraArgs(name, takes, fs, args, max); msg != "" {
+		return false, env.Errorf("%s", msg)
+	}
+	return true, ExitOK
+}
+
 // flagFailure is the flag whose value was refused, and why, in words
 // that do not repeat the value.
 type flagFailure struct {

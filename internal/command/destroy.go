@@ -33,11 +33,8 @@ func runDestroy(env *Env, args []string) int {
 	pf.register(fs, false)
 	autoApprove := fs.Bool("auto-approve", false, "")
 	input := fs.Bool("input", true, "")
-	if ok, code := parseFlags(env, commands["destroy"], fs, args); !ok {
+	if ok, code := parseArgs(env, "destroy", fs, args, "no arguments (use -target=ADDR to limit it)", 0); !ok {
 		return code
-	}
-	if msg := extraArgs("destroy", "no arguments (use -target=ADDR to limit it)", fs, args, 0); msg != "" {
-		return env.Errorf("%s", msg)
 	}
 	if len(pf.replace) > 0 {
 		return env.Errorf("-replace has no meaning for destroy")

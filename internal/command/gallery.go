@@ -50,11 +50,8 @@ func runGallery(env *Env, args []string) int {
 	changed := fs.Bool("changed", false, "")
 	var rf readFlags
 	rf.register(fs)
-	if ok, code := parseFlags(env, commands["gallery"], fs, args); !ok {
+	if ok, code := parseArgs(env, "gallery", fs, args, "no arguments (name the page with -out=FILE)", 0); !ok {
 		return code
-	}
-	if msg := extraArgs("gallery", "no arguments (name the page with -out=FILE)", fs, args, 0); msg != "" {
-		return env.Errorf("%s", msg)
 	}
 	if *out == "" {
 		return env.Errorf("-out is empty; name the page to write, e.g. -out=gallery.html")

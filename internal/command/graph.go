@@ -33,11 +33,8 @@ func runGraph(env *Env, args []string) int {
 	fs := flag.NewFlagSet("graph", flag.ContinueOnError)
 	var vf varFlags
 	vf.register(fs)
-	if ok, code := parseFlags(env, commands["graph"], fs, args); !ok {
+	if ok, code := parseArgs(env, "graph", fs, args, "no arguments", 0); !ok {
 		return code
-	}
-	if msg := extraArgs("graph", "no arguments", fs, args, 0); msg != "" {
-		return env.Errorf("%s", msg)
 	}
 	ws := load(env, vf.options(env))
 	if ws == nil {

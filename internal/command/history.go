@@ -40,11 +40,8 @@ func runHistory(env *Env, args []string) int {
 	asJSON := fs.Bool("json", false, "")
 	var rf readFlags
 	rf.register(fs)
-	if ok, code := parseFlags(env, commands["history"], fs, args); !ok {
+	if ok, code := parseArgs(env, "history", fs, args, "at most one argument, a resource address", 1); !ok {
 		return code
-	}
-	if fs.NArg() > 1 {
-		return env.Errorf("history takes at most one argument, a resource address; got %d", fs.NArg())
 	}
 	var addr addrs.Instance
 	if fs.NArg() == 1 {

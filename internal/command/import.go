@@ -44,11 +44,8 @@ func runImport(env *Env, args []string) int {
 	var rf readFlags
 	rf.register(fs)
 	migrate := fs.Bool("migrate-service", false, "")
-	if ok, code := parseFlags(env, commands["import"], fs, args); !ok {
+	if ok, code := parseArgs(env, "import", fs, args, "two arguments, the address and the creation id", 2); !ok {
 		return code
-	}
-	if msg := extraArgs("import", "two arguments, the address and the creation id", fs, args, 2); msg != "" {
-		return env.Errorf("%s", msg)
 	}
 	if fs.NArg() != 2 {
 		return env.Errorf("import takes two arguments, the address and the creation id, e.g. genform import image.hero 8f3c...; got %d", fs.NArg())

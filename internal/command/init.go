@@ -55,11 +55,8 @@ func runInit(env *Env, args []string) int {
 	forceCopy := fs.Bool("force-copy", false, "")
 	reconfigure := fs.Bool("reconfigure", false, "")
 	lockTimeout := fs.Duration("lock-timeout", 0, "")
-	if ok, code := parseFlags(env, commands["init"], fs, args); !ok {
+	if ok, code := parseArgs(env, "init", fs, args, "no arguments", 0); !ok {
 		return code
-	}
-	if msg := extraArgs("init", "no arguments", fs, args, 0); msg != "" {
-		return env.Errorf("%s", msg)
 	}
 	switch {
 	case *migrate && *reconfigure:

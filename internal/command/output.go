@@ -41,11 +41,8 @@ func runOutput(env *Env, args []string) int {
 	raw := fs.Bool("raw", false, "")
 	var rf readFlags
 	rf.register(fs)
-	if ok, code := parseFlags(env, commands["output"], fs, args); !ok {
+	if ok, code := parseArgs(env, "output", fs, args, "at most one argument, the name of an output", 1); !ok {
 		return code
-	}
-	if msg := extraArgs("output", "at most one argument, the name of an output", fs, args, 1); msg != "" {
-		return env.Errorf("%s", msg)
 	}
 	name := fs.Arg(0)
 	if *raw && (name == "" || *asJSON) {

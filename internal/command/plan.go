@@ -44,11 +44,8 @@ func runPlan(env *Env, args []string) int {
 	fs.BoolVar(&pc.detailed, "detailed-exitcode", false, "")
 	fs.BoolVar(&pc.json, "json", false, "")
 	fs.StringVar(&pc.format, "format", "", "")
-	if ok, code := parseFlags(env, commands["plan"], fs, args); !ok {
+	if ok, code := parseArgs(env, "plan", fs, args, "no arguments", 0); !ok {
 		return code
-	}
-	if msg := extraArgs("plan", "no arguments", fs, args, 0); msg != "" {
-		return env.Errorf("%s", msg)
 	}
 	if pc.format != "" && pc.format != "markdown" {
 		return env.Errorf("-format takes only markdown (or use -json for a JSON document)")

@@ -41,11 +41,8 @@ func runShow(env *Env, args []string) int {
 	asJSON := fs.Bool("json", false, "")
 	var rf readFlags
 	rf.register(fs)
-	if ok, code := parseFlags(env, commands["show"], fs, args); !ok {
+	if ok, code := parseArgs(env, "show", fs, args, "at most one argument, a saved plan file or a resource address", 1); !ok {
 		return code
-	}
-	if msg := extraArgs("show", "at most one argument, a saved plan file or a resource address", fs, args, 1); msg != "" {
-		return env.Errorf("%s", msg)
 	}
 	arg := fs.Arg(0)
 	if arg != "" {

@@ -160,11 +160,8 @@ func parseSimFlags(env *Env, args []string) (f simFlags, ok bool, code int) {
 	fs.IntVar(&f.opts.DailyCap, "daily-cap", 0, "")
 	fs.StringVar(&f.opts.DataDir, "data", "", "")
 	fs.BoolVar(&f.verbose, "v", false, "")
-	if ok, code := parseFlags(env, commands["sim"], fs, args); !ok {
+	if ok, code := parseArgs(env, "sim", fs, args, "no arguments", 0); !ok {
 		return f, false, code
-	}
-	if msg := extraArgs("sim", "no arguments", fs, args, 0); msg != "" {
-		return f, false, env.Errorf("%s", msg)
 	}
 	if _, known := simulators[f.provider]; f.provider != "" && !known {
 		return f, false, env.Errorf("-provider=%s: there is no simulator of that provider; the simulated providers are %s", f.provider, words.List(slices.Sorted(maps.Keys(simulators)), 10))

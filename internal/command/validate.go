@@ -85,16 +85,12 @@ func (v *varFlags) options(env *Env) config.Options {
 }
 
 func runValidate(env *Env, args []string) int {
-	c := commands["validate"]
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	jsonOut := fs.Bool("json", false, "print the result as JSON")
 	var vf varFlags
 	vf.register(fs)
-	if ok, code := parseFlags(env, c, fs, args); !ok {
+	if ok, code := parseArgs(env, "validate", fs, args, "no arguments (use -chdir=DIR to validate another directory)", 0); !ok {
 		return code
-	}
-	if msg := extraArgs("validate", "no arguments (use -chdir=DIR to validate another directory)", fs, args, 0); msg != "" {
-		return env.Errorf("%s", msg)
 	}
 	// As Terraform's: a variable with no value is checked as unknown, for
 	// any value it will be given; plan and apply are where one is needed.

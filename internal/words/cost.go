@@ -45,27 +45,13 @@ func pricedParts(p *plans.Plan) []string {
 		video bool
 		price config.Money
 	}
-	var order []key
-	count := map[key]int{}
-	for _, c := range p.Changes {
-		if !c.Action.Generates() {
-			continue
-		}
-		if _, ok := p.CostOf(c); !ok {
-			continue
-		}
+	order, count := tally(p, true, func(c *plans.Change, video bool) key {
 		pr := p.PricesOf(c)
-		k, n := key{}, c.Media
-		if c.Kind() == addrs.Video {
-			k, n = key{video: true, price: *pr.VideoSecond}, c.Seconds*c.Media
-		} else {
-			k.price = *pr.Image
+		if video {
+			return key{video: true, price: *pr.VideoSecond}
 		}
-		if _, seen := count[k]; !seen {
-			order = append(order, k)
-		}
-		count[k] += n
-	}
+		return key{price: *pr.Image}
+	})
 	var parts []string
 	for _, k := range order {
 		n := count[k]
@@ -89,24 +75,9 @@ func unpricedParts(p *plans.Plan) []string {
 		video    bool
 		provider string
 	}
-	var order []key
-	count := map[key]int{}
-	for _, c := range p.Changes {
-		if !c.Action.Generates() {
-			continue
-		}
-		if _, ok := p.CostOf(c); ok {
-			continue
-		}
-		k, n := key{provider: c.Provider()}, c.Media
-		if c.Kind() == addrs.Video {
-			k.video, n = true, c.Seconds*c.Media
-		}
-		if _, seen := count[k]; !seen {
-			order = append(order, k)
-		}
-		count[k] += n
-	}
+	order, count := tally(p, false, func(c *plans.Change, video bool) key {
+		return key{video: video, provider: c.Provider()}
+	})
 	var parts []string
 	for _, k := range order {
 		n := count[k]
@@ -121,4 +92,29 @@ func unpricedParts(p *plans.Plan) []string {
 		parts = append(parts, fmt.Sprintf("%d %s%s without a price: set %s in %s", n, what, Plural(n), field, where))
 	}
 	return parts
+}
+
+// tally counts what the plan's generating changes make, the priced ones
+// or the others as priced says: images, or seconds of video. It groups
+// them by keyOf, in the order the changes first use each key.
+func tally[K comparable](p *plans.Plan, priced bool, keyOf func(c *plans.Change, video bool) K) (order []K, count map[K]int) {
+	count = map[K]int{}
+	for _, c := range p.Changes {
+		if !c.Action.Generates() {
+			continue
+		}
+		if _, ok := p.CostOf(c); ok != priced {
+			continue
+		}
+		video, n := c.Kind() == addrs.Video, c.Media
+		if video {
+			n = c.Seconds * c.Media
+		}
+		k := keyOf(c, video)
+		if _, seen := count[k]; !seen {
+			order = append(order, k)
+		}
+		count[k] += n
+	}
+	return order, count
 }

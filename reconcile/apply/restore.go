@@ -275,13 +275,11 @@ func (r *applyRun) keepJob(addr addrs.Instance, dir string, it *statefile.Intent
 		r.emit(Event{Addr: addr, Phase: PhaseWarning, GenerationID: id,
 			Err: fmt.Errorf("job %s, left by an interrupted apply, is not kept in the history: %w", id, err)})
 	}
-	release, err := r.acquire(it.Endpoint)
+	ctx, release, done, err := r.slot(addr, it.Endpoint)
 	if err != nil {
 		return fmt.Errorf("job %s, left by an interrupted apply, was not followed (%w); its intent is kept for the next apply", id, err)
 	}
-	defer release()
-	ctx, cancel := r.generation(addr, it.Endpoint)
-	defer cancel()
+	defer done()
 	st, err := r.poll(ctx, it.Endpoint, addr, plans.Update, jobOf(it, addr.Resource.Kind), it.SubmittedAt)
 	if err != nil {
 		// Only the service saying it has no such job lets it go: an

@@ -44,6 +44,19 @@ func (r *applyRun) acquire(ep addrs.Endpoint) (release func(), err error) {
 	return func() { once.Do(win.release) }, nil
 }
 
+// slot takes a generation slot of ep's provider for addr (acquire) and
+// makes the generation's context (generation). release frees the slot
+// early, once the provider reports the job finished; done ends the
+// context and frees the slot if release has not.
+func (r *applyRun) slot(addr addrs.Instance, ep addrs.Endpoint) (ctx context.Context, release, done func(), err error) {
+	release, err = r.acquire(ep)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, cancel := r.generation(addr, ep)
+	return ctx, release, func() { cancel(); release() }, nil
+}
+
 // generate submits a new generation of inst, write-ahead: the intent is
 // committed before the request leaves, the generation id as soon as it is
 // known, and only then is the job polled.
@@ -65,13 +78,11 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 	if err != nil {
 		return fmt.Errorf("submitting %s: %w; nothing was submitted", inst.Addr, err)
 	}
-	release, err := r.acquire(inst.Endpoint)
+	ctx, release, done, err := r.slot(inst.Addr, inst.Endpoint)
 	if err != nil {
 		return err
 	}
-	defer release()
-	ctx, cancel := r.generation(inst.Addr, inst.Endpoint)
-	defer cancel()
+	defer done()
 	fp := inst.Fingerprint(e.ServiceID)
 	// A saved plan is checked against the configuration's hash, but a file
 	// read by file() or a value from env() can change without changing it:
@@ -169,13 +180,11 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 // resume polls a job an earlier apply submitted.
 func (r *applyRun) resume(inst *config.Instance, c *plans.Change) error {
 	e := r.e
-	release, err := r.acquire(inst.Endpoint)
+	ctx, release, done, err := r.slot(inst.Addr, inst.Endpoint)
 	if err != nil {
 		return err
 	}
-	defer release()
-	ctx, cancel := r.generation(inst.Addr, inst.Endpoint)
-	defer cancel()
+	defer done()
 	var intent *statefile.Intent
 	err = e.Store.Update(func(tx *statefile.Tx) error {
 		var err error
