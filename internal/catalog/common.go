@@ -3,7 +3,43 @@ package catalog
 import (
 	"fmt"
 	"maps"
+
+	"github.com/genform/genform/internal/addrs"
 )
+
+// promptOnly is what a model a provider's tables do not list is taken to
+// accept (Provider.General): it makes kinds, takes the prompt alone, and
+// one image a request unless input says more; counted are the provider's
+// input keys that change how much is made.
+func promptOnly(kinds []addrs.Kind, counted ...string) Caps {
+	return Caps{Kinds: kinds, Attrs: []string{Prompt}, DefaultImageNumber: 1, Counted: counted}
+}
+
+// fluxSchnell is FLUX.1 [schnell], which fal and Replicate both serve:
+// prompt, seed, an image count of 1 to 4 (default 1) under the host's
+// counted key, and the aspect ratios the host maps.
+func fluxSchnell(counted string, ratios ...string) Caps {
+	return Caps{
+		Kinds:              []addrs.Kind{addrs.Image},
+		Attrs:              []string{Prompt, Seed, AspectRatio, ImageNumber},
+		ImageNumbers:       []int64{1, 2, 3, 4},
+		DefaultImageNumber: 1,
+		AspectRatios:       ratios,
+		Counted:            []string{counted},
+	}
+}
+
+// kling21 is Kling 2.1 image to video, which fal and Replicate both
+// serve with the same input: prompt and a source image (the first
+// frame) required, a duration of 5 or 10 seconds (default 5), and an
+// optional negative prompt.
+var kling21 = Caps{
+	Kinds:           []addrs.Kind{addrs.Video},
+	Attrs:           []string{Prompt, NegativePrompt, SourceImage, Duration},
+	Durations:       []int64{5, 10},
+	DefaultDuration: 5,
+	Counted:         []string{"duration"},
+}
 
 // passInput copies input into a new body, which the common attributes
 // are then added to: input passes through unchanged, and a common

@@ -20,27 +20,14 @@ var falImageSizes = map[string]string{
 // falFlux is what fal's FLUX endpoints take (fal.ai/models/fal-ai/flux/dev/api
 // and .../flux/schnell/api): prompt, seed, num_images 1..4 (default 1),
 // image_size; no negative prompt.
-var falFlux = Caps{
-	Kinds:              []addrs.Kind{addrs.Image},
-	Attrs:              []string{Prompt, Seed, AspectRatio, ImageNumber},
-	ImageNumbers:       []int64{1, 2, 3, 4},
-	DefaultImageNumber: 1,
-	AspectRatios:       []string{"1:1", "3:4", "9:16", "4:3", "16:9"},
-	Counted:            []string{"num_images"},
-}
+var falFlux = fluxSchnell("num_images", "1:1", "3:4", "9:16", "4:3", "16:9")
 
 // falKling is Kling 2.1 (standard) image to video on fal: prompt and
 // image_url are required, duration is the string "5" or "10" (default
 // "5"), negative_prompt and cfg_scale are optional (fal model page
 // fal-ai/kling-video/v2.1/standard/image-to-video, input schema; its price
 // is per second of video).
-var falKling = Caps{
-	Kinds:           []addrs.Kind{addrs.Video},
-	Attrs:           []string{Prompt, NegativePrompt, SourceImage, Duration},
-	Durations:       []int64{5, 10},
-	DefaultDuration: 5,
-	Counted:         []string{"duration"},
-}
+var falKling = kling21
 
 func init() {
 	register(&Provider{
@@ -61,13 +48,8 @@ func init() {
 		// New accounts run 2 requests at once, rising with credit to 40;
 		// past it requests wait in the queue (docs.fal.ai FAQ, Concurrency
 		// Limits). fal documents no request rate.
-		Limits: Limits{Parallelism: 2, MaxParallelism: 40},
-		General: Caps{
-			Kinds:              []addrs.Kind{addrs.Image, addrs.Video},
-			Attrs:              []string{Prompt},
-			DefaultImageNumber: 1,
-			Counted:            []string{"num_images", "duration"},
-		},
+		Limits:  Limits{Parallelism: 2, MaxParallelism: 40},
+		General: promptOnly([]addrs.Kind{addrs.Image, addrs.Video}, "num_images", "duration"),
 		Models: map[string]Caps{
 			"fal-ai/flux/schnell": falFlux,
 			"fal-ai/flux/dev":     falFlux,

@@ -70,13 +70,8 @@ func init() {
 		// requests a minute; Photon (images) 40 and 80 (docs.lumalabs.ai,
 		// Rate Limits). genform's one budget per provider takes the
 		// tighter family's.
-		Limits: Limits{Parallelism: 10, RequestsPerMinute: 20},
-		General: Caps{
-			Kinds:              []addrs.Kind{addrs.Image, addrs.Video},
-			Attrs:              []string{Prompt},
-			DefaultImageNumber: 1,
-			Counted:            []string{"duration"},
-		},
+		Limits:  Limits{Parallelism: 10, RequestsPerMinute: 20},
+		General: promptOnly([]addrs.Kind{addrs.Image, addrs.Video}, "duration"),
 		Models: map[string]Caps{
 			"photon-1":       lumaPhoton,
 			"photon-flash-1": lumaPhoton,

@@ -88,15 +88,10 @@ func init() {
 		// minute is the request rate; a higher tier sets
 		// requests_per_minute in the provider block. OpenAI documents no
 		// concurrency limit.
-		Limits: Limits{RequestsPerMinute: 5},
-		General: Caps{
-			Kinds:              []addrs.Kind{addrs.Image},
-			Attrs:              []string{Prompt},
-			DefaultImageNumber: 1,
-			Counted:            []string{"n"},
-		},
-		Models: models,
-		Body:   openaiBody,
+		Limits:  Limits{RequestsPerMinute: 5},
+		General: promptOnly([]addrs.Kind{addrs.Image}, "n"),
+		Models:  models,
+		Body:    openaiBody,
 	})
 }
 

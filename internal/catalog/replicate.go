@@ -7,27 +7,15 @@ import (
 // replicateFluxSchnell is what black-forest-labs/flux-schnell takes
 // (replicate.com/black-forest-labs/flux-schnell/api, its input schema):
 // prompt, seed, num_outputs 1..4 (default 1), aspect_ratio (default 1:1).
-var replicateFluxSchnell = Caps{
-	Kinds:              []addrs.Kind{addrs.Image},
-	Attrs:              []string{Prompt, Seed, AspectRatio, ImageNumber},
-	ImageNumbers:       []int64{1, 2, 3, 4},
-	DefaultImageNumber: 1,
-	AspectRatios:       []string{"1:1", "16:9", "21:9", "3:2", "2:3", "4:5", "5:4", "3:4", "4:3", "9:16", "9:21"},
-	Counted:            []string{"num_outputs"},
-}
+var replicateFluxSchnell = fluxSchnell("num_outputs",
+	"1:1", "16:9", "21:9", "3:2", "2:3", "4:5", "5:4", "3:4", "4:3", "9:16", "9:21")
 
 // replicateKling is Kling v2.1 on Replicate: start_image is required
 // (the first frame), duration is 5 or 10 seconds (default 5), mode
 // "standard" (720p) or "pro" (1080p, which end_image needs), and
 // negative_prompt is optional (replicate.com/kwaivgi/kling-v2.1, API
 // input schema).
-var replicateKling = Caps{
-	Kinds:           []addrs.Kind{addrs.Video},
-	Attrs:           []string{Prompt, NegativePrompt, SourceImage, Duration},
-	Durations:       []int64{5, 10},
-	DefaultDuration: 5,
-	Counted:         []string{"duration"},
-}
+var replicateKling = kling21
 
 func init() {
 	register(&Provider{
@@ -46,13 +34,8 @@ func init() {
 		URLLifetime: "1 hour",
 		// 600 prediction creates a minute; Replicate documents no
 		// concurrency limit (docs: Rate limits).
-		Limits: Limits{RequestsPerMinute: 600},
-		General: Caps{
-			Kinds:              []addrs.Kind{addrs.Image, addrs.Video},
-			Attrs:              []string{Prompt},
-			DefaultImageNumber: 1,
-			Counted:            []string{"num_outputs", "duration"},
-		},
+		Limits:  Limits{RequestsPerMinute: 600},
+		General: promptOnly([]addrs.Kind{addrs.Image, addrs.Video}, "num_outputs", "duration"),
 		Models: map[string]Caps{
 			"black-forest-labs/flux-schnell": replicateFluxSchnell,
 			"kwaivgi/kling-v2.1":             replicateKling,
