@@ -49,12 +49,8 @@ func decodeOne(blocks hcl.Blocks, kind, why string, decode func(*hcl.Block) hcl.
 	var diags hcl.Diagnostics
 	for i, b := range blocks {
 		if i > 0 {
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  fmt.Sprintf("Duplicate %s block", kind),
-				Detail:   fmt.Sprintf("%s: the %s block at %s is the one; remove this one.", why, kind, blocks[0].DefRange),
-				Subject:  b.DefRange.Ptr(),
-			})
+			diags = append(diags, errorAt(b.DefRange.Ptr(), fmt.Sprintf("Duplicate %s block", kind),
+				fmt.Sprintf("%s: the %s block at %s is the one; remove this one.", why, kind, blocks[0].DefRange)))
 			continue
 		}
 		diags = append(diags, decode(b)...)
@@ -67,24 +63,16 @@ func decodeOne(blocks hcl.Blocks, kind, why string, decode func(*hcl.Block) hcl.
 func (c *Config) decodeBackends(blocks hcl.Blocks, stateFile *hcl.Attribute) hcl.Diagnostics {
 	diags := decodeOne(blocks, "backend", "The state is kept in one place", c.decodeBackend)
 	if len(blocks) > 0 && stateFile != nil {
-		diags = append(diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "Conflicting state settings",
-			Detail:   "state_file names the local state file, which a backend block replaces: keep one of them.",
-			Subject:  stateFile.Expr.Range().Ptr(),
-		})
+		diags = append(diags, errorAt(stateFile.Expr.Range().Ptr(), "Conflicting state settings",
+			"state_file names the local state file, which a backend block replaces: keep one of them."))
 	}
 	return diags
 }
 
 func (c *Config) decodeBackend(b *hcl.Block) hcl.Diagnostics {
 	if b.Labels[0] != "pg" {
-		return hcl.Diagnostics{{
-			Severity: hcl.DiagError,
-			Summary:  "Unsupported backend type",
-			Detail:   fmt.Sprintf("genform keeps the state in the state file (no backend block) or in PostgreSQL (backend \"pg\"), not in %q.", b.Labels[0]),
-			Subject:  b.LabelRanges[0].Ptr(),
-		}}
+		return hcl.Diagnostics{errorAt(b.LabelRanges[0].Ptr(), "Unsupported backend type",
+			fmt.Sprintf("genform keeps the state in the state file (no backend block) or in PostgreSQL (backend \"pg\"), not in %q.", b.Labels[0]))}
 	}
 	be := &Backend{Type: "pg", SchemaName: DefaultSchemaName, DeclRange: b.DefRange}
 	content, diags := b.Body.Content(backendSchema)
@@ -104,12 +92,8 @@ func (c *Config) decodeBackend(b *hcl.Block) hcl.Diagnostics {
 		diags = append(diags, d...)
 		if ok {
 			if !schemaNameRe.MatchString(v.AsString()) {
-				diags = append(diags, &hcl.Diagnostic{
-					Severity: hcl.DiagError,
-					Summary:  "Invalid schema_name",
-					Detail:   fmt.Sprintf("schema_name must be a lower-case PostgreSQL identifier (letters a-z, digits and _, not starting with a digit, at most 63), such as %q; got %q.", DefaultSchemaName, v.AsString()),
-					Subject:  a.Expr.Range().Ptr(),
-				})
+				diags = append(diags, errorAt(a.Expr.Range().Ptr(), "Invalid schema_name",
+					fmt.Sprintf("schema_name must be a lower-case PostgreSQL identifier (letters a-z, digits and _, not starting with a digit, at most 63), such as %q; got %q.", DefaultSchemaName, v.AsString())))
 			} else {
 				be.SchemaName = v.AsString()
 			}

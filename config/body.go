@@ -170,12 +170,8 @@ type bodyBuilder struct {
 }
 
 func (b *bodyBuilder) bad(id attrID, summary, detail string) {
-	b.diags = append(b.diags, &hcl.Diagnostic{
-		Severity: hcl.DiagError,
-		Summary:  summary,
-		Detail:   detail,
-		Subject:  b.av.rng(id).Ptr(),
-	})
+	b.diags = append(b.diags, errorAt(b.av.rng(id).Ptr(), summary,
+		detail))
 }
 
 // endpoint chooses the endpoint from the inputs a block sets.
@@ -277,12 +273,8 @@ func (b *bodyBuilder) build(d *instData) {
 			if id == aPrompt {
 				what = "the prompt"
 			}
-			b.diags = append(b.diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Missing required argument",
-				Detail:   fmt.Sprintf("The argument %q is required, but no definition was found. %s sends its request to %s (%s), which needs %s.", attrNames[id], ep.chosenBy, ep.ep.Title(), ep.ep.Path(), requiredWhy(id, what)),
-				Subject:  b.r.DeclRange.Ptr(),
-			})
+			b.diags = append(b.diags, errorAt(b.r.DeclRange.Ptr(), "Missing required argument",
+				fmt.Sprintf("The argument %q is required, but no definition was found. %s sends its request to %s (%s), which needs %s.", attrNames[id], ep.chosenBy, ep.ep.Title(), ep.ep.Path(), requiredWhy(id, what))))
 		}
 	}
 	if ep == specKeyFrames {
@@ -403,12 +395,8 @@ func (b *bodyBuilder) got(id attrID, value string) string {
 // refuse reports a value the service's rules refuse: detail says what was
 // refused and why, more what to do.
 func (b *bodyBuilder) refuse(id attrID, rng hcl.Range, detail, more string) {
-	b.diags = append(b.diags, &hcl.Diagnostic{
-		Severity: hcl.DiagError,
-		Summary:  "Invalid " + attrNames[id],
-		Detail:   detail + more,
-		Subject:  rng.Ptr(),
-	})
+	b.diags = append(b.diags, errorAt(rng.Ptr(), "Invalid "+attrNames[id],
+		detail+more))
 }
 
 // number checks a number attribute: whole, then allowed by rule.

@@ -89,12 +89,8 @@ func dirDiag(ra, rb *Resource, summary, detail string) *hcl.Diagnostic {
 	case ra.attribute("dir") != nil:
 		rng = ra.attribute("dir").Expr.Range()
 	}
-	return &hcl.Diagnostic{
-		Severity: hcl.DiagError,
-		Summary:  summary,
-		Detail:   detail + " Give each its own dir, outside the others' (with count.index or each.key when one resource has several instances).",
-		Subject:  &rng,
-	}
+	return errorAt(&rng, summary,
+		detail+" Give each its own dir, outside the others' (with count.index or each.key when one resource has several instances).")
 }
 
 // shownDir is an instance's directory as a message shows it. (A dir
@@ -136,12 +132,8 @@ func (c *Config) checkDirsApart(insts [][]instData) hcl.Diagnostics {
 			if a := r.attribute("dir"); a != nil {
 				rng = a.Expr.Range()
 			}
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Output directory overlaps genform's own files",
-				Detail:   fmt.Sprintf("%s writes its files to %s%s, which holds or lies inside %s: apply writes and removes files in an output directory, so it would reach them. Give it a dir apart from state_file and cache_dir.", inst.addr, shownDir(inst), defaultNote(r), what),
-				Subject:  &rng,
-			})
+			diags = append(diags, errorAt(&rng, "Output directory overlaps genform's own files",
+				fmt.Sprintf("%s writes its files to %s%s, which holds or lies inside %s: apply writes and removes files in an output directory, so it would reach them. Give it a dir apart from state_file and cache_dir.", inst.addr, shownDir(inst), defaultNote(r), what)))
 			break
 		}
 	}

@@ -394,12 +394,8 @@ func childCtx(parent *hcl.EvalContext, name string, v cty.Value) *hcl.EvalContex
 }
 
 func unknownRepetition(expr hcl.Expression, what string) *hcl.Diagnostic {
-	return &hcl.Diagnostic{
-		Severity: hcl.DiagError,
-		Summary:  fmt.Sprintf("Invalid %s argument", what),
-		Detail:   fmt.Sprintf("The %q value depends on resource attributes that cannot be determined until apply, so genform cannot predict how many instances will be created. Make %s depend only on variables, locals and resources already generated.", what, what),
-		Subject:  expr.Range().Ptr(),
-	}
+	return errorAt(expr.Range().Ptr(), fmt.Sprintf("Invalid %s argument", what),
+		fmt.Sprintf("The %q value depends on resource attributes that cannot be determined until apply, so genform cannot predict how many instances will be created. Make %s depend only on variables, locals and resources already generated.", what, what))
 }
 
 func (c *Config) evalCount(r *Resource, ctx *hcl.EvalContext) (int, bool, hcl.Diagnostics) {
@@ -418,12 +414,8 @@ func (c *Config) evalCount(r *Resource, ctx *hcl.EvalContext) (int, bool, hcl.Di
 		if secret {
 			detail = `The given "count" argument value, which derives from a sensitive variable and is not shown, is unsuitable: it must be a whole number, zero or more, and at most ` + strconv.Itoa(MaxInstances) + "."
 		}
-		return 0, false, append(diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "Invalid count argument",
-			Detail:   detail,
-			Subject:  r.Count.Range().Ptr(),
-		})
+		return 0, false, append(diags, errorAt(r.Count.Range().Ptr(), "Invalid count argument",
+			detail))
 	}
 	if v.IsNull() {
 		return bad(`The given "count" argument value is null. A whole number is required.`)
@@ -507,20 +499,12 @@ func (c *Config) evalForEach(r *Resource, ctx *hcl.EvalContext) ([]string, []cty
 	// are. Walking every element to look would cost a second sort of a
 	// large set.
 	if v.IsMarked() {
-		return nil, nil, false, append(diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "Invalid for_each argument",
-			Detail:   "The for_each value derives from a sensitive variable, and its keys would be shown in every instance address. Use a value that is not sensitive, or count.",
-			Subject:  r.ForEach.Range().Ptr(),
-		})
+		return nil, nil, false, append(diags, errorAt(r.ForEach.Range().Ptr(), "Invalid for_each argument",
+			"The for_each value derives from a sensitive variable, and its keys would be shown in every instance address. Use a value that is not sensitive, or count."))
 	}
 	bad := func(detail string) ([]string, []cty.Value, bool, hcl.Diagnostics) {
-		return nil, nil, false, append(diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "Invalid for_each argument",
-			Detail:   detail,
-			Subject:  r.ForEach.Range().Ptr(),
-		})
+		return nil, nil, false, append(diags, errorAt(r.ForEach.Range().Ptr(), "Invalid for_each argument",
+			detail))
 	}
 	if v.IsNull() {
 		return bad(`The given "for_each" argument value is null. A map, or set of strings, is allowed.`)
@@ -653,12 +637,8 @@ func (c *Config) instanceDir(r *Resource, av *attrValues, key addrs.Key, keyKnow
 	if av.sensitive&(1<<aDir) != 0 {
 		// As for for_each keys: the path is shown wherever the files
 		// are, in plans, progress lines and the state.
-		return "", hcl.Diagnostics{{
-			Severity: hcl.DiagError,
-			Summary:  "Invalid dir",
-			Detail:   "The dir value derives from a sensitive variable, and a directory is shown wherever its files are: in plans, progress lines, the state and the files' paths. Use a value that is not sensitive.",
-			Subject:  av.rng(aDir).Ptr(),
-		}}
+		return "", hcl.Diagnostics{errorAt(av.rng(aDir).Ptr(), "Invalid dir",
+			"The dir value derives from a sensitive variable, and a directory is shown wherever its files are: in plans, progress lines, the state and the files' paths. Use a value that is not sensitive.")}
 	}
 	if av.set[aDir] {
 		v := av.val[aDir]
@@ -671,12 +651,8 @@ func (c *Config) instanceDir(r *Resource, av *attrValues, key addrs.Key, keyKnow
 		}
 		p, err := insidePath(s.AsString())
 		if err != nil {
-			return "", hcl.Diagnostics{{
-				Severity: hcl.DiagError,
-				Summary:  "Invalid dir",
-				Detail:   fmt.Sprintf("dir %s.", err),
-				Subject:  av.rng(aDir).Ptr(),
-			}}
+			return "", hcl.Diagnostics{errorAt(av.rng(aDir).Ptr(), "Invalid dir",
+				fmt.Sprintf("dir %s.", err))}
 		}
 		return p, nil
 	}
@@ -695,12 +671,8 @@ func (c *Config) instanceDir(r *Resource, av *attrValues, key addrs.Key, keyKnow
 		if r.ForEach != nil {
 			rng = r.ForEach.Range()
 		}
-		return "", hcl.Diagnostics{{
-			Severity: hcl.DiagError,
-			Summary:  "Invalid instance key for a directory",
-			Detail:   fmt.Sprintf("The for_each key %q names the directory of its instance's files, but %s. Use another key, or set dir explicitly.", k, reason),
-			Subject:  &rng,
-		}}
+		return "", hcl.Diagnostics{errorAt(&rng, "Invalid instance key for a directory",
+			fmt.Sprintf("The for_each key %q names the directory of its instance's files, but %s. Use another key, or set dir explicitly.", k, reason))}
 	}
 	return filepath.Join(base, k), nil
 }
@@ -721,12 +693,8 @@ func badPathComponent(s string) string {
 }
 
 func typeDiag(id attrID, err error, rng hcl.Range) hcl.Diagnostics {
-	return hcl.Diagnostics{{
-		Severity: hcl.DiagError,
-		Summary:  "Incorrect attribute value type",
-		Detail:   fmt.Sprintf("Inappropriate value for attribute %q: %s.", attrNames[id], err),
-		Subject:  rng.Ptr(),
-	}}
+	return hcl.Diagnostics{errorAt(rng.Ptr(), "Incorrect attribute value type",
+		fmt.Sprintf("Inappropriate value for attribute %q: %s.", attrNames[id], err))}
 }
 
 // providerAttrs are the attributes of an instance of a live provider's

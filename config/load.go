@@ -107,12 +107,8 @@ func Load(dir string, opts Options) (*Config, hcl.Diagnostics) {
 	for _, name := range names {
 		src, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Failed to read file",
-				Detail:   fmt.Sprintf("The configuration file %s could not be read: %v.", name, err),
-				Subject:  &hcl.Range{Filename: name},
-			})
+			diags = append(diags, errorAt(&hcl.Range{Filename: name}, "Failed to read file",
+				fmt.Sprintf("The configuration file %s could not be read: %v.", name, err)))
 			continue
 		}
 		fmt.Fprintf(hash, "%s\x00%d\x00", name, len(src))
@@ -462,12 +458,8 @@ func (c *Config) analyzeResources(resources []*Resource) hcl.Diagnostics {
 		// triggers a replacement is planned first.
 		for _, t := range r.ReplaceTriggeredBy {
 			if _, ok := c.byAddr[t]; !ok {
-				diags = append(diags, &hcl.Diagnostic{
-					Severity: hcl.DiagError,
-					Summary:  "Reference to undeclared resource",
-					Detail:   fmt.Sprintf("replace_triggered_by refers to %s, but no %s resource named %q is declared.", t, t.Kind, t.Name) + didYouMean(t.Name, c.resourceNames(t.Kind)),
-					Subject:  r.replaceTriggeredBy.Expr.Range().Ptr(),
-				})
+				diags = append(diags, errorAt(r.replaceTriggeredBy.Expr.Range().Ptr(), "Reference to undeclared resource",
+					fmt.Sprintf("replace_triggered_by refers to %s, but no %s resource named %q is declared.", t, t.Kind, t.Name)+didYouMean(t.Name, c.resourceNames(t.Kind))))
 				continue
 			}
 			refs = append(refs, t)
@@ -509,24 +501,16 @@ func (c *Config) analyzeResources(resources []*Resource) hcl.Diagnostics {
 		if len(cyc) == 1 {
 			detail = fmt.Sprintf("%s refers to itself. A resource cannot use its own outputs; remove the reference.", names[0])
 		}
-		diags = append(diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "Cycle: " + strings.Join(names, ", "),
-			Detail:   detail,
-			Subject:  resources[cyc[0]].DeclRange.Ptr(),
-		})
+		diags = append(diags, errorAt(resources[cyc[0]].DeclRange.Ptr(), "Cycle: "+strings.Join(names, ", "),
+			detail))
 	}
 	return diags
 }
 
 // undeclaredDependency reports a depends_on entry naming no resource.
 func (c *Config) undeclaredDependency(dep addrs.Resource, rng hcl.Range) *hcl.Diagnostic {
-	return &hcl.Diagnostic{
-		Severity: hcl.DiagError,
-		Summary:  "Reference to undeclared resource",
-		Detail:   fmt.Sprintf("depends_on refers to %s, but no %s resource named %q is declared.", dep, dep.Kind, dep.Name) + didYouMean(dep.Name, c.resourceNames(dep.Kind)),
-		Subject:  rng.Ptr(),
-	}
+	return errorAt(rng.Ptr(), "Reference to undeclared resource",
+		fmt.Sprintf("depends_on refers to %s, but no %s resource named %q is declared.", dep, dep.Kind, dep.Name)+didYouMean(dep.Name, c.resourceNames(dep.Kind)))
 }
 
 // dependsOnRange finds the range of dep in r's depends_on, for diagnostics.
@@ -555,7 +539,13 @@ var outputSchema = &hcl.BodySchema{
 // already has: summary names what is doubled, subject is the second one,
 // and detail says where the first one is and what to do.
 func duplicate(summary string, subject hcl.Range, detail string) *hcl.Diagnostic {
-	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: subject.Ptr()}
+	return errorAt(subject.Ptr(), summary, detail)
+}
+
+// errorAt is an error at subject: summary names the problem, detail says
+// what is wrong and what to do.
+func errorAt(subject *hcl.Range, summary, detail string) *hcl.Diagnostic {
+	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: subject}
 }
 
 func decodeOutput(b *hcl.Block) (*Output, hcl.Diagnostics) {
@@ -655,12 +645,8 @@ func (c *Config) checkOutputSensitivity(scope Scope) hcl.Diagnostics {
 }
 
 func sensitiveOutputDiag(o *Output) *hcl.Diagnostic {
-	return &hcl.Diagnostic{
-		Severity: hcl.DiagError,
-		Summary:  "Output refers to sensitive values",
-		Detail:   fmt.Sprintf("The value of output %q derives from a sensitive variable (or one the service token is made from), and genform prints outputs. If you do mean to export it, declare the output sensitive by adding this argument to its block:\n    sensitive = true\n\ngenform output then hides it in the list of outputs and prints it only when asked for by name.", o.Name),
-		Subject:  o.Expr.Range().Ptr(),
-	}
+	return errorAt(o.Expr.Range().Ptr(), "Output refers to sensitive values",
+		fmt.Sprintf("The value of output %q derives from a sensitive variable (or one the service token is made from), and genform prints outputs. If you do mean to export it, declare the output sensitive by adding this argument to its block:\n    sensitive = true\n\ngenform output then hides it in the list of outputs and prints it only when asked for by name.", o.Name))
 }
 
 // evalContext builds the context for an expression that refers directly to

@@ -71,12 +71,8 @@ func nestingDiag(src []byte, filename string, at int) hcl.Diagnostics {
 		_, size := utf8.DecodeRune(src[at:])
 		end = hcl.Pos{Line: pos.Line, Column: pos.Column + 1, Byte: at + size}
 	}
-	return hcl.Diagnostics{{
-		Severity: hcl.DiagError,
-		Summary:  "Expression nested too deeply",
-		Detail:   fmt.Sprintf("Here the expression is nested more than %d levels deep (brackets, parentheses, braces, strings and templates inside one another, and operators chained in one expression each count as a level). genform refuses it before parsing, since parsing so deep a nesting can exhaust memory. Split the expression into locals.", MaxNesting),
-		Subject:  &hcl.Range{Filename: filename, Start: pos, End: end},
-	}}
+	return hcl.Diagnostics{errorAt(&hcl.Range{Filename: filename, Start: pos, End: end}, "Expression nested too deeply",
+		fmt.Sprintf("Here the expression is nested more than %d levels deep (brackets, parentheses, braces, strings and templates inside one another, and operators chained in one expression each count as a level). genform refuses it before parsing, since parsing so deep a nesting can exhaust memory. Split the expression into locals.", MaxNesting))}
 }
 
 // badEncodingSummary is the summary of badEncodingDiag's diagnostic,
@@ -86,12 +82,8 @@ const badEncodingSummary = "Invalid character encoding"
 // badEncodingDiag reports the byte at offset at, which is not UTF-8.
 func badEncodingDiag(src []byte, filename string, at int) hcl.Diagnostics {
 	pos := posAt(src, at)
-	return hcl.Diagnostics{{
-		Severity: hcl.DiagError,
-		Summary:  badEncodingSummary,
-		Detail:   "All input files must be UTF-8 encoded, and this byte is not UTF-8. Ensure that UTF-8 encoding is selected in your editor.",
-		Subject:  &hcl.Range{Filename: filename, Start: pos, End: hcl.Pos{Line: pos.Line, Column: pos.Column + 1, Byte: at + 1}},
-	}}
+	return hcl.Diagnostics{errorAt(&hcl.Range{Filename: filename, Start: pos, End: hcl.Pos{Line: pos.Line, Column: pos.Column + 1, Byte: at + 1}}, badEncodingSummary,
+		"All input files must be UTF-8 encoded, and this byte is not UTF-8. Ensure that UTF-8 encoding is selected in your editor.")}
 }
 
 // posAt is the line and column of byte offset at.

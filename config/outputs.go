@@ -212,12 +212,8 @@ func (c *Config) checkOutputIndex(tr hcl.Traversal, counts map[addrs.Resource]ou
 		return nil
 	}
 	rng := hcl.RangeBetween(tr[0].SourceRange(), tr[k+1].SourceRange())
-	return &hcl.Diagnostic{
-		Severity: hcl.DiagError,
-		Summary:  "No such output",
-		Detail:   outputIndexDetail(r, o, i),
-		Subject:  &rng,
-	}
+	return errorAt(&rng, "No such output",
+		outputIndexDetail(r, o, i))
 }
 
 // outputIndexDetail says why outputs[i] of r does not exist and what to

@@ -139,12 +139,8 @@ func (c *Config) decodeProvider(b *hcl.Block) hcl.Diagnostics {
 	name := b.Labels[0]
 	cat := catalog.Lookup(name)
 	if cat == nil {
-		return hcl.Diagnostics{{
-			Severity: hcl.DiagError,
-			Summary:  "Unknown provider",
-			Detail:   catalog.Unknown(name).Error() + "." + didYouMean(name, catalog.Names()),
-			Subject:  b.LabelRanges[0].Ptr(),
-		}}
+		return hcl.Diagnostics{errorAt(b.LabelRanges[0].Ptr(), "Unknown provider",
+			catalog.Unknown(name).Error()+"."+didYouMean(name, catalog.Names()))}
 	}
 	p := &Provider{Name: name, Catalog: cat, Settings: Service{DeclRange: b.DefRange}}
 	where := fmt.Sprintf("the provider %q block", name)
@@ -206,12 +202,8 @@ func decodeProviderRef(a *hcl.Attribute) (string, hcl.Range, hcl.Diagnostics) {
 	if v, d := a.Expr.Value(nil); !d.HasErrors() && v.Type() == cty.String && v.IsKnown() && !v.IsNull() {
 		return v.AsString(), rng, nil
 	}
-	return "", rng, hcl.Diagnostics{{
-		Severity: hcl.DiagError,
-		Summary:  "Invalid provider",
-		Detail:   fmt.Sprintf("provider takes the name of a provider genform speaks, written as it is, such as provider = fal; the providers are %s.", strings.Join(catalog.Names(), ", ")),
-		Subject:  &rng,
-	}}
+	return "", rng, hcl.Diagnostics{errorAt(&rng, "Invalid provider",
+		fmt.Sprintf("provider takes the name of a provider genform speaks, written as it is, such as provider = fal; the providers are %s.", strings.Join(catalog.Names(), ", ")))}
 }
 
 // specKey names one provider's model making one kind.
@@ -273,21 +265,13 @@ func (b *bodyBuilder) providerEndpoint() *endpointSpec {
 	p := catalog.Lookup(r.Provider())
 	if p == nil {
 		rng := r.live.rng
-		b.diags = append(b.diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "Unknown provider",
-			Detail:   catalog.Unknown(r.Provider()).Error() + "." + didYouMean(r.Provider(), catalog.Names()),
-			Subject:  &rng,
-		})
+		b.diags = append(b.diags, errorAt(&rng, "Unknown provider",
+			catalog.Unknown(r.Provider()).Error()+"."+didYouMean(r.Provider(), catalog.Names())))
 		return nil
 	}
 	if !b.av.set[aModel] {
-		b.diags = append(b.diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "Missing required argument",
-			Detail:   fmt.Sprintf("The argument \"model\" is required with provider = %s: it names the model that makes the %s, such as %s.", p.Name, r.Kind, exampleModel(p, r.Kind)),
-			Subject:  r.DeclRange.Ptr(),
-		})
+		b.diags = append(b.diags, errorAt(r.DeclRange.Ptr(), "Missing required argument",
+			fmt.Sprintf("The argument \"model\" is required with provider = %s: it names the model that makes the %s, such as %s.", p.Name, r.Kind, exampleModel(p, r.Kind))))
 		return nil
 	}
 	v, err := convert.Convert(b.av.val[aModel], cty.String)
@@ -377,12 +361,8 @@ func (b *bodyBuilder) buildProvider(d *instData) {
 	}
 	body, err := ep.prov.Body(ep.ep.Target(), b.r.Kind, common, input)
 	if err != nil {
-		b.diags = append(b.diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "Invalid request",
-			Detail:   fmt.Sprintf("%s, model %s: %v.", ep.chosenBy, ep.ep.Target(), err),
-			Subject:  b.r.DeclRange.Ptr(),
-		})
+		b.diags = append(b.diags, errorAt(b.r.DeclRange.Ptr(), "Invalid request",
+			fmt.Sprintf("%s, model %s: %v.", ep.chosenBy, ep.ep.Target(), err)))
 		return
 	}
 	req, err := json.Marshal(body)

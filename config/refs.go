@@ -231,12 +231,8 @@ func (c *Config) analyzeLocals(list []*Local) hcl.Diagnostics {
 			names[i] = "local." + list[k].Name
 			list[k].checked = false
 		}
-		diags = append(diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "Cycle in local values",
-			Detail:   fmt.Sprintf("These local values refer to each other in a cycle: %s. Break the cycle by removing one of the references.", joinList(names)),
-			Subject:  list[cyc[0]].DeclRange.Ptr(),
-		})
+		diags = append(diags, errorAt(list[cyc[0]].DeclRange.Ptr(), "Cycle in local values",
+			fmt.Sprintf("These local values refer to each other in a cycle: %s. Break the cycle by removing one of the references.", joinList(names))))
 	}
 	c.localList = c.localList[:0]
 	static := map[string]cty.Value{}

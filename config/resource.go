@@ -261,22 +261,14 @@ func decodeResource(block *hcl.Block) (*Resource, hcl.Diagnostics) {
 		return r.attrs[i].attr.Range.Start.Byte < r.attrs[j].attr.Range.Start.Byte
 	})
 	if r.Count != nil && r.ForEach != nil {
-		diags = append(diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  `Invalid combination of "count" and "for_each"`,
-			Detail:   `The "count" and "for_each" meta-arguments are mutually-exclusive, only one should be used to be explicit about the number of resources to be created.`,
-			Subject:  r.ForEach.Range().Ptr(),
-		})
+		diags = append(diags, errorAt(r.ForEach.Range().Ptr(), `Invalid combination of "count" and "for_each"`,
+			`The "count" and "for_each" meta-arguments are mutually-exclusive, only one should be used to be explicit about the number of resources to be created.`))
 	}
 	var lifecycle *hcl.Block
 	for _, b := range content.Blocks {
 		if lifecycle != nil {
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Duplicate lifecycle block",
-				Detail:   fmt.Sprintf("This resource already has a lifecycle block at %s.", lifecycle.DefRange),
-				Subject:  b.DefRange.Ptr(),
-			})
+			diags = append(diags, errorAt(b.DefRange.Ptr(), "Duplicate lifecycle block",
+				fmt.Sprintf("This resource already has a lifecycle block at %s.", lifecycle.DefRange)))
 			continue
 		}
 		lifecycle = b
@@ -299,12 +291,8 @@ func decodeResourceRefs(a *hcl.Attribute, name, detail string, whole bool) ([]ad
 		tr, d := hcl.AbsTraversalForExpr(e)
 		addr, ok := resourceAddrOf(tr)
 		if d.HasErrors() || !ok || whole && len(tr) != 2 {
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Invalid " + name + " reference",
-				Detail:   detail,
-				Subject:  e.Range().Ptr(),
-			})
+			diags = append(diags, errorAt(e.Range().Ptr(), "Invalid "+name+" reference",
+				detail))
 			continue
 		}
 		out = appendUnique(out, addr)
@@ -333,12 +321,8 @@ func (r *Resource) decodeLifecycle(b *hcl.Block) hcl.Diagnostics {
 		diags = append(diags, d...)
 		if !d.HasErrors() {
 			if v.IsNull() || !v.IsKnown() || v.Type() != cty.Bool {
-				diags = append(diags, &hcl.Diagnostic{
-					Severity: hcl.DiagError,
-					Summary:  "Invalid prevent_destroy value",
-					Detail:   "prevent_destroy takes a literal true or false.",
-					Subject:  a.Expr.Range().Ptr(),
-				})
+				diags = append(diags, errorAt(a.Expr.Range().Ptr(), "Invalid prevent_destroy value",
+					"prevent_destroy takes a literal true or false."))
 			} else {
 				r.PreventDestroy = v.True()
 			}
@@ -356,12 +340,8 @@ func (r *Resource) decodeLifecycle(b *hcl.Block) hcl.Diagnostics {
 		for _, e := range exprs {
 			tr, d := hcl.AbsTraversalForExpr(e)
 			if d.HasErrors() || len(tr) != 1 {
-				diags = append(diags, &hcl.Diagnostic{
-					Severity: hcl.DiagError,
-					Summary:  "Invalid ignore_changes entry",
-					Detail:   "ignore_changes takes attribute names of this block, such as [prompt, seed].",
-					Subject:  e.Range().Ptr(),
-				})
+				diags = append(diags, errorAt(e.Range().Ptr(), "Invalid ignore_changes entry",
+					"ignore_changes takes attribute names of this block, such as [prompt, seed]."))
 				continue
 			}
 			name := tr.RootName()
@@ -371,12 +351,8 @@ func (r *Resource) decodeLifecycle(b *hcl.Block) hcl.Diagnostics {
 				if s := Suggest(name, sorted); s != "" {
 					detail += fmt.Sprintf(" Did you mean %q?", s)
 				}
-				diags = append(diags, &hcl.Diagnostic{
-					Severity: hcl.DiagError,
-					Summary:  "Invalid ignore_changes entry",
-					Detail:   detail,
-					Subject:  e.Range().Ptr(),
-				})
+				diags = append(diags, errorAt(e.Range().Ptr(), "Invalid ignore_changes entry",
+					detail))
 				continue
 			}
 			r.IgnoreChanges = append(r.IgnoreChanges, name)

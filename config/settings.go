@@ -52,12 +52,8 @@ func (c *Config) settingValue(a *hcl.Attribute, where string, ty cty.Type) (cty.
 		l := c.Locals[n]
 		if !l.static {
 			if l.checked {
-				diags = append(diags, &hcl.Diagnostic{
-					Severity: hcl.DiagError,
-					Summary:  "Invalid reference",
-					Detail:   fmt.Sprintf("local.%s depends on resources, which %s cannot use: its value is needed before any resource is evaluated.", n, where),
-					Subject:  a.Expr.Range().Ptr(),
-				})
+				diags = append(diags, errorAt(a.Expr.Range().Ptr(), "Invalid reference",
+					fmt.Sprintf("local.%s depends on resources, which %s cannot use: its value is needed before any resource is evaluated.", n, where)))
 			}
 			return cty.NilVal, false, diags
 		}
@@ -87,12 +83,8 @@ func (c *Config) settingValue(a *hcl.Attribute, where string, ty cty.Type) (cty.
 	}
 	conv, err := convert.Convert(v, ty)
 	if err != nil {
-		diags = append(diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "Incorrect attribute value type",
-			Detail:   fmt.Sprintf("Inappropriate value for attribute %q: %s.", a.Name, err),
-			Subject:  a.Expr.Range().Ptr(),
-		})
+		diags = append(diags, errorAt(a.Expr.Range().Ptr(), "Incorrect attribute value type",
+			fmt.Sprintf("Inappropriate value for attribute %q: %s.", a.Name, err)))
 		return cty.NilVal, false, diags
 	}
 	return conv, true, diags
@@ -123,22 +115,14 @@ func (c *Config) decodeSettings(b *hcl.Block) hcl.Diagnostics {
 		}
 		p, err := insidePath(v.AsString())
 		if err != nil {
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Invalid " + name,
-				Detail:   fmt.Sprintf("%s %s.", name, err),
-				Subject:  a.Expr.Range().Ptr(),
-			})
+			diags = append(diags, errorAt(a.Expr.Range().Ptr(), "Invalid "+name,
+				fmt.Sprintf("%s %s.", name, err)))
 			continue
 		}
 		if name == "state_file" {
 			if p == "." {
-				diags = append(diags, &hcl.Diagnostic{
-					Severity: hcl.DiagError,
-					Summary:  "Invalid state_file",
-					Detail:   "state_file must name a file inside the working directory, such as \".genform/state.db\".",
-					Subject:  a.Expr.Range().Ptr(),
-				})
+				diags = append(diags, errorAt(a.Expr.Range().Ptr(), "Invalid state_file",
+					"state_file must name a file inside the working directory, such as \".genform/state.db\"."))
 				continue
 			}
 			c.Settings.StateFile = p
@@ -154,12 +138,8 @@ func (c *Config) decodeSettings(b *hcl.Block) hcl.Diagnostics {
 		if ok {
 			n, err := humanize.ParseBytes(v.AsString())
 			if err != nil || n > math.MaxInt64 {
-				diags = append(diags, &hcl.Diagnostic{
-					Severity: hcl.DiagError,
-					Summary:  "Invalid cache_max_size",
-					Detail:   fmt.Sprintf("cache_max_size must be a size such as \"5GiB\", \"500MB\" or \"0\" (keep nothing); got %q.", v.AsString()),
-					Subject:  a.Expr.Range().Ptr(),
-				})
+				diags = append(diags, errorAt(a.Expr.Range().Ptr(), "Invalid cache_max_size",
+					fmt.Sprintf("cache_max_size must be a size such as \"5GiB\", \"500MB\" or \"0\" (keep nothing); got %q.", v.AsString())))
 			} else {
 				c.Settings.CacheMaxSize = int64(n)
 			}
@@ -188,12 +168,8 @@ func (c *Config) decodeSettings(b *hcl.Block) hcl.Diagnostics {
 			where = fmt.Sprintf("cache_dir %q", cd)
 		}
 		if where != "" {
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Invalid state_file",
-				Detail:   fmt.Sprintf("state_file %q lies inside %s (or holds it), where apply writes and removes files: an output would overwrite the state. Keep the state file apart, such as %q.", sf, where, DefaultStateFile),
-				Subject:  &rng,
-			})
+			diags = append(diags, errorAt(&rng, "Invalid state_file",
+				fmt.Sprintf("state_file %q lies inside %s (or holds it), where apply writes and removes files: an output would overwrite the state. Keep the state file apart, such as %q.", sf, where, DefaultStateFile)))
 		}
 	}
 	// The cache keeps files the output directory no longer holds; neither
@@ -204,12 +180,8 @@ func (c *Config) decodeSettings(b *hcl.Block) hcl.Diagnostics {
 		if a, ok := content.Attributes["cache_dir"]; ok {
 			rng = a.Expr.Range()
 		}
-		diags = append(diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "Invalid cache_dir",
-			Detail:   fmt.Sprintf("cache_dir %q and output_dir %q must be separate directories (neither inside the other), and cache_dir is not the working directory or the state file; the default is %q.", cd, od, DefaultCacheDir),
-			Subject:  &rng,
-		})
+		diags = append(diags, errorAt(&rng, "Invalid cache_dir",
+			fmt.Sprintf("cache_dir %q and output_dir %q must be separate directories (neither inside the other), and cache_dir is not the working directory or the state file; the default is %q.", cd, od, DefaultCacheDir)))
 	}
 	return diags
 }

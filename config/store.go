@@ -61,12 +61,8 @@ func (c *Config) decodeStores(blocks hcl.Blocks) hcl.Diagnostics {
 
 func (c *Config) decodeStore(b *hcl.Block) hcl.Diagnostics {
 	if b.Labels[0] != "s3" {
-		return hcl.Diagnostics{{
-			Severity: hcl.DiagError,
-			Summary:  "Unsupported store type",
-			Detail:   fmt.Sprintf("genform keeps outputs in an S3-compatible object store (store \"s3\": Amazon S3, Cloudflare R2, Google Cloud Storage, MinIO, SeaweedFS, Ceph...), not in %q.", b.Labels[0]),
-			Subject:  b.LabelRanges[0].Ptr(),
-		}}
+		return hcl.Diagnostics{errorAt(b.LabelRanges[0].Ptr(), "Unsupported store type",
+			fmt.Sprintf("genform keeps outputs in an S3-compatible object store (store \"s3\": Amazon S3, Cloudflare R2, Google Cloud Storage, MinIO, SeaweedFS, Ceph...), not in %q.", b.Labels[0]))}
 	}
 	st := &Store{Type: "s3", DeclRange: b.DefRange}
 	content, diags := b.Body.Content(storeSchema)

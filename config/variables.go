@@ -64,12 +64,8 @@ func decodeVariable(block *hcl.Block) (*Variable, *typeexpr.Defaults, hcl.Diagno
 			}
 			conv, err := convert.Convert(val, v.Type)
 			if err != nil {
-				diags = append(diags, &hcl.Diagnostic{
-					Severity: hcl.DiagError,
-					Summary:  "Invalid default value for variable",
-					Detail:   fmt.Sprintf("This default value is not compatible with the variable's type constraint: %s.", err),
-					Subject:  a.Expr.Range().Ptr(),
-				})
+				diags = append(diags, errorAt(a.Expr.Range().Ptr(), "Invalid default value for variable",
+					fmt.Sprintf("This default value is not compatible with the variable's type constraint: %s.", err)))
 				conv = cty.UnknownVal(v.Type)
 			}
 			v.Default = conv
@@ -128,12 +124,8 @@ func literalString(a *hcl.Attribute) (string, hcl.Diagnostics) {
 	}
 	s, err := convert.Convert(val, cty.String)
 	if err != nil || s.IsNull() || !s.IsKnown() {
-		return "", hcl.Diagnostics{{
-			Severity: hcl.DiagError,
-			Summary:  "Invalid " + a.Name + " value",
-			Detail:   a.Name + " takes a string.",
-			Subject:  a.Expr.Range().Ptr(),
-		}}
+		return "", hcl.Diagnostics{errorAt(a.Expr.Range().Ptr(), "Invalid "+a.Name+" value",
+			a.Name+" takes a string.")}
 	}
 	return s.AsString(), nil
 }
@@ -171,12 +163,8 @@ func (c *Config) settleVariables(opts Options, parser *hclparse.Parser, defaults
 		cmdline := hcl.Range{Filename: "<command line>", Start: hcl.InitialPos, End: hcl.InitialPos}
 		if !ok || name == "" {
 			// What was given is not quoted: it may be the value alone.
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Invalid -var option",
-				Detail:   fmt.Sprintf("The -var option number %d is not correctly specified (what it holds is not repeated here, as it may be a secret). It must be a variable name and value separated by an equals sign, like -var=\"key=value\".", i+1),
-				Subject:  &cmdline,
-			})
+			diags = append(diags, errorAt(&cmdline, "Invalid -var option",
+				fmt.Sprintf("The -var option number %d is not correctly specified (what it holds is not repeated here, as it may be a secret). It must be a variable name and value separated by an equals sign, like -var=\"key=value\".", i+1)))
 			continue
 		}
 		name = strings.TrimSpace(name)
@@ -211,12 +199,8 @@ func (c *Config) settleVariables(opts Options, parser *hclparse.Parser, defaults
 			}
 			conv, err := convert.Convert(val, v.Type)
 			if err != nil {
-				diags = append(diags, &hcl.Diagnostic{
-					Severity: hcl.DiagError,
-					Summary:  "Invalid value for variable",
-					Detail:   fmt.Sprintf("The value given for variable %q is not suitable: %s. The variable is declared at %s.", name, err, v.DeclRange),
-					Subject:  v.valueExpr.Ptr(),
-				})
+				diags = append(diags, errorAt(v.valueExpr.Ptr(), "Invalid value for variable",
+					fmt.Sprintf("The value given for variable %q is not suitable: %s. The variable is declared at %s.", name, err, v.DeclRange)))
 				conv = cty.UnknownVal(v.Type)
 			}
 			v.Value = conv
@@ -227,12 +211,8 @@ func (c *Config) settleVariables(opts Options, parser *hclparse.Parser, defaults
 		case opts.UnknownUnset:
 			v.Value = cty.UnknownVal(v.Type)
 		default:
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "No value for required variable",
-				Detail:   fmt.Sprintf("The input variable %q is not set, and has no default value. Use a -var or -var-file command line argument, or set %s%s, to provide a value for this variable.", name, EnvVarPrefix, name),
-				Subject:  v.DeclRange.Ptr(),
-			})
+			diags = append(diags, errorAt(v.DeclRange.Ptr(), "No value for required variable",
+				fmt.Sprintf("The input variable %q is not set, and has no default value. Use a -var or -var-file command line argument, or set %s%s, to provide a value for this variable.", name, EnvVarPrefix, name)))
 			v.Value = cty.UnknownVal(v.Type)
 		}
 		vals[name] = v.Value
@@ -277,12 +257,8 @@ func (c *Config) parseRawValue(v *Variable, raw, fname string) (cty.Value, hcl.D
 func (c *Config) readVarFile(path string, parser *hclparse.Parser, raw map[string]cty.Value) hcl.Diagnostics {
 	src, err := os.ReadFile(filepath.Join(c.Dir, path))
 	if err != nil {
-		return hcl.Diagnostics{{
-			Severity: hcl.DiagError,
-			Summary:  "Failed to read variables file",
-			Detail:   fmt.Sprintf("Given variables file %s could not be read: %v.", path, err),
-			Subject:  &hcl.Range{Filename: path, Start: hcl.InitialPos, End: hcl.InitialPos},
-		}}
+		return hcl.Diagnostics{errorAt(&hcl.Range{Filename: path, Start: hcl.InitialPos, End: hcl.InitialPos}, "Failed to read variables file",
+			fmt.Sprintf("Given variables file %s could not be read: %v.", path, err))}
 	}
 	var f *hcl.File
 	var diags hcl.Diagnostics
@@ -361,12 +337,8 @@ func (c *Config) checkVariableValidations() hcl.Diagnostics {
 			}
 			okb, err := convert.Convert(ok, cty.Bool)
 			if err != nil || okb.IsNull() {
-				diags = append(diags, &hcl.Diagnostic{
-					Severity: hcl.DiagError,
-					Summary:  "Invalid validation condition",
-					Detail:   "The condition must be true or false.",
-					Subject:  val.Condition.Range().Ptr(),
-				})
+				diags = append(diags, errorAt(val.Condition.Range().Ptr(), "Invalid validation condition",
+					"The condition must be true or false."))
 				continue
 			}
 			if okb.True() {
@@ -386,12 +358,8 @@ func (c *Config) checkVariableValidations() hcl.Diagnostics {
 			if subject.Filename == "" {
 				subject = v.DeclRange
 			}
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Invalid value for variable",
-				Detail:   fmt.Sprintf("%s\n\nThis was checked by the validation rule at %s.", msg, val.Condition.Range()),
-				Subject:  subject.Ptr(),
-			})
+			diags = append(diags, errorAt(subject.Ptr(), "Invalid value for variable",
+				fmt.Sprintf("%s\n\nThis was checked by the validation rule at %s.", msg, val.Condition.Range())))
 		}
 	}
 	return diags
@@ -405,12 +373,8 @@ func literalBool(a *hcl.Attribute, name string) (bool, hcl.Diagnostics) {
 	}
 	b, err := convert.Convert(val, cty.Bool)
 	if err != nil || b.IsNull() || !b.IsKnown() {
-		return false, append(diags, &hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "Invalid " + name + " value",
-			Detail:   name + " takes true or false.",
-			Subject:  a.Expr.Range().Ptr(),
-		})
+		return false, append(diags, errorAt(a.Expr.Range().Ptr(), "Invalid "+name+" value",
+			name+" takes true or false."))
 	}
 	return b.True(), diags
 }
@@ -420,12 +384,8 @@ func checkName(name, what string, rng hcl.Range) hcl.Diagnostics {
 	if plainIdentifier(name) || hclsyntax.ValidIdentifier(name) {
 		return nil
 	}
-	return hcl.Diagnostics{{
-		Severity: hcl.DiagError,
-		Summary:  "Invalid " + what + " name",
-		Detail:   "A name must start with a letter or underscore and may contain only letters, digits, underscores, and dashes.",
-		Subject:  rng.Ptr(),
-	}}
+	return hcl.Diagnostics{errorAt(rng.Ptr(), "Invalid "+what+" name",
+		"A name must start with a letter or underscore and may contain only letters, digits, underscores, and dashes.")}
 }
 
 // plainIdentifier reports whether name is an ASCII identifier: a letter or
