@@ -31,7 +31,7 @@ type Options = simkit.Options
 
 // Defaults of Options, matching the real service where it documents them.
 const (
-	DefaultLatency       = 2 * time.Second
+	DefaultLatency       = simkit.DefaultLatency
 	DefaultMaxConcurrent = 40
 	DefaultRPM           = 500
 	DefaultURLTTL        = 60 * time.Minute

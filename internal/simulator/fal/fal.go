@@ -3,7 +3,6 @@ package fal
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -14,7 +13,6 @@ import (
 
 // Defaults of the simulator, fal's where it documents them.
 var Defaults = simkit.Defaults{
-	Latency: 2 * time.Second,
 	// fal's top tier runs 40 requests at once (a new account 2); past
 	// it, requests wait in the queue.
 	MaxConcurrent: 40,
@@ -44,7 +42,7 @@ type Server struct {
 // New returns a Server configured by opts, loading the jobs saved in
 // opts.DataDir when it is set.
 func New(opts simkit.Options) (*Server, error) {
-	frame, err := simkit.NewServer(opts, Defaults, "Key", refuse, func(r *simkit.Run, st simkit.Stage, _ float64) string { return statusName(r, st) })
+	frame, err := simkit.NewServer(opts, Defaults, "Key", refuse, statuses.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -55,16 +53,10 @@ func New(opts simkit.Options) (*Server, error) {
 	return s, nil
 }
 
-func statusName(r *simkit.Run, st simkit.Stage) string {
-	switch st {
-	case simkit.Queued:
-		return statusInQueue
-	case simkit.Running:
-		return statusInProgress
-	case simkit.Odd:
-		return statusOdd
-	}
-	return statusCompleted
+// statuses are fal's: a job that ended, however it ended, is COMPLETED.
+var statuses = simkit.Statuses{
+	Queued: statusInQueue, Running: statusInProgress, Odd: statusOdd,
+	Succeeded: statusCompleted, Failed: statusCompleted,
 }
 
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
@@ -163,12 +155,11 @@ func urlsOf(r *http.Request, model, id string) urls {
 }
 
 func (s *Server) submit(w http.ResponseWriter, r *http.Request, owner, model string) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	body, err := simkit.ReadBody(w, r, maxBodyBytes)
 	if err != nil {
 		detail(w, http.StatusBadRequest, "reading the request body: "+err.Error(), "bad_request")
 		return
 	}
-	body = bytes.TrimSpace(body)
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var input map[string]any
@@ -281,7 +272,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request, owner, id string
 	}
 	now := s.Core.Now()
 	st, _, _ := run.StageAt(now)
-	a := queueStatus{Status: statusName(&run, st), urls: urlsOf(r, run.Model, id), Logs: []any{}}
+	a := queueStatus{Status: statuses.Name(&run, st, 0), urls: urlsOf(r, run.Model, id), Logs: []any{}}
 	code := http.StatusAccepted
 	switch st {
 	case simkit.Queued:

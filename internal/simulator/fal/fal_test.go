@@ -21,12 +21,8 @@ func do(t *testing.T, srv *httptest.Server, method, url, key, body string) (int,
 }
 
 func TestQueueAPI(t *testing.T) {
-	c := simtest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	sim, err := New(simkit.Options{Token: "k", Latency: 10 * time.Second, MaxConcurrent: 1, Now: c.Now, DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := simtest.Serve(t, sim)
+	c := simtest.NewClock(simtest.Epoch)
+	sim, srv := simtest.Start(t, New, simkit.Options{Token: "k", Latency: 10 * time.Second, MaxConcurrent: 1, Now: c.Now, DataDir: t.TempDir()})
 
 	if code, _, body := do(t, srv, "POST", "/fal-ai/flux/dev", "", `{"prompt":"x"}`); code != 401 || body["detail"] == nil {
 		t.Errorf("no key: %d %v", code, body)
@@ -99,8 +95,7 @@ func TestQueueAPI(t *testing.T) {
 
 func TestFaultsAndMarkers(t *testing.T) {
 	c := simtest.NewClock(time.Now())
-	sim, _ := New(simkit.Options{Token: "k", Latency: time.Second, Now: c.Now, RPM: 1})
-	srv := simtest.Serve(t, sim)
+	sim, srv := simtest.Start(t, New, simkit.Options{Token: "k", Latency: time.Second, Now: c.Now, RPM: 1})
 	_, _, a := do(t, srv, "POST", "/fal-ai/flux/schnell", "k", `{"prompt":"bad [nsfw]"}`)
 	code, h, body := do(t, srv, "GET", a["status_url"].(string), "k", "")
 	if code != 429 || h.Get("Retry-After") == "" || body["detail"] == nil {

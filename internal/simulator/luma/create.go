@@ -1,9 +1,7 @@
 package luma
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -65,12 +63,11 @@ func (s *Server) createVideo(w http.ResponseWriter, r *http.Request, owner strin
 // it "queued"; a body the reference's schema refuses is answered 422,
 // one of its documented create errors 400, and neither makes anything.
 func (s *Server) create(w http.ResponseWriter, r *http.Request, owner string, video bool) {
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	raw, err := simkit.ReadBody(w, r, maxBodyBytes)
 	if err != nil {
 		detail(w, http.StatusBadRequest, "reading the request body: "+err.Error(), 0)
 		return
 	}
-	raw = bytes.TrimSpace(raw)
 	var b createBody
 	var fields map[string]any
 	if json.Unmarshal(raw, &fields) != nil || fields == nil {
@@ -220,7 +217,7 @@ func (s *Server) completed(id, owner string) bool {
 	for _, run := range s.Core.List(owner) {
 		if run.ID == id {
 			st, p, _ := run.StageAt(now)
-			return stateName(run, st, p) == stateCompleted
+			return states.Name(&run, st, p) == stateCompleted
 		}
 	}
 	return false

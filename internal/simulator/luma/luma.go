@@ -15,7 +15,6 @@ import (
 
 // Defaults of the simulator, Luma's where it documents them.
 var Defaults = simkit.Defaults{
-	Latency: 2 * time.Second,
 	// Ray runs 10 generations at once on the Build tier (Photon 40):
 	// past it, generations wait "queued". The simulator holds one limit
 	// for both families, the tighter.
@@ -67,7 +66,7 @@ type Server struct {
 // New returns a Server configured by opts, loading the generations saved
 // in opts.DataDir when it is set.
 func New(opts simkit.Options) (*Server, error) {
-	frame, err := simkit.NewServer(opts, Defaults, "Bearer", refuse, func(r *simkit.Run, st simkit.Stage, p float64) string { return stateName(*r, st, p) })
+	frame, err := simkit.NewServer(opts, Defaults, "Bearer", refuse, states.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -90,27 +89,13 @@ func New(opts simkit.Options) (*Server, error) {
 	return s, nil
 }
 
-// queuedShare is the share of a generation's run it still reports
-// "queued" (waiting for a worker) before "dreaming": a create is always
-// answered "queued".
-const queuedShare = 0.1
-
-func stateName(r simkit.Run, st simkit.Stage, progress float64) string {
-	switch {
-	case st == simkit.Queued, st == simkit.Running && progress < queuedShare:
-		return stateQueued
-	}
-	switch st {
-	case simkit.Running:
-		return stateDreaming
-	case simkit.Odd:
-		return stateOdd
-	case simkit.Finished:
-		if r.End == simkit.Succeed {
-			return stateCompleted
-		}
-	}
-	return stateFailed
+// states are Luma's: a generation still reports "queued" (waiting for a
+// worker) for the first tenth of its run before "dreaming", so a create
+// is always answered "queued"; one deleted before it ended has failed.
+var states = simkit.Statuses{
+	Queued: stateQueued, Running: stateDreaming, Odd: stateOdd,
+	Succeeded: stateCompleted, Failed: stateFailed,
+	StartShare: 0.1,
 }
 
 func refuse(w http.ResponseWriter, status int, msg string, retryAfter int) {
@@ -139,7 +124,7 @@ func invalid(w http.ResponseWriter, loc []any, msg string) {
 // generation is the generation object of run at now.
 func (s *Server) generation(r *http.Request, run simkit.Run, now time.Time) map[string]any {
 	st, p, _ := run.StageAt(now)
-	state := stateName(run, st, p)
+	state := states.Name(&run, st, p)
 	kind := "image"
 	if run.Video() {
 		kind = "video"

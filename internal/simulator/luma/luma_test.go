@@ -22,15 +22,11 @@ func do(t *testing.T, srv *httptest.Server, method, url, body string) (int, map[
 func start(t *testing.T, opts simkit.Options) (*Server, *httptest.Server) {
 	t.Helper()
 	opts.Token = "k"
-	sim, err := New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sim, simtest.Serve(t, sim)
+	return simtest.Start(t, New, opts)
 }
 
 func TestGenerationLifecycle(t *testing.T) {
-	c := simtest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	c := simtest.NewClock(simtest.Epoch)
 	_, srv := start(t, simkit.Options{Latency: 10 * time.Second, Now: c.Now, MaxConcurrent: 1})
 	code, g := do(t, srv, "POST", "/generations/image", `{"model":"photon-1","prompt":"a fox","aspect_ratio":"1:1"}`)
 	if code != 201 || g["state"] != "queued" || g["generation_type"] != "image" || g["model"] != "photon-1" || g["assets"] != nil {
@@ -120,7 +116,7 @@ func TestCreateRefusals(t *testing.T) {
 }
 
 func TestListPagesNewestFirst(t *testing.T) {
-	c := simtest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	c := simtest.NewClock(simtest.Epoch)
 	_, srv := start(t, simkit.Options{Now: c.Now, MaxConcurrent: -1})
 	var ids []string
 	for i := range 5 {
@@ -161,7 +157,7 @@ func TestMarkersAndFaults(t *testing.T) {
 }
 
 func TestWeirdState(t *testing.T) {
-	c := simtest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	c := simtest.NewClock(simtest.Epoch)
 	_, srv := start(t, simkit.Options{Latency: 10 * time.Second, Now: c.Now})
 	_, g := do(t, srv, "POST", "/generations/image", `{"model":"photon-1","prompt":"odd [weird-status]"}`)
 	c.Advance(5 * time.Second)

@@ -9,7 +9,6 @@ import (
 	"image/color"
 	"image/jpeg"
 	"image/png"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -179,12 +178,11 @@ func contains(list []string, s string) bool {
 // generate makes the images of a request, once the work is done, or
 // fails as the request's markers and the faults say.
 func (s *Server) generate(w http.ResponseWriter, r *http.Request, owner string) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	body, err := simkit.ReadBody(w, r, maxBodyBytes)
 	if err != nil {
 		invalid(w, "", "Reading the request body: "+err.Error())
 		return
 	}
-	body = bytes.TrimSpace(body)
 	q, ok := readRequest(w, body)
 	if !ok {
 		return

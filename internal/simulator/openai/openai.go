@@ -5,14 +5,12 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/genform/genform/internal/simulator/simkit"
 )
 
 // Defaults of the simulator, OpenAI's where it documents them.
 var Defaults = simkit.Defaults{
-	Latency: 2 * time.Second,
 	// OpenAI documents no concurrency limit.
 	MaxConcurrent: -1,
 	// Its image models are limited in images and tokens a minute (5

@@ -24,11 +24,7 @@ func start(t *testing.T, opts simkit.Options) (*Server, *httptest.Server) {
 	if opts.Latency == 0 {
 		opts.Latency = 30 * time.Millisecond
 	}
-	sim, err := New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sim, simtest.Serve(t, sim)
+	return simtest.Start(t, New, opts)
 }
 
 type answer struct {

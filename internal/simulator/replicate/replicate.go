@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -17,7 +16,6 @@ import (
 
 // Defaults of the simulator, Replicate's where it documents them.
 var Defaults = simkit.Defaults{
-	Latency: 2 * time.Second,
 	// Replicate documents no concurrency limit: none unless
 	// Options.MaxConcurrent sets one.
 	MaxConcurrent: -1,
@@ -54,7 +52,7 @@ type Server struct {
 // New returns a Server configured by opts, loading the jobs saved in
 // opts.DataDir when it is set.
 func New(opts simkit.Options) (*Server, error) {
-	frame, err := simkit.NewServer(opts, Defaults, "Bearer", refuse, func(r *simkit.Run, st simkit.Stage, p float64) string { return statusName(*r, st, p) })
+	frame, err := simkit.NewServer(opts, Defaults, "Bearer", refuse, statuses.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -75,29 +73,13 @@ func New(opts simkit.Options) (*Server, error) {
 	return s, nil
 }
 
-// startingShare is the share of a prediction's run it still reports
-// "starting" (a worker booting) before "processing".
-const startingShare = 0.1
-
-func statusName(r simkit.Run, st simkit.Stage, progress float64) string {
-	switch {
-	case st == simkit.Queued, st == simkit.Running && progress < startingShare:
-		return statusStarting
-	}
-	switch st {
-	case simkit.Running:
-		return statusProcessing
-	case simkit.Odd:
-		return statusOdd
-	case simkit.Canceled:
-		return statusCanceled
-	case simkit.Aborted:
-		return statusAborted
-	}
-	if r.End == simkit.Succeed {
-		return statusSucceeded
-	}
-	return statusFailed
+// statuses are Replicate's: a prediction still reports "starting" (a
+// worker booting) for the first tenth of its run before "processing".
+var statuses = simkit.Statuses{
+	Queued: statusStarting, Running: statusProcessing, Odd: statusOdd,
+	Succeeded: statusSucceeded, Failed: statusFailed,
+	Canceled: statusCanceled, Aborted: statusAborted,
+	StartShare: 0.1,
 }
 
 func refuse(w http.ResponseWriter, status int, msg string, retryAfter int) {
@@ -135,12 +117,11 @@ func (s *Server) createModel(w http.ResponseWriter, r *http.Request, owner strin
 // create makes a prediction: of the model named by the path, or of the
 // version the body names.
 func (s *Server) create(w http.ResponseWriter, r *http.Request, owner, model string) {
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	raw, err := simkit.ReadBody(w, r, maxBodyBytes)
 	if err != nil {
 		problem(w, http.StatusBadRequest, "Bad request", "reading the request body: "+err.Error(), 0)
 		return
 	}
-	raw = bytes.TrimSpace(raw)
 	var b createBody
 	if err := json.Unmarshal(raw, &b); err != nil {
 		problem(w, http.StatusBadRequest, "Bad request", "the body is not a JSON object: "+err.Error(), 0)
@@ -299,7 +280,7 @@ func knownRatio(r string) bool {
 // prediction is the prediction object of run at now.
 func (s *Server) prediction(r *http.Request, run simkit.Run, now time.Time) map[string]any {
 	st, progress, since := run.StageAt(now)
-	status := statusName(run, st, progress)
+	status := statuses.Name(&run, st, progress)
 	base := simkit.BaseURL(r)
 	p := map[string]any{
 		"id": run.ID, "model": run.Model, "version": run.Version, "input": run.Input,

@@ -20,12 +20,8 @@ func do(t *testing.T, srv *httptest.Server, method, url, body string, header ...
 }
 
 func TestPredictionsAPI(t *testing.T) {
-	c := simtest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	sim, err := New(simkit.Options{Token: "k", Latency: 10 * time.Second, Now: c.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := simtest.Serve(t, sim)
+	c := simtest.NewClock(simtest.Epoch)
+	_, srv := simtest.Start(t, New, simkit.Options{Token: "k", Latency: 10 * time.Second, Now: c.Now})
 
 	code, _, p := do(t, srv, "POST", "/v1/models/black-forest-labs/flux-schnell/predictions", `{"input":{"prompt":"a","num_outputs":2}}`, "Cancel-After", "1m")
 	if code != 201 || p["status"] != "starting" || p["model"] != "black-forest-labs/flux-schnell" || p["deadline"] == nil {
@@ -69,9 +65,8 @@ func TestPredictionsAPI(t *testing.T) {
 }
 
 func TestListPagesNewestFirst(t *testing.T) {
-	c := simtest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	sim, _ := New(simkit.Options{Token: "k", Now: c.Now, RPM: -1})
-	srv := simtest.Serve(t, sim)
+	c := simtest.NewClock(simtest.Epoch)
+	_, srv := simtest.Start(t, New, simkit.Options{Token: "k", Now: c.Now, RPM: -1})
 	for i := range pageSize + 5 {
 		c.Advance(time.Second)
 		do(t, srv, "POST", "/v1/predictions", fmt.Sprintf(`{"version":"a/b","input":{"i":%d}}`, i))
@@ -93,9 +88,8 @@ func TestListPagesNewestFirst(t *testing.T) {
 }
 
 func TestCancelAndAbort(t *testing.T) {
-	c := simtest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	sim, _ := New(simkit.Options{Token: "k", Now: c.Now, Latency: time.Minute, MaxConcurrent: 1})
-	srv := simtest.Serve(t, sim)
+	c := simtest.NewClock(simtest.Epoch)
+	_, srv := simtest.Start(t, New, simkit.Options{Token: "k", Now: c.Now, Latency: time.Minute, MaxConcurrent: 1})
 	_, _, first := do(t, srv, "POST", "/v1/predictions", `{"version":"a/b","input":{"prompt":"1"}}`)
 	_, _, second := do(t, srv, "POST", "/v1/predictions", `{"version":"a/b","input":{"prompt":"2"}}`, "Cancel-After", "30s")
 	c.Advance(10 * time.Second)
@@ -110,8 +104,7 @@ func TestCancelAndAbort(t *testing.T) {
 }
 
 func TestMarkersAndFaults(t *testing.T) {
-	sim, _ := New(simkit.Options{Token: "k", Latency: time.Millisecond, LoseRate: 1})
-	srv := simtest.Serve(t, sim)
+	sim, srv := simtest.Start(t, New, simkit.Options{Token: "k", Latency: time.Millisecond, LoseRate: 1})
 	simtest.Lost(t, srv, "POST", "/v1/predictions", `{"version":"a/b","input":{"prompt":"x [nsfw]"}}`, "Authorization", "Bearer k")
 	rep := sim.Jobs()
 	if len(rep.Jobs) != 1 {

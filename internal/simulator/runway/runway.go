@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -21,7 +20,6 @@ import (
 
 // Defaults of the simulator, Runway's where it documents them.
 var Defaults = simkit.Defaults{
-	Latency: 2 * time.Second,
 	// The top tier runs 20 generations of a model at once (tier 1 one or
 	// two); past it, tasks are THROTTLED until a slot frees up.
 	MaxConcurrent: 20,
@@ -86,7 +84,7 @@ func New(opts simkit.Options) (*Server, error) {
 	}
 	core := opts
 	core.URLTTL = filesKept
-	frame, err := simkit.NewServer(core, Defaults, "Bearer", refuse, func(r *simkit.Run, st simkit.Stage, p float64) string { return statusName(*r, st, p) })
+	frame, err := simkit.NewServer(core, Defaults, "Bearer", refuse, statusName)
 	if err != nil {
 		return nil, err
 	}
@@ -131,27 +129,22 @@ func signingKey(dataDir string) ([]byte, error) {
 	return key, nil
 }
 
-func statusName(r simkit.Run, st simkit.Stage, progress float64) string {
-	switch st {
-	case simkit.Queued:
-		if r.StartAt.After(r.CreatedAt) {
-			return statusThrottled
-		}
-		return statusPending
-	case simkit.Running:
-		if progress < pendingShare {
-			return statusPending
-		}
-		return statusRunning
-	case simkit.Odd:
-		return statusOdd
-	case simkit.Canceled, simkit.Aborted:
-		return statusCancelled
+// statuses are Runway's, but for THROTTLED, which statusName tells from
+// PENDING.
+var statuses = simkit.Statuses{
+	Queued: statusPending, Running: statusRunning, Odd: statusOdd,
+	Succeeded: statusSucceeded, Failed: statusFailed,
+	Canceled: statusCancelled, Aborted: statusCancelled,
+	StartShare: pendingShare,
+}
+
+// statusName is task r's status: a task waiting behind the concurrency
+// limit (its start put off past its creation) is THROTTLED.
+func statusName(r *simkit.Run, st simkit.Stage, progress float64) string {
+	if st == simkit.Queued && r.StartAt.After(r.CreatedAt) {
+		return statusThrottled
 	}
-	if r.End == simkit.Succeed {
-		return statusSucceeded
-	}
-	return statusFailed
+	return statuses.Name(r, st, progress)
 }
 
 // api runs the gate every API request passes, then checks the API
@@ -206,12 +199,11 @@ var endpointModels = map[string][]string{
 // create makes a task of the endpoint's kind, after checking the fields
 // every model of it shares.
 func (s *Server) create(w http.ResponseWriter, r *http.Request, owner string) {
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	raw, err := simkit.ReadBody(w, r, maxBodyBytes)
 	if err != nil {
 		fail(w, http.StatusBadRequest, "reading the request body: "+err.Error())
 		return
 	}
-	raw = bytes.TrimSpace(raw)
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var in map[string]any
@@ -392,7 +384,7 @@ func mediaOf(path, id string, in map[string]any) simkit.Media {
 // task is the task object of run at now, its output links signed anew.
 func (s *Server) task(r *http.Request, run simkit.Run, now time.Time) map[string]any {
 	st, progress, _ := run.StageAt(now)
-	status := statusName(run, st, progress)
+	status := statusName(&run, st, progress)
 	t := map[string]any{"id": run.ID, "createdAt": stamp(run.CreatedAt), "status": status}
 	switch status {
 	case statusRunning, statusOdd:

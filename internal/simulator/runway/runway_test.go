@@ -30,11 +30,8 @@ func start(t *testing.T, opts simkit.Options) *sim {
 	if opts.Latency == 0 {
 		opts.Latency = 10 * time.Second
 	}
-	s, err := runway.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &sim{t: t, s: s, url: simtest.Serve(t, s).URL, clock: c}
+	s, srv := simtest.Start(t, runway.New, opts)
+	return &sim{t: t, s: s, url: srv.URL, clock: c}
 }
 
 // do sends a request with the key and the version header, and decodes
@@ -280,11 +277,7 @@ func TestTasksSurviveARestart(t *testing.T) {
 	if err := s.s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	again, err := runway.New(simkit.Options{Token: key, DataDir: dir, Now: s.clock.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := simtest.Serve(t, again)
+	_, srv := simtest.Start(t, runway.New, simkit.Options{Token: key, DataDir: dir, Now: s.clock.Now})
 	moved := srv.URL + link[len(s.url):]
 	if code, _ := get(t, moved); code != http.StatusOK {
 		t.Errorf("a link handed out before the restart answers %d after it", code)

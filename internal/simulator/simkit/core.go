@@ -1,6 +1,7 @@
 package simkit
 
 import (
+	"cmp"
 	"crypto/subtle"
 	"encoding/json"
 	"fmt"
@@ -14,11 +15,18 @@ import (
 // Defaults are a live provider's documented limits and lifetimes, which
 // Options left at zero take.
 type Defaults struct {
+	// Latency zero is DefaultLatency.
 	Latency       time.Duration
 	MaxConcurrent int
 	RPM           int
 	URLTTL        time.Duration
 }
+
+// DefaultLatency is how long a job takes when neither Options nor the
+// provider's Defaults say. No provider documents how long a generation
+// takes, so the simulators share one short enough for a script to wait
+// out.
+const DefaultLatency = 2 * time.Second
 
 // Refusal writes an error answer in a provider's own shape: status, its
 // message, and a Retry-After in seconds when positive.
@@ -55,7 +63,7 @@ func NewCore(opts Options, d Defaults) (*Core, error) {
 		return nil, err
 	}
 	if opts.Latency <= 0 {
-		opts.Latency = d.Latency
+		opts.Latency = cmp.Or(d.Latency, DefaultLatency)
 	}
 	if opts.MaxConcurrent == 0 {
 		opts.MaxConcurrent = d.MaxConcurrent

@@ -1,5 +1,7 @@
 // Package simkit is what genform's simulators share: the options and
-// faults every one of them takes, the rendering of their synthetic media
+// faults every one of them takes (and the job latency they default to),
+// the walk from a job's stage to its status in a provider's words, the
+// reading of a request body, the rendering of their synthetic media
 // (PNG pictures and animated GIF videos that depend on what was asked),
 // the in-memory media cache and its downloads cut short, request-rate
 // admission and queueing behind a concurrency limit, seeded fault draws,

@@ -45,6 +45,40 @@ const (
 	Aborted               // canceled before it started
 )
 
+// Statuses names the stages in a provider's words, for the APIs whose
+// statuses follow the stages one for one; the early share of a run can
+// still be reported as queued, as the APIs that show a worker starting
+// do.
+type Statuses struct {
+	Queued, Running, Odd string
+	// Succeeded and Failed name a finished job by how it ended.
+	Succeeded, Failed string
+	// Canceled and Aborted name a job canceled while running and before
+	// it started; an API with no word of its own for them reports Failed.
+	Canceled, Aborted string
+	// StartShare is the share of a run still reported Queued.
+	StartShare float64
+}
+
+// Name is the status of job r at stage st and progress.
+func (n Statuses) Name(r *Run, st Stage, progress float64) string {
+	switch {
+	case st == Queued, st == Running && progress < n.StartShare:
+		return n.Queued
+	case st == Running:
+		return n.Running
+	case st == Odd:
+		return n.Odd
+	case st == Canceled && n.Canceled != "":
+		return n.Canceled
+	case st == Aborted && n.Aborted != "":
+		return n.Aborted
+	case st == Finished && r.End == Succeed:
+		return n.Succeeded
+	}
+	return n.Failed
+}
+
 // Run is one job of a live provider's simulator. Everything its
 // lifecycle needs is fixed when it is made (its start behind the queue,
 // its latency, how it ends, its seed), so its stage is a function of the

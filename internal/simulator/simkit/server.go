@@ -1,6 +1,8 @@
 package simkit
 
 import (
+	"bytes"
+	"io"
 	"net/http"
 	"time"
 )
@@ -73,4 +75,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if logf := s.Core.Opts.Logf; logf != nil {
 		logf("%s %s %s", r.Method, r.URL.Path, time.Since(start).Round(time.Microsecond))
 	}
+}
+
+// ReadBody reads a request's body, refusing one over limit bytes, with
+// the white space around it trimmed. Its error is the reading's, for the
+// provider to answer in its own words.
+func ReadBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	return bytes.TrimSpace(b), err
 }

@@ -1,5 +1,6 @@
 // Package simtest is what the simulators' tests share: a clock a test
-// moves by hand, serving a simulator on the loopback, and a request sent
+// moves by hand from a fixed instant, making a simulator and serving it
+// on the loopback, and a request sent
 // to it whose JSON answer is decoded, or whose answer is to be lost,
 // and a running simulator's /_sim/jobs report. It holds no test of its
 // own, and is imported by tests only.
@@ -41,6 +42,22 @@ func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.t = c.t.Add(d)
+}
+
+// Epoch is where the simulators' tests start their clocks: a fixed
+// instant, so the times a simulator answers can be asserted.
+var Epoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// Start makes a simulator with newSim from opts and serves it on the
+// loopback for the length of t; a simulator that cannot be made fails
+// the test.
+func Start[S http.Handler](t *testing.T, newSim func(simkit.Options) (S, error), opts simkit.Options) (S, *httptest.Server) {
+	t.Helper()
+	sim, err := newSim(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim, Serve(t, sim)
 }
 
 // Serve serves h on the loopback for the length of t.
