@@ -18,12 +18,7 @@ import (
 // goodFile returns the bytes of a real state file holding n resources.
 func goodFile(t *testing.T, n int) []byte {
 	t.Helper()
-	s := openNew(t)
-	fill(t, s, n)
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return readFile(t, s.Path())
+	return readFile(t, filledFile(t, n))
 }
 
 func TestOpenRefusesUnreadableFiles(t *testing.T) {

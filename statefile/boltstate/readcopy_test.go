@@ -18,21 +18,6 @@ import (
 	"github.com/genform/genform/statefile"
 )
 
-// resourceNames lists the addresses of the resources s holds, in order.
-func resourceNames(t *testing.T, s *statefile.Store) []string {
-	t.Helper()
-	snap, err := s.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for addr := range snap.Resources {
-		names = append(names, addr.String())
-	}
-	slices.Sort(names)
-	return names
-}
-
 // heroes is what fill records: image.hero[0] to image.hero[n-1], in order.
 func heroes(n int) []string {
 	var names []string
@@ -152,12 +137,7 @@ func TestStaleCopyNeverRead(t *testing.T) {
 // A writer that has not committed since its last copy answers the next
 // request with that copy, without writing another.
 func TestCopyReusedUntilACommit(t *testing.T) {
-	path, _ := currentFile(t)
-	w, err := Open(path, statefile.Options{Command: "apply"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	path, w := writerOnCurrentFile(t)
 	ino := func() os.FileInfo {
 		t.Helper()
 		r, err := Open(path, statefile.Options{ReadOnly: true})
@@ -273,15 +253,8 @@ func TestWriterWithoutCopies(t *testing.T) {
 // held up meanwhile (only one that must grow the file's mapping waits for
 // the read transaction to end).
 func BenchmarkReadCopy100k(b *testing.B) {
-	s := openNew(b)
-	fill(b, s, 100000)
-	path := s.Path()
-	s.Close()
-	be, _, err := open(path, statefile.Options{Command: "apply"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer be.Close()
+	path := filledFile(b, 100000)
+	be := openBackend(b, path, statefile.Options{Command: "apply"})
 	be.copier.close() // this benchmark makes the copies itself
 	var size int64
 	for b.Loop() {
@@ -307,15 +280,8 @@ func BenchmarkReadCopy100k(b *testing.B) {
 // TestCopyIsTheCommittedState checks a copy against the state it was made
 // of, as bbolt reads both, and its mode.
 func TestCopyIsTheCommittedState(t *testing.T) {
-	s := openNew(t)
-	fill(t, s, 300)
-	path := s.Path()
-	s.Close()
-	be, _, err := open(path, statefile.Options{Command: "apply"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
+	path := filledFile(t, 300)
+	be := openBackend(t, path, statefile.Options{Command: "apply"})
 	dump := func(tx *bolt.Tx) []byte {
 		var out bytes.Buffer
 		root := tx.Bucket(bucketRoot)

@@ -60,14 +60,7 @@ func TestReadersShareTheLock(t *testing.T) {
 		t.Fatalf("a writer beside readers: %v, want a LockedError that says readers may hold it", err)
 	}
 	// The writer waits for the last reader.
-	done := make(chan error, 1)
-	go func() {
-		w, err := Open(path, statefile.Options{Command: "apply", LockTimeout: time.Minute})
-		if err == nil {
-			w.Close()
-		}
-		done <- err
-	}()
+	done := waitingWriter(path)
 	time.Sleep(100 * time.Millisecond)
 	r1.Close()
 	time.Sleep(100 * time.Millisecond)
