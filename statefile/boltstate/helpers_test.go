@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	bolt "go.etcd.io/bbolt"
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/statefile"
@@ -153,33 +152,9 @@ func fill(b testing.TB, s *statefile.Store, n int) {
 	}
 }
 
-func readFile(t testing.TB, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func write(t *testing.T, path string, b []byte) {
 	t.Helper()
 	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// rawBolt writes a bbolt file with fn, bypassing the store.
-func rawBolt(t *testing.T, path string, fn func(tx *bolt.Tx) error) {
-	t.Helper()
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Update(fn); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/genform/genform/statefile"
+	"github.com/genform/genform/statefile/filetest"
 )
 
 // heroes is what fill records: image.hero[0] to image.hero[n-1], in order.
@@ -84,7 +85,7 @@ func TestStaleCopyNeverRead(t *testing.T) {
 		t.Fatalf("first reader: %v", got)
 	}
 	r.Close()
-	stale := readFile(t, path+copySuffix)
+	stale := filetest.ReadFile(t, path+copySuffix)
 	if err := child.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +192,7 @@ func TestCopyLinksRefused(t *testing.T) {
 		if fi, err := os.Lstat(c.at); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 			t.Errorf("the link at %s was removed or replaced: %v", c.at, err)
 		}
-		if got := readFile(t, target); string(got) != "not yours" {
+		if got := filetest.ReadFile(t, target); string(got) != "not yours" {
 			t.Errorf("written through the link: %q", got)
 		}
 		if _, err := os.Lstat(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
@@ -207,7 +208,7 @@ func TestCopyLinksRefused(t *testing.T) {
 	if fi, err := os.Lstat(path + copySuffix); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 		t.Errorf("the writer replaced the link at the copy's place: %v", err)
 	}
-	if got := readFile(t, target); string(got) != "not yours" {
+	if got := filetest.ReadFile(t, target); string(got) != "not yours" {
 		t.Errorf("written through the link: %q", got)
 	}
 }

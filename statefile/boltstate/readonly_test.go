@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/statefile"
+	"github.com/genform/genform/statefile/filetest"
 )
 
 // dirNames lists the names in dir.
@@ -35,7 +36,7 @@ func dirNames(t *testing.T, dir string) []string {
 func TestReadersShareTheLock(t *testing.T) {
 	path, _ := currentFile(t)
 	before := dirNames(t, filepath.Dir(path))
-	contents := readFile(t, path)
+	contents := filetest.ReadFile(t, path)
 
 	r1, err := Open(path, statefile.Options{ReadOnly: true, Command: "show"})
 	if err != nil {
@@ -93,7 +94,7 @@ func TestReadersShareTheLock(t *testing.T) {
 		t.Fatalf("a reader waiting for the writer: %v", err)
 	}
 	r.Close()
-	if got := readFile(t, path); string(got) != string(contents) {
+	if got := filetest.ReadFile(t, path); string(got) != string(contents) {
 		t.Error("the file changed, with nothing written to it")
 	}
 }
