@@ -65,11 +65,8 @@ func (s *Store) dump() (rawState, error) {
 	if err := s.Check(); err != nil {
 		return raw, err
 	}
-	err := s.view(func(tx RawTx) error {
-		b, err := s.begin(tx)
-		if err != nil {
-			return err
-		}
+	err := s.viewBuckets(func(b buckets) error {
+		var err error
 		if raw.meta, err = s.readMeta(b); err != nil {
 			return err
 		}

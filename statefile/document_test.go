@@ -87,18 +87,11 @@ func TestDocumentWritesBackTheBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := s.Document()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var text bytes.Buffer
-	if err := WriteDocument(&text, doc); err != nil {
-		t.Fatal(err)
-	}
+	text := documentText(t, s)
 	if !strings.Contains(text.String(), `"prompt": "a <lighthouse> & \u00e9"`) {
 		t.Errorf("the request is not shown as JSON, as it was sent:\n%s", text.String())
 	}
-	back, err := ReadDocument(&text)
+	back, err := ReadDocument(text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,15 +117,7 @@ func TestDocumentWritesBackTheBytes(t *testing.T) {
 // holds a record the state could not read, is refused whole, saying what.
 func TestReadDocumentRefuses(t *testing.T) {
 	s := openNew(t)
-	doc, err := s.Document()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var text bytes.Buffer
-	if err := WriteDocument(&text, doc); err != nil {
-		t.Fatal(err)
-	}
-	good := text.String()
+	good := documentText(t, s).String()
 	res := func(r string) string {
 		return strings.Replace(good, `"resources": []`, `"resources": [`+r+`]`, 1)
 	}
@@ -159,4 +144,18 @@ func TestReadDocumentRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// documentText is the document of s as WriteDocument writes it.
+func documentText(t *testing.T, s *Store) *bytes.Buffer {
+	t.Helper()
+	doc, err := s.Document()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	if err := WriteDocument(&text, doc); err != nil {
+		t.Fatal(err)
+	}
+	return &text
 }

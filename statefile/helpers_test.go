@@ -3,7 +3,6 @@ package statefile
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -121,15 +120,6 @@ func sampleResource(addr string, n int) *Resource {
 	detail["outputs"] = outs
 	r.Detail, _ = json.Marshal(detail)
 	return r
-}
-
-func readFile(t testing.TB, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // tamper returns a copy of the record rec with its string field num set to

@@ -167,15 +167,8 @@ func (s *Store) Generations(fp string) ([]*Resource, error) {
 // accepts (every one when keep is nil), the most recently made first.
 func (s *Store) entries(visit func(h Bucket, fn func(k, v []byte) error) error, keep func(*Resource) bool) ([]*Resource, error) {
 	var out []*Resource
-	err := s.view(func(tx RawTx) error {
-		b, err := s.begin(tx)
-		if err != nil {
-			return err
-		}
-		if b.history == nil {
-			return nil
-		}
-		return visit(b.history, func(k, v []byte) error {
+	err := s.viewHistory(func(h Bucket) error {
+		return visit(h, func(k, v []byte) error {
 			e, err := decodeEntry(k, v)
 			if err != nil {
 				return &CorruptError{Path: s.path, Database: s.database, Record: "history", Addr: historyName(k), Err: err}
@@ -200,16 +193,9 @@ func (s *Store) Generation(fp, gid string) (*Resource, error) {
 		return nil, nil
 	}
 	var e *Resource
-	err := s.view(func(tx RawTx) error {
-		b, err := s.begin(tx)
-		if err != nil {
-			return err
-		}
-		if b.history == nil {
-			return nil
-		}
+	err := s.viewHistory(func(h Bucket) error {
 		key := historyKey(fp, gid)
-		v, err := b.history.Get(key)
+		v, err := h.Get(key)
 		if err != nil || v == nil {
 			return s.readErr(err)
 		}
@@ -234,17 +220,24 @@ func (s *Store) History(addr addrs.Instance) ([]*Resource, error) {
 // HistoryLen is the number of entries in the history.
 func (s *Store) HistoryLen() (int, error) {
 	n := 0
-	err := s.view(func(tx RawTx) error {
-		b, err := s.begin(tx)
-		if err != nil {
-			return err
-		}
-		if b.history != nil {
-			n, err = b.history.Len()
-		}
+	err := s.viewHistory(func(h Bucket) error {
+		var err error
+		n, err = h.Len()
 		return s.readErr(err)
 	})
 	return n, err
+}
+
+// viewHistory runs fn on the history bucket in a read transaction, and
+// nothing on a state an older genform wrote, which has none yet: such a
+// state's history is empty.
+func (s *Store) viewHistory(fn func(h Bucket) error) error {
+	return s.viewBuckets(func(b buckets) error {
+		if b.history == nil {
+			return nil
+		}
+		return fn(b.history)
+	})
 }
 
 // newestFirst orders entries by when their generation was first

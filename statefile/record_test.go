@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/statefile/filetest"
 )
 
 // decodeOwn decodes a record filed under its own address, as the store
@@ -152,7 +153,7 @@ func TestFileFormatUnchanged(t *testing.T) {
 // readSeed reads the one []byte value of a fuzz corpus file.
 func readSeed(t *testing.T, path string) []byte {
 	t.Helper()
-	lines := strings.Split(strings.TrimSpace(string(readFile(t, path))), "\n")
+	lines := strings.Split(strings.TrimSpace(string(filetest.ReadFile(t, path))), "\n")
 	if len(lines) != 2 || lines[0] != "go test fuzz v1" || !strings.HasPrefix(lines[1], "[]byte(") || !strings.HasSuffix(lines[1], ")") {
 		t.Fatalf("%s is not a corpus file of one []byte", path)
 	}

@@ -243,6 +243,30 @@ func (s *Store) what() string {
 // view runs fn in a read transaction of the Store's backend.
 func (s *Store) view(fn func(RawTx) error) error { return s.be.View(fn) }
 
+// viewBuckets runs fn on the layout's buckets in a read transaction: what
+// nearly every read of the state begins with.
+func (s *Store) viewBuckets(fn func(b buckets) error) error {
+	return s.view(func(tx RawTx) error {
+		b, err := s.begin(tx)
+		if err != nil {
+			return err
+		}
+		return fn(b)
+	})
+}
+
+// readOne returns what get reads from the layout's buckets, in a read
+// transaction of its own.
+func readOne[T any](s *Store, get func(b buckets) (T, error)) (T, error) {
+	var v T
+	err := s.viewBuckets(func(b buckets) error {
+		var err error
+		v, err = get(b)
+		return err
+	})
+	return v, err
+}
+
 // Close releases the lock and closes the state. Calling it again returns
 // the first result.
 func (s *Store) Close() error {
@@ -349,47 +373,18 @@ func (s *Store) readMeta(b buckets) (Meta, error) {
 }
 
 // Meta returns the file's schema version, lineage, serial and service.
-func (s *Store) Meta() (Meta, error) {
-	var m Meta
-	err := s.view(func(tx RawTx) error {
-		b, err := s.begin(tx)
-		if err != nil {
-			return err
-		}
-		m, err = s.readMeta(b)
-		return err
-	})
-	return m, err
-}
+func (s *Store) Meta() (Meta, error) { return readOne(s, s.readMeta) }
 
 // Resource returns the resource recorded at addr, or nil, nil when there is
 // none.
 func (s *Store) Resource(addr addrs.Instance) (*Resource, error) {
-	var r *Resource
-	err := s.view(func(tx RawTx) error {
-		b, err := s.begin(tx)
-		if err != nil {
-			return err
-		}
-		r, err = s.getResource(b, addr)
-		return err
-	})
-	return r, err
+	return readOne(s, func(b buckets) (*Resource, error) { return s.getResource(b, addr) })
 }
 
 // Intent returns the intent recorded at addr, or nil, nil when there is
 // none.
 func (s *Store) Intent(addr addrs.Instance) (*Intent, error) {
-	var it *Intent
-	err := s.view(func(tx RawTx) error {
-		b, err := s.begin(tx)
-		if err != nil {
-			return err
-		}
-		it, err = s.getIntent(b, addr)
-		return err
-	})
-	return it, err
+	return readOne(s, func(b buckets) (*Intent, error) { return s.getIntent(b, addr) })
 }
 
 // Snapshot reads the whole state in one read transaction. It fails on the
@@ -405,11 +400,7 @@ func (s *Store) PlanSnapshot() (*Snapshot, error) { return s.snapshot(false) }
 
 func (s *Store) snapshot(detail bool) (*Snapshot, error) {
 	var snap *Snapshot
-	err := s.view(func(tx RawTx) error {
-		b, err := s.begin(tx)
-		if err != nil {
-			return err
-		}
+	err := s.viewBuckets(func(b buckets) error {
 		meta, err := s.readMeta(b)
 		if err != nil {
 			return err
@@ -571,11 +562,8 @@ func (s *Store) Check() error {
 // damaged record can still be inspected and mended ('genform state rm'). A
 // key that is no address at all is left out: no command could name it.
 func (s *Store) Addresses() (resources, intents []addrs.Instance, err error) {
-	err = s.view(func(tx RawTx) error {
-		b, err := s.begin(tx)
-		if err != nil {
-			return err
-		}
+	err = s.viewBuckets(func(b buckets) error {
+		var err error
 		keys := func(bucket Bucket) ([]addrs.Instance, error) {
 			var out []addrs.Instance
 			err := bucket.ForEach(func(k, _ []byte) error {

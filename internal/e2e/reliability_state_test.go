@@ -29,6 +29,7 @@ import (
 	"github.com/genform/genform/internal/e2e/harness"
 	"github.com/genform/genform/internal/simulator"
 	"github.com/genform/genform/statefile"
+	"github.com/genform/genform/statefile/filetest"
 )
 
 // appliedWorkspace applies a small configuration once and returns a
@@ -108,7 +109,7 @@ func TestBadStateFile(t *testing.T) {
 		{
 			name: "truncated to half",
 			damage: func(t *testing.T, path string) {
-				b := readFile(t, path)
+				b := filetest.ReadFile(t, path)
 				writeFile(t, path, b[:len(b)/2])
 			},
 			want: []string{"is not readable", "truncated"},
@@ -116,7 +117,7 @@ func TestBadStateFile(t *testing.T) {
 		{
 			name: "written by a newer genform",
 			damage: func(t *testing.T, path string) {
-				rawBolt(t, path, func(tx *bolt.Tx) error {
+				filetest.UpdateBolt(t, path, func(tx *bolt.Tx) error {
 					return tx.Bucket([]byte("genform")).Bucket([]byte("meta")).Put([]byte("schema_version"), []byte(fmt.Sprint(statefile.SchemaVersion+1)))
 				})
 			},
@@ -188,36 +189,12 @@ func cmpSums(before, after map[string]string) string {
 	return b.String()
 }
 
-func readFile(t testing.TB, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// rawBolt changes a bbolt file with fn, as a tool other than genform would.
-func rawBolt(t testing.TB, path string, fn func(tx *bolt.Tx) error) {
-	t.Helper()
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Update(fn); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // damageRecord replaces the resource record of addr with one that breaks
 // off in the length of its second field, the address, as a bad sector or a
 // bad merge leaves it; the rest of the file stays sound.
 func damageRecord(t testing.TB, path, addr string) {
 	t.Helper()
-	rawBolt(t, path, func(tx *bolt.Tx) error {
+	filetest.UpdateBolt(t, path, func(tx *bolt.Tx) error {
 		return tx.Bucket([]byte("genform")).Bucket([]byte("resources")).Put([]byte(addr), []byte{0x08, 0x01, 0x12, 0xff, 0xff})
 	})
 }
@@ -257,7 +234,7 @@ func TestStatePathsStayInside(t *testing.T) {
 				ws := fresh(t)
 				victim := filepath.Join(ws.parent, "victim.txt")
 				writeFile(t, victim, []byte(victimText))
-				rawBolt(t, ws.statePath(), func(tx *bolt.Tx) error {
+				filetest.UpdateBolt(t, ws.statePath(), func(tx *bolt.Tx) error {
 					b := tx.Bucket([]byte("genform")).Bucket([]byte("resources"))
 					rec := bytes.Clone(b.Get([]byte("image.a")))
 					for _, p := range patch {
@@ -339,7 +316,7 @@ func TestStateFromBeforeTheServiceKey(t *testing.T) {
 		t.Fatalf("after the first apply the state names service %q, want %s", got, sim.URL)
 	}
 	// As a genform from before the key left the file.
-	rawBolt(t, ws.statePath(), func(tx *bolt.Tx) error {
+	filetest.UpdateBolt(t, ws.statePath(), func(tx *bolt.Tx) error {
 		return tx.Bucket([]byte("genform")).Bucket([]byte("meta")).Delete([]byte("service"))
 	})
 
@@ -521,7 +498,7 @@ image "big" {
 			t.Parallel()
 			ws := newWorkspace(t, nil)
 			copyTree(t, tmpl.dir, ws.dir)
-			b := readFile(t, ws.statePath())
+			b := filetest.ReadFile(t, ws.statePath())
 			damage(b)
 			writeFile(t, ws.statePath(), b)
 			sum := harness.SHA256(b)
@@ -544,7 +521,7 @@ image "big" {
 					t.Errorf("a state that still reads must plan no changes:\n%s", r)
 				}
 			}
-			if got := harness.SHA256(readFile(t, ws.statePath())); got != sum {
+			if got := harness.SHA256(filetest.ReadFile(t, ws.statePath())); got != sum {
 				t.Errorf("the damaged state file was changed")
 			}
 			if !ok {

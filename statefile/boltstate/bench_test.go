@@ -27,10 +27,7 @@ func BenchmarkSnapshot10k(b *testing.B) {
 // BenchmarkOpen10k measures opening (locking, checking) a state file of
 // 10,000 resources, which every command pays once.
 func BenchmarkOpen10k(b *testing.B) {
-	s := openNew(b)
-	fill(b, s, 10000)
-	path := s.Path()
-	s.Close()
+	path := filledFile(b, 10000)
 	for b.Loop() {
 		s, err := Open(path, statefile.Options{})
 		if err != nil {
@@ -59,10 +56,7 @@ func BenchmarkUpdate(b *testing.B) {
 // that writes pays once, before its first write, on a state of 10,000
 // resources.
 func BenchmarkVerify10k(b *testing.B) {
-	s := openNew(b)
-	fill(b, s, 10000)
-	path := s.Path()
-	s.Close()
+	path := filledFile(b, 10000)
 	for b.Loop() {
 		be, _, err := open(path, statefile.Options{})
 		if err != nil {

@@ -13,17 +13,13 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/genform/genform/statefile"
+	"github.com/genform/genform/statefile/filetest"
 )
 
 // goodFile returns the bytes of a real state file holding n resources.
 func goodFile(t *testing.T, n int) []byte {
 	t.Helper()
-	s := openNew(t)
-	fill(t, s, n)
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return readFile(t, s.Path())
+	return filetest.ReadFile(t, filledFile(t, n))
 }
 
 func TestOpenRefusesUnreadableFiles(t *testing.T) {
@@ -54,7 +50,7 @@ func TestOpenRefusesUnreadableFiles(t *testing.T) {
 		{"truncated one page short of its data", func(t *testing.T, path string) { write(t, path, good[:highWater(t, good)-pageSize]) }, "truncated"},
 		{"both meta pages damaged", func(t *testing.T, path string) { write(t, path, badSum) }, "checksum"},
 		{"a bbolt database of another program", func(t *testing.T, path string) {
-			rawBolt(t, path, func(tx *bolt.Tx) error {
+			filetest.UpdateBolt(t, path, func(tx *bolt.Tx) error {
 				b, err := tx.CreateBucket([]byte("containerd"))
 				if err != nil {
 					return err
@@ -63,7 +59,7 @@ func TestOpenRefusesUnreadableFiles(t *testing.T) {
 			})
 		}, "not a genform state file"},
 		{"genform's bucket without its meta", func(t *testing.T, path string) {
-			rawBolt(t, path, func(tx *bolt.Tx) error {
+			filetest.UpdateBolt(t, path, func(tx *bolt.Tx) error {
 				_, err := tx.CreateBucket(bucketRoot)
 				return err
 			})
@@ -73,7 +69,7 @@ func TestOpenRefusesUnreadableFiles(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "state.db")
 			tt.contents(t, path)
-			before := readFile(t, path)
+			before := filetest.ReadFile(t, path)
 			for _, create := range []bool{false, true} {
 				s, err := Open(path, statefile.Options{Create: create})
 				if err == nil {
@@ -89,7 +85,7 @@ func TestOpenRefusesUnreadableFiles(t *testing.T) {
 					}
 				}
 			}
-			if !bytes.Equal(before, readFile(t, path)) {
+			if !bytes.Equal(before, filetest.ReadFile(t, path)) {
 				t.Error("refused file was modified")
 			}
 			if _, err := os.Stat(path + infoSuffix); !errors.Is(err, fs.ErrNotExist) {
@@ -121,10 +117,10 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 	s := openNew(t)
 	path := s.Path()
 	s.Close()
-	rawBolt(t, path, func(tx *bolt.Tx) error {
+	filetest.UpdateBolt(t, path, func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketRoot).Bucket(bucketMeta).Put(keySchemaVersion, []byte("7"))
 	})
-	before := readFile(t, path)
+	before := filetest.ReadFile(t, path)
 	_, err := Open(path, statefile.Options{Create: true})
 	if err == nil {
 		t.Fatal("Open of a newer schema succeeded")
@@ -134,7 +130,7 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 			t.Errorf("error %q does not contain %q", err, want)
 		}
 	}
-	if !bytes.Equal(before, readFile(t, path)) {
+	if !bytes.Equal(before, filetest.ReadFile(t, path)) {
 		t.Error("file of a newer schema was modified")
 	}
 }

@@ -13,6 +13,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/genform/genform/statefile"
+	"github.com/genform/genform/statefile/filetest"
 )
 
 // damagedFile writes a state file of n resources to a new directory,
@@ -74,7 +75,7 @@ func wantCorrupt(t *testing.T, err error, path, what string, want []byte) {
 			t.Errorf("error %q does not say %q", err, s)
 		}
 	}
-	if !bytes.Equal(readFile(t, path), want) {
+	if !bytes.Equal(filetest.ReadFile(t, path), want) {
 		t.Errorf("the damaged file was changed")
 	}
 }

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	bolt "go.etcd.io/bbolt"
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/statefile"
@@ -152,33 +152,9 @@ func fill(b testing.TB, s *statefile.Store, n int) {
 	}
 }
 
-func readFile(t testing.TB, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func write(t *testing.T, path string, b []byte) {
 	t.Helper()
 	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// rawBolt writes a bbolt file with fn, bypassing the store.
-func rawBolt(t *testing.T, path string, fn func(tx *bolt.Tx) error) {
-	t.Helper()
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Update(fn); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -200,16 +176,76 @@ func currentFile(t *testing.T) (path string, meta statefile.Meta) {
 	return s.Path(), m
 }
 
-func assertAddrs(t *testing.T, s *statefile.Store, want ...string) {
+// writerOnCurrentFile makes a state file as currentFile does and opens it
+// for a writer (genform apply), which is closed when the test ends.
+func writerOnCurrentFile(t *testing.T) (path string, w *statefile.Store) {
+	t.Helper()
+	path, _ = currentFile(t)
+	w, err := Open(path, statefile.Options{Command: "apply"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return path, w
+}
+
+// filledFile makes a state file of n resources (see fill) and closes it,
+// so that a test or benchmark can open it as it needs.
+func filledFile(tb testing.TB, n int) (path string) {
+	tb.Helper()
+	s := openNew(tb)
+	fill(tb, s, n)
+	if err := s.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return s.Path()
+}
+
+// openBackend opens the file at path as bbolt's backend alone, without a
+// store over it, and closes it when the test ends.
+func openBackend(tb testing.TB, path string, opts statefile.Options) *backend {
+	tb.Helper()
+	be, _, err := open(path, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { be.Close() })
+	return be
+}
+
+// waitingWriter opens path in another goroutine as a writer that waits up
+// to a minute for the lock, and closes it as soon as it has it; the
+// channel gives Open's error.
+func waitingWriter(path string) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		w, err := Open(path, statefile.Options{Command: "apply", LockTimeout: time.Minute})
+		if err == nil {
+			w.Close()
+		}
+		done <- err
+	}()
+	return done
+}
+
+// resourceNames lists the addresses of the resources s holds, in order.
+func resourceNames(t *testing.T, s *statefile.Store) []string {
 	t.Helper()
 	snap, err := s.Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
+	var names []string
 	for addr := range snap.Resources {
-		got = append(got, addr.String())
+		names = append(names, addr.String())
 	}
+	slices.Sort(names)
+	return names
+}
+
+func assertAddrs(t *testing.T, s *statefile.Store, want ...string) {
+	t.Helper()
+	got := resourceNames(t, s)
 	if diff := cmp.Diff(want, got, cmpSorted); diff != "" {
 		t.Errorf("resources in state (-want +got):\n%s", diff)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/statefile"
+	"github.com/genform/genform/statefile/filetest"
 )
 
 // TestLayout compares the bucket tree of a file that holds one of
@@ -40,7 +41,7 @@ func TestLayout(t *testing.T) {
 	var got []string
 	path := s.Path()
 	s.Close()
-	rawBolt(t, path, func(tx *bolt.Tx) error {
+	filetest.UpdateBolt(t, path, func(tx *bolt.Tx) error {
 		var walk func(prefix string, b *bolt.Bucket) error
 		walk = func(prefix string, b *bolt.Bucket) error {
 			return b.ForEach(func(k, v []byte) error {

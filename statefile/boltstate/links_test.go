@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/genform/genform/statefile"
+	"github.com/genform/genform/statefile/filetest"
 )
 
 // symlink makes a link at path to target, or skips the test where there
@@ -26,7 +27,7 @@ func symlink(t *testing.T, target, path string) {
 // holder info appears beside either).
 func TestStateFileLinkRefused(t *testing.T) {
 	target, _ := currentFile(t)
-	contents := readFile(t, target)
+	contents := filetest.ReadFile(t, target)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "state.db")
 	symlink(t, target, path)
@@ -36,7 +37,7 @@ func TestStateFileLinkRefused(t *testing.T) {
 			t.Errorf("Open(%+v) = %v, want the link refused", opts, err)
 		}
 	}
-	if !bytes.Equal(readFile(t, target), contents) {
+	if !bytes.Equal(filetest.ReadFile(t, target), contents) {
 		t.Error("the file the link leads to was changed")
 	}
 	for _, p := range []string{path, target} {
@@ -67,7 +68,7 @@ func TestLockInfoLinkRefused(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "the lock holder file "+path+infoSuffix+" is a symbolic link") {
 		t.Fatalf("Open = %v, want the link refused", err)
 	}
-	if got := readFile(t, victim); string(got) != "a file of the user's\n" {
+	if got := filetest.ReadFile(t, victim); string(got) != "a file of the user's\n" {
 		t.Errorf("the file the link leads to holds %q", got)
 	}
 	r, err := Open(path, statefile.Options{ReadOnly: true})
@@ -85,7 +86,7 @@ func TestLockInfoLinkRefused(t *testing.T) {
 // the upgrade is refused, and the file stays as it was.
 func TestBackupLinkRefused(t *testing.T) {
 	path := oldSchema1File(t)
-	contents := readFile(t, path)
+	contents := filetest.ReadFile(t, path)
 	victim := filepath.Join(t.TempDir(), "victim.txt")
 	write(t, victim, []byte("a file of the user's\n"))
 	symlink(t, victim, backupPath(path, 1))
@@ -93,10 +94,10 @@ func TestBackupLinkRefused(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
 		t.Fatalf("Open = %v, want the link refused", err)
 	}
-	if got := readFile(t, victim); string(got) != "a file of the user's\n" {
+	if got := filetest.ReadFile(t, victim); string(got) != "a file of the user's\n" {
 		t.Errorf("the file the link leads to holds %q", got)
 	}
-	if !bytes.Equal(readFile(t, path), contents) {
+	if !bytes.Equal(filetest.ReadFile(t, path), contents) {
 		t.Error("the state file was changed")
 	}
 	if fi, err := os.Lstat(backupPath(path, 1)); err != nil || fi.Mode()&fs.ModeSymlink == 0 {

@@ -295,14 +295,7 @@ func TestLockTimeout(t *testing.T) {
 	})
 
 	t.Run("waiting succeeds when the holder closes", func(t *testing.T) {
-		done := make(chan error, 1)
-		go func() {
-			s, err := Open(path, statefile.Options{Command: "apply", LockTimeout: time.Minute})
-			if err == nil {
-				s.Close()
-			}
-			done <- err
-		}()
+		done := waitingWriter(path)
 		// Close only once the other Open has certainly tried and found the
 		// lock taken: without waiting it would already have failed.
 		time.Sleep(200 * time.Millisecond)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/statefile"
+	"github.com/genform/genform/statefile/filetest"
 )
 
 // oldSchema1File makes a state file as a genform from before the history
@@ -33,7 +34,7 @@ func oldSchema1File(t *testing.T) string {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	rawBolt(t, path, func(tx *bolt.Tx) error {
+	filetest.UpdateBolt(t, path, func(tx *bolt.Tx) error {
 		root := tx.Bucket(bucketRoot)
 		if err := root.DeleteBucket(bucketHistory); err != nil {
 			return err
@@ -62,7 +63,7 @@ func oldSchema1File(t *testing.T) string {
 // genform still reads.
 func TestMigrationFromSchema1(t *testing.T) {
 	path := oldSchema1File(t)
-	contents := readFile(t, path)
+	contents := filetest.ReadFile(t, path)
 	backup := backupPath(path, 1)
 
 	r, err := Open(path, statefile.Options{ReadOnly: true, Command: "show"})
@@ -76,7 +77,7 @@ func TestMigrationFromSchema1(t *testing.T) {
 		t.Errorf("history = %v, %v; want it empty", h, err)
 	}
 	r.Close()
-	if !bytes.Equal(readFile(t, path), contents) {
+	if !bytes.Equal(filetest.ReadFile(t, path), contents) {
 		t.Error("the reader changed the file")
 	}
 	if _, err := os.Lstat(backup); !errors.Is(err, fs.ErrNotExist) {
@@ -101,7 +102,7 @@ func TestMigrationFromSchema1(t *testing.T) {
 	if st, err := os.Stat(backup); err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("backup: %v, %v", st, err)
 	}
-	rawBolt(t, backup, func(tx *bolt.Tx) error {
+	filetest.UpdateBolt(t, backup, func(tx *bolt.Tx) error {
 		root := tx.Bucket(bucketRoot)
 		if v := string(root.Bucket(bucketMeta).Get(keySchemaVersion)); v != "1" || root.Bucket(bucketHistory) != nil {
 			t.Errorf("backup: schema %q, history bucket %v; want schema 1 without one", v, root.Bucket(bucketHistory) != nil)
@@ -127,7 +128,7 @@ func TestMigrationFromSchema1(t *testing.T) {
 // a copy of an unchanged file and would only mislead.
 func TestFailingMigrationLeavesFileUntouched(t *testing.T) {
 	path, before := currentFile(t)
-	contents := readFile(t, path)
+	contents := filetest.ReadFile(t, path)
 	be, _, err := open(path, statefile.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +150,7 @@ func TestFailingMigrationLeavesFileUntouched(t *testing.T) {
 	if err := be.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(contents, readFile(t, path)) {
+	if !bytes.Equal(contents, filetest.ReadFile(t, path)) {
 		t.Error("failed migration modified the file")
 	}
 	if _, err := os.Stat(backupPath(path, statefile.SchemaVersion)); !errors.Is(err, fs.ErrNotExist) {
@@ -186,7 +187,7 @@ func TestMigrationKeepsTheFileAsItWas(t *testing.T) {
 	if err := be.Close(); err != nil {
 		t.Fatal(err)
 	}
-	rawBolt(t, path, func(tx *bolt.Tx) error {
+	filetest.UpdateBolt(t, path, func(tx *bolt.Tx) error {
 		if tx.Bucket(bucketRoot).Bucket([]byte("notes")) == nil {
 			t.Error("the migration's bucket was not committed")
 		}
@@ -196,7 +197,7 @@ func TestMigrationKeepsTheFileAsItWas(t *testing.T) {
 	if st, err := os.Stat(backup); err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("backup: %v, %v", st, err)
 	}
-	rawBolt(t, backup, func(tx *bolt.Tx) error {
+	filetest.UpdateBolt(t, backup, func(tx *bolt.Tx) error {
 		if tx.Bucket(bucketRoot).Bucket([]byte("notes")) != nil {
 			t.Error("the backup holds what the migration wrote")
 		}

@@ -63,12 +63,7 @@ func TestNoAnswerFallsBackToTheLock(t *testing.T) {
 // A FIFO at the copy's place is refused, not opened: opening one waits
 // for a writer that never comes.
 func TestCopyFIFORefused(t *testing.T) {
-	path, _ := currentFile(t)
-	w, err := Open(path, statefile.Options{Command: "apply"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	path, _ := writerOnCurrentFile(t)
 	if err := syscall.Mkfifo(path+copySuffix, 0o600); err != nil {
 		t.Skipf("no FIFOs here: %v", err)
 	}

@@ -16,22 +16,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/genform/genform/statefile"
+	"github.com/genform/genform/statefile/filetest"
 )
-
-// resourceNames lists the addresses of the resources s holds, in order.
-func resourceNames(t *testing.T, s *statefile.Store) []string {
-	t.Helper()
-	snap, err := s.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for addr := range snap.Resources {
-		names = append(names, addr.String())
-	}
-	slices.Sort(names)
-	return names
-}
 
 // heroes is what fill records: image.hero[0] to image.hero[n-1], in order.
 func heroes(n int) []string {
@@ -99,7 +85,7 @@ func TestStaleCopyNeverRead(t *testing.T) {
 		t.Fatalf("first reader: %v", got)
 	}
 	r.Close()
-	stale := readFile(t, path+copySuffix)
+	stale := filetest.ReadFile(t, path+copySuffix)
 	if err := child.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -152,12 +138,7 @@ func TestStaleCopyNeverRead(t *testing.T) {
 // A writer that has not committed since its last copy answers the next
 // request with that copy, without writing another.
 func TestCopyReusedUntilACommit(t *testing.T) {
-	path, _ := currentFile(t)
-	w, err := Open(path, statefile.Options{Command: "apply"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	path, w := writerOnCurrentFile(t)
 	ino := func() os.FileInfo {
 		t.Helper()
 		r, err := Open(path, statefile.Options{ReadOnly: true})
@@ -211,7 +192,7 @@ func TestCopyLinksRefused(t *testing.T) {
 		if fi, err := os.Lstat(c.at); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 			t.Errorf("the link at %s was removed or replaced: %v", c.at, err)
 		}
-		if got := readFile(t, target); string(got) != "not yours" {
+		if got := filetest.ReadFile(t, target); string(got) != "not yours" {
 			t.Errorf("written through the link: %q", got)
 		}
 		if _, err := os.Lstat(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
@@ -227,7 +208,7 @@ func TestCopyLinksRefused(t *testing.T) {
 	if fi, err := os.Lstat(path + copySuffix); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 		t.Errorf("the writer replaced the link at the copy's place: %v", err)
 	}
-	if got := readFile(t, target); string(got) != "not yours" {
+	if got := filetest.ReadFile(t, target); string(got) != "not yours" {
 		t.Errorf("written through the link: %q", got)
 	}
 }
@@ -273,15 +254,8 @@ func TestWriterWithoutCopies(t *testing.T) {
 // held up meanwhile (only one that must grow the file's mapping waits for
 // the read transaction to end).
 func BenchmarkReadCopy100k(b *testing.B) {
-	s := openNew(b)
-	fill(b, s, 100000)
-	path := s.Path()
-	s.Close()
-	be, _, err := open(path, statefile.Options{Command: "apply"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer be.Close()
+	path := filledFile(b, 100000)
+	be := openBackend(b, path, statefile.Options{Command: "apply"})
 	be.copier.close() // this benchmark makes the copies itself
 	var size int64
 	for b.Loop() {
@@ -307,15 +281,8 @@ func BenchmarkReadCopy100k(b *testing.B) {
 // TestCopyIsTheCommittedState checks a copy against the state it was made
 // of, as bbolt reads both, and its mode.
 func TestCopyIsTheCommittedState(t *testing.T) {
-	s := openNew(t)
-	fill(t, s, 300)
-	path := s.Path()
-	s.Close()
-	be, _, err := open(path, statefile.Options{Command: "apply"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
+	path := filledFile(t, 300)
+	be := openBackend(t, path, statefile.Options{Command: "apply"})
 	dump := func(tx *bolt.Tx) []byte {
 		var out bytes.Buffer
 		root := tx.Bucket(bucketRoot)

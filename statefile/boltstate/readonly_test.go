@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/statefile"
+	"github.com/genform/genform/statefile/filetest"
 )
 
 // dirNames lists the names in dir.
@@ -35,7 +36,7 @@ func dirNames(t *testing.T, dir string) []string {
 func TestReadersShareTheLock(t *testing.T) {
 	path, _ := currentFile(t)
 	before := dirNames(t, filepath.Dir(path))
-	contents := readFile(t, path)
+	contents := filetest.ReadFile(t, path)
 
 	r1, err := Open(path, statefile.Options{ReadOnly: true, Command: "show"})
 	if err != nil {
@@ -60,14 +61,7 @@ func TestReadersShareTheLock(t *testing.T) {
 		t.Fatalf("a writer beside readers: %v, want a LockedError that says readers may hold it", err)
 	}
 	// The writer waits for the last reader.
-	done := make(chan error, 1)
-	go func() {
-		w, err := Open(path, statefile.Options{Command: "apply", LockTimeout: time.Minute})
-		if err == nil {
-			w.Close()
-		}
-		done <- err
-	}()
+	done := waitingWriter(path)
 	time.Sleep(100 * time.Millisecond)
 	r1.Close()
 	time.Sleep(100 * time.Millisecond)
@@ -100,7 +94,7 @@ func TestReadersShareTheLock(t *testing.T) {
 		t.Fatalf("a reader waiting for the writer: %v", err)
 	}
 	r.Close()
-	if got := readFile(t, path); string(got) != string(contents) {
+	if got := filetest.ReadFile(t, path); string(got) != string(contents) {
 		t.Error("the file changed, with nothing written to it")
 	}
 }

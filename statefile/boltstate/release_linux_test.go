@@ -40,10 +40,7 @@ func mappedKB(t *testing.T, path string) int {
 // resident, where bbolt alone would keep every page read (and those the
 // kernel mapped around them). The records read are whole.
 func TestSnapshotGivesBackTheFilesPages(t *testing.T) {
-	s := openNew(t)
-	fill(t, s, 6000)
-	path := s.Path()
-	s.Close()
+	path := filledFile(t, 6000)
 	s, err := Open(path, statefile.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -73,11 +70,7 @@ func TestSnapshotGivesBackTheFilesPages(t *testing.T) {
 	// give nothing back (the advice would zero them). A read-only one's
 	// do.
 	s.Close()
-	be, _, err := open(path, statefile.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
+	be := openBackend(t, path, statefile.Options{})
 	for _, run := range []func(func(statefile.RawTx) error) error{be.Update, be.View} {
 		err = run(func(tx statefile.RawTx) error {
 			b, err := tx.Bucket(bucketResources)

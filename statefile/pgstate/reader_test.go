@@ -76,17 +76,7 @@ func TestReaderTakesNoLock(t *testing.T) {
 // waiting for the migration; once it is committed, a new reader reads the
 // new one, while the first still reads the old one to its end.
 func TestReaderDuringMigration(t *testing.T) {
-	conn := pgtest.ConnString(t)
-	cfg := pgstate.Config{ConnString: conn}
-	s := open(t, cfg, statefile.Options{Create: true, Command: "apply"})
-	r := &statefile.Resource{Addr: mustAddr("image.hero"), Endpoint: addrs.Text2Image,
-		Fingerprint: "sha256:aa", Request: []byte(`{"prompt":"x"}`), GenerationID: "g1", Status: "succeed", Dir: "generated/image/hero"}
-	if err := s.Update(func(tx *statefile.Tx) error { return tx.Record(r) }); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	sql(t, conn, `DELETE FROM genform.records WHERE bucket = 'history'; DELETE FROM genform.buckets WHERE name = 'history';
-		UPDATE genform.records SET value = '1' WHERE bucket = 'meta' AND key = 'schema_version'`)
+	conn, cfg := schema1State(t)
 
 	// Another session holds the row of the schema version, which the
 	// migration writes last: the migration stops there, its history and
