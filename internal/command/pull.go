@@ -40,6 +40,10 @@ Flags:
   a file already there is not sent again. A file missing or changed on
   disk is not uploaded: pull or apply brings the recorded one back first.
 
+  The generations in the history (of those instances) go up too when the
+  local cache holds their files, so that a teammate restores them from
+  the store rather than from a provider whose links have expired.
+
 Flags:
   -parallelism=N       files uploaded at once (default 8)
 ` + readFlagsUsage,

@@ -1,11 +1,15 @@
 package operation
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -97,16 +101,24 @@ type Transfer struct {
 
 // TransferFailure is a file pull or push did not move.
 type TransferFailure struct {
-	Addr   addrs.Instance
-	Path   string
-	Object string
-	Err    error
+	Addr addrs.Instance
+	Path string
+	// Generation is, for a file of a generation in the history (push),
+	// its id; "" for a recorded instance's file.
+	Generation string
+	Object     string
+	Err        error
+
+	sha string
 }
 
 // transferItem is one file to move.
 type transferItem struct {
 	rec *statefile.Resource
 	out *statefile.Output
+	// cached is, for a generation of the history, where the local cache
+	// holds its bytes; "" for a recorded instance's file.
+	cached string
 }
 
 // selectOutputs lists the recorded outputs of the declared instances (or
@@ -174,7 +186,11 @@ func transfer(ctx context.Context, items []transferItem, opts TransferOptions, m
 			defer mu.Unlock()
 			switch {
 			case err != nil:
-				res.Failed = append(res.Failed, TransferFailure{Addr: it.rec.Addr, Path: it.out.Path, Err: err})
+				f := TransferFailure{Addr: it.rec.Addr, Path: it.out.Path, Err: err, sha: it.out.SHA256}
+				if it.cached != "" {
+					f.Generation = it.rec.GenerationID
+				}
+				res.Failed = append(res.Failed, f)
 			case moved:
 				res.Moved++
 				res.Bytes += size
@@ -260,7 +276,7 @@ func (w *Workspace) Pull(ctx context.Context, opts TransferOptions) (*Transfer, 
 	})
 	for i := range res.Failed {
 		if f := &res.Failed[i]; f.Path != "" {
-			f.Object = b.Object(outputHash(items, f.Addr, f.Path))
+			f.Object = b.Object(f.sha)
 		}
 	}
 	return res, nil
@@ -275,16 +291,6 @@ func pullError(err error, o *statefile.Output) error {
 		return fmt.Errorf("%w; remove that object from the store, then push the file from a working copy that has it, or let genform apply download it from the provider", ce)
 	}
 	return err
-}
-
-// outputHash is the recorded hash of the output at path of addr.
-func outputHash(items []transferItem, addr addrs.Instance, path string) string {
-	for _, it := range items {
-		if it.rec.Addr == addr && it.out.Path == path {
-			return it.out.SHA256
-		}
-	}
-	return ""
 }
 
 // Push uploads the files of the recorded instances (or of those opts
@@ -317,37 +323,52 @@ func (w *Workspace) Push(ctx context.Context, opts TransferOptions) (*Transfer, 
 	if err != nil {
 		return nil, err
 	}
-	changed := map[addrs.Instance]*statefile.Resource{}
+	kept, err := w.historyOutputs(st, snap, opts.Addrs)
+	if err != nil {
+		return nil, err
+	}
+	items = append(items, kept...)
+	changed := map[*statefile.Resource]bool{}
 	var mu sync.Mutex
 	res := transfer(ctx, items, opts, func(ctx context.Context, it transferItem) (bool, int64, error) {
-		o := it.out
-		switch workdir.CheckFile(".", *o) {
-		case workdir.FileMissing:
-			return false, 0, fmt.Errorf("%s is missing on disk: genform pull or genform apply brings it back", o.Path)
-		case workdir.FileModified:
-			return false, 0, fmt.Errorf("%s was changed on disk and is not the recorded file: genform apply downloads the recorded one again", o.Path)
+		o, path := it.out, it.cached
+		if path == "" {
+			switch workdir.CheckFile(".", *o) {
+			case workdir.FileMissing:
+				return false, 0, fmt.Errorf("%s is missing on disk: genform pull or genform apply brings it back", o.Path)
+			case workdir.FileModified:
+				return false, 0, fmt.Errorf("%s was changed on disk and is not the recorded file: genform apply downloads the recorded one again", o.Path)
+			}
+			path = filepath.FromSlash(o.Path)
 		}
-		uploaded, err := b.Put(ctx, o.SHA256, filepath.FromSlash(o.Path), o.ContentType)
+		uploaded, err := b.Put(ctx, o.SHA256, path, o.ContentType)
 		if err != nil {
 			return false, 0, err
 		}
 		mu.Lock()
 		if !o.Stored {
 			o.Stored = true
-			changed[it.rec.Addr] = it.rec
+			changed[it.rec] = it.cached != ""
 		}
 		mu.Unlock()
 		return uploaded, o.Size, nil
 	})
 	for i := range res.Failed {
 		if f := &res.Failed[i]; f.Path != "" {
-			f.Object = b.Object(outputHash(items, f.Addr, f.Path))
+			f.Object = b.Object(f.sha)
 		}
 	}
 	if len(changed) > 0 {
+		recs := slices.SortedFunc(maps.Keys(changed), func(a, b *statefile.Resource) int {
+			return cmp.Or(a.Addr.Compare(b.Addr), strings.Compare(a.GenerationID, b.GenerationID))
+		})
 		err := st.Update(func(tx *statefile.Tx) error {
-			for _, addr := range addrs.SortedKeys(changed) {
-				if err := tx.Record(changed[addr]); err != nil {
+			for _, rec := range recs {
+				record := tx.Record
+				if changed[rec] {
+					record = tx.RecordHistory
+				}
+				if err := record(rec); err != nil {
 					return err
 				}
 			}
@@ -358,4 +379,45 @@ func (w *Workspace) Push(ctx context.Context, opts TransferOptions) (*Transfer, 
 		}
 	}
 	return res, nil
+}
+
+// historyOutputs lists the files of the history's generations (of the
+// instances names names, or all) that the store lacks and the local cache
+// holds: generations made before the store was configured, or followed
+// after an interrupted apply, which a teammate restores only from the
+// store once the provider's links have expired. A file the cache no
+// longer holds is not listed: only a working copy that has it can push
+// it.
+func (w *Workspace) historyOutputs(st *statefile.Store, snap *statefile.Snapshot, names []addrs.Instance) ([]transferItem, error) {
+	entries, err := st.History(addrs.Instance{})
+	if err != nil {
+		return nil, err
+	}
+	// A record's own generation is in the history too; recording the
+	// record files it there again, stored or not.
+	type gen struct{ fp, id string }
+	current := map[gen]bool{}
+	for _, rec := range snap.Resources {
+		current[gen{rec.Fingerprint, rec.GenerationID}] = true
+	}
+	c := workdir.CacheOf(w.Config, ".")
+	var items []transferItem
+	for _, e := range entries {
+		if e.Status != plans.StatusSucceed || current[gen{e.Fingerprint, e.GenerationID}] ||
+			len(names) > 0 && !slices.ContainsFunc(names, func(a addrs.Instance) bool {
+				return a == e.Addr || a == e.Addr.Resource.Instance(addrs.NoKey)
+			}) {
+			continue
+		}
+		for i := range e.Outputs {
+			o := &e.Outputs[i]
+			if o.Stored || o.SHA256 == "" || o.Path == "" {
+				continue
+			}
+			if path, ok := c.Path(o.SHA256); ok {
+				items = append(items, transferItem{rec: e, out: o, cached: path})
+			}
+		}
+	}
+	return items, nil
 }

@@ -105,7 +105,11 @@ func renderUnstored(env *Streams, res *apply.Result) {
 	// The cause is the same for most: say it once for each run of them.
 	var last string
 	for _, u := range res.Unstored {
-		fmt.Fprintf(env.Stderr, "  %s: %s (%s)\n", u.Addr, u.Path, u.Object)
+		if u.Generation != "" {
+			fmt.Fprintf(env.Stderr, "  %s: %s of generation %s in the history (%s): genform push uploads it from the local cache\n", u.Addr, u.Path, u.Generation, u.Object)
+		} else {
+			fmt.Fprintf(env.Stderr, "  %s: %s (%s)\n", u.Addr, u.Path, u.Object)
+		}
 		if msg := fmt.Sprint(u.Err); msg != last {
 			fmt.Fprintf(env.Stderr, "    %s\n", msg)
 			last = msg

@@ -2,10 +2,15 @@ package views
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/operation"
 	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/reconcile/apply"
 )
 
 // TestServiceFailedSaysWhatToFix: an unreachable service or a refused token
@@ -37,5 +42,42 @@ func TestServiceFailedSaysWhatToFix(t *testing.T) {
 				t.Errorf("stderr:\n%s\nwant:\n%s(stdout %q)", stderr.String(), tt.want, stdout.String())
 			}
 		})
+	}
+}
+
+// TestUnstoredNamesTheHistorysFiles: a file of a generation filed in the
+// history is named with its generation and what uploads it, beside the
+// recorded instances' files.
+func TestUnstoredNamesTheHistorysFiles(t *testing.T) {
+	down := errors.New("the store cannot be reached")
+	res := &apply.Result{Unstored: []apply.Unstored{
+		{Addr: addrs.MustParseInstance("image.keep"), Path: "generated/image/keep/0.png", Object: "s3://b/sha256/aa/aa", Err: down},
+		{Addr: addrs.MustParseInstance("image.gone"), Path: "generated/image/gone/0.png", Generation: "g-1", Object: "s3://b/sha256/bb/bb", Err: down},
+	}}
+	var stdout, stderr bytes.Buffer
+	renderUnstored(&Streams{Stdout: &stdout, Stderr: &stderr}, res)
+	const want = `Error: 2 files are not in the object store; they are kept here with their records, and the next 'genform apply' (or 'genform push') uploads them:
+  image.keep: generated/image/keep/0.png (s3://b/sha256/aa/aa)
+    the store cannot be reached
+  image.gone: generated/image/gone/0.png of generation g-1 in the history (s3://b/sha256/bb/bb): genform push uploads it from the local cache
+`
+	if stderr.String() != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", stderr.String(), want)
+	}
+}
+
+// TestPushNamesTheHistorysFiles: push names a file of a generation in the
+// history it could not upload by that generation.
+func TestPushNamesTheHistorysFiles(t *testing.T) {
+	res := &operation.Transfer{Moved: 1, Bytes: 2048, Failed: []operation.TransferFailure{
+		{Addr: addrs.MustParseInstance("image.gone"), Path: "generated/image/gone/0.png", Generation: "g-1", Err: errors.New("the store cannot be reached")},
+	}}
+	var stdout, stderr bytes.Buffer
+	Transfer(&Streams{Stdout: &stdout, Stderr: &stderr}, false, res, 0)
+	if want := "Error: image.gone: generated/image/gone/0.png (generation g-1 in the history): the store cannot be reached\n"; stderr.String() != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", stderr.String(), want)
+	}
+	if !strings.Contains(stdout.String(), "1 file uploaded to the store (2.0 KiB), 0 already in the store.") {
+		t.Errorf("stdout: %s", stdout.String())
 	}
 }

@@ -83,6 +83,8 @@ func Transfer(env *Streams, pull bool, res *operation.Transfer, elapsed time.Dur
 		switch {
 		case f.Addr.IsZero():
 			env.Errorf("%v", f.Err)
+		case f.Generation != "":
+			env.Errorf("%s: %s (generation %s in the history): %v", f.Addr, f.Path, f.Generation, f.Err)
 		default:
 			env.Errorf("%s: %s: %v", f.Addr, f.Path, f.Err)
 		}

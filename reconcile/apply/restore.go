@@ -334,6 +334,11 @@ func (r *applyRun) keepJob(addr addrs.Instance, dir string, it *statefile.Intent
 			}
 			o.SHA256, o.Size, o.ContentType = d.SHA256, d.Size, d.ContentType
 			o.Path = path.Join(dir, strconv.Itoa(o.Index)+filepath.Ext(d.Path))
+			// The store keeps it too: the provider's link expires, and
+			// a teammate's restore has no other place to get it.
+			if cached, ok := c.Path(o.SHA256); ok && r.e.Blobs != nil {
+				o.Stored = r.put(addr, id, o, cached)
+			}
 		}
 	}
 	if err := r.commit(func(tx *statefile.Tx) error { return tx.RecordHistory(entry) }); err != nil {

@@ -22,10 +22,14 @@ import (
 // upload failed. The file and its record are kept; the next apply
 // uploads it.
 type Unstored struct {
-	Addr   addrs.Instance
-	Path   string
-	Object string // s3://bucket/key
-	Err    error
+	Addr addrs.Instance
+	Path string
+	// Generation is, for a file of a generation filed in the history (a
+	// job an interrupted apply left), its id: push uploads it, from the
+	// local cache. "" for a recorded instance's file.
+	Generation string
+	Object     string // s3://bucket/key
+	Err        error
 }
 
 // storeState is the run's view of the store: once it could not be
@@ -40,8 +44,7 @@ type storeState struct {
 // nothing, it is listed in the result (Unstored) and the next apply,
 // seeing the record's files unstored, uploads them.
 func (r *applyRun) upload(addr addrs.Instance, rec *statefile.Resource) {
-	b := r.e.Blobs
-	if b == nil || rec == nil {
+	if r.e.Blobs == nil || rec == nil {
 		return
 	}
 	changed := false
@@ -51,22 +54,12 @@ func (r *applyRun) upload(addr addrs.Instance, rec *statefile.Resource) {
 			continue
 		}
 		if err := workdir.CheckInside(r.e.Dir, filepath.Dir(filepath.FromSlash(o.Path))); err != nil {
-			r.unstored(addr, o, b, err)
+			r.unstored(addr, "", o, err)
 			continue
 		}
-		if down := r.store.down.Load(); down != nil {
-			r.unstored(addr, o, b, *down)
-			continue
+		if r.put(addr, "", o, filepath.Join(r.e.Dir, filepath.FromSlash(o.Path))) {
+			o.Stored, changed = true, true
 		}
-		_, err := b.Put(r.ctx, o.SHA256, filepath.Join(r.e.Dir, filepath.FromSlash(o.Path)), o.ContentType)
-		if err != nil {
-			if errors.Is(err, blobstore.ErrUnreachable) || errors.Is(err, blobstore.ErrCredentials) {
-				r.store.down.CompareAndSwap(nil, &err)
-			}
-			r.unstored(addr, o, b, err)
-			continue
-		}
-		o.Stored, changed = true, true
 	}
 	if !changed {
 		return
@@ -78,13 +71,32 @@ func (r *applyRun) upload(addr addrs.Instance, rec *statefile.Resource) {
 	}
 }
 
+// put uploads the file at path, the bytes of o (of generation gen in the
+// history, or of addr's record when gen is ""), unless the store holds
+// them or the run found it down; it reports whether the store holds them,
+// and lists the file in the result (Unstored) when it does not.
+func (r *applyRun) put(addr addrs.Instance, gen string, o *statefile.Output, path string) bool {
+	if down := r.store.down.Load(); down != nil {
+		r.unstored(addr, gen, o, *down)
+		return false
+	}
+	if _, err := r.e.Blobs.Put(r.ctx, o.SHA256, path, o.ContentType); err != nil {
+		if errors.Is(err, blobstore.ErrUnreachable) || errors.Is(err, blobstore.ErrCredentials) {
+			r.store.down.CompareAndSwap(nil, &err)
+		}
+		r.unstored(addr, gen, o, err)
+		return false
+	}
+	return true
+}
+
 // unstored notes a file the store did not take.
-func (r *applyRun) unstored(addr addrs.Instance, o *statefile.Output, b *blobstore.Store, err error) {
+func (r *applyRun) unstored(addr addrs.Instance, gen string, o *statefile.Output, err error) {
 	if r.ctx.Err() != nil {
 		err = fmt.Errorf("the apply was interrupted: %w", r.ctx.Err())
 	}
 	r.mu.Lock()
-	r.res.Unstored = append(r.res.Unstored, Unstored{Addr: addr, Path: o.Path, Object: b.Object(o.SHA256), Err: err})
+	r.res.Unstored = append(r.res.Unstored, Unstored{Addr: addr, Path: o.Path, Generation: gen, Object: r.e.Blobs.Object(o.SHA256), Err: err})
 	r.mu.Unlock()
 }
 

@@ -49,8 +49,11 @@ type Result struct {
 type Unstored struct {
 	Address string `json:"address"`
 	Path    string `json:"path"`
-	Object  string `json:"object"`
-	Message string `json:"message"`
+	// Generation is set for a file of a generation in the history, which
+	// push uploads from the local cache.
+	Generation string `json:"generation_id,omitempty"`
+	Object     string `json:"object"`
+	Message    string `json:"message"`
 }
 
 // PossiblyPaid is a generation that may have been paid for.
@@ -118,7 +121,7 @@ func WriteResult(w io.Writer, res *apply.Result, warnings []string) error {
 		doc.PossiblyPaid = append(doc.PossiblyPaid, j)
 	}
 	for _, u := range res.Unstored {
-		doc.Unstored = append(doc.Unstored, Unstored{Address: u.Addr.String(), Path: u.Path, Object: u.Object, Message: u.Err.Error()})
+		doc.Unstored = append(doc.Unstored, Unstored{Address: u.Addr.String(), Path: u.Path, Generation: u.Generation, Object: u.Object, Message: u.Err.Error()})
 	}
 	if res.StateErr != nil {
 		doc.StateError = res.StateErr.Error()
