@@ -83,5 +83,9 @@ func runImport(env *Env, args []string) int {
 	rec := imported.Resource
 	fmt.Fprintf(env.Stdout, "%s %s adopted creation %s: %d file%s in %s.\n",
 		views.Success("Import successful!"), addr, rec.CreationID, len(rec.Outputs), words.Plural(len(rec.Outputs)), rec.Dir)
+	if len(imported.Unstored) > 0 {
+		views.Unstored(&env.Streams, imported.Unstored)
+		return ExitError
+	}
 	return ExitOK
 }

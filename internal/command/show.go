@@ -113,7 +113,7 @@ func showState(env *Env, command string, rf readFlags, addr addrs.Instance, asJS
 			}
 			return ExitOK
 		}
-		views.Resource(env.Stdout, snap, addr, ws.Hider())
+		views.Resource(env.Stdout, snap, addr, ws.Hider(), ws.Config.Settings.Store != nil)
 		if entries := hist.Of(addr); len(entries) > 0 {
 			fmt.Fprintf(env.Stdout, "\n%s\n", views.Bold(fmt.Sprintf("# history of %s (newest first; 'genform history' lists every instance's):", addr)))
 			differ := views.HistoryDiffers(entries)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/blobstore"
 	"github.com/genform/genform/internal/words"
 	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/reconcile/apply"
@@ -41,6 +42,9 @@ type Imported struct {
 	// Warnings are what the creation differs in from the declaration,
 	// in words.
 	Warnings []string
+	// Unstored are the files the object store did not take (the record
+	// and the files are kept; the next apply uploads them).
+	Unstored []apply.Unstored
 }
 
 // Import fetches the creation's detail, downloads its outputs where the
@@ -79,6 +83,15 @@ func (w *Workspace) Import(ctx context.Context, req ImportRequest) (*Imported, h
 		return nil, nil, notDeclaredError(addr, w.Config, insts)
 	}
 
+	// As apply, the store is asked first whether it answers to the
+	// credentials: an import whose files no teammate could fetch is
+	// refused before anything is downloaded.
+	var blobs *blobstore.Store
+	if w.Config.Settings.Store != nil {
+		if blobs, err = w.checkedBlobs(ctx); err != nil {
+			return nil, nil, err
+		}
+	}
 	client, stop, err := w.Provider(inst.Endpoint.Provider(), nil)
 	if err != nil {
 		return nil, nil, err
@@ -88,10 +101,11 @@ func (w *Workspace) Import(ctx context.Context, req ImportRequest) (*Imported, h
 		req.Started(w.DescribeProvider(inst.Endpoint.Provider()))
 	}
 	res, err := apply.Import(ctx, apply.ImportInput{
-		Instance: inst, CreationID: id, Store: store, Service: client, ServiceID: w.Endpoint.ID, Dir: ".",
+		Instance: inst, CreationID: id, Store: store, Service: client, ServiceID: w.Endpoint.ID, Dir: ".", Blobs: blobs,
 	})
 	out := &Imported{}
 	if res != nil {
+		out.Unstored = res.Unstored
 		for _, wn := range res.Warnings {
 			out.Warnings = append(out.Warnings, words.ImportWarning(addr, id, wn, slices.Contains(inst.Sensitive, "prompt")))
 		}

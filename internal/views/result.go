@@ -96,15 +96,20 @@ func renderPossiblyPaid(env *Streams, res *apply.Result) {
 // renderUnstored names the files the object store should hold and does
 // not: their uploads failed, their files and records are kept, and the
 // next apply uploads them.
-func renderUnstored(env *Streams, res *apply.Result) {
-	if len(res.Unstored) == 0 {
+func renderUnstored(env *Streams, res *apply.Result) { Unstored(env, res.Unstored) }
+
+// Unstored names the files the object store should hold and does not:
+// their uploads failed, their files and records are kept, and the next
+// apply uploads them.
+func Unstored(env *Streams, list []apply.Unstored) {
+	if len(list) == 0 {
 		return
 	}
 	env.Errorf("%d file%s %s not in the object store; %s kept here with %s record%s, and the next 'genform apply' (or 'genform push') uploads %s:",
-		len(res.Unstored), words.Plural(len(res.Unstored)), isAre(len(res.Unstored)), itThey(len(res.Unstored)), itsTheir(len(res.Unstored)), words.Plural(len(res.Unstored)), itThem(len(res.Unstored)))
+		len(list), words.Plural(len(list)), isAre(len(list)), itThey(len(list)), itsTheir(len(list)), words.Plural(len(list)), itThem(len(list)))
 	// The cause is the same for most: say it once for each run of them.
 	var last string
-	for _, u := range res.Unstored {
+	for _, u := range list {
 		if u.Generation != "" {
 			fmt.Fprintf(env.Stderr, "  %s: %s of generation %s in the history (%s): genform push uploads it from the local cache\n", u.Addr, u.Path, u.Generation, u.Object)
 		} else {

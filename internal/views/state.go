@@ -114,9 +114,10 @@ func IntentNote(it *statefile.Intent) string {
 
 // Resource writes every attribute of one record (show ADDR, state
 // show ADDR): the request as the configuration names its attributes, the
-// service's ids, where the files are and their hashes. What h hides shows
+// service's ids, where the files are and their hashes, and with an object
+// store configured (store) whether it holds each file. What h hides shows
 // as (sensitive).
-func Resource(w io.Writer, snap *statefile.Snapshot, addr addrs.Instance, h *secrets.Hider) {
+func Resource(w io.Writer, snap *statefile.Snapshot, addr addrs.Instance, h *secrets.Hider, store bool) {
 	rec := snap.Resources[addr]
 	rh := h.Of(rec)
 	fmt.Fprintf(w, "%s\n%s %q {\n", colBold.Sprint("# "+addr.String()+":"), addr.Resource.Kind, addr.Resource.Name)
@@ -169,6 +170,11 @@ func Resource(w io.Writer, snap *statefile.Snapshot, addr addrs.Instance, h *sec
 		}
 		if o.ThumbnailURL != "" {
 			orows = append(orows, attrRow{"thumbnail_url", FormatValue(o.ThumbnailURL)})
+		}
+		// As the summary: with a store configured, or once the file went
+		// to one, whether the store holds it, as recorded at upload.
+		if store || o.Stored {
+			orows = append(orows, attrRow{"in_store", strconv.FormatBool(o.Stored)})
 		}
 		writeRows(w, "        ", orows)
 		fmt.Fprintln(w, "    }")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/blobstore"
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
@@ -31,11 +32,17 @@ type ImportInput struct {
 	ServiceID string
 	// Dir is the working directory output paths are relative to.
 	Dir string
+	// Blobs, when set, is the object store the outputs are uploaded to
+	// once the creation is recorded, as apply uploads a generation's.
+	Blobs *blobstore.Store
 }
 
 // ImportResult is what Import recorded.
 type ImportResult struct {
 	Resource *statefile.Resource
+	// Unstored are the files the object store did not take; the record
+	// and the files are kept, and the next apply uploads them.
+	Unstored []Unstored
 	// Warnings point out what looks unlike the declaration; the import
 	// went ahead regardless.
 	Warnings []ImportWarning
@@ -74,7 +81,8 @@ type ImportWarning struct {
 // in.Instance: it checks the creation succeeded, fetches its detail,
 // downloads its outputs into the instance's directory as apply would, and
 // records it with the declaration's request and fingerprint, so that the
-// next plan finds nothing to do. An intent left at the address by an
+// next plan finds nothing to do; with an object store (in.Blobs), it then
+// uploads them. An intent left at the address by an
 // interrupted apply is cleared: the imported creation takes its place.
 //
 // It refuses an instance the state already manages, a request that is not
@@ -156,7 +164,7 @@ func Import(ctx context.Context, in ImportInput) (*ImportResult, error) {
 	}
 	// The outputs are downloaded as apply downloads a generation's, by a
 	// run of the engine that submits nothing.
-	eng := &Engine{Store: in.Store, Service: in.Service, ServiceID: in.ServiceID, Dir: in.Dir}
+	eng := &Engine{Store: in.Store, Service: in.Service, ServiceID: in.ServiceID, Dir: in.Dir, Blobs: in.Blobs}
 	if name := inst.Endpoint.Provider(); name != "" {
 		eng.Service, eng.Providers = nil, map[string]provider.Provider{name: in.Service}
 	}
@@ -186,7 +194,8 @@ func Import(ctx context.Context, in ImportInput) (*ImportResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("recording %s (creation %s): %w", inst.Addr, id, err)
 	}
-	res.Resource = rec
+	r.upload(inst.Addr, rec)
+	res.Resource, res.Unstored = rec, r.res.Unstored
 	if dlErr != nil {
 		return res, fmt.Errorf("%w; the creation is recorded for %s, run 'genform apply' to download the rest (nothing is generated)", dlErr, inst.Addr)
 	}
