@@ -58,9 +58,14 @@ func (w *Workspace) checkedBlobs(ctx context.Context) (*blobstore.Store, error) 
 }
 
 // usesStore reports whether carrying out plan puts files in place, which
-// the store then receives, or fetches files it may hold.
+// the store then receives, or fetches files it may hold. A job an
+// interrupted apply left that a change leaves undeclared (a delete or a
+// destroy among them) is followed, and its files kept and uploaded too.
 func usesStore(plan *plans.Plan) bool {
 	for _, c := range plan.Changes {
+		if c.Reason.KeptJob() != "" {
+			return true
+		}
 		switch c.Action {
 		case plans.Create, plans.Replace, plans.Resume, plans.Restore:
 			return true
