@@ -94,19 +94,30 @@ func renderPossiblyPaid(env *Streams, res *apply.Result) {
 }
 
 // renderUnstored names the files the object store should hold and does
-// not: their uploads failed, their files and records are kept, and the
-// next apply uploads them.
+// not (see Unstored).
 func renderUnstored(env *Streams, res *apply.Result) { Unstored(env, res.Unstored) }
 
 // Unstored names the files the object store should hold and does not:
-// their uploads failed, their files and records are kept, and the next
-// apply uploads them.
+// their uploads failed. A recorded instance's file and its record are
+// kept, and the next apply (or push) uploads it; a file of a generation
+// in the history is kept in the local cache, and push uploads it.
 func Unstored(env *Streams, list []apply.Unstored) {
 	if len(list) == 0 {
 		return
 	}
-	env.Errorf("%d file%s %s not in the object store; %s kept here with %s record%s, and the next 'genform apply' (or 'genform push') uploads %s:",
-		len(list), words.Plural(len(list)), isAre(len(list)), itThey(len(list)), itsTheir(len(list)), words.Plural(len(list)), itThem(len(list)))
+	n, kept := len(list), 0
+	for _, u := range list {
+		if u.Generation != "" {
+			kept++
+		}
+	}
+	if kept == n {
+		env.Errorf("%d file%s of generations in the history %s not in the object store; the local cache keeps %s, and 'genform push' uploads %s:",
+			n, words.Plural(n), isAre(n), itThem(n), itThem(n))
+	} else {
+		env.Errorf("%d file%s %s not in the object store; %s kept here with %s record%s, and the next 'genform apply' (or 'genform push') uploads %s:",
+			n, words.Plural(n), isAre(n), itThey(n), itsTheir(n), words.Plural(n), itThem(n))
+	}
 	// The cause is the same for most: say it once for each run of them.
 	var last string
 	for _, u := range list {

@@ -64,6 +64,12 @@ func TestUnstoredNamesTheHistorysFiles(t *testing.T) {
 	if stderr.String() != want {
 		t.Errorf("stderr:\n%s\nwant:\n%s", stderr.String(), want)
 	}
+	// Only the history's: apply does not upload them, push does.
+	stderr.Reset()
+	Unstored(&Streams{Stdout: &stdout, Stderr: &stderr}, res.Unstored[1:])
+	if got := strings.SplitN(stderr.String(), "\n", 2)[0]; got != "Error: 1 file of generations in the history is not in the object store; the local cache keeps it, and 'genform push' uploads it:" {
+		t.Errorf("header: %s", got)
+	}
 }
 
 // TestPushNamesTheHistorysFiles: push names a file of a generation in the
