@@ -23,3 +23,26 @@ func TestCrashIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryCommandHelp: `genform COMMAND -help` prints the command's usage
+// on stdout and exits 0, for every command, as the docs promise.
+func TestEveryCommandHelp(t *testing.T) {
+	for name, c := range commands {
+		t.Run(name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			args := []string{name, "-help"}
+			if name == "state" {
+				args = []string{"state", "list", "-help"}
+			}
+			if code := Run(args, nil, &stdout, &stderr); code != ExitOK || stderr.Len() != 0 {
+				t.Fatalf("exit %d, stderr %q", code, stderr.String())
+			}
+			if name != "state" && stdout.String() != c.usage {
+				t.Errorf("printed:\n%s\nnot its usage:\n%s", stdout.String(), c.usage)
+			}
+			if !strings.HasPrefix(stdout.String(), "Usage: genform ") {
+				t.Errorf("printed %q", stdout.String())
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"flag"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -24,8 +25,9 @@ func init() {
 }
 
 func runVersion(env *Env, args []string) int {
-	if len(args) > 0 {
-		return env.Errorf("version takes no arguments")
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	if ok, code := parseArgs(env, "version", fs, args, "no arguments", 0); !ok {
+		return code
 	}
 	bi, _ := debug.ReadBuildInfo()
 	fmt.Fprintf(env.Stdout, "genform %s\ngo %s %s/%s\nstate schema %d\n", stamp(Version, bi), runtime.Version(), runtime.GOOS, runtime.GOARCH, statefile.SchemaVersion)
