@@ -58,7 +58,7 @@ func (e *LockedError) Error() string {
 	// which share its lock while no writer holds it; of a database only
 	// genform init copying the state elsewhere (Options.KeepWritersOut),
 	// since its other readers take no lock.
-	readers := "commands reading it (show, state list, state show, state pull, output, history, gallery)"
+	readers := "commands reading it (show, state list, state show, state pull, output, history, gallery, pull)"
 	if e.Database {
 		what = "state"
 		readers = "genform init copying it to another storage"

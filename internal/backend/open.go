@@ -21,7 +21,7 @@ func OpenState(cfg *config.Config, command string, lockTimeout time.Duration, cr
 }
 
 // ReadState opens the state for reading: the commands that only read it
-// (show, state list, state show, state pull, output, history, gallery)
+// (show, state list, state show, state pull, output, history, gallery, pull)
 // run beside each other, on a read-only checkout, and beside a command
 // holding the exclusive lock, reading the state it last committed
 // (statefile.Options.ReadOnly). A missing state gives (nil, nil).

@@ -200,7 +200,7 @@ func TestGoneWriterBesideAReader(t *testing.T) {
 	if !errors.As(err, &le) || le.Holder == nil || !le.Holder.Gone {
 		t.Fatalf("a writer beside a reader, after a killed writer: %v, want a LockedError naming the holder as gone", err)
 	}
-	want := fmt.Sprintf(`state file %s is locked by commands reading it (show, state list, state show, state pull, output, history, gallery), or by a writer that has just taken it: the writer recorded as its holder, "genform apply" (pid %d on host `, path, child.Process.Pid)
+	want := fmt.Sprintf(`state file %s is locked by commands reading it (show, state list, state show, state pull, output, history, gallery, pull), or by a writer that has just taken it: the writer recorded as its holder, "genform apply" (pid %d on host `, path, child.Process.Pid)
 	if msg := err.Error(); !strings.HasPrefix(msg, want) || !strings.Contains(msg, "), is gone; wait for it") {
 		t.Errorf("error = %q, want it to start %q and say the writer is gone", msg, want)
 	}
@@ -336,7 +336,7 @@ func TestLockedErrorWithoutHolder(t *testing.T) {
 		if !errors.As(err, &le) || le.Holder != nil {
 			t.Fatalf("Open = %v (holder %+v), want a LockedError without holder", err, le)
 		}
-		want := "state file " + path + " is locked by another genform process, or by commands reading it (show, state list, state show, state pull, output, history, gallery); wait for it to finish or pass -lock-timeout=DURATION"
+		want := "state file " + path + " is locked by another genform process, or by commands reading it (show, state list, state show, state pull, output, history, gallery, pull); wait for it to finish or pass -lock-timeout=DURATION"
 		if err.Error() != want {
 			t.Errorf("error = %q, want %q", err, want)
 		}
