@@ -6,9 +6,11 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/catalog"
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/provider/fal"
@@ -55,6 +57,14 @@ func (sw *serviceSwitch) configured() string {
 	return fmt.Sprintf("service %s (set by %s)", sw.to.BaseURL, sw.to.From)
 }
 
+// usesReference reports whether a block of the configuration has its
+// generations made by the reference service (it names no provider): only
+// then is the built-in simulator, which stands in for that service, in
+// play.
+func (w *Workspace) usesReference() bool {
+	return slices.ContainsFunc(w.Config.Resources, func(r *config.Resource) bool { return r.Provider() == "" })
+}
+
 // recordedService is the service a state names; "" when there is no
 // state, or it names none yet.
 func recordedService(snap *statefile.Snapshot) string {
@@ -73,7 +83,7 @@ func recordedService(snap *statefile.Snapshot) string {
 // both services and the way to switch on purpose.
 func (w *Workspace) checkService(command, recorded string, migrate bool) (from string, err error) {
 	ep := w.Endpoint
-	if command != "destroy" && ep.Builtin() && w.Config.Settings.Backend != nil {
+	if command != "destroy" && ep.Builtin() && w.Config.Settings.Backend != nil && w.usesReference() {
 		w.warn(sharedSimulator)
 	}
 	if recorded == "" || recorded == ep.ID {
