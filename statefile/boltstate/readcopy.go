@@ -331,6 +331,13 @@ func readBesideWriter(path string, opts statefile.Options) (*backend, error) {
 		// The writer may have finished, and the lock be free.
 		be, _, err := openLocked(path, opts, 0)
 		if !isLocked(err) {
+			if be != nil && asked {
+				// A request made after the writer removed its own, as it
+				// let the lock go, would make the next writer copy the
+				// state for nobody. Holding the lock, this reader knows
+				// no writer is there to answer it.
+				removeRegular(path + requestSuffix)
+			}
 			return be, err
 		}
 	}

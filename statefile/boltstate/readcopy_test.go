@@ -322,3 +322,37 @@ func TestCopyIsTheCommittedState(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A reader that asked a writer for a copy, and got the lock instead when
+// the writer finished, leaves no request behind: the next writer would
+// copy the state for nobody.
+func TestReaderLeavesNoRequest(t *testing.T) {
+	defer func(p, r time.Duration) { copyPoll, readerPoll = p, r }(copyPoll, readerPoll)
+	copyPoll, readerPoll = time.Hour, time.Millisecond // the writer never answers
+	path, w := writerOnCurrentFile(t)
+	done := make(chan error, 1)
+	go func() {
+		r, err := Open(path, statefile.Options{ReadOnly: true})
+		if err == nil {
+			err = r.Close()
+		}
+		done <- err
+	}()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if _, err := os.Lstat(path + requestSuffix); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the reader asked for no copy")
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(path + requestSuffix); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the request is still there (%v)", err)
+	}
+}
