@@ -142,11 +142,11 @@ func notDeclaredError(addr addrs.Instance, cfg *config.Config, declared []*confi
 	raddr := addr.Resource
 	if cfg.Resource(raddr) == nil {
 		msg := fmt.Sprintf("%s is not declared in the configuration; import adopts a creation for a declared resource, so add its block first", addr)
-		names := make([]string, len(declared))
+		names := make([]addrs.Instance, len(declared))
 		for i, in := range declared {
-			names[i] = in.Addr.String()
+			names[i] = in.Addr
 		}
-		if s := config.Suggest(addr.String(), names); s != "" {
+		if s := suggestAddr(addr, names); s != "" {
 			msg += fmt.Sprintf(" (did you mean %s?)", addrs.ShellQuote(s))
 		}
 		return errors.New(msg)

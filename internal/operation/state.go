@@ -102,10 +102,45 @@ func UnknownAddr(addr addrs.Instance, snap *statefile.Snapshot) error {
 // unknownAddrIn is UnknownAddr with the known addresses listed.
 func unknownAddrIn(addr addrs.Instance, known []addrs.Instance) error {
 	msg := fmt.Sprintf("%s is not in the state", addr)
-	if s := config.Suggest(addr.String(), addrs.Strings(known)); s != "" {
+	if s := suggestAddr(addr, known); s != "" {
 		msg += fmt.Sprintf(" (did you mean %s?)", s)
 	}
 	return fmt.Errorf("%s; 'genform state list' shows the managed addresses", msg)
+}
+
+// suggestAddr is the address of known closest to addr, "" when none is
+// close. Addresses are compared part by part, as config.Suggest compares
+// names: another key of the same resource, else a resource of the same
+// kind whose name is close to addr's (image.c is not image.a, however
+// alike the whole strings look).
+func suggestAddr(addr addrs.Instance, known []addrs.Instance) string {
+	var keys, names []string
+	first := map[string]addrs.Instance{}
+	has := map[addrs.Instance]bool{}
+	for _, k := range known {
+		has[k] = true
+		switch {
+		case k.Resource == addr.Resource:
+			keys = append(keys, k.String())
+		case k.Resource.Kind == addr.Resource.Kind:
+			if _, seen := first[k.Resource.Name]; !seen {
+				first[k.Resource.Name] = k
+				names = append(names, k.Resource.Name)
+			}
+		}
+	}
+	if len(keys) > 0 {
+		return config.Suggest(addr.String(), keys)
+	}
+	name := config.Suggest(addr.Resource.Name, names)
+	if name == "" {
+		return ""
+	}
+	// The same key of the close resource, when it has one.
+	if same := first[name].Resource.Instance(addr.Key); has[same] {
+		return same.String()
+	}
+	return first[name].String()
 }
 
 // DamagedJSON names the first record of the state at where (the state

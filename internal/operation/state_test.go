@@ -35,3 +35,32 @@ func TestDamagedJSONNamesTheRecord(t *testing.T) {
 		t.Errorf("damagedJSON of a sound state = %v", err)
 	}
 }
+
+// TestSuggestAddr: an address is suggested by its parts: another key of
+// the same resource, or a resource of the same kind whose name is close;
+// never one that only shares the kind (image.c is not image.a).
+func TestSuggestAddr(t *testing.T) {
+	known := []addrs.Instance{
+		addrs.MustParseInstance("image.a"),
+		addrs.MustParseInstance("image.hero"),
+		addrs.MustParseInstance("image.variant[0]"),
+		addrs.MustParseInstance("image.variant[1]"),
+		addrs.MustParseInstance(`video.clip["red"]`),
+		addrs.MustParseInstance(`video.clip["blue"]`),
+	}
+	for given, want := range map[string]string{
+		"image.c":            "",
+		"image.heor":         "image.hero",
+		"image.heroo":        "image.hero",
+		"video.hero":         "",
+		"image.variant[12]":  "image.variant[1]",
+		"image.variant[7]":   "image.variant[0]",
+		"image.varient[1]":   "image.variant[1]",
+		"image.varient[9]":   "image.variant[0]",
+		`video.clips["red"]`: `video.clip["red"]`,
+	} {
+		if got := suggestAddr(addrs.MustParseInstance(given), known); got != want {
+			t.Errorf("suggestAddr(%s) = %q, want %q", given, got, want)
+		}
+	}
+}
