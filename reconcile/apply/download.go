@@ -48,7 +48,7 @@ func (r *applyRun) downloadAll(ctx context.Context, rec *statefile.Resource, whi
 			continue
 		}
 		if stopped {
-			o.SHA256 = ""
+			o.SHA256, o.Stored = "", false
 			continue
 		}
 		var d *fetched
@@ -58,7 +58,7 @@ func (r *applyRun) downloadAll(ctx context.Context, rec *statefile.Resource, whi
 				wmURL, err = watermarkFreeURL(ctx, p, rec.CreationID)
 				if err != nil {
 					errs = append(errs, fmt.Errorf("getting the watermark-free URL of %s: %w", rec.Addr, r.timedOut(ctx, err)))
-					o.SHA256 = ""
+					o.SHA256, o.Stored = "", false
 					continue
 				}
 			}
@@ -67,7 +67,7 @@ func (r *applyRun) downloadAll(ctx context.Context, rec *statefile.Resource, whi
 			d, err = r.fetchOutput(ctx, src, o)
 		}
 		if err != nil {
-			o.SHA256 = ""
+			o.SHA256, o.Stored = "", false
 			errs = append(errs, fmt.Errorf("downloading output %d of %s: %w", o.Index, rec.Addr, r.timedOut(ctx, err)))
 			var le *service.LocalError
 			stopped = errors.As(err, &le) || ctx.Err() != nil
@@ -76,6 +76,8 @@ func (r *applyRun) downloadAll(ctx context.Context, rec *statefile.Resource, whi
 		o.Path = d.path
 		o.Size = d.size
 		o.ModTime = d.mtime
+		// The store holds what it was given: other bytes are not in it.
+		o.Stored = o.Stored && o.SHA256 == d.sha
 		o.SHA256 = d.sha
 		o.ContentType = d.contentType
 	}
