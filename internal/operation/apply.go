@@ -334,8 +334,9 @@ func needsService(plan *plans.Plan) bool {
 		case plans.Create, plans.Replace, plans.Resume:
 			needService = true
 		case plans.Update:
-			// Files that only move need no service.
-			needService = needService || !c.MovesOnly()
+			// Files that only move, or only go up to the object store,
+			// need no service.
+			needService = needService || !c.MovesOnly() && !c.UploadsOnly()
 		case plans.Restore:
 			// Files the cache does not hold come from the service.
 			needService = needService || c.Reason == nil || !c.Reason.Cached

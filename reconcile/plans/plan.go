@@ -279,16 +279,16 @@ func (p *Plan) PossiblyPaid() []*Change {
 
 // MovesOnly reports whether the change is an update whose files only move
 // to another directory (dir or output_dir changed): nothing is downloaded.
-func (c *Change) MovesOnly() bool { return c.onlyLocal(DirMoved) }
+func (c *Change) MovesOnly() bool { return c.onlyLocal(DirMoved, OutputUnstored) }
 
 // UploadsOnly reports whether the change is an update that fetches
 // nothing and uploads files the object store lacks (and may move files
 // and record a protection).
-func (c *Change) UploadsOnly() bool { return c.onlyLocal(OutputUnstored) }
+func (c *Change) UploadsOnly() bool { return c.onlyLocal(OutputUnstored, 0) }
 
 // onlyLocal reports whether the change is an update that does what at
-// least once and fetches no file.
-func (c *Change) onlyLocal(what LocalWhat) bool {
+// least once, does not do not, and fetches no file.
+func (c *Change) onlyLocal(what, not LocalWhat) bool {
 	if c.Action != Update || c.Reason == nil {
 		return false
 	}
@@ -297,7 +297,7 @@ func (c *Change) onlyLocal(what LocalWhat) bool {
 		switch l.What {
 		case what:
 			found = true
-		case WatermarkChanged, OutputMissing, OutputModified:
+		case not, WatermarkChanged, OutputMissing, OutputModified:
 			return false
 		}
 	}
