@@ -337,18 +337,29 @@ func (w *Workspace) Push(ctx context.Context, opts TransferOptions) (*Transfer, 
 	var mu sync.Mutex
 	res := transfer(ctx, items, opts, func(ctx context.Context, it transferItem) (bool, int64, error) {
 		o, path := it.out, it.cached
+		uploaded := false
 		if path == "" {
-			switch workdir.CheckFile(".", *o) {
-			case workdir.FileMissing:
-				return false, 0, fmt.Errorf("%s is missing on disk: genform pull or genform apply brings it back", o.Path)
-			case workdir.FileModified:
-				return false, 0, fmt.Errorf("%s was changed on disk and is not the recorded file: genform apply downloads the recorded one again", o.Path)
-			}
 			path = filepath.FromSlash(o.Path)
+			if check := workdir.CheckFile(".", *o); check != workdir.FileOK {
+				// Another copy may have uploaded what this one lacks on
+				// disk: then there is nothing to push.
+				has, err := b.Has(ctx, o.SHA256)
+				switch {
+				case err != nil:
+					return false, 0, err
+				case !has && check == workdir.FileMissing:
+					return false, 0, errors.New("it is missing on disk, and the store does not hold it: genform apply downloads it again")
+				case !has:
+					return false, 0, errors.New("it was changed on disk and is not the recorded file, which the store does not hold: genform apply downloads the recorded one again")
+				}
+				path = ""
+			}
 		}
-		uploaded, err := b.Put(ctx, o.SHA256, path, o.ContentType)
-		if err != nil {
-			return false, 0, err
+		if path != "" {
+			var err error
+			if uploaded, err = b.Put(ctx, o.SHA256, path, o.ContentType); err != nil {
+				return false, 0, err
+			}
 		}
 		mu.Lock()
 		if !o.Stored {
