@@ -144,11 +144,18 @@ func (c *Config) settleStore() hcl.Diagnostics {
 }
 
 // redactURL drops what may be a password from a URL a user wrote, for an
-// error message.
+// error message: the user information of one that parses, everything up
+// to its last @ in one that does not (a URL that fails to parse may still
+// carry a password).
 func redactURL(s string) string {
-	if u, err := url.Parse(s); err == nil && u.User != nil {
-		u.User = url.User("REDACTED")
+	if u, err := url.Parse(s); err == nil {
+		if u.User != nil {
+			u.User = url.User("REDACTED")
+		}
 		return u.String()
+	}
+	if i := strings.LastIndexByte(s, '@'); i >= 0 {
+		return "REDACTED" + s[i:]
 	}
 	return s
 }

@@ -82,6 +82,9 @@ func TestStoreBlockInvalid(t *testing.T) {
 		{"endpoint with credentials", `genform {
   store "s3" { bucket = "team-media" }
 }`, "Invalid store endpoint", "REDACTED", []string{"GENFORM_STORE_ENDPOINT=http://key:hunter2@127.0.0.1:9000"}},
+		{"endpoint with credentials that does not parse", `genform {
+  store "s3" { bucket = "team-media" }
+}`, "Invalid store endpoint", "REDACTED@127.0.0.1:9000/x%zz", []string{"GENFORM_STORE_ENDPOINT=http://key:hunter2@127.0.0.1:9000/x%zz"}},
 		{"unknown argument", `genform {
   store "s3" {
     bucket     = "team-media"
