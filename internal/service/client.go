@@ -234,6 +234,10 @@ func parseBaseURL(raw string, allowRemoteHTTP bool) (*url.URL, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
+		// url.Error repeats the URL, which may carry a password.
+		if ue, ok := errors.AsType[*url.Error](err); ok {
+			err = ue.Err
+		}
 		return nil, fmt.Errorf("parsing the service base URL: %w", err)
 	}
 	switch {

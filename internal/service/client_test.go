@@ -837,3 +837,20 @@ func TestTokenGoesOnlyToTheBaseOrigin(t *testing.T) {
 		}
 	}
 }
+
+// TestBaseURLErrorsHideThePassword: whatever is wrong with a base URL that
+// carries a password, the error does not repeat it, even when the URL
+// does not parse.
+func TestBaseURLErrorsHideThePassword(t *testing.T) {
+	for _, raw := range []string{
+		"http://user:hunter2@127.0.0.1:8787",
+		"ftp://user:hunter2@example.com",
+		"http://user:hunter2@127.0.0.1:8787/%zz",
+		"http://user:hunter2@[::1",
+	} {
+		_, err := parseBaseURL(raw, false)
+		if err == nil || strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("parseBaseURL(%q) = %v", raw, err)
+		}
+	}
+}
