@@ -133,29 +133,16 @@ func (c *Config) settleStore() hcl.Diagnostics {
 		return bad("Invalid store prefix", fmt.Sprintf("The store prefix %q must be a path of names separated by single slashes, without . or .. parts, such as \"team/media\".", st.Prefix))
 	}
 	if st.Endpoint != "" {
+		if HasCredentials(st.Endpoint) {
+			// Not shown: what precedes the @ may be a password.
+			return bad("Invalid store endpoint", "The store endpoint holds a user name or password before the host, which genform does not show here: remove them, and give the store's credentials with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE).")
+		}
 		u, err := url.Parse(st.Endpoint)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.Trim(u.Path, "/") != "" || u.User != nil || u.RawQuery != "" {
-			return bad("Invalid store endpoint", fmt.Sprintf("The store endpoint must be the store's http or https URL without a path or credentials, such as \"https://<account>.r2.cloudflarestorage.com\" or \"http://127.0.0.1:9000\"; got %q.", redactURL(st.Endpoint)))
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.Trim(u.Path, "/") != "" || u.RawQuery != "" {
+			return bad("Invalid store endpoint", fmt.Sprintf("The store endpoint must be the store's http or https URL without a path or credentials, such as \"https://<account>.r2.cloudflarestorage.com\" or \"http://127.0.0.1:9000\"; got %q.", st.Endpoint))
 		}
 		st.Endpoint = u.Scheme + "://" + u.Host
 	}
 	c.Settings.Store = st
 	return nil
-}
-
-// redactURL drops what may be a password from a URL a user wrote, for an
-// error message: the user information of one that parses, everything up
-// to its last @ in one that does not (a URL that fails to parse may still
-// carry a password).
-func redactURL(s string) string {
-	if u, err := url.Parse(s); err == nil {
-		if u.User != nil {
-			u.User = url.User("REDACTED")
-		}
-		return u.String()
-	}
-	if i := strings.LastIndexByte(s, '@'); i >= 0 {
-		return "REDACTED" + s[i:]
-	}
-	return s
 }

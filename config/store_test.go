@@ -81,10 +81,10 @@ func TestStoreBlockInvalid(t *testing.T) {
 }`, "Invalid store endpoint", "without a path", nil},
 		{"endpoint with credentials", `genform {
   store "s3" { bucket = "team-media" }
-}`, "Invalid store endpoint", "REDACTED", []string{"GENFORM_STORE_ENDPOINT=http://key:hunter2@127.0.0.1:9000"}},
+}`, "Invalid store endpoint", "does not show here", []string{"GENFORM_STORE_ENDPOINT=http://key:hunter2@127.0.0.1:9000"}},
 		{"endpoint with credentials that does not parse", `genform {
   store "s3" { bucket = "team-media" }
-}`, "Invalid store endpoint", "REDACTED@127.0.0.1:9000/x%zz", []string{"GENFORM_STORE_ENDPOINT=http://key:hunter2@127.0.0.1:9000/x%zz"}},
+}`, "Invalid store endpoint", "does not show here", []string{"GENFORM_STORE_ENDPOINT=http://key:hunter2@127.0.0.1:9000/x%zz"}},
 		{"unknown argument", `genform {
   store "s3" {
     bucket     = "team-media"
