@@ -263,7 +263,9 @@ func (w *Workspace) Pull(ctx context.Context, opts TransferOptions) (*Transfer, 
 		if workdir.CheckFile(".", *o) == workdir.FileOK {
 			return false, 0, nil
 		}
-		if err := workdir.CheckInside(".", it.rec.Dir); err != nil {
+		// The directory the file goes in, which a record may name apart
+		// from its dir.
+		if err := workdir.CheckInside(".", filepath.Dir(filepath.FromSlash(o.Path))); err != nil {
 			return false, 0, err
 		}
 		if err := os.MkdirAll(filepath.Dir(filepath.FromSlash(o.Path)), 0o755); err != nil {

@@ -111,14 +111,16 @@ func (r *applyRun) fetchStored(ctx context.Context, rec *statefile.Resource, whi
 	if r.e.Blobs == nil {
 		return nil
 	}
-	if err := workdir.CheckInside(r.e.Dir, rec.Dir); err != nil {
-		return err
-	}
 	var errs []error
 	for i := range rec.Outputs {
 		o := &rec.Outputs[i]
 		if !which[o.Index] || o.Path == "" {
 			continue
+		}
+		// The directory the file goes in, which a record may name apart
+		// from its dir.
+		if err := workdir.CheckInside(r.e.Dir, filepath.Dir(filepath.FromSlash(o.Path))); err != nil {
+			return err
 		}
 		ok, err := r.getStored(ctx, rec.Addr, o, filepath.Join(r.e.Dir, filepath.FromSlash(o.Path)), "it is downloaded from the provider")
 		if err != nil {
