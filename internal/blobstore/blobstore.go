@@ -210,7 +210,7 @@ func (s *Store) Put(ctx context.Context, sha, path, contentType string) (uploade
 		// (aws-chunked), hashing the file again and signing every 64 KiB:
 		// 0.8 to 2.1 ms more CPU for a 1 MiB upload, 2.7 to 4.2 ms in all
 		// (BenchmarkPutCPU). The kernel sends the file (fileBodies).
-		_, err = minio.Core{Client: s.c}.PutObject(withFileBody(ctx, f, sha, fi.Size()), s.bucket, s.Key(sha), f, fi.Size(), "", sha, minio.PutObjectOptions{
+		_, err = minio.Core{Client: s.c}.PutObject(withFileBody(ctx, path, sha, fi.Size()), s.bucket, s.Key(sha), f, fi.Size(), "", sha, minio.PutObjectOptions{
 			ContentType:          contentType,
 			DisableContentSha256: true,
 		})

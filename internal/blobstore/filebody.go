@@ -2,7 +2,6 @@ package blobstore
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"os"
 )
@@ -15,15 +14,17 @@ import (
 // copies it through a 32 KiB buffer: a read and a write system call
 // every 32 KiB, about half the CPU a 1 MiB upload cost (BenchmarkPutCPU).
 // fileBodies is the transport minio-go is given; for a PUT whose context
-// names the file it carries (withFileBody), and whose request sends
-// exactly that file from its start signed over its sha256, it gives
-// net/http the file. Everything else, multipart parts and streaming
-// signatures included, goes through unchanged.
+// names the file it sends (withFileBody), and whose request sends exactly
+// that file signed over its sha256, it gives net/http the file, opened
+// anew for each try: net/http may still be reading one try's body when
+// minio-go rewinds its own for the next, and two tries never share an
+// offset. Everything else, multipart parts and streaming signatures
+// included, goes through unchanged.
 type fileBodies struct{ next http.RoundTripper }
 
 // fileBody is an upload's file, as withFileBody puts it in the context.
 type fileBody struct {
-	f    *os.File
+	path string
 	sha  string
 	size int64
 }
@@ -31,9 +32,9 @@ type fileBody struct {
 type fileBodyKey struct{}
 
 // withFileBody says that the single PUT made under ctx sends the whole
-// of f, size bytes whose sha256 is sha.
-func withFileBody(ctx context.Context, f *os.File, sha string, size int64) context.Context {
-	return context.WithValue(ctx, fileBodyKey{}, fileBody{f: f, sha: sha, size: size})
+// of the file at path, size bytes whose sha256 is sha.
+func withFileBody(ctx context.Context, path, sha string, size int64) context.Context {
+	return context.WithValue(ctx, fileBodyKey{}, fileBody{path: path, sha: sha, size: size})
 }
 
 func (t fileBodies) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -42,20 +43,14 @@ func (t fileBodies) RoundTrip(req *http.Request) (*http.Response, error) {
 		req.Header.Get("X-Amz-Content-Sha256") != fb.sha || len(req.Trailer) > 0 {
 		return t.next.RoundTrip(req)
 	}
-	// minio-go rewinds the file before every try; a file not at its
-	// start is one this request does not send whole.
-	if off, err := fb.f.Seek(0, io.SeekCurrent); err != nil || off != 0 {
+	f, err := os.Open(fb.path)
+	if err != nil {
 		return t.next.RoundTrip(req)
 	}
+	// The request's own body is closed as net/http would close it; the
+	// file, the body sent, is closed by net/http.
+	req.Body.Close()
 	r := *req // a RoundTripper leaves the request it is given as it was
-	r.Body = keepOpen{fb.f}
+	r.Body = f
 	return t.next.RoundTrip(&r)
 }
-
-// keepOpen is a file net/http may close: it stays open, for minio-go to
-// rewind on a retry and Put to close. It is the file itself to the
-// kernel's copy, which asks for its descriptor (syscall.Conn); io.NopCloser
-// would hide that once net/http wraps the body to track its reads.
-type keepOpen struct{ *os.File }
-
-func (keepOpen) Close() error { return nil }
