@@ -216,8 +216,21 @@ func simReport(ts *testscript.TestScript) simulator.JobsReport {
 // sim-stats prints what the simulator saw, one "name value" line each:
 // jobs, creates-max (the highest create count of any one request
 // fingerprint: 1 means nothing was generated twice), requests, throttled.
+// sim-stats -downloads prints the media files it served instead, as
+// "downloads N": what a client fetched from elsewhere it did not ask for.
 func cmdSimStats(ts *testscript.TestScript, neg bool, args []string) {
-	printStats(ts, simReport(ts))
+	fs := commandFlags(ts, neg, "sim-stats")
+	downloads := fs.Bool("downloads", false, "")
+	ts.Check(fs.Parse(args))
+	if fs.NArg() != 0 {
+		ts.Fatalf("usage: sim-stats [-downloads]")
+	}
+	rep := simReport(ts)
+	if *downloads {
+		fmt.Fprintf(ts.Stdout(), "downloads %d\n", rep.Downloads)
+		return
+	}
+	printStats(ts, rep)
 }
 
 // printStats prints what a simulator's report says, as sim-stats and

@@ -60,6 +60,7 @@ type Server struct {
 	active    map[string][]*job // per token hash: jobs not seen finished yet
 	requests  int
 	throttled int
+	downloads int
 
 	errRand, truncRand, loseRand *simkit.Draw
 }
@@ -581,6 +582,9 @@ func (s *Server) checkSignature(r *http.Request, id string, now time.Time) *apiE
 // sendMedia writes a media file, or cuts the TruncateRate share of
 // downloads short (see simkit.SendMedia).
 func (s *Server) sendMedia(w http.ResponseWriter, r *http.Request, f *simkit.Cached) {
+	s.mu.Lock()
+	s.downloads++
+	s.mu.Unlock()
 	simkit.SendMedia(w, r, f, s.truncRand, s.opts.TruncateRate)
 }
 
@@ -616,5 +620,5 @@ func (s *Server) Jobs() JobsReport {
 			DetailRequests: j.DetailRequests,
 		})
 	}
-	return simkit.NewJobsReport(jobs, s.creates, s.requests, s.throttled)
+	return simkit.NewJobsReport(jobs, s.creates, s.requests, s.throttled, s.downloads)
 }

@@ -54,6 +54,7 @@ type Core struct {
 	creates   map[string]int
 	requests  int
 	throttled int
+	downloads int
 }
 
 // NewCore is the core of a simulator configured by opts, the zero
@@ -294,6 +295,9 @@ func (c *Core) ServeFile(w http.ResponseWriter, r *http.Request, id string, i in
 		notFound(w, "no such file: "+r.URL.Path)
 		return
 	}
+	c.mu.Lock()
+	c.downloads++
+	c.mu.Unlock()
 	SendMedia(w, r, f, c.truncDraw, c.Opts.TruncateRate)
 }
 
@@ -312,7 +316,7 @@ func (c *Core) Jobs(status func(r *Run, st Stage, progress float64) string) Jobs
 			StatusRequests: r.StatusRequests, DetailRequests: r.DetailRequests,
 		})
 	}
-	return NewJobsReport(jobs, c.creates, c.requests, c.throttled)
+	return NewJobsReport(jobs, c.creates, c.requests, c.throttled, c.downloads)
 }
 
 // Close writes the request counters and cancellations of every job to

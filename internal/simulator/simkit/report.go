@@ -22,6 +22,10 @@ type JobsReport struct {
 	Requests int `json:"requests"`
 	// Throttled counts the 429 answers sent since the server started.
 	Throttled int `json:"throttled"`
+	// Downloads counts the media files served since the server started
+	// (the whole file or a part of it): a client that takes its files
+	// from elsewhere, such as an object store, asks for none.
+	Downloads int `json:"downloads"`
 }
 
 // JobInfo describes one job in a JobsReport.
@@ -47,9 +51,10 @@ type JobInfo struct {
 }
 
 // NewJobsReport is the report of jobs (sorted here, oldest first), the
-// creates per fingerprint (those above zero), and the request counts.
-func NewJobsReport(jobs []JobInfo, creates map[string]int, requests, throttled int) JobsReport {
-	rep := JobsReport{Jobs: jobs, Creates: make(map[string]int, len(creates)), Requests: requests, Throttled: throttled}
+// creates per fingerprint (those above zero), and the request and
+// download counts.
+func NewJobsReport(jobs []JobInfo, creates map[string]int, requests, throttled, downloads int) JobsReport {
+	rep := JobsReport{Jobs: jobs, Creates: make(map[string]int, len(creates)), Requests: requests, Throttled: throttled, Downloads: downloads}
 	for fp, n := range creates {
 		if n > 0 {
 			rep.Creates[fp] = n
