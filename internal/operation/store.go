@@ -213,23 +213,11 @@ func transfer(ctx context.Context, items []transferItem, opts TransferOptions, m
 	if ctx.Err() != nil {
 		res.Failed = append(res.Failed, TransferFailure{Err: fmt.Errorf("interrupted after %d of %d files: %w", done.Load(), len(items), ctx.Err())})
 	}
-	sortFailures(res.Failed)
+	// In address order, then by path.
+	slices.SortStableFunc(res.Failed, func(a, b TransferFailure) int {
+		return cmp.Or(a.Addr.Compare(b.Addr), strings.Compare(a.Path, b.Path))
+	})
 	return res
-}
-
-func sortFailures(list []TransferFailure) {
-	for i := 1; i < len(list); i++ {
-		for j := i; j > 0 && lessFailure(list[j], list[j-1]); j-- {
-			list[j], list[j-1] = list[j-1], list[j]
-		}
-	}
-}
-
-func lessFailure(a, b TransferFailure) bool {
-	if c := a.Addr.Compare(b.Addr); c != 0 {
-		return c < 0
-	}
-	return a.Path < b.Path
 }
 
 // Pull fetches the files of the declared instances (or of those opts
