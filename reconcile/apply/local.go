@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 
@@ -48,6 +49,7 @@ func (r *applyRun) update(inst *config.Instance, c *plans.Change) error {
 	}
 	var dlErr, storeErr error
 	fromProvider := false
+	fromStore := map[int]bool{} // the outputs fetched from the store
 	if len(which) > 0 {
 		r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseDownloading, GenerationID: rec.GenerationID})
 		// A file about to be overwritten (the other watermark wish) stays
@@ -57,7 +59,11 @@ func (r *applyRun) update(inst *config.Instance, c *plans.Change) error {
 		// The store holds the recorded bytes; the other watermark wish
 		// is other bytes, which only the provider has.
 		if old.WatermarkFree == inst.WatermarkFree {
+			asked := maps.Clone(which)
 			storeErr = r.fetchStored(r.on(inst.Addr), &rec, which)
+			for i := range asked {
+				fromStore[i] = !which[i]
+			}
 		}
 		if len(which) > 0 {
 			fromProvider = true
@@ -100,8 +106,36 @@ func (r *applyRun) update(inst *config.Instance, c *plans.Change) error {
 	default:
 		r.record(&r.res.Updated, inst.Addr)
 	}
-	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseDone, Reason: c.Reason, Files: len(rec.Outputs), Dir: rec.Dir})
+	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseDone, Reason: updated(c.Reason, &rec, fromStore), Files: len(rec.Outputs), Dir: rec.Dir})
 	return nil
+}
+
+// updated is the reason of an update as it was carried out, for its done
+// event: a file the plan expected from the object store says where it
+// came from (the store, or the provider when the store lacked it), and a
+// file whose upload failed is left out (the apply's summary names it).
+func updated(why *plans.Reason, rec *statefile.Resource, fromStore map[int]bool) *plans.Reason {
+	if why == nil {
+		return nil
+	}
+	stored := map[int]bool{}
+	for _, o := range rec.Outputs {
+		stored[o.Index] = o.Stored
+	}
+	out := *why
+	out.Local = nil
+	for _, l := range why.Local {
+		switch l.What {
+		case plans.OutputMissing, plans.OutputModified:
+			l.Stored = fromStore[l.Output]
+		case plans.OutputUnstored:
+			if !stored[l.Output] {
+				continue
+			}
+		}
+		out.Local = append(out.Local, l)
+	}
+	return &out
 }
 
 // relocate moves rec's files from old's paths into rec.Dir. A file already
