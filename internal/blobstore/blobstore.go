@@ -233,6 +233,12 @@ func (s *Store) Put(ctx context.Context, sha, path, contentType string) (uploade
 // bytes that differ are a *CorruptError. opts say how the file is made
 // durable (atomicfile.InGroup for many at once).
 func (s *Store) Get(ctx context.Context, sha, dst string, opts ...atomicfile.Option) (size int64, err error) {
+	return s.GetProgress(ctx, sha, dst, nil, opts...)
+}
+
+// GetProgress is Get that calls moved, when not nil, with the size of
+// each piece of the object as it is written: a progress bar's bytes.
+func (s *Store) GetProgress(ctx context.Context, sha, dst string, moved func(n int64), opts ...atomicfile.Option) (size int64, err error) {
 	obj, err := s.c.GetObject(ctx, s.bucket, s.Key(sha), minio.GetObjectOptions{})
 	if err != nil {
 		return 0, s.explainGet(err, sha)
@@ -242,7 +248,11 @@ func (s *Store) Get(ctx context.Context, sha, dst string, opts ...atomicfile.Opt
 		h := sha256.New()
 		buf := copyBufs.Get().(*[]byte)
 		defer copyBufs.Put(buf)
-		n, err := io.CopyBuffer(io.MultiWriter(w, h), obj, *buf)
+		var dst io.Writer = io.MultiWriter(w, h)
+		if moved != nil {
+			dst = reporter{dst, moved}
+		}
+		n, err := io.CopyBuffer(dst, obj, *buf)
 		if err != nil {
 			return s.explainGet(err, sha)
 		}
@@ -253,6 +263,18 @@ func (s *Store) Get(ctx context.Context, sha, dst string, opts ...atomicfile.Opt
 		return nil
 	}, append([]atomicfile.Option{atomicfile.TempPattern(".genform-pull-*")}, opts...)...)
 	return size, err
+}
+
+// reporter is a writer that says how much it wrote.
+type reporter struct {
+	w     io.Writer
+	moved func(int64)
+}
+
+func (r reporter) Write(p []byte) (int, error) {
+	n, err := r.w.Write(p)
+	r.moved(int64(n))
+	return n, err
 }
 
 // copyBufs hold the buffers Get copies objects through, one per fetch

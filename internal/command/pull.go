@@ -79,11 +79,11 @@ func runTransfer(env *Env, name string, args []string) int {
 	defer stop()
 	var bar *views.TransferProgress
 	opts := operation.TransferOptions{Addrs: names, Parallelism: *parallelism, LockTimeout: rf.lockTimeout,
-		Progress: func(done, total int, bytes int64) {
+		Progress: func(done, total int, bytes, totalBytes int64) {
 			if bar == nil {
-				bar = views.NewTransferProgress(&env.Streams, name, total)
+				bar = views.NewTransferProgress(&env.Streams, name, total, totalBytes)
 			}
-			bar.Update(done, total, bytes)
+			bar.Update(done, total, bytes, totalBytes)
 		}}
 	start := time.Now()
 	var res *operation.Transfer

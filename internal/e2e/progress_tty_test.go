@@ -257,3 +257,22 @@ func TestApplyOnSizelessTerminalPrintsLines(t *testing.T) {
 		t.Logf("final screen:\n%s", strings.Join(r.screen, "\n"))
 	}
 }
+
+// TestPullOnTerminalShowsBytes: pull on a terminal draws a bar of the
+// bytes moved, with the files done beside it, so one large video moves
+// the bar as it comes, and ends at all of them.
+func TestPullOnTerminalShowsBytes(t *testing.T) {
+	f := newPullFixture(t, "video", 1, 64<<20)
+	dir := f.workdir(t)
+	r := genformTTY(t, dir, ttyEnv(f.srv.Env()...), 120, 40, 120, 40, "pull")
+	if r.code != 0 {
+		t.Fatalf("pull under a pty: %s", r)
+	}
+	if !containsMatch(r.screen, regexp.MustCompile(`^pull +1/1 files +64\.0 MiB / 64\.0 MiB .*100 %`)) {
+		t.Errorf("the bar does not end at 1/1 files and 64.0 MiB:\n%s", r)
+	}
+	if !containsMatch(r.screen, regexp.MustCompile(`Done\. 1 file fetched from the store`)) {
+		t.Errorf("no closing line:\n%s", r)
+	}
+	f.verify(t, dir, 1)
+}

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -87,10 +86,11 @@ type TransferOptions struct {
 	Parallelism int
 	// LockTimeout is how long push waits for the state's lock.
 	LockTimeout time.Duration
-	// Progress is called as files are done: how many of total, and the
-	// bytes moved so far. It may be called from several goroutines, never
-	// at once.
-	Progress func(done, total int, bytes int64)
+	// Progress is called once at the start, then as bytes move and as
+	// files are done: files done of total, and bytes done of totalBytes
+	// (a file in place already, or that failed, counts as done whole). It
+	// may be called from several goroutines, never at once.
+	Progress func(done, total int, bytes, totalBytes int64)
 }
 
 // Transfer is what pull or push did.
@@ -169,16 +169,29 @@ func (w *Workspace) selectOutputs(snap *statefile.Snapshot, names []addrs.Instan
 
 // transfer runs move on every item, opts.Parallelism at a time, and
 // gathers what happened. move reports whether it moved the file (false:
-// it was in place already) and its size.
-func transfer(ctx context.Context, items []transferItem, opts TransferOptions, move func(ctx context.Context, it transferItem) (bool, int64, error)) *Transfer {
+// it was in place already) and its size; it may call progress with the
+// bytes it moves as it moves them.
+func transfer(ctx context.Context, items []transferItem, opts TransferOptions, move func(ctx context.Context, it transferItem, progress func(int64)) (bool, int64, error)) *Transfer {
 	res := &Transfer{}
 	n := opts.Parallelism
 	if n <= 0 {
 		n = 8
 	}
-	var mu sync.Mutex
-	var done atomic.Int64
-	var bytes atomic.Int64
+	var totalBytes int64
+	for _, it := range items {
+		totalBytes += it.out.Size
+	}
+	var mu sync.Mutex // res, done and the progress
+	done, bytesDone := 0, int64(0)
+	report := func(files int, n int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		done, bytesDone = done+files, bytesDone+n
+		if opts.Progress != nil {
+			opts.Progress(done, len(items), bytesDone, totalBytes)
+		}
+	}
+	report(0, 0)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(n)
 	for _, it := range items {
@@ -186,9 +199,9 @@ func transfer(ctx context.Context, items []transferItem, opts TransferOptions, m
 			if gctx.Err() != nil {
 				return nil
 			}
-			moved, size, err := move(gctx, it)
+			var sent int64 // moved calls it from this goroutine
+			moved, size, err := move(gctx, it, func(n int64) { sent += n; report(0, n) })
 			mu.Lock()
-			defer mu.Unlock()
 			switch {
 			case err != nil:
 				f := TransferFailure{Addr: it.rec.Addr, Path: it.out.Path, Err: err, sha: it.out.SHA256}
@@ -199,19 +212,17 @@ func transfer(ctx context.Context, items []transferItem, opts TransferOptions, m
 			case moved:
 				res.Moved++
 				res.Bytes += size
-				bytes.Add(size)
 			default:
 				res.Present++
 			}
-			if opts.Progress != nil {
-				opts.Progress(int(done.Add(1)), len(items), bytes.Load())
-			}
+			mu.Unlock()
+			report(1, max(it.out.Size-sent, 0))
 			return nil
 		})
 	}
 	_ = g.Wait() // move's errors are gathered, not returned
 	if ctx.Err() != nil {
-		res.Failed = append(res.Failed, TransferFailure{Err: fmt.Errorf("interrupted after %d of %d files: %w", done.Load(), len(items), ctx.Err())})
+		res.Failed = append(res.Failed, TransferFailure{Err: fmt.Errorf("interrupted after %d of %d files: %w", done, len(items), ctx.Err())})
 	}
 	// In address order, then by path.
 	slices.SortStableFunc(res.Failed, func(a, b TransferFailure) int {
@@ -246,7 +257,7 @@ func (w *Workspace) Pull(ctx context.Context, opts TransferOptions) (*Transfer, 
 		return nil, err
 	}
 	var g atomicfile.Group
-	res := transfer(ctx, items, opts, func(ctx context.Context, it transferItem) (bool, int64, error) {
+	res := transfer(ctx, items, opts, func(ctx context.Context, it transferItem, progress func(int64)) (bool, int64, error) {
 		o := it.out
 		if workdir.CheckFile(".", *o) == workdir.FileOK {
 			return false, 0, nil
@@ -259,7 +270,7 @@ func (w *Workspace) Pull(ctx context.Context, opts TransferOptions) (*Transfer, 
 		if err := os.MkdirAll(filepath.Dir(filepath.FromSlash(o.Path)), 0o755); err != nil {
 			return false, 0, err
 		}
-		size, err := b.Get(ctx, o.SHA256, filepath.FromSlash(o.Path), atomicfile.InGroup(&g))
+		size, err := b.GetProgress(ctx, o.SHA256, filepath.FromSlash(o.Path), progress, atomicfile.InGroup(&g))
 		if err != nil {
 			return false, 0, pullError(err, o)
 		}
@@ -325,7 +336,7 @@ func (w *Workspace) Push(ctx context.Context, opts TransferOptions) (*Transfer, 
 	items = append(items, kept...)
 	changed := map[*statefile.Resource]bool{}
 	var mu sync.Mutex
-	res := transfer(ctx, items, opts, func(ctx context.Context, it transferItem) (bool, int64, error) {
+	res := transfer(ctx, items, opts, func(ctx context.Context, it transferItem, _ func(int64)) (bool, int64, error) {
 		o, path := it.out, it.cached
 		uploaded := false
 		if path == "" {

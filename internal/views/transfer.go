@@ -16,40 +16,50 @@ import (
 // The views of pull and push: a bar of files and bytes on a terminal,
 // and the closing lines.
 
-// TransferProgress shows the files of a pull or push as they are done: a
-// bar on a terminal, nothing otherwise (the closing line says it all).
+// TransferProgress shows a pull or push as it goes: on a terminal, a bar
+// of the bytes moved (so one large video moves it too) with the files
+// done beside it; nothing otherwise (the closing line says it all).
 type TransferProgress struct {
-	mu   sync.Mutex
-	p    *mpb.Progress
-	bar  *mpb.Bar
-	last int
+	mu          sync.Mutex
+	p           *mpb.Progress
+	bar         *mpb.Bar
+	done, total int
+	bytes       int64
 }
 
-// NewTransferProgress starts the bar of a transfer of total files, or
-// returns a progress that shows nothing when stdout is no terminal.
-func NewTransferProgress(env *Streams, verb string, total int) *TransferProgress {
-	t := &TransferProgress{}
+// NewTransferProgress starts the bar of a transfer of total files of
+// totalBytes in all, or returns a progress that shows nothing when stdout
+// is no terminal.
+func NewTransferProgress(env *Streams, verb string, total int, totalBytes int64) *TransferProgress {
+	t := &TransferProgress{total: total}
 	if total == 0 || env.Automation() || !drawable(env.Stdout) {
 		return t
 	}
+	files := decor.Any(func(decor.Statistics) string {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		return fmt.Sprintf("%d/%d files", t.done, t.total)
+	}, decor.WCSyncSpaceR)
 	t.p = mpb.New(mpb.WithOutput(env.Stdout), mpb.WithWidth(80), mpb.WithRefreshRate(150*time.Millisecond))
-	t.bar = t.p.AddBar(int64(total),
-		mpb.PrependDecorators(decor.Name(verb, decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d files", decor.WCSyncSpaceR)),
+	t.bar = t.p.AddBar(max(totalBytes, 1),
+		mpb.PrependDecorators(decor.Name(verb, decor.WCSyncSpaceR), files, decor.CountersKibiByte("% .1f / % .1f", decor.WCSyncSpaceR)),
 		mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Elapsed(decor.ET_STYLE_GO, decor.WCSyncSpace)),
 	)
 	return t
 }
 
 // Update is operation.TransferOptions.Progress.
-func (t *TransferProgress) Update(done, total int, bytes int64) {
+func (t *TransferProgress) Update(done, total int, bytes, totalBytes int64) {
 	if t.bar == nil {
 		return
 	}
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	if done > t.last {
-		t.bar.IncrBy(done - t.last)
-		t.last = done
+	t.done = done
+	moved := bytes - t.bytes
+	t.bytes = max(t.bytes, bytes)
+	t.mu.Unlock()
+	if moved > 0 {
+		t.bar.IncrInt64(moved)
 	}
 }
 
