@@ -67,8 +67,8 @@ func TestExampleCIWorkflowGuards(t *testing.T) {
 	if needs := strings.TrimSpace(strings.Trim(strings.ReplaceAll(toString(apply.Needs), " ", ""), "[]")); needs != "main-plan" {
 		t.Errorf("the apply job needs %q, want main-plan", needs)
 	}
-	if mainPlan.Environment != nil {
-		t.Errorf("the main-plan job waits for approval before there is a plan to approve")
+	if env, ok := mainPlan.Environment.(string); !ok || env == "" || env == apply.Environment {
+		t.Errorf("the main-plan job takes its secrets from %v; want an environment of its own (no reviewers: there is no plan to approve yet)", mainPlan.Environment)
 	}
 
 	// The reviewed plan, and only it, is applied, within a limit.
@@ -143,6 +143,35 @@ func TestExampleCIWorkflowGuards(t *testing.T) {
 	for k, v := range pr.Env {
 		if strings.Contains(v, "secrets.") && k != "PG_CONN_STR" {
 			t.Errorf("the pull request's job gets secret %s", k)
+		}
+	}
+
+	// The secrets that write the state, spend or reach the store are read
+	// only by jobs in an environment (which only main may use): a pull
+	// request's run, even one that edits this file, cannot reach them as
+	// it could a repository secret.
+	for name, job := range wf.Jobs {
+		if job.Environment != nil {
+			continue
+		}
+		texts := []string{}
+		for _, v := range job.Env {
+			texts = append(texts, v)
+		}
+		for _, st := range job.Steps {
+			for _, v := range st.Env {
+				texts = append(texts, v)
+			}
+		}
+		for _, v := range texts {
+			for _, secret := range []string{"GENFORM_TOKEN", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"} {
+				if strings.Contains(v, "secrets."+secret) {
+					t.Errorf("job %s, in no environment, reads secrets.%s", name, secret)
+				}
+			}
+			if strings.Contains(strings.ReplaceAll(v, "PG_CONN_STR_READONLY", ""), "secrets.PG_CONN_STR") {
+				t.Errorf("job %s, in no environment, reads the writable database's secret", name)
+			}
 		}
 	}
 }
