@@ -44,6 +44,13 @@ type Options struct {
 	// combined with Create, and a state of an older schema, which only a
 	// writer can upgrade, is refused unless this build reads it as is.
 	ReadOnly bool
+	// WritesNothing says the command takes the exclusive lock only to
+	// read a state no writer is changing, and writes nothing (plan): a
+	// database role that may only read the state is enough for it, and
+	// when that role cannot record the lock's holder, the holder goes
+	// unrecorded. Every other writer is refused such a role before it
+	// does anything.
+	WritesNothing bool
 	// KeepWritersOut, with ReadOnly, reads under the state's shared lock
 	// instead: the reader waits for a writer (up to LockTimeout) and
 	// writers wait for it until Close. For a command that must not read

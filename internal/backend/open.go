@@ -14,10 +14,17 @@ import (
 )
 
 // OpenState opens the state under its exclusive lock, for a command
-// that writes the state (or, like plan, must not run beside one that
-// does). With create false, a missing file gives (nil, nil).
+// that writes the state. With create false, a missing file gives (nil, nil).
 func OpenState(cfg *config.Config, command string, lockTimeout time.Duration, create bool) (*statefile.Store, error) {
 	return Open(cfg, statefile.Options{LockTimeout: lockTimeout, Command: command, Create: create})
+}
+
+// LockState opens the state under its exclusive lock for a command that
+// writes nothing but must not run beside one that does (plan): a
+// database role that may only read is enough (statefile.Options.
+// WritesNothing). A missing state gives (nil, nil).
+func LockState(cfg *config.Config, command string, lockTimeout time.Duration) (*statefile.Store, error) {
+	return Open(cfg, statefile.Options{LockTimeout: lockTimeout, Command: command, WritesNothing: true})
 }
 
 // ReadState opens the state for reading: the commands that only read it

@@ -33,7 +33,7 @@ type PlanRequest struct {
 // state moves away from under MigrateService ("" without a switch). What
 // the configuration makes from a secret is marked sensitive in the plan.
 func (w *Workspace) Plan(req PlanRequest) (plan *plans.Plan, migrateFrom string, diags hcl.Diagnostics, err error) {
-	store, err := w.OpenState("plan", req.LockTimeout, false)
+	store, err := w.LockState("plan", req.LockTimeout)
 	if err != nil {
 		return nil, "", nil, err
 	}

@@ -179,6 +179,12 @@ func (w *Workspace) OpenState(command string, lockTimeout time.Duration, create 
 	return backend.OpenState(w.Config, command, lockTimeout, create)
 }
 
+// LockState opens the state under its exclusive lock for a command that
+// writes nothing (plan); a missing state gives (nil, nil).
+func (w *Workspace) LockState(command string, lockTimeout time.Duration) (*statefile.Store, error) {
+	return backend.LockState(w.Config, command, lockTimeout)
+}
+
 // ReadState opens the state for reading the last state committed, without
 // waiting for a writer (statefile.Options.ReadOnly); a missing state gives
 // (nil, nil).

@@ -248,12 +248,12 @@ ON CONFLICT (id) DO UPDATE SET pid = excluded.pid, host = excluded.host, command
 	started = excluded.started, backend_pid = excluded.backend_pid`,
 			os.Getpid(), host, opts.Command, time.Now().UTC().Truncate(time.Second))
 		if pe, ok := errors.AsType[*pgconn.PgError](err); ok && pe.Code == insufficientPrivilege {
-			// plan takes the lock only to plan against a state no writer
-			// is changing, and writes nothing: a role that may only read
-			// the state (a pull request's CI job) is enough for it, and
-			// the lock goes unrecorded. Every other writer needs a role
-			// that can write, and is told so before it does anything.
-			if opts.Command == "plan" {
+			// A command that writes nothing (plan, whose lock only keeps
+			// writers out) works with a role that may only read the state
+			// (a pull request's CI job), the lock unrecorded. Every other
+			// writer needs a role that can write, and is told so before
+			// it does anything.
+			if opts.WritesNothing {
 				return nil
 			}
 			return fmt.Errorf("the database role of this connection may only read the state (%s): genform %s writes it, so connect with a role that can; a read-only role is enough for plan and the commands that read", pe.Message, opts.Command)

@@ -324,7 +324,7 @@ func TestReadOnlyRole(t *testing.T) {
 	u.User = url.User(role)
 	reader := pgstate.Config{ConnString: u.String()}
 
-	p := open(t, reader, statefile.Options{Command: "plan"})
+	p := open(t, reader, statefile.Options{Command: "plan", WritesNothing: true})
 	if _, err := p.Snapshot(); err != nil {
 		t.Fatalf("plan with a read-only role cannot read the state: %v", err)
 	}
