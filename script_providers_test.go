@@ -127,14 +127,35 @@ func cmdProviderStats(ts *testscript.TestScript, neg bool, args []string) {
 // provider-wait NAME -polled N waits (up to 30s) until N jobs of the
 // simulator of provider NAME have each answered a status request: genform
 // records a job's id before it first polls it, as sim-wait -polled says
-// (a Replicate prediction is polled by reading it whole).
+// (a Replicate prediction is polled by reading it whole). With -done N it
+// waits until N jobs have finished their work (on OpenAI's synchronous
+// API, the moment the answer carrying the images is sent), and with
+// -requests N until the simulator has received N API requests.
 func cmdProviderWait(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 3 || args[1] != "-polled" {
-		ts.Fatalf("usage: provider-wait NAME -polled N")
+	if neg || len(args) != 3 || (args[1] != "-polled" && args[1] != "-done" && args[1] != "-requests") {
+		ts.Fatalf("usage: provider-wait NAME -polled|-done|-requests N")
 	}
 	n, err := strconv.Atoi(args[2])
 	ts.Check(err)
 	inst := running(ts, "provider-wait", args[0])
+	if args[1] == "-requests" {
+		waitReport(ts, fmt.Sprintf("%s has received %d requests", args[0], n), inst.Handler.Jobs, func(rep simkit.JobsReport) bool {
+			return rep.Requests >= n
+		})
+		return
+	}
+	if args[1] == "-done" {
+		waitReport(ts, fmt.Sprintf("%d jobs of %s are done", n, args[0]), inst.Handler.Jobs, func(rep simkit.JobsReport) bool {
+			done := 0
+			for _, j := range rep.Jobs {
+				if j.Progress >= 1 {
+					done++
+				}
+			}
+			return done >= n
+		})
+		return
+	}
 	waitReport(ts, fmt.Sprintf("%d jobs of %s have been polled", n, args[0]), inst.Handler.Jobs, func(rep simkit.JobsReport) bool {
 		polled := 0
 		for _, j := range rep.Jobs {

@@ -219,6 +219,10 @@ type local struct {
 	// store is whether an object store is configured: files it lacks
 	// are uploaded, and missing files it holds are fetched from it.
 	store bool
+	// cached reports whether the local cache holds a file's bytes, by
+	// sha256: a missing or changed file is taken from there first. nil
+	// when the cache is not looked at.
+	cached func(sha string) bool
 }
 
 // decideLocal chooses between no-op and update for an instance whose
@@ -247,12 +251,13 @@ func decideLocal(l local) (plans.Action, plans.Reason, []plans.AttrChange, []int
 		for i, st := range l.files {
 			o := rec.Outputs[i]
 			stored := l.store && o.Stored
+			cached := st != workdir.FileOK && l.cached != nil && o.SHA256 != "" && l.cached(o.SHA256)
 			switch st {
 			case workdir.FileMissing:
-				changes = append(changes, plans.LocalChange{What: plans.OutputMissing, Output: o.Index, Path: o.Path, Stored: stored})
+				changes = append(changes, plans.LocalChange{What: plans.OutputMissing, Output: o.Index, Path: o.Path, Stored: stored, Cached: cached})
 				redownload = append(redownload, o.Index)
 			case workdir.FileModified:
-				changes = append(changes, plans.LocalChange{What: plans.OutputModified, Output: o.Index, Path: o.Path, Stored: stored})
+				changes = append(changes, plans.LocalChange{What: plans.OutputModified, Output: o.Index, Path: o.Path, Stored: stored, Cached: cached})
 				redownload = append(redownload, o.Index)
 			case workdir.FileOK:
 				if l.store && !o.Stored && o.SHA256 != "" {

@@ -522,6 +522,11 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance, known 
 		l.files = known.files
 	}
 	l.store = p.storing()
+	if p.cache != nil {
+		l.cached = p.cache.Has
+	} else {
+		l.cached = workdir.CacheOf(p.in.Config, p.in.Dir).Has
+	}
 	action, why, attrs, redownload := decideLocal(l)
 	if action == plans.NoOp {
 		return c, rec, rec.Dir

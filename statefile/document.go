@@ -106,6 +106,17 @@ type DocIntent struct {
 	Handle       RawJSON `json:"handle,omitempty"`
 	CreatedAt    string  `json:"created_at,omitempty"`
 	SubmittedAt  string  `json:"submitted_at,omitempty"`
+	// Answer is the finished job the create request's answer carried.
+	Answer *DocAnswer `json:"answer,omitempty"`
+}
+
+// DocAnswer is the finished job an intent's answer carried: its outputs'
+// bytes are in the local cache, by sha256.
+type DocAnswer struct {
+	Version string      `json:"version,omitempty"`
+	Usage   RawJSON     `json:"usage,omitempty"`
+	Detail  RawJSON     `json:"detail,omitempty"`
+	Outputs []DocOutput `json:"outputs,omitempty"`
 }
 
 // DocProtect is a protection record.
@@ -232,6 +243,7 @@ func (s *Store) Document() (*Document, error) {
 			Address: in.Addr.String(), Endpoint: in.Endpoint.Path(), Fingerprint: in.Fingerprint,
 			Request: RawJSON(in.Request), GenerationID: in.GenerationID, Handle: RawJSON(in.Handle),
 			CreatedAt: docTime(in.CreatedAt), SubmittedAt: docTime(in.SubmittedAt),
+			Answer: docAnswer(in.Answer),
 		})
 	}
 	for _, x := range raw.data[string(bucketProtections)] {
@@ -260,12 +272,7 @@ func docResource(r *Resource) DocResource {
 		WatermarkFree: r.WatermarkFree, CreatedAt: docTime(r.CreatedAt), UpdatedAt: docTime(r.UpdatedAt),
 		Serial: r.Serial,
 	}
-	for _, o := range r.Outputs {
-		d.Outputs = append(d.Outputs, DocOutput{
-			Index: o.Index, ID: o.ID, MediaURL: o.MediaURL, ThumbnailURL: o.ThumbnailURL, Path: o.Path,
-			Size: o.Size, ModTime: docTime(o.ModTime), SHA256: o.SHA256, ContentType: o.ContentType, Stored: o.Stored,
-		})
-	}
+	d.Outputs = docOutputs(r.Outputs)
 	for _, dep := range r.Deps {
 		d.Deps = append(d.Deps, dep.String())
 	}
@@ -422,6 +429,41 @@ func docAddr(s string) (addrs.Instance, error) {
 	return a, nil
 }
 
+// docOutputs are outs as the document writes them.
+func docOutputs(outs []Output) []DocOutput {
+	var d []DocOutput
+	for _, o := range outs {
+		d = append(d, DocOutput{
+			Index: o.Index, ID: o.ID, MediaURL: o.MediaURL, ThumbnailURL: o.ThumbnailURL, Path: o.Path,
+			Size: o.Size, ModTime: docTime(o.ModTime), SHA256: o.SHA256, ContentType: o.ContentType, Stored: o.Stored,
+		})
+	}
+	return d
+}
+
+// outputs are the records of the document's outputs d.
+func outputs(d []DocOutput) ([]Output, error) {
+	var outs []Output
+	for i, o := range d {
+		out := Output{Index: o.Index, ID: o.ID, MediaURL: o.MediaURL, ThumbnailURL: o.ThumbnailURL, Path: o.Path,
+			Size: o.Size, SHA256: o.SHA256, ContentType: o.ContentType, Stored: o.Stored}
+		var err error
+		if out.ModTime, err = parseDocTime(o.ModTime, fmt.Sprintf("output %d: mod_time", i)); err != nil {
+			return nil, err
+		}
+		outs = append(outs, out)
+	}
+	return outs, nil
+}
+
+// docAnswer is a as the document writes it.
+func docAnswer(a *Answer) *DocAnswer {
+	if a == nil {
+		return nil
+	}
+	return &DocAnswer{Version: a.Version, Usage: RawJSON(a.Usage), Detail: RawJSON(a.Detail), Outputs: docOutputs(a.Outputs)}
+}
+
 func (dr *DocResource) resource() (*Resource, error) {
 	a, err := docAddr(dr.Address)
 	if err != nil {
@@ -442,13 +484,8 @@ func (dr *DocResource) resource() (*Resource, error) {
 	if r.UpdatedAt, err = parseDocTime(dr.UpdatedAt, "updated_at"); err != nil {
 		return nil, err
 	}
-	for i, o := range dr.Outputs {
-		out := Output{Index: o.Index, ID: o.ID, MediaURL: o.MediaURL, ThumbnailURL: o.ThumbnailURL, Path: o.Path,
-			Size: o.Size, SHA256: o.SHA256, ContentType: o.ContentType, Stored: o.Stored}
-		if out.ModTime, err = parseDocTime(o.ModTime, fmt.Sprintf("output %d: mod_time", i)); err != nil {
-			return nil, err
-		}
-		r.Outputs = append(r.Outputs, out)
+	if r.Outputs, err = outputs(dr.Outputs); err != nil {
+		return nil, err
 	}
 	for _, dep := range dr.Deps {
 		da, err := docAddr(dep)
@@ -488,6 +525,12 @@ func (di *DocIntent) intent() (*Intent, error) {
 	}
 	if in.SubmittedAt, err = parseDocTime(di.SubmittedAt, "submitted_at"); err != nil {
 		return nil, err
+	}
+	if da := di.Answer; da != nil {
+		in.Answer = &Answer{Version: da.Version, Usage: json.RawMessage(da.Usage), Detail: json.RawMessage(da.Detail)}
+		if in.Answer.Outputs, err = outputs(da.Outputs); err != nil {
+			return nil, fmt.Errorf("answer: %w", err)
+		}
 	}
 	return in, nil
 }

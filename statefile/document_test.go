@@ -24,7 +24,8 @@ func TestDocumentCoversRecords(t *testing.T) {
 		{Resource{}, []string{"Addr", "Endpoint", "Fingerprint", "Request", "GenerationID", "CreationID", "Handle", "Version", "Usage", "Status", "Error", "Detail", "Outputs", "Dir", "WatermarkFree", "Deps", "CreatedAt", "UpdatedAt", "Serial", "Failure"}},
 		{Failure{}, []string{"Endpoint", "Fingerprint", "Request", "GenerationID", "Error", "Refused", "At"}},
 		{Output{}, []string{"Index", "ID", "MediaURL", "ThumbnailURL", "Path", "Size", "ModTime", "SHA256", "ContentType", "Stored"}},
-		{Intent{}, []string{"Addr", "Endpoint", "Fingerprint", "Request", "GenerationID", "Handle", "CreatedAt", "SubmittedAt"}},
+		{Intent{}, []string{"Addr", "Endpoint", "Fingerprint", "Request", "GenerationID", "Handle", "CreatedAt", "SubmittedAt", "Answer"}},
+		{Answer{}, []string{"Version", "Usage", "Detail", "Outputs"}},
 		{Protection{}, []string{"Addr", "PreventDestroy"}},
 		{Meta{}, []string{"SchemaVersion", "Lineage", "Serial", "Service", "RunStart"}},
 	} {
@@ -73,6 +74,12 @@ func TestDocumentWritesBackTheBytes(t *testing.T) {
 			return err
 		}
 		if err := tx.RecordIntent(&Intent{Addr: a("image.queued"), Endpoint: addrs.ModelEndpoint("fal", "fal-ai/flux/dev", addrs.Image), Fingerprint: "sha256:6", Request: json.RawMessage(`{"prompt":"q"}`), GenerationID: "r1", Handle: json.RawMessage(`{"status_url":"https://queue.fal.run/fal-ai/flux/requests/r1/status"}`), SubmittedAt: at}); err != nil {
+			return err
+		}
+		if err := tx.RecordIntent(&Intent{Addr: a("image.answered"), Endpoint: addrs.ModelEndpoint("openai", "gpt-image-2", addrs.Image), Fingerprint: "sha256:7",
+			Request: json.RawMessage(`{"prompt":"o"}`), GenerationID: "img-1", Handle: json.RawMessage(`{"created":1,"images":1}`), SubmittedAt: at,
+			Answer: &Answer{Usage: json.RawMessage(`{"total_tokens":9}`), Detail: json.RawMessage(`{"created":1,"data":[{}]}`),
+				Outputs: []Output{{Index: 0, SHA256: strings.Repeat("ef", 32), Size: 7, ContentType: "image/png"}}}}); err != nil {
 			return err
 		}
 		if err := tx.Protect(a("image.hero"), true); err != nil {

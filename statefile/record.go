@@ -109,6 +109,26 @@ type Intent struct {
 	Handle      json.RawMessage
 	CreatedAt   time.Time
 	SubmittedAt time.Time // when GenerationID was recorded
+	// Answer is the finished job the answer to the create request
+	// carried, on a provider that answers only once the work is done;
+	// nil otherwise. It is recorded with GenerationID, in one step.
+	Answer *Answer
+}
+
+// Answer is what the answer to a create request carried when it carried
+// the finished job itself (OpenAI's images come inline in it, once). It
+// is recorded with the job's id in the same step, before any file is
+// written, so that an apply that dies, or cannot write a file, after the
+// answer leaves what the next apply finishes the instance from, paying
+// nothing again: each inline output's bytes are in the local cache under
+// its SHA256 (with its Size and ContentType), and an output the answer
+// gave a link to has its MediaURL. No Path: the files are not written
+// yet.
+type Answer struct {
+	Version string
+	Usage   json.RawMessage
+	Detail  json.RawMessage
+	Outputs []Output
 }
 
 // Protection records lifecycle.prevent_destroy for an address. It is kept in
@@ -190,7 +210,16 @@ const (
 	intCreatedAt    = 7
 	intSubmittedAt  = 8
 	intHandle       = 9
+	intAnswer       = 10 // message, fields ans*
 	intRequest      = 16
+)
+
+// Field numbers of an answer, nested in an intent record.
+const (
+	ansVersion = 2
+	ansUsage   = 3
+	ansOutput  = 4 // repeated message, fields out*
+	ansDetail  = 5
 )
 
 // Field numbers of a protection record.
@@ -213,18 +242,7 @@ func encodeResource(r *Resource) []byte {
 	e.string(resError, r.Error)
 	for i := range r.Outputs {
 		o := &r.Outputs[i]
-		e.message(resOutput, func(e *encoder) {
-			e.svarint(outIndex, int64(o.Index))
-			e.string(outID, o.ID)
-			e.string(outMediaURL, o.MediaURL)
-			e.string(outThumbnailURL, o.ThumbnailURL)
-			e.string(outPath, o.Path)
-			e.svarint(outSize, o.Size)
-			e.time(outModTime, o.ModTime)
-			e.string(outSHA256, o.SHA256)
-			e.string(outContentType, o.ContentType)
-			e.bool(outStored, o.Stored)
-		})
+		e.message(resOutput, func(e *encoder) { encodeOutput(e, o) })
 	}
 	e.string(resDir, r.Dir)
 	e.bool(resWatermarkFree, r.WatermarkFree)
@@ -251,6 +269,20 @@ func encodeResource(r *Resource) []byte {
 	e.bytes(resRequest, r.Request)
 	e.bytes(resDetail, r.Detail)
 	return e.b
+}
+
+// encodeOutput writes the fields of o, a message nested in a record.
+func encodeOutput(e *encoder, o *Output) {
+	e.svarint(outIndex, int64(o.Index))
+	e.string(outID, o.ID)
+	e.string(outMediaURL, o.MediaURL)
+	e.string(outThumbnailURL, o.ThumbnailURL)
+	e.string(outPath, o.Path)
+	e.svarint(outSize, o.Size)
+	e.time(outModTime, o.ModTime)
+	e.string(outSHA256, o.SHA256)
+	e.string(outContentType, o.ContentType)
+	e.bool(outStored, o.Stored)
 }
 
 func isResourceBlob(num int) bool { return num == resRequest || num == resDetail }
@@ -545,8 +577,45 @@ func encodeIntent(i *Intent) []byte {
 	e.time(intCreatedAt, i.CreatedAt)
 	e.time(intSubmittedAt, i.SubmittedAt)
 	e.string(intHandle, string(i.Handle))
+	if a := i.Answer; a != nil {
+		e.message(intAnswer, func(e *encoder) {
+			e.string(ansVersion, a.Version)
+			e.string(ansUsage, string(a.Usage))
+			for j := range a.Outputs {
+				e.message(ansOutput, func(e *encoder) { encodeOutput(e, &a.Outputs[j]) })
+			}
+			e.string(ansDetail, string(a.Detail))
+		})
+	}
 	e.bytes(intRequest, i.Request)
 	return e.b
+}
+
+// decodeAnswer decodes an answer nested in an intent record.
+func decodeAnswer(r *reader) (*Answer, error) {
+	a := &Answer{}
+	for r.next() {
+		switch r.f.num {
+		case ansVersion:
+			a.Version = r.string()
+		case ansUsage:
+			if u := r.string(); u != "" {
+				a.Usage = json.RawMessage(u)
+			}
+		case ansOutput:
+			sub := r.sub()
+			o, err := decodeOutput(&sub)
+			if err != nil {
+				return nil, fmt.Errorf("output %d: %w", len(a.Outputs), err)
+			}
+			a.Outputs = append(a.Outputs, o)
+		case ansDetail:
+			if d := r.string(); d != "" {
+				a.Detail = json.RawMessage(d)
+			}
+		}
+	}
+	return a, r.err
 }
 
 func isIntentBlob(num int) bool { return num == intRequest }
@@ -582,6 +651,13 @@ func decodeIntent(key, buf []byte) (*Intent, error) {
 			in.SubmittedAt = r.time()
 		case intHandle:
 			in.Handle = json.RawMessage(r.string())
+		case intAnswer:
+			sub := r.sub()
+			a, err := decodeAnswer(&sub)
+			if err != nil {
+				return nil, fmt.Errorf("answer: %w", err)
+			}
+			in.Answer = a
 		case intRequest:
 			in.Request = r.bytes()
 		}

@@ -213,6 +213,49 @@ func (c *Cache) Keep(path, sha string, size int64, mtime time.Time) (bool, error
 	return true, nil
 }
 
+// Put keeps data, bytes no file holds yet (an output a provider answered
+// with inline), and returns their sha256: written under a temporary name,
+// synced and renamed into place, so the entry is whole once Put returns.
+// An entry already there is kept as it is.
+func (c *Cache) Put(data []byte) (string, error) {
+	sum := sha256.Sum256(data)
+	sha := hex.EncodeToString(sum[:])
+	r, err := c.open(true)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	rel := entryRel(sha)
+	if c.has(r, sha) {
+		return sha, c.touch(r, rel)
+	}
+	if err := r.MkdirAll(filepath.Dir(rel), 0o700); err != nil {
+		return "", fmt.Errorf("creating the cache directory: %w", c.confined(err, rel))
+	}
+	tmpName, tmp, err := createTemp(r)
+	if err != nil {
+		return "", fmt.Errorf("writing to the cache: %w", err)
+	}
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = c.confined(r.Rename(tmpName, rel), rel)
+	}
+	if err != nil {
+		r.Remove(tmpName)
+		return "", fmt.Errorf("writing to the cache: %w", err)
+	}
+	if err := atomicfile.SyncDir(filepath.Join(c.dir, filepath.Dir(rel))); err != nil {
+		return "", fmt.Errorf("writing to the cache: %w", err)
+	}
+	return sha, nil
+}
+
 // Adopt moves the file at path, whose bytes are sha's (hashed as it was
 // written), into the cache: a file downloaded into Dir for it, under a
 // name that begins with "tmp-" (which Prune clears when it is left
@@ -406,8 +449,11 @@ type Pruned struct {
 // bytes of their own take at most max bytes. Entries an output file
 // shares through a hard link cost no space and stay. Temporary files left
 // by a process that died are removed too. It walks the cache without
-// following a symbolic link, so nothing outside it is removed.
-func (c *Cache) Prune(max int64) (Pruned, error) {
+// following a symbolic link, so nothing outside it is removed. An entry
+// whose sha256 pinned reports (bytes the state still needs and no file
+// holds, such as an answer's whose file could not be written) is never
+// removed; pinned may be nil.
+func (c *Cache) Prune(max int64, pinned func(sha string) bool) (Pruned, error) {
 	var p Pruned
 	r, err := c.open(false)
 	if err != nil || r == nil {
@@ -437,7 +483,7 @@ func (c *Cache) Prune(max int64) (Pruned, error) {
 			}
 			return nil
 		}
-		if !validSHA(d.Name()) || links(fi) > 1 {
+		if !validSHA(d.Name()) || links(fi) > 1 || pinned != nil && pinned(d.Name()) {
 			return nil
 		}
 		own = append(own, entry{filepath.FromSlash(path), fi.Size(), fi.ModTime()})

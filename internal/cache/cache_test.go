@@ -155,7 +155,7 @@ func TestPrune(t *testing.T) {
 	if _, err := c.Keep(p, sha, size, mtime); err != nil {
 		t.Fatal(err)
 	}
-	got, err := c.Prune(1500)
+	got, err := c.Prune(1500, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestPrune(t *testing.T) {
 		t.Errorf("after prune: a %v b %v c %v d %v", c.Has(shas[0]), c.Has(shas[1]), c.Has(shas[2]), c.Has(sha))
 	}
 	// A cache never made prunes to nothing, without error.
-	if p, err := New(filepath.Join(t.TempDir(), "none")).Prune(0); err != nil || p != (Pruned{}) {
+	if p, err := New(filepath.Join(t.TempDir(), "none")).Prune(0, nil); err != nil || p != (Pruned{}) {
 		t.Errorf("Prune of no cache = %+v, %v", p, err)
 	}
 }
@@ -268,7 +268,7 @@ func TestLinksLeadingOutAreRefused(t *testing.T) {
 	if _, err := c.Keep(p, sha, fi.Size(), fi.ModTime()); !errors.Is(err, ErrOutside) {
 		t.Errorf("Keep through the link = %v, want ErrOutside", err)
 	}
-	if _, err := c.Prune(0); err != nil {
+	if _, err := c.Prune(0, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := os.ReadFile(victim); err != nil || string(got) != "someone else's file" {
@@ -276,5 +276,54 @@ func TestLinksLeadingOutAreRefused(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(elsewhere); len(entries) != 1 {
 		t.Errorf("the folder outside holds %d entries, want 1", len(entries))
+	}
+}
+
+// TestPutThenRestore: bytes no file holds (an inline answer) are kept
+// whole under their sha256, a second Put of them keeps the one entry,
+// and they come back at any path.
+func TestPutThenRestore(t *testing.T) {
+	c, out := newCache(t)
+	data := []byte("an image answered inline")
+	sha, err := c.Put(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sha != sum(data) || !c.Has(sha) {
+		t.Fatalf("Put = %s (has %v), want %s", sha, c.Has(sha), sum(data))
+	}
+	if again, err := c.Put(data); err != nil || again != sha {
+		t.Fatalf("Put again = %s, %v", again, err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(c.Dir(), "tmp-*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+	dst := filepath.Join(out, "0.png")
+	if err := c.Restore(sha, dst); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(dst); !bytes.Equal(got, data) {
+		t.Errorf("restored %q", got)
+	}
+}
+
+// TestPrunePinned: an entry the state still needs is never pruned, over
+// any budget, while the others are.
+func TestPrunePinned(t *testing.T) {
+	c, _ := newCache(t)
+	need, err := c.Put(bytes.Repeat([]byte{'n'}, 1000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spare, err := c.Put(bytes.Repeat([]byte{'s'}, 1000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Prune(0, func(sha string) bool { return sha == need })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Has(need) || c.Has(spare) || got.Removed != 1 {
+		t.Errorf("Prune = %+v: pinned kept %v, spare kept %v", got, c.Has(need), c.Has(spare))
 	}
 }

@@ -42,6 +42,13 @@ type Job struct {
 	// opaque to everything but the provider, and recorded with the job.
 	// nil when the id is enough.
 	Handle json.RawMessage
+	// Answer is the job's result when the answer to the create request
+	// carried it whole, on a provider that answers only once the work is
+	// done (OpenAI's images, inline): the engine keeps its bytes and
+	// records the answer with the job's id, in one step, before anything
+	// else, since the provider keeps no copy. nil otherwise (Status and
+	// Result follow the job).
+	Answer *Result
 }
 
 // State is a job's status normalised to what genform acts on.

@@ -389,9 +389,22 @@ func createAnswer(status int) (retry, ambiguous bool) {
 func (c *Client) call(ctx context.Context, r request) ([]byte, error) {
 	bo := c.newBackOff()
 	bo.Reset()
+	var gate *CreateGate
+	if r.create {
+		gate = createGate(ctx)
+	}
 	for attempt := 1; ; attempt++ {
-		if err := c.budget.take(ctx); err != nil {
+		if gate != nil && gate.Waiting != nil {
+			if err := c.takeGated(ctx, gate.Waiting); err != nil {
+				return nil, fmt.Errorf("%s: %w: %w", r.op(), ErrNotSent, err)
+			}
+		} else if err := c.budget.take(ctx); err != nil {
 			return nil, fmt.Errorf("%s: %w", r.op(), err)
+		}
+		if gate != nil && gate.Send != nil {
+			if err := gate.Send(); err != nil {
+				return nil, err
+			}
 		}
 		value, err := c.attempt(ctx, r, attempt)
 		if err == nil {
@@ -421,6 +434,25 @@ func (c *Client) call(ctx context.Context, r request) ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// takeGated waits for the budget until ctx or waiting ends: a create
+// that has not left yet is stopped by either.
+func (c *Client) takeGated(ctx, waiting context.Context) error {
+	wctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := context.AfterFunc(waiting, func() { cancel(context.Cause(waiting)) })
+	defer stop()
+	if err := c.budget.take(wctx); err != nil {
+		if cause := context.Cause(wctx); cause != nil {
+			return cause
+		}
+		return err
+	}
+	if err := waiting.Err(); err != nil {
+		return context.Cause(waiting)
+	}
+	return nil
 }
 
 // attempt sends r once and decodes the answer.

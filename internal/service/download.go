@@ -200,14 +200,11 @@ func (c *Client) downloadOnce(ctx context.Context, u *url.URL, dir, base string,
 	case rerr == io.EOF && want >= 0 && int64(nh) != want:
 		return nil, &transportError{op: op, err: fmt.Errorf("truncated: got %d of %d bytes", nh, want)}
 	}
-	mt, err := mediaType(ct, head)
+	mt, err := mediaTypeOf(ct, head)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	final := filepath.Join(dir, base+"."+extensions[mt])
-	if extensions[mt] == "" {
-		final = filepath.Join(dir, base+".bin")
-	}
+	final := filepath.Join(dir, base+"."+extensionOf(mt))
 
 	h := sha256.New()
 	n := int64(nh)

@@ -55,7 +55,7 @@ var genericTypes = map[string]bool{
 // container are refused, since saving them as an output would report a
 // generation done that is not. A generic declared type
 // (application/octet-stream) leaves it to the bytes.
-func mediaType(declared string, head []byte) (string, error) {
+func mediaTypeOf(declared string, head []byte) (string, error) {
 	dt, _, err := mime.ParseMediaType(declared)
 	if err != nil {
 		dt = strings.TrimSpace(declared)
@@ -118,6 +118,26 @@ func sniffMedia(head []byte) string {
 	return ""
 }
 
+// InlineMedia checks that data, a file a provider answered with inline,
+// is an image or a video as WriteMedia would write it, and returns its
+// media type and the extension its file is named with.
+func InlineMedia(data []byte, contentType string) (mediaType, ext string, err error) {
+	mt, err := mediaTypeOf(contentType, data[:min(len(data), sniffLen)])
+	if err != nil {
+		return "", "", err
+	}
+	return mt, extensionOf(mt), nil
+}
+
+// extensionOf is the file extension of media type mt ("bin" for a type
+// with none).
+func extensionOf(mt string) string {
+	if ext := extensions[mt]; ext != "" {
+		return ext
+	}
+	return "bin"
+}
+
 // WriteMedia writes data, a file a provider answered with inline (no URL
 // to download it from), into dir as base.ext, as Download writes a
 // download: its type checked from its first bytes and contentType, ext
@@ -131,13 +151,9 @@ func WriteMedia(dir, base string, data []byte, contentType string, maxSize int64
 	if int64(len(data)) > maxSize {
 		return nil, fmt.Errorf("%s: %d bytes, more than the largest download allowed (%d bytes; max_download_size)", op, len(data), maxSize)
 	}
-	mt, err := mediaType(contentType, data[:min(len(data), sniffLen)])
+	mt, ext, err := InlineMedia(data, contentType)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	ext := extensions[mt]
-	if ext == "" {
-		ext = "bin"
 	}
 	final := filepath.Join(dir, base+"."+ext)
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -140,3 +140,45 @@ type retryObserverKey struct{}
 func WithRetryObserver(ctx context.Context, f func(RetryInfo)) context.Context {
 	return context.WithValue(ctx, retryObserverKey{}, f)
 }
+
+// CreateGate is what a create request passes through on its way out: the
+// apply records its intent to pay only once the request is about to be
+// sent, after its wait for the request budget, so that a create still
+// waiting when the process dies was never sent and is not taken for one
+// that may have been paid for.
+type CreateGate struct {
+	// Waiting ends the wait for the budget: a create whose Waiting ends
+	// before it leaves is not sent, and fails with Waiting's error
+	// (wrapping ErrNotSent). nil: the request's own context alone.
+	Waiting context.Context
+	// Send is called before each attempt of the create is sent, after its
+	// wait; an error stops the request unsent, and is returned as it is.
+	Send func() error
+}
+
+// ErrNotSent is matched by the error of a create request stopped before
+// it was sent: nothing was made, and nothing paid for.
+var ErrNotSent = errors.New("the request was not sent")
+
+type createGateKey struct{}
+
+// WithCreateGate returns ctx whose create requests pass through g.
+func WithCreateGate(ctx context.Context, g *CreateGate) context.Context {
+	return context.WithValue(ctx, createGateKey{}, g)
+}
+
+// createGate is the gate of ctx, or nil.
+func createGate(ctx context.Context) *CreateGate {
+	g, _ := ctx.Value(createGateKey{}).(*CreateGate)
+	return g
+}
+
+// PassCreateGate is what a create sent without Client.Do (a test's fake
+// provider) calls just before it is sent: the gate's Send, if ctx has a
+// gate. Every create Client.Do sends passes it by itself.
+func PassCreateGate(ctx context.Context) error {
+	if g := createGate(ctx); g != nil && g.Send != nil {
+		return g.Send()
+	}
+	return nil
+}

@@ -130,6 +130,9 @@ func Local(l plans.LocalChange) string {
 
 // fetchedFrom says where a missing or changed file comes back from.
 func fetchedFrom(l plans.LocalChange) string {
+	if l.Cached {
+		return ": restored from the local cache"
+	}
 	if l.Stored {
 		return ": fetched from the object store"
 	}

@@ -23,7 +23,11 @@ import (
 
 // downloadAll fetches the outputs of rec (only those in which, when not
 // nil) into rec.Dir, filling in path, size, mtime and hash. An output that
-// could not be fetched keeps an empty hash, so the next plan re-downloads it.
+// could not be fetched keeps what its record says (a new generation's has
+// no hash yet, so the next plan downloads it; one fetched again keeps the
+// hash and store mark it had, which the next attempt is checked against,
+// and its file is still missing or changed, so the next plan fetches it
+// again): a failed download changes nothing that was recorded.
 //
 // res is the job's result just fetched, nil when the files are fetched
 // again later: an output it holds inline (bytes, no URL) is written from
@@ -48,7 +52,6 @@ func (r *applyRun) downloadAll(ctx context.Context, rec *statefile.Resource, whi
 			continue
 		}
 		if stopped {
-			o.SHA256, o.Stored = "", false
 			continue
 		}
 		var d *fetched
@@ -58,7 +61,6 @@ func (r *applyRun) downloadAll(ctx context.Context, rec *statefile.Resource, whi
 				wmURL, err = watermarkFreeURL(ctx, p, rec.CreationID)
 				if err != nil {
 					errs = append(errs, fmt.Errorf("getting the watermark-free URL of %s: %w", rec.Addr, r.timedOut(ctx, err)))
-					o.SHA256, o.Stored = "", false
 					continue
 				}
 			}
@@ -67,7 +69,6 @@ func (r *applyRun) downloadAll(ctx context.Context, rec *statefile.Resource, whi
 			d, err = r.fetchOutput(ctx, src, o)
 		}
 		if err != nil {
-			o.SHA256, o.Stored = "", false
 			errs = append(errs, fmt.Errorf("downloading output %d of %s: %w", o.Index, rec.Addr, r.timedOut(ctx, err)))
 			var le *service.LocalError
 			stopped = errors.As(err, &le) || ctx.Err() != nil

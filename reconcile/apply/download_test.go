@@ -211,7 +211,7 @@ func TestApplyStopsAtACap(t *testing.T) {
 		t.Fatalf("the apply was not stopped by the cap: refused %v", res.Refused)
 	}
 	if len(res.Generated) != 1 || cp.tried != 2 {
-		t.Errorf("generated %v with %d creates tried; want one made and the apply stopped at the first refusal", res.Generated, cp.tried)
+		t.Errorf("generated %v with %d creates tried; want one made and the apply stopped at the first refusal (failed %v, running %v)", res.Generated, cp.tried, res.Failed, res.Running)
 	}
 	if len(res.Failed) != 0 || len(res.PossiblyPaid) != 0 {
 		t.Errorf("failed %v, possibly paid %v; a cap refusal made nothing and fails nothing", failedAddrs(res.Failed), res.PossiblyPaid)

@@ -311,6 +311,9 @@ func (p fakeProvider) ID() string { return "simulator" }
 
 func (p fakeProvider) Submit(ctx context.Context, r provider.Request) (provider.Job, error) {
 	ep, _ := addrs.EndpointOf(r.Target)
+	if err := service.PassCreateGate(ctx); err != nil {
+		return provider.Job{}, err
+	}
 	id, err := p.s.Create(ctx, ep, r.Body)
 	return provider.Job{ID: id, Kind: r.Kind}, err
 }

@@ -50,17 +50,24 @@ func (r *applyRun) update(inst *config.Instance, c *plans.Change) error {
 	var dlErr, storeErr error
 	fromProvider := false
 	fromStore := map[int]bool{} // the outputs fetched from the store
+	fromCache := map[int]bool{} // the outputs taken from the local cache
 	if len(which) > 0 {
 		r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseDownloading, GenerationID: rec.GenerationID})
 		// A file about to be overwritten (the other watermark wish) stays
 		// restorable; one changed on disk is not what the record says
 		// and is not kept.
 		r.keepFiles(&rec)
-		// The store holds the recorded bytes; the other watermark wish
-		// is other bytes, which only the provider has.
+		// The local cache, then the store, hold the recorded bytes; the
+		// other watermark wish is other bytes, which only the provider
+		// has.
 		if old.WatermarkFree == inst.WatermarkFree {
 			asked := maps.Clone(which)
-			storeErr = r.fetchStored(r.on(inst.Addr), &rec, which)
+			cacheErr := r.fetchCached(&rec, which)
+			for i := range asked {
+				fromCache[i] = !which[i]
+			}
+			asked = maps.Clone(which)
+			storeErr = errors.Join(cacheErr, r.fetchStored(r.on(inst.Addr), &rec, which))
 			for i := range asked {
 				fromStore[i] = !which[i]
 			}
@@ -68,6 +75,13 @@ func (r *applyRun) update(inst *config.Instance, c *plans.Change) error {
 		if len(which) > 0 {
 			fromProvider = true
 			dlErr = r.downloadAll(r.on(inst.Addr), &rec, which, nil)
+		}
+		if dlErr != nil && old.WatermarkFree != inst.WatermarkFree {
+			// The files are not all the other wish's yet: the record
+			// keeps the wish its hashes were made under, so the next plan
+			// fetches them all again, rather than take the files left
+			// as they are for the new wish.
+			rec.WatermarkFree = old.WatermarkFree
 		}
 	}
 	if err := r.refreshStats(&rec); err != nil {
@@ -106,7 +120,7 @@ func (r *applyRun) update(inst *config.Instance, c *plans.Change) error {
 	default:
 		r.record(&r.res.Updated, inst.Addr)
 	}
-	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseDone, Reason: updated(c.Reason, &rec, fromStore), Files: len(rec.Outputs), Dir: rec.Dir})
+	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseDone, Reason: updated(c.Reason, &rec, fromCache, fromStore), Files: len(rec.Outputs), Dir: rec.Dir})
 	return nil
 }
 
@@ -114,7 +128,7 @@ func (r *applyRun) update(inst *config.Instance, c *plans.Change) error {
 // event: a file the plan expected from the object store says where it
 // came from (the store, or the provider when the store lacked it), and a
 // file whose upload failed is left out (the apply's summary names it).
-func updated(why *plans.Reason, rec *statefile.Resource, fromStore map[int]bool) *plans.Reason {
+func updated(why *plans.Reason, rec *statefile.Resource, fromCache, fromStore map[int]bool) *plans.Reason {
 	if why == nil {
 		return nil
 	}
@@ -127,7 +141,7 @@ func updated(why *plans.Reason, rec *statefile.Resource, fromStore map[int]bool)
 	for _, l := range why.Local {
 		switch l.What {
 		case plans.OutputMissing, plans.OutputModified:
-			l.Stored = fromStore[l.Output]
+			l.Cached, l.Stored = fromCache[l.Output], fromStore[l.Output]
 		case plans.OutputUnstored:
 			if !stored[l.Output] {
 				continue
@@ -178,14 +192,20 @@ func (r *applyRun) refreshStats(rec *statefile.Resource) error {
 		if o.SHA256 == "" || o.Path == "" {
 			continue
 		}
-		fi, err := os.Stat(filepath.Join(r.e.Dir, filepath.FromSlash(o.Path)))
-		if err != nil {
-			continue
-		}
-		o.Size = fi.Size()
-		o.ModTime = fi.ModTime()
+		r.statOutput(o)
 	}
 	return nil
+}
+
+// statOutput records the size and modification time of o's file, as it
+// is on disk; a file that is not there leaves the record as it was.
+func (r *applyRun) statOutput(o *statefile.Output) {
+	fi, err := os.Stat(filepath.Join(r.e.Dir, filepath.FromSlash(o.Path)))
+	if err != nil {
+		return
+	}
+	o.Size = fi.Size()
+	o.ModTime = fi.ModTime()
 }
 
 // move records a rename: the state and the files follow the new address.

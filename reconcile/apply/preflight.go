@@ -88,8 +88,29 @@ func (r *applyRun) refusedBy(err error) bool {
 		r.res.Refused = err
 	}
 	r.mu.Unlock()
-	r.stop(err)
+	if errors.Is(err, service.ErrUnauthorized) {
+		// A key refused makes every call fail: the run stops.
+		r.stop(err)
+	}
+	// A cap reached refuses new generations only: the jobs already paid
+	// for are followed, downloaded and recorded, and nothing more is
+	// submitted (acquire).
 	return true
+}
+
+// capped is the cap reached on ep's provider, which stops new
+// submissions to it, or nil.
+func (r *applyRun) capped(ep addrs.Endpoint) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	err := r.res.Refused
+	if err == nil || !errors.Is(err, provider.ErrCapReached) {
+		return nil
+	}
+	if named, ok := errors.AsType[*provider.Named](err); ok && named.Provider != ep.Provider() {
+		return nil
+	}
+	return err
 }
 
 // refused reports whether a change failed because the service refused the

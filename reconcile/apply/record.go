@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
+	"slices"
 	"time"
 
 	"github.com/genform/genform/config"
@@ -24,7 +26,12 @@ import (
 // idKept says whether the state holds the job's id (as an intent): when
 // recording the result fails too, a job whose id is kept is resumed by the
 // next apply, and one whose id is not must be adopted with genform import.
-func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *plans.Change, intent *statefile.Intent, idKept bool, release func()) error {
+//
+// answer is the result the answer to the create request carried, when
+// this process sent it and it carried one (Job.Answer); the intent's
+// Answer is what the state recorded of it, which a later apply finishes
+// the instance from: neither is polled or fetched again.
+func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *plans.Change, intent *statefile.Intent, idKept bool, release func(), answer *provider.Result) error {
 	e := r.e
 	id := intent.GenerationID
 	// A job whose id the state does not hold is reported as unrecorded
@@ -39,17 +46,28 @@ func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *plans.C
 			}
 		}()
 	}
-	r.setRunning(inst.Addr, id)
 	job := jobOf(intent, inst.Resource.Kind)
-	st, err := r.poll(ctx, intent.Endpoint, inst.Addr, c.Action, job, intent.SubmittedAt)
-	release()
-	if err != nil {
-		if r.ctx.Err() != nil {
-			return context.Canceled
-		}
-		return r.waitedForState(ctx, err)
+	if answer == nil && intent.Answer != nil {
+		answer = answered(intent.Answer)
 	}
-	r.setRunning(inst.Addr, "")
+	var st provider.Status
+	if answer != nil {
+		// The answer was the job's end: there is nothing to wait for.
+		release()
+		st = provider.Status{Raw: plans.StatusSucceed, State: provider.Done, Known: true, Progress: 1}
+	} else {
+		r.setRunning(inst.Addr, id)
+		var err error
+		st, err = r.poll(ctx, intent.Endpoint, inst.Addr, c.Action, job, intent.SubmittedAt)
+		release()
+		if err != nil {
+			if r.ctx.Err() != nil {
+				return context.Canceled
+			}
+			return r.waitedForState(ctx, err)
+		}
+		r.setRunning(inst.Addr, "")
+	}
 	old, err := e.Store.Resource(inst.Addr)
 	if errors.Is(err, statefile.ErrUnavailable) {
 		// The state's database stopped answering, or its connection
@@ -125,18 +143,33 @@ func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *plans.C
 		return fmt.Errorf("generation %s of %s failed on the service; fix the request (or retry) and apply again", id, inst.Addr)
 	}
 
-	p, err := r.providerFor(intent.Endpoint)
-	if err != nil {
-		return err
-	}
-	det, err := p.Result(ctx, job)
-	if err != nil {
-		return r.waitedForState(ctx, fmt.Errorf("fetching the detail of %s (job %s): %w; rerun apply to resume", inst.Addr, id, r.timedOut(ctx, err)))
+	det := answer
+	if det == nil {
+		p, err := r.providerFor(intent.Endpoint)
+		if err != nil {
+			return err
+		}
+		if det, err = p.Result(ctx, job); err != nil {
+			return r.waitedForState(ctx, fmt.Errorf("fetching the detail of %s (job %s): %w; rerun apply to resume", inst.Addr, id, r.timedOut(ctx, err)))
+		}
 	}
 	rec.Detail = det.Detail
 	rec.Version, rec.Usage = det.Version, det.Usage
 	rec.Status = plans.StatusSucceed
 	rec.Outputs = outputsOf(det)
+	// What the state recorded of an answer says where each inline
+	// output's bytes are (the cache) and where they go: the files are
+	// written from there.
+	var kept []int // the outputs whose bytes the cache holds
+	if a := intent.Answer; a != nil && len(a.Outputs) == len(rec.Outputs) {
+		rec.Outputs = append([]statefile.Output(nil), a.Outputs...)
+		for i := range rec.Outputs {
+			if o := &rec.Outputs[i]; o.SHA256 != "" && o.Path != "" {
+				o.Path = path.Join(inst.Dir, path.Base(o.Path))
+				kept = append(kept, o.Index)
+			}
+		}
+	}
 	if len(rec.Outputs) == 0 {
 		return fmt.Errorf("the service reported %s (job %s) succeeded but listed no outputs", inst.Addr, id)
 	}
@@ -150,7 +183,30 @@ func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *plans.C
 	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseDownloading, GenerationID: id})
 	// The files about to be overwritten or removed stay restorable.
 	r.keepFiles(old)
-	dlErr := r.downloadAll(ctx, rec, nil, det)
+	which := map[int]bool{}
+	for _, o := range rec.Outputs {
+		which[o.Index] = true
+	}
+	var dlErr error
+	if len(kept) > 0 {
+		// An output the cache turns out not to hold is written from the
+		// answer in memory, when this process has it; otherwise the next
+		// plan finds it missing, and says what can be done.
+		fromCache := map[int]bool{}
+		for _, i := range kept {
+			fromCache[i] = true
+		}
+		dlErr = r.fetchCached(rec, fromCache)
+		for i := range rec.Outputs {
+			if o := &rec.Outputs[i]; which[o.Index] && slices.Contains(kept, o.Index) && !fromCache[o.Index] {
+				delete(which, o.Index)
+				r.statOutput(o)
+			}
+		}
+	}
+	if len(which) > 0 {
+		dlErr = errors.Join(dlErr, r.downloadAll(ctx, rec, which, det))
+	}
 	// The generation is paid for and done: record it whatever the
 	// downloads did, so a failed download is retried, never regenerated.
 	if err := r.commit(func(tx *statefile.Tx) error {

@@ -72,7 +72,9 @@ func (r *applyRun) pruneCache() {
 	if r.cache == nil {
 		return
 	}
-	if _, err := r.cache.Prune(r.e.Config.Settings.CacheMaxSize); err != nil {
+	// What the state still needs stays, whatever the budget.
+	keep := &pins{store: r.e.Store, dir: r.e.Dir}
+	if _, err := r.cache.Prune(r.e.Config.Settings.CacheMaxSize, keep.pinned); err != nil {
 		r.emit(Event{Phase: PhaseWarning, Err: err})
 	}
 }
@@ -265,6 +267,9 @@ func (r *applyRun) restoreURL(ctx context.Context, entry *statefile.Resource, de
 func (r *applyRun) keepJob(addr addrs.Instance, dir string, it *statefile.Intent) error {
 	if it == nil || it.GenerationID == "" {
 		return nil
+	}
+	if it.Answer != nil {
+		return r.keepAnswered(addr, dir, it)
 	}
 	p, err := r.providerFor(it.Endpoint)
 	if err != nil {

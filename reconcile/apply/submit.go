@@ -78,11 +78,18 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 	if err != nil {
 		return fmt.Errorf("submitting %s: %w; nothing was submitted", inst.Addr, err)
 	}
+	// A cap reached stops new generations, not the jobs paid for.
+	if err := r.capped(inst.Endpoint); err != nil {
+		return err
+	}
 	ctx, release, done, err := r.slot(inst.Addr, inst.Endpoint)
 	if err != nil {
 		return err
 	}
 	defer done()
+	if err := r.capped(inst.Endpoint); err != nil {
+		return err
+	}
 	fp := inst.Fingerprint(e.ServiceID)
 	// A saved plan is checked against the configuration's hash, but a file
 	// read by file() or a value from env() can change without changing it:
@@ -95,19 +102,43 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 		Endpoint:    inst.Endpoint,
 		Fingerprint: fp,
 		Request:     inst.Request,
-		CreatedAt:   time.Now().UTC(),
 	}
-	if err := e.Store.Batch(func(tx *statefile.Tx) error {
-		// The state names the service it is made with, from its first
-		// submission on, in the same transaction.
-		if err := r.setService(tx, inst.Endpoint); err != nil {
-			return err
-		}
-		return tx.RecordIntent(intent)
-	}); err != nil {
-		// Nothing is paid for yet; the next submissions would fail alike.
-		r.stateFailed(err)
-		return fmt.Errorf("recording the intent to submit %s: %w; nothing was submitted", inst.Addr, err)
+	// The intent is recorded once the request is about to leave, after
+	// its wait for the provider's request budget (a minute, on a provider
+	// that allows a few creates a minute): a create still waiting when the
+	// process dies, or when the apply is interrupted, was never sent, and
+	// the next plan generates it as any other, with no warning that it
+	// may have been paid for.
+	recorded := false
+	var recordErr error
+	gate := &service.CreateGate{
+		// The first Ctrl-C and the generation's timeout end the wait.
+		Waiting: ctx,
+		Send: func() error {
+			if recorded {
+				return nil
+			}
+			if err := r.ctx.Err(); err != nil {
+				return fmt.Errorf("%w: %w", service.ErrNotSent, err)
+			}
+			intent.CreatedAt = time.Now().UTC()
+			if err := e.Store.Batch(func(tx *statefile.Tx) error {
+				// The state names the service it is made with, from its
+				// first submission on, in the same transaction.
+				if err := r.setService(tx, inst.Endpoint); err != nil {
+					return err
+				}
+				return tx.RecordIntent(intent)
+			}); err != nil {
+				// Nothing is paid for yet; the next submissions would fail
+				// alike.
+				r.stateFailed(err)
+				recordErr = fmt.Errorf("recording the intent to submit %s: %w; nothing was submitted", inst.Addr, err)
+				return fmt.Errorf("%w: %w", service.ErrNotSent, recordErr)
+			}
+			recorded = true
+			return nil
+		},
 	}
 	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseSubmitting})
 
@@ -120,6 +151,7 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 		deadline = most
 	}
 	cctx, ccancel := context.WithDeadlineCause(context.WithoutCancel(ctx), deadline, errGenerationTimeout)
+	cctx = service.WithCreateGate(cctx, gate)
 	job, err := p.Submit(cctx, provider.Request{Kind: inst.Resource.Kind, Target: inst.Endpoint.Target(), Body: inst.Request})
 	id := job.ID
 	if context.Cause(cctx) == errGenerationTimeout && err != nil {
@@ -141,6 +173,23 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 		}
 		rcancel()
 	}
+	if err != nil && errors.Is(err, service.ErrNotSent) {
+		// Stopped before it left: nothing was made or paid for.
+		if recorded {
+			// A 429 answered an attempt, then the wait for the next
+			// ended.
+			if derr := e.Store.Batch(func(tx *statefile.Tx) error { return tx.ClearIntent(inst.Addr) }); derr != nil {
+				return fmt.Errorf("submitting %s: %w (and clearing its intent: %v)", inst.Addr, err, derr)
+			}
+		}
+		switch {
+		case recordErr != nil:
+			return recordErr
+		case r.ctx.Err() != nil:
+			return context.Canceled
+		}
+		return fmt.Errorf("%s was not submitted: %w; nothing was paid for", inst.Addr, r.timedOut(ctx, err))
+	}
 	if err != nil {
 		if errors.Is(err, service.ErrAmbiguousCreate) {
 			// The job may exist, and be paid for: the intent stays, and
@@ -148,8 +197,10 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 			r.possiblyPaid(inst.Addr, inst.Endpoint.Provider(), intent.CreatedAt, err)
 			return fmt.Errorf("submitting %s: %w; the service may have made, and charged for, the job, so genform keeps the intent and sends nothing more for it", inst.Addr, err)
 		}
-		if derr := e.Store.Batch(func(tx *statefile.Tx) error { return tx.ClearIntent(inst.Addr) }); derr != nil {
-			return fmt.Errorf("submitting %s: %w (and clearing its intent: %v)", inst.Addr, err, derr)
+		if recorded {
+			if derr := e.Store.Batch(func(tx *statefile.Tx) error { return tx.ClearIntent(inst.Addr) }); derr != nil {
+				return fmt.Errorf("submitting %s: %w (and clearing its intent: %v)", inst.Addr, err, derr)
+			}
 		}
 		if _, answered := errors.AsType[*service.Error](err); answered {
 			return fmt.Errorf("the service refused %s: %w", inst.Addr, err)
@@ -161,6 +212,12 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 	intent.GenerationID = id
 	intent.Handle = job.Handle
 	intent.SubmittedAt = answered.UTC()
+	if job.Answer != nil {
+		// The answer is the job's result, and the provider keeps no
+		// copy: its bytes go to the cache, and the answer is recorded
+		// with the id, before anything else.
+		intent.Answer = r.keepAnswer(inst.Addr, inst.Dir, job.Answer)
+	}
 	idKept := true
 	if err := r.commit(func(tx *statefile.Tx) error { return tx.RecordIntent(intent) }); err != nil {
 		// The job is paid for: its id is kept here and the job followed
@@ -170,7 +227,7 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 			Err: fmt.Errorf("recording job %s in the state: %w; the job is followed, and its id kept until it can be recorded", id, err)})
 	}
 	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseSubmitted, GenerationID: id})
-	if err := r.finish(ctx, inst, c, intent, idKept, release); err != nil {
+	if err := r.finish(ctx, inst, c, intent, idKept, release, job.Answer); err != nil {
 		return err
 	}
 	r.record(&r.res.Generated, inst.Addr)
@@ -204,7 +261,7 @@ func (r *applyRun) resume(inst *config.Instance, c *plans.Change) error {
 		return fmt.Errorf("the request of %s is no longer the one job %s was submitted for, so the job is not resumed and nothing was submitted; run plan again: it shows what to generate", inst.Addr, intent.GenerationID)
 	}
 	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseSubmitted, GenerationID: intent.GenerationID, Resumed: true})
-	if err := r.finish(ctx, inst, c, intent, true, release); err != nil {
+	if err := r.finish(ctx, inst, c, intent, true, release, nil); err != nil {
 		return err
 	}
 	r.record(&r.res.Resumed, inst.Addr)

@@ -225,6 +225,10 @@ type LocalChange struct {
 	// file's bytes in the object store: they are fetched from there, not
 	// from the provider (OutputMissing, OutputModified).
 	Stored bool
+	// Cached is true when the local cache holds the missing or changed
+	// file's bytes: they are taken from there first, from neither the
+	// store nor the provider (OutputMissing, OutputModified).
+	Cached bool
 	// From and To are the old and new directory (DirMoved).
 	From, To string
 	// Protect is the new lifecycle.prevent_destroy (ProtectionChanged).

@@ -113,6 +113,7 @@ type localChangeJSON struct {
 	To      string `json:"to,omitempty"`
 	Protect bool   `json:"protect,omitempty"`
 	Stored  bool   `json:"stored,omitempty"`
+	Cached  bool   `json:"cached,omitempty"`
 	// GenerationID and Since are a settled submission's.
 	GenerationID string     `json:"generation_id,omitempty"`
 	Since        *time.Time `json:"since,omitempty"`
@@ -208,7 +209,7 @@ func encodePlanChange(c *plans.Change) planChangeJSON {
 		cj.Reason.Since = &since
 	}
 	for _, l := range r.Local {
-		lj := localChangeJSON{What: l.What.String(), Output: l.Output, Path: l.Path, From: l.From, To: l.To, Protect: l.Protect, Stored: l.Stored, GenerationID: l.GenerationID}
+		lj := localChangeJSON{What: l.What.String(), Output: l.Output, Path: l.Path, From: l.From, To: l.To, Protect: l.Protect, Stored: l.Stored, Cached: l.Cached, GenerationID: l.GenerationID}
 		if !l.Since.IsZero() {
 			since := l.Since.UTC()
 			lj.Since = &since
@@ -320,7 +321,7 @@ func decodePlanChange(cj planChangeJSON) (*plans.Change, error) {
 		if err != nil {
 			return nil, err
 		}
-		lc := plans.LocalChange{What: what, Output: l.Output, Path: l.Path, From: l.From, To: l.To, Protect: l.Protect, Stored: l.Stored, GenerationID: l.GenerationID}
+		lc := plans.LocalChange{What: what, Output: l.Output, Path: l.Path, From: l.From, To: l.To, Protect: l.Protect, Stored: l.Stored, Cached: l.Cached, GenerationID: l.GenerationID}
 		if l.Since != nil {
 			lc.Since = *l.Since
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	_ "image/gif"
 	_ "image/jpeg"
@@ -361,4 +362,44 @@ func (e *env) files(ctx context.Context, res *provider.Result) {
 	if len(linked.Outputs) > 0 {
 		e.download(ctx, &linked)
 	}
+}
+
+// Every create passes the create gate just before it is sent, once, when
+// nothing has reached the provider yet: the apply records its intent to
+// pay there. A gate that refuses stops the create unsent: the simulator
+// makes no job, and the error says nothing was sent.
+func TestCreateGate(t *testing.T) {
+	forEach(t, func(t *testing.T, pc providerCase) {
+		e := start(t, pc, simkit.Options{}, pc.key)
+		r := pc.image
+		if r == nil {
+			r = pc.video
+		}
+		jobsAtGate, passes := -1, 0
+		gate := &service.CreateGate{Send: func() error {
+			passes++
+			jobsAtGate = len(e.jobs().Jobs)
+			return nil
+		}}
+		ctx := service.WithCreateGate(context.Background(), gate)
+		e.submit(ctx, r("a lighthouse through the gate"))
+		if passes != 1 || jobsAtGate != 0 {
+			t.Errorf("the create passed the gate %d times, with %d jobs made at the time; want once, before any job", passes, jobsAtGate)
+		}
+		if n := len(e.jobs().Jobs); n != 1 {
+			t.Fatalf("%d jobs made, want 1", n)
+		}
+
+		refusal := errors.New("the state cannot be written")
+		shut := service.WithCreateGate(context.Background(), &service.CreateGate{Send: func() error {
+			return fmt.Errorf("%w: %w", service.ErrNotSent, refusal)
+		}})
+		_, err := e.P.Submit(shut, r("a lighthouse the gate stops"))
+		if !errors.Is(err, refusal) || !errors.Is(err, service.ErrNotSent) || provider.IsPossiblyPaid(err) {
+			t.Errorf("a create stopped at the gate returned %v, want the gate's error, not sent and not possibly paid", err)
+		}
+		if n := len(e.jobs().Jobs); n != 1 {
+			t.Errorf("%d jobs made after a create stopped at the gate, want still 1", n)
+		}
+	})
 }

@@ -131,8 +131,12 @@ func (p *Provider) Submit(ctx context.Context, r provider.Request) (provider.Job
 		res:    res,
 	})
 	res.CreationID = id
+	// The images go to the caller with the job (Answer), which keeps
+	// them: the copy held here for Status and Result counts as handed
+	// over, and may be released once the images held pass the limit.
+	p.held.handOut(id)
 	h, _ := json.Marshal(Handle{Created: created, Images: len(res.Outputs)})
-	return provider.Job{ID: id, Kind: r.Kind, Target: r.Target, Handle: h}, nil
+	return provider.Job{ID: id, Kind: r.Kind, Target: r.Target, Handle: h, Answer: res}, nil
 }
 
 // refused is the job of a request the safety system refused: it made

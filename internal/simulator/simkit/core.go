@@ -171,6 +171,9 @@ func (c *Core) Make(r *Run) error {
 	if r.Latency <= 0 {
 		r.Latency = c.Opts.Latency
 	}
+	if strings.Contains(r.Prompt, SlowMarker) {
+		r.Latency *= 20
+	}
 	r.StartAt = c.queue.Start(r.TokenSHA256, r.CreatedAt, r.Latency)
 	c.mu.Lock()
 	if r.End == Succeed && FailsAtRandom(c.Opts.Seed, c.Opts.FailRate, fp, c.creates[fp]) {

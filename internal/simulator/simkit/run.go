@@ -19,6 +19,9 @@ const (
 	// WeirdMarker makes the job report, for the middle of its run, a
 	// status the provider does not document, before it finishes as usual.
 	WeirdMarker = "[weird-status]"
+	// SlowMarker makes the job take twenty times the latency: a job
+	// still running while others of the same apply are done.
+	SlowMarker = "[slow]"
 )
 
 // End is how a job ends.

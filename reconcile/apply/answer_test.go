@@ -1,0 +1,166 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/genform/genform/internal/cache"
+	"github.com/genform/genform/internal/provider"
+	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/internal/workdir"
+	"github.com/genform/genform/reconcile/plans"
+	"github.com/genform/genform/statefile"
+)
+
+// answering is a provider whose create answer carries the finished job,
+// its images inline (as OpenAI's does), and which keeps no copy: after
+// the answer it can be asked nothing.
+type answering struct {
+	provider.Provider // the fake service, for ids
+	t                 testing.TB
+	data              []byte
+	asked             atomic.Int32 // calls after the answer
+}
+
+func (p *answering) Submit(ctx context.Context, r provider.Request) (provider.Job, error) {
+	j, err := p.Provider.Submit(ctx, r)
+	if err != nil {
+		return j, err
+	}
+	j.Answer = &provider.Result{Detail: []byte(`{"created":1}`), Usage: []byte(`{"total_tokens":3}`),
+		Outputs: []provider.Output{{Index: 0, Data: p.data, MediaType: "image/png"}}}
+	return j, nil
+}
+
+func (p *answering) Status(ctx context.Context, j provider.Job) (provider.Status, error) {
+	p.asked.Add(1)
+	return provider.Status{}, errors.New("the provider keeps no jobs")
+}
+
+func (p *answering) Result(ctx context.Context, j provider.Job) (*provider.Result, error) {
+	p.asked.Add(1)
+	return nil, errors.New("the provider keeps no jobs")
+}
+
+func (p *answering) Download(ctx context.Context, url, dir, base string) (*service.Downloaded, error) {
+	p.asked.Add(1)
+	return nil, errors.New("the provider has no files to download")
+}
+
+const answeredSrc = `
+image "a" {
+  prompt       = "an answered lighthouse"
+  image_number = 1
+}
+`
+
+// An apply that died after the answer was recorded, before it wrote a
+// file, leaves the answer in the state and its bytes in the cache: the
+// next apply resumes the job from them, asking the provider nothing, and
+// the bytes are the ones answered.
+func TestAnswerResumedFromTheCache(t *testing.T) {
+	svc := &fakeService{}
+	w := newApplyDir(t, svc)
+	data := pngOf("seven")
+	ans := &answering{t: t, data: data}
+	w.wrap = func(p provider.Provider) provider.Provider { ans.Provider = p; return ans }
+	w.configure(answeredSrc)
+
+	// What the apply that died recorded: the job's id and its answer,
+	// the bytes in the cache.
+	sha, err := workdir.CacheOf(w.cfg, w.dir).Put(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.interrupted("image.a", "job-answered")
+	inst := w.instance("image.a")
+	if err := w.store.Update(func(tx *statefile.Tx) error {
+		it, err := tx.Intent(inst.Addr)
+		if err != nil {
+			return err
+		}
+		it.Answer = &statefile.Answer{Detail: []byte(`{"created":1}`), Outputs: []statefile.Output{
+			{Index: 0, SHA256: sha, Size: int64(len(data)), ContentType: "image/png", Path: "generated/image/a/0.png"}}}
+		return tx.RecordIntent(it)
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	p := w.plan(answeredSrc)
+	if got := actions(p)["image.a"]; got != plans.Resume {
+		t.Fatalf("planned %s, want resume", got)
+	}
+	res := w.apply(context.Background(), p)
+	if len(res.Resumed) != 1 || len(res.Failed) != 0 {
+		t.Fatalf("resumed %v, failed %v", res.Resumed, failedAddrs(res.Failed))
+	}
+	if n := ans.asked.Load(); n != 0 || svc.count("Create") != 0 {
+		t.Errorf("the provider was asked %d times and sent %d creates; the answer in the state is all there is", n, svc.count("Create"))
+	}
+	if got := w.read("generated/image/a/0.png"); got != string(data) {
+		t.Errorf("the file holds %d bytes, not the %d answered", len(got), len(data))
+	}
+	rec := w.snapshot().Resources[inst.Addr]
+	if rec == nil || rec.Status != plans.StatusSucceed || len(rec.Outputs) != 1 || rec.Outputs[0].SHA256 != sha {
+		t.Fatalf("recorded %+v", rec)
+	}
+	w.checkFiles(rec, "generated/image/a")
+	if it := w.snapshot().Intents[inst.Addr]; it != nil {
+		t.Errorf("the intent is left: %+v", it)
+	}
+	w.checkNoChanges(answeredSrc, "after the resume")
+}
+
+// A file that cannot be written after the answer arrived (its folder is
+// a file) loses nothing: the record keeps the answered hash, the next plan
+// restores the file from the cache, and the provider is asked nothing
+// more; the one create stays the only one.
+func TestAnswerKeptWhenItsFileCannotBeWritten(t *testing.T) {
+	svc := &fakeService{}
+	w := newApplyDir(t, svc)
+	data := pngOf("nine")
+	ans := &answering{t: t, data: data}
+	w.wrap = func(p provider.Provider) provider.Provider { ans.Provider = p; return ans }
+	blocker := filepath.Join(w.dir, "generated", "image", "a")
+	if err := os.MkdirAll(filepath.Dir(blocker), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(blocker, []byte("not a folder"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	res := w.apply(context.Background(), w.plan(answeredSrc))
+	if len(res.Failed) != 1 || len(res.Generated) != 0 {
+		t.Fatalf("generated %v, failed %v; want the write to fail", res.Generated, failedAddrs(res.Failed))
+	}
+	addr := a("image.a")
+	rec := w.snapshot().Resources[addr]
+	sum := cache.New(filepath.Join(w.dir, ".genform", "cache"))
+	if rec == nil || len(rec.Outputs) != 1 || rec.Outputs[0].SHA256 == "" || !sum.Has(rec.Outputs[0].SHA256) {
+		t.Fatalf("recorded %+v; want the answered hash, its bytes in the cache", rec)
+	}
+
+	if err := os.Remove(blocker); err != nil {
+		t.Fatal(err)
+	}
+	p := w.plan(answeredSrc)
+	c := p.Changes[0]
+	if c.Action != plans.Update || len(c.Reason.Local) != 1 || !c.Reason.Local[0].Cached {
+		t.Fatalf("planned %s %+v; want an update from the cache", c.Action, c.Reason)
+	}
+	res = w.apply(context.Background(), p)
+	if len(res.Updated) != 1 || len(res.Failed) != 0 {
+		t.Fatalf("updated %v, failed %v", res.Updated, failedAddrs(res.Failed))
+	}
+	if got := w.read("generated/image/a/0.png"); got != string(data) {
+		t.Errorf("the file holds %d bytes, not the %d answered", len(got), len(data))
+	}
+	if n := ans.asked.Load(); n != 0 || svc.count("Create") != 1 {
+		t.Errorf("the provider was asked %d times after the answer, with %d creates; want 0 and 1", n, svc.count("Create"))
+	}
+	w.checkNoChanges(answeredSrc, "after the file was written from the cache")
+}
