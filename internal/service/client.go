@@ -56,8 +56,13 @@ type Config struct {
 	// Token is the bearer token; when empty no Authorization header is sent.
 	Token string
 	// AuthScheme is the scheme the token is sent with in the
-	// Authorization header: "Bearer" when empty (fal's is "Key").
+	// Authorization header, downloads from the base URL's origin
+	// included: "Bearer" when empty (fal's is "Key").
 	AuthScheme string
+	// PublicFiles says the service's files are public URLs that take no
+	// token (a provider's CDN): a download never carries it, not even
+	// from the base URL's origin.
+	PublicFiles bool
 	// RequestsPerMinute is one budget shared by every request this client
 	// sends, downloads included unless DownloadsOutsideBudget; 0 means
 	// unlimited.
@@ -120,6 +125,9 @@ type Client struct {
 	// with Config.DownloadsOutsideBudget.
 	fileBudget *budget
 
+	// publicFiles: downloads carry no token (Config.PublicFiles).
+	publicFiles bool
+
 	maxDownload   int64
 	lowSpeedLimit int64
 	lowSpeedTime  time.Duration
@@ -179,6 +187,7 @@ func New(cfg Config) (*Client, error) {
 		sleep:      sleepContext,
 		newBackOff: defaultBackOff,
 	}
+	c.publicFiles = cfg.PublicFiles
 	if c.timeout == 0 {
 		c.timeout = DefaultRequestTimeout
 	}

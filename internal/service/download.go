@@ -64,7 +64,9 @@ func (c *Client) Download(ctx context.Context, mediaURL, dir, base string) (*Dow
 // file is removed and an existing file of the final name is left as it was.
 //
 // Only http and https URLs are followed, redirects included. The token is
-// sent only when the URL is on the base URL's origin. The answer must be an
+// sent, as the API takes it (Config.AuthScheme), only when the URL is on
+// the base URL's origin, and never when the files are public
+// (Config.PublicFiles). The answer must be an
 // image or a video by its Content-Type and by its first bytes (see
 // mediaType), and no larger than Config.MaxDownloadSize, announced or
 // streamed. A download fails when its answer does not start within the
@@ -296,7 +298,7 @@ func (w *speedWatch) stop()     { w.timer.Stop() }
 
 // getFollowing sends the GET and follows redirects itself, so that each hop
 // draws from the budget, is checked for its scheme, and gets the token only
-// on the base URL's origin.
+// on the base URL's origin (and never when the files are public).
 func (c *Client) getFollowing(ctx context.Context, u *url.URL, op string, attempt int, answer *time.Timer) (*http.Response, error) {
 	for hops := 0; ; hops++ {
 		// Waiting for the budget is not waiting for the answer.
@@ -311,8 +313,8 @@ func (c *Client) getFollowing(ctx context.Context, u *url.URL, op string, attemp
 			return nil, fmt.Errorf("%s: %w", op, err)
 		}
 		req.Header.Set("User-Agent", c.userAgent)
-		if c.token != "" && c.sameOrigin(u) {
-			req.Header.Set("Authorization", "Bearer "+c.token)
+		if c.token != "" && !c.publicFiles && c.sameOrigin(u) {
+			req.Header.Set("Authorization", c.authScheme+" "+c.token)
 		}
 		start := time.Now()
 		resp, err := c.hc.Do(req)

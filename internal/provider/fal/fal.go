@@ -31,7 +31,9 @@ var _ provider.Provider = (*Provider)(nil)
 
 // New is fal's queue API as cfg configures it.
 func New(cfg provider.Config) (*Provider, error) {
-	b, err := provider.NewBase("fal", cfg, PublicURL, "Key",
+	// The queue API takes "Authorization: Key $FAL_KEY"; the files are
+	// public URLs on fal's CDN (fal.media), fetched without the key.
+	b, err := provider.NewBase("fal", cfg, PublicURL, provider.Auth{Scheme: "Key", PublicFiles: true},
 		service.Call{Method: http.MethodGet, Path: "/fal-ai/flux/requests/" + noRequest + "/status"})
 	if err != nil {
 		return nil, err
