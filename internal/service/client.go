@@ -211,6 +211,7 @@ func New(cfg Config) (*Client, error) {
 		// parallelism may keep dozens of polls in flight against one host;
 		// the default of 2 idle connections would redial for most of them.
 		t.MaxIdleConnsPerHost = 64
+		t.DialContext = c.dialContext
 		c.hc = &http.Client{Transport: t}
 	}
 	c.hc.Timeout = 0
@@ -350,6 +351,9 @@ func (r *request) op() string { return r.method + " " + r.path }
 // create whether it is ambiguous (the job may exist). See the package
 // documentation for the reasoning.
 func (r *request) classify(err error) (retry, ambiguous bool) {
+	if errors.Is(err, ErrLinkLocal) {
+		return false, false // refused before a connection: nothing was sent
+	}
 	var te *transportError
 	if errors.As(err, &te) {
 		if r.create && te.sent {
@@ -454,6 +458,11 @@ func (c *Client) attempt(ctx context.Context, r request, n int) ([]byte, error) 
 	}
 	target := c.endpointURL(r.path)
 	if r.url != nil {
+		// A URL the service handed out (a status URL) is followed as a
+		// media URL is: never to a link-local address.
+		if err := c.checkLinkLocal(r.url, "request"); err != nil {
+			return nil, fmt.Errorf("%s: %w", r.op(), err)
+		}
 		target = r.url.String()
 	}
 	req, err := http.NewRequestWithContext(ctx, r.method, target, body)
