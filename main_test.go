@@ -159,10 +159,11 @@ func (h *simHolder) url() string {
 func holder(ts *testscript.TestScript) *simHolder { return ts.Value(simKey{}).(*simHolder) }
 
 // sim-start [-latency D] [-error-rate F] [-read-errors-only] [-truncate-rate F] [-fail-rate F] [-rpm N]
-// [-max-concurrent N] [-seed N] [-data DIR] [-url-ttl D] [-addr HOST:PORT]
+// [-max-concurrent N] [-seed N] [-data DIR] [-url-ttl D] [-token T] [-addr HOST:PORT]
 // restarts the script's simulator with these options and points
 // GENFORM_BASE_URL at it. With -addr the same address, and -data the same
-// directory, it is the same service restarted.
+// directory, it is the same service restarted. It accepts the token
+// "test-token", or T (the script sets GENFORM_TOKEN to it).
 func cmdSimStart(ts *testscript.TestScript, neg bool, args []string) {
 	fs := commandFlags(ts, neg, "sim-start")
 	opts := simulator.Options{Token: "test-token"}
@@ -186,7 +187,7 @@ func commandFlags(ts *testscript.TestScript, neg bool, name string) *flag.FlagSe
 // each setting the option of its name in opts, and -data and -addr;
 // parses args with them; and returns -addr (addr when not given). A
 // simulator started with them answers jobs in 300ms and draws its
-// faults with seed 1.
+// faults with seed 1; -token replaces the key it accepts.
 func simFlags(ts *testscript.TestScript, fs *flag.FlagSet, opts *simkit.Options, addr string, args []string) string {
 	fs.DurationVar(&opts.Latency, "latency", 300*time.Millisecond, "")
 	fs.Float64Var(&opts.ErrorRate, "error-rate", 0, "")
@@ -197,6 +198,7 @@ func simFlags(ts *testscript.TestScript, fs *flag.FlagSet, opts *simkit.Options,
 	fs.IntVar(&opts.MaxConcurrent, "max-concurrent", 0, "")
 	fs.Int64Var(&opts.Seed, "seed", 1, "")
 	fs.DurationVar(&opts.URLTTL, "url-ttl", 0, "")
+	fs.StringVar(&opts.Token, "token", opts.Token, "")
 	data := fs.String("data", "", "")
 	fs.StringVar(&addr, "addr", addr, "")
 	ts.Check(fs.Parse(args))

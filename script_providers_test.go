@@ -73,10 +73,11 @@ var providerSimulators = map[string]struct {
 // provider-sim NAME [-latency D] [-fail-rate F] [-error-rate F]
 // [-read-errors-only] [-lose-rate F] [-truncate-rate F] [-rpm N]
 // [-max-concurrent N] [-url-ttl D] [-daily-cap N] [-seed N] [-data DIR]
-// [-addr HOST:PORT]
+// [-token T] [-addr HOST:PORT]
 // starts the simulator of provider NAME (in place of the one running:
 // with -addr the same address and -data the same directory, it is the
-// same API restarted) accepting the key "test-key".
+// same API restarted) accepting the key "test-key", or T, and sets the
+// provider's key variable to it.
 func cmdProviderSim(ts *testscript.TestScript, neg bool, args []string) {
 	fs := commandFlags(ts, neg, "provider-sim")
 	if len(args) < 1 {
@@ -107,7 +108,7 @@ func cmdProviderSim(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	p.sims[name] = inst
 	ts.Setenv(strings.ToUpper(name)+"_SIM_URL", inst.URL)
-	ts.Setenv(sim.keyEnv, "test-key")
+	ts.Setenv(sim.keyEnv, opts.Token)
 }
 
 // provider-stats NAME prints what the simulator of provider NAME saw, as

@@ -3,6 +3,7 @@ package config
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 
@@ -360,6 +362,12 @@ func (b *bodyBuilder) buildProvider(d *instData) {
 		return
 	}
 	body, err := ep.prov.Body(ep.ep.Target(), b.r.Kind, common, input)
+	if ie, ok := errors.AsType[*catalog.InputError](err); ok {
+		// Shown on the key of input it is about, where it is written.
+		b.diags = append(b.diags, errorAt(inputKeyRange(b.av.expr[aInput], ie.Key).Ptr(), "Invalid input",
+			fmt.Sprintf("%s, model %s: %v.", ep.chosenBy, ep.ep.Target(), ie)))
+		return
+	}
 	if err != nil {
 		b.diags = append(b.diags, errorAt(b.r.DeclRange.Ptr(), "Invalid request",
 			fmt.Sprintf("%s, model %s: %v.", ep.chosenBy, ep.ep.Target(), err)))
@@ -371,6 +379,26 @@ func (b *bodyBuilder) buildProvider(d *instData) {
 		return
 	}
 	d.request = req
+}
+
+// inputKeyRange is the range of the item of key in the object expression
+// of input (from the key to its value), or of the whole expression when
+// input is not written as an object or does not write key itself.
+func inputKeyRange(expr hcl.Expression, key string) hcl.Range {
+	if expr == nil {
+		return hcl.Range{}
+	}
+	if obj, ok := expr.(*hclsyntax.ObjectConsExpr); ok {
+		for _, item := range obj.Items {
+			if hcl.ExprAsKeyword(item.KeyExpr) == key {
+				return hcl.RangeBetween(item.KeyExpr.Range(), item.ValueExpr.Range())
+			}
+			if v, diags := item.KeyExpr.Value(nil); !diags.HasErrors() && v.Type() == cty.String && v.IsKnown() && !v.IsNull() && v.AsString() == key {
+				return hcl.RangeBetween(item.KeyExpr.Range(), item.ValueExpr.Range())
+			}
+		}
+	}
+	return expr.Range()
 }
 
 // providerReason says why a model does not take attribute id.

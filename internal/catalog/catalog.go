@@ -236,6 +236,18 @@ func Lookup(name string) *Provider { return providers[name] }
 // Names lists the providers' names, sorted.
 func Names() []string { return slices.Sorted(maps.Keys(providers)) }
 
+// InputError is Body's refusal of one key of input: a field the provider
+// takes that genform cannot follow (an answer it would not read, media
+// it would not keep). validate shows it on that key of the block's input.
+type InputError struct {
+	// Key is the input key refused.
+	Key string
+	// Reason says why, and what to do.
+	Reason string
+}
+
+func (e *InputError) Error() string { return e.Reason }
+
 // Unknown is the error of a provider name the tables do not have.
 func Unknown(name string) error {
 	return fmt.Errorf("genform speaks no provider %q; it speaks %s", name, strings.Join(Names(), ", "))

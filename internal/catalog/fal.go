@@ -60,8 +60,16 @@ func init() {
 }
 
 // falBody maps the common attributes to fal's fields: prompt and seed as
-// they are, image_number to num_images, aspect_ratio to image_size.
+// they are, image_number to num_images, aspect_ratio to image_size. It
+// refuses sync_mode set to anything but false: with it fal answers the
+// media inline, as data: URIs in the result, instead of URLs of files on
+// its CDN (the model pages' input schema), and an answer that size is
+// more than genform reads of one; genform follows the queue and
+// downloads the files.
 func falBody(model string, kind addrs.Kind, common, input map[string]any) (map[string]any, error) {
+	if v, ok := input["sync_mode"]; ok && v != nil && v != false {
+		return nil, &InputError{Key: "sync_mode", Reason: "input sets sync_mode, with which fal returns the media inline as data URIs instead of file URLs, which genform does not keep; remove it: genform uses fal's queue and downloads the files"}
+	}
 	return mapBody("fal", model, common, input, func(name string, v any) (string, any, error) {
 		switch name {
 		case Prompt, Seed, NegativePrompt:

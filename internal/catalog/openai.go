@@ -105,13 +105,13 @@ func openaiBody(model string, kind addrs.Kind, common, input map[string]any) (ma
 		return nil, fmt.Errorf("OpenAI's Images API makes images, not %s", kind)
 	}
 	if _, ok := input["model"]; ok {
-		return nil, fmt.Errorf("input sets model, which the block's model sets; leave it out of input")
+		return nil, &InputError{Key: "model", Reason: "input sets model, which the block's model sets; leave it out of input"}
 	}
 	if v, ok := input["stream"]; ok && v != false {
-		return nil, fmt.Errorf("input sets stream: genform reads the images from the whole answer, not from a stream of events; leave it out of input")
+		return nil, &InputError{Key: "stream", Reason: "input sets stream: genform reads the images from the whole answer, not from a stream of events; leave it out of input"}
 	}
 	if _, ok := input["partial_images"]; ok {
-		return nil, fmt.Errorf("input sets partial_images, which only a streamed answer has; leave it out of input")
+		return nil, &InputError{Key: "partial_images", Reason: "input sets partial_images, which only a streamed answer has; leave it out of input"}
 	}
 	return mapBody("OpenAI", model, common, input, func(name string, v any) (string, any, error) {
 		switch name {

@@ -9,9 +9,12 @@ import (
 	"cmp"
 	"encoding/base64"
 	"encoding/hex"
+	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -145,4 +148,35 @@ output "a_file" {
 	slowest := slices.MaxFunc(runs, func(a, b result) int { return cmp.Compare(a.took, b.took) })
 	t.Logf("secrets: %d commands and %d files checked (the slowest: genform %s, %s): %v",
 		len(runs), len(files), strings.Join(slowest.args, " "), slowest.took.Round(time.Millisecond), files)
+}
+
+// TestShortTokenRedactedAsAWholeWord: a token may be a short word ("sim")
+// that other words of what genform prints hold. A service whose refusal
+// echoes the request's header and talks of its simulator gets the token
+// redacted where it stands, and every word that holds it shown whole.
+func TestShortTokenRedactedAsAWholeWord(t *testing.T) {
+	parallelSlow(t, "runs genform against a service echoing the token")
+	const tok = "sim"
+	f := newFakeService(t, func(f *fakeService) {
+		f.status = func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/plain")
+			w.WriteHeader(http.StatusUnauthorized)
+			io.WriteString(w, "simulator refused: "+r.Header.Get("Authorization")+"; simple similes")
+		}
+	})
+	ws := newWorkspace(t, map[string]string{"main.gen.hcl": hostileConfig})
+	r := genformWithin(t, hostileTimeout+hostileMargin, ws.dir, serviceEnv(f.url, tok, "GENFORM_LOG=debug"), "apply", "-auto-approve")
+	if r.code != 1 || !strings.Contains(r.stderr, "401") {
+		t.Fatalf("want the 401 reported:\n%s", r)
+	}
+	out := r.stdout + r.stderr
+	if !strings.Contains(out, "simulator refused: Bearer [redacted]; simple similes") {
+		t.Errorf("the refusal is not shown with its words whole and the token redacted:\n%s", r)
+	}
+	if regexp.MustCompile(`(^|[^\pL\pN_.-])sim([^\pL\pN_-]|$)`).MatchString(out) {
+		t.Errorf("the output shows the token:\n%s", r)
+	}
+	if n := f.creates.Load(); n != 0 {
+		t.Errorf("%d creates sent with a refused token", n)
+	}
 }

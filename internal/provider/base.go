@@ -23,12 +23,12 @@ type Base struct {
 }
 
 // NewBase is the base of the adapter of provider name, as cfg configures
-// it: its client (NewClient with publicURL and the key's scheme), its
+// it: its client (NewClient with publicURL and how it takes its key), its
 // identity (IDOf), and check, a read that makes nothing and that a key
 // the provider refuses fails (its account, its credit balance). An
 // error names the provider.
-func NewBase(name string, cfg Config, publicURL, scheme string, check service.Call) (Base, error) {
-	c, err := NewClient(cfg, publicURL, scheme)
+func NewBase(name string, cfg Config, publicURL string, auth Auth, check service.Call) (Base, error) {
+	c, err := NewClient(cfg, publicURL, auth)
 	if err != nil {
 		return Base{}, fmt.Errorf("%s: %w", name, err)
 	}

@@ -9,16 +9,28 @@ import (
 	"github.com/genform/genform/internal/service"
 )
 
+// Auth is how a provider takes its key.
+type Auth struct {
+	// Scheme is the Authorization scheme its API takes the key with
+	// ("Bearer", "Key").
+	Scheme string
+	// PublicFiles says its output files are public URLs that take no key
+	// (fal's CDN): a download then never carries the key, not even from
+	// the API's own origin (a simulator serving both).
+	PublicFiles bool
+}
+
 // NewClient is the HTTP client of a live provider's adapter, built from
-// cfg: its base URL (publicURL when cfg leaves it empty), the key sent
-// with scheme ("Bearer", "Key"), the request budget, the download cap,
-// the trace and the retry hook. Every adapter sends all its requests
-// through one such client.
-func NewClient(cfg Config, publicURL, scheme string) (*service.Client, error) {
+// cfg: its base URL (publicURL when cfg leaves it empty), the key sent as
+// auth says, the request budget, the download cap, the trace and the
+// retry hook. Every adapter sends all its requests through one such
+// client.
+func NewClient(cfg Config, publicURL string, auth Auth) (*service.Client, error) {
 	return service.New(service.Config{
 		BaseURL:           cmp.Or(cfg.BaseURL, publicURL),
 		Token:             cfg.Key,
-		AuthScheme:        scheme,
+		AuthScheme:        auth.Scheme,
+		PublicFiles:       auth.PublicFiles,
 		RequestsPerMinute: cfg.RequestsPerMinute,
 		// A provider's rate limits are on its API; its files come from a
 		// CDN.

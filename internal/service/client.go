@@ -56,8 +56,13 @@ type Config struct {
 	// Token is the bearer token; when empty no Authorization header is sent.
 	Token string
 	// AuthScheme is the scheme the token is sent with in the
-	// Authorization header: "Bearer" when empty (fal's is "Key").
+	// Authorization header, downloads from the base URL's origin
+	// included: "Bearer" when empty (fal's is "Key").
 	AuthScheme string
+	// PublicFiles says the service's files are public URLs that take no
+	// token (a provider's CDN): a download never carries it, not even
+	// from the base URL's origin.
+	PublicFiles bool
 	// RequestsPerMinute is one budget shared by every request this client
 	// sends, downloads included unless DownloadsOutsideBudget; 0 means
 	// unlimited.
@@ -120,6 +125,9 @@ type Client struct {
 	// with Config.DownloadsOutsideBudget.
 	fileBudget *budget
 
+	// publicFiles: downloads carry no token (Config.PublicFiles).
+	publicFiles bool
+
 	maxDownload   int64
 	lowSpeedLimit int64
 	lowSpeedTime  time.Duration
@@ -179,6 +187,7 @@ func New(cfg Config) (*Client, error) {
 		sleep:      sleepContext,
 		newBackOff: defaultBackOff,
 	}
+	c.publicFiles = cfg.PublicFiles
 	if c.timeout == 0 {
 		c.timeout = DefaultRequestTimeout
 	}
@@ -202,6 +211,7 @@ func New(cfg Config) (*Client, error) {
 		// parallelism may keep dozens of polls in flight against one host;
 		// the default of 2 idle connections would redial for most of them.
 		t.MaxIdleConnsPerHost = 64
+		t.DialContext = c.dialContext
 		c.hc = &http.Client{Transport: t}
 	}
 	c.hc.Timeout = 0
@@ -341,6 +351,9 @@ func (r *request) op() string { return r.method + " " + r.path }
 // create whether it is ambiguous (the job may exist). See the package
 // documentation for the reasoning.
 func (r *request) classify(err error) (retry, ambiguous bool) {
+	if errors.Is(err, ErrLinkLocal) {
+		return false, false // refused before a connection: nothing was sent
+	}
 	var te *transportError
 	if errors.As(err, &te) {
 		if r.create && te.sent {
@@ -477,6 +490,11 @@ func (c *Client) attempt(ctx context.Context, r request, n int) ([]byte, error) 
 	}
 	target := c.endpointURL(r.path)
 	if r.url != nil {
+		// A URL the service handed out (a status URL) is followed as a
+		// media URL is: never to a link-local address.
+		if err := c.checkLinkLocal(r.url, "request"); err != nil {
+			return nil, fmt.Errorf("%s: %w", r.op(), err)
+		}
 		target = r.url.String()
 	}
 	req, err := http.NewRequestWithContext(ctx, r.method, target, body)

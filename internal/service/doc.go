@@ -116,5 +116,8 @@
 // as sent, JSON-escaped (any \u escape included), HTML-escaped and
 // percent-encoded. Scrubbing comes first, so an error page cut to 200
 // characters cannot keep a prefix of the token, and a creation detail
-// kept in the state holds none of it.
+// kept in the state holds none of it. An echo is one that stands as a
+// whole token (after "Bearer ", in a query, in quotes, after an escape):
+// a short token that a longer word holds ("sim" in "simulator") leaves
+// the word whole.
 package service

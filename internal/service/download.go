@@ -63,8 +63,11 @@ func (c *Client) Download(ctx context.Context, mediaURL, dir, base string) (*Dow
 // downloads share their syncs: atomicfile.Group). On failure the temporary
 // file is removed and an existing file of the final name is left as it was.
 //
-// Only http and https URLs are followed, redirects included. The token is
-// sent only when the URL is on the base URL's origin. The answer must be an
+// Only http and https URLs are followed, redirects included, and none
+// on a link-local address but the base URL's own host (ErrLinkLocal). The token is
+// sent, as the API takes it (Config.AuthScheme), only when the URL is on
+// the base URL's origin, and never when the files are public
+// (Config.PublicFiles). The answer must be an
 // image or a video by its Content-Type and by its first bytes (see
 // mediaType), and no larger than Config.MaxDownloadSize, announced or
 // streamed. A download fails when its answer does not start within the
@@ -79,6 +82,9 @@ func (c *Client) DownloadSized(ctx context.Context, mediaURL, dir, base string, 
 	defer c.redact(&err)
 	u, err := parseMediaURL(mediaURL)
 	if err != nil {
+		return nil, err
+	}
+	if err := c.checkLinkLocal(u, "download"); err != nil {
 		return nil, err
 	}
 	if base == "" || base == "." || base == ".." || strings.ContainsAny(base, "/\\\x00") {
@@ -292,8 +298,9 @@ func (w *speedWatch) add(n int) { w.got.Add(int64(n)) }
 func (w *speedWatch) stop()     { w.timer.Stop() }
 
 // getFollowing sends the GET and follows redirects itself, so that each hop
-// draws from the budget, is checked for its scheme, and gets the token only
-// on the base URL's origin.
+// draws from the budget, is checked for its scheme and for a link-local
+// address, and gets the token only
+// on the base URL's origin (and never when the files are public).
 func (c *Client) getFollowing(ctx context.Context, u *url.URL, op string, attempt int, answer *time.Timer) (*http.Response, error) {
 	for hops := 0; ; hops++ {
 		// Waiting for the budget is not waiting for the answer.
@@ -308,8 +315,8 @@ func (c *Client) getFollowing(ctx context.Context, u *url.URL, op string, attemp
 			return nil, fmt.Errorf("%s: %w", op, err)
 		}
 		req.Header.Set("User-Agent", c.userAgent)
-		if c.token != "" && c.sameOrigin(u) {
-			req.Header.Set("Authorization", "Bearer "+c.token)
+		if c.token != "" && !c.publicFiles && c.sameOrigin(u) {
+			req.Header.Set("Authorization", c.authScheme+" "+c.token)
 		}
 		start := time.Now()
 		resp, err := c.hc.Do(req)
@@ -332,6 +339,9 @@ func (c *Client) getFollowing(ctx context.Context, u *url.URL, op string, attemp
 		}
 		if loc.Scheme != "http" && loc.Scheme != "https" {
 			return nil, fmt.Errorf("%s: refusing to follow a redirect to a %q URL: only http and https are followed", op, loc.Scheme)
+		}
+		if err := c.checkLinkLocal(loc, "follow a redirect to"); err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
 		}
 		if hops >= maxRedirects {
 			return nil, fmt.Errorf("%s: more than %d redirects", op, maxRedirects)

@@ -284,6 +284,45 @@ func TestDownloadSendsTokenOnlyToTheService(t *testing.T) {
 	}
 }
 
+// A download from the base URL's origin carries the token as the API
+// takes it (fal's "Key", not "Bearer"), and none at all when the files
+// are public (Config.PublicFiles).
+func TestDownloadTokenScheme(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		mod  func(*Config)
+		want string
+	}{
+		{"the API's scheme", func(cfg *Config) { cfg.AuthScheme = "Key" }, "Key " + testToken},
+		{"public files", func(cfg *Config) { cfg.AuthScheme, cfg.PublicFiles = "Key", true }, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			svc := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+				if r.URL.Path == "/status" {
+					writeJSON(w, 200, `{"status":"ok"}`)
+					return
+				}
+				w.Header().Set("Content-Type", "image/png")
+				w.Write([]byte(pngMagic + "svc"))
+			})
+			c, _ := newClient(t, svc.URL, tt.mod)
+			if _, err := c.Download(context.Background(), svc.URL+"/files/0.png", t.TempDir(), "0"); err != nil {
+				t.Fatal(err)
+			}
+			if got := svc.requests()[0].Auth; got != tt.want {
+				t.Errorf("Authorization = %q, want %q", got, tt.want)
+			}
+			// The API's own calls keep the key.
+			if _, err := c.Do(context.Background(), Call{Method: http.MethodGet, Path: "/status"}); err != nil {
+				t.Fatal(err)
+			}
+			if got := svc.requests()[1].Auth; got != "Key "+testToken {
+				t.Errorf("an API call's Authorization = %q, want the Key scheme", got)
+			}
+		})
+	}
+}
+
 func TestDownloadStallFailsButSlowSucceeds(t *testing.T) {
 	stalled := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		w.Header().Set("Content-Type", "video/mp4")

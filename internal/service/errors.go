@@ -175,11 +175,13 @@ func (e *answerError) Unwrap() error { return e.err }
 // IsRetryable reports whether err is a transient failure that the same
 // request may get past later: a 429, a 5xx other than 501, a network failure
 // or a stalled download. A cancelled context, a final refusal (4xx), an
-// ambiguous create and an unreachable service are not retryable.
+// ambiguous create, an unreachable service and a link-local address
+// (ErrLinkLocal) are not retryable.
 func IsRetryable(err error) bool {
 	var le *LocalError
 	if err == nil || errors.Is(err, ErrAmbiguousCreate) ||
-		errors.Is(err, ErrUnreachable) || errors.Is(err, context.Canceled) || errors.As(err, &le) {
+		errors.Is(err, ErrUnreachable) || errors.Is(err, context.Canceled) || errors.As(err, &le) ||
+		errors.Is(err, ErrLinkLocal) {
 		return false
 	}
 	var se *Error

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // redacted replaces every trace of the token in what the service answers.
@@ -73,10 +75,8 @@ func (c *Client) scrubBody(b []byte) []byte {
 	if json.Valid(b) {
 		return c.scrubJSON(b)
 	}
-	for _, f := range c.secrets {
-		if bytes.Contains(b, f) {
-			b = bytes.ReplaceAll(b, f, []byte(redacted))
-		}
+	if t := c.scrubText(string(b)); t != string(b) {
+		return []byte(t)
 	}
 	return b
 }
@@ -141,12 +141,127 @@ func (c *Client) scrubJSON(b []byte) []byte {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
 
-// scrubText replaces every spelling of the token in s.
+// scrubText replaces every spelling of the token in s that stands as a
+// whole token (wholeAt): a short key ("sim") is redacted where it was
+// sent or echoed, never inside a word that holds it ("simulator").
 func (c *Client) scrubText(s string) string {
-	for _, f := range c.secrets {
+	return redactWhole(s, c.secrets)
+}
+
+// redactWhole replaces with redacted every occurrence in s of one of
+// forms (the longest first) that stands as a whole token, in one pass
+// from the left: a replacement is never matched again.
+func redactWhole(s string, forms [][]byte) string {
+	found := false
+	for _, f := range forms {
 		if strings.Contains(s, string(f)) {
-			s = strings.ReplaceAll(s, string(f), redacted)
+			found = true
+			break
 		}
 	}
-	return s
+	if !found {
+		return s
+	}
+	var out strings.Builder
+	done := 0 // s[:done] is written to out
+	for i := 0; i < len(s); {
+		n := 0
+		for _, f := range forms {
+			if strings.HasPrefix(s[i:], string(f)) && wholeAt(s, i, i+len(f)) {
+				n = len(f)
+				break
+			}
+		}
+		if n == 0 {
+			i++
+			continue
+		}
+		out.WriteString(s[done:i])
+		out.WriteString(redacted)
+		i += n
+		done = i
+	}
+	if done == 0 {
+		return s
+	}
+	out.WriteString(s[done:])
+	return out.String()
+}
+
+// wholeAt reports whether s[i:j], a spelling of the token, stands as a
+// whole token rather than inside a longer one: on each side whose edge
+// is a word character (a letter, a digit, '-' or '_'), the character
+// beside it is not one, in any script, nor a '.' joining it to one
+// ("sim.example" continues the token; "sim." ending a sentence does
+// not). What stands before may end an escape (%3D of "key%3Dsim", \n,
+// \u0022, \x22): the escape is a separator, not part of the token. So a
+// key sent as "Bearer sim", in "?key=sim&", in JSON's "sim", in quotes of
+// any kind or ending a sentence is whole, and "simulator", "_sim" or
+// "sim-key" is not the key.
+func wholeAt(s string, i, j int) bool {
+	if isWordRune(rune(s[i])) {
+		before, _ := utf8.DecodeLastRuneInString(s[:i])
+		switch {
+		case i == 0:
+		case isWordRune(before) && !endsEscape(s[:i]):
+			return false
+		case before == '.':
+			if r, _ := utf8.DecodeLastRuneInString(s[:i-1]); i > 1 && isWordRune(r) {
+				return false
+			}
+		}
+	}
+	if isWordRune(rune(s[j-1])) && j < len(s) {
+		after, size := utf8.DecodeRuneInString(s[j:])
+		switch {
+		case isWordRune(after):
+			return false
+		case after == '.':
+			if r, _ := utf8.DecodeRuneInString(s[j+size:]); j+size < len(s) && isWordRune(r) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// isWordRune reports whether r is a character of a word or an
+// identifier: a letter or a digit of any script, '-' or '_'.
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_'
+}
+
+// endsEscape reports whether s ends with an escape whose last character
+// is a word character: a percent-encoded byte (%3D, or %253D encoded
+// twice), or a backslash escape of JSON, Go or C (\n, \t, \u0022,
+// \x22).
+func endsEscape(s string) bool {
+	n := len(s)
+	hexTail := func(k int) bool {
+		if n < k {
+			return false
+		}
+		for _, b := range []byte(s[n-k:]) {
+			if !isHexByte(b) {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case n >= 3 && s[n-3] == '%' && hexTail(2),
+		n >= 5 && s[n-5:n-2] == "%25" && hexTail(2): // encoded twice
+		return true
+	case n >= 2 && s[n-2] == '\\' && strings.IndexByte("abfnrtv", s[n-1]) >= 0:
+		return true
+	case n >= 4 && s[n-4] == '\\' && s[n-3] == 'x' && hexTail(2):
+		return true
+	case n >= 6 && s[n-6] == '\\' && s[n-5] == 'u' && hexTail(4):
+		return true
+	}
+	return false
+}
+
+func isHexByte(b byte) bool {
+	return '0' <= b && b <= '9' || 'a' <= b && b <= 'f' || 'A' <= b && b <= 'F'
 }

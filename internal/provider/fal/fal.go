@@ -31,7 +31,9 @@ var _ provider.Provider = (*Provider)(nil)
 
 // New is fal's queue API as cfg configures it.
 func New(cfg provider.Config) (*Provider, error) {
-	b, err := provider.NewBase("fal", cfg, PublicURL, "Key",
+	// The queue API takes "Authorization: Key $FAL_KEY"; the files are
+	// public URLs on fal's CDN (fal.media), fetched without the key.
+	b, err := provider.NewBase("fal", cfg, PublicURL, provider.Auth{Scheme: "Key", PublicFiles: true},
 		service.Call{Method: http.MethodGet, Path: "/fal-ai/flux/requests/" + noRequest + "/status"})
 	if err != nil {
 		return nil, err
@@ -63,11 +65,20 @@ func modelPath(model string) (string, error) {
 	return "/" + strings.Join(segs, "/"), nil
 }
 
-// Submit posts the model's input to the queue, once.
+// Submit posts the model's input to the queue, once. It refuses, before
+// anything is sent, an input asking for sync_mode (validate refuses it
+// too): fal would answer the media inline as data URIs, which genform
+// does not keep, and charge for them all the same.
 func (p *Provider) Submit(ctx context.Context, r provider.Request) (provider.Job, error) {
 	path, err := modelPath(r.Target)
 	if err != nil {
 		return provider.Job{}, err
+	}
+	var in struct {
+		SyncMode any `json:"sync_mode"`
+	}
+	if json.Unmarshal(r.Body, &in) == nil && in.SyncMode != nil && in.SyncMode != false {
+		return provider.Job{}, errors.New("fal: the input sets sync_mode, with which fal returns the media inline as data URIs instead of file URLs, which genform does not keep; remove it: genform uses fal's queue and downloads the files")
 	}
 	b, err := p.Client.Do(ctx, service.Call{Method: http.MethodPost, Path: path, Body: r.Body, Create: true, Refusals: refusals})
 	if err != nil {

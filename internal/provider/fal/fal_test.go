@@ -146,3 +146,20 @@ func TestCredentials(t *testing.T) {
 		t.Errorf("%d jobs made with a wrong key", n)
 	}
 }
+
+// A request asking for sync_mode (a saved plan made before validate
+// refused it) is refused before anything is sent: fal would answer the
+// media as data URIs, which genform does not keep, and charge for them.
+func TestSyncModeNeverSent(t *testing.T) {
+	h := start(t, simkit.Options{}, key)
+	_, err := h.Submit(providertest.RequestOf("fal-ai/flux/schnell", map[string]any{"prompt": "p", "sync_mode": true}))
+	if err == nil || !strings.Contains(err.Error(), "sync_mode") || provider.IsPossiblyPaid(err) {
+		t.Fatalf("Submit = %v, want sync_mode refused before sending", err)
+	}
+	if rep := h.Sim.Jobs(); rep.Requests != 0 || len(rep.Jobs) != 0 {
+		t.Errorf("report %+v: something was sent", rep)
+	}
+	if _, err := h.Submit(providertest.RequestOf("fal-ai/flux/schnell", map[string]any{"prompt": "p", "sync_mode": false})); err != nil {
+		t.Errorf("sync_mode false refused: %v", err)
+	}
+}

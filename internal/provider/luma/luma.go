@@ -45,7 +45,7 @@ var (
 func New(cfg provider.Config) (*Provider, error) {
 	// The key is checked by reading its credit balance (GET /credits),
 	// which makes nothing.
-	b, err := provider.NewBase("luma", cfg, PublicURL, "Bearer", service.Call{Method: http.MethodGet, Path: "/credits"})
+	b, err := provider.NewBase("luma", cfg, PublicURL, provider.Auth{Scheme: "Bearer"}, service.Call{Method: http.MethodGet, Path: "/credits"})
 	if err != nil {
 		return nil, err
 	}

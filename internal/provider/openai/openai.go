@@ -70,7 +70,7 @@ var _ provider.Provider = (*Provider)(nil)
 func New(cfg provider.Config) (*Provider, error) {
 	// The key is checked by listing the models it can use (GET
 	// /v1/models), which makes nothing.
-	b, err := provider.NewBase("openai", cfg, PublicURL, "Bearer", service.Call{Method: http.MethodGet, Path: "/v1/models"})
+	b, err := provider.NewBase("openai", cfg, PublicURL, provider.Auth{Scheme: "Bearer"}, service.Call{Method: http.MethodGet, Path: "/v1/models"})
 	if err != nil {
 		return nil, err
 	}

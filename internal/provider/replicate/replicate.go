@@ -47,7 +47,7 @@ var (
 func New(cfg provider.Config) (*Provider, error) {
 	// The key is checked by reading its account (GET /v1/account),
 	// which makes nothing.
-	b, err := provider.NewBase("replicate", cfg, PublicURL, "Bearer", service.Call{Method: http.MethodGet, Path: "/v1/account"})
+	b, err := provider.NewBase("replicate", cfg, PublicURL, provider.Auth{Scheme: "Bearer"}, service.Call{Method: http.MethodGet, Path: "/v1/account"})
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ var _ provider.Provider = (*Provider)(nil)
 func New(cfg provider.Config) (*Provider, error) {
 	// The key is checked by reading its organization (GET
 	// /v1/organization: its tier, credits and usage), which makes nothing.
-	b, err := provider.NewBase("runway", cfg, PublicURL, "Bearer",
+	b, err := provider.NewBase("runway", cfg, PublicURL, provider.Auth{Scheme: "Bearer"},
 		service.Call{Method: http.MethodGet, Path: "/v1/organization", Header: version})
 	if err != nil {
 		return nil, err
