@@ -161,8 +161,17 @@ func sameChanges(command string, saved, now *plans.Plan) error {
 // them (the values of sensitive attributes left out) and read back, so
 // that what the file holds compares equal to the plan it was made from.
 func shownDiffers(saved, now *plans.Change) string {
-	keys, a, errA := shownFields(saved)
-	_, b, errB := shownFields(now)
+	va, vb := jsonplan.EncodeValues(saved, nil), jsonplan.EncodeValues(now, nil)
+	if reflect.DeepEqual(va, vb) {
+		// Planning's values and the file's, read as JSON with its numbers
+		// kept, are most often the very same Go values: equal values write
+		// the same file. Only a difference needs the trip through JSON,
+		// which tells a value apart from its JSON twin (1 and "1" are not,
+		// an int and a json.Number of the same digits are).
+		return ""
+	}
+	keys, a, errA := shownFields(va)
+	_, b, errB := shownFields(vb)
 	if errA != nil || errB != nil {
 		// Planning makes JSON-shaped values, and the file's were read as
 		// JSON: a value that cannot be written is not the one shown.
@@ -184,10 +193,10 @@ func shownDiffers(saved, now *plans.Change) string {
 	return ""
 }
 
-// shownFields is what the plan file says of c's values, read back as
-// JSON: the keys in the file's order, and their values.
-func shownFields(c *plans.Change) ([]string, map[string]any, error) {
-	b, err := json.Marshal(jsonplan.EncodeValues(c, nil))
+// shownFields is what the plan file says of a change's values v, read
+// back as JSON: the keys in the file's order, and their values.
+func shownFields(v jsonplan.Values) ([]string, map[string]any, error) {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, nil, err
 	}
