@@ -91,7 +91,8 @@ func runApply(env *Env, args []string) int {
 		if saved, err = planfile.Read(planFile); err != nil {
 			return env.Errorf("%v", err)
 		}
-		if code := savedPlanOptions(env, saved, &ac, &opts); code != ExitOK {
+		asMade := "a saved plan is applied as it was made; -var, -var-file, -target and -replace belong to 'genform plan -out'"
+		if code := savedPlanOptions(env, saved, asMade, ac.vars, len(ac.targets) > 0 || len(ac.replace) > 0, &opts); code != ExitOK {
 			return code
 		}
 	}
@@ -138,19 +139,20 @@ func runApply(env *Env, args []string) int {
 	return execute(env, "Apply", ws, run, ac.parallelism, ac.json)
 }
 
-// savedPlanOptions sets opts to the variables a saved plan was made with.
-// Only the values the plan left out, of secret variables, may be given
-// again (-var, or GENFORM_VAR_<name>); everything else belongs to plan.
-func savedPlanOptions(env *Env, saved *planfile.Saved, ac *applyCmd, opts *config.Options) int {
-	asMade := "a saved plan is applied as it was made; -var, -var-file, -target and -replace belong to 'genform plan -out'"
+// savedPlanOptions sets opts to the variables a saved plan was made with,
+// for apply and show. Only the values the plan left out, of secret
+// variables, may be given again (-var, or GENFORM_VAR_<name>); anything
+// else (another -var, a -var-file, or targeted, a -target or -replace) is
+// refused with asMade, which says that it belongs to plan.
+func savedPlanOptions(env *Env, saved *planfile.Saved, asMade string, vars varFlags, targeted bool, opts *config.Options) int {
 	if len(saved.Secret) > 0 {
 		asMade += fmt.Sprintf(" (give again only the values the plan left out: -var for %s)", strings.Join(saved.Secret, ", "))
 	}
-	if len(ac.vars.files) > 0 || len(ac.targets) > 0 || len(ac.replace) > 0 {
+	if len(vars.files) > 0 || targeted {
 		return env.Errorf("%s", asMade)
 	}
 	given := map[string]bool{}
-	for _, v := range ac.vars.vars {
+	for _, v := range vars.vars {
 		name, _, _ := strings.Cut(v, "=")
 		name = strings.TrimSpace(name)
 		if !slices.Contains(saved.Secret, name) {
@@ -163,7 +165,7 @@ func savedPlanOptions(env *Env, saved *planfile.Saved, ac *applyCmd, opts *confi
 			return env.Errorf("the saved plan does not hold the value of %s, which is secret (sensitive, or part of the service token): give it again with -var '%s=...' or GENFORM_VAR_%s", name, name, name)
 		}
 	}
-	opts.Vars = append(append([]string(nil), saved.Vars...), ac.vars.vars...)
+	opts.Vars = append(append([]string(nil), saved.Vars...), vars.vars...)
 	opts.VarFiles = saved.VarFiles
 	return ExitOK
 }

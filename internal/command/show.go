@@ -23,7 +23,11 @@ func init() {
   Without an argument, shows every resource the state manages: its status,
   creation id, prompt and files. With ADDR (image.hero, image.hero[0],
   'image.hero["red"]'), shows every attribute of that resource instance.
-  With PLANFILE (from plan -out), shows that plan as plan showed it.
+  With PLANFILE (from plan -out), shows what apply of that plan would do,
+  as plan showed it: like apply, it plans again from the configuration and
+  the state, and refuses a plan that no longer matches them or whose file
+  was edited. Give again, with -var or GENFORM_VAR_<name>, the values of
+  secret variables the plan left out, as apply needs them.
 
   -json prints the versioned JSON document scripts can rely on: the state
   document, or for a saved plan the same document as plan -json. The
@@ -47,7 +51,7 @@ func runShow(env *Env, args []string) int {
 	arg := fs.Arg(0)
 	if arg != "" {
 		if fi, err := os.Stat(arg); err == nil && fi.Mode().IsRegular() {
-			return showPlanFile(env, arg, *asJSON)
+			return showPlanFile(env, arg, rf, *asJSON)
 		}
 	}
 	var addr addrs.Instance
@@ -60,21 +64,40 @@ func runShow(env *Env, args []string) int {
 	return showState(env, "show", rf, addr, *asJSON)
 }
 
-// showPlanFile renders a saved plan the way plan rendered it. It needs no
-// configuration: the plan holds everything it shows.
-func showPlanFile(env *Env, path string, asJSON bool) int {
+// showPlanFile shows what apply of the saved plan at path would carry
+// out, as plan showed it. Nothing of the file is shown as it is: the file
+// could have been edited, so the plan shown is made again from the
+// configuration and the state, after the check apply makes
+// (Workspace.ShowSaved), and a file that check refuses is refused here in
+// the same words.
+func showPlanFile(env *Env, path string, rf readFlags, asJSON bool) int {
 	saved, err := planfile.Read(path)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
-	plan := saved.Plan
+	opts := rf.vars.options(env)
+	asMade := "a saved plan is shown as it was made, as apply applies it; -var and -var-file belong to 'genform plan -out'"
+	if code := savedPlanOptions(env, saved, asMade, rf.vars, false, &opts); code != ExitOK {
+		return code
+	}
+	ws := load(env, opts)
+	if ws == nil {
+		return ExitError
+	}
+	plan, diags, err := ws.ShowSaved(saved, rf.lockTimeout)
+	if err != nil {
+		return env.Errorf("%v", err)
+	}
+	if !diagnose(env, ws, diags) {
+		return ExitError
+	}
 	if asJSON {
 		if err := jsonplan.Write(env.Stdout, plan); err != nil {
 			return env.Errorf("writing the plan: %v", err)
 		}
 		return ExitOK
 	}
-	views.Plan(env.Stdout, plan, operation.DescribeService(plan.Service))
+	views.Plan(env.Stdout, plan, ws.DescribePlan(plan))
 	return ExitOK
 }
 

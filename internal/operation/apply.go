@@ -53,98 +53,39 @@ func (w *Workspace) BeginApply(req ApplyRequest) (*Run, hcl.Diagnostics, error) 
 		return nil, nil, err
 	}
 	run := &Run{w: w, store: store}
-	meta, err := store.Meta()
-	if err != nil {
-		run.Close()
-		return nil, nil, err
-	}
-	if _, err := w.checkService("apply", meta.Service, req.MigrateService || req.Saved.MigratesFrom(meta.Service)); err != nil {
-		run.Close()
-		return nil, nil, err
-	}
+	var plan *plans.Plan
+	var diags hcl.Diagnostics
 	if req.Saved != nil {
-		if err := w.checkSaved(req.Saved.Plan, meta); err != nil {
-			run.Close()
-			return nil, nil, err
-		}
 		// A saved plan is a file anyone could have edited: what is carried
-		// out is planned again here, from the configuration and the state,
-		// and must be what the file says to the last action, request and
-		// count. Its prices are the configuration's.
-		saved := req.Saved.Plan
-		req.PlanRequest = PlanRequest{Targets: saved.Targets, Replace: saved.Replace, Refresh: !req.Saved.NoRefresh}
+		// out is planned again here (see planSaved).
+		plan, diags, err = w.planSaved("apply", req.Saved, store, req.MigrateService)
+	} else {
+		plan, diags, err = w.planNow(store, req.PlanRequest)
 	}
-	snap, err := store.PlanSnapshot()
-	if err != nil {
+	if err != nil || diags.HasErrors() {
 		run.Close()
-		return nil, nil, err
-	}
-	plan, diags := w.makePlan(snap, store, req.PlanRequest)
-	if diags.HasErrors() {
-		run.Close()
-		return nil, diags, nil
-	}
-	if req.Saved != nil {
-		if err := sameChanges(req.Saved.Plan, plan); err != nil {
-			run.Close()
-			return nil, diags, err
-		}
+		return nil, diags, err
 	}
 	run.Plan = plan
 	return run, diags, nil
 }
 
-// sameChanges refuses a saved plan whose changes are not the ones planning
-// makes now: another action, request, count of files, length, job,
-// directory, or instance. Words (the reasons) are not compared; what is
-// carried out is.
-func sameChanges(saved, now *plans.Plan) error {
-	stale := func(format string, args ...any) error {
-		return fmt.Errorf("the saved plan does not match what the configuration and the state give now: %s; nothing was submitted. A saved plan is applied only as planning makes it: run 'genform plan -out=FILE' again", fmt.Sprintf(format, args...))
+// planNow plans from the configuration and the state in store, after
+// checking the service the state was made with.
+func (w *Workspace) planNow(store *statefile.Store, req PlanRequest) (*plans.Plan, hcl.Diagnostics, error) {
+	meta, err := store.Meta()
+	if err != nil {
+		return nil, nil, err
 	}
-	byAddr := make(map[addrs.Instance]*plans.Change, len(now.Changes))
-	for _, c := range now.Changes {
-		byAddr[c.Addr] = c
+	if _, err := w.checkService("apply", meta.Service, req.MigrateService); err != nil {
+		return nil, nil, err
 	}
-	for _, s := range saved.Changes {
-		c, ok := byAddr[s.Addr]
-		if !ok {
-			return stale("it has a change for %s, which planning does not make", s.Addr)
-		}
-		delete(byAddr, s.Addr)
-		switch {
-		case c.Action != s.Action:
-			return stale("it says %s for %s, and planning says %s", s.Action, s.Addr, c.Action)
-		case c.Fingerprint != s.Fingerprint:
-			return stale("the request of %s is no longer the one the plan showed (a file or environment value it reads changed, or the plan file was edited)", s.Addr)
-		case c.Media != s.Media || c.Seconds != s.Seconds || c.AtMost != s.AtMost:
-			return stale("it counts %d file(s) of %d s for %s, and planning %d of %d s", s.Media, s.Seconds, s.Addr, c.Media, c.Seconds)
-		case c.PrevAddr != s.PrevAddr || c.GenerationID != s.GenerationID || c.Dir != s.Dir || !slices.Equal(c.Redownload, s.Redownload):
-			return stale("what it does for %s is not what planning does now", s.Addr)
-		}
+	snap, err := store.PlanSnapshot()
+	if err != nil {
+		return nil, nil, err
 	}
-	for _, c := range now.Changes {
-		if _, left := byAddr[c.Addr]; left {
-			return stale("planning makes a change for %s (%s), which it does not have", c.Addr, c.Action)
-		}
-	}
-	return nil
-}
-
-// checkSaved refuses a plan made for another service, state or
-// configuration.
-func (w *Workspace) checkSaved(plan *plans.Plan, meta statefile.Meta) error {
-	switch {
-	case plan.Service != w.Endpoint.ID:
-		return fmt.Errorf("the saved plan was made for service %s, but this configuration uses %s; run plan again", plan.Service, w.Endpoint.ID)
-	case plan.ConfigHash != w.Config.Hash:
-		return fmt.Errorf("the saved plan is stale: the configuration or its variables changed since it was made; run 'genform plan -out=FILE' again")
-	case plan.Lineage != "" && plan.Lineage != meta.Lineage:
-		return fmt.Errorf("the saved plan is stale: it was made for another state (lineage %s, this one is %s); run plan again", plan.Lineage, meta.Lineage)
-	case plan.Serial != meta.Serial && !(plan.Lineage == "" && meta.Serial <= 1):
-		return fmt.Errorf("the saved plan is stale: the state changed since it was made (serial %d, now %d); run 'genform plan -out=FILE' again", plan.Serial, meta.Serial)
-	}
-	return nil
+	plan, diags := w.makePlan(snap, store, req)
+	return plan, diags, nil
 }
 
 // BeginDestroy opens the state under its exclusive lock and plans to

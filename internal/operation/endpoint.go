@@ -50,15 +50,6 @@ func ResolveEndpoint(cfg *config.Config, getenv func(string) string) Endpoint {
 	return Endpoint{ID: base, BaseURL: base, Token: token, From: from}
 }
 
-// DescribeService is the plan header's service line for a service
-// identity as a plan records it.
-func DescribeService(id string) string {
-	if id == config.SimulatorService {
-		return Endpoint{ID: id}.Describe()
-	}
-	return Endpoint{ID: id, BaseURL: id}.Describe()
-}
-
 // DescribeProvider names the provider called name as the commands show
 // it: the reference service's line for "", otherwise the provider's title,
 // with its base URL when the block sets one.

@@ -304,7 +304,8 @@ func TestUnresponsiveServer(t *testing.T) {
 }
 
 // TestReadOnlyRole checks that a role that may only read the state's
-// tables can plan (the lock is taken, nothing is written) and read, and
+// tables can plan (the lock is taken, nothing is written) and read (what
+// show PLANFILE reads to plan again included), and
 // that a writer connected with it is told it needs a role that can write,
 // before it does anything.
 func TestReadOnlyRole(t *testing.T) {
@@ -329,7 +330,18 @@ func TestReadOnlyRole(t *testing.T) {
 		t.Fatalf("plan with a read-only role cannot read the state: %v", err)
 	}
 	p.Close()
+	// show PLANFILE plans again, as apply would, on the state opened for
+	// reading: the meta, the state as planning reads it, the history.
 	r := open(t, reader, statefile.Options{ReadOnly: true, Command: "show"})
+	if _, err := r.Meta(); err != nil {
+		t.Errorf("show with a read-only role cannot read the state's meta: %v", err)
+	}
+	if _, err := r.PlanSnapshot(); err != nil {
+		t.Errorf("show with a read-only role cannot read the state as planning does: %v", err)
+	}
+	if _, err := r.Generations("fp"); err != nil {
+		t.Errorf("show with a read-only role cannot read the history: %v", err)
+	}
 	r.Close()
 	_, err = pgstate.Open(reader, statefile.Options{Command: "apply"})
 	if err == nil || !strings.Contains(err.Error(), "may only read the state") || !strings.Contains(err.Error(), "genform apply writes it") {

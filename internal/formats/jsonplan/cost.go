@@ -38,8 +38,10 @@ func encodeCost(p *plans.Plan) *Cost {
 	}
 }
 
-// Prices are the prices a saved plan was made with, so that showing
-// and applying it estimate the same cost.
+// Prices are the prices a plan's cost is estimated at, as the saved
+// plan file keeps them (and a change's model_prices): apply and show
+// estimate at the configuration's, and refuse a file whose prices are
+// not those.
 type Prices struct {
 	Image       string `json:"image,omitempty"`
 	VideoSecond string `json:"video_second,omitempty"`

@@ -18,8 +18,9 @@ import (
 
 // The saved plan file (plan -out, apply PLANFILE, show PLANFILE): a JSON
 // document of its own, versioned apart from the public plan document,
-// holding what apply needs to make exactly the changes the plan showed,
-// and what show needs to print it. It holds no secret: the values of
+// holding the changes the plan showed, which apply and show check a plan
+// made again against (nothing of the file is trusted: it is readable,
+// and anyone can edit it). It holds no secret: the values of
 // variables that are sensitive, or that the service's token is made from,
 // are left out and must be given again to apply.
 
