@@ -243,7 +243,7 @@ func ImportWarning(addr addrs.Instance, id string, w apply.ImportWarning, prompt
 		}
 		return fmt.Sprintf("the creation's prompt is %q, but %s declares %q; the next plan will not show this difference, because the declaration is recorded as its request", w.Got, addr, w.Want)
 	case apply.ImageCountDiffers:
-		return fmt.Sprintf("the creation has %d image%s, but %s declares image_number = %d", w.GotN, Plural(w.GotN), addr, w.WantN)
+		return fmt.Sprintf("the creation has %d image%s, but %s declares %d a generation", w.GotN, Plural(w.GotN), addr, w.WantN)
 	case apply.AlsoRecorded:
 		return fmt.Sprintf("creation %s is also recorded for %s; both now hold copies of its files", id, w.Other)
 	case apply.JobAbandoned:
