@@ -128,6 +128,10 @@ func TestCountOfInputFields(t *testing.T) {
 			block: `provider = fal
   model = "fal-ai/fast-sdxl"
   input = { num_images = 100000000000, max_images = 100000000000 }`},
+		{name: "another field known only after apply changes nothing", media: 2,
+			block: `provider = fal
+  model = "fal-ai/fast-sdxl"
+  input = { image_url = image.src.outputs[0].media_url, num_images = 2 }`},
 		{name: "known only after apply", media: 2, uncounted: &Uncounted{Key: "input.num_images", Unknown: true},
 			block: `provider = fal
   model = "fal-ai/fast-sdxl"
