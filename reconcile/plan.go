@@ -414,13 +414,14 @@ func inChunks(n int, f func(i int)) {
 func (p *planner) planInstance(r *config.Resource, inst *config.Instance, known instFacts) (*plans.Change, *statefile.Resource, string) {
 	st := p.state
 	rec := st.Resources[inst.Addr]
-	media, mediaDefault := plans.MediaOf(inst)
+	media, mediaDefault, uncounted := plans.CountOf(inst)
 	c := &plans.Change{
 		Addr:         inst.Addr,
 		Media:        media,
 		MediaDefault: mediaDefault,
 		Seconds:      plans.VideoSeconds(inst),
 		AtMost:       plans.AtMost(inst),
+		Uncounted:    uncounted,
 		Dir:          inst.Dir,
 		Sensitive:    inst.Sensitive,
 	}

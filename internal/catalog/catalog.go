@@ -84,8 +84,10 @@ type Caps struct {
 	// 0 when it takes none.
 	MaxSourceImages int
 	// Counted are the input keys that change how much is made or paid
-	// (a count, a length): input may not set them, so that estimates stay
-	// true; the common attribute sets them instead.
+	// (a count, a length) which a common attribute sets instead, or which
+	// the planner cannot count: input may not set them, so that estimates
+	// stay true. A count field the model's row does not map is counted
+	// from input instead (CountKeys).
 	Counted []string
 }
 

@@ -9,8 +9,10 @@ import (
 
 // promptOnly is what a model a provider's tables do not list is taken to
 // accept (Provider.General): it makes kinds, takes the prompt alone, and
-// one image a request unless input says more; counted are the provider's
-// input keys that change how much is made.
+// one image a request unless a count field of its input (CountKeys) says
+// more, which the planner counts; counted are the provider's input keys
+// that change how much is paid in a way the planner cannot count (a
+// video's length), which input may not set.
 func promptOnly(kinds []addrs.Kind, counted ...string) Caps {
 	return Caps{Kinds: kinds, Attrs: []string{Prompt}, DefaultImageNumber: 1, Counted: counted}
 }

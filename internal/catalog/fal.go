@@ -49,7 +49,7 @@ func init() {
 		// past it requests wait in the queue (docs.fal.ai FAQ, Concurrency
 		// Limits). fal documents no request rate.
 		Limits:  Limits{Parallelism: 2, MaxParallelism: 40},
-		General: promptOnly([]addrs.Kind{addrs.Image, addrs.Video}, "num_images", "duration"),
+		General: promptOnly([]addrs.Kind{addrs.Image, addrs.Video}, "duration"),
 		Models: map[string]Caps{
 			"fal-ai/flux/schnell": falFlux,
 			"fal-ai/flux/dev":     falFlux,

@@ -89,7 +89,7 @@ func init() {
 		// requests_per_minute in the provider block. OpenAI documents no
 		// concurrency limit.
 		Limits:  Limits{RequestsPerMinute: 5},
-		General: promptOnly([]addrs.Kind{addrs.Image}, "n"),
+		General: promptOnly([]addrs.Kind{addrs.Image}),
 		Models:  models,
 		Body:    openaiBody,
 	})

@@ -35,7 +35,7 @@ func init() {
 		// 600 prediction creates a minute; Replicate documents no
 		// concurrency limit (docs: Rate limits).
 		Limits:  Limits{RequestsPerMinute: 600},
-		General: promptOnly([]addrs.Kind{addrs.Image, addrs.Video}, "num_outputs", "duration"),
+		General: promptOnly([]addrs.Kind{addrs.Image, addrs.Video}, "duration"),
 		Models: map[string]Caps{
 			"black-forest-labs/flux-schnell": replicateFluxSchnell,
 			"kwaivgi/kling-v2.1":             replicateKling,

@@ -136,6 +136,9 @@ func checkMaxCost(p *plans.Plan, limit string) error {
 	if err != nil {
 		return fmt.Errorf("-max-cost: %v", err)
 	}
+	if cs := p.Uncounted(); len(cs) > 0 {
+		return uncountedError(cs[0], limit)
+	}
 	e, ok := p.Cost()
 	if !ok {
 		return fmt.Errorf("-max-cost=%s needs the service's prices to estimate the cost, and the configuration sets none; set prices = { image = ..., video_second = ... } in the service block. Nothing was submitted", limit)
@@ -150,6 +153,21 @@ func checkMaxCost(p *plans.Plan, limit string) error {
 		return fmt.Errorf("this apply would cost an estimated %s %s, more than -max-cost=%s %s allows; nothing was submitted. Narrow it with -target or raise the limit", e.Amount, e.Currency, max, e.Currency)
 	}
 	return nil
+}
+
+// uncountedError refuses -max-cost for c, whose input has a count field
+// the plan cannot count: what it makes, and so what it costs, has no
+// bound before it is sent.
+func uncountedError(c *plans.Change, limit string) error {
+	u := c.Uncounted
+	if u.Key == "input" {
+		return fmt.Errorf("input of %s is known only after apply, so whether a count field in it asks for more files, and so what this apply costs, is not known, and -max-cost=%s cannot bound it; nothing was submitted. Apply what input depends on first (-target), or apply without -max-cost", c.Addr, limit)
+	}
+	why, fix := "is known only after apply", fmt.Sprintf("Set %s to a number, apply what it depends on first (-target), or apply without -max-cost", u.Key)
+	if !u.Unknown {
+		why, fix = "is not a whole number of at least 1", fmt.Sprintf("Set %s to a whole number, or apply without -max-cost", u.Key)
+	}
+	return fmt.Errorf("%s of %s says how many %ss it makes, and %s, so -max-cost=%s cannot bound what this apply costs; nothing was submitted. %s", u.Key, c.Addr, c.Kind(), why, limit, fix)
 }
 
 // ExecuteOptions says how to carry out a run.

@@ -16,6 +16,9 @@ func changeCost(p *plans.Plan, c *plans.Change) string {
 	if !ok {
 		return "unknown"
 	}
+	if c.Uncounted != nil {
+		return "at least " + amount.String() + " " + e.Currency
+	}
 	if c.AtMost {
 		return "at most " + amount.String() + " " + e.Currency
 	}

@@ -132,7 +132,7 @@ func markdownChange(p *plans.Plan, c *plans.Change) string {
 	// in a line of its own when it is not.
 	showCount := words.ShowsImageCount(c)
 	countNote := func(a plans.AttrChange) string {
-		if !showCount || a.Name != "image_number" {
+		if !showCount || !words.CountShownBy(c, a) {
 			return ""
 		}
 		showCount = false

@@ -155,7 +155,7 @@ func renderChange(w io.Writer, p *plans.Plan, c *plans.Change) {
 	showCount := words.ShowsImageCount(c)
 	for _, a := range attrs {
 		line := fmt.Sprintf("      %s %-*s = %s", attrSymbol(c, a), width, a.Name, attrValue(c, a))
-		if showCount && a.Name == "image_number" {
+		if showCount && words.CountShownBy(c, a) {
 			// The count is on show; say where it comes from.
 			showCount = false
 			if c.MediaDefault && !a.Unknown {

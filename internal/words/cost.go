@@ -20,7 +20,7 @@ func CostLine(p *plans.Plan) string {
 	parts := pricedParts(p)
 	line := fmt.Sprintf("Estimated cost: %s %s", e.Amount, e.Currency)
 	switch {
-	case !e.Complete():
+	case !e.Complete() || e.Uncounted > 0:
 		line = fmt.Sprintf("Estimated cost: at least %s %s", e.Amount, e.Currency)
 	case e.AtMost:
 		line = fmt.Sprintf("Estimated cost: at most %s %s", e.Amount, e.Currency)
@@ -34,7 +34,41 @@ func CostLine(p *plans.Plan) string {
 	if !e.Complete() {
 		line += "; " + strings.Join(unpricedParts(p), "; ")
 	}
+	if e.Uncounted > 0 {
+		line += "; " + uncountedPart(p.Uncounted())
+	}
 	return line + "."
+}
+
+// uncountedPart says which count fields the estimate could not count,
+// the first by name: "input.num_images of image.b is known only after
+// apply (taken as 1; and 2 more)".
+func uncountedPart(cs []*plans.Change) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	s := Uncounted(cs[0]) + " (taken as 1"
+	if n := len(cs) - 1; n > 0 {
+		s += fmt.Sprintf("; and %d more generation%s whose count is not known", n, Plural(n))
+	}
+	return s + ")"
+}
+
+// Uncounted says why c's count field cannot be counted:
+// "input.num_images of image.b is known only after apply", "... is not a
+// whole number of at least 1", or "input of image.b is known only after
+// apply, so its count fields are not"; "" when there is none.
+func Uncounted(c *plans.Change) string {
+	u := c.Uncounted
+	switch {
+	case u == nil:
+		return ""
+	case u.Key == "input":
+		return fmt.Sprintf("input of %s is known only after apply, so which count fields it sets is not", c.Addr)
+	case u.Unknown:
+		return fmt.Sprintf("%s of %s is known only after apply", u.Key, c.Addr)
+	}
+	return fmt.Sprintf("%s of %s is not a whole number of at least 1", u.Key, c.Addr)
 }
 
 // pricedParts lists what the estimate counts at each price, e.g. "12

@@ -1,6 +1,7 @@
 package words
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -157,10 +158,14 @@ const ServiceDefault = "the service's default"
 // ImagesPerGeneration says how many images one generation of c makes,
 // and whether that count is the service's default: "4 images per
 // generation (the service's default)". A block that sets no image_number
-// pays for the default count, which may be several images.
+// pays for the default count, which may be several images. A count a
+// field of input leaves out is "at least", saying which field.
 func ImagesPerGeneration(c *plans.Change) string {
 	s := fmt.Sprintf("%d image%s per generation", c.Media, Plural(c.Media))
-	if c.AtMost {
+	switch {
+	case c.Uncounted != nil:
+		s = "at least " + s + " (" + Uncounted(c) + ")"
+	case c.AtMost:
 		s = "at most " + s
 	}
 	if c.MediaDefault {
@@ -171,11 +176,32 @@ func ImagesPerGeneration(c *plans.Change) string {
 
 // ShowsImageCount reports whether a view says how many images c's
 // generation makes: for an image it generates when that is more than
-// one, or the service's default gives it, unless image_number is made
-// from a sensitive value.
+// one, the service's default gives it, or a count field of its input
+// cannot be counted, unless image_number is made from a sensitive value.
 func ShowsImageCount(c *plans.Change) bool {
-	return c.Kind() == addrs.Image && c.Action.Generates() && (c.Media > 1 || c.MediaDefault) &&
+	return c.Kind() == addrs.Image && c.Action.Generates() && (c.Media > 1 || c.MediaDefault || c.Uncounted != nil) &&
 		!slices.Contains(c.Sensitive, "image_number")
+}
+
+// CountShownBy reports whether attribute a of c, as a view lists it,
+// already says how many images c's generation makes: image_number, when
+// the count is its value (or the most it may be) and no count field of
+// the input multiplies it or is left out.
+func CountShownBy(c *plans.Change, a plans.AttrChange) bool {
+	if a.Name != "image_number" || c.Uncounted != nil {
+		return false
+	}
+	if a.Unknown {
+		return true
+	}
+	switch n := a.After.(type) {
+	case json.Number:
+		v, err := n.Int64()
+		return err == nil && v == int64(c.Media)
+	case float64:
+		return n == float64(c.Media)
+	}
+	return false
 }
 
 // Warnings are what a reviewer must know before applying a change:
@@ -220,7 +246,7 @@ func ImportWarning(addr addrs.Instance, id string, w apply.ImportWarning, prompt
 		}
 		return fmt.Sprintf("the creation's prompt is %q, but %s declares %q; the next plan will not show this difference, because the declaration is recorded as its request", w.Got, addr, w.Want)
 	case apply.ImageCountDiffers:
-		return fmt.Sprintf("the creation has %d image%s, but %s declares image_number = %d", w.GotN, Plural(w.GotN), addr, w.WantN)
+		return fmt.Sprintf("the creation has %d image%s, but %s declares %d a generation", w.GotN, Plural(w.GotN), addr, w.WantN)
 	case apply.AlsoRecorded:
 		return fmt.Sprintf("creation %s is also recorded for %s; both now hold copies of its files", id, w.Other)
 	case apply.JobAbandoned:

@@ -22,6 +22,10 @@ type Estimate struct {
 	// and was taken at the most the service allows: Amount is then an
 	// upper bound (of what is priced).
 	AtMost bool
+	// Uncounted is how many generations have a count field in their
+	// input the plan cannot count (Change.Uncounted), each taken as 1:
+	// Amount is then a lower bound, and -max-cost is refused.
+	Uncounted int
 }
 
 // Complete reports whether every generation is priced.
@@ -118,6 +122,9 @@ func (p *Plan) Cost() (e Estimate, ok bool) {
 		}
 		amount, priced := p.CostOf(c)
 		e.AtMost = e.AtMost || c.AtMost
+		if c.Uncounted != nil {
+			e.Uncounted++
+		}
 		switch {
 		case c.Kind() == addrs.Image:
 			e.Images += c.Media
@@ -133,4 +140,16 @@ func (p *Plan) Cost() (e Estimate, ok bool) {
 		e.Amount = e.Amount.Plus(amount)
 	}
 	return e, true
+}
+
+// Uncounted lists the generating changes whose count the plan cannot
+// bound (Change.Uncounted), in the plan's order.
+func (p *Plan) Uncounted() []*Change {
+	var out []*Change
+	for _, c := range p.Changes {
+		if c.Action.Generates() && c.Uncounted != nil {
+			out = append(out, c)
+		}
+	}
+	return out
 }

@@ -40,7 +40,9 @@ func Failed(status string) bool { return status == StatusFailed || status == Sta
 
 // MediaCount is how many files one generation of inst yields: one video,
 // or image_number images (the most the model makes when that is not
-// known yet, and the service's default when it is not set, or null).
+// known yet, and the service's default when it is not set, or null),
+// times what the count fields of a live provider's input ask for
+// (InputCount).
 func MediaCount(inst *config.Instance) int {
 	n, _ := MediaOf(inst)
 	return n
@@ -60,9 +62,28 @@ func MediaDefault(inst *config.Instance) bool {
 }
 
 // MediaOf is MediaCount and MediaDefault at once, reading image_number
-// once: the planner asks it of every instance, and a large no-op plan
-// must not pay twice for it.
+// once. A count the input's count fields set is not the default.
 func MediaOf(inst *config.Instance) (count int, fromDefault bool) {
+	count, fromDefault, _ = CountOf(inst)
+	return count, fromDefault
+}
+
+// CountOf is MediaOf, and the count field of inst's input the count
+// leaves out, if any (InputCount), reading each once: the planner asks
+// it of every instance, and a large no-op plan must not pay twice for
+// it.
+func CountOf(inst *config.Instance) (count int, fromDefault bool, uncounted *Uncounted) {
+	n, def := mediaOf(inst)
+	if inst.Endpoint.Provider() == "" {
+		return n, def, nil
+	}
+	factor, counted, uncounted := InputCount(inst)
+	return int(min(int64(n)*int64(factor), maxCount)), def && !counted && uncounted == nil, uncounted
+}
+
+// mediaOf is MediaOf before the input's count fields: one video, or
+// image_number images.
+func mediaOf(inst *config.Instance) (count int, fromDefault bool) {
 	if inst.Resource.Kind == addrs.Video {
 		return 1, false
 	}

@@ -78,6 +78,11 @@ type Change struct {
 	// after apply and is the most the service allows: the change's cost
 	// is an upper bound.
 	AtMost bool
+	// Uncounted is a count field of a live provider's input whose value
+	// the plan cannot count (InputCount), taken as 1 in Media: the
+	// change's cost is then a lower bound, which -max-cost refuses to
+	// check against. nil when Media counts everything.
+	Uncounted *Uncounted
 	// Dir is where the instance's files go.
 	Dir string
 	// GenerationID is the job a resume polls.

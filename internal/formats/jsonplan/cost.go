@@ -22,6 +22,10 @@ type Cost struct {
 	// and was taken at the most the service allows: Amount is then an
 	// upper bound.
 	AtMost bool `json:"at_most,omitempty"`
+	// Uncounted is how many generations have a count field in their
+	// input the plan cannot count, each taken as 1 (the change's
+	// "uncounted" names it): Amount is then a lower bound.
+	Uncounted int `json:"uncounted,omitempty"`
 }
 
 // encodeCost is the plan's estimate for the plan document, nil without
@@ -34,7 +38,7 @@ func encodeCost(p *plans.Plan) *Cost {
 	return &Cost{
 		Amount: e.Amount.String(), Currency: e.Currency, Complete: e.Complete(),
 		Images: e.Images, VideoSeconds: e.VideoSeconds,
-		UnpricedImages: e.UnpricedImages, UnpricedSeconds: e.UnpricedSeconds, AtMost: e.AtMost,
+		UnpricedImages: e.UnpricedImages, UnpricedSeconds: e.UnpricedSeconds, AtMost: e.AtMost, Uncounted: e.Uncounted,
 	}
 }
 

@@ -56,11 +56,15 @@ type Values struct {
 	Seconds      int  `json:"seconds,omitempty"`
 	// AtMost is true when media or seconds is known only after apply and
 	// is the most the service allows: the cost is an upper bound.
-	AtMost       bool     `json:"at_most,omitempty"`
-	Dir          string   `json:"dir,omitempty"`
-	GenerationID string   `json:"generation_id,omitempty"`
-	Redownload   []int    `json:"redownload,omitempty"`
-	Sensitive    []string `json:"sensitive,omitempty"`
+	AtMost bool `json:"at_most,omitempty"`
+	// Uncounted names a count field of the input whose value the plan
+	// cannot count (known only after apply, or not a whole number),
+	// taken as 1 in media: the cost is then a lower bound.
+	Uncounted    *plans.Uncounted `json:"uncounted,omitempty"`
+	Dir          string           `json:"dir,omitempty"`
+	GenerationID string           `json:"generation_id,omitempty"`
+	Redownload   []int            `json:"redownload,omitempty"`
+	Sensitive    []string         `json:"sensitive,omitempty"`
 	// Store says how much of the recorded files' bytes the object store
 	// holds, as the state recorded at upload: "all", "some" or "none";
 	// absent without a store, or without recorded files.
@@ -86,6 +90,7 @@ func EncodeValues(c *plans.Change, placeholder any) Values {
 		MediaDefault: c.MediaDefault,
 		Seconds:      c.Seconds,
 		AtMost:       c.AtMost,
+		Uncounted:    c.Uncounted,
 		Dir:          c.Dir,
 		GenerationID: c.GenerationID,
 		Redownload:   c.Redownload,
@@ -107,6 +112,7 @@ func (v Values) Decode(c *plans.Change) error {
 	c.Before, c.After, c.AfterUnknown = v.Before, v.After, v.AfterUnknown
 	c.Fingerprint, c.Media, c.MediaDefault, c.Seconds, c.AtMost, c.Dir = v.Fingerprint, v.Media, v.MediaDefault, v.Seconds, v.AtMost, v.Dir
 	c.GenerationID, c.Redownload, c.Sensitive = v.GenerationID, v.Redownload, v.Sensitive
+	c.Uncounted = v.Uncounted
 	st, err := plans.ParseStoreState(v.Store)
 	if err != nil {
 		return err

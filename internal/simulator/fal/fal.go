@@ -205,8 +205,11 @@ func (s *Server) position(owner string, run simkit.Run, now time.Time) int {
 }
 
 // mediaOf reads what a job makes from its input: images, num_images of
-// them (1..4) of image_size (a preset name, or {width, height}); or, for
-// a model whose id names video, one video of duration seconds.
+// them (1..4) of image_size (a preset name, or {width, height}), each of
+// max_images images (1..15) when the input sets it, as Seedream 4 makes
+// num_images generations of up to max_images images
+// (fal.ai/models/fal-ai/bytedance/seedream/v4/text-to-image); or, for a
+// model whose id names video, one video of duration seconds.
 func mediaOf(model, id string, in map[string]any) simkit.Media {
 	m := simkit.InputMedia(id, in, "prompt", 1<<31-1)
 	if strings.Contains(model, "video") {
@@ -219,6 +222,9 @@ func mediaOf(model, id string, in map[string]any) simkit.Media {
 	}
 	if n, ok := simkit.Number(in["num_images"]); ok {
 		m.Count = int(min(max(n, 1), 4))
+	}
+	if n, ok := simkit.Number(in["max_images"]); ok {
+		m.Count *= int(min(max(n, 1), 15))
 	}
 	m.Width, m.Height = 1024, 768 // landscape_4_3, FLUX's default
 	switch v := in["image_size"].(type) {
