@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"path/filepath"
 	"sync/atomic"
 
@@ -118,9 +119,18 @@ func (r *applyRun) fetchStored(ctx context.Context, rec *statefile.Resource, whi
 			continue
 		}
 		// The directory the file goes in, which a record may name apart
-		// from its dir.
+		// from its dir. A fresh clone, or a copy whose output folder was
+		// removed, has none: it is made here, through the working
+		// directory's root (a link leading out is refused, not followed),
+		// or the store's bytes would have nowhere to go and the file would
+		// be asked of a provider whose link may have expired.
 		if err := workdir.CheckInside(r.e.Dir, filepath.Dir(filepath.FromSlash(o.Path))); err != nil {
 			return err
+		}
+		if r.store.down.Load() == nil && o.SHA256 != "" {
+			if err := makeDir(r.e.Dir, path.Dir(o.Path)); err != nil {
+				return fmt.Errorf("output %d of %s (%s): %w", o.Index, rec.Addr, o.Path, err)
+			}
 		}
 		ok, err := r.getStored(ctx, rec.Addr, o, filepath.Join(r.e.Dir, filepath.FromSlash(o.Path)), "it is downloaded from the provider")
 		if err != nil {
