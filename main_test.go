@@ -98,6 +98,7 @@ func TestScript(t *testing.T) {
 			"s3-count":       cmdS3Count,
 			"s3-corrupt":     cmdS3Corrupt,
 			"s3-rm":          cmdS3Rm,
+			"s3-put":         cmdS3Put,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "mount" {

@@ -177,7 +177,24 @@ func cmdS3Rm(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(srv.Client().RemoveObject(ctx, srv.Bucket, args[0], minio.RemoveObjectOptions{}))
 }
 
-// s3Key is the object key an s3-corrupt or s3-rm argument names: KEY
+// s3-put KEY|@FILE SRC puts SRC's bytes in the bucket under the key,
+// through the server, as anyone who may write to the bucket could: the
+// object named for one file's bytes then holds others, of another size.
+func cmdS3Put(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: s3-put KEY|@FILE SRC")
+	}
+	srv := s3Server(ts, "s3-put", false)
+	f, err := os.Open(ts.MkAbs(args[1]))
+	ts.Check(err)
+	defer f.Close()
+	fi, err := f.Stat()
+	ts.Check(err)
+	_, err = srv.Client().PutObject(context.Background(), srv.Bucket, s3Key(ts, args[0]), f, fi.Size(), minio.PutObjectOptions{})
+	ts.Check(err)
+}
+
+// s3Key is the object key an s3-corrupt, s3-rm or s3-put argument names: KEY
 // itself, or @FILE for the key genform stores FILE's bytes under (with no
 // prefix): sha256/<first two hex digits>/<sha256>.
 func s3Key(ts *testscript.TestScript, arg string) string {

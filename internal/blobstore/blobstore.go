@@ -1,6 +1,7 @@
 package blobstore
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -38,7 +39,16 @@ type Options struct {
 	PathStyle bool
 	// Transport, when set, carries the requests (tests count them).
 	Transport http.RoundTripper
+	// MaxSize is the largest object a fetch reads when no size is
+	// recorded for its bytes (a state older than sizes); 0 means
+	// DefaultMaxSize.
+	MaxSize int64
 }
+
+// DefaultMaxSize is the largest object a fetch reads when no size is
+// recorded for its bytes and Options set none: the service's own largest
+// download.
+const DefaultMaxSize = 4 << 30
 
 // Store is a bucket of an S3-compatible store holding outputs by sha256.
 // It is safe for concurrent use.
@@ -47,6 +57,7 @@ type Store struct {
 	bucket   string
 	prefix   string
 	endpoint string
+	maxSize  int64
 }
 
 // PartSize is the size of each part of a multipart upload, and the size
@@ -77,6 +88,33 @@ type CorruptError struct {
 
 func (e *CorruptError) Error() string {
 	return fmt.Sprintf("object %s does not hold the bytes its name says (their sha256 is %s): it was changed in the store; nothing was written", e.Object, e.Got)
+}
+
+// SizeError is a fetch refused for its object's size: not the size
+// recorded for its bytes, or, where none is recorded, more than the
+// largest object fetched. It is refused as soon as the size is known,
+// from the size the store announces before a byte is read, or, when it
+// announces none, once one byte more than expected has been read: a
+// larger object is never read, let alone written, whole.
+type SizeError struct {
+	Object string // s3://bucket/key
+	Want   int64  // the size recorded for the bytes; 0 when none is
+	Max    int64  // when Want is 0, the largest object fetched
+	Got    int64  // the size the store announced, or the bytes it served
+	// More says the store announced no size and served more than
+	// expected: the read stopped at Got bytes, and the object is larger.
+	More bool
+}
+
+func (e *SizeError) Error() string {
+	held := fmt.Sprintf("%d bytes", e.Got)
+	if e.More {
+		held = fmt.Sprintf("more than %d bytes", e.Got-1)
+	}
+	if e.Want > 0 {
+		return fmt.Sprintf("object %s holds %s, not the %d bytes recorded for it: it was changed in the store; it was refused without being read whole, and nothing was written", e.Object, held, e.Want)
+	}
+	return fmt.Sprintf("object %s holds %s, more than the largest file fetched (%d bytes; max_download_size in the service or provider block raises it); nothing was written", e.Object, held, e.Max)
 }
 
 // Open makes the client of the store o describes. It sends nothing: Check
@@ -128,7 +166,7 @@ func Open(o Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("setting up the store's client: %w", err)
 	}
-	return &Store{c: c, bucket: o.Bucket, prefix: o.Prefix, endpoint: host}, nil
+	return &Store{c: c, bucket: o.Bucket, prefix: o.Prefix, endpoint: host, maxSize: cmp.Or(max(o.MaxSize, 0), DefaultMaxSize)}, nil
 }
 
 // chain is where credentials come from, in the AWS tools' order: the
@@ -229,21 +267,61 @@ func (s *Store) Put(ctx context.Context, sha, path, contentType string) (uploade
 
 // Get writes the bytes of sha at dst, through a temporary file beside it
 // renamed into place once the bytes are checked against sha: dst never
-// holds other bytes. A missing object is an error wrapping ErrNotStored;
-// bytes that differ are a *CorruptError. opts say how the file is made
-// durable (atomicfile.InGroup for many at once).
-func (s *Store) Get(ctx context.Context, sha, dst string, opts ...atomicfile.Option) (size int64, err error) {
-	return s.GetProgress(ctx, sha, dst, nil, opts...)
+// holds other bytes. size is the size recorded for them (0 when none is):
+// an object of another size is a *SizeError, refused from the size the
+// store announces before a byte is read, or else after at most size+1
+// bytes; with no size recorded, an object larger than the store's
+// MaxSize is refused the same way. A missing object is an error wrapping
+// ErrNotStored; bytes that differ are a *CorruptError. opts say how the
+// file is made durable (atomicfile.InGroup for many at once).
+func (s *Store) Get(ctx context.Context, sha string, size int64, dst string, opts ...atomicfile.Option) (int64, error) {
+	return s.GetProgress(ctx, sha, size, dst, nil, opts...)
 }
 
 // GetProgress is Get that calls moved, when not nil, with the size of
 // each piece of the object as it is written: a progress bar's bytes.
-func (s *Store) GetProgress(ctx context.Context, sha, dst string, moved func(n int64), opts ...atomicfile.Option) (size int64, err error) {
+func (s *Store) GetProgress(ctx context.Context, sha string, size int64, dst string, moved func(n int64), opts ...atomicfile.Option) (int64, error) {
 	obj, err := s.c.GetObject(ctx, s.bucket, s.Key(sha), minio.GetObjectOptions{})
 	if err != nil {
 		return 0, s.explainGet(err, sha)
 	}
 	defer obj.Close()
+	// The most bytes that may be read: an object swapped for a larger
+	// one (by mistake, or by someone who may write to the bucket) must
+	// not fill the disk with a temporary file before its sha256 refuses
+	// it.
+	limit := size
+	if size <= 0 {
+		size, limit = 0, s.maxSize
+	}
+	tooBig := func(got int64, more bool) error {
+		e := &SizeError{Object: s.Object(sha), Want: size, Got: got, More: more}
+		if size == 0 {
+			e.Max = limit
+		}
+		return e
+	}
+	// The answer's headers come first: a size announced that is not the
+	// one expected is refused before the body is read or a temporary file
+	// made. A read of nothing sends the GET, whose headers Stat then
+	// gives; Stat alone would send a HEAD first, a request more for every
+	// file a pull fetches.
+	if _, err := obj.Read(nil); err != nil && !errors.Is(err, io.EOF) {
+		return 0, s.explainGet(err, sha)
+	}
+	info, err := obj.Stat()
+	switch {
+	case errors.Is(err, io.EOF):
+		// The store announced no size (the client's Stat says EOF
+		// then): the reads below are bounded all the same.
+		info.Size = -1
+	case err != nil:
+		return 0, s.explainGet(err, sha)
+	}
+	if info.Size >= 0 && (size > 0 && info.Size != size || info.Size > limit) {
+		return 0, tooBig(info.Size, false)
+	}
+	var got int64
 	err = atomicfile.Write(dst, 0o644, func(w io.Writer) error {
 		h := sha256.New()
 		buf := copyBufs.Get().(*[]byte)
@@ -252,17 +330,28 @@ func (s *Store) GetProgress(ctx context.Context, sha, dst string, moved func(n i
 		if moved != nil {
 			dst = reporter{dst, moved}
 		}
-		n, err := io.CopyBuffer(dst, obj, *buf)
+		// One byte past the limit tells a larger object from one of
+		// the size expected, and is all that is read of it.
+		n, err := io.CopyBuffer(dst, io.LimitReader(obj, limit+1), *buf)
 		if err != nil {
 			return s.explainGet(err, sha)
 		}
-		size = n
-		if got := hex.EncodeToString(h.Sum(nil)); got != sha {
-			return &CorruptError{Object: s.Object(sha), Want: sha, Got: got}
+		if n > limit {
+			return tooBig(n, true)
+		}
+		if size > 0 && n != size {
+			return tooBig(n, false)
+		}
+		got = n
+		if sum := hex.EncodeToString(h.Sum(nil)); sum != sha {
+			return &CorruptError{Object: s.Object(sha), Want: sha, Got: sum}
 		}
 		return nil
 	}, append([]atomicfile.Option{atomicfile.TempPattern(".genform-pull-*")}, opts...)...)
-	return size, err
+	if err != nil {
+		return 0, err
+	}
+	return got, nil
 }
 
 // reporter is a writer that says how much it wrote.

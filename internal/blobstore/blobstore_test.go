@@ -75,7 +75,7 @@ func TestPutGet(t *testing.T) {
 			t.Fatalf("the server's object of %d bytes differs (%v)", size, err)
 		}
 		dst := filepath.Join(t.TempDir(), "0.png")
-		n, err := st.Get(ctx, sha, dst)
+		n, err := st.Get(ctx, sha, int64(size), dst)
 		if err != nil || n != int64(size) {
 			t.Fatalf("Get = %d, %v", n, err)
 		}
@@ -97,7 +97,7 @@ func TestGetRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	path, sha, _ := file(t, 4096)
-	if _, err := st.Get(ctx, sha, dst); !errors.Is(err, blobstore.ErrNotStored) || !strings.Contains(err.Error(), st.Object(sha)) {
+	if _, err := st.Get(ctx, sha, 4096, dst); !errors.Is(err, blobstore.ErrNotStored) || !strings.Contains(err.Error(), st.Object(sha)) {
 		t.Fatalf("Get of a missing object = %v; want ErrNotStored naming %s", err, st.Object(sha))
 	}
 	if _, err := st.Put(ctx, sha, path, ""); err != nil {
@@ -112,7 +112,7 @@ func TestGetRefuses(t *testing.T) {
 	if err := os.WriteFile(obj, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = st.Get(ctx, sha, dst)
+	_, err = st.Get(ctx, sha, 4096, dst)
 	var ce *blobstore.CorruptError
 	if !errors.As(err, &ce) || ce.Object != "s3://"+srv.Bucket+"/"+st.Key(sha) || ce.Want != sha {
 		t.Fatalf("Get of a changed object = %v; want a CorruptError naming it", err)

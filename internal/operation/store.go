@@ -37,7 +37,20 @@ func (w *Workspace) Blobs() (*blobstore.Store, error) {
 	if st == nil {
 		return nil, nil
 	}
-	return blobstore.Open(blobstore.Options{Bucket: st.Bucket, Prefix: st.Prefix, Endpoint: st.Endpoint, Region: st.Region, PathStyle: st.PathStyle})
+	return blobstore.Open(blobstore.Options{Bucket: st.Bucket, Prefix: st.Prefix, Endpoint: st.Endpoint, Region: st.Region, PathStyle: st.PathStyle,
+		MaxSize: w.largestDownload()})
+}
+
+// largestDownload is the largest file a fetch from the store reads when
+// the state records no size for it (a state older than sizes): the
+// largest max_download_size configured for the service or a provider,
+// or 0 for the default. Where a size is recorded, that size bounds it.
+func (w *Workspace) largestDownload() int64 {
+	most := w.Config.Service.MaxDownloadSize
+	for _, p := range w.Config.Providers {
+		most = max(most, p.Settings.MaxDownloadSize)
+	}
+	return most
 }
 
 // checkedBlobs opens the store and asks it whether the bucket answers to
@@ -270,7 +283,7 @@ func (w *Workspace) Pull(ctx context.Context, opts TransferOptions) (*Transfer, 
 		if err := os.MkdirAll(filepath.Dir(filepath.FromSlash(o.Path)), 0o755); err != nil {
 			return false, 0, err
 		}
-		size, err := b.GetProgress(ctx, o.SHA256, filepath.FromSlash(o.Path), progress, atomicfile.InGroup(&g))
+		size, err := b.GetProgress(ctx, o.SHA256, o.Size, filepath.FromSlash(o.Path), progress, atomicfile.InGroup(&g))
 		if err != nil {
 			return false, 0, pullError(err, o)
 		}
@@ -295,6 +308,9 @@ func pullError(err error, o *statefile.Output) error {
 	}
 	if ce, ok := errors.AsType[*blobstore.CorruptError](err); ok {
 		return fmt.Errorf("%w; remove that object from the store, then push the file from a working copy that has it, or let genform apply download it from the provider", ce)
+	}
+	if se, ok := errors.AsType[*blobstore.SizeError](err); ok && se.Want > 0 {
+		return fmt.Errorf("%w; remove that object from the store, then push the file from a working copy that has it, or let genform apply download it from the provider", se)
 	}
 	return err
 }

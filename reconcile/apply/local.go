@@ -192,7 +192,18 @@ func (r *applyRun) refreshStats(rec *statefile.Resource) error {
 		if o.SHA256 == "" || o.Path == "" {
 			continue
 		}
-		r.statOutput(o)
+		fi, err := os.Stat(filepath.Join(r.e.Dir, filepath.FromSlash(o.Path)))
+		if err != nil || fi.Size() == o.Size && fi.ModTime().Equal(o.ModTime) {
+			continue
+		}
+		// Only a file holding the recorded bytes gives its stats: one
+		// changed on disk whose fetch failed would otherwise pass, by
+		// its size and time, for the recorded file from then on.
+		if workdir.CheckFile(r.e.Dir, *o) != workdir.FileOK {
+			continue
+		}
+		o.Size = fi.Size()
+		o.ModTime = fi.ModTime()
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path"
 	"path/filepath"
 	"sync/atomic"
 
@@ -104,9 +106,9 @@ func (r *applyRun) unstored(addr addrs.Instance, gen string, o *statefile.Output
 // store, into their recorded paths, each checked against its recorded
 // sha256; it removes from which those it fetched. A file the store does
 // not hold, or a store that cannot be reached, is left in which for the
-// provider, with a warning. An object whose bytes are not its name's is
-// an error naming it: the file is not written, and nothing is asked of
-// the provider for it.
+// provider, with a warning. An object whose bytes are not its name's, or
+// whose size is not the recorded one, is an error naming it: the file is
+// not written, and nothing is asked of the provider for it.
 func (r *applyRun) fetchStored(ctx context.Context, rec *statefile.Resource, which map[int]bool) error {
 	if r.e.Blobs == nil {
 		return nil
@@ -118,9 +120,18 @@ func (r *applyRun) fetchStored(ctx context.Context, rec *statefile.Resource, whi
 			continue
 		}
 		// The directory the file goes in, which a record may name apart
-		// from its dir.
+		// from its dir. A fresh clone, or a copy whose output folder was
+		// removed, has none: it is made here, through the working
+		// directory's root (a link leading out is refused, not followed),
+		// or the store's bytes would have nowhere to go and the file would
+		// be asked of a provider whose link may have expired.
 		if err := workdir.CheckInside(r.e.Dir, filepath.Dir(filepath.FromSlash(o.Path))); err != nil {
 			return err
+		}
+		if r.store.down.Load() == nil && o.SHA256 != "" {
+			if err := makeDir(r.e.Dir, path.Dir(o.Path)); err != nil {
+				return fmt.Errorf("output %d of %s (%s): %w", o.Index, rec.Addr, o.Path, err)
+			}
 		}
 		ok, err := r.getStored(ctx, rec.Addr, o, filepath.Join(r.e.Dir, filepath.FromSlash(o.Path)), "it is downloaded from the provider")
 		if err != nil {
@@ -136,19 +147,34 @@ func (r *applyRun) fetchStored(ctx context.Context, rec *statefile.Resource, whi
 // getStored fetches the bytes of o from the store into dst, reporting
 // whether it did. A store that lacks them or cannot be reached is a
 // warning saying what is done instead (otherwise); an object whose bytes
-// are not its name's is an error, and dst is not written.
+// are not its name's, or whose size is not the recorded one, is an error,
+// and dst is not written: no more of such an object is read than one byte
+// past the recorded size.
 func (r *applyRun) getStored(ctx context.Context, addr addrs.Instance, o *statefile.Output, dst, otherwise string) (bool, error) {
 	b := r.e.Blobs
 	if b == nil || o.SHA256 == "" || r.store.down.Load() != nil {
 		return false, nil
 	}
-	_, err := b.Get(ctx, o.SHA256, dst)
+	n, err := b.Get(ctx, o.SHA256, o.Size, dst)
 	var ce *blobstore.CorruptError
+	var se *blobstore.SizeError
 	switch {
 	case err == nil:
+		// A record older than sizes learns its file's, which bounds the
+		// next fetch; the file's time is the record's, so the next plan
+		// takes it without hashing it.
+		if o.Size == 0 {
+			o.Size = n
+		}
+		if fi, err := os.Stat(dst); err == nil {
+			o.ModTime = fi.ModTime()
+		}
 		o.Stored = true
 		return true, nil
-	case errors.As(err, &ce):
+	case errors.As(err, &ce), errors.As(err, &se):
+		// Not what the record says: the provider is not asked for it
+		// (its bytes would go under a name whose object is wrong), and
+		// the record is left as it is.
 		return false, err
 	case errors.Is(err, blobstore.ErrNotStored):
 		o.Stored = false
