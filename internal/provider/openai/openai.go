@@ -53,8 +53,10 @@ const (
 	rawGenerated = "generated"
 )
 
-// Provider is OpenAI's Images API behind the provider seam. It holds, in
-// memory, the images each answer carried until Result hands them over.
+// Provider is OpenAI's Images API behind the provider seam. Submit hands
+// the images an answer carried to the caller with the job (Job.Answer),
+// which keeps them; it also holds them in memory for Status and Result,
+// until the images handed over pass a limit.
 // Download (the base's) streams only an output that has a URL (a DALL·E
 // model's): the GPT image models' outputs have none, their bytes are in
 // Output.Data.
