@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -163,4 +164,42 @@ func TestAnswerKeptWhenItsFileCannotBeWritten(t *testing.T) {
 		t.Errorf("the provider was asked %d times after the answer, with %d creates; want 0 and 1", n, svc.count("Create"))
 	}
 	w.checkNoChanges(answeredSrc, "after the file was written from the cache")
+}
+
+// A job that returns more outputs than its request asked for may have been
+// charged for each: every one is downloaded and recorded, with a
+// warning, and the next plan has nothing to do. Only a number no request
+// of the endpoint can make is cut.
+func TestEveryOutputOfAPaidJobIsKept(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		listed     int
+		want, kept int
+	}{
+		{"more than asked", 3, 3, 3},
+		{"more than any request makes", 40, 4, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svc := &fakeService{scripts: map[string]fakeJob{"": {outputs: tc.listed}}}
+			w := newApplyDir(t, svc)
+			src := "image \"a\" {\n  prompt = \"a generous lighthouse\"\n  image_number = 1\n}\n"
+			res := w.apply(context.Background(), w.plan(src))
+			if len(res.Generated) != 1 {
+				t.Fatalf("generated %v, failed %v", res.Generated, failedAddrs(res.Failed))
+			}
+			rec := w.snapshot().Resources[a("image.a")]
+			if len(rec.Outputs) != tc.kept {
+				t.Fatalf("recorded %d outputs of %d listed, want %d", len(rec.Outputs), tc.listed, tc.kept)
+			}
+			w.checkFiles(rec, "generated/image/a")
+			warned := false
+			for _, ev := range w.events {
+				warned = warned || ev.Phase == PhaseWarning && ev.Err != nil && strings.Contains(ev.Err.Error(), "but 1 was asked for")
+			}
+			if !warned {
+				t.Error("no warning that the job listed more outputs than asked")
+			}
+			w.checkNoChanges(src, "after keeping every output")
+		})
+	}
 }

@@ -173,12 +173,20 @@ func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *plans.C
 	if len(rec.Outputs) == 0 {
 		return fmt.Errorf("the service reported %s (job %s) succeeded but listed no outputs", inst.Addr, id)
 	}
-	// Outputs beyond what the request asked for are not paid for by this
-	// request, and a service listing thousands must not fill the disk.
+	// Outputs beyond what the request asked for may have been charged
+	// for all the same: they are kept, with a warning. Only a number no
+	// request can make is cut, so that a service listing thousands
+	// cannot fill the disk.
 	if want := plans.MediaCount(inst); len(rec.Outputs) > want {
-		r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseWarning, GenerationID: id,
-			Err: fmt.Errorf("job %s lists %d outputs, but %d %s asked for; only the first %d %s downloaded", id, len(rec.Outputs), want, wasWere(want), want, wasWere(want))})
-		rec.Outputs = rec.Outputs[:want]
+		most := max(want, mostOutputs(intent.Endpoint))
+		if len(rec.Outputs) <= most {
+			r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseWarning, GenerationID: id,
+				Err: fmt.Errorf("job %s lists %d outputs, but %d %s asked for; all %d are downloaded and recorded, since the provider may have charged for each", id, len(rec.Outputs), want, wasWere(want), len(rec.Outputs))})
+		} else {
+			r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseWarning, GenerationID: id,
+				Err: fmt.Errorf("job %s lists %d outputs, but %d %s asked for and no request makes more than %d; only the first %d %s downloaded", id, len(rec.Outputs), want, wasWere(want), most, most, wasWere(most))})
+			rec.Outputs = rec.Outputs[:most]
+		}
 	}
 	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseDownloading, GenerationID: id})
 	// The files about to be overwritten or removed stay restorable.

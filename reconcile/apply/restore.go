@@ -13,6 +13,7 @@ import (
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/cache"
+	"github.com/genform/genform/internal/catalog"
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/rules"
 	"github.com/genform/genform/internal/service"
@@ -369,7 +370,10 @@ func (r *applyRun) interruptedJob(addr addrs.Instance, why *plans.Reason) *state
 	return it
 }
 
-// mostOutputs is the most outputs one request to ep yields.
+// mostOutputs is the most outputs one request to ep yields: the
+// reference service's endpoint's largest image_number, a listed model's
+// most images, and for a model the tables do not list (whose input may
+// ask for many with its own count fields) unlistedMostOutputs.
 func mostOutputs(ep addrs.Endpoint) int {
 	most := 1
 	if l := rules.For(ep); l != nil {
@@ -377,5 +381,15 @@ func mostOutputs(ep addrs.Endpoint) int {
 			most = max(most, int(n))
 		}
 	}
+	if p := catalog.Lookup(ep.Provider()); p != nil {
+		if !p.Listed(ep.Target()) {
+			return unlistedMostOutputs
+		}
+		most = max(most, int(p.Caps(ep.Target()).MostImages()))
+	}
 	return most
 }
+
+// unlistedMostOutputs bounds the files kept of one job of a model the
+// tables do not list, beyond those its request asked for.
+const unlistedMostOutputs = 64
