@@ -30,10 +30,10 @@ const maxCount = math.MaxInt32
 type Uncounted struct {
 	// Key names it: "input.num_images", or "input" when input itself is
 	// known only after apply (so that which fields it sets is not known).
-	Key string `json:"key"`
+	Key string
 	// Unknown is true when its value is known only after apply, false
 	// when it is not a whole number of at least 1.
-	Unknown bool `json:"unknown,omitempty"`
+	Unknown bool
 }
 
 // InputCount is what the count fields of inst's input say one generation

@@ -60,11 +60,11 @@ type Values struct {
 	// Uncounted names a count field of the input whose value the plan
 	// cannot count (known only after apply, or not a whole number),
 	// taken as 1 in media: the cost is then a lower bound.
-	Uncounted    *plans.Uncounted `json:"uncounted,omitempty"`
-	Dir          string           `json:"dir,omitempty"`
-	GenerationID string           `json:"generation_id,omitempty"`
-	Redownload   []int            `json:"redownload,omitempty"`
-	Sensitive    []string         `json:"sensitive,omitempty"`
+	Uncounted    *Uncounted `json:"uncounted,omitempty"`
+	Dir          string     `json:"dir,omitempty"`
+	GenerationID string     `json:"generation_id,omitempty"`
+	Redownload   []int      `json:"redownload,omitempty"`
+	Sensitive    []string   `json:"sensitive,omitempty"`
 	// Store says how much of the recorded files' bytes the object store
 	// holds, as the state recorded at upload: "all", "some" or "none";
 	// absent without a store, or without recorded files.
@@ -76,6 +76,21 @@ type Values struct {
 	// ModelPrices are that model's prices, when the configuration sets
 	// them.
 	ModelPrices *Prices `json:"model_prices,omitempty"`
+}
+
+// Uncounted is a count field of a change's input that the plan cannot
+// count: key names it ("input.num_images"), unknown says its value is
+// known only after apply (false: it is not a whole number of at least 1).
+type Uncounted struct {
+	Key     string `json:"key"`
+	Unknown bool   `json:"unknown,omitempty"`
+}
+
+func encodeUncounted(u *plans.Uncounted) *Uncounted {
+	if u == nil {
+		return nil
+	}
+	return &Uncounted{Key: u.Key, Unknown: u.Unknown}
 }
 
 // EncodeValues encodes c's values, sensitive ones as placeholder.
@@ -90,7 +105,7 @@ func EncodeValues(c *plans.Change, placeholder any) Values {
 		MediaDefault: c.MediaDefault,
 		Seconds:      c.Seconds,
 		AtMost:       c.AtMost,
-		Uncounted:    c.Uncounted,
+		Uncounted:    encodeUncounted(c.Uncounted),
 		Dir:          c.Dir,
 		GenerationID: c.GenerationID,
 		Redownload:   c.Redownload,
@@ -112,7 +127,9 @@ func (v Values) Decode(c *plans.Change) error {
 	c.Before, c.After, c.AfterUnknown = v.Before, v.After, v.AfterUnknown
 	c.Fingerprint, c.Media, c.MediaDefault, c.Seconds, c.AtMost, c.Dir = v.Fingerprint, v.Media, v.MediaDefault, v.Seconds, v.AtMost, v.Dir
 	c.GenerationID, c.Redownload, c.Sensitive = v.GenerationID, v.Redownload, v.Sensitive
-	c.Uncounted = v.Uncounted
+	if u := v.Uncounted; u != nil {
+		c.Uncounted = &plans.Uncounted{Key: u.Key, Unknown: u.Unknown}
+	}
 	st, err := plans.ParseStoreState(v.Store)
 	if err != nil {
 		return err
