@@ -27,9 +27,9 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/dirtest"
 	"github.com/genform/genform/internal/e2e/harness"
-	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/simulator"
 	"github.com/genform/genform/statefile"
 )
@@ -351,7 +351,7 @@ func verifyState(t testing.TB, ws workspace, sim *simulator.Instance, token stri
 		}
 		rel, _ := filepath.Rel(ws.dir, path)
 		switch {
-		case service.IsTempFile(d.Name()):
+		case apiclient.IsTempFile(d.Name()):
 			v.tempFiles = append(v.tempFiles, rel)
 		case !known[rel]:
 			t.Errorf("%s is in the output directory but not in the state", rel)

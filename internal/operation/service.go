@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/catalog"
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/provider/fal"
@@ -19,7 +20,6 @@ import (
 	"github.com/genform/genform/internal/provider/reference"
 	"github.com/genform/genform/internal/provider/replicate"
 	"github.com/genform/genform/internal/provider/runway"
-	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/simulator"
 	"github.com/genform/genform/internal/words"
 	"github.com/genform/genform/statefile"
@@ -122,8 +122,8 @@ const sharedSimulator = "the state is shared (backend \"pg\"), but the service i
 // first starts one on a loopback port, its jobs kept under .genform/ so an
 // interrupted apply resumes against it. stop releases what Connect
 // started. onRetry, when not nil, hears of every retry
-// (service.Config.OnRetry).
-func (w *Workspace) Connect(onRetry func(context.Context, service.RetryInfo)) (client *service.Client, stop func(), err error) {
+// (apiclient.Config.OnRetry).
+func (w *Workspace) Connect(onRetry func(context.Context, apiclient.RetryInfo)) (client *apiclient.Client, stop func(), err error) {
 	cfg, ep := w.Config, w.Endpoint
 	stop = func() {}
 	base := ep.BaseURL
@@ -152,7 +152,7 @@ func (w *Workspace) Connect(onRetry func(context.Context, service.RetryInfo)) (c
 			MaxIdleConnsPerHost: 64,
 		}}
 	}
-	client, err = service.New(service.Config{
+	client, err = apiclient.New(apiclient.Config{
 		BaseURL:           base,
 		Token:             ep.Token,
 		RequestsPerMinute: cfg.Service.RequestsPerMinute,
@@ -185,7 +185,7 @@ var adapters = map[string]func(provider.Config) (provider.Provider, error){
 // its key (the block's key, or the environment variable the provider's
 // own tools read). A key that is not set is an error naming where to set
 // it, before anything is sent.
-func (w *Workspace) Provider(name string, onRetry func(context.Context, service.RetryInfo)) (provider.Provider, func(), error) {
+func (w *Workspace) Provider(name string, onRetry func(context.Context, apiclient.RetryInfo)) (provider.Provider, func(), error) {
 	if name == "" {
 		client, stop, err := w.Connect(onRetry)
 		if err != nil {

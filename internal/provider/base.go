@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/internal/apiclient"
 )
 
 // Base is what every live provider's adapter holds alike, and embeds:
@@ -17,9 +17,9 @@ import (
 // CheckCredentials; the adapter keeps its paths, bodies and statuses.
 type Base struct {
 	// Client sends every request of the adapter.
-	Client *service.Client
+	Client *apiclient.Client
 	id     string
-	check  service.Call
+	check  apiclient.Call
 }
 
 // NewBase is the base of the adapter of provider name, as cfg configures
@@ -27,7 +27,7 @@ type Base struct {
 // identity (IDOf), and check, a read that makes nothing and that a key
 // the provider refuses fails (its account, its credit balance). An
 // error names the provider.
-func NewBase(name string, cfg Config, publicURL string, auth Auth, check service.Call) (Base, error) {
+func NewBase(name string, cfg Config, publicURL string, auth Auth, check apiclient.Call) (Base, error) {
 	c, err := NewClient(cfg, publicURL, auth)
 	if err != nil {
 		return Base{}, fmt.Errorf("%s: %w", name, err)
@@ -40,12 +40,12 @@ func NewBase(name string, cfg Config, publicURL string, auth Auth, check service
 func (b *Base) ID() string { return b.id }
 
 // Download streams one output into dir.
-func (b *Base) Download(ctx context.Context, url, dir, base string) (*service.Downloaded, error) {
+func (b *Base) Download(ctx context.Context, url, dir, base string) (*apiclient.Downloaded, error) {
 	return b.Client.Download(ctx, url, dir, base)
 }
 
 // CheckCredentials sends the base's check, which makes nothing: a key
-// the provider refuses matches service.ErrUnauthorized.
+// the provider refuses matches apiclient.ErrUnauthorized.
 func (b *Base) CheckCredentials(ctx context.Context) error {
 	_, err := b.Client.Do(ctx, b.check)
 	return err
@@ -56,7 +56,7 @@ func (b *Base) CheckCredentials(ctx context.Context) error {
 // answer as received too. what names the object in an error
 // ("prediction abc").
 func Fetch[T any](ctx context.Context, b *Base, path string, header map[string]string, what string) (*T, []byte, error) {
-	return FetchCall[T](ctx, b, service.Call{Method: http.MethodGet, Path: path, Header: header}, what)
+	return FetchCall[T](ctx, b, apiclient.Call{Method: http.MethodGet, Path: path, Header: header}, what)
 }
 
 // FetchJob is Fetch of the job the provider handed out id for, at
@@ -72,7 +72,7 @@ func FetchJob[T any](ctx context.Context, b *Base, name, noun, prefix, id string
 
 // FetchCall is Fetch of a call of its own (a URL the provider handed
 // out).
-func FetchCall[T any](ctx context.Context, b *Base, call service.Call, what string) (*T, []byte, error) {
+func FetchCall[T any](ctx context.Context, b *Base, call apiclient.Call, what string) (*T, []byte, error) {
 	body, err := b.Client.Do(ctx, call)
 	if err != nil {
 		return nil, nil, err
@@ -99,5 +99,5 @@ func FailureText(msg, code string) string {
 	if code != "" {
 		msg += " (" + code + ")"
 	}
-	return service.Printable(strings.TrimSpace(msg))
+	return apiclient.Printable(strings.TrimSpace(msg))
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/internal/apiclient"
 )
 
 // Auth is how a provider takes its key.
@@ -25,8 +25,8 @@ type Auth struct {
 // auth says, the request budget, the download cap, the trace and the
 // retry hook. Every adapter sends all its requests through one such
 // client.
-func NewClient(cfg Config, publicURL string, auth Auth) (*service.Client, error) {
-	return service.New(service.Config{
+func NewClient(cfg Config, publicURL string, auth Auth) (*apiclient.Client, error) {
+	return apiclient.New(apiclient.Config{
 		BaseURL:           cmp.Or(cfg.BaseURL, publicURL),
 		Token:             cfg.Key,
 		AuthScheme:        auth.Scheme,
@@ -46,7 +46,7 @@ func NewClient(cfg Config, publicURL string, auth Auth) (*service.Client, error)
 // IDOf is the identity of provider name in fingerprints: its name, with
 // the base URL the client uses when that is not the public one, so that
 // a job made on a simulator is never taken for one made on the provider.
-func IDOf(name string, c *service.Client, publicURL string) string {
+func IDOf(name string, c *apiclient.Client, publicURL string) string {
 	if base := c.BaseURL(); strings.TrimRight(base, "/") != strings.TrimRight(publicURL, "/") {
 		return name + "@" + base
 	}

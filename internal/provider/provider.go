@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/internal/apiclient"
 )
 
 // Request is one generation as genform asks a provider for it.
@@ -141,7 +141,7 @@ type Result struct {
 // Provider is one generation API genform can pay. Its methods may be
 // called from many goroutines. A provider never sends a create request
 // twice on its own (see Submit), never returns the key in an error, and
-// answers every string a service hands out through service.Printable.
+// answers every string a service hands out through apiclient.Printable.
 type Provider interface {
 	// ID is the provider's identity as it enters fingerprints: the
 	// reference service's base URL or "simulator", or a provider's name
@@ -158,11 +158,11 @@ type Provider interface {
 	// Result fetches what a finished job made; for a job the provider
 	// keeps its result for only a short time, as soon as it is done.
 	Result(ctx context.Context, j Job) (*Result, error)
-	// Download streams one output into dir (see service.Client.Download).
-	Download(ctx context.Context, url, dir, base string) (*service.Downloaded, error)
+	// Download streams one output into dir (see apiclient.Client.Download).
+	Download(ctx context.Context, url, dir, base string) (*apiclient.Downloaded, error)
 	// CheckCredentials checks the key with a request that creates
 	// nothing, where the provider has one; an error matching
-	// service.ErrUnauthorized is a key it refuses.
+	// apiclient.ErrUnauthorized is a key it refuses.
 	CheckCredentials(ctx context.Context) error
 }
 
@@ -178,7 +178,7 @@ type Recoverer interface {
 // ErrPossiblyPaid is matched by the error of a create request whose
 // outcome is not known: the provider may have made, and charged for, the
 // job. It is never sent again by itself.
-var ErrPossiblyPaid = service.ErrAmbiguousCreate
+var ErrPossiblyPaid = apiclient.ErrAmbiguousCreate
 
 // ErrCapReached is matched by the error of a request the provider refused
 // because the account reached a cap that no wait within an apply lifts (a
@@ -209,7 +209,7 @@ func NameErr(name string, err error) error {
 	if name == "" || err == nil {
 		return err
 	}
-	if errors.Is(err, service.ErrUnauthorized) || errors.Is(err, service.ErrUnreachable) || errors.Is(err, ErrCapReached) {
+	if errors.Is(err, apiclient.ErrUnauthorized) || errors.Is(err, apiclient.ErrUnreachable) || errors.Is(err, ErrCapReached) {
 		if _, named := errors.AsType[*Named](err); !named {
 			return &Named{Provider: name, Err: err}
 		}
@@ -244,5 +244,5 @@ type Config struct {
 	// UserAgent is sent with every request.
 	UserAgent string
 	// OnRetry hears of every retry.
-	OnRetry func(context.Context, service.RetryInfo)
+	OnRetry func(context.Context, apiclient.RetryInfo)
 }

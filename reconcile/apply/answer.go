@@ -9,9 +9,9 @@ import (
 	"sync"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/cache"
 	"github.com/genform/genform/internal/provider"
-	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/workdir"
 	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
@@ -51,7 +51,7 @@ func (r *applyRun) keepAnswer(addr addrs.Instance, dir string, res *provider.Res
 // them: their hash, size and type, and the path they are written to in
 // dir.
 func (r *applyRun) keepInline(c *cache.Cache, dir string, o provider.Output, out *statefile.Output) error {
-	mt, ext, err := service.InlineMedia(o.Data, o.MediaType)
+	mt, ext, err := apiclient.InlineMedia(o.Data, o.MediaType)
 	if err != nil {
 		return err
 	}

@@ -9,9 +9,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/cache"
 	"github.com/genform/genform/internal/provider"
-	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/workdir"
 	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
@@ -47,7 +47,7 @@ func (p *answering) Result(ctx context.Context, j provider.Job) (*provider.Resul
 	return nil, errors.New("the provider keeps no jobs")
 }
 
-func (p *answering) Download(ctx context.Context, url, dir, base string) (*service.Downloaded, error) {
+func (p *answering) Download(ctx context.Context, url, dir, base string) (*apiclient.Downloaded, error) {
 	p.asked.Add(1)
 	return nil, errors.New("the provider has no files to download")
 }

@@ -12,8 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/provider"
-	"github.com/genform/genform/internal/service"
 )
 
 // pngOf is a file whose first bytes are a PNG's, as inline outputs are
@@ -108,12 +108,12 @@ func TestApplyWritesInlineOutputs(t *testing.T) {
 // answers 410) until the job is fetched again after a download.
 type expiringProvider struct {
 	editedResults
-	client  *service.Client
+	client  *apiclient.Client
 	expired string // the media server's URL that answers 410
 	fresh   string // the prefix of links that lead to the file
 }
 
-func newExpiringProvider(p provider.Provider, client *service.Client, expired, fresh string) *expiringProvider {
+func newExpiringProvider(p provider.Provider, client *apiclient.Client, expired, fresh string) *expiringProvider {
 	ep := &expiringProvider{editedResults: editedResults{Provider: p}, client: client, expired: expired, fresh: fresh}
 	ep.edit = ep.relink
 	return ep
@@ -131,7 +131,7 @@ func (p *expiringProvider) relink(n int, res *provider.Result) {
 	}
 }
 
-func (p *expiringProvider) Download(ctx context.Context, url, dir, base string) (*service.Downloaded, error) {
+func (p *expiringProvider) Download(ctx context.Context, url, dir, base string) (*apiclient.Downloaded, error) {
 	if url == p.expired {
 		return p.client.Download(ctx, url, dir, base)
 	}
@@ -145,7 +145,7 @@ func TestApplyFetchesAnExpiredLinkAgain(t *testing.T) {
 		http.Error(w, "this link has expired", http.StatusGone)
 	}))
 	defer media.Close()
-	client, err := service.New(service.Config{BaseURL: media.URL, AllowRemoteHTTP: true})
+	client, err := apiclient.New(apiclient.Config{BaseURL: media.URL, AllowRemoteHTTP: true})
 	if err != nil {
 		t.Fatal(err)
 	}

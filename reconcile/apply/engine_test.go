@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/reconcile/plans"
 )
 
@@ -18,7 +18,7 @@ func TestApplySkipsWhatDependsOnAFailure(t *testing.T) {
 		name string
 		hero fakeJob
 	}{
-		{"the service refuses the create", fakeJob{createErr: &service.Error{HTTPStatus: 400, Message: "prompt rejected"}}},
+		{"the service refuses the create", fakeJob{createErr: &apiclient.Error{HTTPStatus: 400, Message: "prompt rejected"}}},
 		{"the job fails", fakeJob{statuses: []string{"processing", "failed"}}},
 	}
 	for _, tc := range tests {

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/reconcile/plans"
 )
 
@@ -84,7 +84,7 @@ type Event struct {
 	// Err is why a change failed or was skipped, or the warning.
 	Err error
 	// Retry is the failed request and when it is sent again (PhaseRetrying).
-	Retry *service.RetryInfo
+	Retry *apiclient.RetryInfo
 }
 
 func (r *applyRun) emit(ev Event) {
@@ -112,10 +112,10 @@ func (r *applyRun) on(addr addrs.Instance) context.Context {
 
 // ReportRetry reports a retry of the service client as a PhaseRetrying
 // event of the apply and the instance the request was for (a zero Addr for
-// the check before the apply); it is meant as service.Config.OnRetry of
+// the check before the apply); it is meant as apiclient.Config.OnRetry of
 // the client an Engine uses. Requests made outside an apply are not
 // reported.
-func ReportRetry(ctx context.Context, info service.RetryInfo) {
+func ReportRetry(ctx context.Context, info apiclient.RetryInfo) {
 	tag, ok := ctx.Value(callKey{}).(callTag)
 	if !ok {
 		return

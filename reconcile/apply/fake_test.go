@@ -12,9 +12,8 @@ import (
 	"sync"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/provider"
-	"github.com/genform/genform/internal/provider/reference"
-	"github.com/genform/genform/internal/service"
 )
 
 // fakeService answers as a scripted service would. Jobs get the ids
@@ -114,7 +113,7 @@ func (f *fakeService) job(id string) (*fakeRun, error) {
 	defer f.mu.Unlock()
 	j := f.jobs[id]
 	if j == nil {
-		return nil, &service.Error{HTTPStatus: 404, Message: "no job " + id}
+		return nil, &apiclient.Error{HTTPStatus: 404, Message: "no job " + id}
 	}
 	return j, nil
 }
@@ -145,10 +144,16 @@ func (f *fakeService) CheckCredentials(ctx context.Context) error {
 	return f.credErr
 }
 
-func (f *fakeService) Create(ctx context.Context, endpoint addrs.Endpoint, body []byte) (string, error) {
-	if err := f.call(ctx, "Create"); err != nil {
-		return "", err
+// Submit makes a job, as the reference service does: as many images as
+// the request asks for, unless its script says otherwise.
+func (f *fakeService) Submit(ctx context.Context, r provider.Request) (provider.Job, error) {
+	if err := apiclient.PassCreateGate(ctx); err != nil {
+		return provider.Job{}, err
 	}
+	if err := f.call(ctx, "Create"); err != nil {
+		return provider.Job{}, err
+	}
+	body := r.Body
 	f.mu.Lock()
 	f.creates++
 	f.bodies = append(f.bodies, string(body))
@@ -161,7 +166,7 @@ func (f *fakeService) Create(ctx context.Context, endpoint addrs.Endpoint, body 
 	id := fmt.Sprintf("job-%d", f.creates)
 	f.mu.Unlock()
 	if job.createErr != nil {
-		return "", job.createErr
+		return provider.Job{}, job.createErr
 	}
 	if job.outputs == 0 {
 		// As many images as the request asks for, as the service makes.
@@ -173,72 +178,83 @@ func (f *fakeService) Create(ctx context.Context, endpoint addrs.Endpoint, body 
 		json.Unmarshal(body, &req)
 		job.outputs = req.Config.ImageNumber
 	}
-	f.addJob(id, endpoint.Kind(), job)
+	f.addJob(id, r.Kind, job)
 	if f.afterCreate != nil {
 		f.afterCreate(id)
 	}
-	return id, nil
+	return provider.Job{ID: id, Kind: r.Kind}, nil
 }
 
-func (f *fakeService) Status(ctx context.Context, id string) (service.Status, error) {
+// Status reports the job's scripted statuses, one a poll, as the
+// reference service's statuses normalise.
+func (f *fakeService) Status(ctx context.Context, job provider.Job) (provider.Status, error) {
+	id := job.ID
 	if err := f.call(ctx, "Status"); err != nil {
-		return service.Status{}, err
+		return provider.Status{}, err
 	}
 	if f.beforeStatus != nil {
 		f.beforeStatus(id)
 	}
 	j, err := f.job(id)
 	if err != nil {
-		return service.Status{}, err
+		return provider.Status{}, err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if j.statusErr != nil {
-		return service.Status{}, j.statusErr
+		return provider.Status{}, j.statusErr
 	}
 	raw := "succeed"
 	if n := len(j.statuses); n > 0 {
 		raw = j.statuses[min(j.polls, n-1)]
 	}
 	j.polls++
-	st, known := service.ParseState(raw)
-	progress := 0.5
-	if st != service.StateRunning {
-		progress = 1
+	st := provider.Status{Raw: raw, Known: true, Progress: 1}
+	switch raw {
+	case "succeed":
+		st.State = provider.Done
+	case "failed":
+		st.State, st.Reason = provider.Failed, "the service reported the generation failed"
+	case "pending", "processing", "post_processing":
+		st.Progress = 0.5
+	default:
+		st.Known, st.Progress = false, 0.5
 	}
-	return service.Status{Raw: raw, State: st, Known: known, Progress: progress}, nil
+	return st, nil
 }
 
-func (f *fakeService) Detail(ctx context.Context, id string) (*service.Creation, error) {
+// Result lists the job's files: one a requested image, or the video.
+func (f *fakeService) Result(ctx context.Context, job provider.Job) (*provider.Result, error) {
+	id := job.ID
 	j, err := f.answer(ctx, "Detail", id, func(j *fakeJob) error { return j.detailErr })
 	if err != nil {
 		return nil, err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	c := &service.Creation{CreationID: id, Status: "succeed", Raw: []byte(`{"creation_id":"` + id + `"}`)}
+	res := &provider.Result{CreationID: id, Detail: []byte(`{"creation_id":"` + id + `"}`)}
 	switch {
 	case j.noOutputs:
 	case j.kind == addrs.Video:
-		c.VideoURL = "http://fake.test/media/" + id + "/0.mp4"
-		c.Outputs = []service.CreationOutput{{ID: id + "-0"}}
+		res.Outputs = []provider.Output{{Index: 0, ID: id + "-0", URL: "http://fake.test/media/" + id + "/0.mp4"}}
 	default:
 		for i := range max(j.outputs, 1) {
-			c.Outputs = append(c.Outputs, service.CreationOutput{
-				ID: fmt.Sprintf("%s-%d", id, i), MediaURL: fmt.Sprintf("http://fake.test/media/%s/%d.png", id, i)})
+			res.Outputs = append(res.Outputs, provider.Output{Index: i,
+				ID: fmt.Sprintf("%s-%d", id, i), URL: fmt.Sprintf("http://fake.test/media/%s/%d.png", id, i)})
 		}
 	}
-	return c, nil
+	return res, nil
 }
 
-func (f *fakeService) WatermarkFreeURL(ctx context.Context, id string) (*service.WatermarkFreeURL, error) {
+// WatermarkFreeURL mints the link of a video's watermark-free file.
+func (f *fakeService) WatermarkFreeURL(ctx context.Context, id string) (string, error) {
 	if _, err := f.answer(ctx, "WatermarkFreeURL", id, func(j *fakeJob) error { return j.wmErr }); err != nil {
-		return nil, err
+		return "", err
 	}
-	return &service.WatermarkFreeURL{URL: "http://fake.test/nowm/" + id + ".mp4"}, nil
+	return "http://fake.test/nowm/" + id + ".mp4", nil
 }
 
-func (f *fakeService) Download(ctx context.Context, url, dir, base string) (*service.Downloaded, error) {
+func (f *fakeService) Download(ctx context.Context, url, dir, base string) (*apiclient.Downloaded, error) {
 	if err := f.call(ctx, "Download"); err != nil {
 		return nil, err
 	}
@@ -282,65 +298,18 @@ func (f *fakeService) Download(ctx context.Context, url, dir, base string) (*ser
 		return nil, err
 	}
 	sum := sha256.Sum256(data)
-	return &service.Downloaded{Path: path, Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:]), ContentType: "image/png"}, nil
+	return &apiclient.Downloaded{Path: path, Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:]), ContentType: "image/png"}, nil
 }
 
-// legacyService is the reference service's client interface, as the
-// scripted fakes of these tests implement it; asProvider puts one behind
-// the provider seam the way package provider/reference puts the real
-// client.
-type legacyService interface {
-	Create(ctx context.Context, endpoint addrs.Endpoint, body []byte) (string, error)
-	Status(ctx context.Context, creationID string) (service.Status, error)
-	Detail(ctx context.Context, creationID string) (*service.Creation, error)
-	WatermarkFreeURL(ctx context.Context, creationID string) (*service.WatermarkFreeURL, error)
-	Download(ctx context.Context, mediaURL, dir, base string) (*service.Downloaded, error)
-	CheckCredentials(ctx context.Context) error
-}
+// ID is the service's identity in fingerprints.
+func (f *fakeService) ID() string { return "simulator" }
 
-type fakeProvider struct{ s legacyService }
+var _ provider.WatermarkFreer = (*fakeService)(nil)
 
-func asProvider(s legacyService) provider.Provider {
-	if s == nil {
+// asProvider is svc behind the provider seam: nil for none.
+func asProvider(svc provider.Provider) provider.Provider {
+	if f, ok := svc.(*fakeService); ok && f == nil {
 		return nil
 	}
-	return fakeProvider{s}
+	return svc
 }
-
-func (p fakeProvider) ID() string { return "simulator" }
-
-func (p fakeProvider) Submit(ctx context.Context, r provider.Request) (provider.Job, error) {
-	ep, _ := addrs.EndpointOf(r.Target)
-	if err := service.PassCreateGate(ctx); err != nil {
-		return provider.Job{}, err
-	}
-	id, err := p.s.Create(ctx, ep, r.Body)
-	return provider.Job{ID: id, Kind: r.Kind}, err
-}
-
-func (p fakeProvider) Status(ctx context.Context, j provider.Job) (provider.Status, error) {
-	st, err := p.s.Status(ctx, j.ID)
-	return reference.StatusOf(st), err
-}
-
-func (p fakeProvider) Result(ctx context.Context, j provider.Job) (*provider.Result, error) {
-	det, err := p.s.Detail(ctx, j.ID)
-	if err != nil {
-		return nil, err
-	}
-	return reference.ResultOf(j.Kind, det), nil
-}
-
-func (p fakeProvider) WatermarkFreeURL(ctx context.Context, id string) (string, error) {
-	w, err := p.s.WatermarkFreeURL(ctx, id)
-	if err != nil {
-		return "", err
-	}
-	return w.URL, nil
-}
-
-func (p fakeProvider) Download(ctx context.Context, url, dir, base string) (*service.Downloaded, error) {
-	return p.s.Download(ctx, url, dir, base)
-}
-
-func (p fakeProvider) CheckCredentials(ctx context.Context) error { return p.s.CheckCredentials(ctx) }

@@ -320,7 +320,7 @@ func fakeMedia(job string, i int, ext string) string {
 }
 
 // applyWith plans src in a fresh directory and applies it with svc.
-func applyWith(t *testing.T, src string, svc legacyService) (*statefile.Store, *Result, string) {
+func applyWith(t *testing.T, src string, svc provider.Provider) (*statefile.Store, *Result, string) {
 	t.Helper()
 	f := newFixture(t)
 	cfg := f.write(src)

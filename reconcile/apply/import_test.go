@@ -14,8 +14,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/provider/reference"
-	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/simulator"
 	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/reconcile/plans"
@@ -26,7 +26,7 @@ import (
 // client of a real simulator: what genform import works with.
 type simDir struct {
 	stateDir
-	client *service.Client
+	client *reference.Client
 }
 
 func newSimDir(t *testing.T, src string, latency time.Duration) *simDir {
@@ -37,11 +37,11 @@ func newSimDir(t *testing.T, src string, latency time.Duration) *simDir {
 	}
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	client, err := service.New(service.Config{BaseURL: hs.URL, Token: "tok"})
+	client, err := apiclient.New(apiclient.Config{BaseURL: hs.URL, Token: "tok"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &simDir{stateDir: stateDir{t: t, dir: t.TempDir()}, client: client}
+	d := &simDir{stateDir: stateDir{t: t, dir: t.TempDir()}, client: reference.NewClient(client)}
 	d.cfg = (&fixture{t: t, dir: d.dir}).write(src)
 	d.store = openState(t, d.dir, d.cfg.Settings.StateFile)
 	return d
@@ -61,7 +61,7 @@ func (d *simDir) create(endpoint addrs.Endpoint, body []byte, wait bool) string 
 		if err != nil {
 			d.t.Fatal(err)
 		}
-		if st.State != service.StateRunning {
+		if st.State != reference.StateRunning {
 			break
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -71,7 +71,7 @@ func (d *simDir) create(endpoint addrs.Endpoint, body []byte, wait bool) string 
 
 func (d *simDir) importInto(addr, id string) (*ImportResult, error) {
 	return Import(context.Background(), ImportInput{
-		Instance: d.instance(addr), CreationID: id, Store: d.store, Service: reference.New(d.client, "simulator"), ServiceID: "simulator", Dir: d.dir,
+		Instance: d.instance(addr), CreationID: id, Store: d.store, Service: reference.New(d.client.Client, "simulator"), ServiceID: "simulator", Dir: d.dir,
 	})
 }
 

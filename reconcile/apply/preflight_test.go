@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/internal/apiclient"
+	"github.com/genform/genform/internal/provider"
 )
 
 const threeFrames = `
@@ -20,11 +20,11 @@ image "f" {
 `
 
 // refusal is the service's answer to a token it does not accept.
-var refusal = &service.Error{HTTPStatus: 401, Message: "invalid token", Code: "H-10001001", Op: "POST /v1/jobs/text2image"}
+var refusal = &apiclient.Error{HTTPStatus: 401, Message: "invalid token", Code: "H-10001001", Op: "POST /v1/jobs/text2image"}
 
 // engineFor is the engine applyDir.apply would use, its events recorded
 // into w.
-func engineFor(w *applyDir, svc legacyService) *Engine {
+func engineFor(w *applyDir, svc provider.Provider) *Engine {
 	return &Engine{
 		Config: w.cfg, Store: w.store, Service: asProvider(svc), ServiceID: "simulator",
 		Parallelism: 1, PollInterval: time.Millisecond, Timeout: 10 * time.Second, Dir: w.dir,
@@ -52,14 +52,14 @@ func (w *applyDir) phases(p Phase) []Event {
 // service ends the apply before anything is recorded or submitted, with
 // the service's error; a plan that sends no job is not checked.
 func TestApplyChecksTheServiceFirst(t *testing.T) {
-	unreachable := &service.UnreachableError{Scheme: "http", Addr: "127.0.0.1:1", Reason: "connection refused"}
+	unreachable := &apiclient.UnreachableError{Scheme: "http", Addr: "127.0.0.1:1", Reason: "connection refused"}
 	for _, tt := range []struct {
 		name string
 		err  error
 		is   error
 	}{
-		{"refused token", refusal, service.ErrUnauthorized},
-		{"unreachable service", unreachable, service.ErrUnreachable},
+		{"refused token", refusal, apiclient.ErrUnauthorized},
+		{"unreachable service", unreachable, apiclient.ErrUnreachable},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			svc := &fakeService{credErr: tt.err}
@@ -114,7 +114,7 @@ func TestRefusedTokenStopsSubmitting(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !errors.Is(res.Refused, service.ErrUnauthorized) || len(res.Failed)+len(res.Skipped) != 0 || res.Interrupted {
+		if !errors.Is(res.Refused, apiclient.ErrUnauthorized) || len(res.Failed)+len(res.Skipped) != 0 || res.Interrupted {
 			t.Fatalf("refused %v, failed %v, skipped %v, interrupted %v; want only the refusal", res.Refused, res.Failed, res.Skipped, res.Interrupted)
 		}
 		if n := svc.count("Create"); n != 2 {
@@ -149,7 +149,7 @@ func TestRefusedTokenStopsSubmitting(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !errors.Is(res.Refused, service.ErrUnauthorized) || len(res.Failed)+len(res.Skipped) != 0 {
+		if !errors.Is(res.Refused, apiclient.ErrUnauthorized) || len(res.Failed)+len(res.Skipped) != 0 {
 			t.Fatalf("refused %v, failed %v, skipped %v; want only the refusal", res.Refused, res.Failed, res.Skipped)
 		}
 		if n := svc.count("Create"); n != 1 {
@@ -182,7 +182,7 @@ type retryingService struct {
 }
 
 func (s *retryingService) retry(ctx context.Context, op string) {
-	ReportRetry(ctx, service.RetryInfo{Op: op, Attempt: 2, HTTPStatus: 429, Wait: time.Second})
+	ReportRetry(ctx, apiclient.RetryInfo{Op: op, Attempt: 2, HTTPStatus: 429, Wait: time.Second})
 }
 
 func (s *retryingService) CheckCredentials(ctx context.Context) error {
@@ -190,12 +190,12 @@ func (s *retryingService) CheckCredentials(ctx context.Context) error {
 	return s.fakeService.CheckCredentials(ctx)
 }
 
-func (s *retryingService) Create(ctx context.Context, ep addrs.Endpoint, body []byte) (string, error) {
+func (s *retryingService) Submit(ctx context.Context, r provider.Request) (provider.Job, error) {
 	s.retry(ctx, "POST /v1/jobs/text2image")
-	return s.fakeService.Create(ctx, ep, body)
+	return s.fakeService.Submit(ctx, r)
 }
 
-func (s *retryingService) Download(ctx context.Context, url, dir, base string) (*service.Downloaded, error) {
+func (s *retryingService) Download(ctx context.Context, url, dir, base string) (*apiclient.Downloaded, error) {
 	s.retry(ctx, "GET "+url)
 	return s.fakeService.Download(ctx, url, dir, base)
 }
@@ -232,5 +232,5 @@ func TestServiceRetriesBecomeEvents(t *testing.T) {
 	}
 	// A retry of a request no apply made is no apply's event (and does not
 	// crash).
-	ReportRetry(context.Background(), service.RetryInfo{})
+	ReportRetry(context.Background(), apiclient.RetryInfo{})
 }

@@ -11,14 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
-
-	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/provider/reference"
-	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/reconcile/plans"
-	"github.com/genform/genform/statefile"
 )
 
 // TestApplyFailures checks what each failure of a first generation leaves
@@ -27,7 +21,7 @@ import (
 // could not be fetched is kept and fetched again, never regenerated.
 func TestApplyFailures(t *testing.T) {
 	wmFree := strings.Replace(wavesConfig, `"waves"`, "\"waves\"\n  watermark_free = true", 1)
-	unavailable := &service.Error{HTTPStatus: 503, Message: "unavailable"}
+	unavailable := &apiclient.Error{HTTPStatus: 503, Message: "unavailable"}
 	tests := []struct {
 		name    string
 		src     string
@@ -56,7 +50,7 @@ func TestApplyFailures(t *testing.T) {
 			wantErr: "nothing is regenerated", status: plans.StatusSucceed, next: plans.Update, reason: plans.ReasonLocal},
 		{name: "the watermark-free URL cannot be had", src: wmFree, job: fakeJob{wmErr: unavailable},
 			wantErr: "watermark-free URL", status: plans.StatusSucceed, next: plans.Update, reason: plans.ReasonLocal},
-		{name: "the service refuses the create", src: oneImage, job: fakeJob{createErr: &service.Error{HTTPStatus: 400, Message: "bad prompt"}},
+		{name: "the service refuses the create", src: oneImage, job: fakeJob{createErr: &apiclient.Error{HTTPStatus: 400, Message: "bad prompt"}},
 			wantErr: "the service refused image.a: 400", next: plans.Create, reason: plans.ReasonNew},
 		// A request that never left is not the service's refusal.
 		{name: "the service cannot be reached", src: oneImage, job: fakeJob{createErr: &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}},
@@ -170,7 +164,7 @@ func TestApplyFailedReplaceKeepsThePreviousFiles(t *testing.T) {
 // not be fetched is paid for; the next apply fetches them, and generates
 // nothing.
 func TestApplyDownloadFailureIsFetchedAgain(t *testing.T) {
-	svc := &fakeService{scripts: map[string]fakeJob{"red apple": {downloadErr: &service.Error{HTTPStatus: 502}}}}
+	svc := &fakeService{scripts: map[string]fakeJob{"red apple": {downloadErr: &apiclient.Error{HTTPStatus: 502}}}}
 	w := newApplyDir(t, svc)
 	if res := w.apply(context.Background(), w.plan(appleConfig)); failedAddrs(res.Failed) != "image.a" {
 		t.Fatalf("failed %q, want image.a", failedAddrs(res.Failed))
@@ -222,35 +216,6 @@ func TestApplyReplaceRemovesStaleFiles(t *testing.T) {
 				if w.exists(rel) {
 					t.Errorf("%s is still there", rel)
 				}
-			}
-		})
-	}
-}
-
-func TestOutputsOf(t *testing.T) {
-	tests := []struct {
-		name string
-		kind addrs.Kind
-		det  service.Creation
-		want []statefile.Output
-	}{
-		{name: "images: one output each", kind: addrs.Image,
-			det:  service.Creation{Outputs: []service.CreationOutput{{ID: "o0", MediaURL: "u0", ThumbnailURL: "t0"}, {ID: "o1", MediaURL: "u1"}}},
-			want: []statefile.Output{{Index: 0, ID: "o0", MediaURL: "u0", ThumbnailURL: "t0"}, {Index: 1, ID: "o1", MediaURL: "u1"}}},
-		{name: "images: none", kind: addrs.Image},
-		{name: "a video from video_url", kind: addrs.Video,
-			det:  service.Creation{VideoURL: "v", ThumbnailURL: "t", Outputs: []service.CreationOutput{{ID: "o0", MediaURL: "other"}}},
-			want: []statefile.Output{{ID: "o0", MediaURL: "v", ThumbnailURL: "t"}}},
-		{name: "a video without video_url takes its output's URLs", kind: addrs.Video,
-			det:  service.Creation{ThumbnailURL: "t", Outputs: []service.CreationOutput{{ID: "o0", MediaURL: "m", ThumbnailURL: "t0"}}},
-			want: []statefile.Output{{ID: "o0", MediaURL: "m", ThumbnailURL: "t0"}}},
-		{name: "a video with no URL has no output", kind: addrs.Video,
-			det: service.Creation{ThumbnailURL: "t", Outputs: []service.CreationOutput{{ID: "o0"}}}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, outputsOf(reference.ResultOf(tc.kind, &tc.det)), cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -9,9 +9,9 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/catalog"
 	"github.com/genform/genform/internal/provider"
-	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/workdir"
 	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
@@ -111,7 +111,7 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 	// may have been paid for.
 	recorded := false
 	var recordErr error
-	gate := &service.CreateGate{
+	gate := &apiclient.CreateGate{
 		// The first Ctrl-C and the generation's timeout end the wait.
 		Waiting: ctx,
 		Send: func() error {
@@ -119,7 +119,7 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 				return nil
 			}
 			if err := r.ctx.Err(); err != nil {
-				return fmt.Errorf("%w: %w", service.ErrNotSent, err)
+				return fmt.Errorf("%w: %w", apiclient.ErrNotSent, err)
 			}
 			intent.CreatedAt = time.Now().UTC()
 			if err := e.Store.Batch(func(tx *statefile.Tx) error {
@@ -134,7 +134,7 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 				// alike.
 				r.stateFailed(err)
 				recordErr = fmt.Errorf("recording the intent to submit %s: %w; nothing was submitted", inst.Addr, err)
-				return fmt.Errorf("%w: %w", service.ErrNotSent, recordErr)
+				return fmt.Errorf("%w: %w", apiclient.ErrNotSent, recordErr)
 			}
 			recorded = true
 			return nil
@@ -151,7 +151,7 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 		deadline = most
 	}
 	cctx, ccancel := context.WithDeadlineCause(context.WithoutCancel(ctx), deadline, errGenerationTimeout)
-	cctx = service.WithCreateGate(cctx, gate)
+	cctx = apiclient.WithCreateGate(cctx, gate)
 	job, err := p.Submit(cctx, provider.Request{Kind: inst.Resource.Kind, Target: inst.Endpoint.Target(), Body: inst.Request})
 	id := job.ID
 	if context.Cause(cctx) == errGenerationTimeout && err != nil {
@@ -173,7 +173,7 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 		}
 		rcancel()
 	}
-	if err != nil && errors.Is(err, service.ErrNotSent) {
+	if err != nil && errors.Is(err, apiclient.ErrNotSent) {
 		// Stopped before it left: nothing was made or paid for.
 		if recorded {
 			// A 429 answered an attempt, then the wait for the next
@@ -191,7 +191,7 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 		return fmt.Errorf("%s was not submitted: %w; nothing was paid for", inst.Addr, r.timedOut(ctx, err))
 	}
 	if err != nil {
-		if errors.Is(err, service.ErrAmbiguousCreate) {
+		if errors.Is(err, apiclient.ErrAmbiguousCreate) {
 			// The job may exist, and be paid for: the intent stays, and
 			// nothing is sent for it again until the user decides.
 			r.possiblyPaid(inst.Addr, inst.Endpoint.Provider(), intent.CreatedAt, err)
@@ -202,7 +202,7 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 				return fmt.Errorf("submitting %s: %w (and clearing its intent: %v)", inst.Addr, err, derr)
 			}
 		}
-		if _, answered := errors.AsType[*service.Error](err); answered {
+		if _, answered := errors.AsType[*apiclient.Error](err); answered {
 			return fmt.Errorf("the service refused %s: %w", inst.Addr, err)
 		}
 		// No answer, and the client knows the request was not sent (a

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/service"
+	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/reconcile/plans"
 )
@@ -33,7 +33,7 @@ func TestApplyCreateAnswers(t *testing.T) {
 		}
 	})
 	t.Run("refusal clears the intent", func(t *testing.T) {
-		svc := &fakeService{createErr: &service.Error{HTTPStatus: 400, Message: "prompt too long", Op: "POST /v1/jobs/text2image"}}
+		svc := &fakeService{createErr: &apiclient.Error{HTTPStatus: 400, Message: "prompt too long", Op: "POST /v1/jobs/text2image"}}
 		st, res, _ := applyWith(t, oneImage, svc)
 		snap, _ := st.Snapshot()
 		if len(res.Failed) != 1 || len(snap.Intents) != 0 || len(snap.Resources) != 0 {
@@ -41,7 +41,7 @@ func TestApplyCreateAnswers(t *testing.T) {
 		}
 	})
 	t.Run("ambiguous failure keeps the intent", func(t *testing.T) {
-		svc := &fakeService{createErr: fmt.Errorf("reading the answer: %w", service.ErrAmbiguousCreate)}
+		svc := &fakeService{createErr: fmt.Errorf("reading the answer: %w", apiclient.ErrAmbiguousCreate)}
 		st, res, dir := applyWith(t, oneImage, svc)
 		snap, _ := st.Snapshot()
 		it := snap.Intents[a("image.a")]
@@ -53,10 +53,10 @@ func TestApplyCreateAnswers(t *testing.T) {
 		if c := p.Change(a("image.a")); !c.PossiblyPaid() || !c.Reason.MayHaveBeenPaid() {
 			t.Errorf("next plan: %s %+v", c.Action, c.Reason)
 		}
-		if len(res.PossiblyPaid) != 1 || res.PossiblyPaid[0].Addr != a("image.a") || !errors.Is(res.PossiblyPaid[0].Err, service.ErrAmbiguousCreate) {
+		if len(res.PossiblyPaid) != 1 || res.PossiblyPaid[0].Addr != a("image.a") || !errors.Is(res.PossiblyPaid[0].Err, apiclient.ErrAmbiguousCreate) {
 			t.Errorf("possibly paid: %+v", res.PossiblyPaid)
 		}
-		if !errors.Is(res.Failed[0].Err, service.ErrAmbiguousCreate) {
+		if !errors.Is(res.Failed[0].Err, apiclient.ErrAmbiguousCreate) {
 			t.Errorf("the failure should say the create was ambiguous: %v", res.Failed[0].Err)
 		}
 	})

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/provider"
-	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/simulator/simkit"
 )
 
@@ -290,7 +290,7 @@ func TestExpiredURL(t *testing.T) {
 		if e.Keep(err) == nil || d != nil {
 			t.Fatalf("downloading an expired URL: %+v, %v; want an error", d, err)
 		}
-		if errors.Is(err, service.ErrUnauthorized) {
+		if errors.Is(err, apiclient.ErrUnauthorized) {
 			t.Errorf("an expired link reads as a refused key: %v", err)
 		}
 		entries, rerr := os.ReadDir(dir)
@@ -304,7 +304,7 @@ func TestExpiredURL(t *testing.T) {
 }
 
 // A key the provider refuses fails the credentials check with an error
-// matching service.ErrUnauthorized, a submit with it is a refusal that
+// matching apiclient.ErrUnauthorized, a submit with it is a refusal that
 // made nothing, and no error holds the key (the harness checks every
 // error kept); the right key passes the check.
 func TestKeyRefused(t *testing.T) {
@@ -317,11 +317,11 @@ func TestKeyRefused(t *testing.T) {
 
 		bad := start(t, pc, simkit.Options{}, pc.wrongKey)
 		err := bad.Keep(bad.P.CheckCredentials(ctx))
-		if !errors.Is(err, service.ErrUnauthorized) {
+		if !errors.Is(err, apiclient.ErrUnauthorized) {
 			t.Errorf("a wrong key: %v, want ErrUnauthorized", err)
 		}
 		_, serr := bad.P.Submit(ctx, pc.image("with a wrong key"))
-		if bad.Keep(serr) == nil || provider.IsPossiblyPaid(serr) || !errors.Is(serr, service.ErrUnauthorized) {
+		if bad.Keep(serr) == nil || provider.IsPossiblyPaid(serr) || !errors.Is(serr, apiclient.ErrUnauthorized) {
 			t.Errorf("a submit with a wrong key: %v, want a refusal of the key that made nothing", serr)
 		}
 		if n := len(bad.jobs().Jobs); n != 0 {
@@ -376,12 +376,12 @@ func TestCreateGate(t *testing.T) {
 			r = pc.video
 		}
 		jobsAtGate, passes := -1, 0
-		gate := &service.CreateGate{Send: func() error {
+		gate := &apiclient.CreateGate{Send: func() error {
 			passes++
 			jobsAtGate = len(e.jobs().Jobs)
 			return nil
 		}}
-		ctx := service.WithCreateGate(context.Background(), gate)
+		ctx := apiclient.WithCreateGate(context.Background(), gate)
 		e.submit(ctx, r("a lighthouse through the gate"))
 		if passes != 1 || jobsAtGate != 0 {
 			t.Errorf("the create passed the gate %d times, with %d jobs made at the time; want once, before any job", passes, jobsAtGate)
@@ -391,11 +391,11 @@ func TestCreateGate(t *testing.T) {
 		}
 
 		refusal := errors.New("the state cannot be written")
-		shut := service.WithCreateGate(context.Background(), &service.CreateGate{Send: func() error {
-			return fmt.Errorf("%w: %w", service.ErrNotSent, refusal)
+		shut := apiclient.WithCreateGate(context.Background(), &apiclient.CreateGate{Send: func() error {
+			return fmt.Errorf("%w: %w", apiclient.ErrNotSent, refusal)
 		}})
 		_, err := e.P.Submit(shut, r("a lighthouse the gate stops"))
-		if !errors.Is(err, refusal) || !errors.Is(err, service.ErrNotSent) || provider.IsPossiblyPaid(err) {
+		if !errors.Is(err, refusal) || !errors.Is(err, apiclient.ErrNotSent) || provider.IsPossiblyPaid(err) {
 			t.Errorf("a create stopped at the gate returned %v, want the gate's error, not sent and not possibly paid", err)
 		}
 		if n := len(e.jobs().Jobs); n != 1 {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/provider/fal"
 	"github.com/genform/genform/internal/provider/luma"
@@ -14,7 +15,6 @@ import (
 	"github.com/genform/genform/internal/provider/reference"
 	"github.com/genform/genform/internal/provider/replicate"
 	"github.com/genform/genform/internal/provider/runway"
-	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/internal/simulator"
 	simfal "github.com/genform/genform/internal/simulator/fal"
 	simluma "github.com/genform/genform/internal/simulator/luma"
@@ -96,7 +96,7 @@ var providers = []providerCase{
 			return simulator.New(opts)
 		},
 		newProvider: func(baseURL, key string) (provider.Provider, error) {
-			c, err := service.New(service.Config{BaseURL: baseURL, Token: key, UserAgent: "genform-conformance"})
+			c, err := apiclient.New(apiclient.Config{BaseURL: baseURL, Token: key, UserAgent: "genform-conformance"})
 			if err != nil {
 				return nil, err
 			}
@@ -124,7 +124,7 @@ var providers = []providerCase{
 		moderationPrompt: "a cat [policy]",
 		moderationReason: "VB-100017",
 		// The service may answer a status its documentation leaves out
-		// (service.ParseState reads one as running, unknown), but the
+		// (apiclient.ParseState reads one as running, unknown), but the
 		// simulator has no marker that makes it: a proxy makes one.
 		weirdStatus: undocumentedReferenceStatus,
 		weirdRaw:    referenceOddStatus,

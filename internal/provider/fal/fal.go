@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/provider"
-	"github.com/genform/genform/internal/service"
 )
 
 // PublicURL is where fal's queue API is.
@@ -34,7 +34,7 @@ func New(cfg provider.Config) (*Provider, error) {
 	// The queue API takes "Authorization: Key $FAL_KEY"; the files are
 	// public URLs on fal's CDN (fal.media), fetched without the key.
 	b, err := provider.NewBase("fal", cfg, PublicURL, provider.Auth{Scheme: "Key", PublicFiles: true},
-		service.Call{Method: http.MethodGet, Path: "/fal-ai/flux/requests/" + noRequest + "/status"})
+		apiclient.Call{Method: http.MethodGet, Path: "/fal-ai/flux/requests/" + noRequest + "/status"})
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +80,7 @@ func (p *Provider) Submit(ctx context.Context, r provider.Request) (provider.Job
 	if json.Unmarshal(r.Body, &in) == nil && in.SyncMode != nil && in.SyncMode != false {
 		return provider.Job{}, errors.New("fal: the input sets sync_mode, with which fal returns the media inline as data URIs instead of file URLs, which genform does not keep; remove it: genform uses fal's queue and downloads the files")
 	}
-	b, err := p.Client.Do(ctx, service.Call{Method: http.MethodPost, Path: path, Body: r.Body, Create: true, Refusals: refusals})
+	b, err := p.Client.Do(ctx, apiclient.Call{Method: http.MethodPost, Path: path, Body: r.Body, Create: true, Refusals: refusals})
 	if err != nil {
 		return provider.Job{}, err
 	}
@@ -145,7 +145,7 @@ func (p *Provider) Status(ctx context.Context, j provider.Job) (provider.Status,
 	if err != nil {
 		return provider.Status{}, err
 	}
-	b, err := p.Client.Do(ctx, service.Call{Method: http.MethodGet, URL: h.StatusURL})
+	b, err := p.Client.Do(ctx, apiclient.Call{Method: http.MethodGet, URL: h.StatusURL})
 	if err != nil {
 		return provider.Status{}, err
 	}
@@ -157,7 +157,7 @@ func (p *Provider) Status(ctx context.Context, j provider.Job) (provider.Status,
 	if err := json.Unmarshal(b, &a); err != nil {
 		return provider.Status{}, fmt.Errorf("GET %s: decoding the status: %w", redact(h.StatusURL), err)
 	}
-	s := provider.Status{Raw: service.Printable(a.Status), Known: true}
+	s := provider.Status{Raw: apiclient.Printable(a.Status), Known: true}
 	switch a.Status {
 	case statusInQueue, statusInProgress:
 	case statusCompleted:
@@ -207,9 +207,9 @@ func (p *Provider) Result(ctx context.Context, j provider.Job) (*provider.Result
 	if err != nil {
 		return nil, err
 	}
-	b, err := p.Client.Do(ctx, service.Call{Method: http.MethodGet, URL: h.ResponseURL})
+	b, err := p.Client.Do(ctx, apiclient.Call{Method: http.MethodGet, URL: h.ResponseURL})
 	if err != nil {
-		var se *service.Error
+		var se *apiclient.Error
 		if errors.As(err, &se) {
 			return nil, fmt.Errorf("fal request %s failed: %w", j.ID, err)
 		}
@@ -250,11 +250,11 @@ const noRequest = "00000000-0000-4000-8000-000000000000"
 
 // CheckCredentials asks the status of a request that does not exist
 // (fal documents no endpoint that checks a key): a key fal refuses is
-// answered 401 or 403, which matches service.ErrUnauthorized; a key it
+// answered 401 or 403, which matches apiclient.ErrUnauthorized; a key it
 // accepts, 404.
 func (p *Provider) CheckCredentials(ctx context.Context) error {
 	err := p.Base.CheckCredentials(ctx)
-	var se *service.Error
+	var se *apiclient.Error
 	if errors.As(err, &se) && se.HTTPStatus == http.StatusNotFound {
 		return nil
 	}

@@ -9,8 +9,8 @@ import (
 	"regexp"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/provider"
-	"github.com/genform/genform/internal/service"
 )
 
 // PublicURL is where Luma's Dream Machine API is.
@@ -45,7 +45,7 @@ var (
 func New(cfg provider.Config) (*Provider, error) {
 	// The key is checked by reading its credit balance (GET /credits),
 	// which makes nothing.
-	b, err := provider.NewBase("luma", cfg, PublicURL, provider.Auth{Scheme: "Bearer"}, service.Call{Method: http.MethodGet, Path: "/credits"})
+	b, err := provider.NewBase("luma", cfg, PublicURL, provider.Auth{Scheme: "Bearer"}, apiclient.Call{Method: http.MethodGet, Path: "/credits"})
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +100,7 @@ func (p *Provider) Submit(ctx context.Context, r provider.Request) (provider.Job
 	if err != nil {
 		return provider.Job{}, fmt.Errorf("building the create request: %w", err)
 	}
-	a, err := p.Client.Do(ctx, service.Call{Method: http.MethodPost, Path: path, Body: b, Create: true, Refusals: refusals})
+	a, err := p.Client.Do(ctx, apiclient.Call{Method: http.MethodPost, Path: path, Body: b, Create: true, Refusals: refusals})
 	if err != nil {
 		return provider.Job{}, err
 	}
@@ -151,7 +151,7 @@ func (p *Provider) Status(ctx context.Context, j provider.Job) (provider.Status,
 }
 
 func statusOf(g *generation) provider.Status {
-	s := provider.Status{Raw: service.Printable(g.State), Known: true}
+	s := provider.Status{Raw: apiclient.Printable(g.State), Known: true}
 	switch g.State {
 	case stateQueued, stateDreaming:
 	case stateCompleted:

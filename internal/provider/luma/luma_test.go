@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/provider/luma"
 	"github.com/genform/genform/internal/provider/providertest"
-	"github.com/genform/genform/internal/service"
 	simluma "github.com/genform/genform/internal/simulator/luma"
 	"github.com/genform/genform/internal/simulator/simkit"
 )
@@ -88,7 +88,7 @@ func TestCreateRefusalsMakeNothing(t *testing.T) {
 		{"prompt": "a sharp one", "resolution": "8k"}, // 400
 	} {
 		_, err := h.Submit(providertest.Request(addrs.Video, "ray-2", body))
-		var se *service.Error
+		var se *apiclient.Error
 		if !errors.As(err, &se) || provider.IsPossiblyPaid(err) {
 			t.Errorf("%v: %v, want a refusal that made nothing", body, err)
 		}

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/provider"
-	"github.com/genform/genform/internal/service"
 )
 
 // pageSize is the generations a list page asks for (the reference's
@@ -54,7 +54,7 @@ func (p *Provider) Recover(ctx context.Context, r provider.Request, since, until
 		q := url.Values{}
 		q.Set("limit", strconv.Itoa(pageSize))
 		q.Set("offset", strconv.Itoa(offset))
-		b, err := p.Client.Do(ctx, service.Call{Method: http.MethodGet, Path: "/generations?" + q.Encode()})
+		b, err := p.Client.Do(ctx, apiclient.Call{Method: http.MethodGet, Path: "/generations?" + q.Encode()})
 		if err != nil {
 			return provider.Job{}, false, fmt.Errorf("recovering a generation: %w", err)
 		}

@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/provider"
-	"github.com/genform/genform/internal/service"
 )
 
 // readAnswer reads an answer of POST /v1/images/generations: each image
@@ -56,7 +56,7 @@ func readAnswer(b []byte) (*provider.Result, int64, error) {
 		if i == 0 {
 			var revised string
 			if json.Unmarshal(it["revised_prompt"], &revised) == nil {
-				res.Prompt = service.Printable(revised)
+				res.Prompt = apiclient.Printable(revised)
 			}
 		}
 		res.Outputs = append(res.Outputs, o)
@@ -132,7 +132,7 @@ func (p *Provider) Status(ctx context.Context, j provider.Job) (provider.Status,
 		return provider.Status{}, fmt.Errorf("openai: job %s is not one genform sent and recorded: OpenAI's Images API keeps no jobs, so there is nothing to look it up by", j.ID)
 	}
 	if hd.Refusal != "" {
-		return provider.Status{Raw: service.Printable(hd.Code), State: provider.Failed, Known: true, Reason: service.Printable(hd.Refusal), Refused: true}, nil
+		return provider.Status{Raw: apiclient.Printable(hd.Code), State: provider.Failed, Known: true, Reason: apiclient.Printable(hd.Refusal), Refused: true}, nil
 	}
 	return provider.Status{Raw: rawGenerated, State: provider.Failed, Known: true, Progress: 1, Reason: lostReason}, nil
 }

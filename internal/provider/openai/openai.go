@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/provider"
-	"github.com/genform/genform/internal/service"
 )
 
 // PublicURL is where OpenAI's API is; its paths start with /v1.
@@ -72,7 +72,7 @@ var _ provider.Provider = (*Provider)(nil)
 func New(cfg provider.Config) (*Provider, error) {
 	// The key is checked by listing the models it can use (GET
 	// /v1/models), which makes nothing.
-	b, err := provider.NewBase("openai", cfg, PublicURL, provider.Auth{Scheme: "Bearer"}, service.Call{Method: http.MethodGet, Path: "/v1/models"})
+	b, err := provider.NewBase("openai", cfg, PublicURL, provider.Auth{Scheme: "Bearer"}, apiclient.Call{Method: http.MethodGet, Path: "/v1/models"})
 	if err != nil {
 		return nil, err
 	}
@@ -109,12 +109,12 @@ func (p *Provider) Submit(ctx context.Context, r provider.Request) (provider.Job
 	if err != nil {
 		return provider.Job{}, err
 	}
-	b, err := p.Client.Do(ctx, service.Call{
+	b, err := p.Client.Do(ctx, apiclient.Call{
 		Method: http.MethodPost, Path: generationsPath, Body: body,
 		Create: true, Refusals: refusals, Synchronous: true, MaxAnswer: most, Final: capReached,
 	})
 	if err != nil {
-		if se, ok := errors.AsType[*service.Error](err); ok && se.HTTPStatus == http.StatusBadRequest && contentCodes[se.Code] {
+		if se, ok := errors.AsType[*apiclient.Error](err); ok && se.HTTPStatus == http.StatusBadRequest && contentCodes[se.Code] {
 			return p.refused(r, se), nil
 		}
 		return provider.Job{}, err
@@ -143,11 +143,11 @@ func (p *Provider) Submit(ctx context.Context, r provider.Request) (provider.Job
 
 // refused is the job of a request the safety system refused: it made
 // nothing, and ended refused with OpenAI's words.
-func (p *Provider) refused(r provider.Request, se *service.Error) provider.Job {
+func (p *Provider) refused(r provider.Request, se *apiclient.Error) provider.Job {
 	now := p.now()
-	reason := service.Printable(strings.TrimSpace(se.Message + " (" + se.Code + ")"))
+	reason := apiclient.Printable(strings.TrimSpace(se.Message + " (" + se.Code + ")"))
 	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%d", r.Target, r.Body, reason, now.UnixNano()))
-	st := provider.Status{Raw: service.Printable(se.Code), State: provider.Failed, Known: true, Reason: reason, Refused: true}
+	st := provider.Status{Raw: apiclient.Printable(se.Code), State: provider.Failed, Known: true, Reason: reason, Refused: true}
 	id := p.held.add(fmt.Sprintf("img-%d-%s", now.Unix(), hex.EncodeToString(sum[:8])), &held{status: st})
 	h, _ := json.Marshal(Handle{Refusal: reason, Code: se.Code})
 	return provider.Job{ID: id, Kind: r.Kind, Target: r.Target, Handle: h}
@@ -155,7 +155,7 @@ func (p *Provider) refused(r provider.Request, se *service.Error) provider.Job {
 
 // capReached ends a create answered 429 insufficient_quota at once: the
 // account's credits or monthly budget are spent, which no wait lifts.
-func capReached(e *service.Error) error {
+func capReached(e *apiclient.Error) error {
 	if e.HTTPStatus == http.StatusTooManyRequests &&
 		(e.Code == quotaCode || strings.Contains(e.Message, "exceeded your current quota")) {
 		return fmt.Errorf("%w: %w", provider.ErrCapReached, e)

@@ -15,10 +15,10 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/provider/openai"
 	"github.com/genform/genform/internal/provider/providertest"
-	"github.com/genform/genform/internal/service"
 	simoai "github.com/genform/genform/internal/simulator/openai"
 	"github.com/genform/genform/internal/simulator/simkit"
 )
@@ -148,7 +148,7 @@ func TestQuotaSpent(t *testing.T) {
 	if !errors.Is(err, provider.ErrCapReached) || provider.IsPossiblyPaid(err) || !strings.Contains(err.Error(), "insufficient_quota") {
 		t.Fatalf("an account out of credit: %v, want the cap reached, not possibly paid", err)
 	}
-	if se, ok := errors.AsType[*service.Error](err); !ok || se.HTTPStatus != 429 {
+	if se, ok := errors.AsType[*apiclient.Error](err); !ok || se.HTTPStatus != 429 {
 		t.Errorf("the cap does not wrap the answer: %v", err)
 	}
 	if rep := h.Sim.Jobs(); rep.Requests != 1 || len(rep.Jobs) != 0 {
@@ -310,7 +310,7 @@ func TestRefusedBeforeOrAtCreate(t *testing.T) {
 		request("gpt-image-1", map[string]any{"prompt": "retired"}),
 	} {
 		_, err := h.SubmitCtx(ctx, r)
-		if se, ok := errors.AsType[*service.Error](err); !ok || provider.IsPossiblyPaid(err) || (se.HTTPStatus != 400 && se.HTTPStatus != 404) {
+		if se, ok := errors.AsType[*apiclient.Error](err); !ok || provider.IsPossiblyPaid(err) || (se.HTTPStatus != 400 && se.HTTPStatus != 404) {
 			t.Errorf("%s %s: %v, want the API's refusal", r.Target, r.Body, err)
 		}
 	}
@@ -326,7 +326,7 @@ func TestCredentials(t *testing.T) {
 		_, err := bad.SubmitCtx(context.Background(), request("gpt-image-2", map[string]any{"prompt": "x"}))
 		return err
 	})
-	if !errors.Is(err, service.ErrUnauthorized) {
+	if !errors.Is(err, apiclient.ErrUnauthorized) {
 		t.Errorf("a create with a refused key: %v, want a refusal of the key", err)
 	}
 	if p := good.P.ID(); !strings.HasPrefix(p, "openai@http://127.0.0.1:") {

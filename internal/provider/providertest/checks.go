@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/provider"
-	"github.com/genform/genform/internal/service"
 )
 
 // The checks below are what every adapter's tests assert alike against
@@ -53,7 +53,7 @@ func (h *Harness) SentOnce(submit func() error) {
 func (h *Harness) ExpiredOutput(url string) {
 	h.T.Helper()
 	_, err := h.P.Download(context.Background(), url, h.T.TempDir(), "late")
-	var se *service.Error
+	var se *apiclient.Error
 	if !errors.As(h.Keep(err), &se) || se.HTTPStatus != 404 {
 		h.T.Errorf("downloading an expired output: %v, want 404", err)
 	}
@@ -82,14 +82,14 @@ func (h *Harness) UnknownStatusFollowed(j provider.Job, raw string) {
 
 // Keys checks that good's adapter, sending the simulator's key, passes
 // CheckCredentials, and that bad's, sending another, fails it with
-// service.ErrUnauthorized and has a create (submit, through bad) refused
+// apiclient.ErrUnauthorized and has a create (submit, through bad) refused
 // as one that made nothing. It returns that create's error.
 func Keys(good, bad *Harness, submit func() error) error {
 	good.T.Helper()
 	if err := good.Keep(good.P.CheckCredentials(context.Background())); err != nil {
 		good.T.Errorf("the right key: %v", err)
 	}
-	if err := bad.Keep(bad.P.CheckCredentials(context.Background())); !errors.Is(err, service.ErrUnauthorized) {
+	if err := bad.Keep(bad.P.CheckCredentials(context.Background())); !errors.Is(err, apiclient.ErrUnauthorized) {
 		bad.T.Errorf("a wrong key: %v, want ErrUnauthorized", err)
 	}
 	err := submit()

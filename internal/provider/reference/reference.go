@@ -5,27 +5,27 @@ import (
 	"fmt"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/provider"
-	"github.com/genform/genform/internal/service"
 )
 
 // Provider is the reference service behind the provider seam.
 type Provider struct {
-	c  *service.Client
+	c  *Client
 	id string
 }
 
 // New is the reference service c is a client of, known in fingerprints
 // as id (its base URL, or the built-in simulator's name).
-func New(c *service.Client, id string) *Provider { return &Provider{c: c, id: id} }
+func New(c *apiclient.Client, id string) *Provider { return &Provider{c: NewClient(c), id: id} }
 
 // Client is the service's own client.
-func (p *Provider) Client() *service.Client { return p.c }
+func (p *Provider) Client() *Client { return p.c }
 
 // ID is the service's identity in fingerprints.
 func (p *Provider) ID() string { return p.id }
 
-// Submit posts the request's body to its endpoint (service.Client.Create
+// Submit posts the request's body to its endpoint (Client.Create
 // keeps the rule for sending a create again).
 func (p *Provider) Submit(ctx context.Context, r provider.Request) (provider.Job, error) {
 	ep, ok := addrs.EndpointOf(r.Target)
@@ -49,12 +49,12 @@ func (p *Provider) Status(ctx context.Context, j provider.Job) (provider.Status,
 }
 
 // StatusOf is the service's status behind the seam.
-func StatusOf(st service.Status) provider.Status {
+func StatusOf(st Status) provider.Status {
 	s := provider.Status{Raw: st.Raw, Known: st.Known, Progress: st.Progress}
 	switch st.State {
-	case service.StateDone:
+	case StateDone:
 		s.State = provider.Done
-	case service.StateFailed:
+	case StateFailed:
 		s.State, s.Reason = provider.Failed, "the service reported the generation failed"
 	}
 	return s
@@ -71,14 +71,14 @@ func (p *Provider) Result(ctx context.Context, j provider.Job) (*provider.Result
 }
 
 // ResultOf is a creation's detail behind the seam, for a job making kind.
-func ResultOf(kind addrs.Kind, det *service.Creation) *provider.Result {
+func ResultOf(kind addrs.Kind, det *Creation) *provider.Result {
 	res := &provider.Result{CreationID: det.CreationID, Detail: det.Raw, Outputs: Outputs(kind, det), Prompt: det.Prompt}
 	res.Kind, _ = addrs.ParseKind(det.OutputType)
 	return res
 }
 
 // Outputs lists the files a creation offers: one per image, or the video.
-func Outputs(kind addrs.Kind, det *service.Creation) []provider.Output {
+func Outputs(kind addrs.Kind, det *Creation) []provider.Output {
 	if kind == addrs.Video {
 		o := provider.Output{Index: 0, URL: det.VideoURL, ThumbnailURL: det.ThumbnailURL}
 		if len(det.Outputs) > 0 {
@@ -112,7 +112,7 @@ func (p *Provider) WatermarkFreeURL(ctx context.Context, creationID string) (str
 }
 
 // Download streams one output into dir.
-func (p *Provider) Download(ctx context.Context, url, dir, base string) (*service.Downloaded, error) {
+func (p *Provider) Download(ctx context.Context, url, dir, base string) (*apiclient.Downloaded, error) {
 	return p.c.Download(ctx, url, dir, base)
 }
 

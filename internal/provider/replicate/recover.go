@@ -10,8 +10,8 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/provider"
-	"github.com/genform/genform/internal/service"
 )
 
 // Recover finds the prediction a create of r made between since and
@@ -44,7 +44,7 @@ func (p *Provider) Recover(ctx context.Context, r provider.Request, since, until
 	q := url.Values{}
 	q.Set("created_after", win.From.UTC().Format(time.RFC3339Nano))
 	q.Set("created_before", win.To.UTC().Format(time.RFC3339Nano))
-	call := service.Call{Method: http.MethodGet, Path: "/v1/predictions?" + q.Encode()}
+	call := apiclient.Call{Method: http.MethodGet, Path: "/v1/predictions?" + q.Encode()}
 	var found []prediction
 	for page := 0; page < provider.MaxListPages; page++ {
 		b, err := p.Client.Do(ctx, call)
@@ -69,7 +69,7 @@ func (p *Provider) Recover(ctx context.Context, r provider.Request, since, until
 		if older || a.Next == nil || *a.Next == "" {
 			break
 		}
-		call = service.Call{Method: http.MethodGet, URL: *a.Next}
+		call = apiclient.Call{Method: http.MethodGet, URL: *a.Next}
 	}
 	pr, ok, err := provider.OnlyMatch("prediction", found, func(pr prediction) string { return pr.ID })
 	if !ok {

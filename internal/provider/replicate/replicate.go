@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/provider"
-	"github.com/genform/genform/internal/service"
 )
 
 // PublicURL is where Replicate's API is.
@@ -47,7 +47,7 @@ var (
 func New(cfg provider.Config) (*Provider, error) {
 	// The key is checked by reading its account (GET /v1/account),
 	// which makes nothing.
-	b, err := provider.NewBase("replicate", cfg, PublicURL, provider.Auth{Scheme: "Bearer"}, service.Call{Method: http.MethodGet, Path: "/v1/account"})
+	b, err := provider.NewBase("replicate", cfg, PublicURL, provider.Auth{Scheme: "Bearer"}, apiclient.Call{Method: http.MethodGet, Path: "/v1/account"})
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func (p *Provider) Submit(ctx context.Context, r provider.Request) (provider.Job
 	if err != nil {
 		return provider.Job{}, err
 	}
-	var call service.Call
+	var call apiclient.Call
 	if t.version == "" {
 		owner, name, _ := strings.Cut(t.model, "/")
 		call.Path = "/v1/models/" + url.PathEscape(owner) + "/" + url.PathEscape(name) + "/predictions"
@@ -133,7 +133,7 @@ func (p *Provider) Submit(ctx context.Context, r provider.Request) (provider.Job
 // outOfCredit ends a create answered 402 (the account has too little
 // credit) as a cap reached: every other create would be answered alike,
 // so the apply stops in Replicate's words instead of failing each one.
-func outOfCredit(e *service.Error) error {
+func outOfCredit(e *apiclient.Error) error {
 	if e.HTTPStatus == http.StatusPaymentRequired {
 		return fmt.Errorf("%w (too little credit on the Replicate account): %w", provider.ErrCapReached, e)
 	}
@@ -174,7 +174,7 @@ type prediction struct {
 // named.
 func (p *Provider) get(ctx context.Context, j provider.Job) (*prediction, []byte, error) {
 	var h Handle
-	call := service.Call{Method: http.MethodGet, Path: "/v1/predictions/" + url.PathEscape(j.ID)}
+	call := apiclient.Call{Method: http.MethodGet, Path: "/v1/predictions/" + url.PathEscape(j.ID)}
 	if json.Unmarshal(j.Handle, &h) == nil && h.Get != "" {
 		call.URL = h.Get
 	}
@@ -202,13 +202,13 @@ func (p *Provider) Status(ctx context.Context, j provider.Job) (provider.Status,
 }
 
 func statusOf(a *prediction) provider.Status {
-	s := provider.Status{Raw: service.Printable(a.Status), Known: true}
+	s := provider.Status{Raw: apiclient.Printable(a.Status), Known: true}
 	switch a.Status {
 	case statusStarting, statusProcessing:
 	case statusSucceeded:
 		s.State, s.Progress = provider.Done, 1
 	case statusFailed:
-		s.Fail(service.Printable(provider.ErrorText(a.Error)), "the prediction failed")
+		s.Fail(apiclient.Printable(provider.ErrorText(a.Error)), "the prediction failed")
 		s.Refused = refusedRE.MatchString(s.Reason)
 	case statusCanceled:
 		s.State, s.Reason = provider.Failed, "the prediction was canceled (its Cancel-After deadline passed while it ran, or it was canceled)"
@@ -228,7 +228,7 @@ func (p *Provider) Result(ctx context.Context, j provider.Job) (*provider.Result
 	if err != nil {
 		return nil, err
 	}
-	res := &provider.Result{CreationID: a.ID, Kind: j.Kind, Detail: b, Version: service.Printable(a.Version)}
+	res := &provider.Result{CreationID: a.ID, Kind: j.Kind, Detail: b, Version: apiclient.Printable(a.Version)}
 	if len(a.Metrics) > 0 && string(a.Metrics) != "null" {
 		res.Usage = a.Metrics
 	}

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/provider"
-	"github.com/genform/genform/internal/service"
 )
 
 // PublicURL is where Runway's API is.
@@ -47,7 +47,7 @@ func New(cfg provider.Config) (*Provider, error) {
 	// The key is checked by reading its organization (GET
 	// /v1/organization: its tier, credits and usage), which makes nothing.
 	b, err := provider.NewBase("runway", cfg, PublicURL, provider.Auth{Scheme: "Bearer"},
-		service.Call{Method: http.MethodGet, Path: "/v1/organization", Header: version})
+		apiclient.Call{Method: http.MethodGet, Path: "/v1/organization", Header: version})
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ var dailyLimitRE = regexp.MustCompile(`(?i)\bdaily\b.*\blimit\b|\bquota\b`)
 // capReached ends a create refused for the daily limit at once, as
 // provider.ErrCapReached with Runway's words; any other 429 stays a
 // throttle, sent again after its wait.
-func capReached(e *service.Error) error {
+func capReached(e *apiclient.Error) error {
 	if e.HTTPStatus == http.StatusTooManyRequests && dailyLimitRE.MatchString(e.Message) {
 		return fmt.Errorf("%w (Runway's daily generations of this model): %w", provider.ErrCapReached, e)
 	}
@@ -116,7 +116,7 @@ func (p *Provider) Submit(ctx context.Context, r provider.Request) (provider.Job
 	if err != nil {
 		return provider.Job{}, fmt.Errorf("building the create request: %w", err)
 	}
-	a, err := p.Client.Do(ctx, service.Call{
+	a, err := p.Client.Do(ctx, apiclient.Call{
 		Method: http.MethodPost, Path: path, Body: b, Header: version,
 		Create: true, Refusals: refusals, Final: capReached,
 	})
@@ -168,7 +168,7 @@ func (p *Provider) Status(ctx context.Context, j provider.Job) (provider.Status,
 }
 
 func statusOf(t *task) provider.Status {
-	s := provider.Status{Raw: service.Printable(t.Status), Known: true}
+	s := provider.Status{Raw: apiclient.Printable(t.Status), Known: true}
 	switch t.Status {
 	case statusPending:
 	case statusThrottled:

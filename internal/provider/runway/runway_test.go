@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/provider/providertest"
 	"github.com/genform/genform/internal/provider/runway"
-	"github.com/genform/genform/internal/service"
 	simrunway "github.com/genform/genform/internal/simulator/runway"
 	"github.com/genform/genform/internal/simulator/simkit"
 	"github.com/genform/genform/internal/simulator/simkit/simtest"
@@ -141,7 +141,7 @@ func TestDailyCapStopsAtOnce(t *testing.T) {
 	if !strings.Contains(err.Error(), "Your daily task limit has been reached.") {
 		t.Errorf("the error does not give Runway's words: %v", err)
 	}
-	var se *service.Error
+	var se *apiclient.Error
 	if !errors.As(err, &se) || se.HTTPStatus != http.StatusTooManyRequests {
 		t.Errorf("the error does not wrap Runway's answer: %v", err)
 	}
@@ -190,8 +190,8 @@ func TestExpiredURLFreshOnResult(t *testing.T) {
 	}
 	clock.Advance(2 * time.Hour)
 	_, err = h.P.Download(ctx, res.Outputs[0].URL, t.TempDir(), "late")
-	var se *service.Error
-	if !errors.As(h.Keep(err), &se) || se.HTTPStatus != http.StatusForbidden || errors.Is(err, service.ErrUnauthorized) {
+	var se *apiclient.Error
+	if !errors.As(h.Keep(err), &se) || se.HTTPStatus != http.StatusForbidden || errors.Is(err, apiclient.ErrUnauthorized) {
 		t.Fatalf("downloading an expired URL: %v, want 403 that is not the key's", err)
 	}
 	again, err := h.P.Result(ctx, j)
