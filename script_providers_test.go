@@ -8,11 +8,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	falsim "github.com/genform/genform/internal/simulator/fal"
-	lumasim "github.com/genform/genform/internal/simulator/luma"
-	openaisim "github.com/genform/genform/internal/simulator/openai"
-	replicatesim "github.com/genform/genform/internal/simulator/replicate"
-	runwaysim "github.com/genform/genform/internal/simulator/runway"
+	"github.com/genform/genform/internal/provider"
+	"github.com/genform/genform/internal/provider/all"
 	"github.com/genform/genform/internal/simulator/simkit"
 )
 
@@ -57,17 +54,11 @@ func running(ts *testscript.TestScript, cmd, name string) *simkit.Instance {
 	return inst
 }
 
-// providerSimulators build the simulators provider-sim starts, with the
-// key variable the provider's own tools read.
-var providerSimulators = map[string]struct {
-	keyEnv string
-	new    func(simkit.Options) (simkit.Handler, error)
-}{
-	"fal":       {"FAL_KEY", func(o simkit.Options) (simkit.Handler, error) { return falsim.New(o) }},
-	"openai":    {"OPENAI_API_KEY", func(o simkit.Options) (simkit.Handler, error) { return openaisim.New(o) }},
-	"replicate": {"REPLICATE_API_TOKEN", func(o simkit.Options) (simkit.Handler, error) { return replicatesim.New(o) }},
-	"runway":    {"RUNWAYML_API_SECRET", func(o simkit.Options) (simkit.Handler, error) { return runwaysim.New(o) }},
-	"luma":      {"LUMAAI_API_KEY", func(o simkit.Options) (simkit.Handler, error) { return lumasim.New(o) }},
+// liveProvider is the live provider named name in genform's one list
+// of providers: its simulator, and the key variable its own tools read.
+func liveProvider(name string) (*provider.Registration, bool) {
+	r := all.Lookup(name)
+	return r, r != nil && !r.Table.Service
 }
 
 // provider-sim NAME [-latency D] [-fail-rate F] [-error-rate F]
@@ -84,7 +75,7 @@ func cmdProviderSim(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: provider-sim NAME [flags]")
 	}
 	name := args[0]
-	sim, ok := providerSimulators[name]
+	sim, ok := liveProvider(name)
 	if !ok {
 		ts.Fatalf("provider-sim: no simulator of %q", name)
 	}
@@ -99,7 +90,7 @@ func cmdProviderSim(ts *testscript.TestScript, neg bool, args []string) {
 		old.Close()
 		delete(p.sims, name)
 	}
-	h, err := sim.new(opts)
+	h, err := sim.Simulator(opts)
 	ts.Check(err)
 	inst, err := simkit.Listen(addr, h)
 	ts.Check(err)
@@ -108,7 +99,7 @@ func cmdProviderSim(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	p.sims[name] = inst
 	ts.Setenv(strings.ToUpper(name)+"_SIM_URL", inst.URL)
-	ts.Setenv(sim.keyEnv, opts.Token)
+	ts.Setenv(sim.Table.KeyEnv, opts.Token)
 }
 
 // provider-stats NAME prints what the simulator of provider NAME saw, as

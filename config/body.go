@@ -15,7 +15,7 @@ import (
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/catalog"
-	"github.com/genform/genform/internal/rules"
+	"github.com/genform/genform/internal/provider/reference/rules"
 )
 
 // placement says where in the request body an attribute goes.

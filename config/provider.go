@@ -17,7 +17,7 @@ import (
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/catalog"
-	"github.com/genform/genform/internal/rules"
+	"github.com/genform/genform/internal/provider/reference/rules"
 )
 
 // Provider is a provider block: the settings of a live provider genform

@@ -126,6 +126,10 @@ type Limits struct {
 type Provider struct {
 	// Name is what provider blocks and provider = NAME say.
 	Name string
+	// Service marks the reference service: the service block configures
+	// it, a block that names no provider is made by it, and genform
+	// providers lists the live providers only.
+	Service bool
 	// Title names it in messages.
 	Title string
 	// KeyEnv is the environment variable its own tools read the key from.
@@ -224,8 +228,9 @@ func (p *Provider) ModelIDs() []string {
 
 var providers = map[string]*Provider{}
 
-// register adds p to the tables; each provider's file registers its own.
-func register(p *Provider) {
+// Register adds p to the tables: the one list of providers (package
+// provider/all) registers each provider's own table, from its folder.
+func Register(p *Provider) {
 	if _, dup := providers[p.Name]; dup {
 		panic("catalog: provider registered twice: " + p.Name)
 	}

@@ -7,20 +7,20 @@ import (
 	"github.com/genform/genform/internal/addrs"
 )
 
-// promptOnly is what a model a provider's tables do not list is taken to
+// PromptOnly is what a model a provider's tables do not list is taken to
 // accept (Provider.General): it makes kinds, takes the prompt alone, and
 // one image a request unless a count field of its input (CountKeys) says
 // more, which the planner counts; counted are the provider's input keys
 // that change how much is paid in a way the planner cannot count (a
 // video's length), which input may not set.
-func promptOnly(kinds []addrs.Kind, counted ...string) Caps {
+func PromptOnly(kinds []addrs.Kind, counted ...string) Caps {
 	return Caps{Kinds: kinds, Attrs: []string{Prompt}, DefaultImageNumber: 1, Counted: counted}
 }
 
-// fluxSchnell is FLUX.1 [schnell], which fal and Replicate both serve:
+// FluxSchnell is FLUX.1 [schnell], which fal and Replicate both serve:
 // prompt, seed, an image count of 1 to 4 (default 1) under the host's
 // counted key, and the aspect ratios the host maps.
-func fluxSchnell(counted string, ratios ...string) Caps {
+func FluxSchnell(counted string, ratios ...string) Caps {
 	return Caps{
 		Kinds:              []addrs.Kind{addrs.Image},
 		Attrs:              []string{Prompt, Seed, AspectRatio, ImageNumber},
@@ -31,11 +31,11 @@ func fluxSchnell(counted string, ratios ...string) Caps {
 	}
 }
 
-// kling21 is Kling 2.1 image to video, which fal and Replicate both
+// Kling21 is Kling 2.1 image to video, which fal and Replicate both
 // serve with the same input: prompt and a source image (the first
 // frame) required, a duration of 5 or 10 seconds (default 5), and an
 // optional negative prompt.
-var kling21 = Caps{
+var Kling21 = Caps{
 	Kinds:           []addrs.Kind{addrs.Video},
 	Attrs:           []string{Prompt, NegativePrompt, SourceImage, Duration},
 	Durations:       []int64{5, 10},
@@ -43,21 +43,21 @@ var kling21 = Caps{
 	Counted:         []string{"duration"},
 }
 
-// passInput copies input into a new body, which the common attributes
+// PassInput copies input into a new body, which the common attributes
 // are then added to: input passes through unchanged, and a common
 // attribute cannot be set twice (validate refuses it in input).
-func passInput(input map[string]any) map[string]any {
+func PassInput(input map[string]any) map[string]any {
 	body := make(map[string]any, len(input)+4)
 	maps.Copy(body, input)
 	return body
 }
 
-// mapBody builds the body of a model of provider: input as it is, and
+// MapBody builds the body of a model of provider: input as it is, and
 // each common attribute the block sets under the field field names for
 // it, with the value it gives ("" refuses the attribute: genform does not
 // map it for this model).
-func mapBody(provider, model string, common, input map[string]any, field func(name string, v any) (string, any, error)) (map[string]any, error) {
-	body := passInput(input)
+func MapBody(provider, model string, common, input map[string]any, field func(name string, v any) (string, any, error)) (map[string]any, error) {
+	body := PassInput(input)
 	for _, name := range CommonAttributes {
 		v, ok := common[name]
 		if !ok {
@@ -70,15 +70,15 @@ func mapBody(provider, model string, common, input map[string]any, field func(na
 		if key == "" {
 			return nil, fmt.Errorf("genform does not map %s to a field of %s model %s; set the model's own field in input", name, provider, model)
 		}
-		if err := setOnce(body, key, name, value); err != nil {
+		if err := SetOnce(body, key, name, value); err != nil {
 			return nil, err
 		}
 	}
 	return body, nil
 }
 
-// setOnce sets body[key] to v, refusing a key input already set.
-func setOnce(body map[string]any, key, attr string, v any) error {
+// SetOnce sets body[key] to v, refusing a key input already set.
+func SetOnce(body map[string]any, key, attr string, v any) error {
 	if _, ok := body[key]; ok {
 		return fmt.Errorf("input sets %q, which %s sets too; set it once", key, attr)
 	}

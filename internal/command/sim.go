@@ -4,31 +4,27 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"maps"
 	"math"
 	"os"
 	"os/signal"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
-	"github.com/genform/genform/internal/simulator"
-	falsim "github.com/genform/genform/internal/simulator/fal"
-	lumasim "github.com/genform/genform/internal/simulator/luma"
-	openaisim "github.com/genform/genform/internal/simulator/openai"
-	replicatesim "github.com/genform/genform/internal/simulator/replicate"
-	runwaysim "github.com/genform/genform/internal/simulator/runway"
+	"github.com/genform/genform/internal/provider"
+	"github.com/genform/genform/internal/provider/all"
 	"github.com/genform/genform/internal/simulator/simkit"
 	"github.com/genform/genform/internal/words"
 )
 
-const simUsage = `Usage: genform sim [-provider=NAME] [-addr=127.0.0.1:8787] [flags]
+var simUsage = `Usage: genform sim [-provider=NAME] [-addr=127.0.0.1:8787] [flags]
 
   Runs a simulator as a standalone server, for anyone's tests: of the
   reference generation service (described in docs/service.md), or with
-  -provider of a live provider's API (fal, replicate, runway, luma,
-  openai; described in docs/providers.md), with synthetic outputs. It
+  -provider of a live provider's API (` + strings.Join(simulatedNames(), ", ") + `;
+  described in docs/providers.md), with synthetic outputs. It
   serves GET /_sim/jobs (no key) listing every job it made. It prints the
   address it listens on, then runs until interrupted. Point a provider
   block's base_url at it.
@@ -53,8 +49,7 @@ Flags:
   -url-ttl=DUR         lifetime of the output URLs that expire (default:
                        the API's; 60m for the reference service)
   -daily-cap=N         jobs of one model allowed per key in 24 hours, on a
-                       provider with a daily cap (default: the API's;
-                       25000 for runway)
+                       provider with a daily cap (default: the API's)
   -data=DIR            keep jobs in DIR so they survive a restart
   -v                   log every request on stderr
 `
@@ -72,29 +67,39 @@ func init() {
 type simFlags struct {
 	provider string
 	addr     string
-	opts     simulator.Options
+	opts     simkit.Options
 	verbose  bool
 }
 
-// simulators are the live providers' simulators, by provider name.
-var simulators = map[string]func(simkit.Options) (simkit.Handler, error){
-	"fal":       func(o simkit.Options) (simkit.Handler, error) { return falsim.New(o) },
-	"openai":    func(o simkit.Options) (simkit.Handler, error) { return openaisim.New(o) },
-	"replicate": func(o simkit.Options) (simkit.Handler, error) { return replicatesim.New(o) },
-	"runway":    func(o simkit.Options) (simkit.Handler, error) { return runwaysim.New(o) },
-	"luma":      func(o simkit.Options) (simkit.Handler, error) { return lumasim.New(o) },
+// simulated is the provider whose API genform sim -provider=name
+// simulates: the reference service for "", a live provider otherwise;
+// nil for none.
+func simulated(name string) *provider.Registration {
+	if name == "" {
+		return all.Service()
+	}
+	if r := all.Lookup(name); r != nil && !r.Table.Service {
+		return r
+	}
+	return nil
+}
+
+// simulatedNames lists the live providers genform sim simulates,
+// sorted.
+func simulatedNames() []string {
+	var names []string
+	for _, r := range all.Providers {
+		if !r.Table.Service {
+			names = append(names, r.Name())
+		}
+	}
+	slices.Sort(names)
+	return names
 }
 
 // listenSim starts the simulator f names on f.addr.
 func listenSim(f simFlags) (url string, closeSim func() error, err error) {
-	if f.provider == "" {
-		inst, err := simulator.Listen(f.addr, f.opts)
-		if err != nil {
-			return "", nil, err
-		}
-		return inst.URL, inst.Close, nil
-	}
-	h, err := simulators[f.provider](f.opts)
+	h, err := simulated(f.provider).Simulator(f.opts)
 	if err != nil {
 		return "", nil, err
 	}
@@ -148,42 +153,29 @@ func parseSimFlags(env *Env, args []string) (f simFlags, ok bool, code int) {
 	fs.Float64Var(&f.opts.LoseRate, "lose-rate", 0, "")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8787", "")
 	fs.StringVar(&f.opts.Token, "token", "", "")
-	fs.DurationVar(&f.opts.Latency, "latency", simulator.DefaultLatency, "")
+	fs.DurationVar(&f.opts.Latency, "latency", 0, "")
 	fs.Float64Var(&f.opts.FailRate, "fail-rate", 0, "")
 	fs.Float64Var(&f.opts.ErrorRate, "error-rate", 0, "")
 	fs.BoolVar(&f.opts.ReadErrorsOnly, "read-errors-only", false, "")
 	fs.Float64Var(&f.opts.TruncateRate, "truncate-rate", 0, "")
 	fs.Int64Var(&f.opts.Seed, "seed", 0, "")
-	fs.IntVar(&f.opts.MaxConcurrent, "max-concurrent", simulator.DefaultMaxConcurrent, "")
-	fs.IntVar(&f.opts.RPM, "rpm", simulator.DefaultRPM, "")
-	fs.DurationVar(&f.opts.URLTTL, "url-ttl", simulator.DefaultURLTTL, "")
+	fs.IntVar(&f.opts.MaxConcurrent, "max-concurrent", 0, "")
+	fs.IntVar(&f.opts.RPM, "rpm", 0, "")
+	fs.DurationVar(&f.opts.URLTTL, "url-ttl", 0, "")
 	fs.IntVar(&f.opts.DailyCap, "daily-cap", 0, "")
 	fs.StringVar(&f.opts.DataDir, "data", "", "")
 	fs.BoolVar(&f.verbose, "v", false, "")
 	if ok, code := parseArgs(env, "sim", fs, args, "no arguments", 0); !ok {
 		return f, false, code
 	}
-	if _, known := simulators[f.provider]; f.provider != "" && !known {
-		return f, false, env.Errorf("-provider=%s: there is no simulator of that provider; the simulated providers are %s", f.provider, words.List(slices.Sorted(maps.Keys(simulators)), 10))
+	if simulated(f.provider) == nil {
+		return f, false, env.Errorf("-provider=%s: there is no simulator of that provider; the simulated providers are %s", f.provider, words.List(simulatedNames(), 10))
 	}
-	if f.provider != "" {
-		// A live provider's simulator has its API's limits: the reference
-		// service's defaults apply only where the flag was given.
-		set := map[string]bool{}
-		fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-		if !set["max-concurrent"] {
-			f.opts.MaxConcurrent = 0
-		}
-		if !set["rpm"] {
-			f.opts.RPM = 0
-		}
-		if !set["url-ttl"] {
-			f.opts.URLTTL = 0
-		}
-		if !set["latency"] {
-			f.opts.Latency = 0
-		}
-	}
+	// Every limit left unset is the simulated API's own (each simulator
+	// fills in its defaults); one set must be one the simulator can run
+	// with, the reference service's above 0.
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	for _, r := range []struct {
 		name string
 		v    float64
@@ -196,7 +188,7 @@ func parseSimFlags(env *Env, args []string) (f simFlags, ok bool, code int) {
 		name string
 		v    time.Duration
 	}{{"latency", f.opts.Latency}, {"url-ttl", f.opts.URLTTL}} {
-		if d.v < 0 || d.v == 0 && f.provider == "" {
+		if d.v < 0 || d.v == 0 && set[d.name] && f.provider == "" {
 			return f, false, env.Errorf("-%s is not a positive duration: pass one such as 2s or 60m", d.name)
 		}
 	}
@@ -204,7 +196,7 @@ func parseSimFlags(env *Env, args []string) (f simFlags, ok bool, code int) {
 		name string
 		v    int
 	}{{"max-concurrent", f.opts.MaxConcurrent}, {"rpm", f.opts.RPM}} {
-		if n.v < 1 && !(n.v == 0 && f.provider != "") {
+		if n.v < 0 || n.v == 0 && set[n.name] && f.provider == "" {
 			return f, false, env.Errorf("-%s is below 1: pass a limit of at least 1", n.name)
 		}
 	}

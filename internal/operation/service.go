@@ -11,16 +11,10 @@ import (
 	"time"
 
 	"github.com/genform/genform/config"
-	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/catalog"
 	"github.com/genform/genform/internal/provider"
-	"github.com/genform/genform/internal/provider/fal"
-	"github.com/genform/genform/internal/provider/luma"
-	"github.com/genform/genform/internal/provider/openai"
-	"github.com/genform/genform/internal/provider/reference"
-	"github.com/genform/genform/internal/provider/replicate"
-	"github.com/genform/genform/internal/provider/runway"
-	"github.com/genform/genform/internal/simulator"
+	"github.com/genform/genform/internal/provider/all"
+	"github.com/genform/genform/internal/simulator/simkit"
 	"github.com/genform/genform/internal/words"
 	"github.com/genform/genform/statefile"
 )
@@ -118,23 +112,25 @@ func (w *Workspace) checkService(command, recorded string, migrate bool) (from s
 // later as downloads that fail in every copy but one.
 const sharedSimulator = "the state is shared (backend \"pg\"), but the service is the built-in simulator, whose jobs and files live in this working copy alone (.genform/simulator): another working copy cannot download or resume what this one made, nor this one what another made. Run one simulator for everyone (genform sim -addr=0.0.0.0:8787, and GENFORM_BASE_URL=http://HOST:8787 in every copy), or a live provider"
 
-// Connect returns a client of the service; for the built-in simulator it
-// first starts one on a loopback port, its jobs kept under .genform/ so an
-// interrupted apply resumes against it. stop releases what Connect
-// started. onRetry, when not nil, hears of every retry
-// (apiclient.Config.OnRetry).
-func (w *Workspace) Connect(onRetry func(context.Context, apiclient.RetryInfo)) (client *apiclient.Client, stop func(), err error) {
+// connectService is the reference service as the workspace's endpoint
+// configures it; for the built-in simulator it first starts one on a
+// loopback port, its jobs kept under .genform/ so an interrupted apply
+// resumes against it. stop releases what it started.
+func (w *Workspace) connectService(reg *provider.Registration, onRetry func(context.Context, provider.RetryInfo)) (p provider.Provider, stop func(), err error) {
 	cfg, ep := w.Config, w.Endpoint
 	stop = func() {}
 	base := ep.BaseURL
 	var httpClient *http.Client
 	if ep.Builtin() {
-		dataDir := filepath.Join(filepath.Dir(cfg.Settings.StateFile), "simulator")
-		inst, err := simulator.Listen("127.0.0.1:0", simulator.Options{
+		h, err := reg.Simulator(simkit.Options{
 			Latency: time.Second,
-			DataDir: dataDir,
+			DataDir: filepath.Join(filepath.Dir(cfg.Settings.StateFile), "simulator"),
 			Token:   builtinToken,
 		})
+		if err != nil {
+			return nil, stop, fmt.Errorf("starting the built-in simulator: %w", err)
+		}
+		inst, err := simkit.Listen("127.0.0.1:0", h)
 		if err != nil {
 			return nil, stop, fmt.Errorf("starting the built-in simulator: %w", err)
 		}
@@ -152,64 +148,48 @@ func (w *Workspace) Connect(onRetry func(context.Context, apiclient.RetryInfo)) 
 			MaxIdleConnsPerHost: 64,
 		}}
 	}
-	client, err = apiclient.New(apiclient.Config{
+	p, err = reg.New(provider.Config{
 		BaseURL:           base,
-		Token:             ep.Token,
+		Key:               ep.Token,
 		RequestsPerMinute: cfg.Service.RequestsPerMinute,
 		MaxDownloadSize:   cfg.Service.MaxDownloadSize,
 		Debug:             w.debugLog(),
 		HTTPClient:        httpClient,
-		AllowRemoteHTTP:   true, // the base URL was set explicitly by the user
 		UserAgent:         w.UserAgent,
 		OnRetry:           onRetry,
+		ID:                ep.ID,
 	})
 	if err != nil {
 		stop()
 		return nil, func() {}, err
 	}
-	return client, stop, nil
-}
-
-// adapters build the live providers' adapters, by name.
-var adapters = map[string]func(provider.Config) (provider.Provider, error){
-	"fal":       func(c provider.Config) (provider.Provider, error) { return fal.New(c) },
-	"openai":    func(c provider.Config) (provider.Provider, error) { return openai.New(c) },
-	"replicate": func(c provider.Config) (provider.Provider, error) { return replicate.New(c) },
-	"runway":    func(c provider.Config) (provider.Provider, error) { return runway.New(c) },
-	"luma":      func(c provider.Config) (provider.Provider, error) { return luma.New(c) },
+	return p, stop, nil
 }
 
 // Provider is the provider named name behind the provider seam: "" is
-// the configured reference service, connected as Connect does; any other
-// name a live provider, its adapter built from its provider block and
-// its key (the block's key, or the environment variable the provider's
-// own tools read). A key that is not set is an error naming where to set
-// it, before anything is sent.
-func (w *Workspace) Provider(name string, onRetry func(context.Context, apiclient.RetryInfo)) (provider.Provider, func(), error) {
+// the configured reference service, connected as the service block and
+// the environment say (see connectService); any other name a live
+// provider, its adapter built from its provider block and its key (the
+// block's key, or the environment variable the provider's own tools
+// read). A key that is not set is an error naming where to set it,
+// before anything is sent.
+func (w *Workspace) Provider(name string, onRetry func(context.Context, provider.RetryInfo)) (provider.Provider, func(), error) {
 	if name == "" {
-		client, stop, err := w.Connect(onRetry)
-		if err != nil {
-			return nil, stop, err
-		}
-		return reference.New(client, w.Endpoint.ID), stop, nil
+		return w.connectService(all.Service(), onRetry)
 	}
-	p := w.Config.ProviderOf(name)
-	if p.Catalog == nil {
+	reg := all.Lookup(name)
+	if reg == nil {
 		return nil, func() {}, catalog.Unknown(name)
 	}
 	s := w.Config.SettingsOf(name)
 	key := s.Token
 	if key == "" {
-		key = w.Getenv(p.Catalog.KeyEnv)
+		key = w.Getenv(reg.Table.KeyEnv)
 	}
 	if key == "" {
-		return nil, func() {}, fmt.Errorf("%s needs an API key, and none is set: export %s=... (or set key in the provider %q block, from a variable marked sensitive); nothing was submitted", p.Catalog.Title, p.Catalog.KeyEnv, name)
+		return nil, func() {}, fmt.Errorf("%s needs an API key, and none is set: export %s=... (or set key in the provider %q block, from a variable marked sensitive); nothing was submitted", reg.Table.Title, reg.Table.KeyEnv, name)
 	}
-	newAdapter, ok := adapters[name]
-	if !ok {
-		return nil, func() {}, fmt.Errorf("genform has no adapter of provider %q", name)
-	}
-	a, err := newAdapter(provider.Config{
+	a, err := reg.New(provider.Config{
 		BaseURL:           s.BaseURL,
 		Key:               key,
 		RequestsPerMinute: s.RequestsPerMinute,

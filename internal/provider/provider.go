@@ -245,4 +245,8 @@ type Config struct {
 	UserAgent string
 	// OnRetry hears of every retry.
 	OnRetry func(context.Context, apiclient.RetryInfo)
+	// ID, when set, is the provider's identity in fingerprints as the
+	// caller names it: the reference service's (its base URL, or the
+	// built-in simulator's name, whose address changes every run).
+	ID string
 }

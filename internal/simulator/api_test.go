@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/genform/genform/internal/rules"
+	"github.com/genform/genform/internal/provider/reference/rules"
 )
 
 const (

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/genform/genform/internal/rules"
+	"github.com/genform/genform/internal/provider/reference/rules"
 	"github.com/genform/genform/internal/simulator/simkit"
 )
 

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/rules"
+	"github.com/genform/genform/internal/provider/reference/rules"
 )
 
 func TestImageDimensions(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/rules"
+	"github.com/genform/genform/internal/provider/reference/rules"
 	"github.com/genform/genform/internal/simulator/simkit"
 )
 

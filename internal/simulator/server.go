@@ -19,7 +19,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/genform/genform/internal/rules"
+	"github.com/genform/genform/internal/provider/reference/rules"
 	"github.com/genform/genform/internal/simulator/simkit"
 )
 

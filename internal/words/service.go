@@ -7,7 +7,6 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/catalog"
 	"github.com/genform/genform/internal/provider"
 )
@@ -23,17 +22,17 @@ func ServiceAdvice(err error) string {
 		switch {
 		case errors.Is(err, provider.ErrCapReached):
 			return fmt.Sprintf("The cap lifts on %s's schedule (a daily limit, the next day) or with a higher tier or more credit; then run apply again: it resumes the jobs already submitted and sends the rest, paying for nothing twice.", title)
-		case errors.Is(err, apiclient.ErrUnreachable):
+		case errors.Is(err, provider.ErrUnreachable):
 			return fmt.Sprintf("Check base_url in the provider %q block (unset, it is %s's own address), and the network in between.", named.Provider, title)
-		case errors.Is(err, apiclient.ErrUnauthorized):
+		case errors.Is(err, provider.ErrUnauthorized):
 			return fmt.Sprintf("Set %s (or key in the provider %q block, which takes precedence) to a key %s accepts, then run the command again.", keyEnv, named.Provider, title)
 		}
 	}
 	switch {
-	case errors.Is(err, apiclient.ErrUnreachable):
+	case errors.Is(err, provider.ErrUnreachable):
 		return "Check GENFORM_BASE_URL (or base_url in the service block, which takes precedence), " +
 			"that the service is running at that address, and the network in between."
-	case errors.Is(err, apiclient.ErrUnauthorized):
+	case errors.Is(err, provider.ErrUnauthorized):
 		return "Set GENFORM_TOKEN (or token in the service block, which takes precedence) " +
 			"to a token the service accepts, then run the command again."
 	}
@@ -45,7 +44,7 @@ func ServiceAdvice(err error) string {
 // would have failed the same way. tokenSet is false when no token was
 // sent at all.
 func ServiceError(err error, tokenSet bool) string {
-	var ue *apiclient.UnreachableError
+	var ue *provider.UnreachableError
 	if errors.As(err, &ue) {
 		return ue.Error()
 	}
@@ -56,8 +55,8 @@ func ServiceError(err error, tokenSet bool) string {
 		}
 		return title + " says the account reached a cap: " + named.Err.Error()
 	}
-	var se *apiclient.Error
-	if errors.Is(err, apiclient.ErrUnauthorized) && errors.As(err, &se) {
+	var se *provider.Error
+	if errors.Is(err, provider.ErrUnauthorized) && errors.As(err, &se) {
 		answer := *se
 		answer.Op = ""
 		if named, ok := errors.AsType[*provider.Named](err); ok {
@@ -86,7 +85,7 @@ func EventAddr(a addrs.Instance) string {
 
 // Retry is a retry as a progress line says it:
 // "retrying in 2s (429 Too Many Requests, attempt 2)".
-func Retry(r *apiclient.RetryInfo) string {
+func Retry(r *provider.RetryInfo) string {
 	if r == nil {
 		return "retrying"
 	}

@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/cache"
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/workdir"
@@ -51,7 +50,7 @@ func (r *applyRun) keepAnswer(addr addrs.Instance, dir string, res *provider.Res
 // them: their hash, size and type, and the path they are written to in
 // dir.
 func (r *applyRun) keepInline(c *cache.Cache, dir string, o provider.Output, out *statefile.Output) error {
-	mt, ext, err := apiclient.InlineMedia(o.Data, o.MediaType)
+	mt, ext, err := provider.InlineMedia(o.Data, o.MediaType)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/workdir"
 	"github.com/genform/genform/statefile"
@@ -70,7 +69,7 @@ func (r *applyRun) downloadAll(ctx context.Context, rec *statefile.Resource, whi
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("downloading output %d of %s: %w", o.Index, rec.Addr, r.timedOut(ctx, err)))
-			var le *apiclient.LocalError
+			var le *provider.LocalError
 			stopped = errors.As(err, &le) || ctx.Err() != nil
 			continue
 		}
@@ -147,7 +146,7 @@ func (r *applyRun) fetchOutput(ctx context.Context, src *outputSource, o *statef
 		return nil, errors.New("the provider gives no link to it and no longer holds its bytes; restore it from history (genform history) or generate it again (genform apply -replace)")
 	}
 	d, err := r.download(ctx, src.p, src.rec.Addr, o.MediaURL, src.rec.Dir, o.Index)
-	if err == nil || !apiclient.IsExpiredLink(err) || src.refetched {
+	if err == nil || !provider.IsExpiredLink(err) || src.refetched {
 		return d, err
 	}
 	if ferr := src.refetch(ctx); ferr != nil {
@@ -167,10 +166,10 @@ func (r *applyRun) fetchOutput(ctx context.Context, src *outputSource, o *statef
 // writeInline writes an output the provider answered with as bytes into
 // dir as <index>.<ext>.
 func (r *applyRun) writeInline(dir string, index int, out provider.Output) (*fetched, error) {
-	return r.place(dir, index, func(abs, base string) (*apiclient.Downloaded, error) {
+	return r.place(dir, index, func(abs, base string) (*provider.Downloaded, error) {
 		// The bytes are in memory already, bounded by the answer the
 		// adapter read: the default cap is enough here.
-		return apiclient.WriteMedia(abs, base, out.Data, out.MediaType, 0)
+		return provider.WriteMedia(abs, base, out.Data, out.MediaType, 0)
 	})
 }
 
@@ -183,14 +182,14 @@ type fetched struct {
 // download fetches one file into dir as <index>.<ext>. The client retries
 // what is worth retrying (truncated transfers included).
 func (r *applyRun) download(ctx context.Context, p provider.Provider, addr addrs.Instance, url, dir string, index int) (*fetched, error) {
-	return r.place(dir, index, func(abs, base string) (*apiclient.Downloaded, error) {
+	return r.place(dir, index, func(abs, base string) (*provider.Downloaded, error) {
 		return p.Download(ctx, url, abs, base)
 	})
 }
 
 // place has write put output index into dir, a directory of the working
 // directory (checked to stay inside it), and describes the file written.
-func (r *applyRun) place(dir string, index int, write func(abs, base string) (*apiclient.Downloaded, error)) (*fetched, error) {
+func (r *applyRun) place(dir string, index int, write func(abs, base string) (*provider.Downloaded, error)) (*fetched, error) {
 	if err := workdir.CheckInside(r.e.Dir, dir); err != nil {
 		return nil, err
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/apiclient"
+	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/reconcile/plans"
 )
 
@@ -84,7 +84,7 @@ type Event struct {
 	// Err is why a change failed or was skipped, or the warning.
 	Err error
 	// Retry is the failed request and when it is sent again (PhaseRetrying).
-	Retry *apiclient.RetryInfo
+	Retry *provider.RetryInfo
 }
 
 func (r *applyRun) emit(ev Event) {
@@ -115,7 +115,7 @@ func (r *applyRun) on(addr addrs.Instance) context.Context {
 // the check before the apply); it is meant as apiclient.Config.OnRetry of
 // the client an Engine uses. Requests made outside an apply are not
 // reported.
-func ReportRetry(ctx context.Context, info apiclient.RetryInfo) {
+func ReportRetry(ctx context.Context, info provider.RetryInfo) {
 	tag, ok := ctx.Value(callKey{}).(callTag)
 	if !ok {
 		return

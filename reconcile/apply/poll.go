@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/reconcile/plans"
 )
@@ -132,7 +131,7 @@ func (r *applyRun) generation(addr addrs.Instance, ep addrs.Endpoint) (context.C
 	ctx := context.WithValue(r.on(addr), timeoutKey{}, timeout)
 	// A 429 from the provider narrows its window and holds new
 	// generations for the wait it asked.
-	ctx = apiclient.WithRetryObserver(ctx, func(info apiclient.RetryInfo) {
+	ctx = provider.WithRetryObserver(ctx, func(info provider.RetryInfo) {
 		if info.HTTPStatus == http.StatusTooManyRequests {
 			l.win.throttled(info.Wait)
 		}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/reconcile/plans"
 )
@@ -80,7 +79,7 @@ func sendsJobs(plan *plans.Plan) []addrs.Endpoint {
 // submitted are listed in Result.Running for the next apply to resume. It
 // is the Result's Refused, reported once.
 func (r *applyRun) refusedBy(err error) bool {
-	if !errors.Is(err, apiclient.ErrUnauthorized) && !errors.Is(err, provider.ErrCapReached) {
+	if !errors.Is(err, provider.ErrUnauthorized) && !errors.Is(err, provider.ErrCapReached) {
 		return false
 	}
 	r.mu.Lock()
@@ -88,7 +87,7 @@ func (r *applyRun) refusedBy(err error) bool {
 		r.res.Refused = err
 	}
 	r.mu.Unlock()
-	if errors.Is(err, apiclient.ErrUnauthorized) {
+	if errors.Is(err, provider.ErrUnauthorized) {
 		// A key refused makes every call fail: the run stops.
 		r.stop(err)
 	}
@@ -159,7 +158,7 @@ func (g guarded) Result(ctx context.Context, job provider.Job) (*provider.Result
 	return res, g.check(err)
 }
 
-func (g guarded) Download(ctx context.Context, url, dir, base string) (*apiclient.Downloaded, error) {
+func (g guarded) Download(ctx context.Context, url, dir, base string) (*provider.Downloaded, error) {
 	d, err := g.Provider.Download(ctx, url, dir, base)
 	return d, provider.NameErr(g.name, err)
 }

@@ -12,11 +12,10 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/cache"
 	"github.com/genform/genform/internal/catalog"
 	"github.com/genform/genform/internal/provider"
-	"github.com/genform/genform/internal/rules"
+	"github.com/genform/genform/internal/provider/reference/rules"
 	"github.com/genform/genform/internal/workdir"
 	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
@@ -291,7 +290,7 @@ func (r *applyRun) keepJob(addr addrs.Instance, dir string, it *statefile.Intent
 		// Only the service saying it has no such job lets it go: an
 		// interrupt, the timeout or a failure to reach the service keeps
 		// the intent, to follow the job again.
-		if se, ok := errors.AsType[*apiclient.Error](err); ok && (se.HTTPStatus == 404 || se.HTTPStatus == 410) {
+		if se, ok := errors.AsType[*provider.Error](err); ok && (se.HTTPStatus == 404 || se.HTTPStatus == 410) {
 			warn(err)
 			return nil
 		}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/catalog"
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/workdir"
@@ -111,7 +110,7 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 	// may have been paid for.
 	recorded := false
 	var recordErr error
-	gate := &apiclient.CreateGate{
+	gate := &provider.CreateGate{
 		// The first Ctrl-C and the generation's timeout end the wait.
 		Waiting: ctx,
 		Send: func() error {
@@ -119,7 +118,7 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 				return nil
 			}
 			if err := r.ctx.Err(); err != nil {
-				return fmt.Errorf("%w: %w", apiclient.ErrNotSent, err)
+				return fmt.Errorf("%w: %w", provider.ErrNotSent, err)
 			}
 			intent.CreatedAt = time.Now().UTC()
 			if err := e.Store.Batch(func(tx *statefile.Tx) error {
@@ -134,7 +133,7 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 				// alike.
 				r.stateFailed(err)
 				recordErr = fmt.Errorf("recording the intent to submit %s: %w; nothing was submitted", inst.Addr, err)
-				return fmt.Errorf("%w: %w", apiclient.ErrNotSent, recordErr)
+				return fmt.Errorf("%w: %w", provider.ErrNotSent, recordErr)
 			}
 			recorded = true
 			return nil
@@ -151,7 +150,7 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 		deadline = most
 	}
 	cctx, ccancel := context.WithDeadlineCause(context.WithoutCancel(ctx), deadline, errGenerationTimeout)
-	cctx = apiclient.WithCreateGate(cctx, gate)
+	cctx = provider.WithCreateGate(cctx, gate)
 	job, err := p.Submit(cctx, provider.Request{Kind: inst.Resource.Kind, Target: inst.Endpoint.Target(), Body: inst.Request})
 	id := job.ID
 	if context.Cause(cctx) == errGenerationTimeout && err != nil {
@@ -173,7 +172,7 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 		}
 		rcancel()
 	}
-	if err != nil && errors.Is(err, apiclient.ErrNotSent) {
+	if err != nil && errors.Is(err, provider.ErrNotSent) {
 		// Stopped before it left: nothing was made or paid for.
 		if recorded {
 			// A 429 answered an attempt, then the wait for the next
@@ -191,7 +190,7 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 		return fmt.Errorf("%s was not submitted: %w; nothing was paid for", inst.Addr, r.timedOut(ctx, err))
 	}
 	if err != nil {
-		if errors.Is(err, apiclient.ErrAmbiguousCreate) {
+		if errors.Is(err, provider.ErrPossiblyPaid) {
 			// The job may exist, and be paid for: the intent stays, and
 			// nothing is sent for it again until the user decides.
 			r.possiblyPaid(inst.Addr, inst.Endpoint.Provider(), intent.CreatedAt, err)
@@ -202,7 +201,7 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 				return fmt.Errorf("submitting %s: %w (and clearing its intent: %v)", inst.Addr, err, derr)
 			}
 		}
-		if _, answered := errors.AsType[*apiclient.Error](err); answered {
+		if _, answered := errors.AsType[*provider.Error](err); answered {
 			return fmt.Errorf("the service refused %s: %w", inst.Addr, err)
 		}
 		// No answer, and the client knows the request was not sent (a

@@ -14,7 +14,7 @@ import (
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/catalog"
-	"github.com/genform/genform/internal/rules"
+	"github.com/genform/genform/internal/provider/reference/rules"
 	"github.com/genform/genform/internal/workdir"
 	"github.com/genform/genform/statefile"
 )

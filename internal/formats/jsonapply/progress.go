@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/genform/genform/internal/apiclient"
+	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/words"
 	"github.com/genform/genform/reconcile/apply"
 )
@@ -65,7 +65,7 @@ type Retry struct {
 	WaitSeconds float64 `json:"wait_seconds"`
 }
 
-func encodeRetry(r *apiclient.RetryInfo) *Retry {
+func encodeRetry(r *provider.RetryInfo) *Retry {
 	if r == nil {
 		return nil
 	}

@@ -111,7 +111,7 @@ func TestModerationRefusal(t *testing.T) {
 		e := start(t, pc, simkit.Options{}, pc.key)
 		r := pc.image(pc.moderationPrompt)
 		switch pc.moderation {
-		case moderatedJob:
+		case provider.ModeratedJob:
 			j := e.submit(ctx, r)
 			st := last(e.Follow(j))
 			if st.State != provider.Failed || !st.Refused {
@@ -121,7 +121,7 @@ func TestModerationRefusal(t *testing.T) {
 				t.Errorf("a moderated job's reason is %q, want the provider's (%q)", st.Reason, pc.moderationReason)
 			}
 			e.oneJob(e.jobs())
-		case moderatedCreate:
+		case provider.ModeratedCreate:
 			t.Logf("%s refuses content at create, never as a job's status: Status.Refused does not apply", pc.name)
 			_, err := e.P.Submit(ctx, r)
 			if e.Keep(err) == nil || provider.IsPossiblyPaid(err) {
@@ -133,7 +133,7 @@ func TestModerationRefusal(t *testing.T) {
 			if rep := e.jobs(); len(rep.Jobs) != 0 || rep.Requests != 1 {
 				t.Errorf("a refused create made %d jobs in %d requests, want none in one", len(rep.Jobs), rep.Requests)
 			}
-		case moderatedAnswer:
+		case provider.ModeratedAnswer:
 			j := e.submit(ctx, r)
 			st := last(e.Follow(j))
 			if st.State != provider.Failed || !st.Refused || !st.Known {

@@ -211,21 +211,21 @@ func lockedStepClock() func() time.Time {
 	}
 }
 
-// referenceOddStatus is the status undocumentedReferenceStatus reports:
-// not one the reference service documents (service.ParseState).
-const referenceOddStatus = "queueing"
-
-// undocumentedReferenceStatus serves the reference simulator with one
-// change: a job whose create body holds simkit.WeirdMarker reports, while
-// the simulator says "processing", referenceOddStatus instead, as fal's
-// and Replicate's simulators do for that marker. Every other request
-// passes through untouched.
-func undocumentedReferenceStatus(sim simkit.Handler) simkit.Handler {
-	return &oddStatus{Handler: sim, marked: map[string]bool{}}
+// undocumentedStatus serves the reference simulator, which has no marker
+// of its own for it, with one change: a job whose create body holds
+// simkit.WeirdMarker reports, while the simulator says "processing", raw
+// instead, a status the service does not document, as fal's and
+// Replicate's simulators do for that marker. Every other request passes
+// through untouched.
+func undocumentedStatus(raw string) func(simkit.Handler) simkit.Handler {
+	return func(sim simkit.Handler) simkit.Handler {
+		return &oddStatus{Handler: sim, raw: raw, marked: map[string]bool{}}
+	}
 }
 
 type oddStatus struct {
 	simkit.Handler
+	raw    string
 	mu     sync.Mutex
 	marked map[string]bool
 }
@@ -270,7 +270,7 @@ func (o *oddStatus) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		o.Handler.ServeHTTP(rec, r)
 		// The status is the value's; the envelope's own "status" is
 		// "success".
-		body := bytes.Replace(rec.Body.Bytes(), []byte(`"status":"processing"`), []byte(`"status":"`+referenceOddStatus+`"`), 1)
+		body := bytes.Replace(rec.Body.Bytes(), []byte(`"status":"processing"`), []byte(`"status":"`+o.raw+`"`), 1)
 		replay(w, rec, body)
 		return
 	}

@@ -19,12 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/provider"
-	"github.com/genform/genform/internal/provider/fal"
-	"github.com/genform/genform/internal/provider/luma"
-	"github.com/genform/genform/internal/provider/replicate"
-	"github.com/genform/genform/internal/provider/runway"
 	"github.com/genform/genform/internal/simulator/simkit"
 )
 
@@ -150,27 +145,6 @@ func StepClock() func() time.Time {
 	}
 }
 
-// live is the one generation Live makes on each provider, paid for with
-// the key in keyEnv: one small image of a fast model.
-var live = map[string]struct {
-	keyEnv  string
-	adapter func(provider.Config) (provider.Provider, error)
-	req     provider.Request
-}{
-	"fal": {"FAL_KEY", func(c provider.Config) (provider.Provider, error) { return fal.New(c) },
-		image("fal-ai/flux/schnell", `{"prompt":"a lighthouse at dusk, watercolour","num_images":1,"image_size":"square"}`)},
-	"replicate": {"REPLICATE_API_TOKEN", func(c provider.Config) (provider.Provider, error) { return replicate.New(c) },
-		image("black-forest-labs/flux-schnell", `{"prompt":"a lighthouse at dusk, watercolour","num_outputs":1,"aspect_ratio":"1:1"}`)},
-	"luma": {"LUMAAI_API_KEY", func(c provider.Config) (provider.Provider, error) { return luma.New(c) },
-		image("photon-flash-1", `{"prompt":"a lighthouse at dusk, watercolour","aspect_ratio":"1:1"}`)},
-	"runway": {"RUNWAYML_API_SECRET", func(c provider.Config) (provider.Provider, error) { return runway.New(c) },
-		image("gen4_image", `{"promptText":"a lighthouse at dusk, watercolour","ratio":"1280:720"}`)},
-}
-
-func image(model, body string) provider.Request {
-	return provider.Request{Kind: addrs.Image, Target: model, Body: []byte(body)}
-}
-
 // LiveAdapter is, when GENFORM_LIVE=1 and keyEnv are set, the adapter
 // newProvider builds from the key in keyEnv, with its harness and a
 // context of ten minutes, the key checked; it skips t otherwise. Nothing
@@ -198,19 +172,18 @@ func LiveAdapter(t *testing.T, keyEnv string, newProvider func(provider.Config) 
 	return ctx, p, h
 }
 
-// Live runs one real, paid generation on provider name (a row of live)
+// Live runs one real, paid generation on provider r (its Live request)
 // with its LiveAdapter: it submits once, follows the job to its end
 // (polling every 2 s, for at most 10 minutes), fetches the result and
 // downloads every output, checking that each is a file of its own with a
 // hash.
-func Live(t *testing.T, name string) {
+func Live(t *testing.T, r *provider.Registration) {
 	t.Helper()
-	c, ok := live[name]
-	if !ok {
-		t.Fatalf("no live generation for provider %q", name)
+	if r.Live == nil {
+		t.Fatalf("provider %s has no live generation", r.Name())
 	}
-	ctx, p, h := LiveAdapter(t, c.keyEnv, c.adapter)
-	job, err := p.Submit(ctx, c.req)
+	ctx, p, h := LiveAdapter(t, r.Table.KeyEnv, r.New)
+	job, err := p.Submit(ctx, *r.Live)
 	if h.Keep(err) != nil {
 		t.Fatalf("submitting (this may have been charged): %v", err)
 	}

@@ -1,4 +1,4 @@
-package catalog
+package runway
 
 import (
 	"fmt"
@@ -8,13 +8,14 @@ import (
 	"strings"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/catalog"
 )
 
 // runwayModel is a model of Runway's as its create endpoints take it (the
 // official Node client's request types, src/resources/text-to-image.ts,
 // image-to-video.ts and text-to-video.ts).
 type runwayModel struct {
-	caps Caps
+	caps catalog.Caps
 	// ratios maps a resolution (the short side) and an aspect_ratio to
 	// the pixel ratio Runway takes ("1920:1080"); defaultRes is the
 	// resolution used when resolution is unset.
@@ -66,9 +67,9 @@ var runwayModels = map[string]runwayModel{
 	// gen4_image: promptText and ratio required; seed; up to three
 	// referenceImages, optional.
 	"gen4_image": {
-		caps: Caps{
+		caps: catalog.Caps{
 			Kinds:        []addrs.Kind{addrs.Image},
-			Attrs:        []string{Prompt, Seed, AspectRatio, Resolution},
+			Attrs:        []string{catalog.Prompt, catalog.Seed, catalog.AspectRatio, catalog.Resolution},
 			AspectRatios: aspectsOf(runwayImageRatios),
 		},
 		ratios: runwayImageRatios, defaultRes: 1080,
@@ -76,9 +77,9 @@ var runwayModels = map[string]runwayModel{
 	// gen4_image_turbo: the same, with one to three referenceImages
 	// required.
 	"gen4_image_turbo": {
-		caps: Caps{
+		caps: catalog.Caps{
 			Kinds:        []addrs.Kind{addrs.Image},
-			Attrs:        []string{Prompt, Seed, AspectRatio, Resolution},
+			Attrs:        []string{catalog.Prompt, catalog.Seed, catalog.AspectRatio, catalog.Resolution},
 			AspectRatios: aspectsOf(runwayImageRatios),
 		},
 		ratios: runwayImageRatios, defaultRes: 1080, needsReferences: true,
@@ -86,9 +87,9 @@ var runwayModels = map[string]runwayModel{
 	// gen4.5: text or a first frame; promptText, ratio and duration (2 to
 	// 10 seconds) required; seed.
 	"gen4.5": {
-		caps: Caps{
+		caps: catalog.Caps{
 			Kinds:           []addrs.Kind{addrs.Video},
-			Attrs:           []string{Prompt, Seed, AspectRatio, Duration, SourceImage},
+			Attrs:           []string{catalog.Prompt, catalog.Seed, catalog.AspectRatio, catalog.Duration, catalog.SourceImage},
 			Durations:       []int64{2, 3, 4, 5, 6, 7, 8, 9, 10},
 			DefaultDuration: 5,
 			AspectRatios:    aspectsOf(runwayGen4VideoRatios),
@@ -99,9 +100,9 @@ var runwayModels = map[string]runwayModel{
 	// gen4_turbo: a first frame required (image_to_video only); ratio
 	// required; duration 5 or 10; seed.
 	"gen4_turbo": {
-		caps: Caps{
+		caps: catalog.Caps{
 			Kinds:           []addrs.Kind{addrs.Video},
-			Attrs:           []string{Prompt, Seed, AspectRatio, Duration, SourceImage},
+			Attrs:           []string{catalog.Prompt, catalog.Seed, catalog.AspectRatio, catalog.Duration, catalog.SourceImage},
 			Durations:       []int64{5, 10},
 			DefaultDuration: 5,
 			AspectRatios:    aspectsOf(runwayGen4VideoRatios),
@@ -116,9 +117,9 @@ var runwayModels = map[string]runwayModel{
 	// veo3: text or a first frame; ratio required; duration 8 only;
 	// negativePrompt; no seed.
 	"veo3": {
-		caps: Caps{
+		caps: catalog.Caps{
 			Kinds:           []addrs.Kind{addrs.Video},
-			Attrs:           []string{Prompt, NegativePrompt, AspectRatio, Resolution, Duration, SourceImage},
+			Attrs:           []string{catalog.Prompt, catalog.NegativePrompt, catalog.AspectRatio, catalog.Resolution, catalog.Duration, catalog.SourceImage},
 			Durations:       []int64{8},
 			DefaultDuration: 8,
 			AspectRatios:    aspectsOf(runwayVeoRatios),
@@ -129,9 +130,9 @@ var runwayModels = map[string]runwayModel{
 }
 
 var runwayVeo31 = runwayModel{
-	caps: Caps{
+	caps: catalog.Caps{
 		Kinds:           []addrs.Kind{addrs.Video},
-		Attrs:           []string{Prompt, NegativePrompt, AspectRatio, Resolution, Duration, SourceImage, SourceImages},
+		Attrs:           []string{catalog.Prompt, catalog.NegativePrompt, catalog.AspectRatio, catalog.Resolution, catalog.Duration, catalog.SourceImage, catalog.SourceImages},
 		Durations:       []int64{4, 6, 8},
 		DefaultDuration: 8,
 		AspectRatios:    aspectsOf(runwayVeoRatios),
@@ -141,39 +142,44 @@ var runwayVeo31 = runwayModel{
 	ratios: runwayVeoRatios, defaultRes: 720,
 }
 
-func init() {
-	models := make(map[string]Caps, len(runwayModels))
+// tableModels are the models of the table, by id.
+func tableModels() map[string]catalog.Caps {
+	models := make(map[string]catalog.Caps, len(runwayModels))
 	for id, m := range runwayModels {
 		models[id] = m.caps
 	}
-	register(&Provider{
-		Name:  "runway",
-		Title: "Runway",
-		// The official clients read the key from RUNWAYML_API_SECRET
-		// (runwayml/sdk-node src/client.ts).
-		KeyEnv:  "RUNWAYML_API_SECRET",
-		BaseURL: "https://api.dev.runwayml.com",
-		// Runway lists no tasks: a lost create cannot be found again.
-		Recovery: RecoverNone,
-		// DELETE /v1/tasks/{id} cancels a pending, throttled or running
-		// task (sdk-node src/resources/tasks.ts).
-		Cancel: true,
-		// Output URLs expire within 24 to 48 hours; fetching the task
-		// again gives fresh ones (sdk-node src/resources/tasks.ts).
-		URLLifetime: "24 to 48 hours (a new read of the task gives fresh URLs)",
-		// Tier 1 runs one generation of a model at once (two for some
-		// modalities), tier 5 twenty; past it tasks are THROTTLED, not
-		// refused. No request rate is documented, only daily generations
-		// (docs.dev.runwayml.com/usage/tiers).
-		Limits: Limits{Parallelism: 1, MaxParallelism: 20},
-		General: Caps{
-			Kinds:   []addrs.Kind{addrs.Image, addrs.Video},
-			Attrs:   []string{Prompt},
-			Counted: []string{"duration"},
-		},
-		Models: models,
-		Body:   runwayBody,
-	})
+	return models
+}
+
+// Table is the provider's capability table, which the one list of
+// providers (package provider/all) registers.
+var Table = &catalog.Provider{
+	Name:  "runway",
+	Title: "Runway",
+	// The official clients read the key from RUNWAYML_API_SECRET
+	// (runwayml/sdk-node src/client.ts).
+	KeyEnv:  "RUNWAYML_API_SECRET",
+	BaseURL: "https://api.dev.runwayml.com",
+	// Runway lists no tasks: a lost create cannot be found again.
+	Recovery: catalog.RecoverNone,
+	// DELETE /v1/tasks/{id} cancels a pending, throttled or running
+	// task (sdk-node src/resources/tasks.ts).
+	Cancel: true,
+	// Output URLs expire within 24 to 48 hours; fetching the task
+	// again gives fresh ones (sdk-node src/resources/tasks.ts).
+	URLLifetime: "24 to 48 hours (a new read of the task gives fresh URLs)",
+	// Tier 1 runs one generation of a model at once (two for some
+	// modalities), tier 5 twenty; past it tasks are THROTTLED, not
+	// refused. No request rate is documented, only daily generations
+	// (docs.dev.runwayml.com/usage/tiers).
+	Limits: catalog.Limits{Parallelism: 1, MaxParallelism: 20},
+	General: catalog.Caps{
+		Kinds:   []addrs.Kind{addrs.Image, addrs.Video},
+		Attrs:   []string{catalog.Prompt},
+		Counted: []string{"duration"},
+	},
+	Models: tableModels(),
+	Body:   runwayBody,
 }
 
 // runwayBody maps the common attributes to Runway's fields: prompt to
@@ -186,29 +192,29 @@ func init() {
 func runwayBody(model string, kind addrs.Kind, common, input map[string]any) (map[string]any, error) {
 	m, listed := runwayModels[model]
 	res := m.defaultRes
-	if r, ok := common[Resolution]; ok {
+	if r, ok := common[catalog.Resolution]; ok {
 		n, whole := r.(float64)
 		if !listed || !whole || m.ratios[int64(n)] == nil {
 			return nil, fmt.Errorf("takes the resolutions %s, not %v", resolutionsText(m.ratios), r)
 		}
 		res = int64(n)
 	}
-	_, hasImage := common[SourceImage]
-	_, hasImages := common[SourceImages]
+	_, hasImage := common[catalog.SourceImage]
+	_, hasImages := common[catalog.SourceImages]
 	_, inputImage := input["promptImage"]
 	withImage := hasImage || hasImages || inputImage
 	// resolution has no field of its own: it picks the ratio.
 	mapped := maps.Clone(common)
-	delete(mapped, Resolution)
-	body, err := mapBody("Runway", model, mapped, input, func(name string, v any) (string, any, error) {
+	delete(mapped, catalog.Resolution)
+	body, err := catalog.MapBody("Runway", model, mapped, input, func(name string, v any) (string, any, error) {
 		switch name {
-		case Prompt:
+		case catalog.Prompt:
 			return "promptText", v, nil
-		case NegativePrompt:
+		case catalog.NegativePrompt:
 			return "negativePrompt", v, nil
-		case Seed, Duration:
+		case catalog.Seed, catalog.Duration:
 			return name, v, nil
-		case AspectRatio:
+		case catalog.AspectRatio:
 			s, _ := v.(string)
 			if !withImage && m.textRatios != nil && !slices.Contains(m.textRatios, s) {
 				return "", nil, fmt.Errorf("takes the aspect ratios %s without a source image, not %s", strings.Join(m.textRatios, ", "), s)
@@ -218,9 +224,9 @@ func runwayBody(model string, kind addrs.Kind, common, input map[string]any) (ma
 				return "", nil, fmt.Errorf("has no %dp ratio for aspect_ratio %s", res, s)
 			}
 			return "ratio", pixels, nil
-		case SourceImage:
+		case catalog.SourceImage:
 			return "promptImage", v, nil
-		case SourceImages:
+		case catalog.SourceImages:
 			frames, _ := v.([]any)
 			if len(frames) == 0 || len(frames) > 2 {
 				return "", nil, fmt.Errorf("takes one or two source_images (a first and a last frame), not %d", len(frames))
@@ -236,7 +242,7 @@ func runwayBody(model string, kind addrs.Kind, common, input map[string]any) (ma
 	if err != nil || !listed {
 		return body, err
 	}
-	if _, ok := common[Resolution]; ok && common[AspectRatio] == nil {
+	if _, ok := common[catalog.Resolution]; ok && common[catalog.AspectRatio] == nil {
 		return nil, fmt.Errorf("resolution needs aspect_ratio: together they make Runway's ratio")
 	}
 	if _, ok := body["ratio"]; !ok {

@@ -1,9 +1,10 @@
-package catalog
+package openai
 
 import (
 	"fmt"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/catalog"
 )
 
 // openaiSizes maps aspect_ratio to the sizes every GPT image model makes
@@ -21,9 +22,9 @@ var openaiSizes = map[string]string{
 // from 1 to 10 (default 1); size. It takes no seed and no negative
 // prompt. quality, background, output_format and the rest pass through
 // input.
-var openaiImage = Caps{
+var openaiImage = catalog.Caps{
 	Kinds:              []addrs.Kind{addrs.Image},
-	Attrs:              []string{Prompt, AspectRatio, ImageNumber},
+	Attrs:              []string{catalog.Prompt, catalog.AspectRatio, catalog.ImageNumber},
 	ImageNumbers:       []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10},
 	DefaultImageNumber: 1,
 	AspectRatios:       []string{"1:1", "3:2", "2:3"},
@@ -57,42 +58,47 @@ var openaiModels = []string{
 	"chatgpt-image-latest",
 }
 
-func init() {
-	models := make(map[string]Caps, len(openaiModels))
+// tableModels are the models of the table, by id.
+func tableModels() map[string]catalog.Caps {
+	models := make(map[string]catalog.Caps, len(openaiModels))
 	for _, m := range openaiModels {
 		models[m] = openaiImage
 	}
-	register(&Provider{
-		Name:   "openai",
-		Title:  "OpenAI",
-		KeyEnv: "OPENAI_API_KEY",
-		// The API's public address; its paths start with /v1 (Images API
-		// reference, createImage: POST https://api.openai.com/v1/images/generations).
-		BaseURL: "https://api.openai.com",
-		// The Images API answers with the images and keeps no job: there
-		// is nothing to look up, or to list.
-		Recovery: RecoverNone,
-		// The request is synchronous: nothing runs on after its answer.
-		Cancel: false,
-		// GPT image models answer the images inline, base64-encoded
-		// (Images API reference: response_format "isn't supported for the
-		// GPT image models, which always return base64-encoded images").
-		URLLifetime: "none: the images come inline in the answer",
-		// POST /v1/images/generations answers with the images once they
-		// are made (no job to follow): high quality can take minutes.
-		Synchronous:   true,
-		InlineOutputs: true,
-		// 5 images a minute at tier 1, up to 250 at tier 5 (the model
-		// pages' rate limits: gpt-image-2, gpt-image-2.5-flare). Every
-		// request is a create but the key's check, so tier 1's images a
-		// minute is the request rate; a higher tier sets
-		// requests_per_minute in the provider block. OpenAI documents no
-		// concurrency limit.
-		Limits:  Limits{RequestsPerMinute: 5},
-		General: promptOnly([]addrs.Kind{addrs.Image}),
-		Models:  models,
-		Body:    openaiBody,
-	})
+	return models
+}
+
+// Table is the provider's capability table, which the one list of
+// providers (package provider/all) registers.
+var Table = &catalog.Provider{
+	Name:   "openai",
+	Title:  "OpenAI",
+	KeyEnv: "OPENAI_API_KEY",
+	// The API's public address; its paths start with /v1 (Images API
+	// reference, createImage: POST https://api.openai.com/v1/images/generations).
+	BaseURL: "https://api.openai.com",
+	// The Images API answers with the images and keeps no job: there
+	// is nothing to look up, or to list.
+	Recovery: catalog.RecoverNone,
+	// The request is synchronous: nothing runs on after its answer.
+	Cancel: false,
+	// GPT image models answer the images inline, base64-encoded
+	// (Images API reference: response_format "isn't supported for the
+	// GPT image models, which always return base64-encoded images").
+	URLLifetime: "none: the images come inline in the answer",
+	// POST /v1/images/generations answers with the images once they
+	// are made (no job to follow): high quality can take minutes.
+	Synchronous:   true,
+	InlineOutputs: true,
+	// 5 images a minute at tier 1, up to 250 at tier 5 (the model
+	// pages' rate limits: gpt-image-2, gpt-image-2.5-flare). Every
+	// request is a create but the key's check, so tier 1's images a
+	// minute is the request rate; a higher tier sets
+	// requests_per_minute in the provider block. OpenAI documents no
+	// concurrency limit.
+	Limits:  catalog.Limits{RequestsPerMinute: 5},
+	General: catalog.PromptOnly([]addrs.Kind{addrs.Image}),
+	Models:  tableModels(),
+	Body:    openaiBody,
 }
 
 // openaiBody maps the common attributes to the fields of POST
@@ -105,21 +111,21 @@ func openaiBody(model string, kind addrs.Kind, common, input map[string]any) (ma
 		return nil, fmt.Errorf("OpenAI's Images API makes images, not %s", kind)
 	}
 	if _, ok := input["model"]; ok {
-		return nil, &InputError{Key: "model", Reason: "input sets model, which the block's model sets; leave it out of input"}
+		return nil, &catalog.InputError{Key: "model", Reason: "input sets model, which the block's model sets; leave it out of input"}
 	}
 	if v, ok := input["stream"]; ok && v != false {
-		return nil, &InputError{Key: "stream", Reason: "input sets stream: genform reads the images from the whole answer, not from a stream of events; leave it out of input"}
+		return nil, &catalog.InputError{Key: "stream", Reason: "input sets stream: genform reads the images from the whole answer, not from a stream of events; leave it out of input"}
 	}
 	if _, ok := input["partial_images"]; ok {
-		return nil, &InputError{Key: "partial_images", Reason: "input sets partial_images, which only a streamed answer has; leave it out of input"}
+		return nil, &catalog.InputError{Key: "partial_images", Reason: "input sets partial_images, which only a streamed answer has; leave it out of input"}
 	}
-	return mapBody("OpenAI", model, common, input, func(name string, v any) (string, any, error) {
+	return catalog.MapBody("OpenAI", model, common, input, func(name string, v any) (string, any, error) {
 		switch name {
-		case Prompt:
+		case catalog.Prompt:
 			return "prompt", v, nil
-		case ImageNumber:
+		case catalog.ImageNumber:
 			return "n", v, nil
-		case AspectRatio:
+		case catalog.AspectRatio:
 			s, _ := v.(string)
 			size, known := openaiSizes[s]
 			if !known {

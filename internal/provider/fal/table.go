@@ -1,9 +1,10 @@
-package catalog
+package fal
 
 import (
 	"fmt"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/catalog"
 )
 
 // falImageSizes maps aspect_ratio to FLUX's image_size presets on fal
@@ -20,43 +21,43 @@ var falImageSizes = map[string]string{
 // falFlux is what fal's FLUX endpoints take (fal.ai/models/fal-ai/flux/dev/api
 // and .../flux/schnell/api): prompt, seed, num_images 1..4 (default 1),
 // image_size; no negative prompt.
-var falFlux = fluxSchnell("num_images", "1:1", "3:4", "9:16", "4:3", "16:9")
+var falFlux = catalog.FluxSchnell("num_images", "1:1", "3:4", "9:16", "4:3", "16:9")
 
 // falKling is Kling 2.1 (standard) image to video on fal: prompt and
 // image_url are required, duration is the string "5" or "10" (default
 // "5"), negative_prompt and cfg_scale are optional (fal model page
 // fal-ai/kling-video/v2.1/standard/image-to-video, input schema; its price
 // is per second of video).
-var falKling = kling21
+var falKling = catalog.Kling21
 
-func init() {
-	register(&Provider{
-		Name:   "fal",
-		Title:  "fal",
-		KeyEnv: "FAL_KEY",
-		// The queue API (docs.fal.ai, Model APIs > Queue).
-		BaseURL: "https://queue.fal.run",
-		// fal lists no requests: a lost submit cannot be found again.
-		Recovery: RecoverNone,
-		// PUT cancel_url removes a queued request; a running one is only
-		// signalled (docs.fal.ai, Queue > Cancel).
-		Cancel: true,
-		// The result document is kept a short time (fetched as soon as the
-		// status is COMPLETED); media stay on fal's CDN at least 7 days
-		// (docs.fal.ai FAQ, Data Retention).
-		URLLifetime: "at least 7 days (the result document only a short time)",
-		// New accounts run 2 requests at once, rising with credit to 40;
-		// past it requests wait in the queue (docs.fal.ai FAQ, Concurrency
-		// Limits). fal documents no request rate.
-		Limits:  Limits{Parallelism: 2, MaxParallelism: 40},
-		General: promptOnly([]addrs.Kind{addrs.Image, addrs.Video}, "duration"),
-		Models: map[string]Caps{
-			"fal-ai/flux/schnell": falFlux,
-			"fal-ai/flux/dev":     falFlux,
-			"fal-ai/kling-video/v2.1/standard/image-to-video": falKling,
-		},
-		Body: falBody,
-	})
+// Table is the provider's capability table, which the one list of
+// providers (package provider/all) registers.
+var Table = &catalog.Provider{
+	Name:   "fal",
+	Title:  "fal",
+	KeyEnv: "FAL_KEY",
+	// The queue API (docs.fal.ai, Model APIs > Queue).
+	BaseURL: "https://queue.fal.run",
+	// fal lists no requests: a lost submit cannot be found again.
+	Recovery: catalog.RecoverNone,
+	// PUT cancel_url removes a queued request; a running one is only
+	// signalled (docs.fal.ai, Queue > Cancel).
+	Cancel: true,
+	// The result document is kept a short time (fetched as soon as the
+	// status is COMPLETED); media stay on fal's CDN at least 7 days
+	// (docs.fal.ai FAQ, Data Retention).
+	URLLifetime: "at least 7 days (the result document only a short time)",
+	// New accounts run 2 requests at once, rising with credit to 40;
+	// past it requests wait in the queue (docs.fal.ai FAQ, Concurrency
+	// Limits). fal documents no request rate.
+	Limits:  catalog.Limits{Parallelism: 2, MaxParallelism: 40},
+	General: catalog.PromptOnly([]addrs.Kind{addrs.Image, addrs.Video}, "duration"),
+	Models: map[string]catalog.Caps{
+		"fal-ai/flux/schnell": falFlux,
+		"fal-ai/flux/dev":     falFlux,
+		"fal-ai/kling-video/v2.1/standard/image-to-video": falKling,
+	},
+	Body: falBody,
 }
 
 // falBody maps the common attributes to fal's fields: prompt and seed as
@@ -68,23 +69,23 @@ func init() {
 // downloads the files.
 func falBody(model string, kind addrs.Kind, common, input map[string]any) (map[string]any, error) {
 	if v, ok := input["sync_mode"]; ok && v != nil && v != false {
-		return nil, &InputError{Key: "sync_mode", Reason: "input sets sync_mode, with which fal returns the media inline as data URIs instead of file URLs, which genform does not keep; remove it: genform uses fal's queue and downloads the files"}
+		return nil, &catalog.InputError{Key: "sync_mode", Reason: "input sets sync_mode, with which fal returns the media inline as data URIs instead of file URLs, which genform does not keep; remove it: genform uses fal's queue and downloads the files"}
 	}
-	return mapBody("fal", model, common, input, func(name string, v any) (string, any, error) {
+	return catalog.MapBody("fal", model, common, input, func(name string, v any) (string, any, error) {
 		switch name {
-		case Prompt, Seed, NegativePrompt:
+		case catalog.Prompt, catalog.Seed, catalog.NegativePrompt:
 			return name, v, nil
-		case Duration:
+		case catalog.Duration:
 			// Kling's duration is an enum of strings ("5", "10").
 			if model == "fal-ai/kling-video/v2.1/standard/image-to-video" {
 				return name, fmt.Sprint(v), nil
 			}
 			return name, v, nil
-		case SourceImage:
+		case catalog.SourceImage:
 			return "image_url", v, nil
-		case ImageNumber:
+		case catalog.ImageNumber:
 			return "num_images", v, nil
-		case AspectRatio:
+		case catalog.AspectRatio:
 			s, _ := v.(string)
 			size, known := falImageSizes[s]
 			if !known {

@@ -1,4 +1,4 @@
-package catalog
+package luma
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/catalog"
 )
 
 // lumaAspectRatios are the aspect ratios of Luma's images and videos
@@ -21,9 +22,9 @@ var lumaAspectRatios = []string{"1:1", "16:9", "9:16", "4:3", "3:4", "21:9", "9:
 // model photon-1 or photon-flash-1, prompt, aspect_ratio; OpenAPI
 // ImageGenerationRequest, lumaai-node resources/generations/image.ts).
 // One image a generation; no seed and no negative prompt.
-var lumaPhoton = Caps{
+var lumaPhoton = catalog.Caps{
 	Kinds:              []addrs.Kind{addrs.Image},
-	Attrs:              []string{Prompt, AspectRatio},
+	Attrs:              []string{catalog.Prompt, catalog.AspectRatio},
 	DefaultImageNumber: 1,
 	AspectRatios:       lumaAspectRatios,
 }
@@ -35,9 +36,9 @@ var lumaPhoton = Caps{
 // resources/generations/generations.ts). The reference names no default
 // duration; genform counts an unset one as 5 seconds, the shorter of the
 // two it lists. No seed and no negative prompt.
-var lumaRay = Caps{
+var lumaRay = catalog.Caps{
 	Kinds:           []addrs.Kind{addrs.Video},
-	Attrs:           []string{Prompt, AspectRatio, Resolution, Duration, SourceImage, SourceImages},
+	Attrs:           []string{catalog.Prompt, catalog.AspectRatio, catalog.Resolution, catalog.Duration, catalog.SourceImage, catalog.SourceImages},
 	Durations:       []int64{5, 9},
 	DefaultDuration: 5,
 	AspectRatios:    lumaAspectRatios,
@@ -45,41 +46,41 @@ var lumaRay = Caps{
 	Counted:         []string{"duration"},
 }
 
-func init() {
-	register(&Provider{
-		Name:  "luma",
-		Title: "Luma",
-		// Both official clients read LUMAAI_API_KEY (lumaai-python
-		// _client.py, lumaai-node index.ts).
-		KeyEnv:  "LUMAAI_API_KEY",
-		BaseURL: "https://api.lumalabs.ai/dream-machine/v1",
-		// GET /generations lists the account's generations (limit, offset),
-		// each with its request and created_at (OpenAPI listGenerations,
-		// Generation).
-		Recovery: RecoverByListing,
-		// DELETE /generations/{id} "removes" a generation (OpenAPI
-		// deleteGeneration, 204); the reference says nothing of stopping
-		// or refunding a running one, so it is not taken for a cancel.
-		Cancel: false,
-		// The reference names no lifetime for the asset URLs.
-		URLLifetime: "not documented",
-		// A key frame is an image URL or a generation id, never image
-		// bytes (OpenAPI Keyframe, ImageReference).
-		SourceURLsOnly: true,
-		// Build tier: Ray (video) 10 concurrent generations and 20 create
-		// requests a minute; Photon (images) 40 and 80 (docs.lumalabs.ai,
-		// Rate Limits). genform's one budget per provider takes the
-		// tighter family's.
-		Limits:  Limits{Parallelism: 10, RequestsPerMinute: 20},
-		General: promptOnly([]addrs.Kind{addrs.Image, addrs.Video}, "duration"),
-		Models: map[string]Caps{
-			"photon-1":       lumaPhoton,
-			"photon-flash-1": lumaPhoton,
-			"ray-2":          lumaRay,
-			"ray-flash-2":    lumaRay,
-		},
-		Body: lumaBody,
-	})
+// Table is the provider's capability table, which the one list of
+// providers (package provider/all) registers.
+var Table = &catalog.Provider{
+	Name:  "luma",
+	Title: "Luma",
+	// Both official clients read LUMAAI_API_KEY (lumaai-python
+	// _client.py, lumaai-node index.ts).
+	KeyEnv:  "LUMAAI_API_KEY",
+	BaseURL: "https://api.lumalabs.ai/dream-machine/v1",
+	// GET /generations lists the account's generations (limit, offset),
+	// each with its request and created_at (OpenAPI listGenerations,
+	// Generation).
+	Recovery: catalog.RecoverByListing,
+	// DELETE /generations/{id} "removes" a generation (OpenAPI
+	// deleteGeneration, 204); the reference says nothing of stopping
+	// or refunding a running one, so it is not taken for a cancel.
+	Cancel: false,
+	// The reference names no lifetime for the asset URLs.
+	URLLifetime: "not documented",
+	// A key frame is an image URL or a generation id, never image
+	// bytes (OpenAPI Keyframe, ImageReference).
+	SourceURLsOnly: true,
+	// Build tier: Ray (video) 10 concurrent generations and 20 create
+	// requests a minute; Photon (images) 40 and 80 (docs.lumalabs.ai,
+	// Rate Limits). genform's one budget per provider takes the
+	// tighter family's.
+	Limits:  catalog.Limits{Parallelism: 10, RequestsPerMinute: 20},
+	General: catalog.PromptOnly([]addrs.Kind{addrs.Image, addrs.Video}, "duration"),
+	Models: map[string]catalog.Caps{
+		"photon-1":       lumaPhoton,
+		"photon-flash-1": lumaPhoton,
+		"ray-2":          lumaRay,
+		"ray-flash-2":    lumaRay,
+	},
+	Body: lumaBody,
 }
 
 // lumaResolutions maps resolution, in lines, to Luma's values (OpenAPI
@@ -93,45 +94,45 @@ var lumaResolutions = map[int64]string{540: "540p", 720: "720p", 1080: "1080p", 
 // (frame0, frame1) to keyframes. The body is the request without its
 // model, which the adapter adds from the target.
 func lumaBody(model string, kind addrs.Kind, common, input map[string]any) (map[string]any, error) {
-	if _, one := common[SourceImage]; one {
-		if _, many := common[SourceImages]; many {
+	if _, one := common[catalog.SourceImage]; one {
+		if _, many := common[catalog.SourceImages]; many {
 			return nil, errors.New("source_image and source_images both set Luma's keyframes; set one")
 		}
 	}
 	if _, ok := input["model"]; ok {
 		return nil, errors.New(`input sets "model", which the block's model sets; set it once`)
 	}
-	return mapBody("Luma", model, common, input, func(name string, v any) (string, any, error) {
+	return catalog.MapBody("Luma", model, common, input, func(name string, v any) (string, any, error) {
 		switch name {
-		case Prompt, AspectRatio:
+		case catalog.Prompt, catalog.AspectRatio:
 			return name, v, nil
-		case Duration:
+		case catalog.Duration:
 			n, ok := wholeValue(v)
 			if !ok {
 				return "", nil, fmt.Errorf("duration %v is not a whole number of seconds", v)
 			}
 			return name, fmt.Sprintf("%ds", n), nil
-		case Resolution:
+		case catalog.Resolution:
 			n, ok := wholeValue(v)
 			r, known := lumaResolutions[n]
 			if !ok || !known {
 				return "", nil, fmt.Errorf("model %s makes videos of 540, 720, 1080 or 2160 (4k) lines; resolution %v is none of those", model, v)
 			}
 			return name, r, nil
-		case SourceImage:
-			f, err := lumaKeyframe(SourceImage, v)
+		case catalog.SourceImage:
+			f, err := lumaKeyframe(catalog.SourceImage, v)
 			if err != nil {
 				return "", nil, err
 			}
 			return "keyframes", map[string]any{"frame0": f}, nil
-		case SourceImages:
+		case catalog.SourceImages:
 			list, _ := v.([]any)
 			if len(list) == 0 || len(list) > 2 {
 				return "", nil, fmt.Errorf("model %s takes one or two key frames (frame0, frame1); source_images holds %d", model, len(list))
 			}
 			frames := map[string]any{}
 			for i, e := range list {
-				f, err := lumaKeyframe(fmt.Sprintf("%s[%d]", SourceImages, i), e)
+				f, err := lumaKeyframe(fmt.Sprintf("%s[%d]", catalog.SourceImages, i), e)
 				if err != nil {
 					return "", nil, err
 				}
