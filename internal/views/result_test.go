@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/operation"
+	"github.com/genform/genform/internal/operation/outcome"
 	"github.com/genform/genform/internal/service"
 	"github.com/genform/genform/reconcile/apply"
 )
@@ -37,7 +37,7 @@ func TestServiceFailedSaysWhatToFix(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			ServiceFailed(&Streams{Stdout: &stdout, Stderr: &stderr}, tt.tokenSet, tt.err, "nothing was submitted")
+			serviceFailed(&Streams{Stdout: &stdout, Stderr: &stderr}, tt.tokenSet, tt.err, "nothing was submitted")
 			if stderr.String() != tt.want || stdout.Len() != 0 {
 				t.Errorf("stderr:\n%s\nwant:\n%s(stdout %q)", stderr.String(), tt.want, stdout.String())
 			}
@@ -66,7 +66,7 @@ func TestUnstoredNamesTheHistorysFiles(t *testing.T) {
 	}
 	// Only the history's: apply does not upload them, push does.
 	stderr.Reset()
-	Unstored(&Streams{Stdout: &stdout, Stderr: &stderr}, res.Unstored[1:])
+	writeUnstored(&Streams{Stdout: &stdout, Stderr: &stderr}, res.Unstored[1:])
 	if got := strings.SplitN(stderr.String(), "\n", 2)[0]; got != "Error: 1 file of generations in the history is not in the object store; the local cache keeps it, and 'genform push' uploads it:" {
 		t.Errorf("header: %s", got)
 	}
@@ -75,11 +75,11 @@ func TestUnstoredNamesTheHistorysFiles(t *testing.T) {
 // TestPushNamesTheHistorysFiles: push names a file of a generation in the
 // history it could not upload by that generation.
 func TestPushNamesTheHistorysFiles(t *testing.T) {
-	res := &operation.Transfer{Moved: 1, Bytes: 2048, Failed: []operation.TransferFailure{
+	res := &outcome.Transfer{Moved: 1, Bytes: 2048, Failed: []outcome.TransferFailure{
 		{Addr: addrs.MustParseInstance("image.gone"), Path: "generated/image/gone/0.png", Generation: "g-1", Err: errors.New("the store cannot be reached")},
 	}}
 	var stdout, stderr bytes.Buffer
-	Transfer(&Streams{Stdout: &stdout, Stderr: &stderr}, false, res, 0)
+	writeTransfer(&Streams{Stdout: &stdout, Stderr: &stderr}, false, res, 0)
 	if want := "Error: image.gone: generated/image/gone/0.png (generation g-1 in the history): the store cannot be reached\n"; stderr.String() != want {
 		t.Errorf("stderr:\n%s\nwant:\n%s", stderr.String(), want)
 	}
