@@ -10,17 +10,12 @@ import (
 	"os/signal"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 
 	"github.com/genform/genform/config"
-	"github.com/genform/genform/internal/formats/jsonapply"
 	"github.com/genform/genform/internal/formats/planfile"
 	"github.com/genform/genform/internal/operation"
 	"github.com/genform/genform/internal/views"
-	"github.com/genform/genform/internal/words"
-	"github.com/genform/genform/reconcile/apply"
-	"github.com/genform/genform/reconcile/plans"
 )
 
 func init() {
@@ -96,6 +91,7 @@ func runApply(env *Env, args []string) int {
 			return code
 		}
 	}
+	view := views.NewApply(&env.Streams, formatOf(ac.json, views.Human), false)
 	ws := load(env, opts)
 	if ws == nil {
 		return ExitError
@@ -109,22 +105,14 @@ func runApply(env *Env, args []string) int {
 	}
 	defer run.Close()
 	plan := run.Plan
-	if saved == nil && !ac.json {
-		views.Plan(env.Stdout, plan, ws.DescribePlan(plan))
+	if saved == nil {
+		view.Plan(plan, ws.Services(plan))
 	}
 	if !plan.HasChanges() {
-		res := &apply.Result{}
-		for _, c := range plan.PossiblyPaid() {
-			res.PossiblyPaid = append(res.PossiblyPaid, apply.PossiblyPaid{Addr: c.Addr, Provider: c.Provider(), SentAt: c.Reason.Since})
-		}
-		switch {
-		case ac.json:
-			jsonapply.WriteResult(env.Stdout, res, nil)
-		case saved != nil:
-			fmt.Fprintln(env.Stdout, views.SummaryLine(plan))
-		}
+		res := run.Idle()
+		view.Idle(plan, res)
 		if len(res.PossiblyPaid) > 0 {
-			return env.Errorf("%d generation%s may already have been paid for and wait%s for your decision (see above); nothing was sent", len(res.PossiblyPaid), words.Plural(len(res.PossiblyPaid)), map[bool]string{true: "s", false: ""}[len(res.PossiblyPaid) == 1])
+			return ExitError
 		}
 		return ExitOK
 	}
@@ -136,7 +124,7 @@ func runApply(env *Env, args []string) int {
 			return code
 		}
 	}
-	return execute(env, "Apply", ws, run, ac.parallelism, ac.json)
+	return execute(env, view, ws, run, ac.parallelism)
 }
 
 // savedPlanOptions sets opts to the variables a saved plan was made with,
@@ -201,59 +189,21 @@ func confirm(env *Env, verb, cmd, way string) int {
 	return ExitOK
 }
 
-// execute carries out run under interrupt handling and reports the
-// result. verb is "Apply" or "Destroy", for the closing line.
-func execute(env *Env, verb string, ws *operation.Workspace, run *operation.Run, parallelism int, asJSON bool) int {
+// execute carries out run under interrupt handling and hands its
+// progress and result to view.
+func execute(env *Env, view views.Apply, ws *operation.Workspace, run *operation.Run, parallelism int) int {
 	ctx, stop := interruptible(env)
 	defer stop()
-	total := 0
-	for _, c := range run.Plan.Changes {
-		if c.Action != plans.NoOp {
-			total++
-		}
-	}
-	var view views.Progress
-	var warnMu sync.Mutex
-	var warnings []string
 	res, err := run.Execute(ctx, operation.ExecuteOptions{
 		Parallelism: parallelism,
-		Started: func() {
-			if asJSON {
-				view = jsonapply.NewProgress(env.Stdout)
-				return
-			}
-			view = views.NewProgress(&env.Streams, total)
-			fmt.Fprintln(env.Stdout)
-		},
-		Events: func(ev apply.Event) {
-			if ev.Phase == apply.PhaseWarning {
-				// Worth telling in every run (an undocumented job status, a
-				// stale file that could not be removed), not only a debug one.
-				msg := fmt.Sprint(ev.Err)
-				if !ev.Addr.IsZero() {
-					msg = fmt.Sprintf("%s: %v", ev.Addr, ev.Err)
-				}
-				warnMu.Lock()
-				warnings = append(warnings, msg)
-				warnMu.Unlock()
-				if !asJSON {
-					fmt.Fprintf(env.Stderr, "Warning: %s\n", msg)
-				}
-			}
-			view.Event(ev)
-		},
+		Started:     func() { view.Started(run.Plan) },
+		Events:      view.Event,
 	})
-	if view != nil {
-		view.Close()
-	}
 	if err != nil {
-		return serviceFailed(env, ws, err, "nothing was submitted")
+		view.ServiceFailed(err, ws.Endpoint.Token != "")
+		return ExitError
 	}
-	if asJSON {
-		jsonapply.WriteResult(env.Stdout, res, warnings)
-	} else {
-		views.Result(&env.Streams, verb, res)
-	}
+	view.Result(res)
 	switch {
 	case res.Interrupted:
 		return ExitInterrupted

@@ -2,7 +2,6 @@ package command
 
 import (
 	"flag"
-	"fmt"
 
 	"github.com/genform/genform/internal/views"
 )
@@ -42,6 +41,7 @@ func runDestroy(env *Env, args []string) int {
 	if !*input && !*autoApprove {
 		return env.Errorf("destroy -input=false asks no questions, so it requires -auto-approve")
 	}
+	view := views.NewApply(&env.Streams, views.Human, true)
 	ws := load(env, pf.vars.options(env))
 	if ws == nil {
 		return ExitError
@@ -54,11 +54,11 @@ func runDestroy(env *Env, args []string) int {
 		return ExitError
 	}
 	if run == nil {
-		fmt.Fprintln(env.Stdout, "No changes. There is no state, so nothing to destroy.")
+		view.NoState()
 		return ExitOK
 	}
 	defer run.Close()
-	views.Plan(env.Stdout, run.Plan, ws.DescribePlan(run.Plan))
+	view.Plan(run.Plan, ws.Services(run.Plan))
 	if !run.Plan.HasChanges() {
 		return ExitOK
 	}
@@ -67,5 +67,5 @@ func runDestroy(env *Env, args []string) int {
 			return code
 		}
 	}
-	return execute(env, "Destroy", ws, run, 0, false)
+	return execute(env, view, ws, run, 0)
 }

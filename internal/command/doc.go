@@ -1,7 +1,9 @@
 // Package command is genform's command line: it parses the global flags
-// and each command's flags into typed values, calls one operation
-// (package operation) and hands what it returns to a view (package views)
-// or a document (packages formats/...). Each command lives in a file of
+// and each command's flags into typed values, chooses the command's view
+// (package views) once from them (formatOf: -json, -format=markdown,
+// -raw), calls one operation (package operation) and hands what it
+// returns to that view, which writes it as text or as a document. It
+// never switches on the format itself. Each command lives in a file of
 // its own that registers itself with the dispatcher in cli.go.
 //
 // It owns the process's side of a run: the streams and environment a

@@ -7,6 +7,7 @@ import (
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/operation"
+	"github.com/genform/genform/internal/views"
 )
 
 // The flags several commands share: addresses (-target, -replace), the
@@ -102,4 +103,14 @@ type readFlags struct {
 func (r *readFlags) register(fs *flag.FlagSet) {
 	r.vars.register(fs)
 	fs.DurationVar(&r.lockTimeout, "lock-timeout", 0, "")
+}
+
+// formatOf is the output format the flags chose: JSON with -json,
+// otherwise other (views.Human, or what another flag chose: -json wins
+// over -format=markdown).
+func formatOf(asJSON bool, other views.Format) views.Format {
+	if asJSON {
+		return views.JSON
+	}
+	return other
 }

@@ -3,7 +3,6 @@ package command
 import (
 	"bytes"
 	"flag"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -14,7 +13,6 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/hcl/v2/hclwrite"
-	"github.com/rogpeppe/go-internal/diff"
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/atomicfile"
@@ -95,6 +93,7 @@ func runFmt(env *Env, args []string) int {
 		files = append(files, found...)
 	}
 
+	view := views.NewFmt(&env.Streams, o.list, o.diff, o.check)
 	parsed := map[string]*hcl.File{}
 	var diags hcl.Diagnostics
 	changed := false
@@ -115,12 +114,7 @@ func runFmt(env *Env, args []string) int {
 			continue
 		}
 		changed = true
-		if o.list {
-			fmt.Fprintln(env.Stdout, name)
-		}
-		if o.diff {
-			env.Stdout.Write(diff.Diff("old/"+filepath.ToSlash(name), src, "new/"+filepath.ToSlash(name), out))
-		}
+		view.Changed(name, src, out)
 		if o.check {
 			continue
 		}
@@ -166,14 +160,8 @@ func fmtStdin(env *Env, o fmtOptions) int {
 		views.Diagnostics(&env.Streams, files, diags)
 		return ExitError
 	}
-	changed := !bytes.Equal(src, out)
-	switch {
-	case o.diff:
-		env.Stdout.Write(diff.Diff("old/<stdin>", src, "new/<stdin>", out))
-	case !o.check:
-		env.Stdout.Write(out)
-	}
-	if o.check && changed {
+	views.NewFmt(&env.Streams, o.list, o.diff, o.check).Stdin(src, out)
+	if o.check && !bytes.Equal(src, out) {
 		return ExitUnformatted
 	}
 	return ExitOK

@@ -2,12 +2,11 @@ package command
 
 import (
 	"flag"
-	"fmt"
 	"path/filepath"
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/gallery"
-	"github.com/genform/genform/internal/words"
+	"github.com/genform/genform/internal/views"
 	"github.com/genform/genform/internal/workdir"
 )
 
@@ -102,18 +101,6 @@ func runGallery(env *Env, args []string) int {
 	if err != nil {
 		return env.Errorf("writing the gallery: %v", err)
 	}
-	fmt.Fprintf(env.Stdout, "Gallery written to %s: %d resource%s, %d output%s (%s).\n",
-		*out, len(page.Resources), words.Plural(len(page.Resources)), page.Outputs, words.Plural(page.Outputs), gallery.ByteSize(size))
-	if page.Replaced > 0 || *changed {
-		fmt.Fprintf(env.Stdout, "%d resource%s generated anew since serial %d, shown beside the generation%s %s replaced.\n",
-			page.Replaced, words.Plural(page.Replaced), page.Since, words.Plural(page.Replaced), map[bool]string{true: "it", false: "they"}[page.Replaced == 1])
-	}
-	if page.Missing > 0 {
-		fmt.Fprintf(env.Stdout, "%d output file%s missing from disk; run 'genform apply' to download %s again.\n",
-			page.Missing, words.Plural(page.Missing), map[bool]string{true: "it", false: "them"}[page.Missing == 1])
-	}
-	if *link {
-		fmt.Fprintln(env.Stdout, "The page links to the files by relative path: keep it where it is, or copy it with them.")
-	}
+	views.NewGallery(&env.Streams).Written(*out, page, size)
 	return ExitOK
 }

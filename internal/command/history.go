@@ -2,10 +2,8 @@ package command
 
 import (
 	"flag"
-	"fmt"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/formats/jsonstate"
 	"github.com/genform/genform/internal/views"
 )
 
@@ -50,6 +48,7 @@ func runHistory(env *Env, args []string) int {
 			return env.Errorf("%v", err)
 		}
 	}
+	view := views.NewHistory(&env.Streams, formatOf(*asJSON, views.Human))
 	ws := load(env, rf.vars.options(env))
 	if ws == nil {
 		return ExitError
@@ -58,22 +57,9 @@ func runHistory(env *Env, args []string) int {
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
-	entries := hist.Of(addr)
-	if *asJSON {
-		if err := jsonstate.WriteHistory(env.Stdout, hist, entries); err != nil {
-			return env.Errorf("writing the history: %v", err)
-		}
-		return ExitOK
-	}
-	switch {
-	case snap == nil:
-		fmt.Fprintln(env.Stdout, "No state. Nothing has been applied in this directory yet.")
-	case len(entries) == 0 && !addr.IsZero():
-		fmt.Fprintf(env.Stdout, "The history holds no generation of %s.\n", addr)
-	case len(entries) == 0:
-		fmt.Fprintln(env.Stdout, "The history is empty: nothing has been generated yet.")
-	default:
-		views.History(env.Stdout, hist, entries)
+	st := views.ShownState{Snapshot: snap, History: hist}
+	if err := view.History(st, addr); err != nil {
+		return env.Errorf("%v", err)
 	}
 	return ExitOK
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -12,7 +11,6 @@ import (
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/operation"
 	"github.com/genform/genform/internal/views"
-	"github.com/genform/genform/internal/words"
 )
 
 func init() {
@@ -61,30 +59,25 @@ func runImport(env *Env, args []string) int {
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
+	view := views.NewImport(&env.Streams, addr, id)
 	imported, diags, err := ws.Import(ctx, operation.ImportRequest{
 		Addr: addr, CreationID: id, LockTimeout: rf.lockTimeout, MigrateService: *migrate,
-		Started: func(service string) {
-			fmt.Fprintf(env.Stdout, "%s: importing creation %s from %s\n", addr, id, service)
-		},
+		Started: view.Started,
 	})
 	diagnose(env, ws, diags)
 	if imported != nil {
-		for _, w := range imported.Warnings {
-			fmt.Fprintf(env.Stderr, "Warning: %s\n", w)
-		}
+		view.Warnings(imported.Warnings, imported.PromptSensitive)
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			fmt.Fprintln(env.Stderr, "Interrupted: nothing was recorded; run the import again.")
+			view.Interrupted()
 			return ExitInterrupted
 		}
-		return serviceFailed(env, ws, err, "nothing was imported")
+		view.ServiceFailed(err, ws.Endpoint.Token != "")
+		return ExitError
 	}
-	rec := imported.Resource
-	fmt.Fprintf(env.Stdout, "%s %s adopted creation %s: %d file%s in %s.\n",
-		views.Success("Import successful!"), addr, rec.CreationID, len(rec.Outputs), words.Plural(len(rec.Outputs)), rec.Dir)
+	view.Imported(imported.Resource, imported.Unstored)
 	if len(imported.Unstored) > 0 {
-		views.Unstored(&env.Streams, imported.Unstored)
 		return ExitError
 	}
 	return ExitOK

@@ -3,12 +3,12 @@ package command
 import (
 	"errors"
 	"flag"
-	"fmt"
 	"os"
 	"time"
 
 	"github.com/genform/genform/internal/backend"
 	"github.com/genform/genform/internal/operation"
+	"github.com/genform/genform/internal/views"
 	"github.com/genform/genform/statefile"
 )
 
@@ -93,12 +93,13 @@ func runInit(env *Env, args []string) int {
 			prev = file
 		}
 	}
+	view := views.NewInit(&env.Streams)
 	changed := prev != nil && !prev.Same(cur)
 	switch {
 	case changed && *reconfigure:
-		fmt.Fprintf(env.Stdout, "The state is kept in %s from now on; %s was not copied, and is left as it is.\n", cur, prev)
+		view.Reconfigured(cur.String(), prev.String())
 	case changed && *migrate:
-		if code := migrateState(env, prev, cur, *forceCopy, *lockTimeout); code != ExitOK {
+		if code := migrateState(env, view, prev, cur, *forceCopy, *lockTimeout); code != ExitOK {
 			return code
 		}
 	case changed:
@@ -113,10 +114,7 @@ func runInit(env *Env, args []string) int {
 		if st != nil {
 			st.Close()
 		}
-		if *migrate {
-			fmt.Fprintf(env.Stdout, "There is no other storage to migrate from: ")
-		}
-		fmt.Fprintf(env.Stdout, "The state is kept in %s.\n", cur)
+		view.Kept(cur.String(), *migrate)
 	}
 	if err := cur.Remember(); err != nil {
 		return env.Errorf("%v", err)
@@ -125,7 +123,7 @@ func runInit(env *Env, args []string) int {
 }
 
 // migrateState copies the state from prev into cur (statefile.Copy).
-func migrateState(env *Env, prev, cur *backend.Storage, force bool, lockTimeout time.Duration) int {
+func migrateState(env *Env, view views.Init, prev, cur *backend.Storage, force bool, lockTimeout time.Duration) int {
 	// A state file is opened as a writer would: one of an older schema is
 	// migrated first (with the backup migration keeps), as any command
 	// would have done, and only then copied. A state in a database is
@@ -136,7 +134,7 @@ func migrateState(env *Env, prev, cur *backend.Storage, force bool, lockTimeout 
 		return env.Errorf("opening the state to migrate from, %s: %v", prev, err)
 	}
 	if src == nil {
-		fmt.Fprintf(env.Stdout, "%s holds no state: nothing to copy. The state is kept in %s from now on.\n", capitalize(prev.String()), cur)
+		view.NothingToCopy(prev.String(), cur.String())
 		return ExitOK
 	}
 	defer src.Close()
@@ -153,19 +151,6 @@ func migrateState(env *Env, prev, cur *backend.Storage, force bool, lockTimeout 
 	if err != nil {
 		return env.Errorf("migrating the state from %s to %s: %v; nothing was copied", prev, cur, err)
 	}
-	if c.Unchanged {
-		fmt.Fprintf(env.Stdout, "%s holds the state of %s already: nothing was copied.\n", capitalize(cur.String()), prev)
-		return ExitOK
-	}
-	fmt.Fprintf(env.Stdout, "Copied the state from %s to %s: %s. The state is kept there from now on; %s is left as it is.\n", prev, cur, copiedSummary(c), prev)
+	view.Migrated(prev.String(), cur.String(), c)
 	return ExitOK
-}
-
-// capitalize starts s with a capital letter, for a sentence that opens
-// with a storage's name.
-func capitalize(s string) string {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return s
-	}
-	return string(s[0]-'a'+'A') + s[1:]
 }

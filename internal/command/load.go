@@ -1,8 +1,6 @@
 package command
 
 import (
-	"fmt"
-
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/genform/genform/config"
@@ -11,12 +9,13 @@ import (
 )
 
 // opEnv is what the operations take from the process: the environment,
-// stderr for the request trace and warnings, the user agent.
+// stderr for the request trace, the view of their warnings, the user
+// agent.
 func (e *Env) opEnv() operation.Env {
 	return operation.Env{
 		Getenv:    e.Getenv,
 		Log:       e.Stderr,
-		Warn:      func(msg string) { fmt.Fprintf(e.Stderr, "Warning: %s\n", msg) },
+		Warn:      e.Streams.Warn,
 		UserAgent: "genform/" + Version,
 	}
 }
@@ -49,11 +48,4 @@ func diagnose(env *Env, ws *operation.Workspace, diags hcl.Diagnostics) bool {
 		views.Diagnostics(&env.Streams, ws.Config.Files, diags)
 	}
 	return !diags.HasErrors()
-}
-
-// serviceFailed prints err, which ended a command before it changed
-// anything (views.ServiceFailed), and returns ExitError.
-func serviceFailed(env *Env, ws *operation.Workspace, err error, outcome string) int {
-	views.ServiceFailed(&env.Streams, ws.Endpoint.Token != "", err, outcome)
-	return ExitError
 }

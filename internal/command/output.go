@@ -1,15 +1,12 @@
 package command
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/genform/genform/config"
-	"github.com/genform/genform/internal/formats/jsonstate"
 	"github.com/genform/genform/internal/views"
 	"github.com/genform/genform/reconcile"
 )
@@ -48,6 +45,11 @@ func runOutput(env *Env, args []string) int {
 	if *raw && (name == "" || *asJSON) {
 		return env.Errorf("-raw prints one value: pass the output's NAME, and not -json")
 	}
+	format := views.Human
+	if *raw {
+		format = views.Raw
+	}
+	view := views.NewOutput(&env.Streams, formatOf(*asJSON, format))
 	ws, unset := loadForReading(env, rf.vars.options(env))
 	if ws == nil {
 		return ExitError
@@ -95,44 +97,12 @@ func runOutput(env *Env, args []string) int {
 	}
 
 	if decl != nil {
-		v := values[name]
-		switch {
-		case *asJSON:
-			b, err := json.Marshal(config.JSONValue(v))
-			if err != nil {
-				return env.Errorf("encoding output %s: %v", name, err)
-			}
-			fmt.Fprintln(env.Stdout, string(b))
-		case *raw:
-			s, err := views.RawValue(v)
-			if err != nil {
-				return env.Errorf("output %s: %v", name, err)
-			}
-			fmt.Fprintln(env.Stdout, s)
-		default:
-			fmt.Fprintln(env.Stdout, views.Value(v, ""))
-		}
-		return ExitOK
+		err = view.Value(name, values[name])
+	} else {
+		err = view.Values(cfg.Outputs, values)
 	}
-
-	sorted := append([]*config.Output(nil), cfg.Outputs...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
-	if *asJSON {
-		if err := jsonstate.WriteOutputs(env.Stdout, sorted, values); err != nil {
-			return env.Errorf("writing the outputs: %v", err)
-		}
-		return ExitOK
-	}
-	if len(sorted) == 0 {
-		fmt.Fprintln(env.Stdout, "No outputs. Declare output blocks in the configuration to see values here.")
-		return ExitOK
-	}
-	for _, o := range sorted {
-		val := "<sensitive>"
-		if !o.Sensitive {
-			val = views.Value(values[o.Name], "")
-		}
-		fmt.Fprintf(env.Stdout, "%s = %s\n", o.Name, val)
+	if err != nil {
+		return env.Errorf("%v", err)
 	}
 	return ExitOK
 }

@@ -2,9 +2,7 @@ package command
 
 import (
 	"flag"
-	"fmt"
 
-	"github.com/genform/genform/internal/formats/jsonplan"
 	"github.com/genform/genform/internal/formats/planfile"
 	"github.com/genform/genform/internal/views"
 )
@@ -50,6 +48,11 @@ func runPlan(env *Env, args []string) int {
 	if pc.format != "" && pc.format != "markdown" {
 		return env.Errorf("-format takes only markdown (or use -json for a JSON document)")
 	}
+	format := views.Human
+	if pc.format == "markdown" {
+		format = views.Markdown
+	}
+	view := views.NewPlan(&env.Streams, formatOf(pc.json, format))
 	opts := pc.vars.options(env)
 	ws := load(env, opts)
 	if ws == nil {
@@ -62,15 +65,8 @@ func runPlan(env *Env, args []string) int {
 	if !diagnose(env, ws, diags) {
 		return ExitError
 	}
-	switch {
-	case pc.json:
-		if err := jsonplan.Write(env.Stdout, plan); err != nil {
-			return env.Errorf("%v", err)
-		}
-	case pc.format == "markdown":
-		views.PlanMarkdown(env.Stdout, plan, ws.DescribePlan(plan))
-	default:
-		views.Plan(env.Stdout, plan, ws.DescribePlan(plan))
+	if err := view.Plan(plan, ws.Services(plan)); err != nil {
+		return env.Errorf("%v", err)
 	}
 	if pc.out != "" {
 		sp := planfile.New(plan, ws.Config, opts)
@@ -79,9 +75,7 @@ func runPlan(env *Env, args []string) int {
 		if err := planfile.Write(pc.out, sp); err != nil {
 			return env.Errorf("%v", err)
 		}
-		if !pc.json && pc.format == "" {
-			fmt.Fprintf(env.Stdout, "\nSaved the plan to: %s\nTo make exactly these changes, run: genform apply %s\n", pc.out, pc.out)
-		}
+		view.Saved(pc.out)
 	}
 	if pc.detailed && plan.HasChanges() {
 		return ExitChanges

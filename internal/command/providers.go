@@ -4,7 +4,6 @@ import (
 	"flag"
 
 	"github.com/genform/genform/internal/catalog"
-	"github.com/genform/genform/internal/formats/jsonproviders"
 	"github.com/genform/genform/internal/views"
 )
 
@@ -40,12 +39,8 @@ func runProviders(env *Env, args []string) int {
 	if fs.NArg() > 0 {
 		return env.Errorf("providers takes no arguments; run genform providers -json for the document")
 	}
-	if *asJSON {
-		if err := jsonproviders.Write(env.Stdout, catalog.Providers()); err != nil {
-			return env.Errorf("%v", err)
-		}
-		return 0
+	if err := views.NewProviders(&env.Streams, formatOf(*asJSON, views.Human)).Providers(catalog.Providers()); err != nil {
+		return env.Errorf("%v", err)
 	}
-	views.Providers(env.Stdout, catalog.Providers())
 	return 0
 }

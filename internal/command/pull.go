@@ -2,7 +2,6 @@ package command
 
 import (
 	"flag"
-	"time"
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/operation"
@@ -77,32 +76,17 @@ func runTransfer(env *Env, name string, args []string) int {
 	}
 	ctx, stop := interruptible(env)
 	defer stop()
-	var bar *views.TransferProgress
-	opts := operation.TransferOptions{Addrs: names, Parallelism: *parallelism, LockTimeout: rf.lockTimeout,
-		Progress: func(done, total int, bytes, totalBytes int64) {
-			if bar == nil {
-				bar = views.NewTransferProgress(&env.Streams, name, total, totalBytes)
-			}
-			bar.Update(done, total, bytes, totalBytes)
-		}}
-	start := time.Now()
-	var res *operation.Transfer
-	var err error
+	view := views.NewTransfer(&env.Streams, name == "pull")
+	opts := operation.TransferOptions{Addrs: names, Parallelism: *parallelism, LockTimeout: rf.lockTimeout, Progress: view.Progress}
+	transfer := ws.Push
 	if name == "pull" {
-		res, err = ws.Pull(ctx, opts)
-	} else {
-		res, err = ws.Push(ctx, opts)
+		transfer = ws.Pull
 	}
-	if bar != nil {
-		bar.Close()
-	}
+	res, err := transfer(ctx, opts)
+	view.Result(res)
 	if err != nil {
-		if res != nil {
-			views.Transfer(&env.Streams, name == "pull", res, time.Since(start))
-		}
 		return env.Errorf("%v", err)
 	}
-	views.Transfer(&env.Streams, name == "pull", res, time.Since(start))
 	if ctx.Err() != nil {
 		return ExitInterrupted
 	}

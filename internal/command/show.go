@@ -2,16 +2,12 @@ package command
 
 import (
 	"flag"
-	"fmt"
 	"os"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/formats/jsonplan"
-	"github.com/genform/genform/internal/formats/jsonstate"
 	"github.com/genform/genform/internal/formats/planfile"
 	"github.com/genform/genform/internal/operation"
 	"github.com/genform/genform/internal/views"
-	"github.com/genform/genform/statefile"
 )
 
 func init() {
@@ -48,10 +44,11 @@ func runShow(env *Env, args []string) int {
 	if ok, code := parseArgs(env, "show", fs, args, "at most one argument, a saved plan file or a resource address", 1); !ok {
 		return code
 	}
+	view := views.NewShow(&env.Streams, formatOf(*asJSON, views.Human))
 	arg := fs.Arg(0)
 	if arg != "" {
 		if fi, err := os.Stat(arg); err == nil && fi.Mode().IsRegular() {
-			return showPlanFile(env, arg, rf, *asJSON)
+			return showPlanFile(env, view, arg, rf)
 		}
 	}
 	var addr addrs.Instance
@@ -61,7 +58,7 @@ func runShow(env *Env, args []string) int {
 			return env.Errorf("%v (and there is no plan file by that name)", err)
 		}
 	}
-	return showState(env, "show", rf, addr, *asJSON)
+	return showState(env, view, "show", rf, addr, *asJSON)
 }
 
 // showPlanFile shows what apply of the saved plan at path would carry
@@ -70,7 +67,7 @@ func runShow(env *Env, args []string) int {
 // configuration and the state, after the check apply makes
 // (Workspace.ShowSaved), and a file that check refuses is refused here in
 // the same words.
-func showPlanFile(env *Env, path string, rf readFlags, asJSON bool) int {
+func showPlanFile(env *Env, view views.Show, path string, rf readFlags) int {
 	saved, err := planfile.Read(path)
 	if err != nil {
 		return env.Errorf("%v", err)
@@ -91,19 +88,17 @@ func showPlanFile(env *Env, path string, rf readFlags, asJSON bool) int {
 	if !diagnose(env, ws, diags) {
 		return ExitError
 	}
-	if asJSON {
-		if err := jsonplan.Write(env.Stdout, plan); err != nil {
-			return env.Errorf("writing the plan: %v", err)
-		}
-		return ExitOK
+	if err := view.Plan(plan, ws.Services(plan)); err != nil {
+		return env.Errorf("%v", err)
 	}
-	views.Plan(env.Stdout, plan, ws.DescribePlan(plan))
 	return ExitOK
 }
 
 // showState shows the whole state, or the instance at addr, as last
-// committed. show and state show share it.
-func showState(env *Env, command string, rf readFlags, addr addrs.Instance, asJSON bool) int {
+// committed. show and state show share it; checkJSON is whether the
+// records' JSON must be checked first, as the JSON document embeds it as
+// it is stored.
+func showState(env *Env, view views.Show, command string, rf readFlags, addr addrs.Instance, checkJSON bool) int {
 	ws, _ := loadForReading(env, rf.vars.options(env))
 	if ws == nil {
 		return ExitError
@@ -112,53 +107,21 @@ func showState(env *Env, command string, rf readFlags, addr addrs.Instance, asJS
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
-	if asJSON {
-		// The document embeds the records' JSON as it is stored.
+	if checkJSON {
 		if err := operation.DamagedJSON(snap, ws.StateWhere(), ws.StateInDatabase()); err != nil {
 			return env.Errorf("%v", err)
 		}
 	}
-	if !addr.IsZero() {
-		if snap == nil || snap.Resources[addr] == nil {
-			return env.Errorf("%v", operation.UnknownAddr(addr, snap))
-		}
-		if asJSON {
-			one := &statefile.Snapshot{
-				Meta:        snap.Meta,
-				Resources:   map[addrs.Instance]*statefile.Resource{addr: snap.Resources[addr]},
-				Protections: snap.Protections,
-			}
-			if it := snap.Intents[addr]; it != nil {
-				one.Intents = map[addrs.Instance]*statefile.Intent{addr: it}
-			}
-			if err := jsonstate.Write(env.Stdout, one, ws.Endpoint.ID, ws.Hider(), hist, hist.Of(addr)); err != nil {
-				return env.Errorf("writing the state: %v", err)
-			}
-			return ExitOK
-		}
-		views.Resource(env.Stdout, snap, addr, ws.Hider(), ws.Config.Settings.Store != nil)
-		if entries := hist.Of(addr); len(entries) > 0 {
-			fmt.Fprintf(env.Stdout, "\n%s\n", views.Bold(fmt.Sprintf("# history of %s (newest first; 'genform history' lists every instance's):", addr)))
-			differ := views.HistoryDiffers(entries)
-			for _, e := range entries {
-				fmt.Fprintf(env.Stdout, "#   %s\n", views.HistoryLine(hist, e, addr, differ))
-			}
-		}
-		return ExitOK
+	st := views.ShownState{Snapshot: snap, History: hist, Hider: ws.Hider(), Service: ws.Endpoint.ID, Store: ws.Config.Settings.Store != nil}
+	if addr.IsZero() {
+		err = view.State(st)
+	} else if snap == nil || snap.Resources[addr] == nil {
+		err = operation.UnknownAddr(addr, snap)
+	} else {
+		err = view.Resource(st, addr)
 	}
-	if asJSON {
-		if err := jsonstate.Write(env.Stdout, snap, ws.Endpoint.ID, ws.Hider(), hist, hist.Entries()); err != nil {
-			return env.Errorf("writing the state: %v", err)
-		}
-		return ExitOK
-	}
-	switch {
-	case snap == nil:
-		fmt.Fprintln(env.Stdout, "No state. Nothing has been applied in this directory yet.")
-	case len(snap.Resources) == 0 && len(snap.Intents) == 0:
-		fmt.Fprintln(env.Stdout, "The state is empty: no resources are managed.")
-	default:
-		views.StateSummary(env.Stdout, snap, ws.Hider(), ws.Config.Settings.Store != nil)
+	if err != nil {
+		return env.Errorf("%v", err)
 	}
 	return ExitOK
 }

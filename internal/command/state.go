@@ -10,7 +10,7 @@ import (
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/operation"
-	"github.com/genform/genform/internal/words"
+	"github.com/genform/genform/internal/views"
 )
 
 func init() {
@@ -154,9 +154,7 @@ func runStateList(env *Env, sc *stateCmd) int {
 			return env.Errorf("%v", err)
 		}
 	}
-	for _, a := range shown {
-		fmt.Fprintln(env.Stdout, a)
-	}
+	views.NewState(&env.Streams).List(shown)
 	return ExitOK
 }
 
@@ -165,7 +163,7 @@ func runStateShow(env *Env, sc *stateCmd) int {
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
-	return showState(env, "state show", readFlags{vars: sc.vars, lockTimeout: sc.lockTimeout}, list[0], false)
+	return showState(env, views.NewShow(&env.Streams, views.Human), "state show", readFlags{vars: sc.vars, lockTimeout: sc.lockTimeout}, list[0], false)
 }
 
 // runStateRm forgets instances, as terraform state rm does: the record,
@@ -188,13 +186,7 @@ func runStateRm(env *Env, sc *stateCmd) int {
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
-	for _, f := range forgotten {
-		fmt.Fprintf(env.Stdout, "Removed %s\n", f.Addr)
-		if f.AbandonedJob != "" {
-			fmt.Fprintf(env.Stdout, "  job %s, submitted by an interrupted apply, is no longer followed\n", f.AbandonedJob)
-		}
-	}
-	fmt.Fprintf(env.Stdout, "Successfully removed %d resource instance%s. Their files stay on disk; genform no longer manages them.\n", len(forgotten), words.Plural(len(forgotten)))
+	views.NewState(&env.Streams).Removed(forgotten)
 	return ExitOK
 }
 
@@ -211,15 +203,11 @@ func runStateMv(env *Env, sc *stateCmd) int {
 	if ws == nil {
 		return ExitError
 	}
-	n, err := ws.Move(list[0], list[1], "state "+sc.name, sc.lockTimeout, func(m operation.Moved) {
-		fmt.Fprintf(env.Stdout, "Moved %s to %s\n", m.Src, m.Dst)
-		if m.Files > 0 || m.FromDir != m.ToDir {
-			fmt.Fprintf(env.Stdout, "  %d file%s moved from %s to %s\n", m.Files, words.Plural(m.Files), m.FromDir, m.ToDir)
-		}
-	})
+	view := views.NewState(&env.Streams)
+	n, err := ws.Move(list[0], list[1], "state "+sc.name, sc.lockTimeout, view.Moved)
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
-	fmt.Fprintf(env.Stdout, "Successfully moved %d resource instance%s.\n", n, words.Plural(n))
+	view.MovedAll(n)
 	return ExitOK
 }

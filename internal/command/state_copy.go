@@ -3,11 +3,10 @@ package command
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 
-	"github.com/genform/genform/internal/words"
+	"github.com/genform/genform/internal/views"
 	"github.com/genform/genform/statefile"
 	"github.com/genform/genform/statefile/boltstate"
 )
@@ -38,14 +37,9 @@ func runStatePull(env *Env, sc *stateCmd) int {
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
-	// The whole document is made before anything is printed: a failure
-	// leaves no half document on standard output.
-	var buf bytes.Buffer
-	if err := statefile.WriteDocument(&buf, doc); err != nil {
-		return env.Errorf("writing the state document: %v", err)
-	}
-	if _, err := env.Stdout.Write(buf.Bytes()); err != nil {
-		return env.Errorf("writing the state document: %v", err)
+	view := views.NewState(&env.Streams)
+	if err := view.Document(doc); err != nil {
+		return env.Errorf("%v", err)
 	}
 	// The document holds every record as it is, for state push to put it
 	// back: what is made from a sensitive value included. Said on stderr.
@@ -53,9 +47,7 @@ func runStatePull(env *Env, sc *stateCmd) int {
 	if err != nil {
 		return env.Errorf("%v", err)
 	}
-	if len(held) > 0 {
-		fmt.Fprintf(env.Stderr, "Warning: the state document holds values made from sensitive variables, as they were sent (the requests of %s), in clear: state push needs them to restore the state. Keep the document as you keep the state, and do not paste it anywhere public.\n", words.List(held, 5))
-	}
+	view.SensitiveHeld(held)
 	return ExitOK
 }
 
@@ -106,15 +98,6 @@ func runStatePush(env *Env, sc *stateCmd) int {
 	if err != nil {
 		return env.Errorf("pushing %s: %v; nothing was changed", from, err)
 	}
-	if c.Unchanged {
-		fmt.Fprintf(env.Stdout, "%s already holds this state: nothing was changed.\n", ws.StateWhere())
-		return ExitOK
-	}
-	fmt.Fprintf(env.Stdout, "Pushed %s to %s: %s.\n", from, ws.StateWhere(), copiedSummary(c))
+	views.NewState(&env.Streams).Pushed(from, ws.StateWhere(), c)
 	return ExitOK
-}
-
-func copiedSummary(c statefile.Copied) string {
-	return fmt.Sprintf("%d resource instance%s, %d unfinished submission%s, %d generation%s in the history",
-		c.Resources, words.Plural(c.Resources), c.Intents, words.Plural(c.Intents), c.History, words.Plural(c.History))
 }

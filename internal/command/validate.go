@@ -2,14 +2,10 @@ package command
 
 import (
 	"flag"
-	"fmt"
 	"strings"
-
-	"github.com/fatih/color"
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/backend"
-	"github.com/genform/genform/internal/formats/jsondiag"
 	"github.com/genform/genform/internal/views"
 )
 
@@ -100,23 +96,11 @@ func runValidate(env *Env, args []string) int {
 	diags = append(diags, backend.Diagnostics(cfg)...)
 	// Only here: plan shows what each generation makes in its own way.
 	diags = append(diags, cfg.ImageNumberWarnings()...)
-	if *jsonOut {
-		if err := jsondiag.Write(env.Stdout, cfg.Files, diags); err != nil {
-			return env.Errorf("writing the result: %v", err)
-		}
-		if diags.HasErrors() {
-			return ExitError
-		}
-		return ExitOK
+	if err := views.NewValidate(&env.Streams, formatOf(*jsonOut, views.Human)).Result(cfg.Files, diags); err != nil {
+		return env.Errorf("%v", err)
 	}
-	views.Diagnostics(&env.Streams, cfg.Files, diags)
 	if diags.HasErrors() {
 		return ExitError
 	}
-	msg := "Success! The configuration is valid."
-	if env.Color {
-		msg = color.New(color.FgGreen, color.Bold).Sprint("Success!") + " The configuration is valid."
-	}
-	fmt.Fprintln(env.Stdout, msg)
 	return ExitOK
 }

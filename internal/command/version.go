@@ -2,10 +2,9 @@ package command
 
 import (
 	"flag"
-	"fmt"
-	"runtime"
 	"runtime/debug"
 
+	"github.com/genform/genform/internal/views"
 	"github.com/genform/genform/statefile"
 )
 
@@ -30,7 +29,7 @@ func runVersion(env *Env, args []string) int {
 		return code
 	}
 	bi, _ := debug.ReadBuildInfo()
-	fmt.Fprintf(env.Stdout, "genform %s\ngo %s %s/%s\nstate schema %d\n", stamp(Version, bi), runtime.Version(), runtime.GOOS, runtime.GOARCH, statefile.SchemaVersion)
+	views.NewVersion(&env.Streams).Version(stamp(Version, bi), statefile.SchemaVersion)
 	return ExitOK
 }
 

@@ -114,6 +114,17 @@ func (w *Workspace) BeginDestroy(targets []addrs.Instance, lockTimeout time.Dura
 	return run, diags, nil
 }
 
+// Idle is the result of a run whose plan has no changes, which carries
+// nothing out: only the generations that wait for a decision (possibly
+// paid for, see plans.Plan.PossiblyPaid) are in it.
+func (r *Run) Idle() *apply.Result {
+	res := &apply.Result{}
+	for _, c := range r.Plan.PossiblyPaid() {
+		res.PossiblyPaid = append(res.PossiblyPaid, apply.PossiblyPaid{Addr: c.Addr, Provider: c.Provider(), SentAt: c.Reason.Since})
+	}
+	return res
+}
+
 // CheckLimits refuses a plan that would submit more than maxGenerations
 // generations (-1: no limit), or cost more than maxCost ("": no limit),
 // before anything is paid for.

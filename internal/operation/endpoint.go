@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/internal/operation/outcome"
 	"github.com/genform/genform/reconcile/plans"
 )
 
@@ -25,12 +26,9 @@ type Endpoint struct {
 // Builtin reports whether the endpoint is the built-in simulator.
 func (ep Endpoint) Builtin() bool { return ep.BaseURL == "" }
 
-// Describe is the plan header's service line.
-func (ep Endpoint) Describe() string {
-	if ep.Builtin() {
-		return "built-in simulator (outputs are synthetic)"
-	}
-	return ep.BaseURL
+// Reference is the endpoint as the views name it: without its token.
+func (ep Endpoint) Reference() outcome.Reference {
+	return outcome.Reference{ID: ep.ID, BaseURL: ep.BaseURL, From: ep.From}
 }
 
 // ResolveEndpoint applies the precedence config > environment > built-in.
@@ -50,39 +48,43 @@ func ResolveEndpoint(cfg *config.Config, getenv func(string) string) Endpoint {
 	return Endpoint{ID: base, BaseURL: base, Token: token, From: from}
 }
 
-// DescribeProvider names the provider called name as the commands show
-// it: the reference service's line for "", otherwise the provider's title,
-// with its base URL when the block sets one.
-func (w *Workspace) DescribeProvider(name string) string {
-	if name == "" {
-		return w.Endpoint.Describe()
-	}
+// liveProvider is the live provider called name as the views name it: its
+// title, and its base URL when the block sets one.
+func (w *Workspace) liveProvider(name string) outcome.Provider {
 	p := w.Config.ProviderOf(name)
 	title := name
 	if p.Catalog != nil {
 		title = p.Catalog.Title
 	}
-	if p.Settings.BaseURL != "" {
-		return title + " at " + p.Settings.BaseURL
-	}
-	return title
+	return outcome.Provider{Name: name, Title: title, BaseURL: p.Settings.BaseURL}
 }
 
-// DescribePlan is the plan header's service line: the reference service
-// when the plan uses it (or no provider), then each live provider its
-// changes are made with.
-func (w *Workspace) DescribePlan(plan *plans.Plan) string {
+// serviceOf names the service the provider called name is: the reference
+// service for "", otherwise that live provider.
+func (w *Workspace) serviceOf(name string) outcome.Services {
+	if name == "" {
+		ref := w.Endpoint.Reference()
+		return outcome.Services{Reference: &ref}
+	}
+	return outcome.Services{Providers: []outcome.Provider{w.liveProvider(name)}}
+}
+
+// Services names the services plan's changes are made with, for the plan
+// header: the reference service when the plan uses it (or no provider),
+// then each live provider its changes are made with.
+func (w *Workspace) Services(plan *plans.Plan) outcome.Services {
+	var s outcome.Services
 	names := usedProviders(plan)
-	var lines []string
 	reference := len(names) == 0
 	for _, c := range plan.Changes {
 		reference = reference || c.Model == nil
 	}
 	if reference {
-		lines = append(lines, w.Endpoint.Describe())
+		ref := w.Endpoint.Reference()
+		s.Reference = &ref
 	}
 	for _, n := range names {
-		lines = append(lines, w.DescribeProvider(n))
+		s.Providers = append(s.Providers, w.liveProvider(n))
 	}
-	return strings.Join(lines, "; ")
+	return s
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/blobstore"
-	"github.com/genform/genform/internal/words"
+	"github.com/genform/genform/internal/operation/outcome"
 	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/reconcile/apply"
 	"github.com/genform/genform/statefile"
@@ -30,8 +30,8 @@ type ImportRequest struct {
 	// state was made with another.
 	MigrateService bool
 	// Started is called just before the creation is fetched, with the
-	// service's description.
-	Started func(service string)
+	// service it is fetched from.
+	Started func(outcome.Services)
 }
 
 // Imported is what an import adopted, and what it noticed on the way.
@@ -40,8 +40,11 @@ type Imported struct {
 	// failed.
 	Resource *statefile.Resource
 	// Warnings are what the creation differs in from the declaration,
-	// in words.
-	Warnings []string
+	// and what else the import noticed.
+	Warnings []apply.ImportWarning
+	// PromptSensitive is whether the declared prompt is made from a
+	// secret, so that no warning shows it.
+	PromptSensitive bool
 	// Unstored are the files the object store did not take (the record
 	// and the files are kept; the next apply uploads them).
 	Unstored []apply.Unstored
@@ -98,17 +101,14 @@ func (w *Workspace) Import(ctx context.Context, req ImportRequest) (*Imported, h
 	}
 	defer stop()
 	if req.Started != nil {
-		req.Started(w.DescribeProvider(inst.Endpoint.Provider()))
+		req.Started(w.serviceOf(inst.Endpoint.Provider()))
 	}
 	res, err := apply.Import(ctx, apply.ImportInput{
 		Instance: inst, CreationID: id, Store: store, Service: client, ServiceID: w.Endpoint.ID, Dir: ".", Blobs: blobs,
 	})
-	out := &Imported{}
+	out := &Imported{PromptSensitive: slices.Contains(inst.Sensitive, "prompt")}
 	if res != nil {
-		out.Unstored = res.Unstored
-		for _, wn := range res.Warnings {
-			out.Warnings = append(out.Warnings, words.ImportWarning(addr, id, wn, slices.Contains(inst.Sensitive, "prompt")))
-		}
+		out.Unstored, out.Warnings = res.Unstored, res.Warnings
 	}
 	if err != nil {
 		return out, nil, err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/catalog"
+	"github.com/genform/genform/internal/operation/outcome"
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/provider/all"
 	"github.com/genform/genform/internal/simulator/simkit"
@@ -29,27 +30,6 @@ import (
 // first submission (or download) of an apply, and import once it has
 // adopted a creation: a state names a service once something was made
 // there, and an apply that reached nothing leaves it as it was.
-
-// serviceSwitch is a state made with one service used with another.
-type serviceSwitch struct {
-	// recorded is the service identity the state names.
-	recorded string
-	// to is the service the configuration points at.
-	to Endpoint
-}
-
-// String says which service is which; checkService adds what to do.
-func (sw *serviceSwitch) String() string {
-	return fmt.Sprintf("the state was made with %s, but this configuration uses %s", words.ServiceSentence(sw.recorded), sw.configured())
-}
-
-// configured names the configured service and where it was set.
-func (sw *serviceSwitch) configured() string {
-	if sw.to.Builtin() {
-		return "the built-in simulator (GENFORM_BASE_URL and service.base_url are unset)"
-	}
-	return fmt.Sprintf("service %s (set by %s)", sw.to.BaseURL, sw.to.From)
-}
 
 // usesReference reports whether a block of the configuration has its
 // generations made by the reference service (it names no provider): only
@@ -78,12 +58,12 @@ func recordedService(snap *statefile.Snapshot) string {
 func (w *Workspace) checkService(command, recorded string, migrate bool) (from string, err error) {
 	ep := w.Endpoint
 	if command != "destroy" && ep.Builtin() && w.Config.Settings.Backend != nil && w.usesReference() {
-		w.warn(sharedSimulator)
+		w.warn(outcome.Warning{Code: outcome.SharedSimulator})
 	}
 	if recorded == "" || recorded == ep.ID {
 		return "", nil
 	}
-	sw := &serviceSwitch{recorded: recorded, to: ep}
+	switched := outcome.Warning{Recorded: recorded, Configured: ep.Reference()}
 	to := words.ServiceSentence(ep.ID)
 	switch {
 	case command == "destroy":
@@ -93,24 +73,22 @@ func (w *Workspace) checkService(command, recorded string, migrate bool) (from s
 		// is paid for again. Refusing would only leave a user who can no
 		// longer reach the old service unable to clean up. It warns, since
 		// the mismatch is usually a mistake the next plan would stop at.
-		w.warn(fmt.Sprintf("%v; destroy sends nothing to a service, so it deletes what the state records all the same.", sw))
+		switched.Code = outcome.SwitchIgnored
+		w.warn(switched)
 		return "", nil
 	case migrate && command == "import":
-		w.warn(fmt.Sprintf("%v; with -migrate-service the creation is imported from %s and the state will name it: plan then generates anew what was made with %s.", sw, to, words.ServiceSentence(recorded)))
+		switched.Code = outcome.SwitchImported
+		w.warn(switched)
 		return recorded, nil
 	case migrate:
-		w.warn(fmt.Sprintf("%v; with -migrate-service everything made there is generated anew on %s, and the state will name it.", sw, to))
+		switched.Code = outcome.SwitchMigrated
+		w.warn(switched)
 		return recorded, nil
 	case command == "import":
-		return "", fmt.Errorf("%v; set it back, or pass -migrate-service to import from %s and have the state name it", sw, to)
+		return "", fmt.Errorf("%s; set it back, or pass -migrate-service to import from %s and have the state name it", words.ServiceSwitch(recorded, ep.Reference()), to)
 	}
-	return "", fmt.Errorf("%v; set it back, or pass -migrate-service to plan and apply to generate everything anew on %s", sw, to)
+	return "", fmt.Errorf("%s; set it back, or pass -migrate-service to plan and apply to generate everything anew on %s", words.ServiceSwitch(recorded, ep.Reference()), to)
 }
-
-// sharedSimulator is the warning of a state shared in a database made
-// with the built-in simulator: a team's day-one mistake, which shows only
-// later as downloads that fail in every copy but one.
-const sharedSimulator = "the state is shared (backend \"pg\"), but the service is the built-in simulator, whose jobs and files live in this working copy alone (.genform/simulator): another working copy cannot download or resume what this one made, nor this one what another made. Run one simulator for everyone (genform sim -addr=0.0.0.0:8787, and GENFORM_BASE_URL=http://HOST:8787 in every copy), or a live provider"
 
 // connectService is the reference service as the workspace's endpoint
 // configures it; for the built-in simulator it first starts one on a

@@ -7,6 +7,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/operation/outcome"
 	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/reconcile/apply"
 	"github.com/genform/genform/statefile"
@@ -178,14 +179,6 @@ func DamagedJSON(snap *statefile.Snapshot, where string, database bool) error {
 	return nil
 }
 
-// Forgotten is an instance state rm removed.
-type Forgotten struct {
-	Addr addrs.Instance
-	// AbandonedJob is the job an interrupted apply submitted for it,
-	// which nothing follows any more; "" when there was none.
-	AbandonedJob string
-}
-
 // Forget removes instances from the state, as terraform state rm does:
 // the record, its protection and any unfinished submission go; the files
 // stay where they are and genform stops managing them. An address without
@@ -193,7 +186,7 @@ type Forgotten struct {
 // before anything is removed, and all are removed in one transaction. It
 // reads addresses only, never whole records: it is the remedy the state
 // store advises for a record that no longer decodes.
-func (w *Workspace) Forget(list []addrs.Instance, command string, lockTimeout time.Duration) ([]Forgotten, error) {
+func (w *Workspace) Forget(list []addrs.Instance, command string, lockTimeout time.Duration) ([]outcome.Forgotten, error) {
 	store, err := w.openExisting(command, lockTimeout)
 	if err != nil {
 		return nil, err
@@ -214,14 +207,14 @@ func (w *Workspace) Forget(list []addrs.Instance, command string, lockTimeout ti
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Forgotten, len(forget))
+	out := make([]outcome.Forgotten, len(forget))
 	err = store.Update(func(tx *statefile.Tx) error {
 		for i, a := range forget {
 			f, err := tx.Forget(a)
 			if err != nil {
 				return err
 			}
-			out[i] = Forgotten{Addr: a, AbandonedJob: f.GenerationID}
+			out[i] = outcome.Forgotten{Addr: a, AbandonedJob: f.GenerationID}
 		}
 		return nil
 	})
@@ -231,21 +224,12 @@ func (w *Workspace) Forget(list []addrs.Instance, command string, lockTimeout ti
 	return out, nil
 }
 
-// Moved is one instance state mv moved.
-type Moved struct {
-	Src, Dst addrs.Instance
-	// Files is how many files moved from FromDir to ToDir; 0 when they
-	// stayed where they were.
-	Files          int
-	FromDir, ToDir string
-}
-
 // Move records src under dst. An instance address moves that instance;
 // an address without a key moves every instance of its resource, keeping
 // their keys. The files follow to dst's directory when dst is declared in
 // the configuration; otherwise they stay where they are. moved hears of
 // each instance as it is moved.
-func (w *Workspace) Move(src, dst addrs.Instance, command string, lockTimeout time.Duration, moved func(Moved)) (int, error) {
+func (w *Workspace) Move(src, dst addrs.Instance, command string, lockTimeout time.Duration, moved func(outcome.Moved)) (int, error) {
 	if src.Resource.Kind != dst.Resource.Kind {
 		return 0, fmt.Errorf("cannot move %s to %s: a record keeps its kind, and %s is not %s", src, dst, withArticle(src.Resource.Kind), withArticle(dst.Resource.Kind))
 	}
@@ -290,7 +274,7 @@ func (w *Workspace) Move(src, dst addrs.Instance, command string, lockTimeout ti
 		if err != nil {
 			return 0, err
 		}
-		m := Moved{Src: p.src, Dst: p.dst}
+		m := outcome.Moved{Src: p.src, Dst: p.dst}
 		if rec != nil && rec.Dir != old.Dir {
 			m.Files, m.FromDir, m.ToDir = len(rec.Outputs), old.Dir, rec.Dir
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/atomicfile"
 	"github.com/genform/genform/internal/blobstore"
+	"github.com/genform/genform/internal/operation/outcome"
 	"github.com/genform/genform/internal/workdir"
 	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
@@ -106,30 +107,6 @@ type TransferOptions struct {
 	Progress func(done, total int, bytes, totalBytes int64)
 }
 
-// Transfer is what pull or push did.
-type Transfer struct {
-	// Moved counts the files fetched (pull) or uploaded (push), Bytes
-	// their size; Present counts those already in place (pull: the file
-	// on disk is the recorded one; push: the store holds it).
-	Moved, Present int
-	Bytes          int64
-	// Failed are the files that were not moved, in address order.
-	Failed []TransferFailure
-}
-
-// TransferFailure is a file pull or push did not move.
-type TransferFailure struct {
-	Addr addrs.Instance
-	Path string
-	// Generation is, for a file of a generation in the history (push),
-	// its id; "" for a recorded instance's file.
-	Generation string
-	Object     string
-	Err        error
-
-	sha string
-}
-
 // transferItem is one file to move.
 type transferItem struct {
 	rec *statefile.Resource
@@ -183,9 +160,10 @@ func (w *Workspace) selectOutputs(snap *statefile.Snapshot, names []addrs.Instan
 // transfer runs move on every item, opts.Parallelism at a time, and
 // gathers what happened. move reports whether it moved the file (false:
 // it was in place already) and its size; it may call progress with the
-// bytes it moves as it moves them.
-func transfer(ctx context.Context, items []transferItem, opts TransferOptions, move func(ctx context.Context, it transferItem, progress func(int64)) (bool, int64, error)) *Transfer {
-	res := &Transfer{}
+// bytes it moves as it moves them. object names the store's object of a
+// file's sha256, for a file that failed.
+func transfer(ctx context.Context, items []transferItem, opts TransferOptions, object func(sha string) string, move func(ctx context.Context, it transferItem, progress func(int64)) (bool, int64, error)) *outcome.Transfer {
+	res := &outcome.Transfer{}
 	n := opts.Parallelism
 	if n <= 0 {
 		n = 8
@@ -217,7 +195,7 @@ func transfer(ctx context.Context, items []transferItem, opts TransferOptions, m
 			mu.Lock()
 			switch {
 			case err != nil:
-				f := TransferFailure{Addr: it.rec.Addr, Path: it.out.Path, Err: err, sha: it.out.SHA256}
+				f := outcome.TransferFailure{Addr: it.rec.Addr, Path: it.out.Path, Object: object(it.out.SHA256), Err: err}
 				if it.cached != "" {
 					f.Generation = it.rec.GenerationID
 				}
@@ -235,10 +213,10 @@ func transfer(ctx context.Context, items []transferItem, opts TransferOptions, m
 	}
 	_ = g.Wait() // move's errors are gathered, not returned
 	if ctx.Err() != nil {
-		res.Failed = append(res.Failed, TransferFailure{Err: fmt.Errorf("interrupted after %d of %d files: %w", done, len(items), ctx.Err())})
+		res.Failed = append(res.Failed, outcome.TransferFailure{Err: fmt.Errorf("interrupted after %d of %d files: %w", done, len(items), ctx.Err())})
 	}
 	// In address order, then by path.
-	slices.SortStableFunc(res.Failed, func(a, b TransferFailure) int {
+	slices.SortStableFunc(res.Failed, func(a, b outcome.TransferFailure) int {
 		return cmp.Or(a.Addr.Compare(b.Addr), strings.Compare(a.Path, b.Path))
 	})
 	return res
@@ -250,7 +228,7 @@ func transfer(ctx context.Context, items []transferItem, opts TransferOptions, m
 // wrong file never lands under its name. It reads the state without
 // writing it: a fetched file is given its recorded modification time,
 // which tells the next plan it is the recorded one without hashing it.
-func (w *Workspace) Pull(ctx context.Context, opts TransferOptions) (*Transfer, error) {
+func (w *Workspace) Pull(ctx context.Context, opts TransferOptions) (*outcome.Transfer, error) {
 	if w.Config.Settings.Store == nil {
 		return nil, errors.New("no object store is configured: add a store \"s3\" block to the genform block, or set GENFORM_STORE_BUCKET (see docs/object-store.md)")
 	}
@@ -259,7 +237,7 @@ func (w *Workspace) Pull(ctx context.Context, opts TransferOptions) (*Transfer, 
 		return nil, err
 	}
 	if snap == nil {
-		return &Transfer{}, nil
+		return &outcome.Transfer{}, nil
 	}
 	items, err := w.selectOutputs(snap, opts.Addrs)
 	if err != nil {
@@ -270,7 +248,7 @@ func (w *Workspace) Pull(ctx context.Context, opts TransferOptions) (*Transfer, 
 		return nil, err
 	}
 	var g atomicfile.Group
-	res := transfer(ctx, items, opts, func(ctx context.Context, it transferItem, progress func(int64)) (bool, int64, error) {
+	res := transfer(ctx, items, opts, b.Object, func(ctx context.Context, it transferItem, progress func(int64)) (bool, int64, error) {
 		o := it.out
 		if workdir.CheckFile(".", *o) == workdir.FileOK {
 			return false, 0, nil
@@ -293,11 +271,6 @@ func (w *Workspace) Pull(ctx context.Context, opts TransferOptions) (*Transfer, 
 		}
 		return true, size, nil
 	})
-	for i := range res.Failed {
-		if f := &res.Failed[i]; f.Path != "" {
-			f.Object = b.Object(f.sha)
-		}
-	}
 	return res, nil
 }
 
@@ -321,7 +294,7 @@ func pullError(err error, o *statefile.Output) error {
 // apply could not finish. A file missing or changed on disk is not
 // uploaded (its bytes are not the recorded ones); pull or apply brings it
 // back first.
-func (w *Workspace) Push(ctx context.Context, opts TransferOptions) (*Transfer, error) {
+func (w *Workspace) Push(ctx context.Context, opts TransferOptions) (*outcome.Transfer, error) {
 	if w.Config.Settings.Store == nil {
 		return nil, errors.New("no object store is configured: add a store \"s3\" block to the genform block, or set GENFORM_STORE_BUCKET (see docs/object-store.md)")
 	}
@@ -334,7 +307,7 @@ func (w *Workspace) Push(ctx context.Context, opts TransferOptions) (*Transfer, 
 		return nil, err
 	}
 	if st == nil {
-		return &Transfer{}, nil
+		return &outcome.Transfer{}, nil
 	}
 	defer st.Close()
 	snap, err := st.Snapshot()
@@ -352,7 +325,7 @@ func (w *Workspace) Push(ctx context.Context, opts TransferOptions) (*Transfer, 
 	items = append(items, kept...)
 	changed := map[*statefile.Resource]bool{}
 	var mu sync.Mutex
-	res := transfer(ctx, items, opts, func(ctx context.Context, it transferItem, _ func(int64)) (bool, int64, error) {
+	res := transfer(ctx, items, opts, b.Object, func(ctx context.Context, it transferItem, _ func(int64)) (bool, int64, error) {
 		o, path := it.out, it.cached
 		uploaded := false
 		if path == "" {
@@ -386,11 +359,6 @@ func (w *Workspace) Push(ctx context.Context, opts TransferOptions) (*Transfer, 
 		mu.Unlock()
 		return uploaded, o.Size, nil
 	})
-	for i := range res.Failed {
-		if f := &res.Failed[i]; f.Path != "" {
-			f.Object = b.Object(f.sha)
-		}
-	}
 	if len(changed) > 0 {
 		recs := slices.SortedFunc(maps.Keys(changed), func(a, b *statefile.Resource) int {
 			return cmp.Or(a.Addr.Compare(b.Addr), strings.Compare(a.GenerationID, b.GenerationID))

@@ -11,6 +11,7 @@ import (
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/backend"
 	"github.com/genform/genform/internal/history"
+	"github.com/genform/genform/internal/operation/outcome"
 	"github.com/genform/genform/internal/secrets"
 	"github.com/genform/genform/internal/workdir"
 	"github.com/genform/genform/statefile"
@@ -24,15 +25,15 @@ type Env struct {
 	// Log receives the request trace when GENFORM_LOG=debug.
 	Log io.Writer
 	// Warn hears what an operation goes on despite (a service switch it
-	// was asked to make); nil discards it.
-	Warn func(msg string)
+	// was asked to make), as data for a view to say; nil discards it.
+	Warn func(outcome.Warning)
 	// UserAgent is sent with every request to the service.
 	UserAgent string
 }
 
-func (e Env) warn(msg string) {
+func (e Env) warn(w outcome.Warning) {
 	if e.Warn != nil {
-		e.Warn(msg)
+		e.Warn(w)
 	}
 }
 

@@ -16,9 +16,9 @@ import (
 	"github.com/genform/genform/statefile"
 )
 
-// History writes entries grouped by the instance that held them
+// writeHistory writes entries grouped by the instance that held them
 // last, newest first within each.
-func History(w io.Writer, h *history.View, entries []*statefile.Resource) {
+func writeHistory(w io.Writer, h *history.View, entries []*statefile.Resource) {
 	byAddr := map[addrs.Instance][]*statefile.Resource{}
 	for _, e := range entries {
 		byAddr[e.Addr] = append(byAddr[e.Addr], e)
@@ -30,10 +30,10 @@ func History(w io.Writer, h *history.View, entries []*statefile.Resource) {
 		}
 		fmt.Fprintln(w, colBold.Sprint("# "+addr.String()))
 		group := byAddr[addr]
-		differ := HistoryDiffers(group)
+		differ := historyDiffers(group)
 		for _, e := range group {
 			counts[h.State(e)]++
-			fmt.Fprintf(w, "  %s\n", HistoryLine(h, e, addr, differ))
+			fmt.Fprintf(w, "  %s\n", historyLine(h, e, addr, differ))
 		}
 	}
 	fmt.Fprintf(w, "\n%d generation%s: %d held, %d restorable, %d failed",
@@ -44,12 +44,12 @@ func History(w io.Writer, h *history.View, entries []*statefile.Resource) {
 	fmt.Fprintln(w, ".")
 }
 
-// HistoryDiffers names the request attributes, the prompt aside (every
+// historyDiffers names the request attributes, the prompt aside (every
 // line shows it), whose values are not the same in every one of entries,
 // in the order a plan lists them: the entries of one instance that differ
 // only in those (a video made from another source_image) would otherwise
 // read alike.
-func HistoryDiffers(entries []*statefile.Resource) []string {
+func historyDiffers(entries []*statefile.Resource) []string {
 	if len(entries) < 2 {
 		return nil
 	}
@@ -86,11 +86,11 @@ func HistoryDiffers(entries []*statefile.Resource) []string {
 	return names
 }
 
-// HistoryLine is one entry in one line: when, what can be done with it,
+// historyLine is one entry in one line: when, what can be done with it,
 // the job, the prompt and the attributes named in differ (those that tell
 // it from the instance's other entries), and for a restorable one where
 // its files would come from.
-func HistoryLine(h *history.View, e *statefile.Resource, addr addrs.Instance, differ []string) string {
+func historyLine(h *history.View, e *statefile.Resource, addr addrs.Instance, differ []string) string {
 	state := h.State(e)
 	rh := h.Hide(e)
 	s := fmt.Sprintf("%s  %-12s job %s", e.CreatedAt.UTC().Format("2006-01-02 15:04:05Z"), state, e.GenerationID)

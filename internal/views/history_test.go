@@ -25,13 +25,13 @@ func TestHistoryDiffers(t *testing.T) {
 	b := entry(`{"prompt":"move","source_image":"` + uri(2) + `","settings":{"gen_mode":"smooth"}}`)
 	c := entry(`{"prompt":"still","source_image":"` + uri(2) + `","settings":{"gen_mode":"enhanced"}}`)
 
-	if got := HistoryDiffers([]*statefile.Resource{a}); got != nil {
+	if got := historyDiffers([]*statefile.Resource{a}); got != nil {
 		t.Errorf("one entry differs in %v", got)
 	}
-	if got := HistoryDiffers([]*statefile.Resource{a, b}); !slices.Equal(got, []string{"source_image"}) {
+	if got := historyDiffers([]*statefile.Resource{a, b}); !slices.Equal(got, []string{"source_image"}) {
 		t.Errorf("entries that differ in their source image differ in %v", got)
 	}
-	if got := HistoryDiffers([]*statefile.Resource{b, c}); !slices.Equal(got, []string{"gen_mode"}) {
+	if got := historyDiffers([]*statefile.Resource{b, c}); !slices.Equal(got, []string{"gen_mode"}) {
 		t.Errorf("entries that differ in prompt and gen_mode differ in %v, want gen_mode (the prompt is always shown)", got)
 	}
 	va, vb := historyValue(uri(1)), historyValue(uri(2))

@@ -20,7 +20,7 @@ const markdownLimit = 60000
 // one per push (the tfcmt convention). It renders as nothing.
 const markdownMarker = "<!-- genform:plan -->"
 
-// PlanMarkdown writes the plan as a pull-request comment: the marker
+// writePlanMarkdown writes the plan as a pull-request comment: the marker
 // line, the summary and the estimated cost, a warning block when anything
 // is deleted or replaced, a table of the changed resources, and for each a
 // collapsible section with what the reviewer needs to judge it: a new
@@ -28,13 +28,13 @@ const markdownMarker = "<!-- genform:plan -->"
 // (prompts as a word diff), a cascade's upstream change beside the
 // resource's own. Long plans are cut with a count of what was left out;
 // the warning block is never cut.
-func PlanMarkdown(w io.Writer, p *plans.Plan, serviceLine string) {
+func writePlanMarkdown(w io.Writer, p *plans.Plan, header string) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n### genform plan\n\n**%s**\n", markdownMarker, SummaryLine(p))
+	fmt.Fprintf(&b, "%s\n### genform plan\n\n**%s**\n", markdownMarker, summaryLine(p))
 	if line := words.CostLine(p); line != "" && p.HasChanges() {
 		fmt.Fprintf(&b, "\n**%s**\n", mdEscape(line))
 	}
-	fmt.Fprintf(&b, "\nService: %s\n", mdEscape(serviceLine))
+	fmt.Fprintf(&b, "\nService: %s\n", mdEscape(header))
 	// What waits for a decision is said before anything can be cut.
 	for _, c := range p.PossiblyPaid() {
 		fmt.Fprintf(&b, "\n> [!CAUTION]\n> %s: %s\n", mdCode(c.Addr.String()), mdEscape(words.Warnings(c)[0]))

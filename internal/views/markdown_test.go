@@ -34,12 +34,12 @@ func TestPlanMarkdownLimit(t *testing.T) {
 				p.Changes = append(p.Changes, c)
 			}
 			var b strings.Builder
-			PlanMarkdown(&b, p, "built-in simulator (outputs are synthetic)")
+			writePlanMarkdown(&b, p, "built-in simulator (outputs are synthetic)")
 			out := b.String()
 			if len(out) >= markdownLimit {
 				t.Fatalf("%d changes rendered to %d characters, over %d", n, len(out), markdownLimit)
 			}
-			if !strings.Contains(out, SummaryLine(p)) || !strings.Contains(out, "> [!WARNING]") {
+			if !strings.Contains(out, summaryLine(p)) || !strings.Contains(out, "> [!WARNING]") {
 				t.Errorf("summary line or warning block missing:\n%.500s", out)
 			}
 			rows := strings.Count(out, "\n| `")
@@ -157,7 +157,7 @@ func TestPlanMarkdownGolden(t *testing.T) {
 	for name, p := range markdownCases {
 		t.Run(name, func(t *testing.T) {
 			var b strings.Builder
-			PlanMarkdown(&b, p, "built-in simulator (outputs are synthetic)")
+			writePlanMarkdown(&b, p, "built-in simulator (outputs are synthetic)")
 			got := b.String()
 			path := filepath.Join("testdata", "markdown", name+".md")
 			if *updateGolden {
@@ -189,7 +189,7 @@ func TestPlanMarkdownCost(t *testing.T) {
 	c := markdownCases["replace_cascade"]
 	p := &plans.Plan{Service: c.Service, Changes: c.Changes, Prices: &config.Prices{Image: &img, VideoSecond: &vid, Currency: "EUR"}}
 	var b strings.Builder
-	PlanMarkdown(&b, p, "simulator")
+	writePlanMarkdown(&b, p, "simulator")
 	out := b.String()
 	for _, want := range []string{
 		"**Estimated cost: 0.22 EUR (1 image at 0.02, 4 video seconds at 0.05).**",
@@ -211,7 +211,7 @@ func TestPlanMarkdownAddressMarkup(t *testing.T) {
 		p.Changes = append(p.Changes, &plans.Change{Addr: addrs.MustParseInstance(fmt.Sprintf("image.tile[\"a|b`c %03d\"]", i)), Action: plans.Delete, Reason: &plans.Reason{Code: plans.ReasonRemoved}})
 	}
 	var b strings.Builder
-	PlanMarkdown(&b, p, "simulator")
+	writePlanMarkdown(&b, p, "simulator")
 	for _, line := range strings.Split(b.String(), "\n") {
 		if strings.HasPrefix(line, "| `-`") {
 			// Four cells: the unescaped pipes are the cell borders.
@@ -238,7 +238,7 @@ func TestPlanTextIsStreamed(t *testing.T) {
 			Attrs: []plans.AttrChange{{Name: "prompt", After: fmt.Sprintf("a red tile number %d at dusk", i)}}})
 	}
 	var w writeSizes
-	Plan(&w, p, "built-in simulator (outputs are synthetic)")
+	writePlan(&w, p, "built-in simulator (outputs are synthetic)")
 	if w.total < 10<<20 {
 		t.Fatalf("the plan is %d bytes; the test wants one of over 10 MiB", w.total)
 	}

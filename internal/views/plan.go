@@ -82,14 +82,14 @@ func actionVerb(c *plans.Change) string {
 	return "is unchanged"
 }
 
-// Plan writes the human plan.
-func Plan(out io.Writer, p *plans.Plan, serviceLine string) {
+// writePlan writes the human plan; header is its service line.
+func writePlan(out io.Writer, p *plans.Plan, header string) {
 	// Streamed through one buffer: a plan of thousands of changes is tens
 	// of thousands of small writes, each a system call unbuffered, and is
 	// never held whole in memory.
 	w := bufio.NewWriterSize(out, 64<<10)
 	defer w.Flush()
-	fmt.Fprintf(w, "Service: %s\n\n", serviceLine)
+	fmt.Fprintf(w, "Service: %s\n\n", header)
 	if !p.HasChanges() {
 		held := p.Waiting()
 		if len(held) == 0 {
@@ -99,7 +99,7 @@ func Plan(out io.Writer, p *plans.Plan, serviceLine string) {
 		for _, c := range held {
 			fmt.Fprintf(w, "%s %s: %s\n\n", colYellow.Sprint(colBold.Sprint("Warning:")), c.Addr, words.Warnings(c)[0])
 		}
-		fmt.Fprintln(w, colBold.Sprint(SummaryLine(p)))
+		fmt.Fprintln(w, colBold.Sprint(summaryLine(p)))
 		return
 	}
 	fmt.Fprintln(w, "genform will perform the following actions:")
@@ -120,7 +120,7 @@ func Plan(out io.Writer, p *plans.Plan, serviceLine string) {
 	for _, wn := range warnings {
 		fmt.Fprintf(w, "\n%s %s\n", colYellow.Sprint(colBold.Sprint("Warning:")), wn)
 	}
-	fmt.Fprintf(w, "\n%s\n", colBold.Sprint(SummaryLine(p)))
+	fmt.Fprintf(w, "\n%s\n", colBold.Sprint(summaryLine(p)))
 	if line := words.CostLine(p); line != "" {
 		fmt.Fprintln(w, line)
 	}
@@ -268,12 +268,12 @@ func FormatValue(v any) string {
 	}
 }
 
-// SummaryLine is the plan's closing line, e.g.
+// summaryLine is the plan's closing line, e.g.
 // "Plan: 3 to generate (files: 6 images, 1 video), 1 to re-download, 1 to move, 0 to delete."
 // The count before the brackets is of generations (what is paid for); the
 // brackets count the files they make, which differ whenever a request asks
 // for several outputs, so they say "files".
-func SummaryLine(p *plans.Plan) string {
+func summaryLine(p *plans.Plan) string {
 	s := p.Summary()
 	waiting := ""
 	if s.PossiblyPaid > 0 {

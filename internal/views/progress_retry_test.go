@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/formats/jsonapply"
+	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/reconcile/apply"
 	"github.com/genform/genform/reconcile/plans"
 )
@@ -18,7 +18,7 @@ import (
 func retryEvent(addr addrs.Instance, status, attempt int, wait time.Duration) apply.Event {
 	return apply.Event{
 		Time: time.Now(), Addr: addr, Action: plans.Create, Phase: apply.PhaseRetrying,
-		Retry: &apiclient.RetryInfo{Op: "POST /v1/jobs/text2image", Attempt: attempt, MaxAttempts: 9, HTTPStatus: status, Wait: wait},
+		Retry: &provider.RetryInfo{Op: "POST /v1/jobs/text2image", Attempt: attempt, MaxAttempts: 9, HTTPStatus: status, Wait: wait},
 	}
 }
 

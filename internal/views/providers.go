@@ -9,8 +9,38 @@ import (
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/catalog"
+	"github.com/genform/genform/internal/formats/jsonproviders"
 	"github.com/genform/genform/internal/words"
 )
+
+// Providers is the view of genform providers.
+type Providers interface {
+	// Providers shows every provider of ps: what its models make and
+	// take.
+	Providers(ps []*catalog.Provider) error
+}
+
+// NewProviders is providers' view in format f: Human, or JSON (the
+// providers document).
+func NewProviders(s *Streams, f Format) Providers {
+	if f == JSON {
+		return providersJSON{s}
+	}
+	return providersHuman{s}
+}
+
+type providersHuman struct{ *Streams }
+
+func (v providersHuman) Providers(ps []*catalog.Provider) error {
+	writeProviders(v.Stdout, ps)
+	return nil
+}
+
+type providersJSON struct{ *Streams }
+
+func (v providersJSON) Providers(ps []*catalog.Provider) error {
+	return jsonproviders.Write(v.Stdout, ps)
+}
 
 // providerFact is one line of what genform providers says of a provider.
 type providerFact struct{ label, value string }
@@ -34,9 +64,9 @@ func providerFacts(p *catalog.Provider) []providerFact {
 	}
 }
 
-// Providers prints every provider genform speaks, with what its models
+// writeProviders prints every provider genform speaks, with what its models
 // make and take, for genform providers.
-func Providers(w io.Writer, ps []*catalog.Provider) {
+func writeProviders(w io.Writer, ps []*catalog.Provider) {
 	for i, p := range ps {
 		if i > 0 {
 			fmt.Fprintln(w)

@@ -11,9 +11,9 @@ import (
 	"github.com/genform/genform/reconcile/apply"
 )
 
-// Result writes the closing lines of an apply or a destroy (verb
+// writeResult writes the closing lines of an apply or a destroy (verb
 // "Apply" or "Destroy", as Terraform's "Destroy complete!").
-func Result(env *Streams, verb string, res *apply.Result) {
+func writeResult(env *Streams, verb string, res *apply.Result) {
 	defer renderUnrecorded(env, res)
 	defer renderPossiblyPaid(env, res)
 	defer renderUnstored(env, res)
@@ -94,14 +94,14 @@ func renderPossiblyPaid(env *Streams, res *apply.Result) {
 }
 
 // renderUnstored names the files the object store should hold and does
-// not (see Unstored).
-func renderUnstored(env *Streams, res *apply.Result) { Unstored(env, res.Unstored) }
+// not (see writeUnstored).
+func renderUnstored(env *Streams, res *apply.Result) { writeUnstored(env, res.Unstored) }
 
-// Unstored names the files the object store should hold and does not:
+// writeUnstored names the files the object store should hold and does not:
 // their uploads failed. A recorded instance's file and its record are
 // kept, and the next apply (or push) uploads it; a file of a generation
 // in the history is kept in the local cache, and push uploads it.
-func Unstored(env *Streams, list []apply.Unstored) {
+func writeUnstored(env *Streams, list []apply.Unstored) {
 	if len(list) == 0 {
 		return
 	}
@@ -160,11 +160,11 @@ func renderUnrecorded(env *Streams, res *apply.Result) {
 	}
 }
 
-// ServiceFailed prints err, which ended a command before it changed
+// serviceFailed prints err, which ended a command before it changed
 // anything, once, with what to do about it when it is the service's as a
 // whole; outcome says what was left undone ("nothing was submitted").
 // tokenSet is false when no token was sent at all.
-func ServiceFailed(env *Streams, tokenSet bool, err error, outcome string) {
+func serviceFailed(env *Streams, tokenSet bool, err error, outcome string) {
 	if advice := words.ServiceAdvice(err); advice != "" {
 		env.Errorf("%s; %s. %s", words.ServiceError(err, tokenSet), outcome, advice)
 		return

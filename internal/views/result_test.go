@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/apiclient"
-	"github.com/genform/genform/internal/operation"
+	"github.com/genform/genform/internal/operation/outcome"
+	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/reconcile/apply"
 )
 
@@ -17,7 +17,7 @@ import (
 // is told once, in one sentence naming the setting to fix; other errors as
 // they are.
 func TestServiceFailedSaysWhatToFix(t *testing.T) {
-	refusal := &apiclient.Error{HTTPStatus: 401, Message: "invalid API key", Code: "H-10001001", Op: "GET /v1/jobs/00000000-0000-0000-0000-000000000000/status"}
+	refusal := &provider.Error{HTTPStatus: 401, Message: "invalid API key", Code: "H-10001001", Op: "GET /v1/jobs/00000000-0000-0000-0000-000000000000/status"}
 	tests := []struct {
 		name     string
 		tokenSet bool
@@ -25,19 +25,19 @@ func TestServiceFailedSaysWhatToFix(t *testing.T) {
 		want     string
 	}{
 		{"unreachable", true,
-			fmt.Errorf("checking the service: %w", &apiclient.UnreachableError{Scheme: "http", Addr: "127.0.0.1:9", Reason: "connection refused"}),
+			fmt.Errorf("checking the service: %w", &provider.UnreachableError{Scheme: "http", Addr: "127.0.0.1:9", Reason: "connection refused"}),
 			"Error: cannot reach the service at 127.0.0.1:9 (http): connection refused; nothing was submitted. Check GENFORM_BASE_URL (or base_url in the service block, which takes precedence), that the service is running at that address, and the network in between.\n"},
 		{"refused token", true, fmt.Errorf("checking the service: %w", refusal),
 			"Error: the service refused the token: 401 Unauthorized: invalid API key (code H-10001001); nothing was submitted. Set GENFORM_TOKEN (or token in the service block, which takes precedence) to a token the service accepts, then run the command again.\n"},
 		{"no token", false, refusal,
 			"Error: the service wants a token and none is set: 401 Unauthorized: invalid API key (code H-10001001); nothing was submitted. Set GENFORM_TOKEN (or token in the service block, which takes precedence) to a token the service accepts, then run the command again.\n"},
-		{"another error", true, fmt.Errorf("checking the service: %w", &apiclient.Error{HTTPStatus: 500, Op: "GET /x"}),
+		{"another error", true, fmt.Errorf("checking the service: %w", &provider.Error{HTTPStatus: 500, Op: "GET /x"}),
 			"Error: checking the service: GET /x: 500 Internal Server Error\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			ServiceFailed(&Streams{Stdout: &stdout, Stderr: &stderr}, tt.tokenSet, tt.err, "nothing was submitted")
+			serviceFailed(&Streams{Stdout: &stdout, Stderr: &stderr}, tt.tokenSet, tt.err, "nothing was submitted")
 			if stderr.String() != tt.want || stdout.Len() != 0 {
 				t.Errorf("stderr:\n%s\nwant:\n%s(stdout %q)", stderr.String(), tt.want, stdout.String())
 			}
@@ -66,7 +66,7 @@ func TestUnstoredNamesTheHistorysFiles(t *testing.T) {
 	}
 	// Only the history's: apply does not upload them, push does.
 	stderr.Reset()
-	Unstored(&Streams{Stdout: &stdout, Stderr: &stderr}, res.Unstored[1:])
+	writeUnstored(&Streams{Stdout: &stdout, Stderr: &stderr}, res.Unstored[1:])
 	if got := strings.SplitN(stderr.String(), "\n", 2)[0]; got != "Error: 1 file of generations in the history is not in the object store; the local cache keeps it, and 'genform push' uploads it:" {
 		t.Errorf("header: %s", got)
 	}
@@ -75,11 +75,11 @@ func TestUnstoredNamesTheHistorysFiles(t *testing.T) {
 // TestPushNamesTheHistorysFiles: push names a file of a generation in the
 // history it could not upload by that generation.
 func TestPushNamesTheHistorysFiles(t *testing.T) {
-	res := &operation.Transfer{Moved: 1, Bytes: 2048, Failed: []operation.TransferFailure{
+	res := &outcome.Transfer{Moved: 1, Bytes: 2048, Failed: []outcome.TransferFailure{
 		{Addr: addrs.MustParseInstance("image.gone"), Path: "generated/image/gone/0.png", Generation: "g-1", Err: errors.New("the store cannot be reached")},
 	}}
 	var stdout, stderr bytes.Buffer
-	Transfer(&Streams{Stdout: &stdout, Stderr: &stderr}, false, res, 0)
+	writeTransfer(&Streams{Stdout: &stdout, Stderr: &stderr}, false, res, 0)
 	if want := "Error: image.gone: generated/image/gone/0.png (generation g-1 in the history): the store cannot be reached\n"; stderr.String() != want {
 		t.Errorf("stderr:\n%s\nwant:\n%s", stderr.String(), want)
 	}

@@ -16,11 +16,11 @@ import (
 // The human views of the state: show and state show. The JSON document of
 // show -json is package jsonstate's.
 
-// StateSummary writes the human view of the whole state: for each
+// writeStateSummary writes the human view of the whole state: for each
 // resource what a user looks for first (status, creation id, prompt,
 // files and whether the object store holds them), and the submissions an
 // apply left unfinished. store is whether an object store is configured.
-func StateSummary(w io.Writer, snap *statefile.Snapshot, h *secrets.Hider, store bool) {
+func writeStateSummary(w io.Writer, snap *statefile.Snapshot, h *secrets.Hider, store bool) {
 	recorded := addrs.SortedKeys(snap.Resources)
 	// With an object store configured (store), or once files went to
 	// one, each instance says whether the store holds its files, as
@@ -112,12 +112,12 @@ func IntentNote(it *statefile.Intent) string {
 	return fmt.Sprintf("job %s is not finished: the apply that submitted it follows it if it still runs, or the next apply resumes it", it.GenerationID)
 }
 
-// Resource writes every attribute of one record (show ADDR, state
+// writeResource writes every attribute of one record (show ADDR, state
 // show ADDR): the request as the configuration names its attributes, the
 // service's ids, where the files are and their hashes, and with an object
 // store configured (store) whether it holds each file. What h hides shows
 // as (sensitive).
-func Resource(w io.Writer, snap *statefile.Snapshot, addr addrs.Instance, h *secrets.Hider, store bool) {
+func writeResource(w io.Writer, snap *statefile.Snapshot, addr addrs.Instance, h *secrets.Hider, store bool) {
 	rec := snap.Resources[addr]
 	rh := h.Of(rec)
 	fmt.Fprintf(w, "%s\n%s %q {\n", colBold.Sprint("# "+addr.String()+":"), addr.Resource.Kind, addr.Resource.Name)

@@ -9,17 +9,60 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
-	"github.com/genform/genform/internal/operation"
+	"github.com/genform/genform/internal/operation/outcome"
 	"github.com/genform/genform/internal/words"
 )
 
 // The views of pull and push: a bar of files and bytes on a terminal,
 // and the closing lines.
 
-// TransferProgress shows a pull or push as it goes: on a terminal, a bar
+// Transfer is the view of genform pull and genform push.
+type Transfer interface {
+	// Progress shows how far the transfer is, as
+	// operation.TransferOptions.Progress hears it.
+	Progress(done, total int, bytes, totalBytes int64)
+	// Result ends the transfer with what it did; res is nil when it
+	// failed before it moved anything.
+	Result(res *outcome.Transfer)
+}
+
+// NewTransfer is the view of pull (pull true) or push, whose transfer
+// starts now.
+func NewTransfer(s *Streams, pull bool) Transfer {
+	return &transferHuman{Streams: s, pull: pull, start: time.Now()}
+}
+
+type transferHuman struct {
+	*Streams
+	pull  bool
+	start time.Time
+	bar   *transferProgress
+}
+
+func (v *transferHuman) Progress(done, total int, bytes, totalBytes int64) {
+	if v.bar == nil {
+		verb := "pull"
+		if !v.pull {
+			verb = "push"
+		}
+		v.bar = newTransferProgress(v.Streams, verb, total, totalBytes)
+	}
+	v.bar.Update(done, total, bytes, totalBytes)
+}
+
+func (v *transferHuman) Result(res *outcome.Transfer) {
+	if v.bar != nil {
+		v.bar.Close()
+	}
+	if res != nil {
+		writeTransfer(v.Streams, v.pull, res, time.Since(v.start))
+	}
+}
+
+// transferProgress shows a pull or push as it goes: on a terminal, a bar
 // of the bytes moved (so one large video moves it too) with the files
 // done beside it; nothing otherwise (the closing line says it all).
-type TransferProgress struct {
+type transferProgress struct {
 	mu          sync.Mutex
 	p           *mpb.Progress
 	bar         *mpb.Bar
@@ -27,11 +70,11 @@ type TransferProgress struct {
 	bytes       int64
 }
 
-// NewTransferProgress starts the bar of a transfer of total files of
+// newTransferProgress starts the bar of a transfer of total files of
 // totalBytes in all, or returns a progress that shows nothing when stdout
 // is no terminal.
-func NewTransferProgress(env *Streams, verb string, total int, totalBytes int64) *TransferProgress {
-	t := &TransferProgress{total: total}
+func newTransferProgress(env *Streams, verb string, total int, totalBytes int64) *transferProgress {
+	t := &transferProgress{total: total}
 	if total == 0 || env.Automation() || !drawable(env.Stdout) {
 		return t
 	}
@@ -48,8 +91,8 @@ func NewTransferProgress(env *Streams, verb string, total int, totalBytes int64)
 	return t
 }
 
-// Update is operation.TransferOptions.Progress.
-func (t *TransferProgress) Update(done, total int, bytes, totalBytes int64) {
+// Update is what operation.TransferOptions.Progress hears.
+func (t *transferProgress) Update(done, total int, bytes, totalBytes int64) {
 	if t.bar == nil {
 		return
 	}
@@ -64,7 +107,7 @@ func (t *TransferProgress) Update(done, total int, bytes, totalBytes int64) {
 }
 
 // Close ends the bar.
-func (t *TransferProgress) Close() {
+func (t *transferProgress) Close() {
 	if t.p == nil {
 		return
 	}
@@ -72,9 +115,9 @@ func (t *TransferProgress) Close() {
 	t.p.Wait()
 }
 
-// Transfer writes the closing lines of a pull or push: what moved, then
+// writeTransfer writes the closing lines of a pull or push: what moved, then
 // each file that did not, with what to do, on stderr.
-func Transfer(env *Streams, pull bool, res *operation.Transfer, elapsed time.Duration) {
+func writeTransfer(env *Streams, pull bool, res *outcome.Transfer, elapsed time.Duration) {
 	moved, present := "fetched from the store", "already in place"
 	if !pull {
 		moved, present = "uploaded to the store", "already in the store"

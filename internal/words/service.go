@@ -8,6 +8,7 @@ import (
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/catalog"
+	"github.com/genform/genform/internal/operation/outcome"
 	"github.com/genform/genform/internal/provider"
 )
 
@@ -102,4 +103,38 @@ func ServiceSentence(id string) string {
 		return "the built-in simulator"
 	}
 	return "service " + id
+}
+
+// ServiceSwitch says that the state was made with the service recorded
+// and the configuration uses another, naming where that one was set: the
+// start of the warning, or the error, of a command that meets a state
+// made elsewhere.
+func ServiceSwitch(recorded string, configured outcome.Reference) string {
+	uses := "the built-in simulator (GENFORM_BASE_URL and service.base_url are unset)"
+	if !configured.Builtin() {
+		uses = fmt.Sprintf("service %s (set by %s)", configured.BaseURL, configured.From)
+	}
+	return fmt.Sprintf("the state was made with %s, but this configuration uses %s", ServiceSentence(recorded), uses)
+}
+
+// sharedSimulator is the warning of a state shared in a database made
+// with the built-in simulator: a team's day-one mistake, which shows only
+// later as downloads that fail in every copy but one.
+const sharedSimulator = "the state is shared (backend \"pg\"), but the service is the built-in simulator, whose jobs and files live in this working copy alone (.genform/simulator): another working copy cannot download or resume what this one made, nor this one what another made. Run one simulator for everyone (genform sim -addr=0.0.0.0:8787, and GENFORM_BASE_URL=http://HOST:8787 in every copy), or a live provider"
+
+// OperationWarning says what an operation went on despite.
+func OperationWarning(w outcome.Warning) string {
+	switch w.Code {
+	case outcome.SharedSimulator:
+		return sharedSimulator
+	case outcome.SwitchIgnored:
+		return ServiceSwitch(w.Recorded, w.Configured) + "; destroy sends nothing to a service, so it deletes what the state records all the same."
+	case outcome.SwitchImported:
+		return fmt.Sprintf("%s; with -migrate-service the creation is imported from %s and the state will name it: plan then generates anew what was made with %s.",
+			ServiceSwitch(w.Recorded, w.Configured), ServiceSentence(w.Configured.ID), ServiceSentence(w.Recorded))
+	case outcome.SwitchMigrated:
+		return fmt.Sprintf("%s; with -migrate-service everything made there is generated anew on %s, and the state will name it.",
+			ServiceSwitch(w.Recorded, w.Configured), ServiceSentence(w.Configured.ID))
+	}
+	return fmt.Sprintf("warning %d", w.Code)
 }

@@ -115,7 +115,7 @@ type Result struct {
 	StateErr    error
 	Interrupted bool
 	// Refused is the service's refusal of the token (it matches
-	// service.ErrUnauthorized), or a provider's cap reached (it matches
+	// provider.ErrUnauthorized), or a provider's cap reached (it matches
 	// provider.ErrCapReached), that stopped the apply submitting; the
 	// changes it cut short are neither failed nor skipped.
 	Refused error
