@@ -62,7 +62,7 @@ type Instance struct {
 // instance of a live provider's model with the provider's identity.
 func (inst *Instance) Fingerprint(reference string) string {
 	service := reference
-	if inst.Endpoint.Provider() != "" {
+	if inst.Endpoint.Provider() != addrs.Reference {
 		service = inst.Resource.live.id
 	}
 	return Fingerprint(service, inst.Endpoint, inst.Request)
@@ -84,7 +84,7 @@ func (inst *Instance) Body() cty.Value {
 // Dir and WatermarkFree fields instead. Each call makes a new map, which
 // the caller may keep or change.
 func (inst *Instance) Attrs() map[string]cty.Value {
-	if inst.Endpoint.Provider() != "" && inst.Request != nil {
+	if inst.Endpoint.Provider() != addrs.Reference && inst.Request != nil {
 		return inst.providerAttrs()
 	}
 	vals := inst.data.finalVals()

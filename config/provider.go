@@ -74,7 +74,7 @@ func (c *Config) ProviderOf(name string) *Provider {
 	if p, ok := c.Providers[name]; ok {
 		return p
 	}
-	return &Provider{Name: name, Catalog: catalog.Lookup(name)}
+	return &Provider{Name: name, Catalog: catalog.LookupLive(name)}
 }
 
 // SettingsOf is what the jobs of the provider named name run with: the
@@ -112,7 +112,7 @@ func (c *Config) SettingsOf(name string) Service {
 // a base URL or SimulatorService) for the reference service's endpoints,
 // the provider's Identity for a model.
 func (c *Config) ServiceID(reference string, ep addrs.Endpoint) string {
-	if ep.Provider() == "" {
+	if ep.Provider() == addrs.Reference {
 		return reference
 	}
 	return c.ProviderOf(ep.Provider()).Identity()
@@ -121,7 +121,7 @@ func (c *Config) ServiceID(reference string, ep addrs.Endpoint) string {
 // PricesFor is what an instance of ep costs to make: the service block's
 // prices for the reference service, the provider's for a model.
 func (c *Config) PricesFor(ep addrs.Endpoint) *Prices {
-	if ep.Provider() == "" {
+	if ep.Provider() == addrs.Reference {
 		return c.Service.Prices
 	}
 	return c.ProviderOf(ep.Provider()).PricesFor(ep.Target())
@@ -139,7 +139,7 @@ var providerSchema = &hcl.BodySchema{
 // decodeProvider reads a provider block.
 func (c *Config) decodeProvider(b *hcl.Block) hcl.Diagnostics {
 	name := b.Labels[0]
-	cat := catalog.Lookup(name)
+	cat := catalog.LookupLive(name)
 	if cat == nil {
 		return hcl.Diagnostics{errorAt(b.LabelRanges[0].Ptr(), "Unknown provider",
 			catalog.Unknown(name).Error()+"."+didYouMean(name, catalog.Names()))}
@@ -264,7 +264,7 @@ func articleOf(kind addrs.Kind) string {
 // its model; nil, reported, when the provider or the model cannot be had.
 func (b *bodyBuilder) providerEndpoint() *endpointSpec {
 	r := b.r
-	p := catalog.Lookup(r.Provider())
+	p := catalog.LookupLive(r.Provider())
 	if p == nil {
 		rng := r.live.rng
 		b.diags = append(b.diags, errorAt(&rng, "Unknown provider",
@@ -508,7 +508,7 @@ func joinNumbers(ns []int64) string {
 // provider that answers files as bytes (no URL) are passed as data: URIs,
 // which a provider taking only URLs refuses.
 func (c *Config) checkSourceLinks(r *Resource, attr *hcl.Attribute, refs []addrs.Resource) hcl.Diagnostics {
-	to := catalog.Lookup(r.Provider())
+	to := catalog.LookupLive(r.Provider())
 	if to == nil || !to.SourceURLsOnly {
 		return nil
 	}
@@ -518,7 +518,7 @@ func (c *Config) checkSourceLinks(r *Resource, attr *hcl.Attribute, refs []addrs
 		if !ok {
 			continue
 		}
-		from := catalog.Lookup(src.Provider())
+		from := catalog.LookupLive(src.Provider())
 		if from == nil || !from.InlineOutputs {
 			continue
 		}

@@ -200,7 +200,7 @@ func FlattenRequest(endpoint addrs.Endpoint, request []byte) (map[string]any, er
 		return nil, fmt.Errorf("flattening request for %s: %w", endpoint, err)
 	}
 	out := make(map[string]any, len(body)+4)
-	if endpoint.Provider() != "" {
+	if endpoint.Provider() != addrs.Reference {
 		// A model's input is shown as it was sent, under the provider's
 		// own names, beside the model.
 		for k, v := range body {

@@ -425,7 +425,7 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance, known 
 		Dir:          inst.Dir,
 		Sensitive:    inst.Sensitive,
 	}
-	if inst.Endpoint.Provider() != "" {
+	if inst.Endpoint.Provider() != addrs.Reference {
 		c.Model = plans.ModelOf(inst.Endpoint, p.in.Config.PricesFor(inst.Endpoint))
 	}
 	if rec != nil && p.storing() {

@@ -51,7 +51,8 @@ func ParseKind(s string) (Kind, bool) {
 type Endpoint struct{ d *endpoint }
 
 type endpoint struct {
-	// provider is "" for the reference service.
+	// provider is the name of the provider the endpoint is a model (or,
+	// for the reference service, an endpoint) of.
 	provider string
 	// target is the reference endpoint's path, or the model.
 	target string
@@ -69,12 +70,18 @@ func intern(e endpoint) Endpoint {
 	return Endpoint{d.(*endpoint)}
 }
 
+// Reference is the name of the reference service as a provider: the
+// provider of every block that names none. Its endpoints are paths,
+// written as they are (without the name) in the state, plans and
+// messages, as genform has written them from its first version.
+const Reference = "reference"
+
 // The reference service's job-creation endpoints.
 var (
-	Text2Image  = intern(endpoint{target: "/v1/jobs/text2image", kind: Image})
-	Image2Video = intern(endpoint{target: "/v1/jobs/gen2/image2video", kind: Video})
-	KeyFrames   = intern(endpoint{target: "/v1/jobs/gen2/afc", kind: Video})
-	Text2Video  = intern(endpoint{target: "/v1/jobs/gen2/text2video", kind: Video})
+	Text2Image  = intern(endpoint{provider: Reference, target: "/v1/jobs/text2image", kind: Image})
+	Image2Video = intern(endpoint{provider: Reference, target: "/v1/jobs/gen2/image2video", kind: Video})
+	KeyFrames   = intern(endpoint{provider: Reference, target: "/v1/jobs/gen2/afc", kind: Video})
+	Text2Video  = intern(endpoint{provider: Reference, target: "/v1/jobs/gen2/text2video", kind: Video})
 )
 
 // Endpoints lists every job-creation endpoint of the reference service.
@@ -99,8 +106,8 @@ func (e Endpoint) Equal(o Endpoint) bool { return e == o }
 // IsZero reports whether e is no endpoint.
 func (e Endpoint) IsZero() bool { return e == Endpoint{} }
 
-// Provider is the live provider the endpoint is a model of; "" for the
-// reference service.
+// Provider is the name of the provider the endpoint is a model of
+// (Reference for the reference service's endpoints); "" for no endpoint.
 func (e Endpoint) Provider() string {
 	if e.d == nil {
 		return ""
@@ -120,8 +127,8 @@ func (e Endpoint) Target() string {
 // the reference endpoint's path ("/v1/jobs/text2image"), or the provider's
 // name and model ("fal:fal-ai/flux/dev").
 func (e Endpoint) Path() string {
-	if e.Provider() != "" {
-		return e.d.provider + ":" + e.d.target
+	if p := e.Provider(); p != "" && p != Reference {
+		return p + ":" + e.d.target
 	}
 	return e.Target()
 }
@@ -167,7 +174,7 @@ func ParseEndpoint(s string, kind Kind) (Endpoint, bool) {
 		return e, true
 	}
 	provider, model, ok := strings.Cut(s, ":")
-	if !ok || provider == "" || model == "" || strings.HasPrefix(s, "/") || (kind != Image && kind != Video) {
+	if !ok || provider == "" || provider == Reference || model == "" || strings.HasPrefix(s, "/") || (kind != Image && kind != Video) {
 		return Endpoint{}, false
 	}
 	for _, r := range provider {

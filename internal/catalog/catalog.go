@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -240,8 +239,27 @@ func Register(p *Provider) {
 // Lookup returns the provider named name, or nil.
 func Lookup(name string) *Provider { return providers[name] }
 
-// Names lists the providers' names, sorted.
-func Names() []string { return slices.Sorted(maps.Keys(providers)) }
+// LookupLive returns the live provider named name, which a provider
+// block and provider = NAME may name, or nil.
+func LookupLive(name string) *Provider {
+	if p := providers[name]; p != nil && !p.Service {
+		return p
+	}
+	return nil
+}
+
+// Names lists the names of the live providers, which provider blocks
+// and provider = NAME may name, sorted.
+func Names() []string {
+	var names []string
+	for name, p := range providers {
+		if !p.Service {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
 
 // InputError is Body's refusal of one key of input: a field the provider
 // takes that genform cannot follow (an answer it would not read, media

@@ -49,7 +49,7 @@ func (p *Provider) Taking(name string) []string {
 	return ids
 }
 
-// Providers lists every provider genform speaks, by name.
+// Providers lists every live provider genform speaks, by name.
 func Providers() []*Provider {
 	ps := make([]*Provider, 0, len(providers))
 	for _, n := range Names() {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/operation/outcome"
 	"github.com/genform/genform/reconcile/plans"
 )
@@ -60,9 +61,9 @@ func (w *Workspace) liveProvider(name string) outcome.Provider {
 }
 
 // serviceOf names the service the provider called name is: the reference
-// service for "", otherwise that live provider.
+// service, or a live provider.
 func (w *Workspace) serviceOf(name string) outcome.Services {
-	if name == "" {
+	if name == addrs.Reference {
 		ref := w.Endpoint.Reference()
 		return outcome.Services{Reference: &ref}
 	}

@@ -117,7 +117,7 @@ func (w *Workspace) Import(ctx context.Context, req ImportRequest) (*Imported, h
 	// nothing. A crash in between leaves the state naming what it named
 	// before: no service (recorded at the next apply), or the one that
 	// -migrate-service moved away from, whose switch is asked again.
-	if inst.Endpoint.Provider() == "" {
+	if inst.Endpoint.Provider() == addrs.Reference {
 		if err := store.Update(func(tx *statefile.Tx) error { return tx.SetService(w.Endpoint.ID) }); err != nil {
 			return out, nil, err
 		}

@@ -144,20 +144,20 @@ func (w *Workspace) connectService(reg *provider.Registration, onRetry func(cont
 	return p, stop, nil
 }
 
-// Provider is the provider named name behind the provider seam: "" is
-// the configured reference service, connected as the service block and
-// the environment say (see connectService); any other name a live
+// Provider is the provider named name behind the provider seam: the
+// reference service is connected as the service block and the
+// environment say (see connectService); any other name is a live
 // provider, its adapter built from its provider block and its key (the
 // block's key, or the environment variable the provider's own tools
 // read). A key that is not set is an error naming where to set it,
 // before anything is sent.
 func (w *Workspace) Provider(name string, onRetry func(context.Context, provider.RetryInfo)) (provider.Provider, func(), error) {
-	if name == "" {
-		return w.connectService(all.Service(), onRetry)
-	}
 	reg := all.Lookup(name)
 	if reg == nil {
 		return nil, func() {}, catalog.Unknown(name)
+	}
+	if reg.Table.Service {
+		return w.connectService(reg, onRetry)
 	}
 	s := w.Config.SettingsOf(name)
 	key := s.Token

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/catalog"
 	"github.com/genform/genform/internal/apiclient"
 )
 
@@ -203,10 +204,15 @@ func (e *Named) Error() string { return e.Err.Error() }
 func (e *Named) Unwrap() error { return e.Err }
 
 // NameErr wraps err, when it is the refusal of the key, a cap of the
-// account reached or the provider out of reach, as the error of provider name; any other error, and an
-// error of the reference service (name ""), is returned as it is.
+// account reached or the provider out of reach, as the error of live
+// provider name; any other error, and an error of the reference service
+// (which the service block configures, and messages call the service),
+// is returned as it is.
 func NameErr(name string, err error) error {
-	if name == "" || err == nil {
+	if err == nil {
+		return err
+	}
+	if t := catalog.Lookup(name); t == nil || t.Service {
 		return err
 	}
 	if errors.Is(err, apiclient.ErrUnauthorized) || errors.Is(err, apiclient.ErrUnreachable) || errors.Is(err, ErrCapReached) {

@@ -29,15 +29,14 @@ import (
 type Engine struct {
 	Config *config.Config
 	Store  *statefile.Store
-	// Service is the reference service, and Providers the live providers
-	// by name: what makes each change's generation is chosen by its
-	// endpoint's provider.
-	Service   provider.Provider
+	// Providers are the providers the engine was given, by name (the
+	// reference service under addrs.Reference): what makes each change's
+	// generation is chosen by its endpoint's provider.
 	Providers map[string]provider.Provider
-	// Connect is called (once a run for each provider, "" naming the
-	// reference service) for one the engine was not given when a change
-	// needs it after all: a restore whose cached copy turns out changed
-	// or gone downloads its files again by creation id.
+	// Connect is called (once a run for each provider) for one the engine
+	// was not given when a change needs it after all: a restore whose
+	// cached copy turns out changed or gone downloads its files again by
+	// creation id.
 	Connect func(name string) (provider.Provider, error)
 	// ServiceID is the reference service's identity: the state names it
 	// once a generation was made there.
@@ -134,8 +133,7 @@ type Result struct {
 // PossiblyPaid is a create request whose outcome genform does not know.
 type PossiblyPaid struct {
 	Addr addrs.Instance
-	// Provider is the live provider it was sent to, "" for the reference
-	// service.
+	// Provider is the name of the provider it was sent to.
 	Provider string
 	// SentAt is when the request was sent.
 	SentAt time.Time
@@ -284,27 +282,20 @@ func (e *Engine) Apply(ctx context.Context, plan *plans.Plan) (*Result, error) {
 	return r.res, nil
 }
 
-// providerFor is the provider that makes ep's generations: the reference
-// service for its endpoints, the live provider ep names otherwise. One
-// the engine was not given is connected through Engine.Connect the first
+// providerFor is the provider that makes ep's generations, the one its
+// endpoint names. One the engine was not given is connected through
+// Engine.Connect the first
 // time it is needed. Every call the run makes goes through the guard that
 // stops it when the provider refuses the key (see guarded).
 func (r *applyRun) providerFor(ep addrs.Endpoint) (provider.Provider, error) {
 	l := r.lane(ep)
 	l.once.Do(func() {
-		if l.name == "" {
-			l.p = r.e.Service
-		} else {
-			l.p = r.e.Providers[l.name]
-		}
+		l.p = r.e.Providers[l.name]
 		if l.p == nil {
-			switch {
-			case r.e.Connect != nil:
+			if r.e.Connect != nil {
 				l.p, l.err = r.e.Connect(l.name)
-			case l.name == "":
-				l.err = errors.New("no service is connected")
-			default:
-				l.err = fmt.Errorf("provider %q is not connected", l.name)
+			} else {
+				l.err = fmt.Errorf("%s is not connected", serviceName(ep))
 			}
 		}
 		if l.err == nil {
@@ -323,7 +314,7 @@ func (r *applyRun) lane(ep addrs.Endpoint) *lane {
 		return l
 	}
 	lim := Limits{Parallelism: r.e.Parallelism, PollInterval: r.e.PollInterval, Timeout: r.e.Timeout}
-	if own, ok := r.e.Limits[name]; ok && name != "" {
+	if own, ok := r.e.Limits[name]; ok {
 		lim = own
 	}
 	if lim.PollInterval <= 0 {
@@ -345,7 +336,7 @@ func (r *applyRun) lane(ep addrs.Endpoint) *lane {
 // state's generations are made with, when ep is one of its endpoints:
 // a live provider's generations name their provider in their endpoint.
 func (r *applyRun) setService(tx *statefile.Tx, ep addrs.Endpoint) error {
-	if ep.Provider() != "" {
+	if ep.Provider() != addrs.Reference {
 		return nil
 	}
 	return tx.SetService(r.e.ServiceID)

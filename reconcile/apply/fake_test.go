@@ -313,3 +313,9 @@ func asProvider(svc provider.Provider) provider.Provider {
 	}
 	return svc
 }
+
+// referenceOnly is the engine's providers when svc is the reference
+// service and there is no other: none for a nil svc.
+func referenceOnly(svc provider.Provider) map[string]provider.Provider {
+	return map[string]provider.Provider{addrs.Reference: asProvider(svc)}
+}

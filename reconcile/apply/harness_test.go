@@ -148,7 +148,7 @@ func (w *applyDir) apply(ctx context.Context, p *plans.Plan) *Result {
 	w.events = nil
 	w.mu.Unlock()
 	e := &Engine{
-		Config: w.cfg, Store: w.store, Service: asProvider(w.svc), ServiceID: "simulator",
+		Config: w.cfg, Store: w.store, Providers: referenceOnly(w.svc), ServiceID: "simulator",
 		Parallelism: w.parallelism, PollInterval: time.Millisecond, Timeout: w.timeout, Dir: w.dir,
 		Events: func(ev Event) {
 			w.mu.Lock()
@@ -157,7 +157,7 @@ func (w *applyDir) apply(ctx context.Context, p *plans.Plan) *Result {
 		},
 	}
 	if w.wrap != nil {
-		e.Service = w.wrap(e.Service)
+		e.Providers[addrs.Reference] = w.wrap(e.Providers[addrs.Reference])
 	}
 	if e.Parallelism == 0 {
 		e.Parallelism = 2
@@ -330,7 +330,7 @@ func applyWith(t *testing.T, src string, svc provider.Provider) (*statefile.Stor
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	eng := &Engine{Config: cfg, Store: st, Service: asProvider(svc), ServiceID: "simulator", Parallelism: 2, PollInterval: time.Millisecond, Dir: f.dir}
+	eng := &Engine{Config: cfg, Store: st, Providers: referenceOnly(svc), ServiceID: "simulator", Parallelism: 2, PollInterval: time.Millisecond, Dir: f.dir}
 	res, err := eng.Apply(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)

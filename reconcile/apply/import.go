@@ -164,10 +164,8 @@ func Import(ctx context.Context, in ImportInput) (*ImportResult, error) {
 	}
 	// The outputs are downloaded as apply downloads a generation's, by a
 	// run of the engine that submits nothing.
-	eng := &Engine{Store: in.Store, Service: in.Service, ServiceID: in.ServiceID, Dir: in.Dir, Blobs: in.Blobs}
-	if name := inst.Endpoint.Provider(); name != "" {
-		eng.Service, eng.Providers = nil, map[string]provider.Provider{name: in.Service}
-	}
+	eng := &Engine{Store: in.Store, Providers: map[string]provider.Provider{inst.Endpoint.Provider(): in.Service},
+		ServiceID: in.ServiceID, Dir: in.Dir, Blobs: in.Blobs}
 	r := eng.start(ctx, nil)
 	defer r.stop(nil)
 	dlErr := r.downloadAll(r.on(inst.Addr), rec, nil, nil)

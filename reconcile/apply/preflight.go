@@ -41,9 +41,10 @@ func (r *applyRun) begin() error {
 	return nil
 }
 
-// serviceName names ep's provider in messages.
+// serviceName names ep's provider in messages: the reference service is
+// "the service" (the one the service block configures).
 func serviceName(ep addrs.Endpoint) string {
-	if ep.Provider() == "" {
+	if ep.Provider() == addrs.Reference {
 		return "the service"
 	}
 	return "provider " + ep.Provider()
@@ -59,7 +60,9 @@ func sendsJobs(plan *plans.Plan) []addrs.Endpoint {
 		case plans.Create, plans.Replace, plans.Resume:
 			if !seen[c.Provider()] {
 				seen[c.Provider()] = true
-				var ep addrs.Endpoint
+				// A change the reference service makes carries no
+				// model: any of its endpoints names its provider.
+				ep := addrs.Text2Image
 				if c.Model != nil {
 					ep = c.Model.Endpoint
 				}

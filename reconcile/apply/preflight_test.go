@@ -26,7 +26,7 @@ var refusal = &apiclient.Error{HTTPStatus: 401, Message: "invalid token", Code: 
 // into w.
 func engineFor(w *applyDir, svc provider.Provider) *Engine {
 	return &Engine{
-		Config: w.cfg, Store: w.store, Service: asProvider(svc), ServiceID: "simulator",
+		Config: w.cfg, Store: w.store, Providers: referenceOnly(svc), ServiceID: "simulator",
 		Parallelism: 1, PollInterval: time.Millisecond, Timeout: 10 * time.Second, Dir: w.dir,
 		Events: func(ev Event) {
 			w.mu.Lock()

@@ -15,7 +15,6 @@ import (
 	"github.com/genform/genform/internal/cache"
 	"github.com/genform/genform/internal/catalog"
 	"github.com/genform/genform/internal/provider"
-	"github.com/genform/genform/internal/provider/reference/rules"
 	"github.com/genform/genform/internal/workdir"
 	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
@@ -369,24 +368,19 @@ func (r *applyRun) interruptedJob(addr addrs.Instance, why *plans.Reason) *state
 	return it
 }
 
-// mostOutputs is the most outputs one request to ep yields: the
-// reference service's endpoint's largest image_number, a listed model's
-// most images, and for a model the tables do not list (whose input may
-// ask for many with its own count fields) unlistedMostOutputs.
+// mostOutputs is the most outputs one request to ep yields: a listed
+// model's (or endpoint's) most images, and for a model the tables do not
+// list (whose input may ask for many with its own count fields)
+// unlistedMostOutputs.
 func mostOutputs(ep addrs.Endpoint) int {
-	most := 1
-	if l := rules.For(ep); l != nil {
-		for _, n := range l.ImageNumbers {
-			most = max(most, int(n))
-		}
+	p := catalog.Lookup(ep.Provider())
+	if p == nil {
+		return 1
 	}
-	if p := catalog.Lookup(ep.Provider()); p != nil {
-		if !p.Listed(ep.Target()) {
-			return unlistedMostOutputs
-		}
-		most = max(most, int(p.Caps(ep.Target()).MostImages()))
+	if !p.Listed(ep.Target()) {
+		return unlistedMostOutputs
 	}
-	return most
+	return int(p.Caps(ep.Target()).MostImages())
 }
 
 // unlistedMostOutputs bounds the files kept of one job of a model the

@@ -72,7 +72,7 @@ func TestApplyRefusesARequestThePlanDidNotShow(t *testing.T) {
 	p, _ := reconcile.MakePlan(reconcile.PlanInput{Config: cfg, State: nil, Service: "simulator", Dir: f.dir})
 	p.Change(a("image.a")).Fingerprint = "not-the-request-that-will-be-sent"
 	svc := &fakeService{}
-	res, err := (&Engine{Config: cfg, Store: st, Service: asProvider(svc), ServiceID: "simulator", Parallelism: 1, Dir: f.dir}).Apply(context.Background(), p)
+	res, err := (&Engine{Config: cfg, Store: st, Providers: referenceOnly(svc), ServiceID: "simulator", Parallelism: 1, Dir: f.dir}).Apply(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/catalog"
 )
 
@@ -55,7 +56,7 @@ type Uncounted struct {
 // allocates nothing for the input of a large plan's no-ops.
 func InputCount(inst *config.Instance) (factor int, counted bool, uncounted *Uncounted) {
 	factor = 1
-	if inst.Endpoint.Provider() == "" {
+	if inst.Endpoint.Provider() == addrs.Reference {
 		return factor, false, nil
 	}
 	input, set := inst.Attr("input")

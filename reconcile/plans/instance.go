@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/zclconf/go-cty/cty"
@@ -14,7 +13,6 @@ import (
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/catalog"
-	"github.com/genform/genform/internal/provider/reference/rules"
 	"github.com/genform/genform/internal/workdir"
 	"github.com/genform/genform/statefile"
 )
@@ -74,7 +72,7 @@ func MediaOf(inst *config.Instance) (count int, fromDefault bool) {
 // it.
 func CountOf(inst *config.Instance) (count int, fromDefault bool, uncounted *Uncounted) {
 	n, def := mediaOf(inst)
-	if inst.Endpoint.Provider() == "" {
+	if inst.Endpoint.Provider() == addrs.Reference {
 		return n, def, nil
 	}
 	factor, counted, uncounted := InputCount(inst)
@@ -87,15 +85,10 @@ func mediaOf(inst *config.Instance) (count int, fromDefault bool) {
 	if inst.Resource.Kind == addrs.Video {
 		return 1, false
 	}
-	def, most := int64(0), int64(0)
+	def, most := int64(1), int64(1)
 	if p := catalog.Lookup(inst.Endpoint.Provider()); p != nil {
 		caps := p.Caps(inst.Endpoint.Target())
 		def, most = max(caps.DefaultImageNumber, 1), caps.MostImages()
-	} else {
-		// The reference service's images are all made by one endpoint,
-		// whose rules hold the default.
-		l := rules.For(addrs.Text2Image)
-		def, most = l.DefaultImageNumber, slices.Max(l.ImageNumbers)
 	}
 	v, set := inst.Attr("image_number")
 	switch {
@@ -127,21 +120,15 @@ func VideoSeconds(inst *config.Instance) int {
 			return int(n)
 		}
 	}
-	if p := catalog.Lookup(inst.Endpoint.Provider()); p != nil {
-		caps := p.Caps(inst.Endpoint.Target())
-		if set && !v.IsKnown() {
-			return int(caps.MostSeconds())
-		}
-		return int(caps.DefaultDuration)
-	}
-	l := rules.For(inst.Endpoint)
-	if l == nil {
+	p := catalog.Lookup(inst.Endpoint.Provider())
+	if p == nil {
 		return 0
 	}
-	if set && !v.IsKnown() && len(l.Durations) > 0 {
-		return int(slices.Max(l.Durations))
+	caps := p.Caps(inst.Endpoint.Target())
+	if set && !v.IsKnown() {
+		return int(caps.MostSeconds())
 	}
-	return int(l.DefaultDuration)
+	return int(caps.DefaultDuration)
 }
 
 // AtMost reports whether a value inst's price depends on (image_number,

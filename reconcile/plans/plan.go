@@ -110,7 +110,7 @@ type Model struct {
 
 // ModelOf is the Model of ep, nil for a reference service endpoint.
 func ModelOf(ep addrs.Endpoint, prices *config.Prices) *Model {
-	if ep.Provider() == "" {
+	if ep.Provider() == addrs.Reference {
 		return nil
 	}
 	return &Model{Endpoint: ep, Prices: prices}

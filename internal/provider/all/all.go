@@ -34,9 +34,7 @@ var Providers = []*provider.Registration{
 
 func init() {
 	for _, r := range Providers {
-		if !r.Table.Service {
-			catalog.Register(r.Table)
-		}
+		catalog.Register(r.Table)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/genform/genform/internal/apiclient"
 	"github.com/genform/genform/internal/catalog"
 	"github.com/genform/genform/internal/provider"
+	"github.com/genform/genform/internal/provider/reference/rules"
 	"github.com/genform/genform/internal/simulator"
 	"github.com/genform/genform/internal/simulator/simkit"
 )
@@ -15,12 +16,14 @@ import (
 // by the service block (its token in GENFORM_TOKEN, or service.token),
 // and makes the generations of every block that names no provider.
 var Table = &catalog.Provider{
-	Name:    "reference",
+	Name:    addrs.Reference,
 	Title:   "the reference service",
 	KeyEnv:  "GENFORM_TOKEN",
 	Service: true,
 	// The service lists no jobs: a lost create cannot be found again.
 	Recovery: catalog.RecoverNone,
+	// Its endpoints are its models.
+	Models: endpointCaps(),
 }
 
 // Registration is the reference service in genform's one list of
@@ -83,4 +86,24 @@ func newProvider(cfg provider.Config) (provider.Provider, error) {
 		return nil, err
 	}
 	return New(c, cmp.Or(cfg.ID, c.BaseURL())), nil
+}
+
+// endpointCaps are the reference service's endpoints as the tables
+// describe a provider's models: what each makes, and the counts and
+// lengths it allows (package rules holds every value it takes).
+func endpointCaps() map[string]catalog.Caps {
+	models := map[string]catalog.Caps{}
+	for _, ep := range addrs.Endpoints {
+		l := rules.For(ep)
+		models[ep.Path()] = catalog.Caps{
+			Kinds:              []addrs.Kind{ep.Kind()},
+			ImageNumbers:       l.ImageNumbers,
+			DefaultImageNumber: l.DefaultImageNumber,
+			Durations:          l.Durations,
+			DefaultDuration:    l.DefaultDuration,
+			AspectRatios:       l.AspectRatios,
+			MaxSourceImages:    l.MaxSourceImages,
+		}
+	}
+	return models
 }
