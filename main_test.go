@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -37,7 +36,12 @@ func TestScript(t *testing.T) {
 		UpdateScripts:       *update,
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
-			h := &simHolder{}
+			// The ports free-port holds are let go last, once the
+			// simulators on them have stopped.
+			ports := &heldPorts{}
+			env.Defer(ports.close)
+			env.Values[portsKey{}] = ports
+			h := &simHolder{ports: ports}
 			if err := h.start("", simulator.Options{Latency: 300 * time.Millisecond, Token: "test-token"}); err != nil {
 				return err
 			}
@@ -46,7 +50,7 @@ func TestScript(t *testing.T) {
 			proxy := &chargeProxy{}
 			env.Defer(proxy.close)
 			env.Values[proxyKey{}] = proxy
-			sims := &providerSims{}
+			sims := &providerSims{ports: ports}
 			env.Defer(sims.close)
 			env.Values[providerSimKey{}] = sims
 			pg := &pgHolder{}
@@ -113,13 +117,16 @@ type simKey struct{}
 
 // simHolder owns the simulator of one script; sim-start swaps it.
 type simHolder struct {
-	mu   sync.Mutex
-	inst *simulator.Instance
+	ports *heldPorts
+	mu    sync.Mutex
+	inst  *simulator.Instance
 }
 
 // start starts a simulator at addr ("" for any free port), in place of
 // the one running; one at the same address is stopped first (the service
-// restarted: its URL, and so the service's identity, stays).
+// restarted: its URL, and so the service's identity, stays). At a port
+// free-port holds, it listens on the held socket, so no other process
+// can have taken the port since.
 func (h *simHolder) start(addr string, opts simulator.Options) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -130,7 +137,11 @@ func (h *simHolder) start(addr string, opts simulator.Options) error {
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
-	inst, err := simulator.Listen(addr, opts)
+	ln, err := h.ports.listen(addr)
+	if err != nil {
+		return err
+	}
+	inst, err := simulator.Serve(ln, opts)
 	if err != nil {
 		return err
 	}
@@ -339,18 +350,6 @@ func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
 	d, err := time.ParseDuration(args[0])
 	ts.Check(err)
 	time.Sleep(d)
-}
-
-// free-port VAR sets VAR to a loopback TCP port that is free now.
-func cmdFreePort(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 1 {
-		ts.Fatalf("usage: free-port VAR")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	ts.Check(err)
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	ts.Setenv(args[0], strconv.Itoa(port))
 }
 
 // http [-token T] [-wait] [-save VAR=path.to.field] METHOD URL [BODYFILE]

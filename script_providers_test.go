@@ -23,8 +23,9 @@ type providerSimKey struct{}
 
 // providerSims owns the provider simulators of one script, by name.
 type providerSims struct {
-	mu   sync.Mutex
-	sims map[string]*simkit.Instance
+	ports *heldPorts
+	mu    sync.Mutex
+	sims  map[string]*simkit.Instance
 }
 
 func (p *providerSims) close() {
@@ -90,9 +91,7 @@ func cmdProviderSim(ts *testscript.TestScript, neg bool, args []string) {
 		old.Close()
 		delete(p.sims, name)
 	}
-	h, err := sim.Simulator(opts)
-	ts.Check(err)
-	inst, err := simkit.Listen(addr, h)
+	inst, err := p.start(addr, sim.Simulator, opts)
 	ts.Check(err)
 	if p.sims == nil {
 		p.sims = map[string]*simkit.Instance{}
@@ -100,6 +99,23 @@ func cmdProviderSim(ts *testscript.TestScript, neg bool, args []string) {
 	p.sims[name] = inst
 	ts.Setenv(strings.ToUpper(name)+"_SIM_URL", inst.URL)
 	ts.Setenv(sim.Table.KeyEnv, opts.Token)
+}
+
+// start serves the simulator newSim makes from opts at addr: at a port
+// free-port holds, on the held socket, so that a simulator restarted at
+// its address never finds the port taken. Called with p.mu held, the
+// simulator it replaces stopped.
+func (p *providerSims) start(addr string, newSim func(simkit.Options) (simkit.Handler, error), opts simkit.Options) (*simkit.Instance, error) {
+	ln, err := p.ports.listen(addr)
+	if err != nil {
+		return nil, err
+	}
+	h, err := newSim(opts)
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	return simkit.Serve(ln, h), nil
 }
 
 // provider-stats NAME prints what the simulator of provider NAME saw, as

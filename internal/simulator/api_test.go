@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/provider/reference/rules"
+	"github.com/genform/genform/internal/simulator/simkit"
 )
 
 const (
@@ -584,7 +585,7 @@ func TestFingerprintCanonical(t *testing.T) {
 		{`{"x":{"z":null,"y":true}}`, `{"x":{"y":true,"z":null}}`},
 	}
 	for _, tt := range tests {
-		got, err := fingerprint("/e", []byte(tt.body))
+		got, err := simkit.Fingerprint("/e", []byte(tt.body))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,12 +4,20 @@
 // is configured, `genform sim` runs it standalone, and genform's tests run
 // against it.
 //
-// It owns the service's behaviour as seen over HTTP: validation, the job
-// lifecycle, limits, injected faults, media rendering and persistence of
-// its own jobs, built from the pieces every simulator shares (package
-// simulator/simkit: rendering, the media cache, rate admission, fault
-// draws, job files, the jobs report, Listen); the live providers'
-// simulators are packages simulator/fal and simulator/replicate. It does not own the client: it never imports package
+// It owns the service's API alone: its paths and route table (routes.go),
+// the request fields and their validation (request.go), the statuses and
+// their lifecycle and the format of its job files (jobs.go), its error
+// bodies and codes (errors.go), the creation detail and watermark-free
+// URLs (server.go), and what its media files show (media.go). Everything
+// else comes from package simulator/simkit, in whose frame (simkit.Server)
+// it is built as the live providers' simulators (simulator/fal,
+// replicate, openai, runway, luma) are: the gate every API request passes
+// (token, request rate, injected errors), the jobs with their creates per
+// fingerprint, the concurrency limit (refusing here, where the live
+// providers queue), lost answers, the data directory, URL signing, the
+// rendering, the media cache and its cut-short downloads, the /_sim/jobs
+// report, the request log, and serving on an address or a listener
+// (Listen, Serve). It does not own the client: it never imports package
 // service, so a client test that passes against it proves the client speaks
 // the documented interface rather than the simulator's quirks. Where the
 // service's interface is silent, it follows what the service published
@@ -178,6 +186,9 @@
 // With DataDir set, each job is one JSON file, DataDir/jobs/<id>.json,
 // written through a synced temporary file and a rename before the create is
 // answered, so a job whose id a client saw is never lost, even by a crash.
+// The file's format is the service's own (jobFile, version 1), not
+// simkit.Run's, so the data directories the built-in simulator left in
+// working copies (.genform/simulator) load as they are.
 // The URL signing key is DataDir/secret.key. New loads every job; status
 // and detail request counters are written by Close. Tokens are never
 // stored, only their sha256, which keeps job ownership across restarts.

@@ -55,10 +55,10 @@ func (e *apiError) write(w http.ResponseWriter) {
 	}
 	body := errorFields{Message: e.msg, Code: e.code, Details: []any{}}
 	if _, flat := e.code.(int); flat {
-		writeJSON(w, e.status, body)
+		simkit.WriteJSON(w, e.status, body)
 		return
 	}
-	writeJSON(w, e.status, struct {
+	simkit.WriteJSON(w, e.status, struct {
 		Error errorFields `json:"error"`
 	}{body})
 }
@@ -68,10 +68,8 @@ func (e *apiError) write(w http.ResponseWriter) {
 const successStatus = "success"
 
 func writeValue(w http.ResponseWriter, value any) {
-	writeJSON(w, http.StatusOK, struct {
+	simkit.WriteJSON(w, http.StatusOK, struct {
 		Status string `json:"status"`
 		Value  any    `json:"value"`
 	}{successStatus, value})
 }
-
-func writeJSON(w http.ResponseWriter, status int, v any) { simkit.WriteJSON(w, status, v) }

@@ -237,7 +237,7 @@ func (h *harness) download(url, contentType string) []byte {
 }
 
 // finish moves the clock to when jobs created now have finished.
-func (h *harness) finish() { h.clock.Advance(h.sim.opts.Latency) }
+func (h *harness) finish() { h.clock.Advance(h.sim.Core.Opts.Latency) }
 
 func sha256Hex(s string) string {
 	sum := sha256.Sum256([]byte(s))

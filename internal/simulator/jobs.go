@@ -6,7 +6,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/genform/genform/internal/provider/reference/rules"
 	"github.com/genform/genform/internal/simulator/simkit"
 )
 
@@ -26,10 +25,49 @@ const (
 	postProcessingShare = 0.15
 )
 
-// job is one creation. Everything its lifecycle needs is fixed when it is
-// created (creation time, latency, whether it fails, its seed), so its
-// status is a function of the clock and survives a restart unchanged.
-type job struct {
+// phase is where a job stands at some instant, in the service's words.
+type phase struct {
+	status   string
+	progress float64
+	since    time.Time // when the job entered this status
+}
+
+// phaseAt is where job r stands at now. Everything it depends on is
+// fixed when the job is made (its creation time, latency and end; the
+// service refuses rather than queues a job, so it starts when made), so
+// its status is a function of the clock and survives a restart.
+func phaseAt(r *simkit.Run, now time.Time) phase {
+	elapsed := now.Sub(r.CreatedAt)
+	pendingEnd := time.Duration(float64(r.Latency) * pendingShare)
+	processingEnd := r.Latency - time.Duration(float64(r.Latency)*postProcessingShare)
+	finish := r.CreatedAt.Add(r.Latency)
+	switch {
+	case elapsed < pendingEnd:
+		return phase{statusPending, 0, r.CreatedAt}
+	case elapsed < processingEnd:
+		p := float64(elapsed-pendingEnd) / float64(processingEnd-pendingEnd)
+		return phase{statusProcessing, math.Round(p*1e4) / 1e4, r.CreatedAt.Add(pendingEnd)}
+	case elapsed < r.Latency:
+		return phase{statusPostProcessing, 1, r.CreatedAt.Add(processingEnd)}
+	case r.End == simkit.Fail:
+		return phase{statusFailed, 1, finish}
+	default:
+		return phase{statusSucceed, 1, finish}
+	}
+}
+
+// requestOf is the request job r was made from, read when it was made
+// or loaded.
+func requestOf(r *simkit.Run) *request { return r.Request.(*request) }
+
+// jobFileVersion is the version of the per-job file format.
+const jobFileVersion = 1
+
+// jobFile is the file of one job in DataDir/jobs: the service's own
+// format, older than simkit.Run's, which the data directories of the
+// built-in simulator (.genform/simulator) hold.
+type jobFile struct {
+	Version     int             `json:"version"`
 	ID          string          `json:"id"`
 	Endpoint    string          `json:"endpoint"`
 	Body        json.RawMessage `json:"body"`
@@ -41,80 +79,45 @@ type job struct {
 	Latency     time.Duration `json:"latency_ns"`
 	Fail        bool          `json:"fail"`
 	Seed        int64         `json:"seed"` // resolved: never -1
-	// Counters, flushed to disk by Server.Close rather than on every poll.
+	// Counters, written by Server.Close rather than on every poll.
 	StatusRequests int `json:"status_requests"`
 	DetailRequests int `json:"detail_requests"`
-
-	req   *request // parsed from Body
-	dirty bool     // counters changed since the job was last written
 }
 
-// jobFileVersion is the version of the per-job file format.
-const jobFileVersion = 1
-
-type jobFile struct {
-	Version int `json:"version"`
-	*job
-}
-
-// phase is where a job stands at some instant.
-type phase struct {
-	status   string
-	progress float64
-	since    time.Time // when the job entered this status
-}
-
-func (j *job) finishAt() time.Time { return j.CreatedAt.Add(j.Latency) }
-
-func (j *job) phaseAt(now time.Time) phase {
-	elapsed := now.Sub(j.CreatedAt)
-	pendingEnd := time.Duration(float64(j.Latency) * pendingShare)
-	processingEnd := j.Latency - time.Duration(float64(j.Latency)*postProcessingShare)
-	switch {
-	case elapsed < pendingEnd:
-		return phase{statusPending, 0, j.CreatedAt}
-	case elapsed < processingEnd:
-		p := float64(elapsed-pendingEnd) / float64(processingEnd-pendingEnd)
-		return phase{statusProcessing, math.Round(p*1e4) / 1e4, j.CreatedAt.Add(pendingEnd)}
-	case elapsed < j.Latency:
-		return phase{statusPostProcessing, 1, j.CreatedAt.Add(processingEnd)}
-	case j.Fail:
-		return phase{statusFailed, 1, j.finishAt()}
-	default:
-		return phase{statusSucceed, 1, j.finishAt()}
-	}
-}
-
-func newJobID() (string, error) { return simkit.NewUUID() }
-
-// seedFromID picks the seed of a job that asked for a random one (-1):
-// random across jobs, fixed for the job, so its outputs are stable.
-func seedFromID(id string) int64 { return simkit.SeedFromID(id, rules.MaxSeed) }
-
-// saveJob writes j to the data directory.
-func saveJob(st *simkit.Store, j *job) error {
-	return st.Save(j.ID, jobFile{Version: jobFileVersion, job: j})
-}
-
-// loadJobs reads every job saved in the data directory.
-func loadJobs(st *simkit.Store) ([]*job, error) {
-	var jobs []*job
-	err := st.Load(func(path string, b []byte) error {
-		f := jobFile{job: &job{}}
+// jobFormat writes and reads jobFile, so that the jobs a data directory
+// already holds load as they are.
+var jobFormat = simkit.JobFormat{
+	Encode: func(r *simkit.Run) ([]byte, error) {
+		return json.MarshalIndent(jobFile{
+			Version: jobFileVersion, ID: r.ID, Endpoint: r.Endpoint, Body: r.Body,
+			Fingerprint: r.Fingerprint, TokenSHA256: r.TokenSHA256, CreatedAt: r.CreatedAt,
+			Latency: r.Latency, Fail: r.End == simkit.Fail, Seed: r.Seed,
+			StatusRequests: r.StatusRequests, DetailRequests: r.DetailRequests,
+		}, "", "  ")
+	},
+	Decode: func(path string, b []byte) (*simkit.Run, error) {
+		var f jobFile
 		if err := json.Unmarshal(b, &f); err != nil {
-			return fmt.Errorf("decoding saved job %s: %w", path, err)
+			return nil, fmt.Errorf("decoding saved job %s: %w", path, err)
 		}
 		if f.Version != jobFileVersion {
-			return fmt.Errorf("saved job %s has format version %d; this simulator reads version %d", path, f.Version, jobFileVersion)
+			return nil, fmt.Errorf("saved job %s has format version %d; this simulator reads version %d", path, f.Version, jobFileVersion)
 		}
-		j := f.job
-		req, aerr := parseRequest(j.Endpoint, j.Body)
+		req, aerr := parseRequest(f.Endpoint, f.Body)
 		if aerr != nil {
-			return fmt.Errorf("saved job %s: its request no longer validates: %s", path, aerr.msg)
+			return nil, fmt.Errorf("saved job %s: its request no longer validates: %s", path, aerr.msg)
 		}
-		j.req = req
-		jobs = append(jobs, j)
-		return nil
-	})
-	return jobs, err
+		r := &simkit.Run{
+			ID: f.ID, Endpoint: f.Endpoint, Body: f.Body, Fingerprint: f.Fingerprint,
+			TokenSHA256: f.TokenSHA256, CreatedAt: f.CreatedAt, StartAt: f.CreatedAt,
+			Latency: f.Latency, End: simkit.Succeed,
+			StatusRequests: f.StatusRequests, DetailRequests: f.DetailRequests,
+			Request: req,
+		}
+		if f.Fail {
+			r.End = simkit.Fail
+		}
+		r.Seed = f.Seed
+		return r, nil
+	},
 }

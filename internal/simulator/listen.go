@@ -1,6 +1,8 @@
 package simulator
 
 import (
+	"net"
+
 	"github.com/genform/genform/internal/simulator/simkit"
 )
 
@@ -28,6 +30,18 @@ func Listen(addr string, opts Options) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
+	return &Instance{URL: inst.URL, Server: s, inst: inst}, nil
+}
+
+// Serve starts a Server configured by opts on ln, which Close closes (see
+// simkit.Serve). When the server cannot be made, ln is closed.
+func Serve(ln net.Listener, opts Options) (*Instance, error) {
+	s, err := New(opts)
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	inst := simkit.Serve(ln, s)
 	return &Instance{URL: inst.URL, Server: s, inst: inst}, nil
 }
 

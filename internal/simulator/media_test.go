@@ -10,6 +10,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -318,5 +320,71 @@ func TestPersistenceKeepsJobWithoutClose(t *testing.T) {
 	jobs := again.Jobs().Jobs
 	if len(jobs) != 1 || jobs[0].ID != env.Value.GenerationID {
 		t.Errorf("after a crash: %+v, want job %s", jobs, env.Value.GenerationID)
+	}
+}
+
+// TestJobFilesOfEarlierVersions loads the job files an earlier version of
+// the simulator wrote (testdata/jobs-v1: the built-in simulator keeps its
+// jobs in every working copy's .genform/simulator) and writes them back
+// in the same format, byte for byte: jobs a client has recorded are
+// found again after an upgrade, and after a downgrade.
+func TestJobFilesOfEarlierVersions(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(dir, "jobs"), os.DirFS("testdata/jobs-v1")); err != nil {
+		t.Fatal(err)
+	}
+	const (
+		failed    = "352e7807-34de-419c-814f-2997179d7b9f"
+		succeeded = "1ad52bc1-4a3c-45f2-824d-ed4dcbd42021"
+	)
+	clock := newFakeClock() // the jobs were made at this instant, 10s long
+	clock.Advance(time.Minute)
+	h := newHarness(t, Options{DataDir: dir, Now: clock.Now})
+	rep := h.sim.Jobs()
+	if len(rep.Jobs) != 2 || len(rep.Creates) != 2 {
+		t.Fatalf("loaded %d jobs of %d fingerprints, want 2 of 2", len(rep.Jobs), len(rep.Creates))
+	}
+	for _, j := range rep.Jobs {
+		want := map[string]string{failed: statusFailed, succeeded: statusSucceed}[j.ID]
+		if j.Status != want || j.StatusRequests != 1 {
+			t.Errorf("job %s: %s after %d status requests, want %s after 1", j.ID, j.Status, j.StatusRequests, want)
+		}
+	}
+	// The jobs are the token "tok"'s.
+	var env struct {
+		Value creationDetail `json:"value"`
+	}
+	r := h.doAs("tok", "GET", "/v1/creation/"+succeeded, nil)
+	r.value(t)
+	if err := json.Unmarshal(r.body, &env); err != nil {
+		t.Fatal(err)
+	}
+	if d := env.Value; d.Status != statusSucceed || d.Prompt != "two" || len(d.Outputs) != 1 {
+		t.Errorf("detail of the video: %+v", d)
+	}
+	decodeGIF(t, h.download(env.Value.VideoURL, "image/gif"))
+	if r := h.do("GET", "/v1/jobs/"+failed+"/status", nil); r.status != http.StatusNotFound {
+		t.Errorf("another token's job: %d %s, want 404", r.status, r.body)
+	}
+
+	// A status request makes the failed job's file due again: Close
+	// writes it as the earlier version did, its counter moved on.
+	if r := h.doAs("tok", "GET", "/v1/jobs/"+failed+"/status", nil); r.status != http.StatusOK {
+		t.Fatalf("status: %d %s", r.status, r.body)
+	}
+	if err := h.sim.Close(); err != nil {
+		t.Fatal(err)
+	}
+	name := failed + ".json"
+	was, err := os.ReadFile(filepath.Join("testdata/jobs-v1", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, err := os.ReadFile(filepath.Join(dir, "jobs", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Replace(string(was), `"status_requests": 1`, `"status_requests": 2`, 1); string(now) != want {
+		t.Errorf("the job file was written in another format:\n%s\nwant:\n%s", now, want)
 	}
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/provider/reference/rules"
-	"github.com/genform/genform/internal/simulator/simkit"
 )
 
 // kind is what a creation makes from what; it decides which request fields
@@ -424,10 +423,4 @@ func asInteger(name string, v any) (int64, *apiError) {
 		return 0, badRequest(codeInvalidField, fmt.Sprintf("%s %s, got %s", name, rules.NotWhole, num))
 	}
 	return n, nil
-}
-
-// fingerprint identifies a request by what it asks for, not how it is
-// spelled (see simkit.Fingerprint).
-func fingerprint(endpoint string, body []byte) (string, error) {
-	return simkit.Fingerprint(endpoint, body)
 }

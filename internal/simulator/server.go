@@ -1,22 +1,13 @@
 package simulator
 
 import (
-	"bytes"
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
-	"crypto/subtle"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/genform/genform/internal/provider/reference/rules"
@@ -37,177 +28,65 @@ const (
 	DefaultURLTTL        = 60 * time.Minute
 )
 
-const (
-	rateWindow   = time.Minute
-	maxBodyBytes = rules.MaxRequestBytes
-)
+// defaults are the service's limits, and how its jobs differ from the
+// live providers': a create past the concurrency limit is refused (429
+// VB-100011) rather than queued, and its job files are its own.
+var defaults = simkit.Defaults{
+	MaxConcurrent:   DefaultMaxConcurrent,
+	RPM:             DefaultRPM,
+	URLTTL:          DefaultURLTTL,
+	RefuseOverLimit: true,
+	Format:          &jobFormat,
+}
 
-// Server is the simulated generation service. It is an http.Handler; its
-// methods are safe for concurrent use.
+const maxBodyBytes = rules.MaxRequestBytes
+
+// Server is the simulated generation service, built in simkit's frame
+// (its core, route table, gate, jobs report and request log). It is an
+// http.Handler; its methods are safe for concurrent use.
 type Server struct {
-	opts   Options
-	mux    *http.ServeMux // the route table, built by routes
-	now    func() time.Time
-	logf   func(format string, args ...any)
-	secret []byte        // signs watermark-free URLs
-	store  *simkit.Store // nil without DataDir
-	media  *simkit.MediaCache
-	limit  *simkit.Limiter
-
-	mu        sync.Mutex
-	jobs      map[string]*job
-	creates   map[string]int    // accepted creates per fingerprint
-	active    map[string][]*job // per token hash: jobs not seen finished yet
-	requests  int
-	throttled int
-	downloads int
-
-	errRand, truncRand, loseRand *simkit.Draw
+	*simkit.Server
+	signer *simkit.Signer // signs watermark-free URLs
 }
 
 // New returns a Server configured by opts, loading the jobs saved in
 // opts.DataDir when it is set.
 func New(opts Options) (*Server, error) {
-	if err := opts.CheckRates(); err != nil {
+	s := &Server{}
+	frame, err := simkit.NewServer(opts, defaults, "Bearer", s.refuse, nil)
+	if err != nil {
 		return nil, err
 	}
-	if opts.Latency <= 0 {
-		opts.Latency = DefaultLatency
+	s.Server = frame
+	frame.Phase = func(r *simkit.Run, now time.Time) (string, float64) {
+		p := phaseAt(r, now)
+		return p.status, p.progress
 	}
-	if opts.MaxConcurrent == 0 {
-		opts.MaxConcurrent = DefaultMaxConcurrent
-	}
-	if opts.RPM == 0 {
-		opts.RPM = DefaultRPM
-	}
-	if opts.URLTTL <= 0 {
-		opts.URLTTL = DefaultURLTTL
-	}
-	s := &Server{
-		opts:      opts,
-		now:       opts.Now,
-		logf:      opts.Logf,
-		media:     simkit.NewMediaCache(simkit.MediaCacheSize),
-		limit:     simkit.NewLimiter(opts.RPM),
-		jobs:      map[string]*job{},
-		creates:   map[string]int{},
-		active:    map[string][]*job{},
-		errRand:   simkit.NewDraw(opts.Seed, simkit.StreamError),
-		truncRand: simkit.NewDraw(opts.Seed, simkit.StreamTruncate),
-		loseRand:  simkit.NewDraw(opts.Seed, simkit.StreamLose),
-	}
-	if s.now == nil {
-		s.now = time.Now
-	}
-	s.mux = s.routes()
-	if opts.DataDir == "" {
-		s.secret = make([]byte, 32)
-		if _, err := rand.Read(s.secret); err != nil {
-			return nil, fmt.Errorf("simulator: generating the URL signing key: %w", err)
-		}
-		return s, nil
-	}
-	st, err := simkit.OpenStore(opts.DataDir)
-	if err != nil {
+	if s.signer, err = simkit.NewSigner(opts.DataDir); err != nil {
 		return nil, fmt.Errorf("simulator: %w", err)
 	}
-	if s.secret, err = st.Secret(); err != nil {
-		return nil, fmt.Errorf("simulator: %w", err)
-	}
-	jobs, err := loadJobs(st)
-	if err != nil {
-		return nil, fmt.Errorf("simulator: %w", err)
-	}
-	s.store = st
-	now := s.now()
-	for _, j := range jobs {
-		s.jobs[j.ID] = j
-		s.creates[j.Fingerprint]++
-		if now.Before(j.finishAt()) {
-			s.active[j.TokenSHA256] = append(s.active[j.TokenSHA256], j)
-		}
-	}
+	s.routes()
 	return s, nil
 }
 
-// Close writes the request counters of every job to DataDir. The server
-// keeps answering afterwards; Close only makes its state durable.
-func (s *Server) Close() error {
-	if s.store == nil {
-		return nil
+// refuse answers the gate's refusals in the service's words: 401
+// H-10001001 (with WWW-Authenticate), 429 VB-100012 for the request
+// rate, and 500 H-10005001 for an injected error.
+func (s *Server) refuse(w http.ResponseWriter, status int, msg string, retryAfter int) {
+	e := &apiError{status: status, retryAfter: retryAfter}
+	switch status {
+	case http.StatusUnauthorized:
+		w.Header().Set("WWW-Authenticate", `Bearer realm="genform simulator"`)
+		e.code, e.msg = codeUnauthorized, "missing API key: send the header Authorization: Bearer <token>"
+		if msg == simkit.WrongKey {
+			e.msg = simkit.WrongKey
+		}
+	case http.StatusTooManyRequests:
+		e.code, e.msg = codeMaxRequests, fmt.Sprintf("rate limit reached: at most %d requests per minute", s.Core.Opts.RPM)
+	default:
+		e.code, e.msg = codeServiceError, "internal service error (injected by the simulator's error rate); retry later"
 	}
-	return simkit.Flush(&s.mu, s.jobs, func(j *job) *bool { return &j.dirty }, func(j *job) error { return saveJob(s.store, j) })
-}
-
-// ServeHTTP answers a request as the route table (see routes) says, and
-// logs it.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-	if cleanPath(r.URL.EscapedPath()) {
-		s.mux.ServeHTTP(rec, r)
-	} else {
-		s.uncleanPath(rec, r)
-	}
-	if s.logf != nil {
-		s.logf("%s %s %d %s", r.Method, r.URL.Path, rec.status, time.Since(start).Round(time.Microsecond))
-	}
-}
-
-// statusRecorder remembers the status code for the request log. Unwrap
-// lets http.ResponseController reach the connection for truncated
-// downloads.
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-	wrote  bool
-}
-
-func (r *statusRecorder) WriteHeader(code int) {
-	if !r.wrote {
-		r.status, r.wrote = code, true
-	}
-	r.ResponseWriter.WriteHeader(code)
-}
-
-func (r *statusRecorder) Write(b []byte) (int, error) {
-	r.wrote = true
-	return r.ResponseWriter.Write(b)
-}
-
-func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
-
-// authenticate checks the bearer token and returns the token's hash, which
-// names its owner in limits and job ownership.
-func (s *Server) authenticate(r *http.Request) (string, *apiError) {
-	h := r.Header.Get("Authorization")
-	scheme, token, _ := strings.Cut(h, " ")
-	token = strings.TrimSpace(token)
-	if h == "" || !strings.EqualFold(scheme, "Bearer") || token == "" {
-		return "", &apiError{status: http.StatusUnauthorized, code: codeUnauthorized, msg: "missing API key: send the header Authorization: Bearer <token>"}
-	}
-	if s.opts.Token != "" && subtle.ConstantTimeCompare([]byte(token), []byte(s.opts.Token)) != 1 {
-		return "", &apiError{status: http.StatusUnauthorized, code: codeUnauthorized, msg: "invalid API key"}
-	}
-	return simkit.Owner(token), nil
-}
-
-// admit enforces RPM over a sliding window. Refused requests do not count
-// against the window, so a client that waits Retry-After gets through.
-func (s *Server) admit(owner string, now time.Time) *apiError {
-	retryAfter, ok := s.limit.Admit(owner, now)
-	if ok {
-		return nil
-	}
-	s.mu.Lock()
-	s.throttled++
-	s.mu.Unlock()
-	return &apiError{
-		status:     http.StatusTooManyRequests,
-		code:       codeMaxRequests,
-		msg:        fmt.Sprintf("rate limit reached: at most %d requests per minute", s.opts.RPM),
-		retryAfter: retryAfter,
-	}
+	e.write(w)
 }
 
 // create answers the four job-creation endpoints. The route's path names
@@ -218,7 +97,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, owner string, no
 		badRequest(codeContentType, fmt.Sprintf("Content-Type must be application/json, got %q", r.Header.Get("Content-Type"))).write(w)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	body, err := simkit.ReadBody(w, r, maxBodyBytes)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -233,59 +112,48 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, owner string, no
 		aerr.write(w)
 		return
 	}
-	fp, err := fingerprint(endpoint, body)
-	if err != nil {
-		badRequest(codeMalformed, err.Error()).write(w)
-		return
-	}
-	id, err := newJobID()
+	id, err := simkit.NewUUID()
 	if err != nil {
 		s.internalError(w, err)
 		return
 	}
-	j := &job{
+	run := &simkit.Run{
 		ID:          id,
 		Endpoint:    endpoint,
-		Body:        json.RawMessage(slices.Clone(bytes.TrimSpace(body))),
-		Fingerprint: fp,
+		Body:        json.RawMessage(body),
 		TokenSHA256: owner,
 		CreatedAt:   now.UTC(),
-		Latency:     s.opts.Latency,
-		Seed:        req.seed,
-		req:         req,
+		End:         simkit.Succeed,
+		Request:     req,
 	}
-	if j.Seed == -1 {
-		j.Seed = seedFromID(id)
+	if strings.Contains(req.prompt, failMarker) {
+		run.End = simkit.Fail
 	}
-
-	s.mu.Lock()
-	if aerr := s.checkConcurrency(owner, now); aerr != nil {
-		s.throttled++
-		s.mu.Unlock()
-		aerr.write(w)
-		return
+	run.Seed = req.seed
+	if run.Seed == rules.RandomSeed {
+		run.Seed = simkit.SeedFromID(id, rules.MaxSeed)
 	}
-	j.Fail = strings.Contains(req.prompt, failMarker) || simkit.FailsAtRandom(s.opts.Seed, s.opts.FailRate, fp, s.creates[fp])
-	s.jobs[id] = j
-	s.creates[fp]++
-	s.active[owner] = append(s.active[owner], j)
-	snapshot := *j
-	s.mu.Unlock()
-
 	// The job is on disk before its id is handed out, so a client that
 	// records the id can always find the job again after a restart.
-	if s.store != nil {
-		if err := saveJob(s.store, &snapshot); err != nil {
-			s.mu.Lock()
-			delete(s.jobs, id)
-			s.creates[fp]--
-			s.active[owner] = slices.DeleteFunc(s.active[owner], func(a *job) bool { return a == j })
-			s.mu.Unlock()
-			s.internalError(w, err)
-			return
-		}
+	var busy *simkit.Busy
+	var bad *simkit.BadBody
+	switch err := s.Core.Make(run); {
+	case errors.As(err, &bad):
+		badRequest(codeMalformed, bad.Error()).write(w)
+		return
+	case errors.As(err, &busy):
+		(&apiError{
+			status:     http.StatusTooManyRequests,
+			code:       codeMaxConcurrent,
+			msg:        fmt.Sprintf("too many concurrent tasks: at most %d generations may be unfinished at once", s.Core.Opts.MaxConcurrent),
+			retryAfter: busy.RetryAfter,
+		}).write(w)
+		return
+	case err != nil:
+		s.internalError(w, err)
+		return
 	}
-	if s.loseRand.Happens(s.opts.LoseRate) {
+	if s.Core.Lose() {
 		// The job is made and counted; its answer is lost.
 		simkit.Drop(w)
 		return
@@ -295,73 +163,20 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, owner string, no
 	}{id})
 }
 
-// checkConcurrency refuses a new job when owner already has MaxConcurrent
-// unfinished ones. Called with s.mu held.
-func (s *Server) checkConcurrency(owner string, now time.Time) *apiError {
-	if s.opts.MaxConcurrent < 0 {
-		return nil
-	}
-	running := slices.DeleteFunc(s.active[owner], func(j *job) bool { return !now.Before(j.finishAt()) })
-	s.active[owner] = running
-	if len(running) < s.opts.MaxConcurrent {
-		return nil
-	}
-	first := running[0].finishAt()
-	for _, j := range running[1:] {
-		if j.finishAt().Before(first) {
-			first = j.finishAt()
-		}
-	}
-	return &apiError{
-		status:     http.StatusTooManyRequests,
-		code:       codeMaxConcurrent,
-		msg:        fmt.Sprintf("too many concurrent tasks: at most %d generations may be unfinished at once", s.opts.MaxConcurrent),
-		retryAfter: ceilSeconds(first.Sub(now)),
-	}
-}
-
 func (s *Server) internalError(w http.ResponseWriter, err error) {
-	if s.logf != nil {
-		s.logf("internal error: %v", err)
+	if logf := s.Core.Opts.Logf; logf != nil {
+		logf("internal error: %v", err)
 	}
 	(&apiError{status: http.StatusInternalServerError, code: codeServiceError, msg: "internal service error: " + err.Error()}).write(w)
 }
 
-// lookup returns the job id owned by owner. Another user's job is answered
-// like a missing one, as the service's H-10002003 code describes.
-func (s *Server) lookup(id, owner string) (*job, *apiError) {
-	j, ok := s.jobs[id]
-	if !ok || j.TokenSHA256 != owner {
-		return nil, noGeneration(id)
-	}
-	return j, nil
-}
-
-// poll finds the job a status or detail request names, for owner, counts
-// the request in the counter count picks, and returns the job and its
-// phase at now. A job owner does not have is answered here, and ok is
-// false.
-func (s *Server) poll(w http.ResponseWriter, r *http.Request, owner string, now time.Time, count func(*job) *int) (j *job, p phase, ok bool) {
-	id := r.PathValue("id")
-	s.mu.Lock()
-	j, aerr := s.lookup(id, owner)
-	if aerr != nil {
-		s.mu.Unlock()
-		aerr.write(w)
-		return nil, phase{}, false
-	}
-	*count(j)++
-	j.dirty = true
-	p = j.phaseAt(now)
-	s.mu.Unlock()
-	return j, p, true
-}
-
 func (s *Server) status(w http.ResponseWriter, r *http.Request, owner string, now time.Time) {
-	_, p, ok := s.poll(w, r, owner, now, func(j *job) *int { return &j.StatusRequests })
+	run, ok := s.Core.Get(r.PathValue("id"), owner, false)
 	if !ok {
+		noGeneration(r.PathValue("id")).write(w)
 		return
 	}
+	p := phaseAt(&run, now)
 	writeValue(w, struct {
 		Status   string  `json:"status"`
 		Progress float64 `json:"progress"`
@@ -408,45 +223,47 @@ type output struct {
 var inputTypes = map[kind]string{kindText2Image: "text", kindText2Video: "text", kindImage2Video: "image", kindAFC: "keyframes"}
 
 func (s *Server) detail(w http.ResponseWriter, r *http.Request, owner string, now time.Time) {
-	j, p, ok := s.poll(w, r, owner, now, func(j *job) *int { return &j.DetailRequests })
+	run, ok := s.Core.Get(r.PathValue("id"), owner, true)
 	if !ok {
+		noGeneration(r.PathValue("id")).write(w)
 		return
 	}
-
-	base := baseURL(r)
-	media := base + "/media/" + j.ID + "/"
+	p := phaseAt(&run, now)
+	req := requestOf(&run)
+	base := simkit.BaseURL(r)
+	media := base + "/media/" + run.ID + "/"
 	d := creationDetail{
-		CreationID:     j.ID,
+		CreationID:     run.ID,
 		UserID:         "u-" + owner[:16],
 		Username:       "sim-user-" + owner[:6],
 		Avatar:         base + "/media/avatar/u-" + owner[:16] + ".png",
-		Type:           string(j.req.kind),
-		InputType:      inputTypes[j.req.kind],
-		Prompt:         j.req.prompt,
-		NegativePrompt: j.req.negativePrompt,
-		CreateTime:     j.CreatedAt.UTC().Format(time.RFC3339),
+		Type:           string(req.kind),
+		InputType:      inputTypes[req.kind],
+		Prompt:         req.prompt,
+		NegativePrompt: req.negativePrompt,
+		CreateTime:     run.CreatedAt.UTC().Format(time.RFC3339),
 		UpdateTime:     p.since.UTC().Format(time.RFC3339),
 		Status:         p.status,
 		Outputs:        []output{},
 	}
-	if j.req.kind.isVideo() {
+	if req.kind.isVideo() {
 		d.OutputType = "video"
 		d.Settings.FPS = rules.FPS
-		d.Settings.Width, d.Settings.Height = j.videoSize()
+		d.Settings.Width, d.Settings.Height = req.videoSize()
 	} else {
 		d.OutputType = "image"
-		d.Settings.Width, d.Settings.Height = j.imageSize()
+		d.Settings.Width, d.Settings.Height = req.imageSize()
 	}
 	// Outputs exist only once the job has succeeded; before that, and for
 	// a failed job, the detail carries the status and no URLs.
 	if p.status == statusSucceed {
-		if j.req.kind.isVideo() {
+		if req.kind.isVideo() {
 			d.VideoURL = media + assetVideo
 			d.ThumbnailURL = media + assetVideoThumb
-			d.Outputs = append(d.Outputs, output{ID: j.ID + "-0", MediaURL: d.VideoURL, ThumbnailURL: d.ThumbnailURL})
+			d.Outputs = append(d.Outputs, output{ID: run.ID + "-0", MediaURL: d.VideoURL, ThumbnailURL: d.ThumbnailURL})
 		} else {
-			for i := range j.req.imageNumber {
-				d.Outputs = append(d.Outputs, output{ID: fmt.Sprintf("%s-%d", j.ID, i), MediaURL: media + imageAsset(i), ThumbnailURL: media + imageThumbAsset(i)})
+			for i := range req.imageNumber {
+				d.Outputs = append(d.Outputs, output{ID: fmt.Sprintf("%s-%d", run.ID, i), MediaURL: media + imageAsset(i), ThumbnailURL: media + imageThumbAsset(i)})
 			}
 			d.ThumbnailURL = d.Outputs[0].ThumbnailURL
 		}
@@ -456,18 +273,15 @@ func (s *Server) detail(w http.ResponseWriter, r *http.Request, owner string, no
 
 func (s *Server) watermarkFreeURL(w http.ResponseWriter, r *http.Request, owner string, now time.Time) {
 	id := r.PathValue("id")
-	s.mu.Lock()
-	j, aerr := s.lookup(id, owner)
-	var p phase
-	if aerr == nil {
-		p = j.phaseAt(now)
-	}
-	s.mu.Unlock()
-	switch {
-	case aerr != nil:
-		aerr.write(w)
+	run, ok := s.Core.Peek(id)
+	// Another user's job is answered like a missing one, as the service's
+	// H-10002003 code describes.
+	if !ok || run.TokenSHA256 != owner {
+		noGeneration(id).write(w)
 		return
-	case !j.req.kind.isVideo():
+	}
+	switch p := phaseAt(&run, now); {
+	case !requestOf(&run).kind.isVideo():
 		badRequest(codeNotVideo, "creation "+id+" is an image; watermark-free URLs exist only for videos").write(w)
 		return
 	case p.status == statusFailed:
@@ -477,33 +291,17 @@ func (s *Server) watermarkFreeURL(w http.ResponseWriter, r *http.Request, owner 
 		badRequest(codeNotSucceeded, "creation "+id+" is "+p.status+"; ask for a watermark-free URL once its status is succeed").write(w)
 		return
 	}
-	expires := now.Add(s.opts.URLTTL).Unix()
-	url := fmt.Sprintf("%s/media/%s/%s?expires=%d&sig=%s", baseURL(r), id, assetVideoNoMark, expires, s.sign(id, expires))
+	expires := now.Add(s.Core.Opts.URLTTL).Unix()
+	url := fmt.Sprintf("%s/media/%s/%s?expires=%d&sig=%s", simkit.BaseURL(r), id, assetVideoNoMark, expires, s.signer.Sign(urlMessage(id, expires)))
 	writeValue(w, struct {
 		URL        string `json:"url"`
 		ExpireTime string `json:"expire_time"`
 	}{url, time.Unix(expires, 0).UTC().Format("2006-01-02T15:04:05Z")})
 }
 
-// sign is the signature of a watermark-free URL: an HMAC of the job id and
-// the expiry, so neither can be changed without the server's key.
-func (s *Server) sign(id string, expires int64) string {
-	m := hmac.New(sha256.New, s.secret)
-	fmt.Fprintf(m, "%s\n%d", id, expires)
-	return hex.EncodeToString(m.Sum(nil))
-}
-
-// baseURL is the scheme and host the client reached the server at, so
-// media URLs work through whatever address the client used.
-func baseURL(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
-}
-
-func ceilSeconds(d time.Duration) int { return simkit.CeilSeconds(d) }
+// urlMessage is what a watermark-free URL signs: the job id and the
+// expiry, so neither can be changed without the server's key.
+func urlMessage(id string, expires int64) string { return fmt.Sprintf("%s\n%d", id, expires) }
 
 // serveMedia serves rendered files, /media/{id}/{file}, and avatars,
 // /media/avatar/{user}.png. Media URLs need no token, like the storage
@@ -516,30 +314,19 @@ func (s *Server) serveMedia(w http.ResponseWriter, r *http.Request) {
 			notFound("no such media file: " + r.URL.Path).write(w)
 			return
 		}
-		f, err := s.media.Get(r.URL.Path, func() (*simkit.Cached, error) {
+		s.send(w, r, r.URL.Path, func() (*simkit.Cached, error) {
 			data, err := renderAvatar(user)
 			return &simkit.Cached{Data: data, ContentType: "image/png"}, err
 		})
-		if err != nil {
-			s.internalError(w, err)
-			return
-		}
-		s.sendMedia(w, r, f)
 		return
 	}
-	now := s.now()
-	s.mu.Lock()
-	j, ok := s.jobs[id]
-	var p phase
-	if ok {
-		p = j.phaseAt(now)
-	}
-	s.mu.Unlock()
+	now := s.Core.Now()
+	run, ok := s.Core.Peek(id)
 	if !ok {
 		notFound("no such media file: " + r.URL.Path).write(w)
 		return
 	}
-	if p.status != statusSucceed {
+	if p := phaseAt(&run, now); p.status != statusSucceed {
 		notFound("creation " + id + " is " + p.status + "; its media exists once it has succeeded").write(w)
 		return
 	}
@@ -549,28 +336,31 @@ func (s *Server) serveMedia(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	f, err := s.media.Get(id+"/"+asset, func() (*simkit.Cached, error) {
-		data, ct, ok, err := j.renderAsset(asset)
+	s.send(w, r, id+"/"+asset, func() (*simkit.Cached, error) {
+		data, ct, ok, err := requestOf(&run).renderAsset(asset, run.Seed)
 		if !ok || err != nil {
 			return nil, err
 		}
 		return &simkit.Cached{Data: data, ContentType: ct}, nil
 	})
-	if err != nil {
+}
+
+// send serves the media file name, rendered by render on a miss (see
+// simkit.Core.Send), or the service's 404 or 500.
+func (s *Server) send(w http.ResponseWriter, r *http.Request, name string, render func() (*simkit.Cached, error)) {
+	found, err := s.Core.Send(w, r, name, render)
+	switch {
+	case err != nil:
 		s.internalError(w, err)
-		return
-	}
-	if f == nil {
+	case !found:
 		notFound("no such media file: " + r.URL.Path).write(w)
-		return
 	}
-	s.sendMedia(w, r, f)
 }
 
 func (s *Server) checkSignature(r *http.Request, id string, now time.Time) *apiError {
 	q := r.URL.Query()
 	expires, err := strconv.ParseInt(q.Get("expires"), 10, 64)
-	if err != nil || !hmac.Equal([]byte(q.Get("sig")), []byte(s.sign(id, expires))) {
+	if err != nil || !s.signer.Valid(urlMessage(id, expires), q.Get("sig")) {
 		return &apiError{status: http.StatusForbidden, code: codeForbidden, msg: "the watermark-free URL is not validly signed; request a new one"}
 	}
 	if now.Unix() >= expires {
@@ -579,46 +369,8 @@ func (s *Server) checkSignature(r *http.Request, id string, now time.Time) *apiE
 	return nil
 }
 
-// sendMedia writes a media file, or cuts the TruncateRate share of
-// downloads short (see simkit.SendMedia).
-func (s *Server) sendMedia(w http.ResponseWriter, r *http.Request, f *simkit.Cached) {
-	s.mu.Lock()
-	s.downloads++
-	s.mu.Unlock()
-	simkit.SendMedia(w, r, f, s.truncRand, s.opts.TruncateRate)
-}
-
 // JobsReport is what GET /_sim/jobs serves (see simkit.JobsReport).
 type JobsReport = simkit.JobsReport
 
 // JobInfo describes one job in a JobsReport.
 type JobInfo = simkit.JobInfo
-
-// serveJobs serves GET /_sim/jobs, which needs no token.
-func (s *Server) serveJobs(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, s.Jobs())
-}
-
-// Jobs returns what GET /_sim/jobs serves.
-func (s *Server) Jobs() JobsReport {
-	now := s.now()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	jobs := make([]JobInfo, 0, len(s.jobs))
-	for _, j := range s.jobs {
-		p := j.phaseAt(now)
-		jobs = append(jobs, JobInfo{
-			ID:             j.ID,
-			Endpoint:       j.Endpoint,
-			Body:           j.Body,
-			Status:         p.status,
-			Progress:       p.progress,
-			CreatedAt:      j.CreatedAt,
-			Fingerprint:    j.Fingerprint,
-			Seed:           j.Seed,
-			StatusRequests: j.StatusRequests,
-			DetailRequests: j.DetailRequests,
-		})
-	}
-	return simkit.NewJobsReport(jobs, s.creates, s.requests, s.throttled, s.downloads)
-}

@@ -2,10 +2,6 @@ package runway
 
 import (
 	"bytes"
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -71,7 +67,7 @@ type Server struct {
 	*simkit.Server
 	linkTTL  time.Duration
 	dailyCap int
-	secret   []byte
+	signer   *simkit.Signer
 	createMu sync.Mutex
 }
 
@@ -92,7 +88,7 @@ func New(opts simkit.Options) (*Server, error) {
 	if s.dailyCap == 0 {
 		s.dailyCap = DefaultDailyCap
 	}
-	if s.secret, err = signingKey(opts.DataDir); err != nil {
+	if s.signer, err = simkit.NewSigner(opts.DataDir); err != nil {
 		return nil, fmt.Errorf("simulator: %w", err)
 	}
 	for path := range endpointModels {
@@ -109,24 +105,6 @@ func New(opts simkit.Options) (*Server, error) {
 		fail(w, http.StatusNotFound, "Not found: "+r.URL.Path)
 	})
 	return s, nil
-}
-
-// signingKey is the key the output links are signed with: the data
-// directory's, so links handed out before a restart stay valid, or a
-// fresh one.
-func signingKey(dataDir string) ([]byte, error) {
-	if dataDir != "" {
-		st, err := simkit.OpenStore(dataDir)
-		if err != nil {
-			return nil, err
-		}
-		return st.Secret()
-	}
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		return nil, fmt.Errorf("generating the URL signing key: %w", err)
-	}
-	return key, nil
 }
 
 // statuses are Runway's, but for THROTTLED, which statusName tells from
@@ -406,19 +384,15 @@ func (s *Server) task(r *http.Request, run simkit.Run, now time.Time) map[string
 		out := make([]string, n)
 		for i := range out {
 			file := strconv.Itoa(i) + ext
-			out[i] = simkit.BaseURL(r) + "/files/" + run.ID + "/" + file + "?exp=" + exp + "&sig=" + s.sign(run.ID, file, exp)
+			out[i] = simkit.BaseURL(r) + "/files/" + run.ID + "/" + file + "?exp=" + exp + "&sig=" + s.signer.Sign(linkMessage(run.ID, file, exp))
 		}
 		t["output"] = out
 	}
 	return t
 }
 
-// sign is the signature of the link to file of task id expiring at exp.
-func (s *Server) sign(id, file, exp string) string {
-	m := hmac.New(sha256.New, s.secret)
-	m.Write([]byte(id + "/" + file + "?" + exp))
-	return hex.EncodeToString(m.Sum(nil))
-}
+// linkMessage is what the link to file of task id expiring at exp signs.
+func linkMessage(id, file, exp string) string { return id + "/" + file + "?" + exp }
 
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
@@ -475,7 +449,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	exp, sig := q.Get("exp"), q.Get("sig")
 	ms, err := strconv.ParseInt(exp, 10, 64)
-	if err != nil || !hmac.Equal([]byte(sig), []byte(s.sign(id, file, exp))) {
+	if err != nil || !s.signer.Valid(linkMessage(id, file, exp), sig) {
 		http.Error(w, "AccessDenied: the link's signature does not match", http.StatusForbidden)
 		return
 	}

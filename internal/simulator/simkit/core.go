@@ -12,14 +12,72 @@ import (
 	"time"
 )
 
-// Defaults are a live provider's documented limits and lifetimes, which
-// Options left at zero take.
+// Defaults are what an API sets that its simulator's Options leave
+// open: its documented limits and lifetimes, which Options left at zero
+// take, and the two ways its jobs may differ from the live providers'
+// usual ones.
 type Defaults struct {
 	// Latency zero is DefaultLatency.
 	Latency       time.Duration
 	MaxConcurrent int
 	RPM           int
 	URLTTL        time.Duration
+	// RefuseOverLimit makes a create past MaxConcurrent refused (Make
+	// returns a *Busy), where the live providers queue it until a slot
+	// frees up.
+	RefuseOverLimit bool
+	// Format, when set, is how the jobs are written to DataDir and read
+	// back: an API whose job files are its own. Nil is Run's format.
+	Format *JobFormat
+}
+
+// JobFormat is how a simulator keeps its jobs in DataDir when their
+// files are its own: files written by an earlier version of it must
+// still load, or a client could no longer find what it paid for.
+type JobFormat struct {
+	// Encode is the file of job r.
+	Encode func(r *Run) ([]byte, error)
+	// Decode is the job the file at path holds (b); its error stops the
+	// simulator from starting rather than drop the job.
+	Decode func(path string, b []byte) (*Run, error)
+}
+
+// runFormat is Run's own format: the run as compact JSON, so that its
+// body stays byte for byte the body received, with a version.
+var runFormat = JobFormat{
+	Encode: func(r *Run) ([]byte, error) {
+		return json.Marshal(runFile{Version: runFileVersion, Run: r})
+	},
+	Decode: func(path string, b []byte) (*Run, error) {
+		var f runFile
+		if err := json.Unmarshal(b, &f); err != nil {
+			return nil, fmt.Errorf("decoding saved job %s: %w", path, err)
+		}
+		if f.Version != runFileVersion || f.Run == nil {
+			return nil, fmt.Errorf("saved job %s has format version %d; this simulator reads version %d", path, f.Version, runFileVersion)
+		}
+		return f.Run, nil
+	},
+}
+
+// BadBody is Make's refusal of a body it cannot fingerprint (a number
+// beyond a float64's range): the client's error, not the simulator's.
+type BadBody struct{ Err error }
+
+func (e *BadBody) Error() string { return e.Err.Error() }
+
+func (e *BadBody) Unwrap() error { return e.Err }
+
+// Busy is Make's refusal of a create past the concurrency limit, under
+// Defaults.RefuseOverLimit.
+type Busy struct {
+	// RetryAfter is in how many whole seconds (at least 1) the key's
+	// first unfinished job finishes.
+	RetryAfter int
+}
+
+func (b *Busy) Error() string {
+	return fmt.Sprintf("too many unfinished jobs: the first finishes in %ds", b.RetryAfter)
 }
 
 // DefaultLatency is how long a job takes when neither Options nor the
@@ -32,20 +90,22 @@ const DefaultLatency = 2 * time.Second
 // message, and a Retry-After in seconds when positive.
 type Refusal func(w http.ResponseWriter, status int, msg string, retryAfter int)
 
-// Core is the state and the steps a live provider's simulator shares with
-// the others: its jobs, the creates per fingerprint, the key check, the
-// request rate, the queue behind the concurrency limit, injected errors,
-// lost answers, persistence and media files. The provider's package
-// keeps its paths, fields, statuses and error bodies. It is safe for
+// Core is the state and the steps every simulator shares: its jobs, the
+// creates per fingerprint, the key check, the request rate, the
+// concurrency limit (a queue, or a refusal), injected errors, lost
+// answers, persistence and media files. The simulator's package keeps
+// its paths, fields, statuses and error bodies. It is safe for
 // concurrent use.
 type Core struct {
 	Opts Options
 	now  func() time.Time
 
-	limit *Limiter
-	queue *Queue
-	store *Store
-	media *MediaCache
+	limit  *Limiter
+	queue  *Queue
+	refuse bool // past the concurrency limit, refuse rather than queue
+	store  *Store
+	format JobFormat
+	media  *MediaCache
 
 	errDraw, truncDraw, loseDraw *Draw
 
@@ -80,12 +140,17 @@ func NewCore(opts Options, d Defaults) (*Core, error) {
 		now:       opts.Clock(),
 		limit:     NewLimiter(opts.RPM),
 		queue:     NewQueue(opts.MaxConcurrent),
+		refuse:    d.RefuseOverLimit,
+		format:    runFormat,
 		media:     NewMediaCache(MediaCacheSize),
 		errDraw:   NewDraw(opts.Seed, StreamError),
 		truncDraw: NewDraw(opts.Seed, StreamTruncate),
 		loseDraw:  NewDraw(opts.Seed, StreamLose),
 		runs:      map[string]*Run{},
 		creates:   map[string]int{},
+	}
+	if d.Format != nil {
+		c.format = *d.Format
 	}
 	if opts.DataDir == "" {
 		return c, nil
@@ -96,16 +161,13 @@ func NewCore(opts Options, d Defaults) (*Core, error) {
 	}
 	c.store = st
 	err = st.Load(func(path string, b []byte) error {
-		var f runFile
-		if err := json.Unmarshal(b, &f); err != nil {
-			return fmt.Errorf("decoding saved job %s: %w", path, err)
+		r, err := c.format.Decode(path, b)
+		if err != nil {
+			return err
 		}
-		if f.Version != runFileVersion || f.Run == nil {
-			return fmt.Errorf("saved job %s has format version %d; this simulator reads version %d", path, f.Version, runFileVersion)
-		}
-		c.runs[f.ID] = f.Run
-		c.creates[f.Fingerprint]++
-		c.queue.Holds(f.TokenSHA256, f.FinishAt())
+		c.runs[r.ID] = r
+		c.creates[r.Fingerprint]++
+		c.queue.Holds(r.TokenSHA256, r.FinishAt())
 		return nil
 	})
 	if err != nil {
@@ -124,12 +186,18 @@ type runFile struct {
 // Now is the core's clock.
 func (c *Core) Now() time.Time { return c.now() }
 
+// The messages of the gate's refusals. A wrong key is refused with
+// WrongKey, a missing one with another message; an API may reword them
+// (the two 401s are told apart by this one).
+const WrongKey = "invalid API key"
+
 // Gate runs the steps every API request takes before its endpoint, in
 // this order: it is counted, its key (sent as "Authorization: scheme
 // key") is checked, the request rate admits it, and ErrorRate may answer
 // it 500 (sparing creates under ReadErrorsOnly). It returns the key's
-// owner, or false once refuse has answered.
-func (c *Core) Gate(w http.ResponseWriter, r *http.Request, scheme string, create bool, refuse Refusal) (string, bool) {
+// owner and the instant the request was admitted at (the clock is read
+// once, by the rate's admission), or false once refuse has answered.
+func (c *Core) Gate(w http.ResponseWriter, r *http.Request, scheme string, create bool, refuse Refusal) (string, time.Time, bool) {
 	c.mu.Lock()
 	c.requests++
 	c.mu.Unlock()
@@ -137,44 +205,62 @@ func (c *Core) Gate(w http.ResponseWriter, r *http.Request, scheme string, creat
 	switch {
 	case key == "":
 		refuse(w, http.StatusUnauthorized, "missing API key: send the header Authorization: "+scheme+" <key>", 0)
-		return "", false
+		return "", time.Time{}, false
 	case c.Opts.Token != "" && subtle.ConstantTimeCompare([]byte(key), []byte(c.Opts.Token)) != 1:
-		refuse(w, http.StatusUnauthorized, "invalid API key", 0)
-		return "", false
+		refuse(w, http.StatusUnauthorized, WrongKey, 0)
+		return "", time.Time{}, false
 	}
 	owner := Owner(key)
-	if retryAfter, ok := c.limit.Admit(owner, c.now()); !ok {
+	now := c.now()
+	if retryAfter, ok := c.limit.Admit(owner, now); !ok {
 		c.mu.Lock()
 		c.throttled++
 		c.mu.Unlock()
 		refuse(w, http.StatusTooManyRequests, fmt.Sprintf("request was throttled: at most %d requests per minute", c.Opts.RPM), retryAfter)
-		return "", false
+		return "", time.Time{}, false
 	}
 	if !(create && c.Opts.ReadErrorsOnly) && c.errDraw.Happens(c.Opts.ErrorRate) {
 		refuse(w, http.StatusInternalServerError, "internal server error (injected by the simulator's error rate)", 0)
-		return "", false
+		return "", time.Time{}, false
 	}
-	return owner, true
+	return owner, now, true
 }
 
-// Make records a new job: its fingerprint counted, its end decided
-// (its prompt's markers, then FailRate), its start behind the queue, and
-// the job saved before its id is handed out. r carries everything else.
+// Make records a new job: its fingerprint counted (a *BadBody when
+// there is none), its end decided
+// (its prompt's markers, then FailRate), its start behind the queue (or,
+// under RefuseOverLimit, at once or not at all: a *Busy), and the job
+// saved before its id is handed out. r carries everything else. An End
+// set before Make stands in place of the prompt's markers: an API whose
+// markers are its own (the reference service's "[fail]" alone) decides
+// it, and leaves Prompt empty.
 func (c *Core) Make(r *Run) error {
 	fp, err := Fingerprint(r.Endpoint, r.Body)
 	if err != nil {
-		return err
+		return &BadBody{Err: err}
 	}
 	r.Fingerprint = fp
-	end, weird := PromptEnd(r.Prompt)
-	r.End, r.Weird = end, weird
+	if r.End == "" {
+		r.End, r.Weird = PromptEnd(r.Prompt)
+	}
 	if r.Latency <= 0 {
 		r.Latency = c.Opts.Latency
 	}
 	if strings.Contains(r.Prompt, SlowMarker) {
 		r.Latency *= 20
 	}
-	r.StartAt = c.queue.Start(r.TokenSHA256, r.CreatedAt, r.Latency)
+	if c.refuse {
+		retryAfter, ok := c.queue.Take(r.TokenSHA256, r.CreatedAt, r.Latency)
+		if !ok {
+			c.mu.Lock()
+			c.throttled++
+			c.mu.Unlock()
+			return &Busy{RetryAfter: retryAfter}
+		}
+		r.StartAt = r.CreatedAt
+	} else {
+		r.StartAt = c.queue.Start(r.TokenSHA256, r.CreatedAt, r.Latency)
+	}
 	c.mu.Lock()
 	if r.End == Succeed && FailsAtRandom(c.Opts.Seed, c.Opts.FailRate, fp, c.creates[fp]) {
 		r.End = Fail
@@ -191,6 +277,7 @@ func (c *Core) Make(r *Run) error {
 		delete(c.runs, r.ID)
 		c.creates[fp]--
 		c.mu.Unlock()
+		c.queue.Release(r.TokenSHA256, r.FinishAt())
 		return err
 	}
 	return nil
@@ -215,6 +302,18 @@ func (c *Core) Get(id, owner string, detail bool) (Run, bool) {
 		r.StatusRequests++
 	}
 	r.dirty = true
+	return *r, true
+}
+
+// Peek returns a copy of job id, whoever owns it, counting nothing: what
+// a file link, which needs no key, names.
+func (c *Core) Peek(id string) (Run, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.runs[id]
+	if !ok {
+		return Run{}, false
+	}
 	return *r, true
 }
 
@@ -264,13 +363,7 @@ func (c *Core) Expired(finished, now time.Time) bool {
 // not, and once URLTTL has passed since it finished.
 func (c *Core) ServeFile(w http.ResponseWriter, r *http.Request, id string, i int, notFound func(w http.ResponseWriter, msg string)) {
 	now := c.now()
-	c.mu.Lock()
-	run, ok := c.runs[id]
-	var snap Run
-	if ok {
-		snap = *run
-	}
-	c.mu.Unlock()
+	snap, ok := c.Peek(id)
 	if !ok {
 		notFound(w, "no such file: "+r.URL.Path)
 		return
@@ -283,38 +376,53 @@ func (c *Core) ServeFile(w http.ResponseWriter, r *http.Request, id string, i in
 		notFound(w, "the file has expired and was deleted: "+r.URL.Path)
 		return
 	}
-	f, err := c.media.Get(fmt.Sprintf("%s/%d", id, i), func() (*Cached, error) {
+	found, err := c.Send(w, r, fmt.Sprintf("%s/%d", id, i), func() (*Cached, error) {
 		f, ok, err := snap.Render(snap.Model, i)
 		if !ok {
 			return nil, err
 		}
 		return f, err
 	})
-	if err != nil {
+	switch {
+	case err != nil:
 		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	if f == nil {
+	case !found:
 		notFound(w, "no such file: "+r.URL.Path)
-		return
+	}
+}
+
+// Send serves the media file name, from the media cache or rendered by
+// render on a miss, and counts the download; the TruncateRate share of
+// downloads is cut short (SendMedia). found is false when render has no
+// such file (it returns nil), and an error is render's: either way
+// nothing is written, for the caller to answer in its API's words.
+func (c *Core) Send(w http.ResponseWriter, r *http.Request, name string, render func() (*Cached, error)) (found bool, err error) {
+	f, err := c.media.Get(name, render)
+	if err != nil || f == nil {
+		return false, err
 	}
 	c.mu.Lock()
 	c.downloads++
 	c.mu.Unlock()
 	SendMedia(w, r, f, c.truncDraw, c.Opts.TruncateRate)
+	return true, nil
 }
 
-// Jobs is the report of GET /_sim/jobs, each job's status named by
-// status from its stage and progress.
-func (c *Core) Jobs(status func(r *Run, st Stage, progress float64) string) JobsReport {
+// Phase is a job's status, in its API's words, and its progress (0..1)
+// at now, as the jobs report gives them.
+type Phase func(r *Run, now time.Time) (status string, progress float64)
+
+// Jobs is the report of GET /_sim/jobs, each job's status and progress
+// given by phase.
+func (c *Core) Jobs(phase Phase) JobsReport {
 	now := c.now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	jobs := make([]JobInfo, 0, len(c.runs))
 	for _, r := range c.runs {
-		st, p, _ := r.StageAt(now)
+		status, p := phase(r, now)
 		jobs = append(jobs, JobInfo{
-			ID: r.ID, Endpoint: r.Endpoint, Body: r.Body, Status: status(r, st, p), Progress: p,
+			ID: r.ID, Endpoint: r.Endpoint, Body: r.Body, Status: status, Progress: p,
 			CreatedAt: r.CreatedAt, Fingerprint: r.Fingerprint, Seed: r.Seed,
 			StatusRequests: r.StatusRequests, DetailRequests: r.DetailRequests,
 		})
@@ -331,10 +439,9 @@ func (c *Core) Close() error {
 	return Flush(&c.mu, c.runs, func(r *Run) *bool { return &r.dirty }, c.save)
 }
 
-// save writes r to the data directory, compact so that its body stays
-// byte for byte the body received.
+// save writes r to the data directory in the simulator's format.
 func (c *Core) save(r *Run) error {
-	b, err := json.Marshal(runFile{Version: runFileVersion, Run: r})
+	b, err := c.format.Encode(r)
 	if err != nil {
 		return fmt.Errorf("encoding job %s: %w", r.ID, err)
 	}

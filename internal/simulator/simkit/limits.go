@@ -54,12 +54,12 @@ func CeilSeconds(d time.Duration) int {
 	return max(1, int(math.Ceil(d.Seconds())))
 }
 
-// Queue schedules jobs behind a concurrency limit that queues rather than
-// refuses (fal and Replicate hold a job past the limit until a slot frees
-// up): each key has that many slots, and a job starts on the one that
-// frees up first, in the order the jobs came. A job's start is fixed when
-// it is made, so its status stays a function of the clock. It is safe for
-// concurrent use.
+// Queue schedules jobs behind a concurrency limit: each key has that many
+// slots. Start queues a job past the limit (fal and Replicate hold it
+// until a slot frees up): it starts on the slot that frees up first, in
+// the order the jobs came. Take refuses it instead (the reference
+// service answers 429). A job's start is fixed when it is made, so its
+// status stays a function of the clock. It is safe for concurrent use.
 type Queue struct {
 	slots int // negative: no limit
 	mu    sync.Mutex
@@ -96,4 +96,32 @@ func (q *Queue) Holds(owner string, finish time.Time) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.free[owner] = append(q.free[owner], finish)
+}
+
+// Take starts a job of owner made at now, taking latency, at once when
+// one of owner's slots is free. When none is, it takes nothing and says
+// in how many whole seconds (at least 1) the first frees up.
+func (q *Queue) Take(owner string, now time.Time, latency time.Duration) (retryAfter int, ok bool) {
+	if q.slots < 0 {
+		return 0, true
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	busy := slices.DeleteFunc(q.free[owner], func(t time.Time) bool { return !t.After(now) })
+	q.free[owner] = busy
+	if len(busy) >= q.slots {
+		return CeilSeconds(slices.MinFunc(busy, time.Time.Compare).Sub(now)), false
+	}
+	q.free[owner] = append(busy, now.Add(latency))
+	return 0, true
+}
+
+// Release frees the slot of a job of owner that would have finished at
+// finish: a create that was not made after all.
+func (q *Queue) Release(owner string, finish time.Time) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if i := slices.IndexFunc(q.free[owner], finish.Equal); i >= 0 {
+		q.free[owner] = slices.Delete(q.free[owner], i, i+1)
+	}
 }

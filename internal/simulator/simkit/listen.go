@@ -47,6 +47,13 @@ func Listen(addr string, s Handler) (*Instance, error) {
 		s.Close()
 		return nil, fmt.Errorf("simulator: listening on %s: %w", addr, err)
 	}
+	return Serve(ln, s), nil
+}
+
+// Serve serves s on ln, which it closes on Close: a listener the caller
+// made, such as one on a port a test holds across a restart of the
+// simulator (so that no other process can take the port in between).
+func Serve(ln net.Listener, s Handler) *Instance {
 	inst := &Instance{
 		URL:     "http://" + clientAddr(ln.Addr()),
 		Handler: s,
@@ -58,7 +65,7 @@ func Listen(addr string, s Handler) (*Instance, error) {
 		done: make(chan error, 1),
 	}
 	go func() { inst.done <- inst.http.Serve(ln) }()
-	return inst, nil
+	return inst
 }
 
 // Close stops accepting connections, waits a few seconds for requests in

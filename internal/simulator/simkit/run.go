@@ -34,8 +34,8 @@ const (
 	Refuse  End = "refuse"
 )
 
-// Stage is where a job of a live provider's simulator stands; each
-// simulator names it with its provider's status strings.
+// Stage is where a job of a simulator stands; each simulator names it
+// with its API's status strings.
 type Stage int
 
 // The stages of a job, in order.
@@ -82,7 +82,7 @@ func (n Statuses) Name(r *Run, st Stage, progress float64) string {
 	return n.Failed
 }
 
-// Run is one job of a live provider's simulator. Everything its
+// Run is one job of a simulator. Everything its
 // lifecycle needs is fixed when it is made (its start behind the queue,
 // its latency, how it ends, its seed), so its stage is a function of the
 // clock and survives a restart unchanged.
@@ -113,6 +113,9 @@ type Run struct {
 	Media
 	StatusRequests int `json:"status_requests"`
 	DetailRequests int `json:"detail_requests"`
+	// Request is the API's own reading of Body, kept with the job so that
+	// it is read once: it is not saved (a JobFormat reads it anew).
+	Request any `json:"-"`
 
 	dirty bool
 }

@@ -25,6 +25,57 @@ func TestQueueStartsInOrderBehindTheLimit(t *testing.T) {
 	}
 }
 
+func TestQueueTakeRefusesPastTheLimit(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	q := NewQueue(2)
+	q.Holds("a", t0.Add(30*time.Second)) // a job loaded from disk
+	if _, ok := q.Take("a", t0, 10*time.Second); !ok {
+		t.Fatal("second slot refused")
+	}
+	if ra, ok := q.Take("a", t0.Add(time.Second), 10*time.Second); ok || ra != 9 {
+		t.Errorf("third job: ok %v, Retry-After %d, want refused for 9s (the first slot frees up at 10s)", ok, ra)
+	}
+	if _, ok := q.Take("b", t0, time.Hour); !ok {
+		t.Error("another key shares the slots")
+	}
+	q.Release("a", t0.Add(10*time.Second)) // that job was not made after all
+	if _, ok := q.Take("a", t0.Add(time.Second), 10*time.Second); !ok {
+		t.Error("a released slot stays taken")
+	}
+	if _, ok := q.Take("a", t0.Add(30*time.Second), 10*time.Second); !ok {
+		t.Error("refused once every slot has freed up")
+	}
+	if _, ok := NewQueue(-1).Take("a", t0, time.Hour); !ok {
+		t.Error("refused without a limit")
+	}
+}
+
+func TestSignerKeepsItsKeyInTheDataDirectory(t *testing.T) {
+	dir := t.TempDir()
+	a, err := NewSigner(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewSigner(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig := a.Sign("job\n123")
+	if !b.Valid("job\n123", sig) {
+		t.Error("a signature does not hold after a restart")
+	}
+	if b.Valid("job\n124", sig) {
+		t.Error("a signature holds for another message")
+	}
+	other, err := NewSigner("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other.Valid("job\n123", sig) {
+		t.Error("a signature holds under another key")
+	}
+}
+
 func TestLimiterWindow(t *testing.T) {
 	t0 := time.Now()
 	l := NewLimiter(2)

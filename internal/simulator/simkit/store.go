@@ -1,9 +1,10 @@
 package simkit
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -34,9 +35,9 @@ func OpenStore(dataDir string) (*Store, error) {
 	return s, nil
 }
 
-// Secret returns the key that signs URLs, creating it on first use, so
+// secret returns the key that signs URLs, creating it on first use, so
 // URLs handed out before a restart stay valid after it.
-func (s *Store) Secret() ([]byte, error) {
+func (s *Store) secret() ([]byte, error) {
 	path := filepath.Join(s.dataDir, secretFile)
 	b, err := os.ReadFile(path)
 	if err == nil {
@@ -49,9 +50,9 @@ func (s *Store) Secret() ([]byte, error) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("reading the URL signing key: %w", err)
 	}
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		return nil, fmt.Errorf("generating the URL signing key: %w", err)
+	key, err := newKey()
+	if err != nil {
+		return nil, err
 	}
 	if err := atomicfile.WriteFile(path, []byte(hex.EncodeToString(key)+"\n"), 0o600); err != nil {
 		return nil, fmt.Errorf("saving the URL signing key: %w", err)
@@ -59,13 +60,44 @@ func (s *Store) Secret() ([]byte, error) {
 	return key, nil
 }
 
-// Save writes v, indented, as the file of job id.
-func (s *Store) Save(id string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encoding job %s: %w", id, err)
+func newKey() ([]byte, error) {
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, fmt.Errorf("generating the URL signing key: %w", err)
 	}
-	return s.Write(id, b)
+	return key, nil
+}
+
+// Signer signs the links a simulator hands out, so that neither the
+// file nor the expiry a link names can be changed without its key.
+type Signer struct{ key []byte }
+
+// NewSigner is the signer of a simulator whose data directory is dataDir:
+// its key is kept there (DataDir/secret.key), so links handed out before
+// a restart stay valid after it; without one, the key is made anew.
+func NewSigner(dataDir string) (*Signer, error) {
+	if dataDir == "" {
+		key, err := newKey()
+		return &Signer{key: key}, err
+	}
+	st, err := OpenStore(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	key, err := st.secret()
+	return &Signer{key: key}, err
+}
+
+// Sign is the signature of msg: the hex HMAC-SHA256 of it.
+func (s *Signer) Sign(msg string) string {
+	m := hmac.New(sha256.New, s.key)
+	m.Write([]byte(msg))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// Valid reports whether sig is the signature of msg, in constant time.
+func (s *Signer) Valid(msg, sig string) bool {
+	return hmac.Equal([]byte(sig), []byte(s.Sign(msg)))
 }
 
 // Write writes b as the file of job id.

@@ -2,8 +2,10 @@
 // moves by hand from a fixed instant, making a simulator and serving it
 // on the loopback, and a request sent
 // to it whose JSON answer is decoded, or whose answer is to be lost,
-// and a running simulator's /_sim/jobs report. It holds no test of its
-// own, and is imported by tests only.
+// a running simulator's /_sim/jobs report, and a loopback port held for
+// a whole test (Port), so that a simulator restarted at its address
+// never finds the port taken by another process. It is imported by tests
+// only; its one test is of Port.
 package simtest
 
 import (
