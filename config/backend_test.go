@@ -69,7 +69,7 @@ func TestBackendBlockInvalid(t *testing.T) {
 	}
 	// A URL of several hosts, which net/url cannot read, is the driver's
 	// to judge.
-	_, diags := Load(dirtest.New(t, map[string]string{"main.gen.hcl": `genform {
+	_, diags := loadTest(dirtest.New(t, map[string]string{"main.gen.hcl": `genform {
   backend "pg" { conn_str = "postgres://team@db1:5432,db2:5433/media" }
 }`}), Options{})
 	if len(diags) != 0 {

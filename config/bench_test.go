@@ -39,7 +39,7 @@ func benchLoadExpand(b *testing.B, forEach bool) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		c, diags := Load(dir, Options{})
+		c, diags := loadTest(dir, Options{})
 		if diags.HasErrors() {
 			b.Fatal(diags)
 		}
@@ -66,7 +66,7 @@ func liveAfterLoad(b *testing.B, dir string) float64 {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	c, _ := Load(dir, Options{})
+	c, _ := loadTest(dir, Options{})
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	runtime.KeepAlive(c)

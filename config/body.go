@@ -14,8 +14,7 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/catalog"
-	"github.com/genform/genform/internal/provider/reference/rules"
+	"github.com/genform/genform/internal/schema"
 )
 
 // placement says where in the request body an attribute goes.
@@ -74,10 +73,11 @@ var attrType = [numAttrs]cty.Type{
 }
 
 // endpointSpec is what one endpoint takes (docs/service.md); the values
-// each field may have are the service's rules (package rules).
+// each field may have are the reference service's, which the caller hands
+// in (Providers.Endpoint).
 type endpointSpec struct {
 	ep  addrs.Endpoint
-	lim *rules.Limits
+	lim *schema.Endpoint
 	// what chose the endpoint, for messages: "An image", "A video with
 	// source_image"
 	chosenBy string
@@ -94,8 +94,8 @@ type endpointSpec struct {
 	configFields, settingsFields []jsonField
 	// prov and caps are a live provider's model's: its request is the
 	// model's input, built by the provider's tables (buildProvider).
-	prov *catalog.Provider
-	caps catalog.Caps
+	prov *schema.Provider
+	caps schema.Caps
 }
 
 func takes(ids ...attrID) [numAttrs]bool {
@@ -107,46 +107,80 @@ func takes(ids ...attrID) [numAttrs]bool {
 	return t
 }
 
-var (
-	limText2Image = rules.For(addrs.Text2Image)
-	limKeyFrames  = rules.For(addrs.KeyFrames)
+// refSpecs are the specs of the reference service's four endpoints:
+// which attributes each takes, in which shape its body carries them, and
+// the values each field may have.
+type refSpecs struct {
+	text2Image, image2Video, keyFrames, text2Video *endpointSpec
+}
 
-	specText2Image = &endpointSpec{
-		ep:       addrs.Text2Image,
-		lim:      limText2Image,
-		chosenBy: "An image",
-		takes:    takes(aPrompt, aNegativePrompt, aIsPublic, aSeed, aImageNumber, aAspectRatio, aResolution),
-		required: []attrID{aPrompt},
-		defaults: map[attrID]cty.Value{
-			aIsPublic:    cty.False,
-			aImageNumber: cty.NumberIntVal(limText2Image.DefaultImageNumber),
-			aSeed:        cty.NumberIntVal(rules.RandomSeed),
-			aAspectRatio: cty.StringVal(limText2Image.DefaultAspectRatio),
-			aResolution:  cty.NumberIntVal(limText2Image.DefaultResolution),
-		},
+// refSpecsCache holds the refSpecs made for each set of the reference
+// service's rules (in practice one): loading makes them once.
+var refSpecsCache sync.Map // [4]*schema.Endpoint -> *refSpecs
+
+// newRefSpecs are the specs of the reference service's endpoints as p
+// gives their rules; nil when p does not know one of them.
+func newRefSpecs(p Providers) *refSpecs {
+	key := [4]*schema.Endpoint{p.Endpoint(addrs.Text2Image), p.Endpoint(addrs.Image2Video), p.Endpoint(addrs.KeyFrames), p.Endpoint(addrs.Text2Video)}
+	for _, l := range key {
+		if l == nil {
+			return nil
+		}
 	}
-	specImage2Video = videoSpec(addrs.Image2Video, "A video with source_image", aSourceImage, aSourceImage)
-	specKeyFrames   = &endpointSpec{
-		ep:       addrs.KeyFrames,
-		lim:      limKeyFrames,
-		chosenBy: "A video with source_images",
-		takes:    takes(aPrompt, aNegativePrompt, aIsPublic, aSeed, aDuration, aSourceImages, aFrameIndices, aInputWidth, aInputHeight, aWatermarkFree),
-		required: []attrID{aSourceImages, aFrameIndices, aInputWidth, aInputHeight},
-		defaults: map[attrID]cty.Value{
-			aIsPublic: cty.False,
-		},
+	if s, ok := refSpecsCache.Load(key); ok {
+		return s.(*refSpecs)
 	}
-	specText2Video = videoSpec(addrs.Text2Video, "A video with neither source_image nor source_images", aAspectRatio, aPrompt)
-)
+	t2i, kf := key[0], key[2]
+	s := &refSpecs{
+		text2Image: &endpointSpec{
+			ep:       addrs.Text2Image,
+			lim:      t2i,
+			chosenBy: "An image",
+			takes:    takes(aPrompt, aNegativePrompt, aIsPublic, aSeed, aImageNumber, aAspectRatio, aResolution),
+			required: []attrID{aPrompt},
+			defaults: map[attrID]cty.Value{
+				aIsPublic:    cty.False,
+				aImageNumber: cty.NumberIntVal(t2i.DefaultImageNumber),
+				aSeed:        cty.NumberIntVal(schema.RandomSeed),
+				aAspectRatio: cty.StringVal(t2i.DefaultAspectRatio),
+				aResolution:  cty.NumberIntVal(t2i.DefaultResolution),
+			},
+		},
+		image2Video: videoSpec(key[1], "A video with source_image", aSourceImage, aSourceImage),
+		keyFrames: &endpointSpec{
+			ep:       addrs.KeyFrames,
+			lim:      kf,
+			chosenBy: "A video with source_images",
+			takes:    takes(aPrompt, aNegativePrompt, aIsPublic, aSeed, aDuration, aSourceImages, aFrameIndices, aInputWidth, aInputHeight, aWatermarkFree),
+			required: []attrID{aSourceImages, aFrameIndices, aInputWidth, aInputHeight},
+			defaults: map[attrID]cty.Value{
+				aIsPublic: cty.False,
+			},
+		},
+		text2Video: videoSpec(key[3], "A video with neither source_image nor source_images", aAspectRatio, aPrompt),
+	}
+	for _, ep := range []*endpointSpec{s.text2Image, s.image2Video, s.keyFrames, s.text2Video} {
+		ep.fields = ep.layout()
+		for _, f := range ep.fields {
+			switch f.name {
+			case "config":
+				ep.configFields = f.group
+			case "settings":
+				ep.settingsFields = f.group
+			}
+		}
+	}
+	got, _ := refSpecsCache.LoadOrStore(key, s)
+	return got.(*refSpecs)
+}
 
 // videoSpec is the spec of a video endpoint with a prompt enhancer and a
 // generation mode (image2video, text2video): they take the same fields
 // but one, own (source_image, aspect_ratio), require one (source_image,
 // prompt), and have the same defaults, the mode's the endpoint's own.
-func videoSpec(ep addrs.Endpoint, chosenBy string, own, required attrID) *endpointSpec {
-	lim := rules.For(ep)
+func videoSpec(lim *schema.Endpoint, chosenBy string, own, required attrID) *endpointSpec {
 	return &endpointSpec{
-		ep:       ep,
+		ep:       lim.Endpoint,
 		lim:      lim,
 		chosenBy: chosenBy,
 		takes:    takes(aPrompt, aNegativePrompt, aIsPublic, aSeed, aDuration, own, aPromptEnhancer, aGenMode, aWatermarkFree),
@@ -180,8 +214,9 @@ func (b *bodyBuilder) endpoint() {
 		b.ep = b.providerEndpoint()
 		return
 	}
+	ref := b.c.ref
 	if b.r.Kind == addrs.Image {
-		b.ep = specText2Image
+		b.ep = ref.text2Image
 		return
 	}
 	img, imgs := b.av.set[aSourceImage], b.av.set[aSourceImages]
@@ -189,13 +224,13 @@ func (b *bodyBuilder) endpoint() {
 	case img && imgs:
 		b.bad(aSourceImage, "Conflicting video inputs",
 			"A video takes either source_image (one image to animate, sent to image-to-video) or source_images (key frames, sent to key-frame conditioning), not both. Remove one of them.")
-		b.ep = specKeyFrames
+		b.ep = ref.keyFrames
 	case imgs:
-		b.ep = specKeyFrames
+		b.ep = ref.keyFrames
 	case img:
-		b.ep = specImage2Video
+		b.ep = ref.image2Video
 	default:
-		b.ep = specText2Video
+		b.ep = ref.text2Video
 	}
 }
 
@@ -210,7 +245,7 @@ func (b *bodyBuilder) reason(id attrID) string {
 	case aResolution:
 		return "the video endpoints take no resolution; it applies to images."
 	case aAspectRatio:
-		if b.ep == specImage2Video {
+		if b.ep == b.c.ref.image2Video {
 			return "image-to-video takes its frame from the source image."
 		}
 		return "key-frame conditioning takes its frame size from input_width and input_height."
@@ -277,7 +312,7 @@ func (b *bodyBuilder) build(d *instData) {
 				fmt.Sprintf("The argument %q is required, but no definition was found. %s sends its request to %s (%s), which needs %s.", attrNames[id], ep.chosenBy, ep.ep.Title(), ep.ep.Path(), requiredWhy(id, what))))
 		}
 	}
-	if ep == specKeyFrames {
+	if ep == b.c.ref.keyFrames {
 		b.checkKeyFrames(vals[aSourceImages], vals[aFrameIndices], vals[aDuration])
 	}
 
@@ -329,15 +364,15 @@ func (b *bodyBuilder) check(id attrID, v cty.Value) {
 	switch id {
 	case aPrompt, aNegativePrompt:
 		s := v.AsString()
-		if id == aPrompt && lim.PromptRequired && rules.Blank(s) {
+		if id == aPrompt && lim.PromptRequired && schema.Blank(s) {
 			b.bad(id, "Empty prompt", fmt.Sprintf("%s sends its request to %s, which needs a prompt describing what to generate; this one is empty.", b.ep.chosenBy, b.ep.ep.Title()))
 			return
 		}
-		if why := rules.Prompt(s); why != "" {
+		if why := schema.CheckPrompt(s); why != "" {
 			b.refuse(id, b.av.rng(id), attrNames[id]+" "+why+".", "")
 		}
 	case aSeed:
-		b.number(id, v, rules.Seed, " A seed of -1 asks the service to pick one.")
+		b.number(id, v, schema.CheckSeed, " A seed of -1 asks the service to pick one.")
 	case aImageNumber:
 		b.number(id, v, lim.ImageNumber, "")
 	case aResolution:
@@ -345,7 +380,7 @@ func (b *bodyBuilder) check(id attrID, v cty.Value) {
 	case aDuration:
 		b.number(id, v, lim.Duration, "")
 	case aInputWidth, aInputHeight:
-		b.number(id, v, rules.InputSide, " It is the size of the source images, which shapes the video.")
+		b.number(id, v, schema.CheckInputSide, " It is the size of the source images, which shapes the video.")
 	case aAspectRatio:
 		b.oneOf(id, v.AsString(), lim.AspectRatio, lim.AspectRatios)
 	case aGenMode:
@@ -372,7 +407,7 @@ func (b *bodyBuilder) check(id attrID, v cty.Value) {
 				if !e.IsNull() {
 					got = numberText(e)
 				}
-				b.refuse(id, b.elemRange(id, i), fmt.Sprintf("frame_indices[%d] %s.%s", i, rules.NotWhole, b.got(id, got)), " Each is the position of its key frame in the video, counted in frames.")
+				b.refuse(id, b.elemRange(id, i), fmt.Sprintf("frame_indices[%d] %s.%s", i, schema.NotWhole, b.got(id, got)), " Each is the position of its key frame in the video, counted in frames.")
 				return
 			}
 		}
@@ -402,7 +437,7 @@ func (b *bodyBuilder) refuse(id attrID, rng hcl.Range, detail, more string) {
 // number checks a number attribute: whole, then allowed by rule.
 func (b *bodyBuilder) number(id attrID, v cty.Value, rule func(int64) string, more string) {
 	n, ok := wholeNumber(v)
-	why := rules.NotWhole
+	why := schema.NotWhole
 	if ok {
 		why = rule(n)
 	}
@@ -425,7 +460,7 @@ func (b *bodyBuilder) oneOf(id attrID, s string, rule func(string) string, allow
 // sourceImage checks source_image, or element i of source_images, and
 // reports whether it refused it.
 func (b *bodyBuilder) sourceImage(id attrID, i int, s string) bool {
-	why := rules.SourceImage(s)
+	why := schema.CheckSourceImage(s)
 	if why == "" {
 		return false
 	}
@@ -474,7 +509,7 @@ func (b *bodyBuilder) checkKeyFrames(images, indices, duration cty.Value) {
 	}
 	m := indices.LengthInt()
 	if n >= 0 {
-		if why := rules.FrameIndexCount(m, n); why != "" {
+		if why := schema.FrameIndexCount(m, n); why != "" {
 			b.bad(aFrameIndices, "Mismatched frame_indices", fmt.Sprintf("frame_indices %s: each gives the position in the video of the source image at its place in source_images.", why))
 			return
 		}
@@ -509,20 +544,20 @@ func (b *bodyBuilder) checkKeyFrames(images, indices, duration cty.Value) {
 		if !ok {
 			return // check has refused it
 		}
-		if why := rules.FrameIndex(f, seconds); why != "" {
+		if why := lim.FrameIndex(f, seconds); why != "" {
 			b.refuse(aFrameIndices, b.elemRange(aFrameIndices, i), fmt.Sprintf("frame_indices[%d] %s.%s", i, why, b.got(aFrameIndices, strconv.FormatInt(f, 10))), more)
 			return
 		}
 		known = append(known, f)
 	}
 	if all {
-		if at, why := rules.FrameIndices(known, seconds); why != "" {
+		if at, why := lim.FrameIndices(known, seconds); why != "" {
 			b.refuse(aFrameIndices, b.elemRange(aFrameIndices, at), fmt.Sprintf("frame_indices[%d] %s.%s", at, why, b.got(aFrameIndices, strconv.FormatInt(known[at], 10))), "")
 		}
 	}
 }
 
-func wholeNumber(v cty.Value) (int64, bool) { return rules.Whole(v.AsBigFloat()) }
+func wholeNumber(v cty.Value) (int64, bool) { return schema.Whole(v.AsBigFloat()) }
 
 // numberText is a number as a message shows it: whole numbers in full,
 // others in their shortest form.
@@ -747,20 +782,6 @@ func withType(proto, v cty.Value) (shared cty.Value) {
 		}
 	}()
 	return cty.ListVal([]cty.Value{proto, v}).Index(listIndex1)
-}
-
-func init() {
-	for _, ep := range []*endpointSpec{specText2Image, specImage2Video, specKeyFrames, specText2Video} {
-		ep.fields = ep.layout()
-		for _, f := range ep.fields {
-			switch f.name {
-			case "config":
-				ep.configFields = f.group
-			case "settings":
-				ep.settingsFields = f.group
-			}
-		}
-	}
 }
 
 // specNone stands for the endpoint of a block whose provider or model

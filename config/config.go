@@ -9,6 +9,7 @@ import (
 	"github.com/zclconf/go-cty/cty/function"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/schema"
 )
 
 // Options are the values a command line adds to a configuration.
@@ -33,6 +34,27 @@ type Options struct {
 	// validation blocks all the same. Plan and apply leave it false: they
 	// need every value.
 	UnknownUnset bool
+	// Providers is what the configuration knows of the providers genform
+	// speaks; the language itself names none. Required: a configuration
+	// loaded without it takes no block (every one is made by a provider).
+	Providers Providers
+}
+
+// Providers is what the configuration asks of the providers genform
+// speaks, which the caller hands in (Options.Providers): the names a
+// provider block and provider = NAME may give and what each one's models
+// take (schema.Provider), and what the reference service, which makes
+// the blocks that name no provider, takes at each of its endpoints
+// (schema.Endpoint). Checks and request bodies follow them; the
+// configuration adds the language's positions and words.
+type Providers interface {
+	// Live is the live provider named name; nil when genform speaks none
+	// of that name.
+	Live(name string) *schema.Provider
+	// LiveNames lists the live providers' names, sorted.
+	LiveNames() []string
+	// Endpoint is what the reference service's endpoint ep takes.
+	Endpoint(ep addrs.Endpoint) *schema.Endpoint
 }
 
 // Default settings, filled in when the genform and service blocks leave
@@ -61,6 +83,10 @@ type Config struct {
 	Service Service
 	// Providers are the provider blocks, by name.
 	Providers map[string]*Provider
+	// providers is what it knows of the providers genform speaks, and ref
+	// the specs of the reference service's endpoints made from it.
+	providers Providers
+	ref       *refSpecs
 	// Variables are the declared input variables with their effective values.
 	Variables map[string]*Variable
 	// Locals are the local values, by name.

@@ -36,7 +36,7 @@ func TestOverlappingDirs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, diags := Load(dirtest.New(t, map[string]string{"main.gen.hcl": tt.src}), Options{})
+			_, diags := loadTest(dirtest.New(t, map[string]string{"main.gen.hcl": tt.src}), Options{})
 			if tt.want == nil {
 				if len(diags) > 0 {
 					t.Fatalf("refused: %s", diagList(diags))

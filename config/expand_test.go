@@ -250,7 +250,7 @@ func TestDeclarationOrderBreaksTies(t *testing.T) {
 		"b.gen.hcl": `image "z" { prompt = "z" }` + "\n" + `image "y" { prompt = "y" }`,
 		"a.gen.hcl": `image "x" { prompt = image.y.id }` + "\n" + `image "w" { prompt = "w" }`,
 	})
-	c, diags := Load(dir, Options{})
+	c, diags := loadTest(dir, Options{})
 	if diags.HasErrors() {
 		t.Fatal(diagList(diags))
 	}
@@ -320,7 +320,7 @@ func TestJSONSyntax(t *testing.T) {
   "output": { "first": { "value": "${image.hero[0].id}" } }
 }`,
 	})
-	c, diags := Load(dir, Options{})
+	c, diags := loadTest(dir, Options{})
 	if diags.HasErrors() {
 		t.Fatal(diagList(diags))
 	}
@@ -338,7 +338,7 @@ func TestJSONSyntax(t *testing.T) {
 }
 
 func TestNoConfigurationFiles(t *testing.T) {
-	c, diags := Load(t.TempDir(), Options{})
+	c, diags := loadTest(t.TempDir(), Options{})
 	if c == nil || !diags.HasErrors() || diags[0].Summary != "No configuration files" {
 		t.Errorf("got %v, %s", c, diagList(diags))
 	}
@@ -644,7 +644,7 @@ func TestToSetShortcutMatchesTheSet(t *testing.T) {
 // or the summaries of the errors.
 func loadAndExpand(t *testing.T, src string) (map[string]string, string) {
 	t.Helper()
-	c, diags := Load(dirtest.New(t, map[string]string{"main.gen.hcl": src}), Options{})
+	c, diags := loadTest(dirtest.New(t, map[string]string{"main.gen.hcl": src}), Options{})
 	if diags.HasErrors() {
 		var s []string
 		for _, d := range diags {

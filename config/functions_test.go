@@ -19,7 +19,7 @@ func evalLocal(t *testing.T, expr string, files map[string]string, environ ...st
 	for k, v := range files {
 		all[k] = v
 	}
-	c, diags := Load(dirtest.New(t, all), Options{Environ: environ})
+	c, diags := loadTest(dirtest.New(t, all), Options{Environ: environ})
 	if diags.HasErrors() {
 		return cty.NilVal, diagList(diags)
 	}
@@ -120,7 +120,7 @@ func TestFileFunctionsStayInside(t *testing.T) {
 					t.Skip("no symlinks here:", err)
 				}
 			}
-			_, diags := Load(dir, Options{})
+			_, diags := loadTest(dir, Options{})
 			if !diags.HasErrors() || !strings.Contains(diagList(diags), tt.wants) {
 				t.Errorf("want an error mentioning %q; got:\n%s", tt.wants, diagList(diags))
 			}

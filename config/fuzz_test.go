@@ -14,7 +14,7 @@ import (
 // block and meta-argument in both syntaxes, as one configuration.
 func TestValidConfigurations(t *testing.T) {
 	dir := filepath.Join("testdata", "valid")
-	c, diags := Load(dir, Options{})
+	c, diags := loadTest(dir, Options{})
 	if len(diags) > 0 {
 		t.Fatal(diagList(diags))
 	}
@@ -78,7 +78,7 @@ func FuzzLoad(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(dir, name), src, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		c, diags := Load(dir, Options{Vars: nil, Environ: []string{"GENFORM_VAR_x=1"}})
+		c, diags := loadTest(dir, Options{Vars: nil, Environ: []string{"GENFORM_VAR_x=1"}})
 		if c == nil {
 			t.Fatal("Load returned a nil *Config")
 		}

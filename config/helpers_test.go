@@ -12,7 +12,7 @@ import (
 // mustLoad loads src as main.gen.hcl and fails the test on any error.
 func mustLoad(t testing.TB, src string, opts Options) *Config {
 	t.Helper()
-	c, diags := Load(dirtest.New(t, map[string]string{"main.gen.hcl": src}), opts)
+	c, diags := loadTest(dirtest.New(t, map[string]string{"main.gen.hcl": src}), opts)
 	if diags.HasErrors() {
 		t.Fatalf("Load: %s", diagList(diags))
 	}
@@ -46,7 +46,7 @@ func expandAll(t testing.TB, c *Config, scope Scope) map[string]*Instance {
 // none.
 func loadErrors(t testing.TB, src string, opts Options) hcl.Diagnostics {
 	t.Helper()
-	_, diags := Load(dirtest.New(t, map[string]string{"main.gen.hcl": src}), opts)
+	_, diags := loadTest(dirtest.New(t, map[string]string{"main.gen.hcl": src}), opts)
 	if !diags.HasErrors() {
 		t.Fatalf("Load passed; want errors")
 	}

@@ -144,7 +144,7 @@ func TestInvalidConfigurations(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, tt.file), src, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			c, diags := Load(dir, tt.opts)
+			c, diags := loadTest(dir, tt.opts)
 			if c == nil {
 				t.Fatal("Load returned a nil *Config")
 			}

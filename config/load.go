@@ -73,6 +73,14 @@ func Load(dir string, opts Options) (*Config, hcl.Diagnostics) {
 			c.environ[k] = v
 		}
 	}
+	c.providers = opts.Providers
+	if c.providers == nil {
+		c.providers = noProviders{}
+	}
+	if c.ref = newRefSpecs(c.providers); c.ref == nil {
+		return c, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "No providers",
+			Detail: "The configuration was loaded without the providers genform speaks (Options.Providers), so no block can be checked. This is a bug of the program that loads it."}}
+	}
 	c.absDir = dir
 	if abs, err := filepath.Abs(dir); err == nil {
 		c.absDir = abs
@@ -99,7 +107,7 @@ func Load(dir string, opts Options) (*Config, hcl.Diagnostics) {
 	}
 
 	parser := hclparse.NewParser()
-	early := &earlyDecoder{}
+	early := &earlyDecoder{providers: c.providers}
 	c.early = early
 	hash := sha256.New()
 	var diags hcl.Diagnostics
@@ -169,8 +177,9 @@ func Load(dir string, opts Options) (*Config, hcl.Diagnostics) {
 // parses them (see parseHCLDecoding), for decode to take. Its results are
 // keyed by the body left in place of each block's.
 type earlyDecoder struct {
-	mu      sync.Mutex
-	decoded map[hcl.Body]earlyResource
+	providers Providers
+	mu        sync.Mutex
+	decoded   map[hcl.Body]earlyResource
 }
 
 type earlyResource struct {
@@ -184,7 +193,7 @@ func (e *earlyDecoder) decode(b *hclsyntax.Block) *hclsyntax.Body {
 	if _, ok := addrs.ParseKind(b.Type); !ok || len(b.Labels) != 1 {
 		return nil
 	}
-	r, diags := decodeResource(b.AsHCLBlock())
+	r, diags := decodeResource(b.AsHCLBlock(), e.providers)
 	stub := &hclsyntax.Body{SrcRange: b.Body.SrcRange, EndRange: b.Body.EndRange}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -292,7 +301,7 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 			decodedRes[i].r, decodedRes[i].diags = r.r, r.diags
 			return
 		}
-		decodedRes[i].r, decodedRes[i].diags = decodeResource(resBlocks[i])
+		decodedRes[i].r, decodedRes[i].diags = decodeResource(resBlocks[i], c.providers)
 	})
 	c.early = nil
 

@@ -52,11 +52,11 @@ func TestNestingLimit(t *testing.T) {
 			ok := "locals {\n  i = 0\n  l = [1]\n  x = " + nested(kind, MaxNesting-4) + "\n}\n"
 			// (An index of a one-element list fails when evaluated,
 			// after parsing: only the nesting matters here.)
-			if _, diags := Load(dirtest.New(t, map[string]string{"main.gen.hcl": ok}), Options{}); strings.Contains(diagList(diags), "nested too deeply") || kind != "indexes" && diags.HasErrors() {
+			if _, diags := loadTest(dirtest.New(t, map[string]string{"main.gen.hcl": ok}), Options{}); strings.Contains(diagList(diags), "nested too deeply") || kind != "indexes" && diags.HasErrors() {
 				t.Fatalf("%d levels refused: %s", MaxNesting-4, diagList(diags))
 			}
 			deep := "locals {\n  i = 0\n  l = [1]\n  x = " + nested(kind, 100_000) + "\n}\n"
-			_, diags := Load(dirtest.New(t, map[string]string{"main.gen.hcl": deep}), Options{})
+			_, diags := loadTest(dirtest.New(t, map[string]string{"main.gen.hcl": deep}), Options{})
 			if len(diags) != 1 || diags[0].Summary != "Expression nested too deeply" {
 				t.Fatalf("100,000 levels: got %s", diagList(diags))
 			}
@@ -121,7 +121,7 @@ func TestNestingElsewhere(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, diags := Load(dirtest.New(t, tt.files), tt.opts)
+			_, diags := loadTest(dirtest.New(t, tt.files), tt.opts)
 			if !diags.HasErrors() || !strings.Contains(diagList(diags), tt.want) {
 				t.Fatalf("got %s, want an error saying %q", diagList(diags), tt.want)
 			}
@@ -335,7 +335,7 @@ func BenchmarkCheckNesting10kBlocks(b *testing.B) {
 // HCL takes such a byte (a comment, a JSON string), genform does too.
 func TestNestingRefusesBadEncoding(t *testing.T) {
 	src := "locals {\n  x = \xd5\"" + strings.Repeat("(", 100_000) + "\n}\n"
-	_, diags := Load(dirtest.New(t, map[string]string{"main.gen.hcl": src}), Options{})
+	_, diags := loadTest(dirtest.New(t, map[string]string{"main.gen.hcl": src}), Options{})
 	if len(diags) != 1 || diags[0].Summary != "Invalid character encoding" || diags[0].Subject.Start.Line != 2 || diags[0].Subject.Start.Column != 7 {
 		t.Fatalf("got %s, want one encoding error at 2:7", diagList(diags))
 	}
@@ -345,7 +345,7 @@ func TestNestingRefusesBadEncoding(t *testing.T) {
 
 	// In a heredoc the lexer would see its marker in "\xffEOT".
 	src = "locals {\n  x = <<EOT\n\xffEOT\n" + strings.Repeat("(", 100_000) + "\nEOT\n}\n"
-	c, diags := Load(dirtest.New(t, map[string]string{"main.gen.hcl": src}), Options{})
+	c, diags := loadTest(dirtest.New(t, map[string]string{"main.gen.hcl": src}), Options{})
 	if len(diags) != 1 || diags[0].Summary != "Invalid character encoding" || diags[0].Subject.Start.Line != 3 {
 		t.Fatalf("got %s, want one encoding error on line 3", diagList(diags))
 	}
@@ -357,7 +357,7 @@ func TestNestingRefusesBadEncoding(t *testing.T) {
 	// such a byte as U+FFFD; a string long enough to be scanned loads.
 	long := strings.Repeat("a", 2*MaxNesting)
 	dir := dirtest.New(t, map[string]string{"main.gen.json": `{"locals": {"x": "caf` + "\xe9 " + long + `"}}`})
-	if _, diags := Load(dir, Options{}); diags.HasErrors() {
+	if _, diags := loadTest(dir, Options{}); diags.HasErrors() {
 		t.Fatalf("Load: %s", diagList(diags))
 	}
 }

@@ -92,7 +92,7 @@ image "fal_other" {
 				{"video \"user\" {\n  source_image = " + tt.ref + "\n}\n", "source_image"},
 				{"output \"o\" {\n  value = " + tt.ref + "\n}\n", "value"},
 			} {
-				_, diags := Load(dirtest.New(t, map[string]string{"main.gen.hcl": images + use.src}), opts)
+				_, diags := loadTest(dirtest.New(t, map[string]string{"main.gen.hcl": images + use.src}), opts)
 				var got *hcl.Diagnostic
 				for _, d := range diags {
 					if d.Summary == "No such output" {

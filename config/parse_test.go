@@ -79,7 +79,7 @@ func TestChunkedParseMatchesWholeParse(t *testing.T) {
 func TestChunkedParseFallsBackOnErrors(t *testing.T) {
 	src := bigConfig(3000) + "image \"broken\" {\n  prompt = \n}\n"
 	dir := dirtest.New(t, map[string]string{"main.gen.hcl": src})
-	_, diags := Load(dir, Options{})
+	_, diags := loadTest(dir, Options{})
 	if !diags.HasErrors() {
 		t.Fatal("no error")
 	}

@@ -16,8 +16,7 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/catalog"
-	"github.com/genform/genform/internal/provider/reference/rules"
+	"github.com/genform/genform/internal/schema"
 )
 
 // Provider is a provider block: the settings of a live provider genform
@@ -26,7 +25,7 @@ import (
 type Provider struct {
 	Name string
 	// Catalog is the provider's tables.
-	Catalog *catalog.Provider
+	Catalog *schema.Provider
 	// Settings holds what the block shares with the service block:
 	// base_url (BaseURL, "" for the provider's public address), key
 	// (Token: "" when unset, then read from the provider's usual
@@ -74,7 +73,11 @@ func (c *Config) ProviderOf(name string) *Provider {
 	if p, ok := c.Providers[name]; ok {
 		return p
 	}
-	return &Provider{Name: name, Catalog: catalog.LookupLive(name)}
+	var cat *schema.Provider
+	if c.providers != nil {
+		cat = c.providers.Live(name)
+	}
+	return &Provider{Name: name, Catalog: cat}
 }
 
 // SettingsOf is what the jobs of the provider named name run with: the
@@ -88,7 +91,7 @@ func (c *Config) SettingsOf(name string) Service {
 	}
 	p := c.ProviderOf(name)
 	s := p.Settings
-	var lim catalog.Limits
+	var lim schema.Limits
 	if p.Catalog != nil {
 		lim = p.Catalog.Limits
 	}
@@ -139,10 +142,10 @@ var providerSchema = &hcl.BodySchema{
 // decodeProvider reads a provider block.
 func (c *Config) decodeProvider(b *hcl.Block) hcl.Diagnostics {
 	name := b.Labels[0]
-	cat := catalog.LookupLive(name)
+	cat := c.providers.Live(name)
 	if cat == nil {
 		return hcl.Diagnostics{errorAt(b.LabelRanges[0].Ptr(), "Unknown provider",
-			catalog.Unknown(name).Error()+"."+didYouMean(name, catalog.Names()))}
+			c.unknownProvider(name))}
 	}
 	p := &Provider{Name: name, Catalog: cat, Settings: Service{DeclRange: b.DefRange}}
 	where := fmt.Sprintf("the provider %q block", name)
@@ -196,7 +199,7 @@ func perModel(v cty.Value) bool {
 
 // decodeProviderRef reads provider = NAME (a bare name, as Terraform
 // writes it, or a string).
-func decodeProviderRef(a *hcl.Attribute) (string, hcl.Range, hcl.Diagnostics) {
+func decodeProviderRef(a *hcl.Attribute, providers Providers) (string, hcl.Range, hcl.Diagnostics) {
 	rng := a.Expr.Range()
 	if tr, d := hcl.AbsTraversalForExpr(a.Expr); !d.HasErrors() && len(tr) == 1 {
 		return tr.RootName(), rng, nil
@@ -205,7 +208,7 @@ func decodeProviderRef(a *hcl.Attribute) (string, hcl.Range, hcl.Diagnostics) {
 		return v.AsString(), rng, nil
 	}
 	return "", rng, hcl.Diagnostics{errorAt(&rng, "Invalid provider",
-		fmt.Sprintf("provider takes the name of a provider genform speaks, written as it is, such as provider = fal; the providers are %s.", strings.Join(catalog.Names(), ", ")))}
+		fmt.Sprintf("provider takes the name of a provider genform speaks, written as it is, such as provider = %s; the providers are %s.", firstOr(providers.LiveNames(), "NAME"), strings.Join(providers.LiveNames(), ", ")))}
 }
 
 // specKey names one provider's model making one kind.
@@ -222,7 +225,7 @@ var providerSpecs sync.Map // specKey -> *endpointSpec
 // endpointSpec: the common attributes its tables list, model, input and
 // dir. Its defaults are the provider's (how many images it makes, how
 // long a video is), for showing and counting: they are not sent.
-func providerSpec(p *catalog.Provider, model string, kind addrs.Kind) *endpointSpec {
+func providerSpec(p *schema.Provider, model string, kind addrs.Kind) *endpointSpec {
 	key := specKey{p.Name, model, kind}
 	if s, ok := providerSpecs.Load(key); ok {
 		return s.(*endpointSpec)
@@ -246,7 +249,7 @@ func providerSpec(p *catalog.Provider, model string, kind addrs.Kind) *endpointS
 	if kind == addrs.Image && caps.DefaultImageNumber > 0 {
 		spec.defaults[aImageNumber] = cty.NumberIntVal(caps.DefaultImageNumber)
 	}
-	if kind == addrs.Video && caps.DefaultDuration > 0 && caps.Takes(catalog.Duration) {
+	if kind == addrs.Video && caps.DefaultDuration > 0 && caps.Takes(schema.Duration) {
 		spec.defaults[aDuration] = cty.NumberIntVal(caps.DefaultDuration)
 	}
 	s, _ := providerSpecs.LoadOrStore(key, spec)
@@ -264,11 +267,10 @@ func articleOf(kind addrs.Kind) string {
 // its model; nil, reported, when the provider or the model cannot be had.
 func (b *bodyBuilder) providerEndpoint() *endpointSpec {
 	r := b.r
-	p := catalog.LookupLive(r.Provider())
+	p := b.c.providers.Live(r.Provider())
 	if p == nil {
 		rng := r.live.rng
-		b.diags = append(b.diags, errorAt(&rng, "Unknown provider",
-			catalog.Unknown(r.Provider()).Error()+"."+didYouMean(r.Provider(), catalog.Names())))
+		b.diags = append(b.diags, errorAt(&rng, "Unknown provider", b.c.unknownProvider(r.Provider())))
 		return nil
 	}
 	if !b.av.set[aModel] {
@@ -290,7 +292,7 @@ func (b *bodyBuilder) providerEndpoint() *endpointSpec {
 	return spec
 }
 
-func exampleModel(p *catalog.Provider, kind addrs.Kind) string {
+func exampleModel(p *schema.Provider, kind addrs.Kind) string {
 	for _, id := range p.ModelIDs() {
 		if p.Models[id].Makes(kind) {
 			return strconv.Quote(id)
@@ -362,7 +364,7 @@ func (b *bodyBuilder) buildProvider(d *instData) {
 		return
 	}
 	body, err := ep.prov.Body(ep.ep.Target(), b.r.Kind, common, input)
-	if ie, ok := errors.AsType[*catalog.InputError](err); ok {
+	if ie, ok := errors.AsType[*schema.InputError](err); ok {
 		// Shown on the key of input it is about, where it is written.
 		b.diags = append(b.diags, errorAt(inputKeyRange(b.av.expr[aInput], ie.Key).Ptr(), "Invalid input",
 			fmt.Sprintf("%s, model %s: %v.", ep.chosenBy, ep.ep.Target(), ie)))
@@ -405,7 +407,7 @@ func inputKeyRange(expr hcl.Expression, key string) hcl.Range {
 func (b *bodyBuilder) providerReason(id attrID) string {
 	switch attrPlace[id] {
 	case placeTop, placeConfig, placeSettings:
-		if _, common := catalog.CommonIndex(attrNames[id]); !common {
+		if _, common := schema.CommonIndex(attrNames[id]); !common {
 			return "it is a field of the reference service, which a live provider does not have; put the model's own fields in input."
 		}
 	}
@@ -440,7 +442,7 @@ func (b *bodyBuilder) checkCommon(id attrID, v cty.Value) {
 			b.refuse(id, b.av.rng(id), fmt.Sprintf("%s takes at most %d key frames; source_images holds %d.", where, caps.MaxSourceImages, n), "")
 		}
 	case aPrompt, aNegativePrompt:
-		if why := rules.Prompt(v.AsString()); why != "" {
+		if why := schema.CheckPrompt(v.AsString()); why != "" {
 			b.refuse(id, b.av.rng(id), attrNames[id]+" "+why+".", "")
 		}
 	}
@@ -471,9 +473,9 @@ func (b *bodyBuilder) checkInput(v cty.Value) map[string]any {
 // countedAttr is the common attribute that sets a counted input key.
 func countedAttr(key string) string {
 	if strings.Contains(key, "duration") || strings.Contains(key, "second") || strings.Contains(key, "frames") {
-		return catalog.Duration
+		return schema.Duration
 	}
-	return catalog.ImageNumber
+	return schema.ImageNumber
 }
 
 func numbersText(ns []int64, def int64) string {
@@ -508,7 +510,7 @@ func joinNumbers(ns []int64) string {
 // provider that answers files as bytes (no URL) are passed as data: URIs,
 // which a provider taking only URLs refuses.
 func (c *Config) checkSourceLinks(r *Resource, attr *hcl.Attribute, refs []addrs.Resource) hcl.Diagnostics {
-	to := catalog.LookupLive(r.Provider())
+	to := c.providers.Live(r.Provider())
 	if to == nil || !to.SourceURLsOnly {
 		return nil
 	}
@@ -518,7 +520,7 @@ func (c *Config) checkSourceLinks(r *Resource, attr *hcl.Attribute, refs []addrs
 		if !ok {
 			continue
 		}
-		from := catalog.LookupLive(src.Provider())
+		from := c.providers.Live(src.Provider())
 		if from == nil || !from.InlineOutputs {
 			continue
 		}
@@ -532,3 +534,26 @@ func (c *Config) checkSourceLinks(r *Resource, attr *hcl.Attribute, refs []addrs
 	}
 	return diags
 }
+
+// unknownProvider says that genform speaks no provider name, and which it
+// speaks, with the one close to name.
+func (c *Config) unknownProvider(name string) string {
+	names := c.providers.LiveNames()
+	return fmt.Sprintf("genform speaks no provider %q; it speaks %s.", name, strings.Join(names, ", ")) + didYouMean(name, names)
+}
+
+// firstOr is the first of names, or none when there is none.
+func firstOr(names []string, none string) string {
+	if len(names) == 0 {
+		return none
+	}
+	return names[0]
+}
+
+// noProviders is the providers of a configuration loaded without any:
+// it knows none.
+type noProviders struct{}
+
+func (noProviders) Live(string) *schema.Provider             { return nil }
+func (noProviders) LiveNames() []string                      { return nil }
+func (noProviders) Endpoint(addrs.Endpoint) *schema.Endpoint { return nil }

@@ -228,7 +228,7 @@ var lifecycleSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "prevent_destroy"}, {Name: "ignore_changes"}, {Name: "replace_triggered_by"}},
 }
 
-func decodeResource(block *hcl.Block) (*Resource, hcl.Diagnostics) {
+func decodeResource(block *hcl.Block, providers Providers) (*Resource, hcl.Diagnostics) {
 	kind, _ := addrs.ParseKind(block.Type)
 	r := &Resource{
 		Kind:      kind,
@@ -251,7 +251,7 @@ func decodeResource(block *hcl.Block) (*Resource, hcl.Diagnostics) {
 			diags = append(diags, d...)
 		case "provider":
 			r.live = &liveRef{}
-			r.live.name, r.live.rng, d = decodeProviderRef(a)
+			r.live.name, r.live.rng, d = decodeProviderRef(a, providers)
 			diags = append(diags, d...)
 		default:
 			r.attrs = append(r.attrs, resAttr{id: attrByName[name], attr: a})

@@ -84,7 +84,7 @@ video "morph" {
 // service's rules among them, is one the simulator accepts: config and the
 // simulator read the same rules.
 func TestSimulatorAcceptsValidRequests(t *testing.T) {
-	c, diags := Load(filepath.Join("testdata", "valid"), Options{})
+	c, diags := loadTest(filepath.Join("testdata", "valid"), Options{})
 	if diags.HasErrors() {
 		t.Fatal(diagList(diags))
 	}

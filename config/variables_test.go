@@ -56,7 +56,7 @@ variable "opts" {
 				files["prod.genvars.hcl"] = tt.varFile
 				opts.VarFiles = []string{"prod.genvars.hcl"}
 			}
-			c, diags := Load(dirtest.New(t, files), opts)
+			c, diags := loadTest(dirtest.New(t, files), opts)
 			if diags.HasErrors() {
 				t.Fatal(diagList(diags))
 			}
@@ -115,7 +115,7 @@ variable "s" {
 			for k, v := range tt.files {
 				files[k] = v
 			}
-			_, diags := Load(dirtest.New(t, files), tt.opts)
+			_, diags := loadTest(dirtest.New(t, files), tt.opts)
 			for _, d := range diags {
 				if d.Summary == tt.summary && strings.Contains(d.Detail, tt.detail) && d.Subject != nil && d.Subject.Filename == tt.file {
 					return
@@ -131,7 +131,7 @@ func TestUndeclaredInVarFileWarns(t *testing.T) {
 		"main.gen.hcl":  `variable "style" { default = "a" }`,
 		"v.genvars.hcl": "styel = \"b\"\n",
 	})
-	_, diags := Load(dir, Options{VarFiles: []string{"v.genvars.hcl"}})
+	_, diags := loadTest(dir, Options{VarFiles: []string{"v.genvars.hcl"}})
 	if diags.HasErrors() || len(diags) != 1 || !strings.Contains(diags[0].Detail, `Did you mean "style"?`) {
 		t.Errorf("want one warning with a suggestion; got:\n%s", diagList(diags))
 	}
@@ -146,11 +146,11 @@ variable "token" {
 service { token = var.token[0] }
 `
 	dir := dirtest.New(t, map[string]string{"main.gen.hcl": src})
-	a, diags := Load(dir, Options{Vars: []string{`token=["secret-one"]`}})
+	a, diags := loadTest(dir, Options{Vars: []string{`token=["secret-one"]`}})
 	if diags.HasErrors() {
 		t.Fatal(diagList(diags))
 	}
-	b, _ := Load(dir, Options{Vars: []string{`token=["secret-two"]`}})
+	b, _ := loadTest(dir, Options{Vars: []string{`token=["secret-two"]`}})
 	if a.Service.Token != "secret-one" {
 		t.Errorf("token = %q", a.Service.Token)
 	}
@@ -165,8 +165,8 @@ service { token = var.token[0] }
 	// A non-sensitive variable does enter the hash: a saved plan made with
 	// another value is stale.
 	dir2 := dirtest.New(t, map[string]string{"main.gen.hcl": `variable "s" { default = "x" }`})
-	c1, _ := Load(dir2, Options{})
-	c2, _ := Load(dir2, Options{Vars: []string{"s=y"}})
+	c1, _ := loadTest(dir2, Options{})
+	c2, _ := loadTest(dir2, Options{Vars: []string{"s=y"}})
 	if c1.Hash == c2.Hash {
 		t.Errorf("the hash ignores variable values")
 	}

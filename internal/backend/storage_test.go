@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/internal/catalog"
 )
 
 // load loads a configuration whose backend block's conn_str is conn
@@ -22,7 +23,7 @@ func load(t *testing.T, conn string, environ ...string) *config.Config {
 	if err := os.WriteFile(filepath.Join(dir, "main.gen.hcl"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, diags := config.Load(dir, config.Options{Environ: environ})
+	cfg, diags := config.Load(dir, config.Options{Environ: environ, Providers: catalog.Tables})
 	if diags.HasErrors() {
 		t.Fatalf("loading: %v", diags)
 	}

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	cat "github.com/genform/genform/internal/catalog"
+
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/command"
@@ -171,7 +173,7 @@ func seedStateWithHistory(b testing.TB, dir string, earlier int) {
 		b.Fatal(err)
 	}
 	defer os.Chdir(wd)
-	cfg, diags := config.Load(".", config.Options{Environ: os.Environ()})
+	cfg, diags := config.Load(".", config.Options{Environ: os.Environ(), Providers: providerTables})
 	if diags.HasErrors() {
 		b.Fatal(diags)
 	}
@@ -533,3 +535,7 @@ func BenchmarkPollsPerJob(b *testing.B) {
 		b.ReportMetric(float64(most), "max-polls")
 	}
 }
+
+// providerTables is what configuration knows of the providers genform
+// speaks, as the command hands it in.
+var providerTables = cat.Tables

@@ -6,6 +6,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/backend"
+	"github.com/genform/genform/internal/catalog"
 	"github.com/genform/genform/internal/views"
 )
 
@@ -74,9 +75,10 @@ func (v *varFlags) options(env *Env) config.Options {
 		environ = env.Environ()
 	}
 	return config.Options{
-		Vars:     append([]string(nil), v.vars...),
-		VarFiles: append([]string(nil), v.files...),
-		Environ:  environ,
+		Vars:      append([]string(nil), v.vars...),
+		VarFiles:  append([]string(nil), v.files...),
+		Environ:   environ,
+		Providers: catalog.Tables,
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/catalog"
 	"github.com/genform/genform/internal/formats/planfile"
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/secrets"
@@ -344,12 +345,12 @@ func oneProc(getenv func(string) string) (restore func()) {
 func providerLimits(cfg *config.Config, name string, flag int) apply.Limits {
 	s := cfg.SettingsOf(name)
 	lim := apply.Limits{Parallelism: s.Parallelism, PollInterval: s.PollInterval, Timeout: s.Timeout}
-	p := cfg.ProviderOf(name)
+	p, table := cfg.ProviderOf(name), catalog.LookupLive(name)
 	switch {
 	case flag > 0:
 		lim.Parallelism = flag
-	case p.Settings.Parallelism == 0 && p.Catalog != nil && p.Catalog.Limits.MaxParallelism > s.Parallelism:
-		lim.Start, lim.Parallelism = s.Parallelism, p.Catalog.Limits.MaxParallelism
+	case p.Settings.Parallelism == 0 && table != nil && table.Limits.MaxParallelism > s.Parallelism:
+		lim.Start, lim.Parallelism = s.Parallelism, table.Limits.MaxParallelism
 	}
 	return lim
 }

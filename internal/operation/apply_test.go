@@ -5,6 +5,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/catalog"
+	"github.com/genform/genform/internal/configtest"
 )
 
 // Unset, a provider's window starts at its documented default and may
@@ -21,9 +22,9 @@ func TestProviderLimits(t *testing.T) {
 		flag               int
 		start, parallelism int
 	}{
-		{"unset", &config.Config{}, 0, fal.Parallelism, fal.MaxParallelism},
+		{"unset", configtest.Load(t, t.TempDir(), ""), 0, fal.Parallelism, fal.MaxParallelism},
 		{"set in the block", set, 0, 0, 5},
-		{"set by the flag", &config.Config{}, 7, 0, 7},
+		{"set by the flag", configtest.Load(t, t.TempDir(), ""), 7, 0, 7},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/catalog"
 	"github.com/genform/genform/internal/operation/outcome"
 	"github.com/genform/genform/reconcile/plans"
 )
@@ -54,8 +55,8 @@ func ResolveEndpoint(cfg *config.Config, getenv func(string) string) Endpoint {
 func (w *Workspace) liveProvider(name string) outcome.Provider {
 	p := w.Config.ProviderOf(name)
 	title := name
-	if p.Catalog != nil {
-		title = p.Catalog.Title
+	if t := catalog.LookupLive(name); t != nil {
+		title = t.Title
 	}
 	return outcome.Provider{Name: name, Title: title, BaseURL: p.Settings.BaseURL}
 }

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/catalog"
 	"github.com/genform/genform/internal/apiclient"
+	"github.com/genform/genform/internal/catalog"
 )
 
 // Request is one generation as genform asks a provider for it.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/catalog"
+	"github.com/genform/genform/internal/schema"
 	"github.com/genform/genform/internal/simulator/simkit"
 )
 
@@ -17,7 +17,7 @@ type Registration struct {
 	// Table is its capability table: its name (what provider blocks and
 	// provider = NAME say), title, key variable, public address, limits,
 	// and what its models take and make.
-	Table *catalog.Provider
+	Table *schema.Provider
 	// New builds its adapter as a provider block (the reference service:
 	// the service block) configures it.
 	New func(Config) (Provider, error)

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/genform/genform/internal/provider/reference/rules"
+	"github.com/genform/genform/internal/schema"
 	"github.com/genform/genform/internal/simulator/simkit"
 )
 
@@ -138,7 +138,7 @@ func TestDetailBeforeSucceed(t *testing.T) {
 }
 
 func TestValidationErrors(t *testing.T) {
-	long := strings.Repeat("x", rules.MaxPromptRunes+1)
+	long := strings.Repeat("x", schema.MaxPromptRunes+1)
 	img := `"https://example.com/a.png"`
 	tests := []struct {
 		name     string
@@ -177,7 +177,7 @@ func TestValidationErrors(t *testing.T) {
 		{"i2v data URI not an image", pathI2V, `{"config":{"source_image":"data:text/plain;base64,aGk="}}`, codeInvalidField, "data:image"},
 		{"i2v data URI bad base64", pathI2V, `{"config":{"source_image":"data:image/png;base64,!!!"}}`, codeInvalidField, "base64"},
 		{"i2v URL with a space", pathI2V, `{"config":{"source_image":"https://example.com/a b.png"}}`, codeInvalidField, "percent-encoded"},
-		{"i2v source image too long", pathI2V, `{"config":{"source_image":"data:image/png;base64,` + strings.Repeat("A", rules.MaxSourceImageBytes) + `"}}`, codeInvalidField, "at most 10485760 bytes (10 MiB) long"},
+		{"i2v source image too long", pathI2V, `{"config":{"source_image":"data:image/png;base64,` + strings.Repeat("A", schema.MaxSourceImageBytes) + `"}}`, codeInvalidField, "at most 10485760 bytes (10 MiB) long"},
 		{"i2v data URI empty", pathI2V, `{"config":{"source_image":"data:image/png;base64,"}}`, codeInvalidField, "empty"},
 		{"i2v gen_mode standard", pathI2V, `{"config":{"source_image":` + img + `},"gen_mode":"standard"}`, codeInvalidField, `gen_mode must be "smooth" or "enhanced", got "standard"`},
 		{"i2v duration 5", pathI2V, `{"config":{"source_image":` + img + `},"settings":{"duration":5}}`, codeInvalidField, "2, 4, 6 or 8"},
@@ -243,7 +243,7 @@ func TestValidationErrors(t *testing.T) {
 func TestValidBoundaries(t *testing.T) {
 	img := `"http://example.com/a.png"`
 	bodies := []struct{ endpoint, body string }{
-		{pathT2I, `{"prompt":"` + strings.Repeat("é", rules.MaxPromptRunes) + `"}`},
+		{pathT2I, `{"prompt":"` + strings.Repeat("é", schema.MaxPromptRunes) + `"}`},
 		{pathT2I, `{"prompt":"a","config":{"image_number":1.0},"settings":{"seed":4294967295,"resolution":1080,"aspect_ratio":"21:9"}}`},
 		{pathT2I, `{"prompt":"a","settings":{"seed":0},"unknown":{"x":1}}`},
 		{pathT2I, `{"prompt":"a","settings":null,"config":null}`},
@@ -251,7 +251,7 @@ func TestValidBoundaries(t *testing.T) {
 		{pathAFC, `{"config":{"source_images":[` + strings.Repeat(img+",", 5) + img + `],"frame_indices":[0,1,2,3,4,63]},"settings":{"duration":8}}`},
 		{pathAFC, `{"config":{"source_images":[` + img + `,` + img + `],"frame_indices":[0,1]},"prompt":"x"}`},
 		{pathAFC, `{"config":{"source_images":[` + img + `,"data:image/svg+xml;base64,PHN2Zy8+"],"frame_indices":[0,31],"input_width":1,"input_height":8192}}`},
-		{pathI2V, `{"config":{"source_image":"data:image/png;base64,` + strings.Repeat("A", (rules.MaxSourceImageBytes-len("data:image/png;base64,"))/4*4) + `"}}`},
+		{pathI2V, `{"config":{"source_image":"data:image/png;base64,` + strings.Repeat("A", (schema.MaxSourceImageBytes-len("data:image/png;base64,"))/4*4) + `"}}`},
 		{pathT2V, `{"prompt":"a","settings":{"duration":6,"aspect_ratio":"4:3"}}`},
 	}
 	h := newHarness(t, Options{})

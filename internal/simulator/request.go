@@ -9,6 +9,7 @@ import (
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/provider/reference/rules"
+	"github.com/genform/genform/internal/schema"
 )
 
 // kind is what a creation makes from what; it decides which request fields
@@ -40,7 +41,7 @@ var endpointKinds = map[string]kind{
 // checks before it sends anything. The rules are found by the endpoint's
 // name in config/addrs; its path stays the simulator's own, in
 // endpointKinds.
-var kindRules = map[kind]*rules.Limits{
+var kindRules = map[kind]*schema.Endpoint{
 	kindText2Image:  rules.For(addrs.Text2Image),
 	kindImage2Video: rules.For(addrs.Image2Video),
 	kindAFC:         rules.For(addrs.KeyFrames),
@@ -101,14 +102,14 @@ func parseRequest(endpoint string, body []byte) (*request, *apiError) {
 	if err != nil {
 		return nil, err
 	}
-	req := &request{kind: k, isPublic: true, promptEnhancer: true, seed: rules.RandomSeed, duration: int(lim.DefaultDuration)}
+	req := &request{kind: k, isPublic: true, promptEnhancer: true, seed: schema.RandomSeed, duration: int(lim.DefaultDuration)}
 	f := fields{m: root}
 
 	prompt, present, err := f.str("prompt")
 	if err != nil {
 		return nil, err
 	}
-	if lim.PromptRequired && (!present || rules.Blank(prompt)) {
+	if lim.PromptRequired && (!present || schema.Blank(prompt)) {
 		return nil, badRequest(codeMissingField, "prompt is required and must be a non-empty string")
 	}
 	if err := checkPrompt("prompt", prompt); err != nil {
@@ -141,7 +142,7 @@ func parseRequest(endpoint string, body []byte) (*request, *apiError) {
 	if n, present, err := settings.integer("seed"); err != nil {
 		return nil, err
 	} else if present {
-		if why := rules.Seed(n); why != "" {
+		if why := schema.CheckSeed(n); why != "" {
 			return nil, refused(settings.name("seed"), why, n)
 		}
 		req.seed = n
@@ -201,7 +202,7 @@ func parseRequest(endpoint string, body []byte) (*request, *apiError) {
 
 // parseKeyFrames reads the source images of key-frame conditioning, their
 // positions in the video and their pixel size.
-func parseKeyFrames(req *request, lim *rules.Limits, config fields) *apiError {
+func parseKeyFrames(req *request, lim *schema.Endpoint, config fields) *apiError {
 	images, present, err := config.array("source_images")
 	if err != nil {
 		return err
@@ -230,7 +231,7 @@ func parseKeyFrames(req *request, lim *rules.Limits, config fields) *apiError {
 	if !present {
 		return badRequest(codeMissingField, "config.frame_indices is required: one frame position per source image")
 	}
-	if why := rules.FrameIndexCount(len(raw), len(images)); why != "" {
+	if why := schema.FrameIndexCount(len(raw), len(images)); why != "" {
 		return badRequest(codeInvalidField, "config.frame_indices "+why)
 	}
 	indices := make([]int64, len(raw))
@@ -239,7 +240,7 @@ func parseKeyFrames(req *request, lim *rules.Limits, config fields) *apiError {
 			return err
 		}
 	}
-	if i, why := rules.FrameIndices(indices, int64(req.duration)); why != "" {
+	if i, why := lim.FrameIndices(indices, int64(req.duration)); why != "" {
 		return refused(fmt.Sprintf("config.frame_indices[%d]", i), why, indices[i])
 	}
 	for _, n := range indices {
@@ -254,7 +255,7 @@ func parseKeyFrames(req *request, lim *rules.Limits, config fields) *apiError {
 			return err
 		}
 		if present {
-			if why := rules.InputSide(n); why != "" {
+			if why := schema.CheckInputSide(n); why != "" {
 				return refused(config.name(side.name), why, n)
 			}
 			*side.dst = int(n)
@@ -269,7 +270,7 @@ func refused(name, why string, n int64) *apiError {
 }
 
 func checkPrompt(name, s string) *apiError {
-	if why := rules.Prompt(s); why != "" {
+	if why := schema.CheckPrompt(s); why != "" {
 		return badRequest(codePromptTooLong, name+" "+why)
 	}
 	return nil
@@ -305,7 +306,7 @@ func numberOf(f fields, key string, def int64, rule func(int64) string) (int, *a
 // http(s) URL, never fetched, or a data:image/...;base64, URI whose
 // payload decodes.
 func checkSourceImage(name, s string) *apiError {
-	if why := rules.SourceImage(s); why != "" {
+	if why := schema.CheckSourceImage(s); why != "" {
 		return badRequest(codeInvalidField, name+" "+why)
 	}
 	return nil
@@ -418,9 +419,9 @@ func asInteger(name string, v any) (int64, *apiError) {
 	if err != nil {
 		return 0, badRequest(codeInvalidField, fmt.Sprintf("%s must be a number, got %s", name, num))
 	}
-	n, whole := rules.Whole(f)
+	n, whole := schema.Whole(f)
 	if !whole {
-		return 0, badRequest(codeInvalidField, fmt.Sprintf("%s %s, got %s", name, rules.NotWhole, num))
+		return 0, badRequest(codeInvalidField, fmt.Sprintf("%s %s, got %s", name, schema.NotWhole, num))
 	}
 	return n, nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/genform/genform/internal/provider/reference/rules"
+	"github.com/genform/genform/internal/schema"
 	"github.com/genform/genform/internal/simulator/simkit"
 )
 
@@ -130,8 +131,8 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, owner string, no
 		run.End = simkit.Fail
 	}
 	run.Seed = req.seed
-	if run.Seed == rules.RandomSeed {
-		run.Seed = simkit.SeedFromID(id, rules.MaxSeed)
+	if run.Seed == schema.RandomSeed {
+		run.Seed = simkit.SeedFromID(id, schema.MaxSeed)
 	}
 	// The job is on disk before its id is handed out, so a client that
 	// records the id can always find the job again after a restart.

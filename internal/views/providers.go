@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/catalog"
 	"github.com/genform/genform/internal/formats/jsonproviders"
+	"github.com/genform/genform/internal/schema"
 	"github.com/genform/genform/internal/words"
 )
 
@@ -17,7 +17,7 @@ import (
 type Providers interface {
 	// Providers shows every provider of ps: what its models make and
 	// take.
-	Providers(ps []*catalog.Provider) error
+	Providers(ps []*schema.Provider) error
 }
 
 // NewProviders is providers' view in format f: Human, or JSON (the
@@ -31,14 +31,14 @@ func NewProviders(s *Streams, f Format) Providers {
 
 type providersHuman struct{ *Streams }
 
-func (v providersHuman) Providers(ps []*catalog.Provider) error {
+func (v providersHuman) Providers(ps []*schema.Provider) error {
 	writeProviders(v.Stdout, ps)
 	return nil
 }
 
 type providersJSON struct{ *Streams }
 
-func (v providersJSON) Providers(ps []*catalog.Provider) error {
+func (v providersJSON) Providers(ps []*schema.Provider) error {
 	return jsonproviders.Write(v.Stdout, ps)
 }
 
@@ -47,11 +47,11 @@ type providerFact struct{ label, value string }
 
 // providerFacts are what genform providers says of p, in order: the text
 // and the table in the docs are both made of them, so they agree.
-func providerFacts(p *catalog.Provider) []providerFact {
+func providerFacts(p *schema.Provider) []providerFact {
 	return []providerFact{
 		{"makes", kindsText(p.Kinds())},
-		{"seed", takenBy(p, catalog.Seed)},
-		{"negative prompt", takenBy(p, catalog.NegativePrompt)},
+		{"seed", takenBy(p, schema.Seed)},
+		{"negative prompt", takenBy(p, schema.NegativePrompt)},
 		{"key frames", keyFrames(p)},
 		{"durations", durations(p)},
 		{"sizes", sizes(p)},
@@ -66,7 +66,7 @@ func providerFacts(p *catalog.Provider) []providerFact {
 
 // writeProviders prints every provider genform speaks, with what its models
 // make and take, for genform providers.
-func writeProviders(w io.Writer, ps []*catalog.Provider) {
+func writeProviders(w io.Writer, ps []*schema.Provider) {
 	for i, p := range ps {
 		if i > 0 {
 			fmt.Fprintln(w)
@@ -88,7 +88,7 @@ func writeProviders(w io.Writer, ps []*catalog.Provider) {
 
 // ProvidersMarkdown is the table of the providers for docs/providers.md:
 // a row a provider, a column a fact.
-func ProvidersMarkdown(w io.Writer, ps []*catalog.Provider) {
+func ProvidersMarkdown(w io.Writer, ps []*schema.Provider) {
 	if len(ps) == 0 {
 		return
 	}
@@ -116,7 +116,7 @@ func kindsText(ks []addrs.Kind) string {
 }
 
 // takenBy names the listed models that take the common attribute name.
-func takenBy(p *catalog.Provider, name string) string {
+func takenBy(p *schema.Provider, name string) string {
 	ids := p.Taking(name)
 	if len(ids) == 0 {
 		if p.General.Takes(name) {
@@ -127,8 +127,8 @@ func takenBy(p *catalog.Provider, name string) string {
 	return strings.Join(ids, ", ")
 }
 
-func keyFrames(p *catalog.Provider) string {
-	return grouped(p, "no", func(c catalog.Caps) string {
+func keyFrames(p *schema.Provider) string {
+	return grouped(p, "no", func(c schema.Caps) string {
 		if c.MaxSourceImages == 0 {
 			return ""
 		}
@@ -136,8 +136,8 @@ func keyFrames(p *catalog.Provider) string {
 	})
 }
 
-func durations(p *catalog.Provider) string {
-	return grouped(p, "no videos of a set length", func(c catalog.Caps) string {
+func durations(p *schema.Provider) string {
+	return grouped(p, "no videos of a set length", func(c schema.Caps) string {
 		if len(c.Durations) == 0 {
 			return ""
 		}
@@ -145,14 +145,14 @@ func durations(p *catalog.Provider) string {
 	})
 }
 
-func sizes(p *catalog.Provider) string {
-	return grouped(p, "the model's own", func(c catalog.Caps) string { return strings.Join(c.AspectRatios, ", ") })
+func sizes(p *schema.Provider) string {
+	return grouped(p, "the model's own", func(c schema.Caps) string { return strings.Join(c.AspectRatios, ", ") })
 }
 
 // grouped says what of each listed model of p fact tells ("" for
 // nothing), naming after each value the models it is true of; none
 // when no model has one.
-func grouped(p *catalog.Provider, none string, fact func(catalog.Caps) string) string {
+func grouped(p *schema.Provider, none string, fact func(schema.Caps) string) string {
 	var values []string
 	models := map[string][]string{}
 	for _, id := range p.ModelIDs() {
@@ -175,9 +175,9 @@ func grouped(p *catalog.Provider, none string, fact func(catalog.Caps) string) s
 	return strings.Join(parts, "; ")
 }
 
-func sourceForms(p *catalog.Provider) string {
-	takes := p.General.Takes(catalog.SourceImage) || p.General.Takes(catalog.SourceImages) ||
-		len(p.Taking(catalog.SourceImage))+len(p.Taking(catalog.SourceImages)) > 0
+func sourceForms(p *schema.Provider) string {
+	takes := p.General.Takes(schema.SourceImage) || p.General.Takes(schema.SourceImages) ||
+		len(p.Taking(schema.SourceImage))+len(p.Taking(schema.SourceImages)) > 0
 	switch {
 	case !takes:
 		return "none"
@@ -186,16 +186,16 @@ func sourceForms(p *catalog.Provider) string {
 	}
 	return "URLs or data: URIs"
 }
-func lostCreate(p *catalog.Provider) string {
+func lostCreate(p *schema.Provider) string {
 	switch {
-	case p.Recovery != catalog.RecoverNone:
+	case p.Recovery != schema.RecoverNone:
 		return "found again " + p.Recovery.String()
 	case p.InlineOutputs:
 		return "not found again, and nothing to adopt: it stays possibly paid until apply -replace pays again"
 	}
 	return "not found again: it stays possibly paid (adopt it with import)"
 }
-func limitsText(l catalog.Limits) string {
+func limitsText(l schema.Limits) string {
 	var parts []string
 	switch {
 	case l.Parallelism > 0 && l.MaxParallelism > l.Parallelism:

@@ -10,13 +10,13 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/catalog"
+	"github.com/genform/genform/internal/schema"
 )
 
 // This file holds what the count fields of a live provider's input say:
 // a block passes input through unchanged, and a model the tables do not
 // list (or a field a listed model's row does not map) can ask for many
-// files with one of them (catalog.CountKeys). The planner multiplies the
+// files with one of them (schema.CountKeys). The planner multiplies the
 // count it shows, prices and checks against -max-cost by them, and the
 // engine keeps as many files as they ask for.
 
@@ -40,7 +40,7 @@ type Uncounted struct {
 // InputCount is what the count fields of inst's input say one generation
 // of it makes: factor is the product of their values (1 when it sets
 // none), counted is true when it sets any, and uncounted is the first
-// (in catalog.CountKeys' order) whose value cannot be counted, taken as 1
+// (in schema.CountKeys' order) whose value cannot be counted, taken as 1
 // in factor (nil when every one can).
 //
 // Several count fields multiply: on the models that take more than one
@@ -70,7 +70,7 @@ func InputCount(inst *config.Instance) (factor int, counted bool, uncounted *Unc
 	if !ty.IsObjectType() && !ty.IsMapType() {
 		return factor, false, nil // validate refuses it
 	}
-	for _, key := range catalog.CountKeys {
+	for _, key := range schema.CountKeys {
 		var v cty.Value
 		switch {
 		case ty.IsObjectType() && ty.HasAttribute(key):

@@ -5,7 +5,7 @@ import (
 	"io"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/catalog"
+	"github.com/genform/genform/internal/schema"
 )
 
 // FormatVersion is the document's version.
@@ -53,7 +53,7 @@ type Model struct {
 }
 
 // Encode is the document of ps.
-func Encode(ps []*catalog.Provider) Document {
+func Encode(ps []*schema.Provider) Document {
 	doc := Document{FormatVersion: FormatVersion, Providers: []Provider{}}
 	for _, p := range ps {
 		jp := Provider{
@@ -81,7 +81,7 @@ func Encode(ps []*catalog.Provider) Document {
 }
 
 // Write prints the document of ps on w, indented.
-func Write(w io.Writer, ps []*catalog.Provider) error {
+func Write(w io.Writer, ps []*schema.Provider) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(Encode(ps))
@@ -95,11 +95,11 @@ func kindNames(ks []addrs.Kind) []string {
 	return names
 }
 
-func recovery(r catalog.Recovery) string {
+func recovery(r schema.Recovery) string {
 	switch r {
-	case catalog.RecoverExact:
+	case schema.RecoverExact:
 		return "exact"
-	case catalog.RecoverByListing:
+	case schema.RecoverByListing:
 		return "listing"
 	}
 	return "none"

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/catalog"
+	"github.com/genform/genform/internal/schema"
 )
 
 // falImageSizes maps aspect_ratio to FLUX's image_size presets on fal
@@ -21,25 +21,25 @@ var falImageSizes = map[string]string{
 // falFlux is what fal's FLUX endpoints take (fal.ai/models/fal-ai/flux/dev/api
 // and .../flux/schnell/api): prompt, seed, num_images 1..4 (default 1),
 // image_size; no negative prompt.
-var falFlux = catalog.FluxSchnell("num_images", "1:1", "3:4", "9:16", "4:3", "16:9")
+var falFlux = schema.FluxSchnell("num_images", "1:1", "3:4", "9:16", "4:3", "16:9")
 
 // falKling is Kling 2.1 (standard) image to video on fal: prompt and
 // image_url are required, duration is the string "5" or "10" (default
 // "5"), negative_prompt and cfg_scale are optional (fal model page
 // fal-ai/kling-video/v2.1/standard/image-to-video, input schema; its price
 // is per second of video).
-var falKling = catalog.Kling21
+var falKling = schema.Kling21
 
 // Table is the provider's capability table, which the one list of
 // providers (package provider/all) registers.
-var Table = &catalog.Provider{
+var Table = &schema.Provider{
 	Name:   "fal",
 	Title:  "fal",
 	KeyEnv: "FAL_KEY",
 	// The queue API (docs.fal.ai, Model APIs > Queue).
 	BaseURL: "https://queue.fal.run",
 	// fal lists no requests: a lost submit cannot be found again.
-	Recovery: catalog.RecoverNone,
+	Recovery: schema.RecoverNone,
 	// PUT cancel_url removes a queued request; a running one is only
 	// signalled (docs.fal.ai, Queue > Cancel).
 	Cancel: true,
@@ -50,9 +50,9 @@ var Table = &catalog.Provider{
 	// New accounts run 2 requests at once, rising with credit to 40;
 	// past it requests wait in the queue (docs.fal.ai FAQ, Concurrency
 	// Limits). fal documents no request rate.
-	Limits:  catalog.Limits{Parallelism: 2, MaxParallelism: 40},
-	General: catalog.PromptOnly([]addrs.Kind{addrs.Image, addrs.Video}, "duration"),
-	Models: map[string]catalog.Caps{
+	Limits:  schema.Limits{Parallelism: 2, MaxParallelism: 40},
+	General: schema.PromptOnly([]addrs.Kind{addrs.Image, addrs.Video}, "duration"),
+	Models: map[string]schema.Caps{
 		"fal-ai/flux/schnell": falFlux,
 		"fal-ai/flux/dev":     falFlux,
 		"fal-ai/kling-video/v2.1/standard/image-to-video": falKling,
@@ -69,23 +69,23 @@ var Table = &catalog.Provider{
 // downloads the files.
 func falBody(model string, kind addrs.Kind, common, input map[string]any) (map[string]any, error) {
 	if v, ok := input["sync_mode"]; ok && v != nil && v != false {
-		return nil, &catalog.InputError{Key: "sync_mode", Reason: "input sets sync_mode, with which fal returns the media inline as data URIs instead of file URLs, which genform does not keep; remove it: genform uses fal's queue and downloads the files"}
+		return nil, &schema.InputError{Key: "sync_mode", Reason: "input sets sync_mode, with which fal returns the media inline as data URIs instead of file URLs, which genform does not keep; remove it: genform uses fal's queue and downloads the files"}
 	}
-	return catalog.MapBody("fal", model, common, input, func(name string, v any) (string, any, error) {
+	return schema.MapBody("fal", model, common, input, func(name string, v any) (string, any, error) {
 		switch name {
-		case catalog.Prompt, catalog.Seed, catalog.NegativePrompt:
+		case schema.Prompt, schema.Seed, schema.NegativePrompt:
 			return name, v, nil
-		case catalog.Duration:
+		case schema.Duration:
 			// Kling's duration is an enum of strings ("5", "10").
 			if model == "fal-ai/kling-video/v2.1/standard/image-to-video" {
 				return name, fmt.Sprint(v), nil
 			}
 			return name, v, nil
-		case catalog.SourceImage:
+		case schema.SourceImage:
 			return "image_url", v, nil
-		case catalog.ImageNumber:
+		case schema.ImageNumber:
 			return "num_images", v, nil
-		case catalog.AspectRatio:
+		case schema.AspectRatio:
 			s, _ := v.(string)
 			size, known := falImageSizes[s]
 			if !known {

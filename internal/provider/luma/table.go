@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/catalog"
+	"github.com/genform/genform/internal/schema"
 )
 
 // lumaAspectRatios are the aspect ratios of Luma's images and videos
@@ -22,9 +22,9 @@ var lumaAspectRatios = []string{"1:1", "16:9", "9:16", "4:3", "3:4", "21:9", "9:
 // model photon-1 or photon-flash-1, prompt, aspect_ratio; OpenAPI
 // ImageGenerationRequest, lumaai-node resources/generations/image.ts).
 // One image a generation; no seed and no negative prompt.
-var lumaPhoton = catalog.Caps{
+var lumaPhoton = schema.Caps{
 	Kinds:              []addrs.Kind{addrs.Image},
-	Attrs:              []string{catalog.Prompt, catalog.AspectRatio},
+	Attrs:              []string{schema.Prompt, schema.AspectRatio},
 	DefaultImageNumber: 1,
 	AspectRatios:       lumaAspectRatios,
 }
@@ -36,9 +36,9 @@ var lumaPhoton = catalog.Caps{
 // resources/generations/generations.ts). The reference names no default
 // duration; genform counts an unset one as 5 seconds, the shorter of the
 // two it lists. No seed and no negative prompt.
-var lumaRay = catalog.Caps{
+var lumaRay = schema.Caps{
 	Kinds:           []addrs.Kind{addrs.Video},
-	Attrs:           []string{catalog.Prompt, catalog.AspectRatio, catalog.Resolution, catalog.Duration, catalog.SourceImage, catalog.SourceImages},
+	Attrs:           []string{schema.Prompt, schema.AspectRatio, schema.Resolution, schema.Duration, schema.SourceImage, schema.SourceImages},
 	Durations:       []int64{5, 9},
 	DefaultDuration: 5,
 	AspectRatios:    lumaAspectRatios,
@@ -48,7 +48,7 @@ var lumaRay = catalog.Caps{
 
 // Table is the provider's capability table, which the one list of
 // providers (package provider/all) registers.
-var Table = &catalog.Provider{
+var Table = &schema.Provider{
 	Name:  "luma",
 	Title: "Luma",
 	// Both official clients read LUMAAI_API_KEY (lumaai-python
@@ -58,7 +58,7 @@ var Table = &catalog.Provider{
 	// GET /generations lists the account's generations (limit, offset),
 	// each with its request and created_at (OpenAPI listGenerations,
 	// Generation).
-	Recovery: catalog.RecoverByListing,
+	Recovery: schema.RecoverByListing,
 	// DELETE /generations/{id} "removes" a generation (OpenAPI
 	// deleteGeneration, 204); the reference says nothing of stopping
 	// or refunding a running one, so it is not taken for a cancel.
@@ -72,9 +72,9 @@ var Table = &catalog.Provider{
 	// requests a minute; Photon (images) 40 and 80 (docs.lumalabs.ai,
 	// Rate Limits). genform's one budget per provider takes the
 	// tighter family's.
-	Limits:  catalog.Limits{Parallelism: 10, RequestsPerMinute: 20},
-	General: catalog.PromptOnly([]addrs.Kind{addrs.Image, addrs.Video}, "duration"),
-	Models: map[string]catalog.Caps{
+	Limits:  schema.Limits{Parallelism: 10, RequestsPerMinute: 20},
+	General: schema.PromptOnly([]addrs.Kind{addrs.Image, addrs.Video}, "duration"),
+	Models: map[string]schema.Caps{
 		"photon-1":       lumaPhoton,
 		"photon-flash-1": lumaPhoton,
 		"ray-2":          lumaRay,
@@ -94,45 +94,45 @@ var lumaResolutions = map[int64]string{540: "540p", 720: "720p", 1080: "1080p", 
 // (frame0, frame1) to keyframes. The body is the request without its
 // model, which the adapter adds from the target.
 func lumaBody(model string, kind addrs.Kind, common, input map[string]any) (map[string]any, error) {
-	if _, one := common[catalog.SourceImage]; one {
-		if _, many := common[catalog.SourceImages]; many {
+	if _, one := common[schema.SourceImage]; one {
+		if _, many := common[schema.SourceImages]; many {
 			return nil, errors.New("source_image and source_images both set Luma's keyframes; set one")
 		}
 	}
 	if _, ok := input["model"]; ok {
 		return nil, errors.New(`input sets "model", which the block's model sets; set it once`)
 	}
-	return catalog.MapBody("Luma", model, common, input, func(name string, v any) (string, any, error) {
+	return schema.MapBody("Luma", model, common, input, func(name string, v any) (string, any, error) {
 		switch name {
-		case catalog.Prompt, catalog.AspectRatio:
+		case schema.Prompt, schema.AspectRatio:
 			return name, v, nil
-		case catalog.Duration:
+		case schema.Duration:
 			n, ok := wholeValue(v)
 			if !ok {
 				return "", nil, fmt.Errorf("duration %v is not a whole number of seconds", v)
 			}
 			return name, fmt.Sprintf("%ds", n), nil
-		case catalog.Resolution:
+		case schema.Resolution:
 			n, ok := wholeValue(v)
 			r, known := lumaResolutions[n]
 			if !ok || !known {
 				return "", nil, fmt.Errorf("model %s makes videos of 540, 720, 1080 or 2160 (4k) lines; resolution %v is none of those", model, v)
 			}
 			return name, r, nil
-		case catalog.SourceImage:
-			f, err := lumaKeyframe(catalog.SourceImage, v)
+		case schema.SourceImage:
+			f, err := lumaKeyframe(schema.SourceImage, v)
 			if err != nil {
 				return "", nil, err
 			}
 			return "keyframes", map[string]any{"frame0": f}, nil
-		case catalog.SourceImages:
+		case schema.SourceImages:
 			list, _ := v.([]any)
 			if len(list) == 0 || len(list) > 2 {
 				return "", nil, fmt.Errorf("model %s takes one or two key frames (frame0, frame1); source_images holds %d", model, len(list))
 			}
 			frames := map[string]any{}
 			for i, e := range list {
-				f, err := lumaKeyframe(fmt.Sprintf("%s[%d]", catalog.SourceImages, i), e)
+				f, err := lumaKeyframe(fmt.Sprintf("%s[%d]", schema.SourceImages, i), e)
 				if err != nil {
 					return "", nil, err
 				}

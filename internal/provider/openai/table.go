@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/catalog"
+	"github.com/genform/genform/internal/schema"
 )
 
 // openaiSizes maps aspect_ratio to the sizes every GPT image model makes
@@ -22,9 +22,9 @@ var openaiSizes = map[string]string{
 // from 1 to 10 (default 1); size. It takes no seed and no negative
 // prompt. quality, background, output_format and the rest pass through
 // input.
-var openaiImage = catalog.Caps{
+var openaiImage = schema.Caps{
 	Kinds:              []addrs.Kind{addrs.Image},
-	Attrs:              []string{catalog.Prompt, catalog.AspectRatio, catalog.ImageNumber},
+	Attrs:              []string{schema.Prompt, schema.AspectRatio, schema.ImageNumber},
 	ImageNumbers:       []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10},
 	DefaultImageNumber: 1,
 	AspectRatios:       []string{"1:1", "3:2", "2:3"},
@@ -59,8 +59,8 @@ var openaiModels = []string{
 }
 
 // tableModels are the models of the table, by id.
-func tableModels() map[string]catalog.Caps {
-	models := make(map[string]catalog.Caps, len(openaiModels))
+func tableModels() map[string]schema.Caps {
+	models := make(map[string]schema.Caps, len(openaiModels))
 	for _, m := range openaiModels {
 		models[m] = openaiImage
 	}
@@ -69,7 +69,7 @@ func tableModels() map[string]catalog.Caps {
 
 // Table is the provider's capability table, which the one list of
 // providers (package provider/all) registers.
-var Table = &catalog.Provider{
+var Table = &schema.Provider{
 	Name:   "openai",
 	Title:  "OpenAI",
 	KeyEnv: "OPENAI_API_KEY",
@@ -78,7 +78,7 @@ var Table = &catalog.Provider{
 	BaseURL: "https://api.openai.com",
 	// The Images API answers with the images and keeps no job: there
 	// is nothing to look up, or to list.
-	Recovery: catalog.RecoverNone,
+	Recovery: schema.RecoverNone,
 	// The request is synchronous: nothing runs on after its answer.
 	Cancel: false,
 	// GPT image models answer the images inline, base64-encoded
@@ -95,8 +95,8 @@ var Table = &catalog.Provider{
 	// minute is the request rate; a higher tier sets
 	// requests_per_minute in the provider block. OpenAI documents no
 	// concurrency limit.
-	Limits:  catalog.Limits{RequestsPerMinute: 5},
-	General: catalog.PromptOnly([]addrs.Kind{addrs.Image}),
+	Limits:  schema.Limits{RequestsPerMinute: 5},
+	General: schema.PromptOnly([]addrs.Kind{addrs.Image}),
 	Models:  tableModels(),
 	Body:    openaiBody,
 }
@@ -111,21 +111,21 @@ func openaiBody(model string, kind addrs.Kind, common, input map[string]any) (ma
 		return nil, fmt.Errorf("OpenAI's Images API makes images, not %s", kind)
 	}
 	if _, ok := input["model"]; ok {
-		return nil, &catalog.InputError{Key: "model", Reason: "input sets model, which the block's model sets; leave it out of input"}
+		return nil, &schema.InputError{Key: "model", Reason: "input sets model, which the block's model sets; leave it out of input"}
 	}
 	if v, ok := input["stream"]; ok && v != false {
-		return nil, &catalog.InputError{Key: "stream", Reason: "input sets stream: genform reads the images from the whole answer, not from a stream of events; leave it out of input"}
+		return nil, &schema.InputError{Key: "stream", Reason: "input sets stream: genform reads the images from the whole answer, not from a stream of events; leave it out of input"}
 	}
 	if _, ok := input["partial_images"]; ok {
-		return nil, &catalog.InputError{Key: "partial_images", Reason: "input sets partial_images, which only a streamed answer has; leave it out of input"}
+		return nil, &schema.InputError{Key: "partial_images", Reason: "input sets partial_images, which only a streamed answer has; leave it out of input"}
 	}
-	return catalog.MapBody("OpenAI", model, common, input, func(name string, v any) (string, any, error) {
+	return schema.MapBody("OpenAI", model, common, input, func(name string, v any) (string, any, error) {
 		switch name {
-		case catalog.Prompt:
+		case schema.Prompt:
 			return "prompt", v, nil
-		case catalog.ImageNumber:
+		case schema.ImageNumber:
 			return "n", v, nil
-		case catalog.AspectRatio:
+		case schema.AspectRatio:
 			s, _ := v.(string)
 			size, known := openaiSizes[s]
 			if !known {

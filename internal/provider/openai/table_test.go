@@ -4,43 +4,43 @@ import (
 	"testing"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/catalog"
-	"github.com/genform/genform/internal/catalog/catalogtest"
+	"github.com/genform/genform/internal/schema"
+	"github.com/genform/genform/internal/schema/schematest"
 )
 
 func TestOpenAIBody(t *testing.T) {
-	tests := []catalogtest.BodyCase{
+	tests := []schematest.BodyCase{
 		{
 			Name: "count and ratio mapped, input passed through", Model: "gpt-image-2",
-			Common: map[string]any{catalog.Prompt: "a fox", catalog.ImageNumber: float64(3), catalog.AspectRatio: "3:2"},
+			Common: map[string]any{schema.Prompt: "a fox", schema.ImageNumber: float64(3), schema.AspectRatio: "3:2"},
 			Input:  map[string]any{"quality": "high", "background": "transparent", "output_format": "webp"},
 			Want: map[string]any{"prompt": "a fox", "n": float64(3), "size": "1536x1024",
 				"quality": "high", "background": "transparent", "output_format": "webp"},
 		},
 		{
-			Name: "portrait", Model: "gpt-image-2.5-flare", Common: map[string]any{catalog.Prompt: "p", catalog.AspectRatio: "2:3"},
+			Name: "portrait", Model: "gpt-image-2.5-flare", Common: map[string]any{schema.Prompt: "p", schema.AspectRatio: "2:3"},
 			Want: map[string]any{"prompt": "p", "size": "1024x1536"},
 		},
 		{
-			Name: "a size of its own in input", Model: "gpt-image-2", Common: map[string]any{catalog.Prompt: "p"},
+			Name: "a size of its own in input", Model: "gpt-image-2", Common: map[string]any{schema.Prompt: "p"},
 			Input: map[string]any{"size": "1536x864"},
 			Want:  map[string]any{"prompt": "p", "size": "1536x864"},
 		},
 		{
 			Name: "no standard size for the ratio", Model: "gpt-image-2",
-			Common: map[string]any{catalog.AspectRatio: "16:9"}, WantErr: "set size in input",
+			Common: map[string]any{schema.AspectRatio: "16:9"}, WantErr: "set size in input",
 		},
 		{
 			Name: "size set twice", Model: "gpt-image-2",
-			Common: map[string]any{catalog.AspectRatio: "1:1"}, Input: map[string]any{"size": "1024x1024"}, WantErr: "set it once",
+			Common: map[string]any{schema.AspectRatio: "1:1"}, Input: map[string]any{"size": "1024x1024"}, WantErr: "set it once",
 		},
 		{
 			Name: "seed is not a field", Model: "gpt-image-2",
-			Common: map[string]any{catalog.Seed: float64(4)}, WantErr: "does not map seed",
+			Common: map[string]any{schema.Seed: float64(4)}, WantErr: "does not map seed",
 		},
 		{
 			Name: "negative prompt is not a field", Model: "gpt-image-2",
-			Common: map[string]any{catalog.NegativePrompt: "blur"}, WantErr: "does not map negative_prompt",
+			Common: map[string]any{schema.NegativePrompt: "blur"}, WantErr: "does not map negative_prompt",
 		},
 		{
 			Name: "the model is the block's", Model: "gpt-image-2",
@@ -52,7 +52,7 @@ func TestOpenAIBody(t *testing.T) {
 		},
 		{
 			Name: "stream false is the default", Model: "gpt-image-2",
-			Common: map[string]any{catalog.Prompt: "p"}, Input: map[string]any{"stream": false},
+			Common: map[string]any{schema.Prompt: "p"}, Input: map[string]any{"stream": false},
 			Want: map[string]any{"prompt": "p", "stream": false},
 		},
 		{
@@ -61,20 +61,20 @@ func TestOpenAIBody(t *testing.T) {
 		},
 		{
 			Name: "no video", Model: "gpt-image-2", Kind: addrs.Video,
-			Common: map[string]any{catalog.Prompt: "p"}, WantErr: "makes images",
+			Common: map[string]any{schema.Prompt: "p"}, WantErr: "makes images",
 		},
 	}
-	catalogtest.Bodies(t, Table, tests)
+	schematest.Bodies(t, Table, tests)
 }
 
 func TestOpenAITables(t *testing.T) {
 	p := Table
-	if p.KeyEnv != "OPENAI_API_KEY" || p.Recovery != catalog.RecoverNone || p.Cancel || !p.InlineOutputs || p.Limits.RequestsPerMinute != 5 {
+	if p.KeyEnv != "OPENAI_API_KEY" || p.Recovery != schema.RecoverNone || p.Cancel || !p.InlineOutputs || p.Limits.RequestsPerMinute != 5 {
 		t.Errorf("openai's provider row: %+v", p)
 	}
 	for _, m := range []string{"gpt-image-2", "gpt-image-2-2026-04-21", "gpt-image-2.5-sunburst-2026-09-08", "gpt-image-1-mini"} {
 		c := p.Caps(m)
-		if !p.Listed(m) || c.MostImages() != 10 || !c.Takes(catalog.AspectRatio) || c.Takes(catalog.Seed) || c.Takes(catalog.NegativePrompt) || c.Makes(addrs.Video) {
+		if !p.Listed(m) || c.MostImages() != 10 || !c.Takes(schema.AspectRatio) || c.Takes(schema.Seed) || c.Takes(schema.NegativePrompt) || c.Makes(addrs.Video) {
 			t.Errorf("%s: listed %v, caps %+v", m, p.Listed(m), c)
 		}
 	}
@@ -83,7 +83,7 @@ func TestOpenAITables(t *testing.T) {
 	if p.Listed("gpt-image-1") {
 		t.Error("gpt-image-1, retired, is listed")
 	}
-	if c := p.Caps("gpt-image-9"); c.Takes(catalog.ImageNumber) || c.Takes(catalog.AspectRatio) || c.MostImages() != 1 || len(c.Counted) != 0 || !catalog.IsCountKey("n") {
+	if c := p.Caps("gpt-image-9"); c.Takes(schema.ImageNumber) || c.Takes(schema.AspectRatio) || c.MostImages() != 1 || len(c.Counted) != 0 || !schema.IsCountKey("n") {
 		t.Errorf("the general capabilities: %+v", c)
 	}
 }
@@ -106,7 +106,7 @@ func TestDatedSnapshots(t *testing.T) {
 		if got := p.Listed(tt.model); got != tt.listed {
 			t.Errorf("Listed(%q) = %v, want %v", tt.model, got, tt.listed)
 		}
-		if takes := p.Caps(tt.model).Takes(catalog.AspectRatio); takes != tt.listed {
+		if takes := p.Caps(tt.model).Takes(schema.AspectRatio); takes != tt.listed {
 			t.Errorf("Caps(%q) takes aspect_ratio: %v, want %v", tt.model, takes, tt.listed)
 		}
 	}

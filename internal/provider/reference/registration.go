@@ -5,9 +5,9 @@ import (
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/apiclient"
-	"github.com/genform/genform/internal/catalog"
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/provider/reference/rules"
+	"github.com/genform/genform/internal/schema"
 	"github.com/genform/genform/internal/simulator"
 	"github.com/genform/genform/internal/simulator/simkit"
 )
@@ -15,15 +15,16 @@ import (
 // Table is the reference service's entry in the tables: it is configured
 // by the service block (its token in GENFORM_TOKEN, or service.token),
 // and makes the generations of every block that names no provider.
-var Table = &catalog.Provider{
+var Table = &schema.Provider{
 	Name:    addrs.Reference,
 	Title:   "the reference service",
 	KeyEnv:  "GENFORM_TOKEN",
 	Service: true,
 	// The service lists no jobs: a lost create cannot be found again.
-	Recovery: catalog.RecoverNone,
-	// Its endpoints are its models.
-	Models: endpointCaps(),
+	Recovery: schema.RecoverNone,
+	// Its endpoints are its models, and what each takes its rules.
+	Models:    endpointCaps(),
+	Endpoints: endpointRules(),
 }
 
 // Registration is the reference service in genform's one list of
@@ -91,11 +92,11 @@ func newProvider(cfg provider.Config) (provider.Provider, error) {
 // endpointCaps are the reference service's endpoints as the tables
 // describe a provider's models: what each makes, and the counts and
 // lengths it allows (package rules holds every value it takes).
-func endpointCaps() map[string]catalog.Caps {
-	models := map[string]catalog.Caps{}
+func endpointCaps() map[string]schema.Caps {
+	models := map[string]schema.Caps{}
 	for _, ep := range addrs.Endpoints {
 		l := rules.For(ep)
-		models[ep.Path()] = catalog.Caps{
+		models[ep.Path()] = schema.Caps{
 			Kinds:              []addrs.Kind{ep.Kind()},
 			ImageNumbers:       l.ImageNumbers,
 			DefaultImageNumber: l.DefaultImageNumber,
@@ -106,4 +107,13 @@ func endpointCaps() map[string]catalog.Caps {
 		}
 	}
 	return models
+}
+
+// endpointRules are what each of the service's endpoints takes.
+func endpointRules() map[addrs.Endpoint]*schema.Endpoint {
+	m := map[addrs.Endpoint]*schema.Endpoint{}
+	for _, ep := range addrs.Endpoints {
+		m[ep] = rules.For(ep)
+	}
+	return m
 }

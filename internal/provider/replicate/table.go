@@ -2,13 +2,13 @@ package replicate
 
 import (
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/catalog"
+	"github.com/genform/genform/internal/schema"
 )
 
 // replicateFluxSchnell is what black-forest-labs/flux-schnell takes
 // (replicate.com/black-forest-labs/flux-schnell/api, its input schema):
 // prompt, seed, num_outputs 1..4 (default 1), aspect_ratio (default 1:1).
-var replicateFluxSchnell = catalog.FluxSchnell("num_outputs",
+var replicateFluxSchnell = schema.FluxSchnell("num_outputs",
 	"1:1", "16:9", "21:9", "3:2", "2:3", "4:5", "5:4", "3:4", "4:3", "9:16", "9:21")
 
 // replicateKling is Kling v2.1 on Replicate: start_image is required
@@ -16,11 +16,11 @@ var replicateFluxSchnell = catalog.FluxSchnell("num_outputs",
 // "standard" (720p) or "pro" (1080p, which end_image needs), and
 // negative_prompt is optional (replicate.com/kwaivgi/kling-v2.1, API
 // input schema).
-var replicateKling = catalog.Kling21
+var replicateKling = schema.Kling21
 
 // Table is the provider's capability table, which the one list of
 // providers (package provider/all) registers.
-var Table = &catalog.Provider{
+var Table = &schema.Provider{
 	Name:    "replicate",
 	Title:   "Replicate",
 	KeyEnv:  "REPLICATE_API_TOKEN",
@@ -28,7 +28,7 @@ var Table = &catalog.Provider{
 	// GET /v1/predictions lists the account's predictions, newest
 	// first, filtered by created_after and created_before (HTTP API
 	// reference, predictions.list).
-	Recovery: catalog.RecoverByListing,
+	Recovery: schema.RecoverByListing,
 	// POST /v1/predictions/{id}/cancel (HTTP API reference).
 	Cancel: true,
 	// Inputs, outputs and their files of API predictions are removed
@@ -36,9 +36,9 @@ var Table = &catalog.Provider{
 	URLLifetime: "1 hour",
 	// 600 prediction creates a minute; Replicate documents no
 	// concurrency limit (docs: Rate limits).
-	Limits:  catalog.Limits{RequestsPerMinute: 600},
-	General: catalog.PromptOnly([]addrs.Kind{addrs.Image, addrs.Video}, "duration"),
-	Models: map[string]catalog.Caps{
+	Limits:  schema.Limits{RequestsPerMinute: 600},
+	General: schema.PromptOnly([]addrs.Kind{addrs.Image, addrs.Video}, "duration"),
+	Models: map[string]schema.Caps{
 		"black-forest-labs/flux-schnell": replicateFluxSchnell,
 		"kwaivgi/kling-v2.1":             replicateKling,
 	},
@@ -50,13 +50,13 @@ var Table = &catalog.Provider{
 // num_outputs. The body is the model's input; the adapter wraps it in
 // the create request.
 func replicateBody(model string, kind addrs.Kind, common, input map[string]any) (map[string]any, error) {
-	return catalog.MapBody("Replicate", model, common, input, func(name string, v any) (string, any, error) {
+	return schema.MapBody("Replicate", model, common, input, func(name string, v any) (string, any, error) {
 		switch name {
-		case catalog.Prompt, catalog.Seed, catalog.AspectRatio, catalog.NegativePrompt, catalog.Duration:
+		case schema.Prompt, schema.Seed, schema.AspectRatio, schema.NegativePrompt, schema.Duration:
 			return name, v, nil
-		case catalog.SourceImage:
+		case schema.SourceImage:
 			return "start_image", v, nil
-		case catalog.ImageNumber:
+		case schema.ImageNumber:
 			return "num_outputs", v, nil
 		}
 		return "", nil, nil

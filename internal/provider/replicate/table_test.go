@@ -3,36 +3,36 @@ package replicate
 import (
 	"testing"
 
-	"github.com/genform/genform/internal/catalog"
-	"github.com/genform/genform/internal/catalog/catalogtest"
+	"github.com/genform/genform/internal/schema"
+	"github.com/genform/genform/internal/schema/schematest"
 )
 
 // TestBodies: the common attributes map to replicate's fields, input passes
 // through unchanged, and what replicate does not take is refused.
 func TestBodies(t *testing.T) {
-	catalogtest.Bodies(t, Table, []catalogtest.BodyCase{
+	schematest.Bodies(t, Table, []schematest.BodyCase{
 		{
 			Name: "replicate flux schnell", Model: "black-forest-labs/flux-schnell",
-			Common: map[string]any{catalog.Prompt: "a fox", catalog.Seed: float64(1), catalog.ImageNumber: float64(2), catalog.AspectRatio: "21:9"},
+			Common: map[string]any{schema.Prompt: "a fox", schema.Seed: float64(1), schema.ImageNumber: float64(2), schema.AspectRatio: "21:9"},
 			Input:  map[string]any{"go_fast": true},
 			Want:   map[string]any{"prompt": "a fox", "seed": float64(1), "num_outputs": float64(2), "aspect_ratio": "21:9", "go_fast": true},
 		},
 		{
 			Name: "replicate pinned version", Model: "owner/Name:" + "abc",
-			Common: map[string]any{catalog.Prompt: "x"},
+			Common: map[string]any{schema.Prompt: "x"},
 			Want:   map[string]any{"prompt": "x"},
 		},
 		{
 			Name: "replicate set twice refused", Model: "black-forest-labs/flux-schnell",
-			Common: map[string]any{catalog.Prompt: "x"}, Input: map[string]any{"prompt": "y"}, Fails: true,
+			Common: map[string]any{schema.Prompt: "x"}, Input: map[string]any{"prompt": "y"}, Fails: true,
 		},
 		{
 			Name: "replicate resolution not mapped", Model: "black-forest-labs/flux-schnell",
-			Common: map[string]any{catalog.Resolution: float64(720)}, Fails: true,
+			Common: map[string]any{schema.Resolution: float64(720)}, Fails: true,
 		},
 		{
 			Name: "replicate kling first frame", Model: "kwaivgi/kling-v2.1",
-			Common: map[string]any{catalog.Prompt: "waves", catalog.SourceImage: "https://x/y.png", catalog.Duration: float64(10)},
+			Common: map[string]any{schema.Prompt: "waves", schema.SourceImage: "https://x/y.png", schema.Duration: float64(10)},
 			Want:   map[string]any{"prompt": "waves", "start_image": "https://x/y.png", "duration": float64(10)},
 		},
 	})
@@ -41,7 +41,7 @@ func TestBodies(t *testing.T) {
 // TestTable: a pinned version of a listed model takes what the model
 // takes; a lost create is found again by listing.
 func TestTable(t *testing.T) {
-	if Table.Recovery != catalog.RecoverByListing {
+	if Table.Recovery != schema.RecoverByListing {
 		t.Errorf("recovery: %v", Table.Recovery)
 	}
 	if c := Table.Caps("black-forest-labs/flux-schnell:0123"); c.MostImages() != 4 || c.Counted[0] != "num_outputs" {

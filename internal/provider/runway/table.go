@@ -8,14 +8,14 @@ import (
 	"strings"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/catalog"
+	"github.com/genform/genform/internal/schema"
 )
 
 // runwayModel is a model of Runway's as its create endpoints take it (the
 // official Node client's request types, src/resources/text-to-image.ts,
 // image-to-video.ts and text-to-video.ts).
 type runwayModel struct {
-	caps catalog.Caps
+	caps schema.Caps
 	// ratios maps a resolution (the short side) and an aspect_ratio to
 	// the pixel ratio Runway takes ("1920:1080"); defaultRes is the
 	// resolution used when resolution is unset.
@@ -67,9 +67,9 @@ var runwayModels = map[string]runwayModel{
 	// gen4_image: promptText and ratio required; seed; up to three
 	// referenceImages, optional.
 	"gen4_image": {
-		caps: catalog.Caps{
+		caps: schema.Caps{
 			Kinds:        []addrs.Kind{addrs.Image},
-			Attrs:        []string{catalog.Prompt, catalog.Seed, catalog.AspectRatio, catalog.Resolution},
+			Attrs:        []string{schema.Prompt, schema.Seed, schema.AspectRatio, schema.Resolution},
 			AspectRatios: aspectsOf(runwayImageRatios),
 		},
 		ratios: runwayImageRatios, defaultRes: 1080,
@@ -77,9 +77,9 @@ var runwayModels = map[string]runwayModel{
 	// gen4_image_turbo: the same, with one to three referenceImages
 	// required.
 	"gen4_image_turbo": {
-		caps: catalog.Caps{
+		caps: schema.Caps{
 			Kinds:        []addrs.Kind{addrs.Image},
-			Attrs:        []string{catalog.Prompt, catalog.Seed, catalog.AspectRatio, catalog.Resolution},
+			Attrs:        []string{schema.Prompt, schema.Seed, schema.AspectRatio, schema.Resolution},
 			AspectRatios: aspectsOf(runwayImageRatios),
 		},
 		ratios: runwayImageRatios, defaultRes: 1080, needsReferences: true,
@@ -87,9 +87,9 @@ var runwayModels = map[string]runwayModel{
 	// gen4.5: text or a first frame; promptText, ratio and duration (2 to
 	// 10 seconds) required; seed.
 	"gen4.5": {
-		caps: catalog.Caps{
+		caps: schema.Caps{
 			Kinds:           []addrs.Kind{addrs.Video},
-			Attrs:           []string{catalog.Prompt, catalog.Seed, catalog.AspectRatio, catalog.Duration, catalog.SourceImage},
+			Attrs:           []string{schema.Prompt, schema.Seed, schema.AspectRatio, schema.Duration, schema.SourceImage},
 			Durations:       []int64{2, 3, 4, 5, 6, 7, 8, 9, 10},
 			DefaultDuration: 5,
 			AspectRatios:    aspectsOf(runwayGen4VideoRatios),
@@ -100,9 +100,9 @@ var runwayModels = map[string]runwayModel{
 	// gen4_turbo: a first frame required (image_to_video only); ratio
 	// required; duration 5 or 10; seed.
 	"gen4_turbo": {
-		caps: catalog.Caps{
+		caps: schema.Caps{
 			Kinds:           []addrs.Kind{addrs.Video},
-			Attrs:           []string{catalog.Prompt, catalog.Seed, catalog.AspectRatio, catalog.Duration, catalog.SourceImage},
+			Attrs:           []string{schema.Prompt, schema.Seed, schema.AspectRatio, schema.Duration, schema.SourceImage},
 			Durations:       []int64{5, 10},
 			DefaultDuration: 5,
 			AspectRatios:    aspectsOf(runwayGen4VideoRatios),
@@ -117,9 +117,9 @@ var runwayModels = map[string]runwayModel{
 	// veo3: text or a first frame; ratio required; duration 8 only;
 	// negativePrompt; no seed.
 	"veo3": {
-		caps: catalog.Caps{
+		caps: schema.Caps{
 			Kinds:           []addrs.Kind{addrs.Video},
-			Attrs:           []string{catalog.Prompt, catalog.NegativePrompt, catalog.AspectRatio, catalog.Resolution, catalog.Duration, catalog.SourceImage},
+			Attrs:           []string{schema.Prompt, schema.NegativePrompt, schema.AspectRatio, schema.Resolution, schema.Duration, schema.SourceImage},
 			Durations:       []int64{8},
 			DefaultDuration: 8,
 			AspectRatios:    aspectsOf(runwayVeoRatios),
@@ -130,9 +130,9 @@ var runwayModels = map[string]runwayModel{
 }
 
 var runwayVeo31 = runwayModel{
-	caps: catalog.Caps{
+	caps: schema.Caps{
 		Kinds:           []addrs.Kind{addrs.Video},
-		Attrs:           []string{catalog.Prompt, catalog.NegativePrompt, catalog.AspectRatio, catalog.Resolution, catalog.Duration, catalog.SourceImage, catalog.SourceImages},
+		Attrs:           []string{schema.Prompt, schema.NegativePrompt, schema.AspectRatio, schema.Resolution, schema.Duration, schema.SourceImage, schema.SourceImages},
 		Durations:       []int64{4, 6, 8},
 		DefaultDuration: 8,
 		AspectRatios:    aspectsOf(runwayVeoRatios),
@@ -143,8 +143,8 @@ var runwayVeo31 = runwayModel{
 }
 
 // tableModels are the models of the table, by id.
-func tableModels() map[string]catalog.Caps {
-	models := make(map[string]catalog.Caps, len(runwayModels))
+func tableModels() map[string]schema.Caps {
+	models := make(map[string]schema.Caps, len(runwayModels))
 	for id, m := range runwayModels {
 		models[id] = m.caps
 	}
@@ -153,7 +153,7 @@ func tableModels() map[string]catalog.Caps {
 
 // Table is the provider's capability table, which the one list of
 // providers (package provider/all) registers.
-var Table = &catalog.Provider{
+var Table = &schema.Provider{
 	Name:  "runway",
 	Title: "Runway",
 	// The official clients read the key from RUNWAYML_API_SECRET
@@ -161,7 +161,7 @@ var Table = &catalog.Provider{
 	KeyEnv:  "RUNWAYML_API_SECRET",
 	BaseURL: "https://api.dev.runwayml.com",
 	// Runway lists no tasks: a lost create cannot be found again.
-	Recovery: catalog.RecoverNone,
+	Recovery: schema.RecoverNone,
 	// DELETE /v1/tasks/{id} cancels a pending, throttled or running
 	// task (sdk-node src/resources/tasks.ts).
 	Cancel: true,
@@ -172,10 +172,10 @@ var Table = &catalog.Provider{
 	// modalities), tier 5 twenty; past it tasks are THROTTLED, not
 	// refused. No request rate is documented, only daily generations
 	// (docs.dev.runwayml.com/usage/tiers).
-	Limits: catalog.Limits{Parallelism: 1, MaxParallelism: 20},
-	General: catalog.Caps{
+	Limits: schema.Limits{Parallelism: 1, MaxParallelism: 20},
+	General: schema.Caps{
 		Kinds:   []addrs.Kind{addrs.Image, addrs.Video},
-		Attrs:   []string{catalog.Prompt},
+		Attrs:   []string{schema.Prompt},
 		Counted: []string{"duration"},
 	},
 	Models: tableModels(),
@@ -192,29 +192,29 @@ var Table = &catalog.Provider{
 func runwayBody(model string, kind addrs.Kind, common, input map[string]any) (map[string]any, error) {
 	m, listed := runwayModels[model]
 	res := m.defaultRes
-	if r, ok := common[catalog.Resolution]; ok {
+	if r, ok := common[schema.Resolution]; ok {
 		n, whole := r.(float64)
 		if !listed || !whole || m.ratios[int64(n)] == nil {
 			return nil, fmt.Errorf("takes the resolutions %s, not %v", resolutionsText(m.ratios), r)
 		}
 		res = int64(n)
 	}
-	_, hasImage := common[catalog.SourceImage]
-	_, hasImages := common[catalog.SourceImages]
+	_, hasImage := common[schema.SourceImage]
+	_, hasImages := common[schema.SourceImages]
 	_, inputImage := input["promptImage"]
 	withImage := hasImage || hasImages || inputImage
 	// resolution has no field of its own: it picks the ratio.
 	mapped := maps.Clone(common)
-	delete(mapped, catalog.Resolution)
-	body, err := catalog.MapBody("Runway", model, mapped, input, func(name string, v any) (string, any, error) {
+	delete(mapped, schema.Resolution)
+	body, err := schema.MapBody("Runway", model, mapped, input, func(name string, v any) (string, any, error) {
 		switch name {
-		case catalog.Prompt:
+		case schema.Prompt:
 			return "promptText", v, nil
-		case catalog.NegativePrompt:
+		case schema.NegativePrompt:
 			return "negativePrompt", v, nil
-		case catalog.Seed, catalog.Duration:
+		case schema.Seed, schema.Duration:
 			return name, v, nil
-		case catalog.AspectRatio:
+		case schema.AspectRatio:
 			s, _ := v.(string)
 			if !withImage && m.textRatios != nil && !slices.Contains(m.textRatios, s) {
 				return "", nil, fmt.Errorf("takes the aspect ratios %s without a source image, not %s", strings.Join(m.textRatios, ", "), s)
@@ -224,9 +224,9 @@ func runwayBody(model string, kind addrs.Kind, common, input map[string]any) (ma
 				return "", nil, fmt.Errorf("has no %dp ratio for aspect_ratio %s", res, s)
 			}
 			return "ratio", pixels, nil
-		case catalog.SourceImage:
+		case schema.SourceImage:
 			return "promptImage", v, nil
-		case catalog.SourceImages:
+		case schema.SourceImages:
 			frames, _ := v.([]any)
 			if len(frames) == 0 || len(frames) > 2 {
 				return "", nil, fmt.Errorf("takes one or two source_images (a first and a last frame), not %d", len(frames))
@@ -242,7 +242,7 @@ func runwayBody(model string, kind addrs.Kind, common, input map[string]any) (ma
 	if err != nil || !listed {
 		return body, err
 	}
-	if _, ok := common[catalog.Resolution]; ok && common[catalog.AspectRatio] == nil {
+	if _, ok := common[schema.Resolution]; ok && common[schema.AspectRatio] == nil {
 		return nil, fmt.Errorf("resolution needs aspect_ratio: together they make Runway's ratio")
 	}
 	if _, ok := body["ratio"]; !ok {

@@ -1,14 +1,8 @@
 package rules
 
 import (
-	"fmt"
-	"math/big"
-	"slices"
-	"strconv"
-	"strings"
-	"unicode/utf8"
-
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/schema"
 )
 
 // The rules every create endpoint shares.
@@ -18,80 +12,9 @@ const (
 	// 4-second clip)
 	FPS = 8
 
-	// MaxPromptRunes bounds prompt and negative_prompt, counted in Unicode
-	// code points. [simulator]
-	MaxPromptRunes = 2048
-
-	// RandomSeed asks the service to pick the seed; it is the default.
-	// [interface] for text-to-image; the video endpoints leave the seed
-	// open, and the simulator reads it the same way. [simulator]
-	RandomSeed = -1
-	// MaxSeed is the largest seed: seeds are 0 to 2^32-1. [simulator]
-	MaxSeed = 1<<32 - 1
-
-	// MinInputSide and MaxInputSide bound key-frame conditioning's
-	// input_width and input_height, in pixels. [simulator]
-	MinInputSide = 1
-	MaxInputSide = 8192
-
 	// MaxRequestBytes bounds a create request's body. [simulator]
 	MaxRequestBytes = 64 << 20
-
-	// MaxSourceImageBytes bounds one source image as written in the
-	// request: a URL, or a data: URI with the image inside it. The
-	// service names no limit; this one is chosen so that the most source
-	// images a request takes (six, for key frames) fit in MaxRequestBytes
-	// with room for everything else, which TestBodyFits checks. A data
-	// URI of 10 MiB holds an image of 7.5 MiB. [simulator]
-	MaxSourceImageBytes = 10 << 20
 )
-
-// NotWhole is the reason a number with a fractional part is refused where
-// the service counts something: images, pixels, seconds, frames, or a
-// seed. [simulator] (4.0 and 4e0 are whole and read as 4.)
-const NotWhole = "must be a whole number"
-
-// Limits is what one job-creation endpoint accepts. A nil list means the
-// endpoint takes no such field. The lists are shared: callers must not
-// modify them.
-type Limits struct {
-	Endpoint addrs.Endpoint
-
-	// PromptRequired says the endpoint needs a prompt that is not Blank.
-	PromptRequired bool
-
-	// ImageNumbers are the values of config.image_number: how many
-	// images one request makes.
-	ImageNumbers       []int64
-	DefaultImageNumber int64
-
-	// Resolutions are the values of settings.resolution, the short side
-	// of an image in pixels.
-	Resolutions       []int64
-	DefaultResolution int64
-
-	// AspectRatios are the values of settings.aspect_ratio.
-	AspectRatios       []string
-	DefaultAspectRatio string
-
-	// GenModes are the values of gen_mode.
-	GenModes       []string
-	DefaultGenMode string
-
-	// Durations are the values of settings.duration, in seconds.
-	Durations       []int64
-	DefaultDuration int64
-
-	// MinSourceImages and MaxSourceImages bound how many source images
-	// a request takes (config.source_image counts as one). Both are 0
-	// for an endpoint that takes none.
-	MinSourceImages, MaxSourceImages int
-
-	// KeyFrames says the request places its source images in the video
-	// with config.frame_indices, one per image, and may give their pixel
-	// size with config.input_width and config.input_height.
-	KeyFrames bool
-}
 
 var (
 	// [interface] for text-to-image. Text-to-video lists no values; the
@@ -103,8 +26,8 @@ var (
 )
 
 // table is the rules of each endpoint, by endpoint.
-var table = map[addrs.Endpoint]*Limits{
-	addrs.Text2Image: &Limits{
+var table = map[addrs.Endpoint]*schema.Endpoint{
+	addrs.Text2Image: &schema.Endpoint{
 		Endpoint:           addrs.Text2Image,
 		PromptRequired:     true,                // [interface]
 		ImageNumbers:       []int64{1, 2, 3, 4}, // [interface]
@@ -114,26 +37,28 @@ var table = map[addrs.Endpoint]*Limits{
 		AspectRatios:       aspectRatios,        // [interface]
 		DefaultAspectRatio: "16:9",              // [interface]
 	},
-	addrs.Image2Video: &Limits{
+	addrs.Image2Video: &schema.Endpoint{
 		Endpoint:        addrs.Image2Video,
 		GenModes:        []string{"smooth", "enhanced"}, // [interface]
 		DefaultGenMode:  "smooth",                       // [interface]
 		Durations:       durations,
 		DefaultDuration: 4, // [simulator]
+		FPS:             FPS,
 		// The one config.source_image, required by the simulator.
 		// [simulator]
 		MinSourceImages: 1,
 		MaxSourceImages: 1,
 	},
-	addrs.KeyFrames: &Limits{
+	addrs.KeyFrames: &schema.Endpoint{
 		Endpoint:        addrs.KeyFrames,
 		Durations:       durations,
 		DefaultDuration: 4, // [published]
 		MinSourceImages: 2, // [published]
 		MaxSourceImages: 6, // [published]
 		KeyFrames:       true,
+		FPS:             FPS,
 	},
-	addrs.Text2Video: &Limits{
+	addrs.Text2Video: &schema.Endpoint{
 		Endpoint:           addrs.Text2Video,
 		PromptRequired:     true, // [simulator]
 		AspectRatios:       aspectRatios,
@@ -142,171 +67,11 @@ var table = map[addrs.Endpoint]*Limits{
 		DefaultGenMode:     "standard",                                 // [interface]
 		Durations:          durations,
 		DefaultDuration:    4, // [simulator]
+		FPS:                FPS,
 	},
 }
 
 // For returns the rules of endpoint ep, or nil for no valid endpoint.
-func For(ep addrs.Endpoint) *Limits {
+func For(ep addrs.Endpoint) *schema.Endpoint {
 	return table[ep]
-}
-
-// ImageNumber checks config.image_number.
-func (l *Limits) ImageNumber(n int64) string {
-	return oneOfNumbers(l, n, l.ImageNumbers, " (images per request)")
-}
-
-// Resolution checks settings.resolution.
-func (l *Limits) Resolution(n int64) string {
-	return oneOfNumbers(l, n, l.Resolutions, " (pixels on the short side)")
-}
-
-// Duration checks settings.duration.
-func (l *Limits) Duration(n int64) string {
-	return oneOfNumbers(l, n, l.Durations, " (seconds)")
-}
-
-// AspectRatio checks settings.aspect_ratio.
-func (l *Limits) AspectRatio(s string) string { return oneOfStrings(l, s, l.AspectRatios) }
-
-// GenMode checks gen_mode.
-func (l *Limits) GenMode(s string) string { return oneOfStrings(l, s, l.GenModes) }
-
-// SourceImageCount checks how many source images a request holds.
-func (l *Limits) SourceImageCount(n int) string {
-	switch {
-	case l.MaxSourceImages == 0:
-		return notTaken(l)
-	case n >= l.MinSourceImages && n <= l.MaxSourceImages:
-		return ""
-	case l.MinSourceImages == l.MaxSourceImages:
-		return fmt.Sprintf("must hold %d image, not %d", l.MinSourceImages, n)
-	}
-	return fmt.Sprintf("must hold %d to %d images, not %d", l.MinSourceImages, l.MaxSourceImages, n)
-}
-
-// Frames is how many frames a video of the given duration has, the
-// number of key-frame positions in it.
-func Frames(duration int64) int64 { return duration * FPS }
-
-// FrameIndex checks one of config.frame_indices for a video of the given
-// duration. A duration the endpoints do not take (0 when it is not known)
-// checks only that the index is zero or more.
-func FrameIndex(n, duration int64) string {
-	if !slices.Contains(table[addrs.KeyFrames].Durations, duration) {
-		if n < 0 {
-			return "must be a frame position, zero or more"
-		}
-		return ""
-	}
-	if n < 0 || n >= Frames(duration) {
-		return fmt.Sprintf("must be a frame position from 0 to %d for a %d-second video (%d frames a second)", Frames(duration)-1, duration, FPS)
-	}
-	return ""
-}
-
-// FrameIndices checks config.frame_indices for a video of the given
-// duration: each index as FrameIndex does, and each more than the one
-// before it. It returns the position of the first index refused and why,
-// or -1 and "".
-func FrameIndices(indices []int64, duration int64) (int, string) {
-	for i, n := range indices {
-		if why := FrameIndex(n, duration); why != "" {
-			return i, why
-		}
-		if i > 0 && n <= indices[i-1] {
-			return i, fmt.Sprintf("must be more than the index before it (%d): frame indices are strictly increasing", indices[i-1])
-		}
-	}
-	return -1, ""
-}
-
-// FrameIndexCount checks that config.frame_indices has one entry per
-// source image: indices entries for images images.
-func FrameIndexCount(indices, images int) string {
-	if indices == images {
-		return ""
-	}
-	return fmt.Sprintf("must have one entry per source image (%d of them), not %d", images, indices)
-}
-
-// Seed checks settings.seed.
-func Seed(n int64) string {
-	if n == RandomSeed || n >= 0 && n <= MaxSeed {
-		return ""
-	}
-	return fmt.Sprintf("must be %d (random) or from 0 to %d", RandomSeed, MaxSeed)
-}
-
-// InputSide checks config.input_width and config.input_height.
-func InputSide(n int64) string {
-	if n >= MinInputSide && n <= MaxInputSide {
-		return ""
-	}
-	return fmt.Sprintf("must be a pixel size from %d to %d", MinInputSide, MaxInputSide)
-}
-
-// Prompt checks the length of prompt and negative_prompt.
-func Prompt(s string) string {
-	if len(s) <= MaxPromptRunes {
-		return "" // no more bytes than the limit, so no more runes
-	}
-	if n := utf8.RuneCountInString(s); n > MaxPromptRunes {
-		return fmt.Sprintf("must be at most %d characters (Unicode code points) long, not %d", MaxPromptRunes, n)
-	}
-	return ""
-}
-
-// Blank reports whether a prompt says nothing: empty, or only white
-// space. An endpoint whose PromptRequired is set refuses it.
-func Blank(s string) bool { return strings.TrimSpace(s) == "" }
-
-// Whole returns f as an int64 when it is a whole number. A whole number
-// beyond int64's range comes back as the nearest int64, so that a range
-// check refuses it for its size rather than its form.
-func Whole(f *big.Float) (int64, bool) {
-	if !f.IsInt() {
-		return 0, false
-	}
-	n, _ := f.Int64()
-	return n, true
-}
-
-func notTaken(l *Limits) string {
-	return "is not taken by " + l.Endpoint.Title()
-}
-
-func oneOfNumbers(l *Limits, n int64, allowed []int64, unit string) string {
-	if allowed == nil {
-		return notTaken(l)
-	}
-	if slices.Contains(allowed, n) {
-		return ""
-	}
-	words := make([]string, len(allowed))
-	for i, a := range allowed {
-		words[i] = strconv.FormatInt(a, 10)
-	}
-	return "must be " + or(words) + unit
-}
-
-func oneOfStrings(l *Limits, s string, allowed []string) string {
-	if allowed == nil {
-		return notTaken(l)
-	}
-	if slices.Contains(allowed, s) {
-		return ""
-	}
-	words := make([]string, len(allowed))
-	for i, a := range allowed {
-		words[i] = strconv.Quote(a)
-	}
-	return "must be " + or(words)
-}
-
-// or joins words as a sentence does: "a, b or c".
-func or(words []string) string {
-	if len(words) < 2 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/schema"
 )
 
 // TestTable checks that every endpoint has its rules and that each
@@ -87,26 +88,26 @@ func TestChecks(t *testing.T) {
 		{"one source image", i2v.SourceImageCount(1), ""},
 		{"two source images to image-to-video", i2v.SourceImageCount(2), "must hold 1 image, not 2"},
 		{"source images to text-to-image", t2i.SourceImageCount(1), "not taken"},
-		{"seed -1", Seed(-1), ""},
-		{"seed 0", Seed(0), ""},
-		{"seed 4294967295", Seed(4294967295), ""},
-		{"seed -2", Seed(-2), "must be -1 (random) or from 0 to 4294967295"},
-		{"seed 4294967296", Seed(4294967296), "from 0 to 4294967295"},
-		{"input side 1", InputSide(1), ""},
-		{"input side 8192", InputSide(8192), ""},
-		{"input side 0", InputSide(0), "must be a pixel size from 1 to 8192"},
-		{"input side 8193", InputSide(8193), "from 1 to 8192"},
-		{"prompt of 2048 runes", Prompt(strings.Repeat("é", 2048)), ""},
-		{"prompt of 2049 runes", Prompt(strings.Repeat("x", 2049)), "must be at most 2048 characters (Unicode code points) long, not 2049"},
-		{"frame index 31 of 4 s", FrameIndex(31, 4), ""},
-		{"frame index 32 of 4 s", FrameIndex(32, 4), "must be a frame position from 0 to 31 for a 4-second video (8 frames a second)"},
-		{"frame index 63 of 8 s", FrameIndex(63, 8), ""},
-		{"frame index 16 of 2 s", FrameIndex(16, 2), "from 0 to 15"},
-		{"frame index -1", FrameIndex(-1, 4), "from 0 to 31"},
-		{"frame index 99, duration unknown", FrameIndex(99, 0), ""},
-		{"frame index -1, duration unknown", FrameIndex(-1, 0), "zero or more"},
-		{"frame indices of equal count", FrameIndexCount(3, 3), ""},
-		{"frame indices of another count", FrameIndexCount(3, 2), "must have one entry per source image (2 of them), not 3"},
+		{"seed -1", schema.CheckSeed(-1), ""},
+		{"seed 0", schema.CheckSeed(0), ""},
+		{"seed 4294967295", schema.CheckSeed(4294967295), ""},
+		{"seed -2", schema.CheckSeed(-2), "must be -1 (random) or from 0 to 4294967295"},
+		{"seed 4294967296", schema.CheckSeed(4294967296), "from 0 to 4294967295"},
+		{"input side 1", schema.CheckInputSide(1), ""},
+		{"input side 8192", schema.CheckInputSide(8192), ""},
+		{"input side 0", schema.CheckInputSide(0), "must be a pixel size from 1 to 8192"},
+		{"input side 8193", schema.CheckInputSide(8193), "from 1 to 8192"},
+		{"prompt of 2048 runes", schema.CheckPrompt(strings.Repeat("é", 2048)), ""},
+		{"prompt of 2049 runes", schema.CheckPrompt(strings.Repeat("x", 2049)), "must be at most 2048 characters (Unicode code points) long, not 2049"},
+		{"frame index 31 of 4 s", For(addrs.KeyFrames).FrameIndex(31, 4), ""},
+		{"frame index 32 of 4 s", For(addrs.KeyFrames).FrameIndex(32, 4), "must be a frame position from 0 to 31 for a 4-second video (8 frames a second)"},
+		{"frame index 63 of 8 s", For(addrs.KeyFrames).FrameIndex(63, 8), ""},
+		{"frame index 16 of 2 s", For(addrs.KeyFrames).FrameIndex(16, 2), "from 0 to 15"},
+		{"frame index -1", For(addrs.KeyFrames).FrameIndex(-1, 4), "from 0 to 31"},
+		{"frame index 99, duration unknown", For(addrs.KeyFrames).FrameIndex(99, 0), ""},
+		{"frame index -1, duration unknown", For(addrs.KeyFrames).FrameIndex(-1, 0), "zero or more"},
+		{"frame indices of equal count", schema.FrameIndexCount(3, 3), ""},
+		{"frame indices of another count", schema.FrameIndexCount(3, 2), "must have one entry per source image (2 of them), not 3"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -139,9 +140,9 @@ func TestFrameIndices(t *testing.T) {
 		{[]int64{3, 2}, 0, 1, "strictly increasing"},
 	}
 	for _, tt := range tests {
-		at, why := FrameIndices(tt.indices, tt.duration)
+		at, why := For(addrs.KeyFrames).FrameIndices(tt.indices, tt.duration)
 		if at != tt.at || !strings.Contains(why, tt.want) || (tt.want == "") != (why == "") {
-			t.Errorf("FrameIndices(%v, %d) = %d, %q; want %d, %q", tt.indices, tt.duration, at, why, tt.at, tt.want)
+			t.Errorf("For(addrs.KeyFrames).FrameIndices(%v, %d) = %d, %q; want %d, %q", tt.indices, tt.duration, at, why, tt.at, tt.want)
 		}
 	}
 }
@@ -156,7 +157,7 @@ func TestSourceImage(t *testing.T) {
 		{"upper-case scheme", "HTTPS://example.com/a.png", ""},
 		{"data URI", png, ""},
 		{"svg data URI", "data:image/svg+xml;base64,PHN2Zy8+", ""},
-		{"data URI at the cap", "data:image/png;base64," + strings.Repeat("A", (MaxSourceImageBytes-len("data:image/png;base64,"))/4*4), ""},
+		{"data URI at the cap", "data:image/png;base64," + strings.Repeat("A", (schema.MaxSourceImageBytes-len("data:image/png;base64,"))/4*4), ""},
 		{"a path", "frame.png", "must be an http(s) URL or a data:image/<type>;base64,<data> URI"},
 		{"ftp URL", "ftp://example.com/a.png", "http(s) URL"},
 		{"URL without host", "https:///a.png", "http(s) URL"},
@@ -172,11 +173,11 @@ func TestSourceImage(t *testing.T) {
 		{"empty data URI", "data:image/png;base64,", "empty"},
 		{"data URI of bad base64", "data:image/png;base64,!!!", "must hold valid base64"},
 		{"data URI of unpadded base64", "data:image/png;base64,aGk", "base64"},
-		{"data URI past the cap", "data:image/png;base64," + strings.Repeat("A", MaxSourceImageBytes), "must be at most 10485760 bytes (10 MiB) long, not 10485782"},
+		{"data URI past the cap", "data:image/png;base64," + strings.Repeat("A", schema.MaxSourceImageBytes), "must be at most 10485760 bytes (10 MiB) long, not 10485782"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			why := SourceImage(tt.src)
+			why := schema.CheckSourceImage(tt.src)
 			switch {
 			case tt.want == "" && why != "":
 				t.Errorf("refused: %s", why)
@@ -187,7 +188,7 @@ func TestSourceImage(t *testing.T) {
 	}
 }
 
-// TestBodyFits checks the arithmetic MaxSourceImageBytes stands on: a
+// TestBodyFits checks the arithmetic schema.MaxSourceImageBytes stands on: a
 // request holding the most source images any endpoint takes, each as long
 // as allowed, and both prompts as long as allowed in the characters JSON
 // spells longest, is within MaxRequestBytes. A source image SourceImage
@@ -198,8 +199,8 @@ func TestBodyFits(t *testing.T) {
 		most = max(most, For(ep).MaxSourceImages)
 	}
 	const otherFields = 4 << 10 // keys, numbers, booleans, gen_mode, aspect_ratio
-	worstPrompt := len(`"` + strings.Repeat(`\u0001`, MaxPromptRunes) + `"`)
-	worst := most*(MaxSourceImageBytes+len(`"",`)) + 2*worstPrompt + otherFields
+	worstPrompt := len(`"` + strings.Repeat(`\u0001`, schema.MaxPromptRunes) + `"`)
+	worst := most*(schema.MaxSourceImageBytes+len(`"",`)) + 2*worstPrompt + otherFields
 	if worst > MaxRequestBytes {
 		t.Errorf("a request of %d source images may be %d bytes, more than MaxRequestBytes (%d)", most, worst, MaxRequestBytes)
 	}
@@ -208,7 +209,7 @@ func TestBodyFits(t *testing.T) {
 		"https://example.com/a.png?x=1&y=%20#f<>{}|^`",
 		"data:image/svg+xml;base64,PHN2Zy8+",
 	} {
-		if why := SourceImage(src); why != "" {
+		if why := schema.CheckSourceImage(src); why != "" {
 			t.Fatalf("%s refused: %s", src, why)
 		}
 		var b bytes.Buffer
@@ -242,9 +243,9 @@ func TestWhole(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, whole := Whole(f)
+		n, whole := schema.Whole(f)
 		if n != tt.n || whole != tt.whole {
-			t.Errorf("Whole(%s) = %d, %v; want %d, %v", tt.text, n, whole, tt.n, tt.whole)
+			t.Errorf("schema.Whole(%s) = %d, %v; want %d, %v", tt.text, n, whole, tt.n, tt.whole)
 		}
 	}
 }

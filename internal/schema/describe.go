@@ -1,4 +1,4 @@
-package catalog
+package schema
 
 import (
 	"slices"
@@ -47,13 +47,4 @@ func (p *Provider) Taking(name string) []string {
 		}
 	}
 	return ids
-}
-
-// Providers lists every live provider genform speaks, by name.
-func Providers() []*Provider {
-	ps := make([]*Provider, 0, len(providers))
-	for _, n := range Names() {
-		ps = append(ps, providers[n])
-	}
-	return ps
 }

@@ -12,4 +12,4 @@
 // providers prints it. It holds no network code and no state. Every fact
 // in it comes from the provider's public reference or official client,
 // named beside it.
-package catalog
+package schema

@@ -1,6 +1,6 @@
-// Package catalogtest is what the tests of the providers' tables share:
+// Package schematest is what the tests of the providers' tables share:
 // cases of a provider's Body, run as subtests.
-package catalogtest
+package schematest
 
 import (
 	"strings"
@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/catalog"
+	"github.com/genform/genform/internal/schema"
 )
 
 // BodyCase is a case of a provider's Body: what it makes of Model, Kind
@@ -28,7 +28,7 @@ type BodyCase struct {
 
 // Bodies runs each case of p's Body as a subtest, and checks that Body
 // leaves its input as it was.
-func Bodies(t *testing.T, p *catalog.Provider, cases []BodyCase) {
+func Bodies(t *testing.T, p *schema.Provider, cases []BodyCase) {
 	t.Helper()
 	for _, tt := range cases {
 		t.Run(tt.Name, func(t *testing.T) {

@@ -1,4 +1,4 @@
-package rules
+package schema
 
 import (
 	"encoding/base64"
@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// SourceImage checks a source image: an http or https URL, or a
+// CheckSourceImage checks a source image: an http or https URL, or a
 // data:image/<type>;base64,<data> URI whose data decodes. [published]
 // The service fetches a URL itself; neither genform nor the simulator
 // does, so a URL is checked for its form only.
@@ -20,7 +20,7 @@ import (
 // carries it unchanged: printable ASCII, with spaces, quotes, backslashes
 // and other characters percent-encoded, so its JSON is no longer than
 // itself.
-func SourceImage(s string) string {
+func CheckSourceImage(s string) string {
 	if len(s) > MaxSourceImageBytes {
 		return fmt.Sprintf("must be at most %d bytes (%d MiB) long, not %d", MaxSourceImageBytes, MaxSourceImageBytes>>20, len(s))
 	}
