@@ -146,7 +146,7 @@ type Settings struct {
 	Backend *Backend
 	// Store is the object store the outputs' bytes are kept in; nil when
 	// none is configured.
-	Store *Store
+	Store *ObjectStore
 	// OutputDir is where resources without a dir write their files.
 	OutputDir string
 	// CacheDir is where the files of generations a change removed or

@@ -10,12 +10,12 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-// Store is the genform block's store block: the S3-compatible object store
+// ObjectStore is the genform block's store block: the S3-compatible object store
 // a team keeps its outputs' bytes in, so that a working copy or a CI
 // runner without the files fetches them there instead of from the
 // provider. Credentials are never part of it: they come from the standard
 // AWS environment variables and shared files, when the store is used.
-type Store struct {
+type ObjectStore struct {
 	// Type is the block's label; "s3" is the only one.
 	Type string
 	// Bucket is the bucket; GENFORM_STORE_BUCKET overrides it.
@@ -38,7 +38,7 @@ type Store struct {
 }
 
 // Where names the store for messages: s3://bucket/prefix.
-func (s *Store) Where() string {
+func (s *ObjectStore) Where() string {
 	if s.Prefix == "" {
 		return "s3://" + s.Bucket
 	}
@@ -64,7 +64,7 @@ func (c *Config) decodeStore(b *hcl.Block) hcl.Diagnostics {
 		return hcl.Diagnostics{errorAt(b.LabelRanges[0].Ptr(), "Unsupported store type",
 			fmt.Sprintf("genform keeps outputs in an S3-compatible object store (store \"s3\": Amazon S3, Cloudflare R2, Google Cloud Storage, MinIO, SeaweedFS, Ceph...), not in %q.", b.Labels[0]))}
 	}
-	st := &Store{Type: "s3", DeclRange: b.DefRange}
+	st := &ObjectStore{Type: "s3", DeclRange: b.DefRange}
 	content, diags := b.Body.Content(storeSchema)
 	const where = "the store block"
 	str := func(name string, dst *string) {
@@ -104,7 +104,7 @@ func (c *Config) settleStore() hcl.Diagnostics {
 		if !hasBucket || bucket == "" {
 			return nil
 		}
-		st = &Store{Type: "s3", PathStyle: true}
+		st = &ObjectStore{Type: "s3", PathStyle: true}
 	}
 	if hasBucket && bucket != "" {
 		st.Bucket = bucket

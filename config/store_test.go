@@ -11,11 +11,11 @@ import (
 // TestStoreBlock checks the store "s3" block, the GENFORM_STORE_*
 // variables over it, and a store made of those variables alone.
 func TestStoreBlock(t *testing.T) {
-	ignore := cmpopts.IgnoreFields(Store{}, "DeclRange")
+	ignore := cmpopts.IgnoreFields(ObjectStore{}, "DeclRange")
 	for _, tc := range []struct {
 		name, src string
 		env       []string
-		want      *Store
+		want      *ObjectStore
 	}{
 		{"none", `image "a" { prompt = "x" }`, nil, nil},
 		{"block", `genform {
@@ -26,16 +26,16 @@ func TestStoreBlock(t *testing.T) {
     region     = "auto"
     path_style = true
   }
-}`, nil, &Store{Type: "s3", Bucket: "team-media", Prefix: "brand/x", Endpoint: "https://acc.r2.cloudflarestorage.com", Region: "auto", PathStyle: true}},
+}`, nil, &ObjectStore{Type: "s3", Bucket: "team-media", Prefix: "brand/x", Endpoint: "https://acc.r2.cloudflarestorage.com", Region: "auto", PathStyle: true}},
 		{"environment over the block", `genform {
   store "s3" {
     bucket = "team-media"
     prefix = "p"
   }
 }`, []string{"GENFORM_STORE_BUCKET=ci-media", "GENFORM_STORE_PREFIX=", "GENFORM_STORE_ENDPOINT=http://127.0.0.1:9000"},
-			&Store{Type: "s3", Bucket: "ci-media", Endpoint: "http://127.0.0.1:9000"}},
+			&ObjectStore{Type: "s3", Bucket: "ci-media", Endpoint: "http://127.0.0.1:9000"}},
 		{"environment alone", `image "a" { prompt = "x" }`, []string{"GENFORM_STORE_BUCKET=ci-media", "GENFORM_STORE_ENDPOINT=http://127.0.0.1:9000"},
-			&Store{Type: "s3", Bucket: "ci-media", Endpoint: "http://127.0.0.1:9000", PathStyle: true}},
+			&ObjectStore{Type: "s3", Bucket: "ci-media", Endpoint: "http://127.0.0.1:9000", PathStyle: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := mustLoad(t, tc.src, Options{Environ: tc.env})

@@ -60,7 +60,7 @@ func BenchmarkPutCPU(b *testing.B) {
 	}
 }
 
-func benchPut(ctx context.Context, b *testing.B, s *blobstore.Store, present bool) {
+func benchPut(ctx context.Context, b *testing.B, s *blobstore.Bucket, present bool) {
 	files := putFiles(b, b.N+1, 1<<20)
 	if present {
 		for _, f := range files {

@@ -50,9 +50,9 @@ type Options struct {
 // download.
 const DefaultMaxSize = 4 << 30
 
-// Store is a bucket of an S3-compatible store holding outputs by sha256.
+// Bucket is a bucket of an S3-compatible store holding outputs by sha256.
 // It is safe for concurrent use.
-type Store struct {
+type Bucket struct {
 	c        *minio.Client
 	bucket   string
 	prefix   string
@@ -119,7 +119,7 @@ func (e *SizeError) Error() string {
 
 // Open makes the client of the store o describes. It sends nothing: Check
 // asks the store whether it answers.
-func Open(o Options) (*Store, error) {
+func Open(o Options) (*Bucket, error) {
 	host, secure := "s3.amazonaws.com", true
 	if o.Endpoint != "" {
 		u, err := url.Parse(o.Endpoint)
@@ -166,7 +166,7 @@ func Open(o Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("setting up the store's client: %w", err)
 	}
-	return &Store{c: c, bucket: o.Bucket, prefix: o.Prefix, endpoint: host, maxSize: cmp.Or(max(o.MaxSize, 0), DefaultMaxSize)}, nil
+	return &Bucket{c: c, bucket: o.Bucket, prefix: o.Prefix, endpoint: host, maxSize: cmp.Or(max(o.MaxSize, 0), DefaultMaxSize)}, nil
 }
 
 // chain is where credentials come from, in the AWS tools' order: the
@@ -182,7 +182,7 @@ func chain() []credentials.Provider {
 }
 
 // Key is the object key of the bytes whose sha256 is sha.
-func (s *Store) Key(sha string) string {
+func (s *Bucket) Key(sha string) string {
 	k := "sha256/" + sha[:min(2, len(sha))] + "/" + sha
 	if s.prefix != "" {
 		k = s.prefix + "/" + k
@@ -191,14 +191,14 @@ func (s *Store) Key(sha string) string {
 }
 
 // Object names the object of sha for messages: s3://bucket/key.
-func (s *Store) Object(sha string) string {
+func (s *Bucket) Object(sha string) string {
 	return "s3://" + s.bucket + "/" + s.Key(sha)
 }
 
 // Check asks the store whether the bucket is there and the credentials
 // are good, so that an apply can refuse to start before it pays for
 // anything.
-func (s *Store) Check(ctx context.Context) error {
+func (s *Bucket) Check(ctx context.Context) error {
 	ok, err := s.c.BucketExists(ctx, s.bucket)
 	if err != nil {
 		return s.explain(err, "reaching bucket "+s.bucket)
@@ -210,7 +210,7 @@ func (s *Store) Check(ctx context.Context) error {
 }
 
 // Has reports whether the store holds the bytes of sha.
-func (s *Store) Has(ctx context.Context, sha string) (bool, error) {
+func (s *Bucket) Has(ctx context.Context, sha string) (bool, error) {
 	_, err := s.c.StatObject(ctx, s.bucket, s.Key(sha), minio.StatObjectOptions{})
 	if err == nil {
 		return true, nil
@@ -226,7 +226,7 @@ func (s *Store) Has(ctx context.Context, sha string) (bool, error) {
 // is streamed from disk, in parts of PartSize when it is larger; a file
 // of PartSize or less goes in one PUT whose signature covers sha, so a
 // store that checks it refuses bytes that are not those.
-func (s *Store) Put(ctx context.Context, sha, path, contentType string) (uploaded bool, err error) {
+func (s *Bucket) Put(ctx context.Context, sha, path, contentType string) (uploaded bool, err error) {
 	if has, err := s.Has(ctx, sha); err != nil || has {
 		return false, err
 	}
@@ -274,13 +274,13 @@ func (s *Store) Put(ctx context.Context, sha, path, contentType string) (uploade
 // MaxSize is refused the same way. A missing object is an error wrapping
 // ErrNotStored; bytes that differ are a *CorruptError. opts say how the
 // file is made durable (atomicfile.InGroup for many at once).
-func (s *Store) Get(ctx context.Context, sha string, size int64, dst string, opts ...atomicfile.Option) (int64, error) {
+func (s *Bucket) Get(ctx context.Context, sha string, size int64, dst string, opts ...atomicfile.Option) (int64, error) {
 	return s.GetProgress(ctx, sha, size, dst, nil, opts...)
 }
 
 // GetProgress is Get that calls moved, when not nil, with the size of
 // each piece of the object as it is written: a progress bar's bytes.
-func (s *Store) GetProgress(ctx context.Context, sha string, size int64, dst string, moved func(n int64), opts ...atomicfile.Option) (int64, error) {
+func (s *Bucket) GetProgress(ctx context.Context, sha string, size int64, dst string, moved func(n int64), opts ...atomicfile.Option) (int64, error) {
 	obj, err := s.c.GetObject(ctx, s.bucket, s.Key(sha), minio.GetObjectOptions{})
 	if err != nil {
 		return 0, s.explainGet(err, sha)
@@ -377,7 +377,7 @@ var copyBufs = sync.Pool{New: func() any {
 	return &b
 }}
 
-func (s *Store) explainGet(err error, sha string) error {
+func (s *Bucket) explainGet(err error, sha string) error {
 	if notFound(err) {
 		return fmt.Errorf("%s: %w", s.Object(sha), ErrNotStored)
 	}
@@ -391,7 +391,7 @@ func notFound(err error) bool {
 }
 
 // explain turns a client error into one that says what to do.
-func (s *Store) explain(err error, doing string) error {
+func (s *Bucket) explain(err error, doing string) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("%s: %w", doing, err)
 	}

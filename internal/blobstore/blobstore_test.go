@@ -18,7 +18,7 @@ import (
 
 // open starts a real S3 server and opens the store of its bucket under
 // prefix, with its credentials in the environment as a user sets them.
-func open(t *testing.T, prefix string) (*s3test.Server, *blobstore.Store) {
+func open(t *testing.T, prefix string) (*s3test.Server, *blobstore.Bucket) {
 	t.Helper()
 	srv := s3test.Start(t)
 	for _, kv := range srv.Env() {

@@ -89,7 +89,7 @@ func (w *Workspace) Import(ctx context.Context, req ImportRequest) (*Imported, h
 	// As apply, the store is asked first whether it answers to the
 	// credentials: an import whose files no teammate could fetch is
 	// refused before anything is downloaded.
-	var blobs *blobstore.Store
+	var blobs *blobstore.Bucket
 	if w.Config.Settings.Store != nil {
 		if blobs, err = w.checkedBlobs(ctx); err != nil {
 			return nil, nil, err

@@ -33,7 +33,7 @@ const storeCheckTimeout = 30 * time.Second
 
 // Blobs is the client of the configured object store; nil, nil when the
 // configuration sets none.
-func (w *Workspace) Blobs() (*blobstore.Store, error) {
+func (w *Workspace) Blobs() (*blobstore.Bucket, error) {
 	st := w.Config.Settings.Store
 	if st == nil {
 		return nil, nil
@@ -57,7 +57,7 @@ func (w *Workspace) largestDownload() int64 {
 // checkedBlobs opens the store and asks it whether the bucket answers to
 // the credentials, so that a store out of reach or refusing them stops a
 // command before it does anything.
-func (w *Workspace) checkedBlobs(ctx context.Context) (*blobstore.Store, error) {
+func (w *Workspace) checkedBlobs(ctx context.Context) (*blobstore.Bucket, error) {
 	b, err := w.Blobs()
 	if err != nil || b == nil {
 		return b, err

@@ -60,7 +60,7 @@ type Engine struct {
 	Dir string
 	// Blobs is the object store outputs are uploaded to and fetched from
 	// first; nil when none is configured.
-	Blobs *blobstore.Store
+	Blobs *blobstore.Bucket
 	// Events receives progress; nil discards it.
 	Events func(Event)
 }

@@ -34,7 +34,7 @@ type ImportInput struct {
 	Dir string
 	// Blobs, when set, is the object store the outputs are uploaded to
 	// once the creation is recorded, as apply uploads a generation's.
-	Blobs *blobstore.Store
+	Blobs *blobstore.Bucket
 }
 
 // ImportResult is what Import recorded.

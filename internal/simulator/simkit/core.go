@@ -103,7 +103,7 @@ type Core struct {
 	limit  *Limiter
 	queue  *Queue
 	refuse bool // past the concurrency limit, refuse rather than queue
-	store  *Store
+	store  *JobFiles
 	format JobFormat
 	media  *MediaCache
 
@@ -155,7 +155,7 @@ func NewCore(opts Options, d Defaults) (*Core, error) {
 	if opts.DataDir == "" {
 		return c, nil
 	}
-	st, err := OpenStore(opts.DataDir)
+	st, err := OpenJobFiles(opts.DataDir)
 	if err != nil {
 		return nil, fmt.Errorf("simulator: %w", err)
 	}

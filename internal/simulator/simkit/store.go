@@ -16,19 +16,19 @@ import (
 	"github.com/genform/genform/internal/atomicfile"
 )
 
-// Store keeps one JSON file per job under DataDir/jobs, each written to a
+// JobFiles keeps one JSON file per job under DataDir/jobs, each written to a
 // temporary file and renamed into place so a crash never leaves half a
 // job. One DataDir serves one simulator at a time.
-type Store struct {
+type JobFiles struct {
 	dataDir string
 	jobsDir string
 }
 
 const secretFile = "secret.key"
 
-// OpenStore opens (creating it) the data directory dataDir.
-func OpenStore(dataDir string) (*Store, error) {
-	s := &Store{dataDir: dataDir, jobsDir: filepath.Join(dataDir, "jobs")}
+// OpenJobFiles opens (creating it) the data directory dataDir.
+func OpenJobFiles(dataDir string) (*JobFiles, error) {
+	s := &JobFiles{dataDir: dataDir, jobsDir: filepath.Join(dataDir, "jobs")}
 	if err := os.MkdirAll(s.jobsDir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating the simulator data directory: %w", err)
 	}
@@ -37,7 +37,7 @@ func OpenStore(dataDir string) (*Store, error) {
 
 // secret returns the key that signs URLs, creating it on first use, so
 // URLs handed out before a restart stay valid after it.
-func (s *Store) secret() ([]byte, error) {
+func (s *JobFiles) secret() ([]byte, error) {
 	path := filepath.Join(s.dataDir, secretFile)
 	b, err := os.ReadFile(path)
 	if err == nil {
@@ -80,7 +80,7 @@ func NewSigner(dataDir string) (*Signer, error) {
 		key, err := newKey()
 		return &Signer{key: key}, err
 	}
-	st, err := OpenStore(dataDir)
+	st, err := OpenJobFiles(dataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +101,7 @@ func (s *Signer) Valid(msg, sig string) bool {
 }
 
 // Write writes b as the file of job id.
-func (s *Store) Write(id string, b []byte) error {
+func (s *JobFiles) Write(id string, b []byte) error {
 	if err := atomicfile.WriteFile(filepath.Join(s.jobsDir, id+".json"), append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("saving job %s: %w", id, err)
 	}
@@ -112,7 +112,7 @@ func (s *Store) Write(id string, b []byte) error {
 // temporary files of an interrupted write are removed; a job file that
 // cannot be read, or that decode refuses, is an error rather than
 // silently dropped, since losing a job would make a client pay twice.
-func (s *Store) Load(decode func(path string, b []byte) error) error {
+func (s *JobFiles) Load(decode func(path string, b []byte) error) error {
 	entries, err := os.ReadDir(s.jobsDir)
 	if err != nil {
 		return fmt.Errorf("listing saved jobs: %w", err)
