@@ -8,8 +8,8 @@
 // variables (default < GENFORM_VAR_<name> < -var-file < -var), evaluates the
 // locals that do not depend on resources, orders the resources by their
 // references and checks everything that can be checked without knowing any
-// resource's value, every request value against the service's rules
-// (package service/rules) among it, and every reference to an output a
+// resource's value, every request value against what its provider takes
+// among it, and every reference to an output a
 // resource will not make (outputs[3] of an image with image_number = 1).
 // A variable given no value is an error, or, with Options.UnknownUnset
 // (validate, init), an unknown value checked for whatever it will be.
@@ -37,9 +37,18 @@
 // SortAttrNames the one order of attributes every view uses. Names of
 // things (addresses, kinds, endpoints) are its subpackage addrs.
 //
+// It knows the language, not the providers: what each provider a block may
+// name takes, and what the reference service (the provider of a block that
+// names none) takes at each of its endpoints, reach it through the
+// Providers the caller hands in (Options.Providers), as the types of
+// package schema; it builds the reference service's request in the
+// language's own shape (every leaf of the request is an attribute) and has
+// a live provider's table build a model's (schema.Provider.Body), adding
+// the positions and words of every diagnostic.
+//
 // What the package does not do: it does not know what exists (that is the
 // state, package statefile), it does not decide what to change (package
-// reconcile), and it does not talk to the service (package service). Values
+// reconcile), it names no provider, and it does not talk to any. Values
 // that only an apply can produce (creation ids, output URLs) arrive through
 // the Scope, or stay cty unknowns.
 package config

@@ -7,9 +7,14 @@
 //
 // It defines what a request, a job, a status and a result are, in terms
 // every provider shares, and the error (ErrPossiblyPaid) that marks a
-// create whose outcome is not known. It does not decide what to generate
-// (the planner does), keep state (the apply engine records every job), or
-// build request bodies (package config does).
+// create whose outcome is not known; the errors, types and hooks of the
+// HTTP client every provider goes through (package apiclient), as the
+// engine, the operations and the views meet them (transport.go); and
+// Registration, what a provider's folder declares of it for the one list
+// of providers (package provider/all): its table, adapter, simulator and
+// the rows of its conformance and live tests. It does not decide what to
+// generate (the planner does), keep state (the apply engine records every
+// job), or build request bodies (package config and each table do).
 //
 // It also holds what the live providers' adapters share: Base (the
 // client built from a Config, the identity, Download and the key's

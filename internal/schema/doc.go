@@ -1,15 +1,20 @@
-// Package catalog is the tables of the live providers genform speaks:
-// for each, its name, the environment variable of its key, its public
-// address, how a lost create can be found again, how long its output URLs
-// live, its documented limits, and for each model it lists (and in
-// general, for the models it does not) what it makes and which of the
-// common attributes it takes, with the counts and lengths it allows.
-// Each provider's file also maps the common attributes to the provider's
-// own fields (Provider.Body).
+// Package schema is what the providers' tables are written in, the
+// configuration's view of a provider (after Terraform's configschema):
+// a provider's table (Provider: its name, the environment variable of its
+// key, its public address, how a lost create can be found again, how long
+// its output URLs live, its documented limits, and for each model it lists
+// (and in general, for the models it does not) what it makes and which of
+// the common attributes it takes, with the counts and lengths it allows,
+// and how the common attributes map to its own fields, Provider.Body); and
+// what an endpoint of the reference service takes (Endpoint), with the
+// checks that say why a value is refused, and the limits genform keeps to
+// in every request (prompt length, seed range, source images).
 //
-// It is a leaf: config reads it to validate blocks and build their
-// requests, the providers' adapters to speak their APIs, and genform
-// providers prints it. It holds no network code and no state. Every fact
-// in it comes from the provider's public reference or official client,
-// named beside it.
+// It is a leaf: each provider's folder writes its table in these types,
+// package catalog registers them by name, config validates blocks and
+// builds requests from them through config.Providers, and genform
+// providers prints them. It holds no network code, no state and no
+// provider's facts. A check returns "" for a value it allows and otherwise
+// a reason that completes a sentence whose subject is the field, such as
+// "must be 2, 4, 6 or 8 (seconds)".
 package schema

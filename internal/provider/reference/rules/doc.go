@@ -1,9 +1,10 @@
-// Package rules is the generation service's table of accepted values: for
+// Package rules is the reference service's table of accepted values: for
 // each job-creation endpoint, the values and limits its request fields
-// take, as data and as small checks that say why a value is refused.
+// take (schema.Endpoint, whose checks say why a value is refused).
 //
 // Two packages read the one table. Package config checks every
-// instance's request against it when it evaluates the configuration, so
+// instance's request against it (through the service's table, which the
+// one list of providers registers) when it evaluates the configuration, so
 // `genform validate` and `genform plan` refuse a value before anything is
 // paid for, and an apply refuses a value known only then before it is
 // sent. Package simulator answers its 400s from it. A request genform
@@ -18,9 +19,4 @@
 // rather than send a request the simulator would refuse.
 //
 // The package knows values, not syntax or wire: no HCL, no JSON, no HTTP.
-// A check returns "" for a value it allows and otherwise a reason that
-// completes a sentence whose subject is the field, such as "must be 2, 4,
-// 6 or 8 (seconds)". The caller names the field (a configuration says
-// duration, a request body settings.duration) and adds the value it
-// refused; a reason about a length or a count carries the measure itself.
 package rules
