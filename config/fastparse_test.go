@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -276,4 +277,23 @@ func FuzzPlainIdentifier(f *testing.F) {
 			t.Errorf("%q is plain but not valid", name)
 		}
 	})
+}
+
+// Every integer literal from 0 to 99 the fast path reads is one shared
+// value, made once (no allocation per literal), equal to the one
+// cty.ParseNumberVal makes, as hclsyntax does; any other is parsed.
+func TestSmallNumberLiteralsShared(t *testing.T) {
+	for _, lit := range []string{"0", "1", "9", "10", "42", "99", "100", "07", "5.5", "12345678901234567890"} {
+		want, _ := cty.ParseNumberVal(lit)
+		got, err := numberVal([]byte(lit))
+		if err != nil || !got.RawEquals(want) {
+			t.Errorf("numberVal(%s) = %#v, %v; want %#v", lit, got, err, want)
+		}
+	}
+	for n := 0; n < 100; n++ {
+		lit := []byte(strconv.Itoa(n))
+		if a := testing.AllocsPerRun(10, func() { numberVal(lit) }); a != 0 {
+			t.Errorf("numberVal(%s) allocates %v times: it is not the shared value", lit, a)
+		}
+	}
 }

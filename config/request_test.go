@@ -2,6 +2,8 @@ package config
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -414,6 +416,24 @@ func TestFingerprintIsStable(t *testing.T) {
 	const want = "a23405067638803302a252a2034427f2e2700ad98d15ad4f1244556ae34751ca"
 	if got != want {
 		t.Errorf("fingerprint = %s, want %s", got, want)
+	}
+}
+
+// A plan fingerprints every instance: the result string is the one
+// allocation, for a request as long as a generated configuration's (the
+// hasher, the sum and the hex digits stay on the stack).
+func TestFingerprintAllocations(t *testing.T) {
+	req := []byte(`{"config":{"image_number":1},"is_public":false,"prompt":"picture number 4096","settings":{"aspect_ratio":"16:9","resolution":720,"seed":-1}}`)
+	if n := testing.AllocsPerRun(100, func() { Fingerprint(SimulatorService, addrs.Text2Image, req) }); n > 1 {
+		t.Errorf("Fingerprint allocates %v times, want 1", n)
+	}
+	// Past the stack buffer, the same bytes are hashed.
+	long := append(append([]byte(`{"prompt":"`), bytes.Repeat([]byte("x"), 1000)...), `"}`...)
+	h := sha256.New()
+	fmt.Fprintf(h, "genform-fingerprint-v1\x00%d:%s\x00%d:%s\x00", len("svc"), "svc", len("/v1/jobs/text2image"), "/v1/jobs/text2image")
+	h.Write(long)
+	if got, want := Fingerprint("svc", addrs.Text2Image, long), hex.EncodeToString(h.Sum(nil)); got != want {
+		t.Errorf("fingerprint of a long request = %s, want %s", got, want)
 	}
 }
 

@@ -15,15 +15,20 @@ import (
 )
 
 // Resource is one image or video block as written.
+//
+// Its small fields share words (Kind with PreventDestroy; sensitive with
+// countBad and cacheValid): a large configuration holds one Resource per
+// block, and each in a word of its own made it 360 bytes, which Go
+// allocates as 384 (TestResourceSize).
 type Resource struct {
 	Kind addrs.Kind
-	Name string
+	// PreventDestroy is lifecycle.prevent_destroy.
+	PreventDestroy bool
+	Name           string
 	// Count and ForEach are nil when absent.
 	Count, ForEach hcl.Expression
 	// DependsOn are the addresses of depends_on.
 	DependsOn []addrs.Resource
-	// PreventDestroy is lifecycle.prevent_destroy.
-	PreventDestroy bool
 	// IgnoreChanges are the attribute names of lifecycle.ignore_changes, as
 	// the user wrote them ("prompt").
 	IgnoreChanges []string
@@ -47,12 +52,12 @@ type Resource struct {
 	attrs              []resAttr        // attributes in source order, with their ids; nil once cached
 	direct             []addrs.Resource // resources its expressions refer to directly
 	locals             []string         // locals its expressions refer to directly
-	countBad           bool             // count/for_each has invalid references
 	cached             []instData       // the instances, when they do not depend on the Scope
-	cacheValid         bool
 	// sensitive has a bit for each attribute that derives from a
 	// sensitive value in some instance, as Load evaluated them.
-	sensitive uint32
+	sensitive  uint32
+	countBad   bool // count/for_each has invalid references
+	cacheValid bool
 }
 
 // Sensitive names the attributes of r whose values, in any of its

@@ -2,6 +2,7 @@ package config
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/hcl/v2"
@@ -32,5 +33,14 @@ func TestResourceContentMatchesContent(t *testing.T) {
 		if d := cmp.Diff(wantDiags.Error(), gotDiags.Error()); d != "" {
 			t.Errorf("diagnostics differ:\n%s", d)
 		}
+	}
+}
+
+// TestResourceSize guards the packing of Resource's small fields: a large
+// configuration holds one Resource per block, and Go allocates 352 bytes
+// for one of up to 352, 384 past that.
+func TestResourceSize(t *testing.T) {
+	if n := unsafe.Sizeof(Resource{}); n > 352 {
+		t.Errorf("a Resource is %d bytes, more than 352: keep its one-byte fields side by side", n)
 	}
 }

@@ -61,12 +61,14 @@ type planner struct {
 	orphans map[string][]*statefile.Resource
 	claimed map[addrs.Instance]bool // orphan addresses taken by a move
 	// recorded are the state's addresses in order; planned[i] is set once
-	// recorded[i] is planned as a declared instance; byRes indexes
-	// recorded by resource. (A slice, not a set of every address: a
-	// large no-op plan would hold one more map of all its instances.)
+	// recorded[i] is planned as a declared instance; byRes is where each
+	// resource's addresses are in recorded, which holds them side by side.
+	// (A slice, not a set of every address: a large no-op plan would hold
+	// one more map of all its instances; and a span, not a list of
+	// indexes, which would be an allocation for each resource.)
 	recorded []addrs.Instance
 	planned  []bool
-	byRes    map[addrs.Resource][]int
+	byRes    map[addrs.Resource]span
 	// intentDone holds the addresses of intents a change already covers.
 	intentDone map[addrs.Instance]bool
 	// prevService is the state's service when it differs from the one
@@ -78,6 +80,12 @@ type planner struct {
 	held, claimedGen map[string]bool
 	// cache is the local cache restores take files from.
 	cache *cache.Cache
+	// block is what is left of the block newChange cuts Changes from.
+	block []plans.Change
+	// inCache reports whether the local cache holds a file's bytes, for
+	// decideLocal: made once per plan, as a method value allocates and
+	// the cache's path is resolved against the working directory.
+	inCache func(sha string) bool
 }
 
 // MakePlan compares the configuration with the state and the files on disk.
@@ -94,7 +102,7 @@ func MakePlan(in PlanInput) (*plans.Plan, hcl.Diagnostics) {
 		used:       map[addrs.Instance]bool{},
 		orphans:    map[string][]*statefile.Resource{},
 		claimed:    map[addrs.Instance]bool{},
-		byRes:      map[addrs.Resource][]int{},
+		byRes:      make(map[addrs.Resource]span, len(in.Config.Resources)),
 		intentDone: map[addrs.Instance]bool{},
 		plan: &plans.Plan{
 			Service:    in.Service,
@@ -111,29 +119,42 @@ func MakePlan(in PlanInput) (*plans.Plan, hcl.Diagnostics) {
 	}
 	if in.History != nil && in.Config.Settings.Restore {
 		p.cache = workdir.CacheOf(in.Config, in.Dir)
+		p.inCache = p.cache.Has
 	} else {
 		p.in.History = nil
+		p.inCache = workdir.CacheOf(in.Config, in.Dir).Has
 	}
 	if st.Meta.Service != "" && st.Meta.Service != in.Service {
 		p.prevService = st.Meta.Service
 	}
 	cfg := in.Config
 
-	declared := make(map[addrs.Resource]bool, len(cfg.Resources))
-	for _, r := range cfg.Resources {
-		declared[r.Addr()] = true
-	}
 	// Records of resources no longer declared can be claimed by a rename.
 	p.recorded = addrs.SortedKeys(st.Resources)
 	p.planned = make([]bool, len(p.recorded))
-	for i, addr := range p.recorded {
-		p.byRes[addr.Resource] = append(p.byRes[addr.Resource], i)
-		if !declared[addr.Resource] {
-			p.addOrphan(st.Resources[addr])
+	for i := 0; i < len(p.recorded); {
+		res := p.recorded[i].Resource
+		j := i + 1
+		for j < len(p.recorded) && p.recorded[j].Resource == res {
+			j++
 		}
+		p.byRes[res] = span{lo: i, hi: j}
+		for ; cfg.Resource(res) == nil && i < j; i++ {
+			p.addOrphan(st.Resources[p.recorded[i]])
+		}
+		i = j
 	}
 
-	scope := make(config.Scope, len(cfg.Resources))
+	// The scope holds a value for each resource something refers to:
+	// room for every resource would be a map of them all, held empty
+	// through the plan.
+	nReferenced := 0
+	for _, r := range cfg.Resources {
+		if cfg.Referenced(r.Addr()) {
+			nReferenced++
+		}
+	}
+	scope := make(config.Scope, nReferenced)
 	var pre []prepared // of resources from prepFrom on
 	prepFrom := 0
 	// A window at a time: the instances of every resource at once would
@@ -250,6 +271,25 @@ func MakePlan(in PlanInput) (*plans.Plan, hcl.Diagnostics) {
 	return p.plan, p.diags
 }
 
+// newChange returns a zeroed Change cut from a block of them. A plan holds
+// a Change for every instance, no-ops included: a block is one allocation
+// where a Change each would be one apiece, each rounded up to Go's size
+// class (304 bytes allocated as 320) and marked by the collector on its
+// own (TestChangesShareBlocks). A block lives as long as any of its
+// Changes; the plan holds them all.
+func (p *planner) newChange() *plans.Change {
+	if len(p.block) == 0 {
+		// From 16 to 256 as the plan grows: a small plan wastes little.
+		p.block = make([]plans.Change, min(max(len(p.plan.Changes), 16), 256))
+	}
+	c := &p.block[0]
+	p.block = p.block[1:]
+	return c
+}
+
+// span is the indexes lo to hi-1 of a list.
+type span struct{ lo, hi int }
+
 func (p *planner) add(c *plans.Change) {
 	p.plan.Changes = append(p.plan.Changes, c)
 }
@@ -268,19 +308,20 @@ func (p *planner) addOrphan(rec *statefile.Resource) {
 // without a set of every instance.
 func (p *planner) markYielded(r *config.Resource, n int, addr func(j int) addrs.Instance) {
 	st := p.state
-	recs, i := p.byRes[r.Addr()], 0
+	recs := p.byRes[r.Addr()]
+	i := recs.lo
 	for j := 0; j < n; j++ {
 		a := addr(j)
-		for ; i < len(recs) && p.recorded[recs[i]].Compare(a) < 0; i++ {
-			p.addOrphan(st.Resources[p.recorded[recs[i]]])
+		for ; i < recs.hi && p.recorded[i].Compare(a) < 0; i++ {
+			p.addOrphan(st.Resources[p.recorded[i]])
 		}
-		if i < len(recs) && p.recorded[recs[i]] == a {
-			p.planned[recs[i]] = true
+		if i < recs.hi && p.recorded[i] == a {
+			p.planned[i] = true
 			i++
 		}
 	}
-	for ; i < len(recs); i++ {
-		p.addOrphan(st.Resources[p.recorded[recs[i]]])
+	for ; i < recs.hi; i++ {
+		p.addOrphan(st.Resources[p.recorded[i]])
 	}
 }
 
@@ -351,7 +392,11 @@ func (p *planner) prepare(resources []*config.Resource) []prepared {
 			pre[k].insts, _ = cfg.Expand(resources[k], nil) // computed by Load: no diagnostics
 		}
 	})
-	var all []*config.Instance
+	n := 0
+	for k := range pre {
+		n += len(pre[k].insts)
+	}
+	all := make([]*config.Instance, 0, n)
 	for k := range pre {
 		all = append(all, pre[k].insts...)
 	}
@@ -415,7 +460,8 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance, known 
 	st := p.state
 	rec := st.Resources[inst.Addr]
 	media, mediaDefault, uncounted := plans.CountOf(inst)
-	c := &plans.Change{
+	c := p.newChange()
+	*c = plans.Change{
 		Addr:         inst.Addr,
 		Media:        media,
 		MediaDefault: mediaDefault,
@@ -523,11 +569,7 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance, known 
 		l.files = known.files
 	}
 	l.store = p.storing()
-	if p.cache != nil {
-		l.cached = p.cache.Has
-	} else {
-		l.cached = workdir.CacheOf(p.in.Config, p.in.Dir).Has
-	}
+	l.cached = p.inCache
 	action, why, attrs, redownload := decideLocal(l)
 	if action == plans.NoOp {
 		return c, rec, rec.Dir

@@ -1,7 +1,6 @@
 package workdir
 
 import (
-	"os"
 	"path/filepath"
 
 	"github.com/genform/genform/internal/cache"
@@ -26,14 +25,14 @@ func CheckFile(dir string, o statefile.Output) FileState {
 	if o.Path == "" || o.SHA256 == "" {
 		return FileMissing
 	}
-	fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(o.Path)))
-	if err != nil || !fi.Mode().IsRegular() {
+	size, modTime, regular, err := statFile(filepath.Join(dir, filepath.FromSlash(o.Path)))
+	if err != nil || !regular {
 		return FileMissing
 	}
-	if fi.Size() == o.Size && fi.ModTime().Equal(o.ModTime) {
+	if size == o.Size && modTime.Equal(o.ModTime) {
 		return FileOK
 	}
-	if fi.Size() != o.Size {
+	if size != o.Size {
 		return FileModified
 	}
 	sum, err := cache.HashFile(filepath.Join(dir, filepath.FromSlash(o.Path)))

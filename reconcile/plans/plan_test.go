@@ -2,6 +2,7 @@ package plans
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/genform/genform/internal/addrs"
 )
@@ -43,5 +44,14 @@ func TestPlanSummary(t *testing.T) {
 				t.Errorf("HasChanges() = %v", got)
 			}
 		})
+	}
+}
+
+// TestChangeSize guards the packing of Change's one-byte fields: a plan
+// holds one Change for every instance, and Go allocates 320 bytes for one
+// of up to 320, 352 past that.
+func TestChangeSize(t *testing.T) {
+	if n := unsafe.Sizeof(Change{}); n > 304 {
+		t.Errorf("a Change is %d bytes, more than 304: keep its one-byte fields side by side", n)
 	}
 }
