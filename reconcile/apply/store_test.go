@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/blobstore"
 	"github.com/genform/genform/internal/blobstore/s3test"
 	"github.com/genform/genform/reconcile/plans"
@@ -350,4 +351,76 @@ func TestRestoreFromTheStore(t *testing.T) {
 	}
 	s.checkFiles(rec, "generated/image/a")
 	s.checkNoChanges(apple, "after the restore")
+}
+
+// A paid job an interrupted apply left for a request no longer declared
+// is kept in the history with its files, and in the store too, since a
+// teammate's restore has nowhere else to get them: whether the engine
+// followed it to its end or its answer carried it. A store out of reach
+// lists each file as unstored, naming the generation, and keeps the job.
+func TestKeptJobGoesToTheStore(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		answered bool
+		down     bool
+	}{
+		{"a followed job", false, false},
+		{"an answered job", true, false},
+		{"a followed job, the store down", false, true},
+		{"an answered job, the store down", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStoreDir(t)
+			apple, green := s.with(appleConfig), s.with(greenConfig)
+			s.converge(apple)
+			s.configure(green)
+			var fp string
+			want := []string{fakeMedia("job-7", 0, ".png"), fakeMedia("job-7", 1, ".png")}
+			if tc.answered {
+				fp = s.answered("image.a", "job-7", s.inlineOutputs("green 0", "green 1")...)
+				want = []string{string(pngOf("green 0")), string(pngOf("green 1"))}
+			} else {
+				s.svc.addJob("job-7", addrs.Image, fakeJob{outputs: 2})
+				s.interrupted("image.a", "job-7")
+				fp = s.snapshot().Intents[a("image.a")].Fingerprint
+			}
+			if tc.down {
+				s.srv.Stop()
+			}
+
+			res := s.apply(context.Background(), s.plan(apple))
+			if len(res.Failed) != 0 {
+				t.Fatalf("failed %v", res.Failed)
+			}
+			hist, err := s.store.Generations(fp)
+			if err != nil || len(hist) != 1 || len(hist[0].Outputs) != 2 || !everyOutputHashed(hist[0]) {
+				t.Fatalf("history of the green request: %+v, %v", hist, err)
+			}
+			e := hist[0]
+			if tc.down {
+				if len(res.Unstored) != 2 {
+					t.Fatalf("unstored %+v, want the job's 2 files", res.Unstored)
+				}
+				for i, u := range res.Unstored {
+					o := e.Outputs[i]
+					if u.Generation != "job-7" || u.Addr != a("image.a") || u.Path != o.Path || u.Object != s.blobs.Object(o.SHA256) || !errors.Is(u.Err, blobstore.ErrUnreachable) {
+						t.Errorf("unstored %+v, want job-7's %s", u, o.Path)
+					}
+					if o.Stored {
+						t.Errorf("output %d of job-7 is recorded as stored", i)
+					}
+				}
+				return
+			}
+			if len(res.Unstored) != 0 {
+				t.Errorf("unstored %+v", res.Unstored)
+			}
+			for i, o := range e.Outputs {
+				got, err := os.ReadFile(s.object(o.SHA256))
+				if !o.Stored || err != nil || string(got) != want[i] {
+					t.Errorf("output %d of job-7: stored %v, the store holds %q (%v); want %q", i, o.Stored, got, err, want[i])
+				}
+			}
+		})
+	}
 }
