@@ -33,15 +33,15 @@ type madeJob struct {
 	at   time.Time
 }
 
-// lostAnswer is what a create whose answer was lost gets.
-var lostAnswer = fmt.Errorf("reading the answer: %w", apiclient.ErrAmbiguousCreate)
+// errLostAnswer is what a create whose answer was lost gets.
+var errLostAnswer = fmt.Errorf("reading the answer: %w", apiclient.ErrAmbiguousCreate)
 
 func (l *losing) Submit(ctx context.Context, r provider.Request) (provider.Job, error) {
 	if l.lose.Load() && l.neverSent.Load() {
 		if err := apiclient.PassCreateGate(ctx); err != nil {
 			return provider.Job{}, err
 		}
-		return provider.Job{}, lostAnswer
+		return provider.Job{}, errLostAnswer
 	}
 	job, err := l.Provider.Submit(ctx, r)
 	if err != nil {
@@ -51,7 +51,7 @@ func (l *losing) Submit(ctx context.Context, r provider.Request) (provider.Job, 
 	l.made = append(l.made, madeJob{job: job, body: string(r.Body), at: time.Now()})
 	l.mu.Unlock()
 	if l.lose.Load() {
-		return provider.Job{}, lostAnswer
+		return provider.Job{}, errLostAnswer
 	}
 	return job, nil
 }
