@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -201,5 +202,134 @@ func TestEveryOutputOfAPaidJobIsKept(t *testing.T) {
 			}
 			w.checkNoChanges(src, "after keeping every output")
 		})
+	}
+}
+
+// answered records, as an apply stopped after the provider answered with
+// the finished job would have, that addr's declared request was
+// submitted as job id and answered with outs (their bytes in the cache
+// already, when they have a hash). It returns the request's fingerprint.
+func (w *applyDir) answered(addr, id string, outs ...statefile.Output) string {
+	w.t.Helper()
+	w.interrupted(addr, id)
+	var fp string
+	if err := w.store.Update(func(tx *statefile.Tx) error {
+		it, err := tx.Intent(a(addr))
+		if err != nil {
+			return err
+		}
+		fp = it.Fingerprint
+		it.Answer = &statefile.Answer{Detail: []byte(`{"created":2}`), Outputs: outs}
+		return tx.RecordIntent(it)
+	}); err != nil {
+		w.t.Fatal(err)
+	}
+	return fp
+}
+
+// inlineOutputs puts each of contents in the cache, as keepAnswer does,
+// and returns the outputs an answer records of them.
+func (w *applyDir) inlineOutputs(contents ...string) []statefile.Output {
+	w.t.Helper()
+	c := workdir.CacheOf(w.cfg, w.dir)
+	var outs []statefile.Output
+	for i, s := range contents {
+		sha, err := c.Put(pngOf(s))
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		outs = append(outs, statefile.Output{Index: i, SHA256: sha, Size: int64(len(pngOf(s))), ContentType: "image/png",
+			Path: fmt.Sprintf("generated/image/a/%d.png", i)})
+	}
+	return outs
+}
+
+// A job an interrupted apply recorded with its answer, for a request no
+// longer declared, is settled without asking the provider anything: it
+// is filed in the history with the bytes the cache holds, and declaring
+// its request again restores it at no cost, with the answered bytes.
+func TestAnsweredJobOfAnotherRequestIsKept(t *testing.T) {
+	svc, w := convergedDir(t, appleConfig)
+	w.configure(greenConfig)
+	fp := w.answered("image.a", "job-answered", w.inlineOutputs("green 0", "green 1")...)
+
+	p := w.plan(appleConfig)
+	c := p.Change(a("image.a"))
+	if c.Action != plans.Update || !c.Reason.MayHaveBeenPaid() || c.Reason.KeptJob() != "job-answered" {
+		t.Fatalf("planned %s %+v, want the answered job settled", c.Action, c.Reason)
+	}
+	asked := svc.count("Status") + svc.count("Detail") + svc.count("Download") + svc.count("Create")
+	res := w.apply(context.Background(), p)
+	if len(res.Failed) != 0 {
+		t.Fatalf("failed %v", res.Failed)
+	}
+	if n := svc.count("Status") + svc.count("Detail") + svc.count("Download") + svc.count("Create") - asked; n != 0 {
+		t.Errorf("the provider was asked %d times; the answer is all there is", n)
+	}
+	if !w.warned("image.a", "job job-answered, left by an interrupted apply, ended succeed and is kept in the history", "restores it at no cost") {
+		t.Errorf("no warning that the job is kept: %v", w.eventsOf("image.a"))
+	}
+	hist, err := w.store.Generations(fp)
+	if err != nil || len(hist) != 1 {
+		t.Fatalf("history of the green request: %+v, %v", hist, err)
+	}
+	e := hist[0]
+	if e.GenerationID != "job-answered" || e.Status != plans.StatusSucceed || len(e.Outputs) != 2 || !everyOutputHashed(e) || string(e.Detail) != `{"created":2}` {
+		t.Fatalf("kept %+v", e)
+	}
+	for _, o := range e.Outputs {
+		if o.Path != fmt.Sprintf("generated/image/a/%d.png", o.Index) {
+			t.Errorf("output %d kept at %q", o.Index, o.Path)
+		}
+	}
+	snap := w.snapshot()
+	if snap.Intents[a("image.a")] != nil || snap.Resources[a("image.a")].GenerationID != "job-1" {
+		t.Error("settling did not keep the record and clear the intent")
+	}
+
+	p = w.plan(greenConfig)
+	if c := p.Change(a("image.a")); c.Action != plans.Restore || c.GenerationID != "job-answered" || !c.Reason.Cached {
+		t.Fatalf("green again: %s %+v, want the answered job restored from the cache", c.Action, c.Reason)
+	}
+	res = w.apply(context.Background(), p)
+	if addrList(res.Restored) != "image.a" || svc.count("Create") != 1 {
+		t.Fatalf("restored %q, %d creates", addrList(res.Restored), svc.count("Create"))
+	}
+	for i, s := range []string{"green 0", "green 1"} {
+		if got := w.read(fmt.Sprintf("generated/image/a/%d.png", i)); got != string(pngOf(s)) {
+			t.Errorf("output %d holds %q, want the answered %q", i, got, pngOf(s))
+		}
+	}
+	w.checkFiles(w.snapshot().Resources[a("image.a")], "generated/image/a")
+	w.checkNoChanges(greenConfig, "after the answered job was restored")
+}
+
+// An answered job whose output came as a link only, or whose bytes the
+// cache no longer holds, is kept in the history without that file's
+// hash: the job is not forgotten, but it cannot be restored, and its
+// request is generated anew when declared again.
+func TestAnsweredJobWithoutItsBytesIsKeptUnrestorable(t *testing.T) {
+	_, w := convergedDir(t, appleConfig)
+	w.configure(greenConfig)
+	outs := w.inlineOutputs("green 0")
+	outs = append(outs, statefile.Output{Index: 1, ID: "out-1", MediaURL: "http://fake.test/media/job-answered/1.png"})
+	fp := w.answered("image.a", "job-answered", outs...)
+
+	res := w.apply(context.Background(), w.plan(appleConfig))
+	if len(res.Failed) != 0 {
+		t.Fatalf("failed %v", res.Failed)
+	}
+	hist, err := w.store.Generations(fp)
+	if err != nil || len(hist) != 1 || len(hist[0].Outputs) != 2 {
+		t.Fatalf("history of the green request: %+v, %v", hist, err)
+	}
+	if o := hist[0].Outputs[0]; o.SHA256 != outs[0].SHA256 || o.Path != "generated/image/a/0.png" {
+		t.Errorf("the cached output was kept as %+v", o)
+	}
+	if o := hist[0].Outputs[1]; o.SHA256 != "" || o.Path != "" || o.MediaURL != outs[1].MediaURL {
+		t.Errorf("the linked output was kept as %+v, want its link without a hash or a path", o)
+	}
+	if c := w.plan(greenConfig).Change(a("image.a")); c.Action != plans.Replace {
+		t.Errorf("green again: %s %+v, want it generated anew", c.Action, c.Reason)
 	}
 }

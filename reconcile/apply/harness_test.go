@@ -14,6 +14,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/blobstore"
 	"github.com/genform/genform/internal/configtest"
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/reconcile"
@@ -67,6 +68,8 @@ type applyDir struct {
 	timeout     time.Duration
 	// wrap, when set, stands in front of the fake service's provider.
 	wrap func(provider.Provider) provider.Provider
+	// blobs is the object store the engine keeps outputs in; nil for none.
+	blobs *blobstore.Store
 
 	mu     sync.Mutex
 	events []Event
@@ -149,7 +152,7 @@ func (w *applyDir) apply(ctx context.Context, p *plans.Plan) *Result {
 	w.mu.Unlock()
 	e := &Engine{
 		Config: w.cfg, Store: w.store, Providers: referenceOnly(w.svc), ServiceID: "simulator",
-		Parallelism: w.parallelism, PollInterval: time.Millisecond, Timeout: w.timeout, Dir: w.dir,
+		Parallelism: w.parallelism, PollInterval: time.Millisecond, Timeout: w.timeout, Dir: w.dir, Blobs: w.blobs,
 		Events: func(ev Event) {
 			w.mu.Lock()
 			w.events = append(w.events, ev)

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -249,4 +250,75 @@ func everyOutputHashed(e *statefile.Resource) bool {
 		}
 	}
 	return true
+}
+
+// TestApplyRestoreDownloadsByCreation: a restore the cache cannot serve
+// asks the service for the creation again, never for a new job: a
+// watermark-free video comes from the creation's watermark-free link, and
+// a creation that no longer lists a file, or whose link cannot be had,
+// fails the restore without changing the files or the record.
+func TestApplyRestoreDownloadsByCreation(t *testing.T) {
+	first := strings.Replace(wavesConfig, `"waves"`, "\"waves\"\n  watermark_free = true", 1)
+	second := strings.Replace(first, `"waves"`, `"calm waves"`, 1)
+	for _, tc := range []struct {
+		name   string
+		script func(*fakeJob)
+		words  string
+	}{
+		{name: "the watermark-free file"},
+		{name: "the creation lists no file", script: func(j *fakeJob) { j.noOutputs = true },
+			words: "creation job-1 no longer lists output 0; nothing was changed"},
+		{name: "no watermark-free link", script: func(j *fakeJob) { j.wmErr = errors.New("the link service is down") },
+			words: "getting the watermark-free URL of creation job-1: the link service is down; nothing was changed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svc, w := convergedDir(t, first)
+			w.converge(second)
+			now := w.read("generated/video/v/0.mp4")
+			if err := os.RemoveAll(filepath.Join(w.dir, ".genform", "cache")); err != nil {
+				t.Fatal(err)
+			}
+			if tc.script != nil {
+				svc.rescript("job-1", tc.script)
+			}
+			p := w.plan(first)
+			if c := p.Change(a("video.v")); c.Action != plans.Restore || c.Reason.Cached || c.GenerationID != "job-1" {
+				t.Fatalf("planned %s %+v, want job-1 restored by creation id", c.Action, c.Reason)
+			}
+			creates, links := svc.count("Create"), svc.count("WatermarkFreeURL")
+			res := w.apply(context.Background(), p)
+			if svc.count("Create") != creates {
+				t.Error("a restore created a job")
+			}
+			if tc.words != "" {
+				if len(res.Failed) != 1 || !strings.Contains(res.Failed[0].Err.Error(), tc.words) {
+					t.Fatalf("failed %v, want %q", res.Failed, tc.words)
+				}
+				if w.read("generated/video/v/0.mp4") != now || w.snapshot().Resources[a("video.v")].GenerationID != "job-2" {
+					t.Error("a failed restore changed the file or the record")
+				}
+				for _, f := range w.files("generated/video/v") {
+					if strings.Contains(f, ".restore") {
+						t.Errorf("left behind: %s", f)
+					}
+				}
+				return
+			}
+			if addrList(res.Restored) != "video.v" || len(res.Failed) != 0 {
+				t.Fatalf("restored %q, failed %v", addrList(res.Restored), res.Failed)
+			}
+			if svc.count("WatermarkFreeURL") != links+1 {
+				t.Errorf("%d watermark-free links asked, want 1", svc.count("WatermarkFreeURL")-links)
+			}
+			if got := w.read("generated/video/v/0.mp4"); got != "content of http://fake.test/nowm/job-1.mp4" {
+				t.Errorf("restored %q, want job-1's watermark-free file", got)
+			}
+			rec := w.snapshot().Resources[a("video.v")]
+			if rec.GenerationID != "job-1" || !rec.WatermarkFree {
+				t.Errorf("recorded %s, watermark-free %v", rec.GenerationID, rec.WatermarkFree)
+			}
+			w.checkFiles(rec, "generated/video/v")
+			w.checkNoChanges(first, "after the restore")
+		})
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/genform/genform/internal/addrs"
@@ -130,5 +131,83 @@ func TestMoveRecordRefuses(t *testing.T) {
 	_, err = MoveRecord(MoveInput{Store: st, Src: a("image.zz"), Dst: a("image.c"), WorkDir: dir, OutputDir: "generated"})
 	if !errors.Is(err, statefile.ErrNotFound) {
 		t.Errorf("move of image.zz: %v, want ErrNotFound", err)
+	}
+}
+
+// TestMoveRecordMovesBack checks that a move that cannot be finished
+// leaves the files where the state says they are: a state that refuses
+// the new address (an unfinished submission holds it) has the moved files
+// put back and the new folder removed, and a file that cannot be moved
+// has those already moved put back; the record stays at the old address.
+func TestMoveRecordMovesBack(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, dir string, st *statefile.Store)
+		is    error
+		words string
+		left  []string // what stays in the new folder
+	}{
+		{name: "the state refuses the new address", is: statefile.ErrExists, words: "an unfinished submission of image.b",
+			setup: func(t *testing.T, dir string, st *statefile.Store) {
+				if err := st.Update(func(tx *statefile.Tx) error {
+					return tx.RecordIntent(&statefile.Intent{Addr: a("image.b"), Endpoint: addrs.Text2Image, Fingerprint: "fp-b",
+						Request: []byte(`{"prompt":"b"}`), GenerationID: "job-b"})
+				}); err != nil {
+					t.Fatal(err)
+				}
+			}},
+		{name: "a file cannot be moved", words: "moving generated/image/a/1.png to generated/image/b/1.png",
+			left: []string{"generated/image/b/1.png/in-the-way"},
+			setup: func(t *testing.T, dir string, st *statefile.Store) {
+				// A folder, not empty, where 1.png would go.
+				blocker := filepath.Join(dir, "generated/image/b/1.png")
+				if err := os.MkdirAll(blocker, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(blocker, "in-the-way"), []byte("x"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, st := mvDir(t)
+			before, err := st.Resource(a("image.a"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.setup(t, dir, st)
+			_, err = MoveRecord(MoveInput{Store: st, Src: a("image.a"), Dst: a("image.b"), Dir: "generated/image/b", WorkDir: dir, OutputDir: "generated"})
+			if err == nil || !strings.Contains(err.Error(), tt.words) || (tt.is != nil && !errors.Is(err, tt.is)) {
+				t.Fatalf("move: %v; want an error saying %q", err, tt.words)
+			}
+			snap, err := st.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := snap.Resources[a("image.a")]
+			if rec == nil || snap.Resources[a("image.b")] != nil || !snap.Protections[a("image.a")] {
+				t.Fatalf("state holds %v after a failed move", addrs.SortedKeys(snap.Resources))
+			}
+			for i, o := range rec.Outputs {
+				if o.Path != before.Outputs[i].Path || workdir.CheckFile(dir, o) != workdir.FileOK {
+					t.Errorf("output %d: recorded at %s, its file there is not the recorded one", i, o.Path)
+				}
+			}
+			var got []string
+			filepath.WalkDir(filepath.Join(dir, "generated/image/b"), func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					r, _ := filepath.Rel(dir, p)
+					got = append(got, filepath.ToSlash(r))
+				}
+				return nil
+			})
+			if strings.Join(got, " ") != strings.Join(tt.left, " ") {
+				t.Errorf("the new folder holds %v, want %v", got, tt.left)
+			}
+			if len(tt.left) == 0 && mvExists(dir, "generated/image/b") {
+				t.Error("the emptied new folder is left behind")
+			}
+		})
 	}
 }
