@@ -69,7 +69,7 @@ type applyDir struct {
 	// wrap, when set, stands in front of the fake service's provider.
 	wrap func(provider.Provider) provider.Provider
 	// blobs is the object store the engine keeps outputs in; nil for none.
-	blobs *blobstore.Store
+	blobs *blobstore.Bucket
 
 	mu     sync.Mutex
 	events []Event
