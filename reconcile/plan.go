@@ -48,6 +48,13 @@ type History interface {
 	Generations(fp string) ([]*statefile.Resource, error)
 }
 
+// WorkspaceHistory is a History that reads several workspaces' states,
+// and says which one recorded an entry: "" for the plan's own.
+type WorkspaceHistory interface {
+	History
+	WorkspaceOf(e *statefile.Resource) string
+}
+
 type planner struct {
 	in      PlanInput
 	state   *statefile.Snapshot
@@ -534,6 +541,9 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance, known 
 		c.GenerationID = f.restorable.GenerationID
 		c.Reason.Cached = p.cached(f.restorable)
 		c.Reason.Stored = p.storing() && plans.StoreOf(f.restorable.Outputs) == plans.StoreAll
+		if w, ok := p.in.History.(WorkspaceHistory); ok {
+			c.Reason.Workspace = w.WorkspaceOf(f.restorable)
+		}
 		p.fillAttrs(c, rec, inst)
 		return c, f.restorable, inst.Dir
 	case d.action == plans.Move:

@@ -10,11 +10,7 @@ import (
 	"testing"
 
 	"github.com/genform/genform/internal/apiclient/apitest"
-
-	"github.com/google/go-cmp/cmp"
 )
-
-func ptr[T any](v T) *T { return &v }
 
 func TestNewRefusesUnsafeBaseURLs(t *testing.T) {
 	tests := []struct {
@@ -54,13 +50,6 @@ func TestNewRefusesUnsafeBaseURLs(t *testing.T) {
 			}
 		})
 	}
-}
-
-// cmpSeen compares recorded requests without their arrival times, bodies as
-// text so a diff is readable.
-var cmpSeen = cmp.Options{
-	cmp.Transformer("body", func(b []byte) string { return string(b) }),
-	cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".At" }, cmp.Ignore()),
 }
 
 func TestIsRetryable(t *testing.T) {

@@ -38,12 +38,18 @@ type ApplyRequest struct {
 type Run struct {
 	w     *Workspace
 	store *statefile.Store
+	// history is what the plan's restores were found in: the state's own,
+	// and the other workspaces', which Execute restores from too.
+	history *histories
 	// Plan is what Execute carries out.
 	Plan *plans.Plan
 }
 
 // Close releases the state.
-func (r *Run) Close() error { return r.store.Close() }
+func (r *Run) Close() error {
+	r.history.close()
+	return r.store.Close()
+}
 
 // BeginApply opens the state under its exclusive lock (creating it), and
 // makes the plan to apply: the saved one, once it is checked against the
@@ -53,15 +59,15 @@ func (w *Workspace) BeginApply(req ApplyRequest) (*Run, hcl.Diagnostics, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	run := &Run{w: w, store: store}
+	run := &Run{w: w, store: store, history: w.histories(store, req.LockTimeout)}
 	var plan *plans.Plan
 	var diags hcl.Diagnostics
 	if req.Saved != nil {
 		// A saved plan is a file anyone could have edited: what is carried
 		// out is planned again here (see planSaved).
-		plan, diags, err = w.planSaved("apply", req.Saved, store, req.MigrateService)
+		plan, diags, err = w.planSaved("apply", req.Saved, store, run.history, req.MigrateService)
 	} else {
-		plan, diags, err = w.planNow(store, req.PlanRequest)
+		plan, diags, err = w.planNow(store, run.history, req.PlanRequest)
 	}
 	if err != nil || diags.HasErrors() {
 		run.Close()
@@ -73,7 +79,7 @@ func (w *Workspace) BeginApply(req ApplyRequest) (*Run, hcl.Diagnostics, error) 
 
 // planNow plans from the configuration and the state in store, after
 // checking the service the state was made with.
-func (w *Workspace) planNow(store *statefile.Store, req PlanRequest) (*plans.Plan, hcl.Diagnostics, error) {
+func (w *Workspace) planNow(store *statefile.Store, history *histories, req PlanRequest) (*plans.Plan, hcl.Diagnostics, error) {
 	meta, err := store.Meta()
 	if err != nil {
 		return nil, nil, err
@@ -85,7 +91,7 @@ func (w *Workspace) planNow(store *statefile.Store, req PlanRequest) (*plans.Pla
 	if err != nil {
 		return nil, nil, err
 	}
-	plan, diags := w.makePlan(snap, store, req)
+	plan, diags := w.makePlan(snap, history, req)
 	return plan, diags, nil
 }
 
@@ -212,6 +218,9 @@ func (r *Run) Execute(ctx context.Context, opts ExecuteOptions) (*apply.Result, 
 	}
 	if opts.Parallelism > 0 {
 		eng.Parallelism = opts.Parallelism
+	}
+	if r.history != nil {
+		eng.Elsewhere = r.history
 	}
 	// The store is asked once, before anything is paid for, whether it
 	// answers to the credentials: a wrong key is one error, not a paid

@@ -6,7 +6,6 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/genform/genform/internal/addrs"
-	"github.com/genform/genform/internal/backend"
 	"github.com/genform/genform/internal/secrets"
 	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/reconcile/plans"
@@ -38,17 +37,19 @@ func (w *Workspace) Plan(req PlanRequest) (plan *plans.Plan, migrateFrom string,
 		return nil, "", nil, err
 	}
 	var snap *statefile.Snapshot
-	var history reconcile.History
 	if store != nil {
 		snap, err = store.PlanSnapshot()
 		store.Close()
 		if err != nil {
 			return nil, "", nil, err
 		}
-		lh := &lazyHistory{cfg: w, lockTimeout: req.LockTimeout}
-		defer lh.close()
-		history = lh
 	}
+	// The history is read from the state as last committed, opened again
+	// only when the planner first asks: the state is closed while planning
+	// otherwise, so that its file's pages, mapped while it is open, do not
+	// add to the plan's memory.
+	history := w.histories(nil, req.LockTimeout)
+	defer history.close()
 	if migrateFrom, err = w.checkService("plan", recordedService(snap), req.MigrateService); err != nil {
 		return nil, "", nil, err
 	}
@@ -57,7 +58,7 @@ func (w *Workspace) Plan(req PlanRequest) (plan *plans.Plan, migrateFrom string,
 }
 
 // makePlan runs the planner on snap and hides what is made from a secret.
-func (w *Workspace) makePlan(snap *statefile.Snapshot, history reconcile.History, req PlanRequest) (*plans.Plan, hcl.Diagnostics) {
+func (w *Workspace) makePlan(snap *statefile.Snapshot, history *histories, req PlanRequest) (*plans.Plan, hcl.Diagnostics) {
 	plan, diags := reconcile.MakePlan(reconcile.PlanInput{
 		Config:  w.Config,
 		State:   snap,
@@ -67,38 +68,9 @@ func (w *Workspace) makePlan(snap *statefile.Snapshot, history reconcile.History
 		Refresh: req.Refresh,
 		History: history,
 	})
+	diags = append(diags, history.warnings...)
 	if !diags.HasErrors() {
 		secrets.HidePlan(plan, w.Hider())
 	}
 	return plan, diags
-}
-
-// lazyHistory reads the history for plan, opening the state again (for
-// reading, as last committed) only when the planner first asks: a plan that would
-// generate nothing never reads it. The state is closed while planning
-// otherwise, so that its file's pages, mapped while it is open, do not
-// add to the plan's memory.
-type lazyHistory struct {
-	cfg         *Workspace
-	lockTimeout time.Duration
-	st          *statefile.Store
-	err         error
-	opened      bool
-}
-
-func (h *lazyHistory) Generations(fp string) ([]*statefile.Resource, error) {
-	if !h.opened {
-		h.opened = true
-		h.st, h.err = backend.ReadState(h.cfg.Config, "plan", h.lockTimeout)
-	}
-	if h.err != nil || h.st == nil {
-		return nil, h.err
-	}
-	return h.st.Generations(fp)
-}
-
-func (h *lazyHistory) close() {
-	if h.st != nil {
-		h.st.Close()
-	}
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/formats/jsonplan"
 	"github.com/genform/genform/internal/formats/planfile"
-	"github.com/genform/genform/reconcile"
 	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
 )
@@ -41,17 +40,20 @@ func (w *Workspace) ShowSaved(saved *planfile.Saved, lockTimeout time.Duration) 
 	if st != nil {
 		defer st.Close()
 	}
-	return w.planSaved("show", saved, st, false)
+	history := w.histories(st, lockTimeout)
+	defer history.close()
+	return w.planSaved("show", saved, st, history, false)
 }
 
 // planSaved is the check of a saved plan that apply and show share: the
 // service, the configuration's hash, the state's lineage and serial, then
 // a plan made again from the configuration and st (nil when there is no
-// state) with the file's -target, -replace and -refresh, which the file's
-// changes and prices must match (sameChanges). It returns that new plan.
+// state) and history with the file's -target, -replace and -refresh,
+// which the file's changes and prices must match (sameChanges). It returns
+// that new plan.
 // migrate is apply's -migrate-service; the file's own switch is taken
 // from it.
-func (w *Workspace) planSaved(command string, saved *planfile.Saved, st *statefile.Store, migrate bool) (*plans.Plan, hcl.Diagnostics, error) {
+func (w *Workspace) planSaved(command string, saved *planfile.Saved, st *statefile.Store, history *histories, migrate bool) (*plans.Plan, hcl.Diagnostics, error) {
 	var meta statefile.Meta
 	if st != nil {
 		var err error
@@ -66,7 +68,6 @@ func (w *Workspace) planSaved(command string, saved *planfile.Saved, st *statefi
 		return nil, nil, err
 	}
 	var snap *statefile.Snapshot
-	var history reconcile.History
 	if st != nil {
 		var err error
 		if snap, err = st.PlanSnapshot(); err != nil {
@@ -77,7 +78,6 @@ func (w *Workspace) planSaved(command string, saved *planfile.Saved, st *statefi
 		if err := w.checkSaved(saved.Plan, snap.Meta); err != nil {
 			return nil, nil, err
 		}
-		history = st
 	}
 	sp := saved.Plan
 	plan, diags := w.makePlan(snap, history, PlanRequest{Targets: sp.Targets, Replace: sp.Replace, Refresh: !saved.NoRefresh})

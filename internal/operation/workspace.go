@@ -43,6 +43,9 @@ type Workspace struct {
 	Env
 	Config   *config.Config
 	Endpoint Endpoint
+	// Name is the workspace selected (GENFORM_WORKSPACE, or genform
+	// workspace select's): whose state every command reads and writes.
+	Name string
 }
 
 // Load loads the configuration of the working directory. The workspace
@@ -51,7 +54,12 @@ type Workspace struct {
 func Load(env Env, opts config.Options) (*Workspace, hcl.Diagnostics) {
 	cfg, diags := config.Load(".", opts)
 	diags = append(diags, backend.Diagnostics(cfg)...)
-	ws := &Workspace{Env: env, Config: cfg, Endpoint: ResolveEndpoint(cfg, env.Getenv)}
+	ws := &Workspace{Env: env, Config: cfg, Endpoint: ResolveEndpoint(cfg, env.Getenv), Name: backend.DefaultWorkspace}
+	if name, err := backend.Selected(env.Getenv); err != nil {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid workspace", Detail: err.Error() + "."})
+	} else {
+		ws.Name = name
+	}
 	if cfg.Service.BaseURL == "" && config.HasCredentials(ws.Endpoint.BaseURL) {
 		// Refused before anything prints or stores the URL.
 		ws.Endpoint = ResolveEndpoint(&config.Config{}, func(string) string { return "" })
@@ -177,24 +185,24 @@ func (w *Workspace) Hider() *secrets.Hider { return secrets.NewHider(w.Config) }
 // writes it (or, like plan, must not run beside one that does). With
 // create false, a missing state gives (nil, nil).
 func (w *Workspace) OpenState(command string, lockTimeout time.Duration, create bool) (*statefile.Store, error) {
-	return backend.OpenState(w.Config, command, lockTimeout, create)
+	return backend.OpenState(w.Config, w.Name, command, lockTimeout, create)
 }
 
 // LockState opens the state under its exclusive lock for a command that
 // writes nothing (plan); a missing state gives (nil, nil).
 func (w *Workspace) LockState(command string, lockTimeout time.Duration) (*statefile.Store, error) {
-	return backend.LockState(w.Config, command, lockTimeout)
+	return backend.LockState(w.Config, w.Name, command, lockTimeout)
 }
 
 // ReadState opens the state for reading the last state committed, without
 // waiting for a writer (statefile.Options.ReadOnly); a missing state gives
 // (nil, nil).
 func (w *Workspace) ReadState(command string, lockTimeout time.Duration) (*statefile.Store, error) {
-	return backend.ReadState(w.Config, command, lockTimeout)
+	return backend.ReadState(w.Config, w.Name, command, lockTimeout)
 }
 
 // StateWhere names where the state is kept, for messages.
-func (w *Workspace) StateWhere() string { return backend.Where(w.Config) }
+func (w *Workspace) StateWhere() string { return backend.Where(w.Config, w.Name) }
 
 // StateInDatabase reports whether the state is kept in a database (a
 // backend block), which messages call the state, not the state file.

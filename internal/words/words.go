@@ -89,6 +89,9 @@ func Reason(c *plans.Change) string {
 		if r.Holder != c.Addr {
 			held = ", last held by " + r.Holder.String()
 		}
+		if r.Workspace != "" {
+			held += " in workspace " + r.Workspace
+		}
 		return fmt.Sprintf("the history holds generation %s (creation %s) of this request, recorded %s%s; %s", r.GenerationID, r.CreationID, Age(r.Since), held, from)
 	case plans.ReasonRemoved:
 		return "no longer in the configuration; its files are removed (the creation stays on the service)"

@@ -25,10 +25,20 @@ import (
 // resources in dependency order, then deletes), what stops a change
 // (a failure of what it depends on), and the Result.
 
+// Generations finds generation gid of the request fp in a history; nil
+// when it holds none.
+type Generations interface {
+	Generation(fp, gid string) (*statefile.Resource, error)
+}
+
 // Engine applies plans.
 type Engine struct {
 	Config *config.Config
 	Store  *statefile.Store
+	// Elsewhere finds a generation a plan restores that Store's history
+	// does not hold: one recorded in another workspace's state. nil looks
+	// in Store only.
+	Elsewhere Generations
 	// Providers are the providers the engine was given, by name (the
 	// reference service under addrs.Reference): what makes each change's
 	// generation is chosen by its endpoint's provider.

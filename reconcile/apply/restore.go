@@ -89,6 +89,9 @@ func (r *applyRun) restore(inst *config.Instance, c *plans.Change) error {
 		return err
 	}
 	entry, err := e.Store.Generation(c.Fingerprint, c.GenerationID)
+	if err == nil && entry == nil && e.Elsewhere != nil {
+		entry, err = e.Elsewhere.Generation(c.Fingerprint, c.GenerationID)
+	}
 	if err != nil {
 		return err
 	}

@@ -165,6 +165,11 @@ type Reason struct {
 	CreationID string
 	Holder     addrs.Instance
 	Cached     bool
+	// Workspace is the workspace whose state recorded the generation
+	// restored, when it is not the plan's own (ReasonRestored): a
+	// generation paid for in a pull request's preview is restored on
+	// main at no cost.
+	Workspace string
 	// Stored is true when the state records every file of the generation
 	// restored in the object store, which the files the local cache lacks
 	// come from (ReasonRestored).

@@ -51,40 +51,9 @@ func ValidSchema(name string) bool { return schemaName.MatchString(name) }
 // A state that does not exist yet, without opts.Create, is an error
 // matching fs.ErrNotExist, as for a missing file.
 func Open(cfg Config, opts statefile.Options) (*statefile.Store, error) {
-	if cfg.Schema == "" {
-		cfg.Schema = DefaultSchema
-	}
-	if !ValidSchema(cfg.Schema) {
-		return nil, fmt.Errorf("opening the PostgreSQL state: schema_name %q is not a lower-case identifier (letters, digits and _, at most 63)", cfg.Schema)
-	}
-	pcfg, err := parse(cfg.ConnString)
+	b, err := connect(cfg, opts.ReadOnly)
 	if err != nil {
-		return nil, fmt.Errorf("opening the PostgreSQL state: %w", err)
-	}
-	if pcfg.ConnectTimeout == 0 {
-		pcfg.ConnectTimeout = defaultConnectTimeout
-	}
-	b := &backend{
-		name:     Location{Host: pcfg.Host, Port: pcfg.Port, Database: pcfg.Database, Schema: cfg.Schema}.String(),
-		addr:     net.JoinHostPort(pcfg.Host, strconv.Itoa(int(pcfg.Port))),
-		schema:   cfg.Schema,
-		readOnly: opts.ReadOnly,
-		key:      lockKey(cfg.Schema),
-	}
-	// ConnectTimeout bounds each address tried; the whole connection gets
-	// a little more, for the fallbacks of a host with several, and for
-	// setting the session's bounds.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*pcfg.ConnectTimeout)
-	defer cancel()
-	b.conn, err = pgx.ConnectConfig(ctx, pcfg)
-	if err == nil {
-		b.bounds, err = setBounds(ctx, b.conn, pcfg.RuntimeParams)
-		if err != nil {
-			b.conn.Close(ctx)
-		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("connecting to the PostgreSQL state at %s:%d: %w; check that the server runs and is reachable, and the connection string (the backend \"pg\" block's conn_str, PG_CONN_STR or the PG* variables)", pcfg.Host, pcfg.Port, err)
+		return nil, err
 	}
 	ok := false
 	defer func() {
@@ -105,6 +74,48 @@ func Open(cfg Config, opts statefile.Options) (*statefile.Store, error) {
 	}
 	ok = true
 	return statefile.OpenBackend(b, opts)
+}
+
+// connect connects to the database of cfg, for the state in cfg.Schema
+// (a reader's when readOnly), with the session's bounds set; nothing is
+// locked or read yet.
+func connect(cfg Config, readOnly bool) (*backend, error) {
+	if cfg.Schema == "" {
+		cfg.Schema = DefaultSchema
+	}
+	if !ValidSchema(cfg.Schema) {
+		return nil, fmt.Errorf("opening the PostgreSQL state: schema_name %q is not a lower-case identifier (letters, digits and _, at most 63)", cfg.Schema)
+	}
+	pcfg, err := parse(cfg.ConnString)
+	if err != nil {
+		return nil, fmt.Errorf("opening the PostgreSQL state: %w", err)
+	}
+	if pcfg.ConnectTimeout == 0 {
+		pcfg.ConnectTimeout = defaultConnectTimeout
+	}
+	b := &backend{
+		name:     Location{Host: pcfg.Host, Port: pcfg.Port, Database: pcfg.Database, Schema: cfg.Schema}.String(),
+		addr:     net.JoinHostPort(pcfg.Host, strconv.Itoa(int(pcfg.Port))),
+		schema:   cfg.Schema,
+		readOnly: readOnly,
+		key:      lockKey(cfg.Schema),
+	}
+	// ConnectTimeout bounds each address tried; the whole connection gets
+	// a little more, for the fallbacks of a host with several, and for
+	// setting the session's bounds.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*pcfg.ConnectTimeout)
+	defer cancel()
+	b.conn, err = pgx.ConnectConfig(ctx, pcfg)
+	if err == nil {
+		b.bounds, err = setBounds(ctx, b.conn, pcfg.RuntimeParams)
+		if err != nil {
+			b.conn.Close(ctx)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("connecting to the PostgreSQL state at %s:%d: %w; check that the server runs and is reachable, and the connection string (the backend \"pg\" block's conn_str, PG_CONN_STR or the PG* variables)", pcfg.Host, pcfg.Port, err)
+	}
+	return b, nil
 }
 
 // lockKey is the advisory lock's key for a schema: every genform using the

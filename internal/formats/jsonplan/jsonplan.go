@@ -63,8 +63,11 @@ type Values struct {
 	Uncounted    *Uncounted `json:"uncounted,omitempty"`
 	Dir          string     `json:"dir,omitempty"`
 	GenerationID string     `json:"generation_id,omitempty"`
-	Redownload   []int      `json:"redownload,omitempty"`
-	Sensitive    []string   `json:"sensitive,omitempty"`
+	// RestoredFrom names the workspace whose state recorded the
+	// generation a restore takes back, when it is not the plan's own.
+	RestoredFrom string   `json:"restored_from_workspace,omitempty"`
+	Redownload   []int    `json:"redownload,omitempty"`
+	Sensitive    []string `json:"sensitive,omitempty"`
 	// Store says how much of the recorded files' bytes the object store
 	// holds, as the state recorded at upload: "all", "some" or "none";
 	// absent without a store, or without recorded files.
@@ -111,6 +114,9 @@ func EncodeValues(c *plans.Change, placeholder any) Values {
 		Redownload:   c.Redownload,
 		Sensitive:    c.Sensitive,
 		Store:        c.Store.String(),
+	}
+	if c.Reason != nil {
+		v.RestoredFrom = c.Reason.Workspace
 	}
 	if m := c.Model; m != nil {
 		v.Provider, v.Model, v.ModelPrices = m.Endpoint.Provider(), m.Endpoint.Target(), EncodePrices(m.Prices)

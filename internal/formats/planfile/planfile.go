@@ -99,6 +99,7 @@ type planReasonJSON struct {
 	GenerationID string            `json:"generation_id,omitempty"`
 	CreationID   string            `json:"creation_id,omitempty"`
 	Holder       string            `json:"holder,omitempty"`
+	Workspace    string            `json:"workspace,omitempty"`
 	Cached       bool              `json:"cached,omitempty"`
 	Stored       bool              `json:"stored,omitempty"`
 	Since        *time.Time        `json:"since,omitempty"`
@@ -188,6 +189,7 @@ func encodePlanChange(c *plans.Change) planChangeJSON {
 			Cached:       r.Cached,
 			Stored:       r.Stored,
 			Error:        r.Error,
+			Workspace:    r.Workspace,
 		},
 	}
 	if !c.PrevAddr.IsZero() {
@@ -285,7 +287,7 @@ func decodePlanChange(cj planChangeJSON) (*plans.Change, error) {
 	}
 	rj := cj.Reason
 	r := plans.Reason{Attrs: rj.Attrs, Service: rj.Service, PrevService: rj.PrevService, GenerationID: rj.GenerationID,
-		CreationID: rj.CreationID, Cached: rj.Cached, Stored: rj.Stored, Error: rj.Error}
+		CreationID: rj.CreationID, Cached: rj.Cached, Stored: rj.Stored, Error: rj.Error, Workspace: rj.Workspace}
 	if r.Code, err = plans.ParseReasonCode(rj.Code); err != nil {
 		return nil, err
 	}
