@@ -45,7 +45,7 @@ var WorkspaceFile = filepath.Join(".genform", "workspace")
 
 // workspaceName is what a workspace may be called: letters, digits, '-',
 // '_' and '.', no path separator.
-var workspaceName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+var workspaceName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 // maxWorkspaceName bounds a workspace's name, so that its PostgreSQL
 // schema's name (with the backend's schema_name before it) stays within
@@ -219,11 +219,17 @@ func Workspaces(cfg *config.Config) ([]string, error) {
 }
 
 // DeleteWorkspace removes workspace ws's state, waiting up to lockTimeout
-// for a writer that holds its lock. It touches nothing else: no output
-// file, no object of the store, no other workspace's state.
-func DeleteWorkspace(cfg *config.Config, ws string, lockTimeout time.Duration) error {
+// for a writer that holds its lock. check, when not nil, is called first
+// with the state open under that lock; an error from it stops the
+// deletion. It touches nothing else: no output file, no object of the
+// store, no other workspace's state. A command that was waiting for the
+// lock finds no state when it gets it (an apply starts a new one).
+func DeleteWorkspace(cfg *config.Config, ws string, lockTimeout time.Duration, check func(*statefile.Store) error) error {
 	if ws == DefaultWorkspace {
 		return errors.New("the default workspace cannot be deleted")
+	}
+	if err := CheckWorkspace(ws); err != nil {
+		return err
 	}
 	if err := Check(cfg); err != nil {
 		return err
@@ -233,18 +239,41 @@ func DeleteWorkspace(cfg *config.Config, ws string, lockTimeout time.Duration) e
 		return err
 	}
 	in := s.In(ws)
+	opts := statefile.Options{LockTimeout: lockTimeout, Command: "workspace delete"}
 	if s.Type != "file" {
-		return pgstate.Drop(pgstate.Config{ConnString: s.conn, Schema: in.Schema}, statefile.Options{LockTimeout: lockTimeout, Command: "workspace delete"})
+		err := pgstate.Drop(pgstate.Config{ConnString: s.conn, Schema: in.Schema}, opts, check)
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("workspace %q does not exist (genform workspace list shows those that do)", ws)
+		}
+		return err
 	}
-	// The lock is taken, and released, before the state is removed: an
-	// apply holding it is waited for (or named), and none can start on a
-	// state that is going.
-	st, err := boltstate.Open(filepath.FromSlash(in.Path), statefile.Options{LockTimeout: lockTimeout, Command: "workspace delete"})
+	file := filepath.FromSlash(in.Path)
+	if _, err := os.Lstat(file); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("workspace %q does not exist (genform workspace list shows those that do)", ws)
+	}
+	st, err := boltstate.Open(file, opts)
 	if err != nil {
 		return err
 	}
-	if err := st.Close(); err != nil {
-		return err
+	if check != nil {
+		if err := check(st); err != nil {
+			st.Close()
+			return err
+		}
 	}
-	return os.RemoveAll(filepath.Dir(filepath.FromSlash(in.Path)))
+	// The folder is moved aside while the lock is held, then removed: a
+	// command waiting for the lock finds its file gone (boltstate refuses
+	// a file removed while it waited), and none can open it meanwhile.
+	dir := filepath.Dir(file)
+	trash := filepath.Join(filepath.Dir(dir), ".deleting-"+filepath.Base(dir))
+	os.RemoveAll(trash)
+	if err := os.Rename(dir, trash); err != nil {
+		st.Close()
+		return fmt.Errorf("removing workspace %s: %w", ws, err)
+	}
+	st.Close()
+	if err := os.RemoveAll(trash); err != nil {
+		return fmt.Errorf("workspace %s is deleted, but its folder %s is left: %w; remove it by hand", ws, filepath.ToSlash(trash), err)
+	}
+	return nil
 }

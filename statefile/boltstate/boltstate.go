@@ -154,6 +154,17 @@ func openLocked(path string, opts statefile.Options, timeout time.Duration) (*ba
 		return nil, false, fmt.Errorf("opening state file %s: %w", path, err)
 	}
 
+	// The lock was waited for on the file the path named when it was
+	// opened: one removed (a workspace deleted) or replaced meanwhile is
+	// not the state any more, and what is written to it would be lost.
+	if fi, err := os.Stat(path); err != nil || file == nil {
+		db.Close()
+		return nil, false, fmt.Errorf("the state file %s was removed while genform waited for its lock (its workspace deleted?); run the command again", path)
+	} else if ffi, err := file.Stat(); err != nil || !os.SameFile(fi, ffi) {
+		db.Close()
+		return nil, false, fmt.Errorf("the state file %s was replaced while genform waited for its lock; run the command again", path)
+	}
+
 	be := &backend{path: path, db: db, readOnly: opts.ReadOnly}
 	if !opts.ReadOnly {
 		// What a writer killed before this one left for readers is of no
