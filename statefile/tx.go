@@ -248,9 +248,11 @@ func (tx *Tx) RecordIntent(i *Intent) error {
 
 // RecordHistory files e, a generation no record holds (the job of an
 // interrupted submission for a request no longer declared, followed to
-// its end), in the history, and changes nothing else. e.Addr is the
-// instance it was submitted for; an entry already there keeps the time it
-// was first recorded.
+// its end, or an entry of another workspace's history kept when that
+// workspace is deleted), in the history, and changes nothing else. e.Addr
+// is the instance it was submitted for; a zero CreatedAt is the time of
+// the transaction, and an entry already there keeps the time it was first
+// recorded.
 func (tx *Tx) RecordHistory(e *Resource) error {
 	if err := tx.use(); err != nil {
 		return err
@@ -277,7 +279,9 @@ func (tx *Tx) RecordHistory(e *Resource) error {
 	}
 	entry := *e
 	entry.Failure = nil
-	entry.CreatedAt = tx.now
+	if entry.CreatedAt.IsZero() {
+		entry.CreatedAt = tx.now
+	}
 	return tx.putEntry(&entry)
 }
 

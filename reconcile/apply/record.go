@@ -189,12 +189,16 @@ func (r *applyRun) finish(ctx context.Context, inst *config.Instance, c *plans.C
 		}
 	}
 	r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseDownloading, GenerationID: id})
-	// The files about to be overwritten or removed stay restorable.
+	// The files about to be overwritten or removed stay restorable:
+	// the record's own, and any other the new ones are written over.
 	r.keepFiles(old)
 	which := map[int]bool{}
+	indexes := make([]int, 0, len(rec.Outputs))
 	for _, o := range rec.Outputs {
 		which[o.Index] = true
+		indexes = append(indexes, o.Index)
 	}
+	r.keepStrangers(inst.Addr, inst.Dir, indexes, old)
 	var dlErr error
 	if len(kept) > 0 {
 		// An output the cache turns out not to hold is written from the

@@ -7,7 +7,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/genform/genform/config"
@@ -62,6 +64,59 @@ func (r *applyRun) keepFiles(rec *statefile.Resource) {
 		if _, err := c.Keep(filepath.Join(r.e.Dir, filepath.FromSlash(o.Path)), o.SHA256, o.Size, o.ModTime); err != nil {
 			r.emit(Event{Addr: rec.Addr, Phase: PhaseWarning,
 				Err: fmt.Errorf("keeping %s in the cache: %w; restoring it later downloads it again", o.Path, err)})
+		}
+	}
+}
+
+// keepStrangers puts in the cache the files of dir named as the outputs
+// of indexes are (N, or N with an extension) that rec, the instance's
+// record, does not hold: files another workspace's apply wrote in this
+// working copy, or the user's own. Writing an output over one of them
+// then loses no bytes anyone paid for: the workspace that recorded them
+// restores them from the cache at no cost. A file that cannot be kept is
+// a warning.
+func (r *applyRun) keepStrangers(addr addrs.Instance, dir string, indexes []int, rec *statefile.Resource) {
+	if len(indexes) == 0 || workdir.CheckInside(r.e.Dir, dir) != nil {
+		return
+	}
+	abs := filepath.Join(r.e.Dir, filepath.FromSlash(dir))
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		return
+	}
+	held := map[string]statefile.Output{}
+	if rec != nil {
+		for _, o := range rec.Outputs {
+			held[o.Path] = o
+		}
+	}
+	for _, de := range entries {
+		name := de.Name()
+		if !de.Type().IsRegular() || !slices.ContainsFunc(indexes, func(i int) bool {
+			n := strconv.Itoa(i)
+			return name == n || strings.HasPrefix(name, n+".")
+		}) {
+			continue
+		}
+		fi, err := de.Info()
+		if err != nil {
+			continue
+		}
+		file := filepath.Join(abs, name)
+		if o, ok := held[path.Join(dir, name)]; ok && o.Size == fi.Size() && o.ModTime.Equal(fi.ModTime()) {
+			continue // the record's own: keepFiles keeps it
+		}
+		c := r.cacheFor()
+		if c == nil {
+			return
+		}
+		sha, err := cache.HashFile(file)
+		if err == nil {
+			_, err = c.Keep(file, sha, fi.Size(), fi.ModTime())
+		}
+		if err != nil {
+			r.emit(Event{Addr: addr, Phase: PhaseWarning,
+				Err: fmt.Errorf("keeping %s, which this apply writes over, in the cache: %w", path.Join(dir, name), err)})
 		}
 	}
 }
@@ -195,6 +250,11 @@ func (r *applyRun) restore(inst *config.Instance, c *plans.Change) error {
 	// current generation go to the cache, and the restored ones into
 	// place.
 	r.keepFiles(old)
+	indexes := make([]int, len(rec.Outputs))
+	for i, o := range rec.Outputs {
+		indexes[i] = o.Index
+	}
+	r.keepStrangers(inst.Addr, inst.Dir, indexes, old)
 	for i := range rec.Outputs {
 		o := &rec.Outputs[i]
 		final := filepath.Join(e.Dir, filepath.FromSlash(o.Path))

@@ -118,3 +118,17 @@ type Moved struct {
 	Files          int
 	FromDir, ToDir string
 }
+
+// WorkspaceDeleted is what genform workspace delete did.
+type WorkspaceDeleted struct {
+	Name string
+	// Managed are the instances whose files the workspace recorded
+	// (left on disk, no longer managed by it): only with -force.
+	Managed []addrs.Instance
+	// Abandoned are the instances whose submissions an interrupted apply
+	// left in the workspace, no longer followed: only with -force.
+	Abandoned []addrs.Instance
+	// Kept is how many generations of the workspace's history were filed
+	// in the default workspace's, to stay restorable.
+	Kept int
+}
