@@ -159,6 +159,11 @@ type Settings struct {
 	// Restore is whether a request found in the history is restored
 	// (no generation) rather than generated anew.
 	Restore bool
+	// WorkspaceMaxCost bounds what each workspace but default may spend
+	// in all, in the currency of the plan's prices: an apply that would
+	// take a workspace's recorded spend past it is refused. nil when the
+	// configuration sets none.
+	WorkspaceMaxCost *Money
 	// DeclRange is the block's header, or an empty range when the block is
 	// absent.
 	DeclRange hcl.Range

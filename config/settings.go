@@ -19,6 +19,7 @@ var genformSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "state_file"}, {Name: "output_dir"},
 		{Name: "cache_dir"}, {Name: "cache_max_size"}, {Name: "restore"},
+		{Name: "workspace_max_cost"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "backend", LabelNames: []string{"type"}}, {Type: "store", LabelNames: []string{"type"}}},
 }
@@ -142,6 +143,22 @@ func (c *Config) decodeSettings(b *hcl.Block) hcl.Diagnostics {
 					fmt.Sprintf("cache_max_size must be a size such as \"5GiB\", \"500MB\" or \"0\" (keep nothing); got %q.", v.AsString())))
 			} else {
 				c.Settings.CacheMaxSize = int64(n)
+			}
+		}
+	}
+	if a, ok := content.Attributes["workspace_max_cost"]; ok {
+		v, ok, d := c.settingValue(a, genformWhere, cty.Number)
+		diags = append(diags, d...)
+		if ok {
+			m, err := ParseMoney(v.AsBigFloat().Text('f', -1))
+			if err == nil && m <= 0 {
+				err = fmt.Errorf("it must be more than 0")
+			}
+			if err != nil {
+				diags = append(diags, errorAt(a.Expr.Range().Ptr(), "Invalid workspace_max_cost",
+					fmt.Sprintf("workspace_max_cost is what each workspace but default may spend in all, in the currency of the prices, such as 20: %v.", err)))
+			} else {
+				c.Settings.WorkspaceMaxCost = &m
 			}
 		}
 	}

@@ -35,4 +35,7 @@ var (
 	// keyRunStart is the serial before the first change of the last
 	// command that changed the state (see Meta.RunStart), in decimal.
 	keyRunStart = []byte("run_start")
+	// keySpent is what the state's workspace spent on generations, by
+	// currency (see Meta.Spent), as a JSON object of millionths.
+	keySpent = []byte("spent")
 )

@@ -38,10 +38,13 @@ type Document struct {
 	Service string `json:"service,omitempty"`
 	// RunStart is the serial before the last writing command's first
 	// change; absent when no command has said.
-	RunStart    *uint64       `json:"run_start,omitempty"`
-	Resources   []DocResource `json:"resources"`
-	Intents     []DocIntent   `json:"intents"`
-	Protections []DocProtect  `json:"protections"`
+	RunStart *uint64 `json:"run_start,omitempty"`
+	// Spent is what the workspace spent, by currency, in millionths
+	// (Meta.Spent); absent when nothing priced was sent.
+	Spent       map[string]int64 `json:"spent,omitempty"`
+	Resources   []DocResource    `json:"resources"`
+	Intents     []DocIntent      `json:"intents"`
+	Protections []DocProtect     `json:"protections"`
 	// History holds every generation ever recorded, in the order of their
 	// keys (fingerprint, then generation id).
 	History []DocResource `json:"history"`
@@ -226,6 +229,11 @@ func (s *Store) Document() (*Document, error) {
 		if bytes.Equal(x.k, keyRunStart) {
 			d.RunStart = &m.RunStart
 		}
+		if bytes.Equal(x.k, keySpent) {
+			if d.Spent, err = decodeSpent(x.v); err != nil {
+				return nil, &CorruptError{Path: s.path, Database: s.database, Record: "meta", Addr: string(keySpent), Err: err}
+			}
+		}
 	}
 	for _, x := range raw.data[string(bucketResources)] {
 		r, err := decodeResource(x.k, x.v)
@@ -341,6 +349,16 @@ func (d *Document) raw() (rawState, error) {
 	if d.RunStart != nil {
 		raw.meta.RunStart = *d.RunStart
 		meta = append(meta, kv{keyRunStart, formatUint(*d.RunStart)})
+	}
+	if len(d.Spent) > 0 {
+		b, err := json.Marshal(d.Spent)
+		if err != nil {
+			return raw, err
+		}
+		if _, err := decodeSpent(b); err != nil {
+			return raw, fmt.Errorf("its spent: %w", err)
+		}
+		meta = append(meta, kv{keySpent, b})
 	}
 	add := func(bucket []byte, key, value []byte) error {
 		name := string(bucket)

@@ -2,6 +2,7 @@ package statefile
 
 import (
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -375,6 +376,38 @@ func (s *Store) readMeta(b buckets) (Meta, error) {
 			return m, &CorruptError{Path: s.path, Database: s.database, Record: "meta", Addr: string(keyService), Err: errors.New("empty")}
 		}
 		m.Service = string(service)
+	}
+	return m, nil
+}
+
+// Spent is what the generations submitted into this state were estimated
+// to cost when they were sent, by currency, in millionths of its unit
+// (Tx.AddSpent): its workspace's spend, which a ceiling bounds. nil when
+// nothing priced was sent.
+func (s *Store) Spent() (map[string]int64, error) {
+	return readOne(s, func(b buckets) (map[string]int64, error) {
+		raw, err := b.meta.Get(keySpent)
+		if err != nil || raw == nil {
+			return nil, s.readErr(err)
+		}
+		m, err := decodeSpent(raw)
+		if err != nil {
+			return nil, &CorruptError{Path: s.path, Database: s.database, Record: "meta", Addr: string(keySpent), Err: err}
+		}
+		return m, nil
+	})
+}
+
+// decodeSpent reads the meta's spent record.
+func decodeSpent(raw []byte) (map[string]int64, error) {
+	var m map[string]int64
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("not a spend record: %w", err)
+	}
+	for cur, v := range m {
+		if cur == "" || v < 0 {
+			return nil, fmt.Errorf("not a spend record: %q: %d", cur, v)
+		}
 	}
 	return m, nil
 }

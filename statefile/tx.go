@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -209,6 +210,47 @@ func (tx *Tx) SetService(id string) error {
 	}
 	if err := tx.b.meta.Put(keyService, []byte(id)); err != nil {
 		return fmt.Errorf("recording the service: %w", err)
+	}
+	tx.dirty = true
+	return nil
+}
+
+// AddSpent adds amount, millionths of currency's unit, to what the state's
+// workspace spent (Meta.Spent): the estimated price of a generation sent,
+// recorded in the transaction that records its job. Zero adds nothing.
+func (tx *Tx) AddSpent(currency string, amount int64) error {
+	if err := tx.use(); err != nil {
+		return err
+	}
+	if amount == 0 {
+		return nil
+	}
+	if currency == "" || amount < 0 {
+		return fmt.Errorf("recording what was spent: %d of currency %q is not an amount", amount, currency)
+	}
+	m := map[string]int64{}
+	raw, err := tx.b.meta.Get(keySpent)
+	if err != nil {
+		return tx.s.readErr(err)
+	}
+	if raw != nil {
+		if m, err = decodeSpent(raw); err != nil {
+			// A damaged record is started again rather than blocking the
+			// recording of a paid job.
+			m = map[string]int64{}
+		}
+	}
+	if m[currency] > math.MaxInt64-amount {
+		m[currency] = math.MaxInt64
+	} else {
+		m[currency] += amount
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	if err := tx.b.meta.Put(keySpent, b); err != nil {
+		return fmt.Errorf("recording what was spent: %w", err)
 	}
 	tx.dirty = true
 	return nil

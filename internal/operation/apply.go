@@ -13,6 +13,7 @@ import (
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
+	"github.com/genform/genform/internal/backend"
 	"github.com/genform/genform/internal/catalog"
 	"github.com/genform/genform/internal/formats/planfile"
 	"github.com/genform/genform/internal/provider"
@@ -140,7 +141,47 @@ func (r *Run) CheckLimits(maxGenerations int, maxCost string) error {
 	if maxGenerations >= 0 && plan.Generations() > maxGenerations {
 		return fmt.Errorf("this apply would submit %d generations, more than -max-generations=%d allows; nothing was submitted. Narrow it with -target or raise the limit", plan.Generations(), maxGenerations)
 	}
-	return checkMaxCost(plan, maxCost)
+	if err := checkMaxCost(plan, maxCost); err != nil {
+		return err
+	}
+	return r.checkWorkspaceCeiling()
+}
+
+// checkWorkspaceCeiling refuses a plan that would take what the
+// workspace spent past the configuration's workspace_max_cost, before
+// anything is paid for: a preview's hundred pushes cannot spend a hundred
+// budgets. default has no ceiling (its spend grows with the repository's
+// life; -max-cost bounds each of its applies).
+func (r *Run) checkWorkspaceCeiling() error {
+	ceiling := r.w.Config.Settings.WorkspaceMaxCost
+	plan := r.Plan
+	if ceiling == nil || r.w.Name == backend.DefaultWorkspace || plan.Generations() == 0 {
+		return nil
+	}
+	limit := "workspace_max_cost=" + ceiling.String()
+	if cs := plan.Uncounted(); len(cs) > 0 {
+		return uncountedError(cs[0], limit)
+	}
+	e, ok := plan.Cost()
+	if !ok {
+		return fmt.Errorf("%s needs prices to estimate what workspace %s spends, and the configuration sets none; set prices = { image = ..., video_second = ... } in the service block. Nothing was submitted", limit, r.w.Name)
+	}
+	if !e.Complete() {
+		return fmt.Errorf("%s cannot be checked: %s Nothing was submitted", limit, strings.TrimPrefix(words.CostLine(plan), "Estimated cost: "))
+	}
+	spentAll, err := r.store.Spent()
+	if err != nil {
+		return err
+	}
+	spent := config.Money(spentAll[e.Currency])
+	if total := spent.Plus(e.Amount); total > *ceiling {
+		up := "an estimated"
+		if e.AtMost {
+			up = "up to"
+		}
+		return fmt.Errorf("workspace %s has spent %s %s, and this apply would cost %s %s %s more: %s %s, past workspace_max_cost = %s; nothing was submitted. Narrow it with -target, raise workspace_max_cost, or have a maintainer apply it", r.w.Name, spent, e.Currency, up, e.Amount, e.Currency, total, e.Currency, ceiling)
+	}
+	return nil
 }
 
 // checkMaxCost refuses a plan whose estimate is above -max-cost, or that

@@ -192,7 +192,11 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 	if err != nil {
 		if errors.Is(err, provider.ErrPossiblyPaid) {
 			// The job may exist, and be paid for: the intent stays, and
-			// nothing is sent for it again until the user decides.
+			// nothing is sent for it again until the user decides. It
+			// counts as spent.
+			if serr := r.commit(func(tx *statefile.Tx) error { return r.spend(tx, c) }); serr != nil {
+				r.emit(Event{Addr: inst.Addr, Action: c.Action, Phase: PhaseWarning, Err: fmt.Errorf("recording what %s may have cost: %w", inst.Addr, serr)})
+			}
 			r.possiblyPaid(inst.Addr, inst.Endpoint.Provider(), intent.CreatedAt, err)
 			return fmt.Errorf("submitting %s: %w; the service may have made, and charged for, the job, so genform keeps the intent and sends nothing more for it", inst.Addr, err)
 		}
@@ -218,7 +222,12 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 		intent.Answer = r.keepAnswer(inst.Addr, inst.Dir, job.Answer)
 	}
 	idKept := true
-	if err := r.commit(func(tx *statefile.Tx) error { return tx.RecordIntent(intent) }); err != nil {
+	if err := r.commit(func(tx *statefile.Tx) error {
+		if err := tx.RecordIntent(intent); err != nil {
+			return err
+		}
+		return r.spend(tx, c)
+	}); err != nil {
 		// The job is paid for: its id is kept here and the job followed
 		// to the end, where recording it is tried again.
 		idKept = false
@@ -272,4 +281,19 @@ func (r *applyRun) resume(inst *config.Instance, c *plans.Change) error {
 func synchronous(ep addrs.Endpoint) bool {
 	p := catalog.Lookup(ep.Provider())
 	return p != nil && p.Synchronous
+}
+
+// spend adds what c was estimated to cost, at the plan's prices, to what
+// the state's workspace spent: a generation the service took (or may
+// have), in the transaction that records it. An unpriced change adds
+// nothing.
+func (r *applyRun) spend(tx *statefile.Tx, c *plans.Change) error {
+	if r.plan == nil {
+		return nil
+	}
+	amount, ok := r.plan.CostOf(c)
+	if !ok || amount <= 0 {
+		return nil
+	}
+	return tx.AddSpent(r.plan.Currency(), int64(amount))
 }

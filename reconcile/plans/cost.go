@@ -66,6 +66,9 @@ func (p *Plan) Priced() bool { return p.estimateUnit().priced }
 // currency, or the first one a change is priced in.
 func (p *Plan) currency() string { return p.estimateUnit().currency }
 
+// Currency is the unit of the plan's estimate; "" when it is not priced.
+func (p *Plan) Currency() string { return p.currency() }
+
 // unit is what a plan's estimate is made in.
 type unit struct {
 	currency string
