@@ -104,8 +104,23 @@ func (w *Workspace) DeleteWorkspace(name string, force bool, lockTimeout time.Du
 			return fmt.Errorf("keeping workspace %s's history in the default workspace's, before deleting it: %w; nothing was deleted", name, err)
 		}
 		defer def.Close()
+		// Only what default's history lacks is written: a generation
+		// restored from default into the workspace is there already.
+		var missing []*statefile.Resource
+		for _, e := range entries {
+			have, err := def.Generation(e.Fingerprint, e.GenerationID)
+			if err != nil {
+				return err
+			}
+			if have == nil {
+				missing = append(missing, e)
+			}
+		}
+		if len(missing) == 0 {
+			return nil
+		}
 		if err := def.Update(func(tx *statefile.Tx) error {
-			for _, e := range entries {
+			for _, e := range missing {
 				if err := tx.RecordHistory(e); err != nil {
 					return err
 				}
@@ -114,7 +129,7 @@ func (w *Workspace) DeleteWorkspace(name string, force bool, lockTimeout time.Du
 		}); err != nil {
 			return fmt.Errorf("keeping workspace %s's history in the default workspace's, before deleting it: %w; nothing was deleted", name, err)
 		}
-		res.Kept = len(entries)
+		res.Kept = len(missing)
 		return nil
 	})
 	return res, err

@@ -61,8 +61,11 @@ func (v workspaceHuman) Deleted(d outcome.WorkspaceDeleted) {
 	if n := len(d.Abandoned); n > 0 {
 		fmt.Fprintf(v.Stdout, "  %d submission%s an interrupted apply left (%s) no longer followed; the jobs may still be paid for.\n", n, words.Plural(n), joinAddrs(d.Abandoned))
 	}
-	if d.Kept > 0 {
-		fmt.Fprintf(v.Stdout, "  Its history (%d generation%s) is kept in the default workspace's: what it paid for is restored at no cost.\n", d.Kept, words.Plural(d.Kept))
+	switch {
+	case d.Kept == 1:
+		fmt.Fprintln(v.Stdout, "  1 generation of its history, which default's lacked, is kept there: restored at no cost wherever asked for again.")
+	case d.Kept > 1:
+		fmt.Fprintf(v.Stdout, "  %d generations of its history, which default's lacked, are kept there: restored at no cost wherever asked for again.\n", d.Kept)
 	}
 	fmt.Fprintln(v.Stdout, "  Every object in the store stays.")
 }

@@ -129,6 +129,7 @@ type WorkspaceDeleted struct {
 	// left in the workspace, no longer followed: only with -force.
 	Abandoned []addrs.Instance
 	// Kept is how many generations of the workspace's history were filed
-	// in the default workspace's, to stay restorable.
+	// in the default workspace's, which did not hold them, to stay
+	// restorable.
 	Kept int
 }
