@@ -15,6 +15,7 @@ type ciWorkflow struct {
 		Group            string `yaml:"group"`
 		CancelInProgress string `yaml:"cancel-in-progress"`
 	} `yaml:"concurrency"`
+	On   map[string]any    `yaml:"on"`
 	Env  map[string]string `yaml:"env"`
 	Jobs map[string]ciJob  `yaml:"jobs"`
 }
@@ -102,8 +103,41 @@ func TestExampleCIWorkflowGuards(t *testing.T) {
 	if strings.Contains(applyStep.Run, "-auto-approve") {
 		t.Errorf("the apply step approves a plan of its own:\n%s", applyStep.Run)
 	}
-	if wf.Concurrency.Group == "" || !strings.Contains(wf.Concurrency.CancelInProgress, "pull_request") {
-		t.Errorf("runs on main are not queued without cancelling one half way: %+v", wf.Concurrency)
+	// No run is cancelled half way: a preview applies too.
+	if wf.Concurrency.Group == "" || !strings.Contains(wf.Concurrency.Group, "pull_request.number") || wf.Concurrency.CancelInProgress != "false" {
+		t.Errorf("runs are not queued (one group for main, one a pull request) without cancelling one half way: %+v", wf.Concurrency)
+	}
+
+	// A preview spends: only for a pull request of this repository, once
+	// a maintainer labelled it, in an environment of its own, within
+	// limits, in the pull request's workspace; its cleanup deletes only
+	// that workspace.
+	preview, cleanup := wf.Jobs["preview"], wf.Jobs["preview-cleanup"]
+	if preview.Steps == nil || cleanup.Steps == nil {
+		t.Fatalf("the workflow's jobs are %v; want preview and preview-cleanup", keys(wf.Jobs))
+	}
+	for _, want := range []string{"head.repo.full_name == github.repository", "labels.*.name, 'genform-preview'", "action != 'closed'"} {
+		if !strings.Contains(preview.If, want) {
+			t.Errorf("the preview job's condition lacks %q: %s", want, preview.If)
+		}
+	}
+	if env, ok := preview.Environment.(string); !ok || env == "" || env == apply.Environment || env == mainPlan.Environment {
+		t.Errorf("the preview job takes its secrets from %v; want an environment of its own", preview.Environment)
+	}
+	if ws := preview.Env["GENFORM_WORKSPACE"]; ws != "pr-${{ github.event.pull_request.number }}" {
+		t.Errorf("the preview job applies in workspace %q", ws)
+	}
+	previewApply := step(t, preview, "Apply the preview")
+	for _, want := range []string{"genform apply", "-max-generations=", "-max-cost="} {
+		if !strings.Contains(previewApply.Run, want) {
+			t.Errorf("the preview's apply lacks %q:\n%s", want, previewApply.Run)
+		}
+	}
+	if !strings.Contains(cleanup.If, "action == 'closed'") || !strings.Contains(step(t, cleanup, "Delete the preview workspace").Run, `"pr-$PR_NUMBER"`) {
+		t.Errorf("the cleanup job does not delete the closed pull request's workspace alone: %s", cleanup.If)
+	}
+	if _, ok := wf.On["pull_request_target"]; ok || wf.On["pull_request"] == nil {
+		t.Errorf("the workflow runs on %v; want pull_request, never pull_request_target, which hands secrets to a fork's code", keys(wf.On))
 	}
 
 	// genform comes from the cache, and is built only on a miss.

@@ -217,16 +217,33 @@ func newCIFixture(t *testing.T, extra []string, files map[string]string) *ciFixt
 	f.ghLog = filepath.Join(f.tmp, "gh.log")
 	f.comment = filepath.Join(f.tmp, "comment.md")
 	f.ghOutput = filepath.Join(f.tmp, "github-output")
-	// gh stands in for the GitHub CLI: with --edit-last and no comment yet
-	// it fails, as the real one does.
+	// gh stands in for the GitHub CLI: pr comment adds a comment (a file
+	// in $COMMENTS, named by its id), api lists them (the workflow's jq
+	// filter picks those starting with a marker: the fake reads the marker
+	// from it) or edits one; $COMMENT is the body last written.
 	gh := `#!/usr/bin/env bash
 echo "gh $*" >> "$GH_LOG"
+mkdir -p "$COMMENTS"
 if [ "$1 $2" = "pr list" ]; then echo 7; exit 0; fi
-body=""; edit=""
+if [ "$1" = "api" ]; then
+  shift
+  if [ "$1" = "-X" ]; then
+    id="${3##*/}"; body="${5#body=@}"
+    [ -f "$COMMENTS/$id" ] || { echo "no comment $id" >&2; exit 1; }
+    cp "$body" "$COMMENTS/$id"; cp "$body" "$COMMENT"; exit 0
+  fi
+  marker=$(printf '%s' "$*" | grep -o '<!-- genform:[a-z]* -->')
+  for f in $(ls "$COMMENTS" | sort -n); do
+    if [ "$(head -c ${#marker} "$COMMENTS/$f")" = "$marker" ]; then echo "$f"; fi
+  done
+  exit 0
+fi
+body=""
 while [ $# -gt 0 ]; do
-  case "$1" in --body-file) body="$2"; shift;; --edit-last) edit=1;; esac; shift
+  case "$1" in --body-file) body="$2"; shift;; esac; shift
 done
-if [ -n "$edit" ] && [ ! -f "$COMMENT" ]; then echo "no comments found for current user" >&2; exit 1; fi
+n=$(( $(ls "$COMMENTS" | wc -l) + 1 ))
+cp "$body" "$COMMENTS/$n"
 cp "$body" "$COMMENT"
 `
 	if err := os.MkdirAll(fakeBin, 0o755); err != nil {
@@ -239,7 +256,8 @@ cp "$body" "$COMMENT"
 	f.env = builtinSimulatorEnv(append([]string{
 		"PG_CONN_STR=" + f.conn, "TEAM_STATE=true",
 		"PATH=" + fakeBin + string(filepath.ListSeparator) + os.Getenv("PATH"),
-		"GH_LOG=" + f.ghLog, "COMMENT=" + f.comment, "GITHUB_OUTPUT=" + f.ghOutput,
+		"GH_LOG=" + f.ghLog, "COMMENT=" + f.comment, "COMMENTS=" + filepath.Join(f.tmp, "comments"), "GITHUB_OUTPUT=" + f.ghOutput,
+		"GITHUB_REPOSITORY=team/media",
 		"GH_TOKEN=test", "PR_NUMBER=7", "GITHUB_SHA=0123456789abcdef0123456789abcdef01234567",
 		"GIT_CONFIG_GLOBAL=" + os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
 		"GIT_AUTHOR_NAME=dev", "GIT_AUTHOR_EMAIL=dev@example.com",
