@@ -323,6 +323,22 @@ func (f *ciFixture) planJob() {
 func (f *ciFixture) mainJobs(dir string) map[string]string {
 	logs := map[string]string{}
 	for _, job := range []string{"main-plan", "apply"} {
+		if job == "apply" {
+			// The apply job checks out the commit main-plan planned, as
+			// actions/checkout does with a ref that is a commit: a
+			// detached HEAD, on no branch.
+			out, _ := os.ReadFile(f.ghOutput)
+			sha := ""
+			for _, line := range strings.Split(string(out), "\n") {
+				if v, ok := strings.CutPrefix(line, "sha="); ok {
+					sha = v
+				}
+			}
+			if sha == "" {
+				f.t.Fatalf("main-plan wrote no sha= to GITHUB_OUTPUT:\n%s", out)
+			}
+			f.sh(dir, "git checkout -q --detach "+sha)
+		}
 		runJob(f.t, f.steps, job, func(name, run string) { logs[job+"/"+name] = f.sh(dir, run) }, f.ghOutput)
 	}
 	return logs
