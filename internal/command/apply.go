@@ -16,6 +16,7 @@ import (
 	"github.com/genform/genform/internal/formats/planfile"
 	"github.com/genform/genform/internal/operation"
 	"github.com/genform/genform/internal/views"
+	"github.com/hashicorp/hcl/v2"
 )
 
 func init() {
@@ -111,6 +112,7 @@ func runApply(env *Env, args []string) int {
 	if !plan.HasChanges() {
 		res := run.Idle()
 		view.Idle(plan, res)
+		showOutputs(env, view, ws, run)
 		if len(res.PossiblyPaid) > 0 {
 			return ExitError
 		}
@@ -124,7 +126,28 @@ func runApply(env *Env, args []string) int {
 			return code
 		}
 	}
-	return execute(env, view, ws, run, ac.parallelism)
+	code := execute(env, view, ws, run, ac.parallelism)
+	if code == ExitOK || code == ExitError {
+		// What was applied, as Terraform ends: the outputs, also after
+		// a partial apply (they show what the state holds now).
+		showOutputs(env, view, ws, run)
+	}
+	return code
+}
+
+// showOutputs prints the configuration's outputs after an apply.
+func showOutputs(env *Env, view views.Apply, ws *operation.Workspace, run *operation.Run) {
+	values, diags, err := run.Outputs()
+	if err != nil {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Outputs not shown",
+			Detail: fmt.Sprintf("Reading the state for them: %v. genform output shows them.", err)})
+	}
+	if len(diags) > 0 {
+		views.Diagnostics(&env.Streams, ws.Config.Files, diags)
+	}
+	if values != nil && !diags.HasErrors() {
+		view.Outputs(ws.Config.Outputs, values)
+	}
 }
 
 // savedPlanOptions sets opts to the variables a saved plan was made with,

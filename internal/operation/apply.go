@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
 
 	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
@@ -403,4 +404,21 @@ func providerLimits(cfg *config.Config, name string, flag int) apply.Limits {
 		lim.Start, lim.Parallelism = s.Parallelism, table.Limits.MaxParallelism
 	}
 	return lim
+}
+
+// Outputs evaluates the configuration's output blocks against the state
+// as the run left it, for apply to print at its end (as Terraform does):
+// nil values when the configuration declares none.
+func (r *Run) Outputs() (map[string]cty.Value, hcl.Diagnostics, error) {
+	cfg := r.w.Config
+	if len(cfg.Outputs) == 0 {
+		return nil, nil, nil
+	}
+	snap, err := r.store.Snapshot()
+	if err != nil {
+		return nil, nil, err
+	}
+	scope, _, _ := reconcile.StateScope(cfg, snap)
+	values, diags := cfg.EvalOutputs(scope)
+	return values, diags, nil
 }

@@ -69,6 +69,10 @@ func (w *Workspace) makePlan(snap *statefile.Snapshot, history *histories, req P
 		History: history,
 	})
 	diags = append(diags, history.warnings...)
+	if len(req.Targets) > 0 {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Resource targeting is in effect",
+			Detail: "This plan covers only the -target instances and what they depend on, so it may not be all the configuration asks for: what else changed stays unplanned until a plan without -target. -target is for the exception (a retry of one image, a budget split in parts), not for routine use."})
+	}
 	if !diags.HasErrors() {
 		secrets.HidePlan(plan, w.Hider())
 	}

@@ -26,8 +26,17 @@ func writeResult(env *Streams, verb string, res *apply.Result) {
 	if len(res.Uploaded) > 0 {
 		uploaded = fmt.Sprintf("%d uploaded, ", len(res.Uploaded))
 	}
-	summary := fmt.Sprintf("%d generated, %d resumed, %s%d re-downloaded, %s%d moved, %d deleted.",
-		len(res.Generated), len(res.Resumed), restored, len(res.Updated), uploaded, len(res.Moved), len(res.Deleted))
+	deleted := fmt.Sprintf("%d deleted", len(res.Deleted)+len(res.Replaced))
+	if n := len(res.Replaced); n > 0 {
+		deleted += fmt.Sprintf(" (%d replaced: the old files are in the cache)", n)
+	}
+	summary := fmt.Sprintf("%d generated, %d resumed, %s%d re-downloaded, %s%d moved, %s.",
+		len(res.Generated), len(res.Resumed), restored, len(res.Updated), uploaded, len(res.Moved), deleted)
+	if verb == "Destroy" {
+		// destroy only deletes: its summary says that alone, as
+		// Terraform's does.
+		summary = fmt.Sprintf("Resources: %d destroyed (their files deleted; the creations stay on the service, and the history keeps them restorable).", len(res.Deleted))
+	}
 	if n := len(res.Recovered); n > 0 {
 		verb := "were"
 		if n == 1 {

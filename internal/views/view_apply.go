@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/formats/jsonapply"
 	"github.com/genform/genform/internal/operation/outcome"
 	"github.com/genform/genform/internal/words"
 	"github.com/genform/genform/reconcile/apply"
 	"github.com/genform/genform/reconcile/plans"
+	"github.com/zclconf/go-cty/cty"
 )
 
 // Apply is the view of genform apply and genform destroy: the plan to
@@ -31,6 +33,9 @@ type Apply interface {
 	// ServiceFailed ends a run that err stopped before anything was
 	// carried out; tokenSet is false when no token was sent at all.
 	ServiceFailed(err error, tokenSet bool)
+	// Outputs shows the configuration's outputs after an apply, sensitive
+	// ones hidden; outs is never empty.
+	Outputs(outs []*config.Output, values map[string]cty.Value)
 }
 
 // NewApply is the view of apply (destroy false) or destroy in format f:
@@ -156,6 +161,15 @@ func (v *applyJSON) Event(ev apply.Event) {
 
 func (v *applyJSON) Result(res *apply.Result) {
 	jsonapply.WriteResult(v.Stdout, res, v.warnings)
+}
+
+func (v *applyJSON) Outputs(outs []*config.Output, values map[string]cty.Value) {
+	jsonapply.WriteOutputs(v.Stdout, sortedOutputs(outs), values)
+}
+
+func (v *applyHuman) Outputs(outs []*config.Output, values map[string]cty.Value) {
+	fmt.Fprint(v.Stdout, "\nOutputs:\n\n")
+	outputHuman{v.Streams}.Values(outs, values)
 }
 
 func (v *applyJSON) ServiceFailed(err error, tokenSet bool) {

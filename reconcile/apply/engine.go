@@ -103,6 +103,10 @@ type Job struct {
 // Result is what an apply did. The address lists are in address order.
 type Result struct {
 	Generated, Resumed, Restored, Updated, Moved, Deleted []addrs.Instance
+	// Replaced are the generated (or resumed) instances whose generation
+	// replaced one they held: its files left their place (kept in the
+	// cache), which the summary counts with the deletions.
+	Replaced []addrs.Instance
 	// Uploaded are the updates that only uploaded files the object store
 	// lacked (Updated are those that downloaded files again).
 	Uploaded []addrs.Instance
@@ -276,7 +280,7 @@ func (e *Engine) Apply(ctx context.Context, plan *plans.Plan) (*Result, error) {
 		r.res.Running = append(r.res.Running, Job{Addr: addr, GenerationID: id})
 	}
 	slices.SortFunc(r.res.Running, func(a, b Job) int { return a.Addr.Compare(b.Addr) })
-	for _, l := range [][]addrs.Instance{r.res.Generated, r.res.Resumed, r.res.Recovered, r.res.Restored, r.res.Updated, r.res.Uploaded, r.res.Moved, r.res.Deleted} {
+	for _, l := range [][]addrs.Instance{r.res.Generated, r.res.Resumed, r.res.Recovered, r.res.Restored, r.res.Updated, r.res.Uploaded, r.res.Moved, r.res.Deleted, r.res.Replaced} {
 		addrs.Sort(l)
 	}
 	byAddr := func(a, b Failure) int { return a.Addr.Compare(b.Addr) }

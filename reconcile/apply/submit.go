@@ -239,6 +239,9 @@ func (r *applyRun) generate(inst *config.Instance, c *plans.Change) error {
 		return err
 	}
 	r.record(&r.res.Generated, inst.Addr)
+	if c.Action == plans.Replace {
+		r.record(&r.res.Replaced, inst.Addr)
+	}
 	return nil
 }
 

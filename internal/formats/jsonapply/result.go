@@ -5,9 +5,13 @@ import (
 	"io"
 	"time"
 
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+
+	"github.com/genform/genform/config"
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/words"
 	"github.com/genform/genform/reconcile/apply"
+	"github.com/zclconf/go-cty/cty"
 )
 
 // Result is the last line of apply -json.
@@ -22,9 +26,12 @@ type Result struct {
 	Updated   []string `json:"updated"`
 	// Uploaded are the updates that only uploaded files the object store
 	// lacked.
-	Uploaded    []string  `json:"uploaded,omitempty"`
-	Moved       []string  `json:"moved"`
-	Deleted     []string  `json:"deleted"`
+	Uploaded []string `json:"uploaded,omitempty"`
+	Moved    []string `json:"moved"`
+	Deleted  []string `json:"deleted"`
+	// Replaced are the generated instances whose new generation replaced
+	// the one they held (its files went to the cache).
+	Replaced    []string  `json:"replaced,omitempty"`
 	Failed      []Failure `json:"failed"`
 	Skipped     []Failure `json:"skipped"`
 	Running     []Job     `json:"running"`
@@ -97,6 +104,7 @@ func WriteResult(w io.Writer, res *apply.Result, warnings []string) error {
 		Uploaded:    addrs.Strings(res.Uploaded),
 		Moved:       addrList(res.Moved),
 		Deleted:     addrList(res.Deleted),
+		Replaced:    addrList(res.Replaced),
 		Failed:      failures(res.Failed),
 		Skipped:     failures(res.Skipped),
 		Running:     make([]Job, 0, len(res.Running)),
@@ -138,4 +146,38 @@ func addrList(list []addrs.Instance) []string {
 		return []string{}
 	}
 	return addrs.Strings(list)
+}
+
+// Outputs is the line apply -json ends with when the configuration
+// declares outputs: each one's value (left out when sensitive), type and
+// whether it is known, as genform output -json gives them.
+type Outputs struct {
+	Type    string                 `json:"type"` // "outputs"
+	Outputs map[string]OutputValue `json:"outputs"`
+}
+
+// OutputValue is one output of the outputs line.
+type OutputValue struct {
+	Value     any             `json:"value,omitempty"`
+	Type      json.RawMessage `json:"type"`
+	Sensitive bool            `json:"sensitive"`
+	Known     bool            `json:"known"`
+}
+
+// WriteOutputs writes the outputs line of outs, with values by name.
+func WriteOutputs(w io.Writer, outs []*config.Output, values map[string]cty.Value) error {
+	line := Outputs{Type: "outputs", Outputs: make(map[string]OutputValue, len(outs))}
+	for _, o := range outs {
+		v := values[o.Name]
+		ty, err := ctyjson.MarshalType(v.Type())
+		if err != nil {
+			ty = json.RawMessage(`"dynamic"`)
+		}
+		ov := OutputValue{Type: ty, Sensitive: o.Sensitive, Known: v.IsWhollyKnown()}
+		if !o.Sensitive {
+			ov.Value = config.JSONValue(v)
+		}
+		line.Outputs[o.Name] = ov
+	}
+	return json.NewEncoder(w).Encode(line)
 }
