@@ -19,7 +19,8 @@
 // content policy code) made nothing: Submit returns a job that ended
 // refused, in OpenAI's words, so that it is recorded as refused and never
 // sent again. Any other 400, and 401, 403 and 404, are refusals that made
-// nothing; a 429 is sent again after its wait, unless it is
+// nothing; only a 401 refuses the key (a 403 to a create is a model the
+// organisation must be verified for, and fails that instance alone); a 429 is sent again after its wait, unless it is
 // insufficient_quota (credits or budget spent), which is
 // provider.ErrCapReached. Everything else, a 5xx or an answer lost or
 // unreadable after the request left, is possibly paid and never sent

@@ -31,6 +31,14 @@ const generationsPath = "/v1/images/generations"
 // an answer has none of.
 var refusals = []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound}
 
+// keyRefusals are the statuses that refuse the key on any request: 401.
+// checkRefusals are those of the key's check, a read of its own models:
+// 401, and 403 (a country or region not supported, or an account refused).
+var (
+	keyRefusals   = []int{http.StatusUnauthorized}
+	checkRefusals = []int{http.StatusUnauthorized, http.StatusForbidden}
+)
+
 // contentCodes are the error codes of a request refused for its content:
 // moderation_blocked (the GPT image models' safety system),
 // content_policy_violation (the DALL·E models'), and
@@ -71,8 +79,16 @@ var _ provider.Provider = (*Provider)(nil)
 // New is OpenAI's Images API as cfg configures it.
 func New(cfg provider.Config) (*Provider, error) {
 	// The key is checked by listing the models it can use (GET
-	// /v1/models), which makes nothing.
-	b, err := provider.NewBase("openai", cfg, PublicURL, provider.Auth{Scheme: "Bearer"}, apiclient.Call{Method: http.MethodGet, Path: "/v1/models"})
+	// /v1/models), which makes nothing. Only a 401 refuses the key
+	// (OpenAI's error codes guide: "401 - Invalid Authentication",
+	// "Incorrect API key provided"; read 2026-12-07): a 403 to a create is
+	// about that request, a model the organisation must be verified for
+	// ("Your organization must be verified to use the model …", as users'
+	// logs in public issue threads show it) or a region, and fails that
+	// instance alone. A 403 to the check, a list of the key's own models,
+	// can only be about the key's account, and stops the apply.
+	b, err := provider.NewBase("openai", cfg, PublicURL, provider.Auth{Scheme: "Bearer", KeyRefusals: keyRefusals},
+		apiclient.Call{Method: http.MethodGet, Path: "/v1/models", KeyRefusals: checkRefusals})
 	if err != nil {
 		return nil, err
 	}

@@ -333,3 +333,31 @@ func TestCredentials(t *testing.T) {
 		t.Errorf("the identity of a simulator's adapter is %q", p)
 	}
 }
+
+// A 403 to a create is a model the organisation must be verified for,
+// not the key: it fails that request in OpenAI's words, made nothing, and
+// is never taken for a refused key, which would stop every other
+// instance. A 403 to the key's check, a list of its own models, is the
+// key's (a region not supported, an account refused).
+func TestForbiddenModelIsNotTheKey(t *testing.T) {
+	h := start(t, simkit.Options{}, key)
+	_, err := h.Submit(request("gpt-image-2", map[string]any{"prompt": "x " + simkit.ForbiddenMarker}))
+	if err == nil || errors.Is(err, provider.ErrUnauthorized) || provider.IsPossiblyPaid(err) || !strings.Contains(err.Error(), "must be verified") {
+		t.Fatalf("a 403 to a create: %v; want a refusal of this request in OpenAI's words", err)
+	}
+	if n := len(h.Sim.Jobs().Jobs); n != 0 {
+		t.Errorf("%d jobs made", n)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusForbidden)
+		w.Write([]byte(`{"error":{"message":"Country, region, or territory not supported","type":"request_forbidden","param":null,"code":"unsupported_country_region_territory"}}`))
+	}))
+	defer srv.Close()
+	p, err := openai.New(provider.Config{BaseURL: srv.URL, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.CheckCredentials(context.Background()); !errors.Is(err, provider.ErrUnauthorized) {
+		t.Errorf("a 403 to the key's check: %v, want a refused key", err)
+	}
+}

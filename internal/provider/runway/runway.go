@@ -46,8 +46,15 @@ var _ provider.Provider = (*Provider)(nil)
 func New(cfg provider.Config) (*Provider, error) {
 	// The key is checked by reading its organization (GET
 	// /v1/organization: its tier, credits and usage), which makes nothing.
-	b, err := provider.NewBase("runway", cfg, PublicURL, provider.Auth{Scheme: "Bearer"},
-		apiclient.Call{Method: http.MethodGet, Path: "/v1/organization", Header: version})
+	// Runway's error reference names 401 alone for a key ("The provided
+	// API key is not valid"; docs.dev.runwayml.com/api-details/errors,
+	// read 2026-12-07) and lists no 403: any other refusal fails its
+	// request only. A 403 to the check, a read of the key's own
+	// organization, can only be about the key.
+	b, err := provider.NewBase("runway", cfg, PublicURL,
+		provider.Auth{Scheme: "Bearer", KeyRefusals: []int{http.StatusUnauthorized}},
+		apiclient.Call{Method: http.MethodGet, Path: "/v1/organization", Header: version,
+			KeyRefusals: []int{http.StatusUnauthorized, http.StatusForbidden}})
 	if err != nil {
 		return nil, err
 	}

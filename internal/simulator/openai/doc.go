@@ -29,8 +29,10 @@
 // its work starts, as a request OpenAI may charge. A prompt containing
 // "[nsfw]" is refused at once, before any work, with 400 and code
 // moderation_blocked (the answer OpenAI's safety system gives); "[quota]"
-// with 429 and code insufficient_quota (an account out of credit); both
-// make no job. "[fail]" (or a job FailRate picks) does the work and then
+// with 429 and code insufficient_quota (an account out of credit);
+// "[forbidden]" with 403 "Your organization must be verified to use the
+// model …" (a model the organisation may not use yet, not the key); none
+// makes a job. "[fail]" (or a job FailRate picks) does the work and then
 // answers 500 server_error, as a server that fails after generating
 // would: the job counts. LoseRate closes the connection of a generation
 // whose work was done, without an answer. "[weird-status]" changes

@@ -195,6 +195,12 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, owner string) 
 	case strings.Contains(q.prompt, QuotaMarker):
 		apiError(w, http.StatusTooManyRequests, "You exceeded your current quota, please check your plan and billing details.", codeQuota, "", codeQuota)
 		return
+	case strings.Contains(q.prompt, simkit.ForbiddenMarker):
+		// An organisation not verified for the model: 403, the words as
+		// users' logs in public issue threads show them (OpenAI's
+		// reference lists no such code; read 2026-12-07).
+		apiError(w, http.StatusForbidden, "Your organization must be verified to use the model `"+q.model+"`. Please go to: https://platform.openai.com/settings/organization/general and click on Verify Organization. If you just verified, it can take up to 15 minutes for access to propagate.", "invalid_request_error", "", "")
+		return
 	case strings.Contains(q.prompt, simkit.RefuseMarker):
 		apiError(w, http.StatusBadRequest, "Your request was rejected by the safety system. If you believe this is an error, contact us through our help center.", "image_generation_user_error", "", codeModeration)
 		return

@@ -22,7 +22,7 @@ var Defaults = simkit.Defaults{
 
 // QuotaMarker in a prompt makes the simulator answer as OpenAI does an
 // account out of credit: 429 insufficient_quota, making nothing.
-const QuotaMarker = "[quota]"
+const QuotaMarker = simkit.QuotaMarker
 
 // The error codes the simulator answers with, OpenAI's.
 const (

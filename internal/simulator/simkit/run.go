@@ -22,6 +22,14 @@ const (
 	// SlowMarker makes the job take twenty times the latency: a job
 	// still running while others of the same apply are done.
 	SlowMarker = "[slow]"
+	// QuotaMarker makes the create answered as the provider answers an
+	// account out of credit (its own status and words: a balance spent,
+	// an account locked for it), making nothing.
+	QuotaMarker = "[quota]"
+	// ForbiddenMarker makes the create refused with the provider's 403 for
+	// a model the account may not use (not a refused key), making
+	// nothing, on a provider whose reference has one.
+	ForbiddenMarker = "[forbidden]"
 )
 
 // End is how a job ends.
