@@ -3,6 +3,7 @@ package simkit
 import (
 	"encoding/json"
 	"image"
+	"image/color"
 	"math"
 	"strconv"
 	"strings"
@@ -137,6 +138,10 @@ type Media struct {
 	Width   int    `json:"width"`
 	Height  int    `json:"height"`
 	Seconds int    `json:"seconds,omitempty"`
+	// Blank makes every picture black, of its size: what a provider's
+	// safety checker hands back in place of a picture it flagged (fal's
+	// FLUX endpoints).
+	Blank bool `json:"blank,omitempty"`
 }
 
 // Video reports whether the job makes a video.
@@ -265,6 +270,11 @@ func (m Media) Render(model string, i int) (_ *Cached, ok bool, err error) {
 	}
 	if i < 0 || i >= m.Count {
 		return nil, false, nil
+	}
+	if m.Blank {
+		black := image.NewPaletted(image.Rect(0, 0, m.Width, m.Height), color.Palette{color.Black})
+		data, err := EncodePNG(black)
+		return &Cached{Data: data, ContentType: "image/png"}, true, err
 	}
 	key := strings.Join([]string{"image", model, m.Prompt, strconv.FormatInt(m.Seed, 10), strconv.Itoa(i)}, "\x00")
 	img := NewScene(key, m.Prompt, 0).Render(m.Width, m.Height, FrameOptions{Caption: true, TextScale: min(m.Width, m.Height) / 360})
