@@ -1,6 +1,10 @@
 // Package openai is OpenAI's Images API (POST /v1/images/generations)
 // behind the provider seam: a request's target is a GPT image model, its
-// body the generation's parameters, to which Submit adds the model.
+// body the generation's parameters, to which Submit adds the model. A
+// body with an image (source_image, source_images) is an edit, POST
+// /v1/images/edits, sent as a multipart form whose images are files, as
+// OpenAI's clients send them: each read before anything is sent, a data:
+// URI decoded, an http(s) URL downloaded (see editForm).
 //
 // The API is synchronous and keeps no job: its answer is the images,
 // base64-encoded inline (data[].b64_json), with created and usage

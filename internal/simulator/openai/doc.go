@@ -5,6 +5,7 @@
 // inline, base64-encoded, as the GPT image models do.
 //
 //	POST /v1/images/generations  synchronous: the answer is the images
+//	POST /v1/images/edits        the same, starting from images (multipart)
 //	GET  /v1/models              the models the key can use
 //	GET  /v1/models/{model}      one of them, or 404 model_not_found
 //	GET  /_sim/jobs              the jobs report (no key)
@@ -21,7 +22,14 @@
 // within 1:3 and 3:1 and 3840x2160 pixels), quality, background,
 // output_format, output_compression, moderation; response_format and
 // style, which the GPT image models do not take, and parameters the
-// reference does not list are refused. Errors are OpenAI's shape,
+// reference does not list are refused. An edit is a multipart/form-data
+// form (createImageEdit): its images as files, one "image" or repeated
+// "image[]" (1 to 16, each a PNG, JPEG or WebP of less than 50 MB), an
+// optional PNG mask of the first image's size, and its parameters as text
+// fields (those of a generation but moderation and style, with
+// input_fidelity), checked alike; its job keeps the form as JSON, each
+// file by its sha256, and its images are made as a generation's (the
+// simulator reads at most 64 MiB of form). Errors are OpenAI's shape,
 // {"error": {"message", "type", "param", "code"}}; every 429 has
 // Retry-After.
 //

@@ -57,8 +57,15 @@ func readRequest(w http.ResponseWriter, body []byte) (request, bool) {
 		invalid(w, "", "We could not parse the JSON body of your request. The OpenAI API expects a JSON payload.")
 		return request{}, false
 	}
+	return checkRequest(w, in, params)
+}
+
+// checkRequest checks the parameters of a generation or an edit, in,
+// against the reference: allowed are the parameters its endpoint lists.
+// It answers the refusal and returns false when they are not allowed.
+func checkRequest(w http.ResponseWriter, in map[string]any, allowed map[string]bool) (request, bool) {
 	for k := range in {
-		if !params[k] {
+		if !allowed[k] {
 			apiError(w, http.StatusBadRequest, "Unknown parameter: '"+k+"'.", "invalid_request_error", k, codeUnknownParam)
 			return request{}, false
 		}
@@ -187,6 +194,13 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, owner string) 
 	if !ok {
 		return
 	}
+	s.makeImages(w, r, owner, body, q)
+}
+
+// makeImages makes the images of q, a generation or an edit whose body
+// (JSON) the job keeps, once the work is done, or refuses or fails as its
+// prompt's markers and the faults say.
+func (s *Server) makeImages(w http.ResponseWriter, r *http.Request, owner string, body []byte, q request) {
 	if !served(q.model) {
 		modelNotFound(w, q.model)
 		return
