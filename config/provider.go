@@ -439,7 +439,11 @@ func (b *bodyBuilder) checkCommon(id attrID, v cty.Value) {
 		}
 	case aSourceImages:
 		if n := v.LengthInt(); caps.MaxSourceImages > 0 && n > caps.MaxSourceImages {
-			b.refuse(id, b.av.rng(id), fmt.Sprintf("%s takes at most %d key frames; source_images holds %d.", where, caps.MaxSourceImages, n), "")
+			what := "key frames"
+			if !caps.Makes(addrs.Video) {
+				what = "source images" // an image model edits from them
+			}
+			b.refuse(id, b.av.rng(id), fmt.Sprintf("%s takes at most %d %s; source_images holds %d.", where, caps.MaxSourceImages, what, n), "")
 		}
 	case aPrompt, aNegativePrompt:
 		if why := schema.CheckPrompt(v.AsString()); why != "" {

@@ -63,6 +63,13 @@ type Config struct {
 	// token (a provider's CDN): a download never carries it, not even
 	// from the base URL's origin.
 	PublicFiles bool
+	// KeyRefusals are the statuses of an error answer that the API
+	// documents as refusing the token, which match ErrUnauthorized; nil
+	// is 401 and 403. A provider whose 403 says something else (a model
+	// the account may not run, a locked account) names 401 alone, so that
+	// such an answer fails its request only. A call may name its own
+	// (Call.KeyRefusals).
+	KeyRefusals []int
 	// RequestsPerMinute is one budget shared by every request this client
 	// sends, downloads included unless DownloadsOutsideBudget; 0 means
 	// unlimited.
@@ -134,6 +141,9 @@ type Client struct {
 
 	// publicFiles: downloads carry no token (Config.PublicFiles).
 	publicFiles bool
+	// keyRefusals are the statuses that refuse the token
+	// (Config.KeyRefusals); nil for 401 and 403.
+	keyRefusals []int
 
 	maxDownload   int64
 	lowSpeedLimit int64
@@ -195,6 +205,7 @@ func New(cfg Config) (*Client, error) {
 		newBackOff: defaultBackOff,
 	}
 	c.publicFiles = cfg.PublicFiles
+	c.keyRefusals = cfg.KeyRefusals
 	if cfg.Sleep != nil {
 		c.sleep = cfg.Sleep
 	}
@@ -356,6 +367,11 @@ type request struct {
 	maxAnswer int64
 	// final may end the call on an error answer (Call.Final).
 	final func(*Error) error
+	// keyRefusals are the statuses that refuse the token for this call
+	// (Call.KeyRefusals); nil for the client's.
+	keyRefusals []int
+	// contentType is the body's media type; "" for application/json.
+	contentType string
 }
 
 func (r *request) op() string { return r.method + " " + r.path }
@@ -520,7 +536,7 @@ func (c *Client) attempt(ctx context.Context, r request, n int) ([]byte, error) 
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
 	if r.body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Content-Type", cmp.Or(r.contentType, "application/json"))
 	}
 	if c.token != "" && (r.url == nil || c.sameOrigin(r.url)) {
 		req.Header.Set("Authorization", c.authScheme+" "+c.token)
@@ -545,6 +561,7 @@ func (c *Client) attempt(ctx context.Context, r request, n int) ([]byte, error) 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
 		e := newError(r.op(), resp.StatusCode, resp.Header, c.scrubBody(b), c.now())
+		e.key = c.keyVerdict(r, resp.StatusCode)
 		if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
 			e.Message = "unexpected redirect"
 			if loc, err := resp.Location(); err == nil {
@@ -582,6 +599,23 @@ func (c *Client) attempt(ctx context.Context, r request, n int) ([]byte, error) 
 		return nil, &answerError{op: r.op(), err: fmt.Errorf("decoding the answer: %w", err)}
 	}
 	return value, nil
+}
+
+// keyVerdict says whether status, answering r, refuses the token: a
+// status of the call's key refusals, or of the client's, or by default a
+// 401 or 403.
+func (c *Client) keyVerdict(r request, status int) keyVerdict {
+	statuses := r.keyRefusals
+	if statuses == nil {
+		statuses = c.keyRefusals
+	}
+	switch {
+	case statuses == nil:
+		return keyDefault
+	case slices.Contains(statuses, status):
+		return keyRefused
+	}
+	return keyNot
 }
 
 // transportFailure rewrites a failure of the HTTP exchange so it names no
@@ -716,8 +750,13 @@ type Call struct {
 	// as it is: the token goes there only on the base URL's origin.
 	Path string
 	URL  string
-	// Body is the JSON sent; nil for none.
+	// Body is the body sent, JSON unless ContentType says otherwise; nil
+	// for none.
 	Body []byte
+	// ContentType is Body's media type when it is not JSON (a
+	// multipart/form-data body with its boundary); "" is
+	// application/json.
+	ContentType string
 	// Create marks a paid job creation: it is sent again only on an
 	// answer that proves nothing was made (429, or a connection never
 	// opened); its other failures wrap ErrAmbiguousCreate, or are
@@ -727,6 +766,11 @@ type Call struct {
 	// Refusals are the statuses the provider documents as making, and
 	// charging, nothing.
 	Refusals []int
+	// KeyRefusals, when set, are the statuses that refuse the token for
+	// this call (matching ErrUnauthorized), in place of the client's
+	// (Config.KeyRefusals): a read of the account itself, whose 403 can
+	// be about nothing but the key or its account.
+	KeyRefusals []int
 	// Header holds headers of the call's own (an API version, a Prefer).
 	Header map[string]string
 	// Synchronous marks a call answered only when the work is done (an
@@ -780,7 +824,8 @@ func (c *Client) Probe(ctx context.Context, call Call) error {
 func (c *Client) Do(ctx context.Context, call Call) (_ []byte, err error) {
 	defer c.redact(&err)
 	r := request{method: call.Method, path: call.Path, body: call.Body, create: call.Create, header: call.Header, decode: call.Decode, refusals: call.Refusals,
-		synchronous: call.Synchronous, maxAnswer: call.MaxAnswer, final: call.Final}
+		synchronous: call.Synchronous, maxAnswer: call.MaxAnswer, final: call.Final,
+		keyRefusals: call.KeyRefusals, contentType: call.ContentType}
 	if call.URL != "" {
 		u, err := url.Parse(call.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

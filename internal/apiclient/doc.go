@@ -109,8 +109,12 @@
 // any other network failure (for a create, only because nothing can have
 // reached the service, as above).
 //
-// A 401 or 403 answer of the API matches ErrUnauthorized: every later
-// request would be refused too. CheckCredentials learns this with one
+// An answer that refuses the token matches ErrUnauthorized: every later
+// request would be refused too. By default that is a 401 or a 403; a
+// provider whose reference gives its 403 another meaning (a model the
+// account may not run, a locked account) names its own statuses
+// (Config.KeyRefusals, or Call.KeyRefusals for one call), and such a 403
+// then fails its request alone. CheckCredentials learns this with one
 // request that creates nothing, so a caller can check the token before it
 // pays for anything.
 //

@@ -42,17 +42,46 @@ type Error struct {
 	// media records that the answer was to a download: a 401 or 403 there
 	// is about the link (an expired signed URL), not the token.
 	media bool
+	// key says whether the answer is the API's refusal of the token, as
+	// the call that got it reads its statuses (Config.KeyRefusals,
+	// Call.KeyRefusals): keyDefault leaves it to the status, a 401 or 403.
+	key keyVerdict
 }
+
+// keyVerdict is whether an error answer refuses the token.
+type keyVerdict int8
+
+const (
+	// keyDefault: a 401 or 403 refuses the token (an Error made outside
+	// a call, and the reference service's answers).
+	keyDefault keyVerdict = iota
+	// keyRefused: the call's API documents the status as a refused token.
+	keyRefused
+	// keyNot: the call's API documents the status as something else (a
+	// model the account may not use, a locked account), not the token.
+	keyNot
+)
 
 // FromBody reports whether the message came from one of the service's
 // own error shapes, which on a create proves the service answered (and so
 // did not create the job) rather than a gateway in front of it.
 func (e *Error) FromBody() bool { return e.serviceBody }
 
-// Is makes a 401 or 403 answer of the API match ErrUnauthorized.
+// Is makes an answer of the API that refuses the token match
+// ErrUnauthorized: a status the call's API documents as a refused key
+// (Config.KeyRefusals, Call.KeyRefusals), by default a 401 or 403. A
+// download's answer never does (its 401 or 403 is about the link).
 func (e *Error) Is(target error) bool {
-	return target == ErrUnauthorized && !e.media &&
-		(e.HTTPStatus == http.StatusUnauthorized || e.HTTPStatus == http.StatusForbidden)
+	if target != ErrUnauthorized || e.media {
+		return false
+	}
+	switch e.key {
+	case keyRefused:
+		return true
+	case keyNot:
+		return false
+	}
+	return e.HTTPStatus == http.StatusUnauthorized || e.HTTPStatus == http.StatusForbidden
 }
 
 // Error formats the failure as "POST /v1/jobs/text2image: 400 Bad Request:
@@ -87,9 +116,10 @@ func statusText(code int) string {
 // for it with errors.Is and keep their intent record.
 var ErrAmbiguousCreate = errors.New("the create request may have reached the service, and its outcome is not known")
 
-// ErrUnauthorized is matched (errors.Is) by a 401 or 403 answer of the
-// API: the service refused the token, so every later request would be
-// refused too. The error itself is an *Error with the service's answer.
+// ErrUnauthorized is matched (errors.Is) by an answer of the API that
+// refuses the token (by default a 401 or 403; a provider's own statuses
+// where it documents them, Config.KeyRefusals): every later request would
+// be refused too. The error itself is an *Error with the service's answer.
 var ErrUnauthorized = errors.New("the service refused the token")
 
 // ErrUnreachable is matched by the error of a request that could not open a

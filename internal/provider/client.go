@@ -18,6 +18,11 @@ type Auth struct {
 	// (fal's CDN): a download then never carries the key, not even from
 	// the API's own origin (a simulator serving both).
 	PublicFiles bool
+	// KeyRefusals are the statuses its reference documents as a refused
+	// key (apiclient.Config.KeyRefusals); nil is 401 and 403. Any other
+	// refusal, a 403 about a model or an account's state included, fails
+	// the request it answers, never the whole apply as a refused key.
+	KeyRefusals []int
 }
 
 // NewClient is the HTTP client of a live provider's adapter, built from
@@ -31,6 +36,7 @@ func NewClient(cfg Config, publicURL string, auth Auth) (*apiclient.Client, erro
 		Token:             cfg.Key,
 		AuthScheme:        auth.Scheme,
 		PublicFiles:       auth.PublicFiles,
+		KeyRefusals:       auth.KeyRefusals,
 		RequestsPerMinute: cfg.RequestsPerMinute,
 		// A provider's rate limits are on its API; its files come from a
 		// CDN.

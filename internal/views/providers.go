@@ -127,9 +127,11 @@ func takenBy(p *schema.Provider, name string) string {
 	return strings.Join(ids, ", ")
 }
 
+// keyFrames names how many key frames the video models take: source
+// images an image model edits from (OpenAI's) are not key frames.
 func keyFrames(p *schema.Provider) string {
 	return grouped(p, "no", func(c schema.Caps) string {
-		if c.MaxSourceImages == 0 {
+		if c.MaxSourceImages == 0 || !c.Makes(addrs.Video) {
 			return ""
 		}
 		return fmt.Sprintf("up to %d", c.MaxSourceImages)

@@ -72,7 +72,7 @@ func Encode(ps []*schema.Provider) Document {
 			jp.Models = append(jp.Models, Model{
 				ID: id, Kinds: kindNames(m.Kinds), Attributes: append([]string{}, m.Attrs...),
 				ImageNumbers: m.ImageNumbers, Durations: m.Durations, AspectRatios: m.AspectRatios,
-				KeyFrames: m.MaxSourceImages,
+				KeyFrames: keyFrames(m.Caps),
 			})
 		}
 		doc.Providers = append(doc.Providers, jp)
@@ -103,4 +103,13 @@ func recovery(r schema.Recovery) string {
 		return "listing"
 	}
 	return "none"
+}
+
+// keyFrames is how many key frames a video model takes; 0 for an image
+// model, whose source images (an edit's) are not key frames.
+func keyFrames(c schema.Caps) int {
+	if !c.Makes(addrs.Video) {
+		return 0
+	}
+	return c.MaxSourceImages
 }

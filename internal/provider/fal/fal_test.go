@@ -3,7 +3,12 @@ package fal_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -78,7 +83,9 @@ func TestFailureAndRefusal(t *testing.T) {
 		{Prompt: "a cat [fail]", Reason: "runner_server_error"},
 		{Prompt: "a cat [nsfw]", Refused: true, Reason: "content_policy_violation"},
 	}, func(prompt string) (provider.Job, error) {
-		return h.Submit(providertest.RequestOf("fal-ai/flux/schnell", map[string]any{"prompt": prompt}))
+		// A model without FLUX's safety checker: its moderation fails the
+		// request.
+		return h.Submit(providertest.RequestOf("fal-ai/recraft/v3/text-to-image", map[string]any{"prompt": prompt}))
 	}, func(f providertest.Failure, j provider.Job, _ provider.Status) {
 		if !f.Refused {
 			return // its result answers 500, which a read retries: the engine never asks it
@@ -87,6 +94,119 @@ func TestFailureAndRefusal(t *testing.T) {
 			t.Errorf("%q: the result of a refused request: %v, want its 422", f.Prompt, err)
 		}
 	})
+}
+
+// A FLUX request whose safety checker flags its images completes, with
+// has_nsfw_concepts set and black images in their place: it ends refused,
+// in fal's terms, and has no result to keep, so that a black image never
+// becomes an instance's file.
+func TestFlaggedImagesAreARefusal(t *testing.T) {
+	h := start(t, simkit.Options{}, key)
+	j, err := h.Submit(providertest.RequestOf("fal-ai/flux/schnell", map[string]any{"prompt": "a cat [nsfw]", "num_images": 2}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := h.Ended(j)
+	if last.State != provider.Failed || !last.Refused || last.Raw != "COMPLETED" ||
+		!strings.Contains(last.Reason, "has_nsfw_concepts: [true,true]") || !strings.Contains(last.Reason, "image 1, 2 of 2") {
+		t.Fatalf("a flagged request ended %+v, want refused with fal's flags", last)
+	}
+	if _, err := h.P.Result(context.Background(), j); h.Keep(err) == nil || !strings.Contains(err.Error(), "has_nsfw_concepts") {
+		t.Errorf("the result of a flagged request: %v, want a refusal", err)
+	}
+	if rep := h.Sim.Jobs(); len(rep.Jobs) != 1 {
+		t.Errorf("%d jobs, want the one", len(rep.Jobs))
+	}
+}
+
+// When only some images of a request are flagged, the request is refused
+// whole: its reason names the flagged ones and where the others are, and
+// nothing of it is a result.
+func TestSomeImagesFlagged(t *testing.T) {
+	var base string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.Method == http.MethodPost:
+			fmt.Fprintf(w, `{"request_id":"r-1","status_url":"%[1]s/fal-ai/flux/requests/r-1/status","response_url":"%[1]s/fal-ai/flux/requests/r-1","cancel_url":"%[1]s/fal-ai/flux/requests/r-1/cancel"}`, base)
+		case strings.HasSuffix(r.URL.Path, "/status"):
+			w.Write([]byte(`{"status":"COMPLETED"}`))
+		default:
+			fmt.Fprintf(w, `{"images":[{"url":"%[1]s/0.png"},{"url":"%[1]s/1.png"},{"url":"%[1]s/2.png"},{"url":"%[1]s/3.png"}],"has_nsfw_concepts":[false,true,false,true]}`, base)
+		}
+	}))
+	defer srv.Close()
+	base = srv.URL
+	p, err := fal.New(provider.Config{BaseURL: srv.URL, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	j, err := p.Submit(ctx, provider.Request{Kind: addrs.Image, Target: "fal-ai/flux/dev", Body: []byte(`{"prompt":"p","num_images":4}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := p.Status(ctx, j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.State != provider.Failed || !st.Refused || !strings.Contains(st.Reason, "image 2, 4 of 4") ||
+		!strings.Contains(st.Reason, "keeps none of the 4") || !strings.Contains(st.Reason, "request r-1") {
+		t.Fatalf("two of four flagged: %+v, want the whole request refused, naming the two", st)
+	}
+	if _, err := p.Result(ctx, j); err == nil {
+		t.Error("a request with flagged images has a result")
+	}
+}
+
+// A submit fal answers with an error made no request: a model id it does
+// not serve (404), an input the model refuses (422) and a malformed
+// request (400) are refusals in fal's words, never possibly paid, and
+// sent once; an account locked for its balance (403 "User is locked")
+// is a cap reached, which stops the apply, never a refused key.
+func TestSubmitRefusals(t *testing.T) {
+	h := start(t, simkit.Options{}, key)
+	for _, tc := range []struct {
+		model  string
+		input  map[string]any
+		status string
+		words  string
+		cap    bool
+	}{
+		{model: "fal-ai/" + simfal.MissingModel + "/dev", input: map[string]any{"prompt": "p"}, status: "404", words: "not found"},
+		{model: "fal-ai/flux/dev", input: map[string]any{"prompt": "p", "image_size": "square-hd"}, status: "422", words: "image_size: Input should be"},
+		{model: "fal-ai/flux/dev", input: map[string]any{"prompt": "p " + simkit.QuotaMarker}, status: "403", words: "User is locked. Reason: Exhausted balance", cap: true},
+	} {
+		before := h.Sim.Jobs().Requests
+		_, err := h.Submit(providertest.RequestOf(tc.model, tc.input))
+		switch {
+		case err == nil, provider.IsPossiblyPaid(err), errors.Is(err, provider.ErrUnauthorized):
+			t.Errorf("%s: %v; want a refusal that made nothing", tc.model, err)
+		case !strings.Contains(err.Error(), tc.status) || !strings.Contains(err.Error(), tc.words):
+			t.Errorf("%s: %v; want fal's %s in its words (%q)", tc.model, err, tc.status, tc.words)
+		case errors.Is(err, provider.ErrCapReached) != tc.cap:
+			t.Errorf("%s: %v; a cap reached is %v", tc.model, err, tc.cap)
+		}
+		if n := h.Sim.Jobs().Requests - before; n != 1 {
+			t.Errorf("%s: %d requests, want the one", tc.model, n)
+		}
+	}
+	if n := len(h.Sim.Jobs().Jobs); n != 0 {
+		t.Errorf("%d requests made", n)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write([]byte(`{"detail":"Invalid timeout header","error_type":"bad_request"}`))
+	}))
+	defer srv.Close()
+	p, err := fal.New(provider.Config{BaseURL: srv.URL, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Submit(context.Background(), provider.Request{Kind: addrs.Image, Target: "fal-ai/flux/dev", Body: []byte(`{"prompt":"p"}`)})
+	if err == nil || provider.IsPossiblyPaid(err) || !strings.Contains(err.Error(), "Invalid timeout header") {
+		t.Errorf("a 400: %v; want a refusal in fal's words", err)
+	}
 }
 
 func TestUnknownStatusFollowed(t *testing.T) {
@@ -144,6 +264,57 @@ func TestCredentials(t *testing.T) {
 	})
 	if n := len(bad.Sim.Jobs().Jobs); n != 0 {
 		t.Errorf("%d jobs made with a wrong key", n)
+	}
+}
+
+// The key is checked with a call fal documents, the price of a model on
+// its Platform API, and only its 401 refuses the key: never by asking
+// the status of a request id no submit had, an answer fal promises
+// nothing about (here a 400, on which every apply would stop). A 403 is a
+// key without that API's scope, which says nothing against it.
+func TestCredentialsUseThePlatformAPI(t *testing.T) {
+	var paths []string
+	var mu sync.Mutex
+	status := http.StatusOK
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.URL.RequestURI())
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case strings.Contains(r.URL.Path, "/requests/"):
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write([]byte(`{"detail":"Invalid request id"}`))
+		case r.URL.Path == "/v1/models/pricing" && r.Header.Get("Authorization") == "Key "+key:
+			w.WriteHeader(status)
+			w.Write([]byte(`{"prices":[{"endpoint_id":"fal-ai/flux/schnell","unit_price":0.003,"unit":"image","currency":"USD"}],"next_cursor":null,"has_more":false}`))
+		default:
+			w.WriteHeader(http.StatusUnauthorized)
+			w.Write([]byte(`{"detail":"Invalid API key"}`))
+		}
+	}))
+	defer srv.Close()
+	p, err := fal.New(provider.Config{BaseURL: srv.URL, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := p.CheckCredentials(ctx); err != nil {
+		t.Fatalf("a key fal accepts: %v", err)
+	}
+	if len(paths) != 1 || paths[0] != "/v1/models/pricing?endpoint_id=fal-ai/flux/schnell" {
+		t.Errorf("the check asked %q, want the Platform API's pricing alone", paths)
+	}
+	status = http.StatusForbidden
+	if err := p.CheckCredentials(ctx); err != nil {
+		t.Errorf("a 403 (a key without the Platform API's scope): %v, want nothing against the key", err)
+	}
+	wrong, err := fal.New(provider.Config{BaseURL: srv.URL, Key: "wrong-key-abcdefghijkl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wrong.CheckCredentials(ctx); !errors.Is(err, provider.ErrUnauthorized) {
+		t.Errorf("a 401: %v, want a refused key", err)
 	}
 }
 

@@ -28,7 +28,9 @@ var Registration = &provider.Registration{
 		FailReason:       "runner_server_error",
 		Moderation:       provider.ModeratedJob,
 		ModerationPrompt: "a cat " + simkit.RefuseMarker,
-		ModerationReason: "content_policy_violation",
+		// FLUX's safety checker completes the request and flags its images
+		// (has_nsfw_concepts): the adapter ends it refused in those words.
+		ModerationReason: "has_nsfw_concepts",
 		WeirdRaw:         "IN_RETRY",
 		Expiring:         provider.ExpiresOutputURL,
 	},

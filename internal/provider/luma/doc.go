@@ -12,8 +12,9 @@
 //
 // A create is sent again only after a 429 or a connection never opened
 // (package service's rule); 400 and 422 (the create errors Luma's error
-// reference says the create call itself returns), 401, 403 and 404 are
-// refusals that made nothing; anything else is possibly paid, and
+// reference says the create call itself returns), 401, 402, 403 and 404
+// are refusals that made nothing, a 402 (credits that do not cover the
+// generation) wrapping provider.ErrCapReached so the apply stops; anything else is possibly paid, and
 // Recover finds such a generation again by listing (see Recover).
 // CheckCredentials reads GET /credits. The HTTP client is package
 // service's; this package only adapts it, and owns no state.

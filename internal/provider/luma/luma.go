@@ -20,12 +20,29 @@ const PublicURL = "https://api.lumalabs.ai/dream-machine/v1"
 // reference lists the create errors as returned by the create call
 // itself, before a generation exists, without their status: genform
 // takes the two statuses of a request refused as invalid, 400 and 422
-// (the schema's validation), as those; 401 and 403 refuse the key, and
-// 404 is an endpoint that is not there. Any other answer is possibly
-// paid.
+// (the schema's validation), as those; 401 and 403 refuse the key (Luma's
+// API error guide: 401 "Invalid or missing API key", 403 "Access denied",
+// a suspended or deactivated account), 402 is too little credit (a cap,
+// capReached), and 404 is an endpoint that is not there. Any other answer
+// is possibly paid.
 var refusals = []int{
-	http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden,
-	http.StatusNotFound, http.StatusUnprocessableEntity,
+	http.StatusBadRequest, http.StatusUnauthorized, http.StatusPaymentRequired,
+	http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity,
+}
+
+// capReached ends a create answered 402 at once, as provider.ErrCapReached
+// in Luma's words: the account's credits do not cover the generation,
+// which Luma charges before it makes anything ("We pre-charge your account
+// to ensure sufficient credits for the generation", docs.lumalabs.ai,
+// FAQ), and every other create would be answered alike. 402 is the status
+// Luma's API error guide gives "Insufficient credits" (docs.agents.lumalabs.ai,
+// Error handling, "402 Insufficient credits: No, add credits"; read
+// 2026-12-07); the Dream Machine reference names no status for it.
+func capReached(e *apiclient.Error) error {
+	if e.HTTPStatus == http.StatusPaymentRequired {
+		return fmt.Errorf("%w (too little credit on the Luma API account): %w", provider.ErrCapReached, e)
+	}
+	return nil
 }
 
 // Provider is Luma's Dream Machine API behind the provider seam.
@@ -100,7 +117,7 @@ func (p *Provider) Submit(ctx context.Context, r provider.Request) (provider.Job
 	if err != nil {
 		return provider.Job{}, fmt.Errorf("building the create request: %w", err)
 	}
-	a, err := p.Client.Do(ctx, apiclient.Call{Method: http.MethodPost, Path: path, Body: b, Create: true, Refusals: refusals})
+	a, err := p.Client.Do(ctx, apiclient.Call{Method: http.MethodPost, Path: path, Body: b, Create: true, Refusals: refusals, Final: capReached})
 	if err != nil {
 		return provider.Job{}, err
 	}

@@ -98,6 +98,20 @@ func TestCreateRefusalsMakeNothing(t *testing.T) {
 	}
 }
 
+// Too little credit for a generation, which Luma charges up front, is
+// answered 402: a cap, which stops the apply in Luma's words, sent once,
+// never possibly paid.
+func TestOutOfCreditIsACap(t *testing.T) {
+	h := start(t, simkit.Options{}, key)
+	_, err := h.Submit(providertest.Request(addrs.Image, "photon-flash-1", map[string]any{"prompt": "spent " + simkit.QuotaMarker}))
+	if !errors.Is(err, provider.ErrCapReached) || provider.IsPossiblyPaid(err) || !strings.Contains(err.Error(), "Insufficient credits") {
+		t.Fatalf("a 402: %v, want ErrCapReached in Luma's words", err)
+	}
+	if rep := h.Sim.Jobs(); rep.Requests != 1 || len(rep.Jobs) != 0 {
+		t.Errorf("report %+v: want one request and no generation", rep)
+	}
+}
+
 func TestUnknownStatusFollowed(t *testing.T) {
 	h := start(t, simkit.Options{Latency: 300 * time.Millisecond}, key)
 	j, err := h.Submit(providertest.Request(addrs.Image, "photon-1", map[string]any{"prompt": "odd [weird-status]"}))

@@ -1,6 +1,10 @@
 // Package openai is OpenAI's Images API (POST /v1/images/generations)
 // behind the provider seam: a request's target is a GPT image model, its
-// body the generation's parameters, to which Submit adds the model.
+// body the generation's parameters, to which Submit adds the model. A
+// body with an image (source_image, source_images) is an edit, POST
+// /v1/images/edits, sent as a multipart form whose images are files, as
+// OpenAI's clients send them: each read before anything is sent, a data:
+// URI decoded, an http(s) URL downloaded (see editForm).
 //
 // The API is synchronous and keeps no job: its answer is the images,
 // base64-encoded inline (data[].b64_json), with created and usage
@@ -19,7 +23,8 @@
 // content policy code) made nothing: Submit returns a job that ended
 // refused, in OpenAI's words, so that it is recorded as refused and never
 // sent again. Any other 400, and 401, 403 and 404, are refusals that made
-// nothing; a 429 is sent again after its wait, unless it is
+// nothing; only a 401 refuses the key (a 403 to a create is a model the
+// organisation must be verified for, and fails that instance alone); a 429 is sent again after its wait, unless it is
 // insufficient_quota (credits or budget spent), which is
 // provider.ErrCapReached. Everything else, a 5xx or an answer lost or
 // unreadable after the request left, is possibly paid and never sent

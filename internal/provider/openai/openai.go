@@ -22,7 +22,12 @@ import (
 // PublicURL is where OpenAI's API is; its paths start with /v1.
 const PublicURL = "https://api.openai.com"
 
-const generationsPath = "/v1/images/generations"
+// The Images API's create paths: a generation from a prompt, and an edit
+// that starts from images (createImageEdit, multipart/form-data).
+const (
+	generationsPath = "/v1/images/generations"
+	editsPath       = "/v1/images/edits"
+)
 
 // refusals are the create answers that made nothing: an invalid request
 // or one the safety system refused (400), the key refused (401), a
@@ -30,6 +35,14 @@ const generationsPath = "/v1/images/generations"
 // with an error object in place of images, and bills images, which such
 // an answer has none of.
 var refusals = []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound}
+
+// keyRefusals are the statuses that refuse the key on any request: 401.
+// checkRefusals are those of the key's check, a read of its own models:
+// 401, and 403 (a country or region not supported, or an account refused).
+var (
+	keyRefusals   = []int{http.StatusUnauthorized}
+	checkRefusals = []int{http.StatusUnauthorized, http.StatusForbidden}
+)
 
 // contentCodes are the error codes of a request refused for its content:
 // moderation_blocked (the GPT image models' safety system),
@@ -71,8 +84,16 @@ var _ provider.Provider = (*Provider)(nil)
 // New is OpenAI's Images API as cfg configures it.
 func New(cfg provider.Config) (*Provider, error) {
 	// The key is checked by listing the models it can use (GET
-	// /v1/models), which makes nothing.
-	b, err := provider.NewBase("openai", cfg, PublicURL, provider.Auth{Scheme: "Bearer"}, apiclient.Call{Method: http.MethodGet, Path: "/v1/models"})
+	// /v1/models), which makes nothing. Only a 401 refuses the key
+	// (OpenAI's error codes guide: "401 - Invalid Authentication",
+	// "Incorrect API key provided"; read 2026-12-07): a 403 to a create is
+	// about that request, a model the organisation must be verified for
+	// ("Your organization must be verified to use the model …", as users'
+	// logs in public issue threads show it) or a region, and fails that
+	// instance alone. A 403 to the check, a list of the key's own models,
+	// can only be about the key's account, and stops the apply.
+	b, err := provider.NewBase("openai", cfg, PublicURL, provider.Auth{Scheme: "Bearer", KeyRefusals: keyRefusals},
+		apiclient.Call{Method: http.MethodGet, Path: "/v1/models", KeyRefusals: checkRefusals})
 	if err != nil {
 		return nil, err
 	}
@@ -96,23 +117,38 @@ type Handle struct {
 
 // Submit sends the generation, once, and waits for its answer: the
 // request is synchronous, bounded by ctx (the generation's timeout), not
-// by the client's request timeout. The images it carries are held for
-// Status and Result under an id the adapter makes. A request the safety
-// system refuses becomes a job that ended refused, so that it is recorded
-// as such and never sent again; any other refusal is an error that made
-// nothing; an answer lost or unreadable is possibly paid.
+// by the client's request timeout. A request with an image (source_image
+// or source_images) is an edit, sent as a multipart form to
+// /v1/images/edits with its images as files (see editForm); any other is
+// a generation, JSON to /v1/images/generations. The images the answer
+// carries are held for Status and Result under an id the adapter makes.
+// A request the safety system refuses becomes a job that ended refused,
+// so that it is recorded as such and never sent again; any other refusal
+// is an error that made nothing; an answer lost or unreadable is possibly
+// paid.
 func (p *Provider) Submit(ctx context.Context, r provider.Request) (provider.Job, error) {
 	if r.Kind != addrs.Image {
 		return provider.Job{}, fmt.Errorf("openai: the Images API makes images, not %s", r.Kind)
 	}
-	body, most, err := requestBody(r)
+	in, most, err := requestInput(r)
 	if err != nil {
 		return provider.Job{}, err
 	}
-	b, err := p.Client.Do(ctx, apiclient.Call{
-		Method: http.MethodPost, Path: generationsPath, Body: body,
+	call := apiclient.Call{
+		Method: http.MethodPost, Path: generationsPath,
 		Create: true, Refusals: refusals, Synchronous: true, MaxAnswer: most, Final: capReached,
-	})
+	}
+	if _, edit := in["image"]; edit {
+		// The images are read (a URL fetched) before anything is sent to
+		// OpenAI: a source that cannot be had costs nothing.
+		call.Path = editsPath
+		if call.Body, call.ContentType, err = p.editForm(ctx, in); err != nil {
+			return provider.Job{}, err
+		}
+	} else if call.Body, err = encodeJSON(in); err != nil {
+		return provider.Job{}, err
+	}
+	b, err := p.Client.Do(ctx, call)
 	if err != nil {
 		if se, ok := errors.AsType[*apiclient.Error](err); ok && se.HTTPStatus == http.StatusBadRequest && contentCodes[se.Code] {
 			return p.refused(r, se), nil
@@ -122,7 +158,7 @@ func (p *Provider) Submit(ctx context.Context, r provider.Request) (provider.Job
 	res, created, err := readAnswer(b)
 	if err != nil {
 		// A 2xx answer is images made, and billed; only their bytes are lost.
-		return provider.Job{}, fmt.Errorf("%w: POST %s: %v", provider.ErrPossiblyPaid, generationsPath, err)
+		return provider.Job{}, fmt.Errorf("%w: POST %s: %v", provider.ErrPossiblyPaid, call.Path, err)
 	}
 	if created <= 0 {
 		created = p.now().Unix()
@@ -163,11 +199,11 @@ func capReached(e *apiclient.Error) error {
 	return nil
 }
 
-// requestBody is r's body with the model set to its target, and the
+// requestInput is r's body with the model set to its target, and the
 // largest answer its images can make. It refuses, before anything is
 // sent, a body that is not a JSON object, one naming another model, and
 // one asking for a streamed answer.
-func requestBody(r provider.Request) ([]byte, int64, error) {
+func requestInput(r provider.Request) (map[string]any, int64, error) {
 	model := r.Target
 	if !provider.ValidID(model) || strings.Contains(model, "/") {
 		return nil, 0, fmt.Errorf("openai: model %q is not a model id such as gpt-image-2", model)
@@ -185,13 +221,18 @@ func requestBody(r provider.Request) ([]byte, int64, error) {
 		return nil, 0, fmt.Errorf("openai: the request asks for a streamed answer; genform reads the whole answer")
 	}
 	in["model"] = model
+	return in, answerLimit(in["n"], in["size"]), nil
+}
+
+// encodeJSON is a generation's body: in as JSON, its strings as written.
+func encodeJSON(in map[string]any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(in); err != nil {
-		return nil, 0, fmt.Errorf("openai: encoding the request: %w", err)
+		return nil, fmt.Errorf("openai: encoding the request: %w", err)
 	}
-	return bytes.TrimSpace(buf.Bytes()), answerLimit(in["n"], in["size"]), nil
+	return bytes.TrimSpace(buf.Bytes()), nil
 }
 
 // The bounds of an answer: at most 10 images a request, and none larger

@@ -3,11 +3,12 @@ package openai_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"image"
 	_ "image/jpeg"
-	_ "image/png"
+	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -331,5 +332,90 @@ func TestCredentials(t *testing.T) {
 	}
 	if p := good.P.ID(); !strings.HasPrefix(p, "openai@http://127.0.0.1:") {
 		t.Errorf("the identity of a simulator's adapter is %q", p)
+	}
+}
+
+// A 403 to a create is a model the organisation must be verified for,
+// not the key: it fails that request in OpenAI's words, made nothing, and
+// is never taken for a refused key, which would stop every other
+// instance. A 403 to the key's check, a list of its own models, is the
+// key's (a region not supported, an account refused).
+func TestForbiddenModelIsNotTheKey(t *testing.T) {
+	h := start(t, simkit.Options{}, key)
+	_, err := h.Submit(request("gpt-image-2", map[string]any{"prompt": "x " + simkit.ForbiddenMarker}))
+	if err == nil || errors.Is(err, provider.ErrUnauthorized) || provider.IsPossiblyPaid(err) || !strings.Contains(err.Error(), "must be verified") {
+		t.Fatalf("a 403 to a create: %v; want a refusal of this request in OpenAI's words", err)
+	}
+	if n := len(h.Sim.Jobs().Jobs); n != 0 {
+		t.Errorf("%d jobs made", n)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusForbidden)
+		w.Write([]byte(`{"error":{"message":"Country, region, or territory not supported","type":"request_forbidden","param":null,"code":"unsupported_country_region_territory"}}`))
+	}))
+	defer srv.Close()
+	p, err := openai.New(provider.Config{BaseURL: srv.URL, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.CheckCredentials(context.Background()); !errors.Is(err, provider.ErrUnauthorized) {
+		t.Errorf("a 403 to the key's check: %v, want a refused key", err)
+	}
+}
+
+// A request with an image is an edit: POST /v1/images/edits, a multipart
+// form whose images are files ("image" for one, "image[]" for a list),
+// made from data: URIs and from URLs genform downloads first. A source
+// that cannot be had, or is no PNG, JPEG or WebP, is refused before
+// anything is sent to OpenAI.
+func TestEdits(t *testing.T) {
+	h := start(t, simkit.Options{}, key)
+	ctx := context.Background()
+	var pic bytes.Buffer
+	if err := png.Encode(&pic, image.NewGray(image.Rect(0, 0, 16, 16))); err != nil {
+		t.Fatal(err)
+	}
+	dataURI := "data:image/png;base64," + base64.StdEncoding.EncodeToString(pic.Bytes())
+	files := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/boat.png" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "image/png")
+		w.Write(pic.Bytes())
+	}))
+	defer files.Close()
+
+	for _, src := range []any{dataURI, []any{dataURI, files.URL + "/boat.png"}} {
+		j, err := h.SubmitCtx(ctx, request("gpt-image-2", map[string]any{"prompt": "add a boat", "image": src, "n": 2, "quality": "low"}))
+		if err != nil {
+			t.Fatalf("an edit of %T: %v", src, err)
+		}
+		res, err := h.P.Result(ctx, j)
+		if h.Keep(err) != nil || len(res.Outputs) != 2 || len(res.Outputs[0].Data) == 0 {
+			t.Fatalf("the edit's result: %+v, %v", res, err)
+		}
+	}
+	jobs := h.Sim.Jobs().Jobs
+	if len(jobs) != 2 {
+		t.Fatalf("%d jobs, want the two edits", len(jobs))
+	}
+	for _, j := range jobs {
+		if j.Endpoint != "/v1/images/edits" {
+			t.Errorf("job sent to %s, want the edits endpoint", j.Endpoint)
+		}
+	}
+
+	before := h.Sim.Jobs().Requests
+	gif := "data:image/gif;base64," + base64.StdEncoding.EncodeToString([]byte("GIF89a\x01\x00\x01\x00\x00\x00\x00;"))
+	for _, bad := range []any{gif, files.URL + "/missing.png", "ftp://example.com/a.png", []any{}, 7} {
+		_, err := h.SubmitCtx(ctx, request("gpt-image-2", map[string]any{"prompt": "p", "image": bad}))
+		var se *apiclient.Error
+		if err == nil || provider.IsPossiblyPaid(err) || errors.As(err, &se) || !strings.Contains(err.Error(), "nothing was sent to OpenAI") {
+			t.Errorf("source %v: %v, want a refusal before anything is sent", bad, err)
+		}
+	}
+	if n := h.Sim.Jobs().Requests - before; n != 0 {
+		t.Errorf("%d requests sent for sources that cannot be had", n)
 	}
 }

@@ -21,15 +21,25 @@ var openaiSizes = map[string]string{
 // /v1/images/generations (Images API reference, createImage): prompt; n,
 // from 1 to 10 (default 1); size. It takes no seed and no negative
 // prompt. quality, background, output_format and the rest pass through
-// input.
+// input. With source_image or source_images it starts from those images,
+// on POST /v1/images/edits: every GPT image model edits ("This endpoint
+// supports GPT Image models", createImageEdit), from "up to 16 images",
+// each "a png, webp, or jpg file less than 50MB" (CreateImageEditRequest,
+// image; openai-python api_reference/openapi.transformed.yml and
+// openai-node src/resources/images.ts, read 2026-12-07).
 var openaiImage = schema.Caps{
 	Kinds:              []addrs.Kind{addrs.Image},
-	Attrs:              []string{schema.Prompt, schema.AspectRatio, schema.ImageNumber},
+	Attrs:              []string{schema.Prompt, schema.AspectRatio, schema.ImageNumber, schema.SourceImage, schema.SourceImages},
 	ImageNumbers:       []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10},
 	DefaultImageNumber: 1,
 	AspectRatios:       []string{"1:1", "3:2", "2:3"},
+	MaxSourceImages:    maxSourceImages,
 	Counted:            []string{"n"},
 }
+
+// maxSourceImages is how many images an edit starts from: "You can
+// provide up to 16 images" (CreateImageEditRequest, image).
+const maxSourceImages = 16
 
 // openaiModels are the GPT image models OpenAI serves on the Images API,
 // each with its dated snapshots, which take what their model takes:
@@ -103,7 +113,11 @@ var Table = &schema.Provider{
 
 // openaiBody maps the common attributes to the fields of POST
 // /v1/images/generations: prompt as it is, image_number to n,
-// aspect_ratio to size. The adapter adds the model. It refuses, in input,
+// aspect_ratio to size; and source_image (one image) or source_images
+// (a list of up to 16) to image, the field of POST /v1/images/edits,
+// where the adapter sends a request that has one, each image as a file
+// (an http(s) URL, or a data: URI such as file_data_uri() or an OpenAI
+// image's output make). The adapter adds the model. It refuses, in input,
 // model (the block's model is sent), and stream and partial_images: the
 // answer is read whole, as JSON, not as a stream of events.
 func openaiBody(model string, kind addrs.Kind, common, input map[string]any) (map[string]any, error) {
@@ -119,6 +133,11 @@ func openaiBody(model string, kind addrs.Kind, common, input map[string]any) (ma
 	if _, ok := input["partial_images"]; ok {
 		return nil, &schema.InputError{Key: "partial_images", Reason: "input sets partial_images, which only a streamed answer has; leave it out of input"}
 	}
+	_, one := common[schema.SourceImage]
+	_, many := common[schema.SourceImages]
+	if one && many {
+		return nil, fmt.Errorf("OpenAI model %s starts an edit from source_image or from source_images; set one of them", model)
+	}
 	return schema.MapBody("OpenAI", model, common, input, func(name string, v any) (string, any, error) {
 		switch name {
 		case schema.Prompt:
@@ -132,7 +151,33 @@ func openaiBody(model string, kind addrs.Kind, common, input map[string]any) (ma
 				return "", nil, fmt.Errorf("OpenAI model %s has no standard size for aspect_ratio %v; set size in input", model, v)
 			}
 			return "size", size, nil
+		case schema.SourceImage:
+			if why := sourceImage(v); why != "" {
+				return "", nil, fmt.Errorf("source_image %s", why)
+			}
+			return "image", v, nil
+		case schema.SourceImages:
+			list, _ := v.([]any)
+			if len(list) == 0 || len(list) > maxSourceImages {
+				return "", nil, fmt.Errorf("OpenAI model %s edits 1 to %d source_images, not %d", model, maxSourceImages, len(list))
+			}
+			for i, e := range list {
+				if why := sourceImage(e); why != "" {
+					return "", nil, fmt.Errorf("source_images[%d] %s", i, why)
+				}
+			}
+			return "image", list, nil
 		}
 		return "", nil, nil
 	})
+}
+
+// sourceImage says why v cannot be an image an edit starts from, or "":
+// an http(s) URL, which the adapter fetches, or a data:image/…;base64 URI.
+func sourceImage(v any) string {
+	s, ok := v.(string)
+	if !ok {
+		return "must be a string: an http(s) URL or a data:image/<type>;base64,<data> URI"
+	}
+	return schema.CheckSourceImage(s)
 }

@@ -27,6 +27,25 @@ func TestOpenAIBody(t *testing.T) {
 			Want:  map[string]any{"prompt": "p", "size": "1536x864"},
 		},
 		{
+			Name: "a source image starts an edit", Model: "gpt-image-2",
+			Common: map[string]any{schema.Prompt: "add a boat", schema.SourceImage: "data:image/png;base64,iVBORw0KGgo="},
+			Want:   map[string]any{"prompt": "add a boat", "image": "data:image/png;base64,iVBORw0KGgo="},
+		},
+		{
+			Name: "source images start an edit of several", Model: "gpt-image-1.5",
+			Common: map[string]any{schema.Prompt: "p", schema.SourceImages: []any{"https://example.com/a.png", "data:image/png;base64,iVBORw0KGgo="}},
+			Want:   map[string]any{"prompt": "p", "image": []any{"https://example.com/a.png", "data:image/png;base64,iVBORw0KGgo="}},
+		},
+		{
+			Name: "one source or several, not both", Model: "gpt-image-2",
+			Common:  map[string]any{schema.SourceImage: "https://example.com/a.png", schema.SourceImages: []any{"https://example.com/b.png"}},
+			WantErr: "set one of them",
+		},
+		{
+			Name: "a source that is no image link", Model: "gpt-image-2",
+			Common: map[string]any{schema.SourceImage: "boat.png"}, WantErr: "source_image must be an http(s) URL or a data:image",
+		},
+		{
 			Name: "no standard size for the ratio", Model: "gpt-image-2",
 			Common: map[string]any{schema.AspectRatio: "16:9"}, WantErr: "set size in input",
 		},
@@ -74,7 +93,8 @@ func TestOpenAITables(t *testing.T) {
 	}
 	for _, m := range []string{"gpt-image-2", "gpt-image-2-2026-04-21", "gpt-image-2.5-sunburst-2026-09-08", "gpt-image-1-mini"} {
 		c := p.Caps(m)
-		if !p.Listed(m) || c.MostImages() != 10 || !c.Takes(schema.AspectRatio) || c.Takes(schema.Seed) || c.Takes(schema.NegativePrompt) || c.Makes(addrs.Video) {
+		if !p.Listed(m) || c.MostImages() != 10 || !c.Takes(schema.AspectRatio) || c.Takes(schema.Seed) || c.Takes(schema.NegativePrompt) || c.Makes(addrs.Video) ||
+			!c.Takes(schema.SourceImage) || !c.Takes(schema.SourceImages) || c.MaxSourceImages != 16 {
 			t.Errorf("%s: listed %v, caps %+v", m, p.Listed(m), c)
 		}
 	}

@@ -14,7 +14,8 @@
 // (package service's rule); 401, 402, 403, 404 and 422 are refusals that
 // made no prediction (Replicate answers them with a problem document in
 // place of a prediction), a 402 (too little credit) wrapping
-// provider.ErrCapReached so the apply stops; anything else is possibly paid, and Recover
+// provider.ErrCapReached so the apply stops, a 403 (a model the account
+// may not run) failing that instance alone: only a 401 refuses the key; anything else is possibly paid, and Recover
 // finds such a prediction again by listing (see Recover). The HTTP
 // client is package service's; this package only adapts it, and owns no
 // state.

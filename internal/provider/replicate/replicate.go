@@ -46,8 +46,14 @@ var (
 // New is Replicate's API as cfg configures it.
 func New(cfg provider.Config) (*Provider, error) {
 	// The key is checked by reading its account (GET /v1/account),
-	// which makes nothing.
-	b, err := provider.NewBase("replicate", cfg, PublicURL, provider.Auth{Scheme: "Bearer"}, apiclient.Call{Method: http.MethodGet, Path: "/v1/account"})
+	// which makes nothing. Only a 401 refuses the key ("Unauthenticated"):
+	// a 403 to a create is a model or version the account may not run
+	// (Replicate's HTTP reference, predictions.create), and fails that
+	// instance alone. A 403 to the check, a read of the key's own
+	// account, can only be about the key.
+	b, err := provider.NewBase("replicate", cfg, PublicURL,
+		provider.Auth{Scheme: "Bearer", KeyRefusals: []int{http.StatusUnauthorized}},
+		apiclient.Call{Method: http.MethodGet, Path: "/v1/account", KeyRefusals: []int{http.StatusUnauthorized, http.StatusForbidden}})
 	if err != nil {
 		return nil, err
 	}

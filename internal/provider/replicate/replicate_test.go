@@ -234,3 +234,43 @@ func TestOutOfCreditIsACap(t *testing.T) {
 		t.Errorf("the create was sent %d times, want once", n)
 	}
 }
+
+// A 403 to a create is a model the account may not run, not the key: it
+// fails that request in Replicate's words, made nothing, and is never
+// taken for a refused key, which would stop every other instance. A 403
+// to the key's check, a read of its own account, is the key's.
+func TestForbiddenModelIsNotTheKey(t *testing.T) {
+	h := start(t, simkit.Options{}, key)
+	_, err := h.Submit(providertest.RequestOf("black-forest-labs/flux-schnell", map[string]any{"prompt": "x " + simkit.ForbiddenMarker}))
+	if err == nil || errors.Is(err, provider.ErrUnauthorized) || provider.IsPossiblyPaid(err) || !strings.Contains(err.Error(), "permission to run") {
+		t.Fatalf("a 403 to a create: %v; want a refusal of this request in Replicate's words", err)
+	}
+	if n := len(h.Sim.Jobs().Jobs); n != 0 {
+		t.Errorf("%d predictions made", n)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusForbidden)
+		w.Write([]byte(`{"title":"Forbidden","detail":"This token may not be used.","status":403}`))
+	}))
+	defer srv.Close()
+	p, err := replicate.New(provider.Config{BaseURL: srv.URL, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.CheckCredentials(context.Background()); !errors.Is(err, provider.ErrUnauthorized) {
+		t.Errorf("a 403 to the key's check: %v, want a refused key", err)
+	}
+}
+
+// The simulator answers an account out of credit as Replicate does, 402
+// with a problem document: the adapter stops as a cap reached, once.
+func TestOutOfCreditOnTheSimulator(t *testing.T) {
+	h := start(t, simkit.Options{}, key)
+	_, err := h.Submit(providertest.RequestOf("black-forest-labs/flux-schnell", map[string]any{"prompt": "x " + simkit.QuotaMarker}))
+	if !errors.Is(err, provider.ErrCapReached) || provider.IsPossiblyPaid(err) || !strings.Contains(err.Error(), "set up billing") {
+		t.Fatalf("a 402: %v; want a cap reached in Replicate's words", err)
+	}
+	if rep := h.Sim.Jobs(); len(rep.Jobs) != 0 || rep.Requests != 1 {
+		t.Errorf("%d predictions in %d requests, want none in one", len(rep.Jobs), rep.Requests)
+	}
+}

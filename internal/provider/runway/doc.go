@@ -20,7 +20,10 @@
 // official clients re-send a POST on (they send no idempotency key), and
 // never after a 429 that says the account's daily generations limit of
 // the model is reached: that one ends the create at once with an error
-// wrapping provider.ErrCapReached, in Runway's words. 400, 401, 404 and
+// wrapping provider.ErrCapReached, in Runway's words; so does a create
+// refused because the organization's credits are spent ("You do not have
+// enough credits to run this task.", its monthly spend limit reached).
+// Only a 401 refuses the key. 400, 401, 404 and
 // 405 are refusals that made nothing (the reference's HTTP errors say
 // not to retry them); anything else is possibly paid. Runway lists no
 // tasks, so a lost create cannot be found again (no provider.Recoverer).

@@ -46,8 +46,15 @@ var _ provider.Provider = (*Provider)(nil)
 func New(cfg provider.Config) (*Provider, error) {
 	// The key is checked by reading its organization (GET
 	// /v1/organization: its tier, credits and usage), which makes nothing.
-	b, err := provider.NewBase("runway", cfg, PublicURL, provider.Auth{Scheme: "Bearer"},
-		apiclient.Call{Method: http.MethodGet, Path: "/v1/organization", Header: version})
+	// Runway's error reference names 401 alone for a key ("The provided
+	// API key is not valid"; docs.dev.runwayml.com/api-details/errors,
+	// read 2026-12-07) and lists no 403: any other refusal fails its
+	// request only. A 403 to the check, a read of the key's own
+	// organization, can only be about the key.
+	b, err := provider.NewBase("runway", cfg, PublicURL,
+		provider.Auth{Scheme: "Bearer", KeyRefusals: []int{http.StatusUnauthorized}},
+		apiclient.Call{Method: http.MethodGet, Path: "/v1/organization", Header: version,
+			KeyRefusals: []int{http.StatusUnauthorized, http.StatusForbidden}})
 	if err != nil {
 		return nil, err
 	}
@@ -81,12 +88,25 @@ func endpoint(kind addrs.Kind, body map[string]json.RawMessage) (string, error) 
 // has been reached."), which no wait within an apply lifts.
 var dailyLimitRE = regexp.MustCompile(`(?i)\bdaily\b.*\blimit\b|\bquota\b`)
 
-// capReached ends a create refused for the daily limit at once, as
-// provider.ErrCapReached with Runway's words; any other 429 stays a
-// throttle, sent again after its wait.
+// noCreditsRE matches the message of a create the organization's credits
+// do not cover: "You do not have enough credits to run this task." (as
+// Runway's API answered a user of sdk-node, runwayml/sdk-node issue 28,
+// where a maintainer confirms an unfunded account cannot generate; read
+// 2026-12-07). Runway's monthly spend limit caps the credits an
+// organization may buy in 30 days ("You will be prevented from purchasing
+// more than this amount", docs.dev.runwayml.com/usage/tiers), so a
+// monthly cap reached shows as this answer once the credits are spent.
+var noCreditsRE = regexp.MustCompile(`(?i)\bnot have enough credits\b|\binsufficient credits?\b`)
+
+// capReached ends a create refused for the daily limit, or for credits
+// spent, at once, as provider.ErrCapReached with Runway's words; any
+// other 429 stays a throttle, sent again after its wait.
 func capReached(e *apiclient.Error) error {
-	if e.HTTPStatus == http.StatusTooManyRequests && dailyLimitRE.MatchString(e.Message) {
+	switch {
+	case e.HTTPStatus == http.StatusTooManyRequests && dailyLimitRE.MatchString(e.Message):
 		return fmt.Errorf("%w (Runway's daily generations of this model): %w", provider.ErrCapReached, e)
+	case e.HTTPStatus >= 400 && e.HTTPStatus < 500 && noCreditsRE.MatchString(e.Message):
+		return fmt.Errorf("%w (the Runway organization's credits are spent): %w", provider.ErrCapReached, e)
 	}
 	return nil
 }

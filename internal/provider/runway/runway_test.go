@@ -153,6 +153,22 @@ func TestDailyCapStopsAtOnce(t *testing.T) {
 	}
 }
 
+// An organization whose credits are spent (its monthly spend limit
+// reached, or never funded) is answered "You do not have enough credits
+// to run this task.": a cap, which stops the apply in Runway's words,
+// sent once, never a refusal of one instance that the next create would
+// meet again.
+func TestOutOfCreditsStopsAtOnce(t *testing.T) {
+	h := start(t, simkit.Options{}, key)
+	_, err := h.Submit(providertest.Request(addrs.Image, "gen4_image", image("spent "+simkit.QuotaMarker)))
+	if !errors.Is(err, provider.ErrCapReached) || provider.IsPossiblyPaid(err) || !strings.Contains(err.Error(), "You do not have enough credits to run this task.") {
+		t.Fatalf("credits spent: %v, want ErrCapReached in Runway's words", err)
+	}
+	if rep := h.Sim.Jobs(); rep.Requests != 1 || len(rep.Jobs) != 0 {
+		t.Errorf("report %+v: want one request and no task", rep)
+	}
+}
+
 func TestOrdinary429IsRetried(t *testing.T) {
 	h := start(t, simkit.Options{RPM: 1, Now: providertest.StepClock(), Latency: time.Hour}, key)
 	h.RateLimitStorm(func() error {

@@ -8,6 +8,7 @@
 //	GET  /{owner}/{alias}/requests/{id}         the result: {"images":[...]} or {"video":{...}}
 //	PUT  /{owner}/{alias}/requests/{id}/cancel  CANCELLATION_REQUESTED, ALREADY_COMPLETED, NOT_FOUND
 //	GET  /files/{id}/{n}.{png,gif}            the outputs (no key, like fal's CDN)
+//	GET  /v1/models/pricing?endpoint_id=…     the Platform API's prices (the key's check)
 //	GET  /_sim/jobs                           the jobs report (no key)
 //
 // Every API request needs "Authorization: Key <key>". The submit answer
@@ -21,13 +22,19 @@
 // (model errors, 422).
 //
 // A prompt containing "[fail]" (or a job FailRate picks) completes with
-// an error in its status and a 500 runner_server_error as its result;
-// "[nsfw]" completes with a 422 content_policy_violation result;
-// "[weird-status]" reports IN_RETRY, a status fal does not document, for
-// the middle of its run. Output files answer 404 from URLTTL (default 7
-// days, fal's CDN minimum) after the job completed. The faults and
-// limits are simkit's (Options); LoseRate drops the answer of a submit
-// whose request was queued.
+// an error in its status and a 500 runner_server_error as its result.
+// "[nsfw]" on a FLUX model (an id with a segment "flux") completes without
+// an error, as FLUX's safety checker does: its result flags every image in
+// has_nsfw_concepts and its images are black; on any other model it
+// completes with a 422 content_policy_violation result. "[quota]" is
+// answered at the submit with 403 "User is locked. Reason: Exhausted
+// balance. …" (an account out of credit); a model id with the segment
+// "no-such-model" with 404, and a FLUX image_size that is no preset with
+// a 422 model error: none makes a request. "[weird-status]" reports
+// IN_RETRY, a status fal does not document, for the middle of its run.
+// Output files answer 404 from URLTTL (default 7 days, fal's CDN minimum)
+// after the job completed. The faults and limits are simkit's (Options);
+// LoseRate drops the answer of a submit whose request was queued.
 //
 // It does not own the client (package provider/fal) and never imports
 // package service.

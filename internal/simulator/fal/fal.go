@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +33,19 @@ const (
 )
 
 const maxBodyBytes = 64 << 20
+
+// MissingModel is a segment no model id fal serves has: a submit to a
+// model id holding it is answered 404, as fal answers a model id it does
+// not serve (a misspelled one), before any request exists. The simulator
+// serves every other id.
+const MissingModel = "no-such-model"
+
+// lockedMessage is fal's answer, with a 403, to every billable request of
+// an account locked for its balance (as fal's users report it in its
+// issue tracker, fal-ai/fal issues 1112, 1147 and 1162; read 2026-12-07):
+// the simulator's answer to a submit whose prompt holds
+// simkit.QuotaMarker.
+const lockedMessage = "User is locked. Reason: Exhausted balance. Top up your balance at fal.ai/dashboard/billing."
 
 // Server is the simulated fal queue. It is an http.Handler; its methods
 // are safe for concurrent use.
@@ -67,6 +81,9 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		return
 	case strings.HasPrefix(p, "/files/") && (r.Method == http.MethodGet || r.Method == http.MethodHead):
 		s.serveFile(w, r, strings.TrimPrefix(p, "/files/"))
+		return
+	case p == "/v1/models/pricing" && r.Method == http.MethodGet:
+		s.api(w, r, false, func(string) { s.pricing(w, r) })
 		return
 	}
 	segs := strings.Split(strings.Trim(p, "/"), "/")
@@ -167,6 +184,9 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, owner, model str
 		modelError(w, []any{"body"}, "Input should be a valid dictionary", "dict_type", string(body))
 		return
 	}
+	if refused(w, model, input) {
+		return
+	}
 	id, err := simkit.NewUUID()
 	if err != nil {
 		detail(w, http.StatusInternalServerError, err.Error(), "internal_error")
@@ -176,6 +196,13 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, owner, model str
 	run := &simkit.Run{
 		ID: id, Endpoint: "/" + model, Model: model, Body: body, Input: body,
 		TokenSHA256: owner, CreatedAt: now.UTC(), Media: mediaOf(model, id, input),
+	}
+	if prompt := run.Prompt; flux(model) && strings.Contains(prompt, simkit.RefuseMarker) {
+		// FLUX's safety checker does not fail the request: it completes,
+		// flags every image in has_nsfw_concepts and hands back black
+		// ones in their place.
+		run.End, run.Weird = simkit.Succeed, strings.Contains(prompt, simkit.WeirdMarker)
+		run.Blank = true
 	}
 	if err := s.Core.Make(run); err != nil {
 		detail(w, http.StatusInternalServerError, err.Error(), "internal_error")
@@ -191,6 +218,66 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, owner, model str
 		urls
 		QueuePosition int `json:"queue_position"`
 	}{statusInQueue, u, s.position(owner, *run, now)})
+}
+
+// refused answers, before any request exists, a submit fal refuses: a
+// model id it does not serve (404), an account locked for its balance
+// (403, for a prompt holding simkit.QuotaMarker), or, on a FLUX model, an
+// image_size that is neither one of its presets nor {width, height}
+// (422, pydantic's enum error as fal's model errors spell it).
+func refused(w http.ResponseWriter, model string, input map[string]any) bool {
+	prompt, _ := input["prompt"].(string)
+	switch {
+	case slices.Contains(strings.Split(model, "/"), MissingModel):
+		detail(w, http.StatusNotFound, "Application '"+model+"' not found", "")
+		return true
+	case strings.Contains(prompt, simkit.QuotaMarker):
+		detail(w, http.StatusForbidden, lockedMessage, "")
+		return true
+	}
+	if v, set := input["image_size"]; set && flux(model) {
+		if name, ok := v.(string); ok {
+			if _, preset := imageSizes[name]; !preset {
+				modelError(w, []any{"body", "image_size"}, "Input should be 'square_hd', 'square', 'portrait_4_3', 'portrait_16_9', 'landscape_4_3' or 'landscape_16_9'", "enum", name)
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// flux reports whether model is one of fal's FLUX endpoints, whose
+// safety checker flags an image instead of failing the request.
+func flux(model string) bool {
+	return slices.Contains(strings.Split(model, "/"), "flux") || strings.HasPrefix(model, "fal-ai/flux")
+}
+
+// pricing answers GET /v1/models/pricing of fal's Platform API (docs.fal.ai,
+// Platform APIs › Models › Pricing; read 2026-12-07): the unit price of
+// each endpoint_id asked for (1 to 50, repeated or comma-separated), at
+// prices of the simulator's own; none asked is refused 400.
+func (s *Server) pricing(w http.ResponseWriter, r *http.Request) {
+	var ids []string
+	for _, v := range r.URL.Query()["endpoint_id"] {
+		for _, id := range strings.Split(v, ",") {
+			if id = strings.TrimSpace(id); id != "" {
+				ids = append(ids, id)
+			}
+		}
+	}
+	if len(ids) == 0 || len(ids) > 50 {
+		detail(w, http.StatusBadRequest, "endpoint_id: give 1 to 50 endpoint ids", "bad_request")
+		return
+	}
+	prices := make([]map[string]any, len(ids))
+	for i, id := range ids {
+		price, unit := 0.025, "image"
+		if strings.Contains(id, "video") {
+			price, unit = 0.05, "video_second"
+		}
+		prices[i] = map[string]any{"endpoint_id": id, "unit_price": price, "unit": unit, "currency": "USD"}
+	}
+	simkit.WriteJSON(w, http.StatusOK, map[string]any{"prices": prices, "next_cursor": nil, "has_more": false})
 }
 
 // position is how many of owner's jobs made before run still wait.
@@ -337,6 +424,10 @@ func (s *Server) result(w http.ResponseWriter, r *http.Request, owner, id string
 	}
 	images := make([]map[string]any, run.Count)
 	nsfw := make([]bool, run.Count)
+	for i := range nsfw {
+		// A black picture is one the safety checker flagged.
+		nsfw[i] = run.Blank
+	}
 	for i := range images {
 		images[i] = map[string]any{"url": base + strconv.Itoa(i) + ".png", "width": run.Width, "height": run.Height, "content_type": "image/png"}
 	}

@@ -1,6 +1,8 @@
 package fal
 
 import (
+	"fmt"
+	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -96,7 +98,8 @@ func TestQueueAPI(t *testing.T) {
 func TestFaultsAndMarkers(t *testing.T) {
 	c := simtest.NewClock(time.Now())
 	sim, srv := simtest.Start(t, New, simkit.Options{Token: "k", Latency: time.Second, Now: c.Now, RPM: 1})
-	_, _, a := do(t, srv, "POST", "/fal-ai/flux/schnell", "k", `{"prompt":"bad [nsfw]"}`)
+	// A model without FLUX's safety checker fails the request.
+	_, _, a := do(t, srv, "POST", "/fal-ai/recraft/v3/text-to-image", "k", `{"prompt":"bad [nsfw]"}`)
 	code, h, body := do(t, srv, "GET", a["status_url"].(string), "k", "")
 	if code != 429 || h.Get("Retry-After") == "" || body["detail"] == nil {
 		t.Errorf("past the rate: %d %v %v", code, h, body)
@@ -114,5 +117,80 @@ func TestFaultsAndMarkers(t *testing.T) {
 	}
 	if rep := sim.Jobs(); rep.Throttled != 1 || len(rep.Jobs) != 1 {
 		t.Errorf("report %+v", rep)
+	}
+}
+
+// A FLUX request its safety checker flags completes without an error, as
+// fal's FLUX endpoints do: its result sets has_nsfw_concepts for every
+// image, and the images are black.
+func TestFluxFlagsImages(t *testing.T) {
+	c := simtest.NewClock(time.Now())
+	_, srv := simtest.Start(t, New, simkit.Options{Token: "k", Latency: time.Second, Now: c.Now})
+	_, _, a := do(t, srv, "POST", "/fal-ai/flux/dev", "k", `{"prompt":"bad [nsfw]","num_images":2,"image_size":"square"}`)
+	c.Advance(2 * time.Second)
+	if _, _, st := do(t, srv, "GET", a["status_url"].(string), "k", ""); st["status"] != "COMPLETED" || st["error"] != nil || st["error_type"] != nil {
+		t.Errorf("a flagged request's status: %v, want COMPLETED without an error", st)
+	}
+	code, _, res := do(t, srv, "GET", a["response_url"].(string), "k", "")
+	flags, _ := res["has_nsfw_concepts"].([]any)
+	images, _ := res["images"].([]any)
+	if code != 200 || len(flags) != 2 || flags[0] != true || flags[1] != true || len(images) != 2 {
+		t.Fatalf("a flagged request's result: %d %v", code, res)
+	}
+	resp, err := http.Get(images[1].(map[string]any)["url"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	img, err := png.Decode(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != 512 || b.Dy() != 512 {
+		t.Errorf("the black image is %v, want the size asked for", b)
+	}
+	for y := 0; y < img.Bounds().Dy(); y += 37 {
+		for x := 0; x < img.Bounds().Dx(); x += 37 {
+			if r, g, b, _ := img.At(x, y).RGBA(); r|g|b != 0 {
+				t.Fatalf("pixel %d,%d is not black", x, y)
+			}
+		}
+	}
+}
+
+// A submit fal refuses is answered before any request exists: a model id
+// it does not serve 404, an account locked for its balance 403 in fal's
+// words, a FLUX image_size that is no preset 422 (a model error); none
+// makes a job. The Platform API's pricing answers with the key, and
+// refuses without it.
+func TestSubmitRefusalsAndPricing(t *testing.T) {
+	sim, srv := simtest.Start(t, New, simkit.Options{Token: "k"})
+	for _, tc := range []struct {
+		path, body string
+		code       int
+		detail     string
+	}{
+		{"/fal-ai/" + MissingModel + "/dev", `{"prompt":"x"}`, 404, "not found"},
+		{"/fal-ai/flux/dev", `{"prompt":"x [quota]"}`, 403, "User is locked. Reason: Exhausted balance"},
+		{"/fal-ai/flux/dev", `{"prompt":"x","image_size":"huge"}`, 422, "Input should be"},
+	} {
+		code, _, body := do(t, srv, "POST", tc.path, "k", tc.body)
+		if code != tc.code || !strings.Contains(fmt.Sprint(body["detail"]), tc.detail) || body["request_id"] != nil {
+			t.Errorf("%s %s: %d %v, want %d %q", tc.path, tc.body, code, body, tc.code, tc.detail)
+		}
+	}
+	if n := len(sim.Jobs().Jobs); n != 0 {
+		t.Errorf("%d jobs made by refused submits", n)
+	}
+	code, _, body := do(t, srv, "GET", "/v1/models/pricing?endpoint_id=fal-ai/flux/schnell,fal-ai/kling-video/v2/master/text-to-video", "k", "")
+	prices, _ := body["prices"].([]any)
+	if code != 200 || len(prices) != 2 || body["has_more"] != false || prices[0].(map[string]any)["endpoint_id"] != "fal-ai/flux/schnell" {
+		t.Errorf("pricing: %d %v", code, body)
+	}
+	if code, _, _ := do(t, srv, "GET", "/v1/models/pricing?endpoint_id=fal-ai/flux/schnell", "wrong", ""); code != 401 {
+		t.Errorf("pricing with a wrong key: %d, want 401", code)
+	}
+	if code, _, _ := do(t, srv, "GET", "/v1/models/pricing", "k", ""); code != 400 {
+		t.Errorf("pricing of nothing: %d, want 400", code)
 	}
 }

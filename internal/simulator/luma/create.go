@@ -104,6 +104,16 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, owner string, vi
 		detail(w, http.StatusBadRequest, msg, 0)
 		return
 	}
+	if b.Prompt != nil && strings.Contains(*b.Prompt, simkit.QuotaMarker) {
+		// Too little credit for the generation, which Luma charges up
+		// front ("We pre-charge your account to ensure sufficient credits
+		// for the generation", docs.lumalabs.ai FAQ): 402, the status
+		// Luma's API error guide gives "Insufficient credits"
+		// (docs.agents.lumalabs.ai, Error handling; read 2026-12-07), in
+		// Luma's {"detail"} shape; the words are the simulator's own.
+		detail(w, http.StatusPaymentRequired, "Insufficient credits: add credits to your Luma API account to create this generation", 0)
+		return
+	}
 	id, err := simkit.NewUUID()
 	if err != nil {
 		detail(w, http.StatusInternalServerError, err.Error(), 0)

@@ -37,7 +37,9 @@
 // A prompt containing "[fail]" (or a generation FailRate picks) ends
 // "failed" with the failure_reason "Prompt processing failed"; "[nsfw]"
 // ends "failed" with "Advanced prompt moderation failed", one of the
-// moderation reasons of Luma's error reference; "[weird-status]" reports
+// moderation reasons of Luma's error reference; "[quota]" is answered 402
+// "Insufficient credits…" at the create, making nothing (an account whose
+// credits do not cover the generation); "[weird-status]" reports
 // "processing", a state Luma does not document, for the middle of its
 // run. The faults and limits are simkit's (Options). Luma names no
 // lifetime for its asset URLs: the files answer 404 URLTTL (default a

@@ -5,6 +5,7 @@
 // inline, base64-encoded, as the GPT image models do.
 //
 //	POST /v1/images/generations  synchronous: the answer is the images
+//	POST /v1/images/edits        the same, starting from images (multipart)
 //	GET  /v1/models              the models the key can use
 //	GET  /v1/models/{model}      one of them, or 404 model_not_found
 //	GET  /_sim/jobs              the jobs report (no key)
@@ -21,7 +22,14 @@
 // within 1:3 and 3:1 and 3840x2160 pixels), quality, background,
 // output_format, output_compression, moderation; response_format and
 // style, which the GPT image models do not take, and parameters the
-// reference does not list are refused. Errors are OpenAI's shape,
+// reference does not list are refused. An edit is a multipart/form-data
+// form (createImageEdit): its images as files, one "image" or repeated
+// "image[]" (1 to 16, each a PNG, JPEG or WebP of less than 50 MB), an
+// optional PNG mask of the first image's size, and its parameters as text
+// fields (those of a generation but moderation and style, with
+// input_fidelity), checked alike; its job keeps the form as JSON, each
+// file by its sha256, and its images are made as a generation's (the
+// simulator reads at most 64 MiB of form). Errors are OpenAI's shape,
 // {"error": {"message", "type", "param", "code"}}; every 429 has
 // Retry-After.
 //
@@ -29,8 +37,10 @@
 // its work starts, as a request OpenAI may charge. A prompt containing
 // "[nsfw]" is refused at once, before any work, with 400 and code
 // moderation_blocked (the answer OpenAI's safety system gives); "[quota]"
-// with 429 and code insufficient_quota (an account out of credit); both
-// make no job. "[fail]" (or a job FailRate picks) does the work and then
+// with 429 and code insufficient_quota (an account out of credit);
+// "[forbidden]" with 403 "Your organization must be verified to use the
+// model …" (a model the organisation may not use yet, not the key); none
+// makes a job. "[fail]" (or a job FailRate picks) does the work and then
 // answers 500 server_error, as a server that fails after generating
 // would: the job counts. LoseRate closes the connection of a generation
 // whose work was done, without an answer. "[weird-status]" changes

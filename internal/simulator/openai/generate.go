@@ -57,8 +57,15 @@ func readRequest(w http.ResponseWriter, body []byte) (request, bool) {
 		invalid(w, "", "We could not parse the JSON body of your request. The OpenAI API expects a JSON payload.")
 		return request{}, false
 	}
+	return checkRequest(w, in, params)
+}
+
+// checkRequest checks the parameters of a generation or an edit, in,
+// against the reference: allowed are the parameters its endpoint lists.
+// It answers the refusal and returns false when they are not allowed.
+func checkRequest(w http.ResponseWriter, in map[string]any, allowed map[string]bool) (request, bool) {
 	for k := range in {
-		if !params[k] {
+		if !allowed[k] {
 			apiError(w, http.StatusBadRequest, "Unknown parameter: '"+k+"'.", "invalid_request_error", k, codeUnknownParam)
 			return request{}, false
 		}
@@ -187,6 +194,13 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, owner string) 
 	if !ok {
 		return
 	}
+	s.makeImages(w, r, owner, body, q)
+}
+
+// makeImages makes the images of q, a generation or an edit whose body
+// (JSON) the job keeps, once the work is done, or refuses or fails as its
+// prompt's markers and the faults say.
+func (s *Server) makeImages(w http.ResponseWriter, r *http.Request, owner string, body []byte, q request) {
 	if !served(q.model) {
 		modelNotFound(w, q.model)
 		return
@@ -194,6 +208,12 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, owner string) 
 	switch {
 	case strings.Contains(q.prompt, QuotaMarker):
 		apiError(w, http.StatusTooManyRequests, "You exceeded your current quota, please check your plan and billing details.", codeQuota, "", codeQuota)
+		return
+	case strings.Contains(q.prompt, simkit.ForbiddenMarker):
+		// An organisation not verified for the model: 403, the words as
+		// users' logs in public issue threads show them (OpenAI's
+		// reference lists no such code; read 2026-12-07).
+		apiError(w, http.StatusForbidden, "Your organization must be verified to use the model `"+q.model+"`. Please go to: https://platform.openai.com/settings/organization/general and click on Verify Organization. If you just verified, it can take up to 15 minutes for access to propagate.", "invalid_request_error", "", "")
 		return
 	case strings.Contains(q.prompt, simkit.RefuseMarker):
 		apiError(w, http.StatusBadRequest, "Your request was rejected by the safety system. If you believe this is an error, contact us through our help center.", "image_generation_user_error", "", codeModeration)

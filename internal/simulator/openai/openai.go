@@ -22,7 +22,7 @@ var Defaults = simkit.Defaults{
 
 // QuotaMarker in a prompt makes the simulator answer as OpenAI does an
 // account out of credit: 429 insufficient_quota, making nothing.
-const QuotaMarker = "[quota]"
+const QuotaMarker = simkit.QuotaMarker
 
 // The error codes the simulator answers with, OpenAI's.
 const (
@@ -57,6 +57,7 @@ func New(opts simkit.Options) (*Server, error) {
 	}
 	s := &Server{Server: frame}
 	s.Mux.HandleFunc("POST /v1/images/generations", s.API(true, s.generate))
+	s.Mux.HandleFunc("POST /v1/images/edits", s.API(true, s.edit))
 	s.Mux.HandleFunc("GET /v1/models", s.API(false, s.listModels))
 	s.Mux.HandleFunc("GET /v1/models/{model}", s.API(false, s.getModel))
 	s.Mux.HandleFunc("/v1/", s.API(false, func(w http.ResponseWriter, r *http.Request, _ string) {

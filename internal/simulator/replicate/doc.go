@@ -27,7 +27,9 @@
 //
 // A prompt containing "[fail]" (or a prediction FailRate picks) ends
 // "failed" with an error string; "[nsfw]" ends "failed" with the error a
-// safety checker gives ("... NSFW content ..."); "[weird-status]"
+// safety checker gives ("... NSFW content ..."); "[quota]" is answered 402
+// "Billing required" and "[forbidden]" 403 (a model the account may not
+// run), both at the create, making nothing; "[weird-status]"
 // reports "paused", a status Replicate does not document, for the middle
 // of its run. URLTTL (default 1 hour) after a prediction finished, its
 // input and output are removed (data_removed true, output null) and its

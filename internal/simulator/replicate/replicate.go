@@ -149,6 +149,22 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, owner, model str
 	if version == "" {
 		version = versionOf(model)
 	}
+	prompt, _ := input["prompt"].(string)
+	switch {
+	case strings.Contains(prompt, simkit.QuotaMarker):
+		// An account with no credit: 402 with a problem document, the
+		// words of Replicate's answer as a user of its JavaScript client
+		// reported it (replicate/replicate-javascript issue 342, read
+		// 2026-12-07). Nothing is made.
+		problem(w, http.StatusPaymentRequired, "Billing required", "You need to set up billing to run this model. Go to https://replicate.com/account/billing#billing to set it up. If you have recently set up billing, please wait a few minutes before trying again.", 0)
+		return
+	case strings.Contains(prompt, simkit.ForbiddenMarker):
+		// A model the account may not run: 403 (Replicate's HTTP reference
+		// lists it beside 404 for a model or version); the words are the
+		// simulator's own.
+		problem(w, http.StatusForbidden, "Forbidden", "You do not have permission to run "+model+".", 0)
+		return
+	}
 	now := s.Core.Now().UTC()
 	var deadline time.Time
 	if h := r.Header.Get("Cancel-After"); h != "" {

@@ -39,7 +39,10 @@
 //
 // A prompt containing "[fail]" (or a task FailRate picks) ends FAILED
 // with failureCode INTERNAL.BAD_OUTPUT.CODE01; "[nsfw]" ends FAILED with
-// a SAFETY.INPUT.TEXT failure code, Runway's moderation; "[weird-status]"
+// a SAFETY.INPUT.TEXT failure code, Runway's moderation; "[quota]" is
+// answered 400 "You do not have enough credits to run this task." at the
+// create, making nothing (an organization whose credits are spent, its
+// monthly spend limit reached); "[weird-status]"
 // reports PREPARING, a status Runway does not document, for the middle
 // of its run. The other faults are simkit's (Options).
 //

@@ -49,6 +49,10 @@ const (
 // account's daily task limit.
 const dailyCapMessage = "Your daily task limit has been reached."
 
+// noCreditsMessage is what Runway answers a create of an organization
+// whose credits do not cover the task.
+const noCreditsMessage = "You do not have enough credits to run this task."
+
 const (
 	maxBodyBytes = 32 << 20
 	// pendingShare is the share of a task's run it still reports PENDING
@@ -206,6 +210,15 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, owner string) {
 	now := s.Core.Now().UTC()
 	if s.capped(owner, model, now) {
 		fail(w, http.StatusTooManyRequests, dailyCapMessage)
+		return
+	}
+	if text, _ := in["promptText"].(string); strings.Contains(text, simkit.QuotaMarker) {
+		// An organization with too few credits: 400 (the status Runway's
+		// reference gives a request it will not act on) with the words
+		// its API answered a user of sdk-node (runwayml/sdk-node issue
+		// 28; read 2026-12-07). Its monthly spend limit caps the credits
+		// an organization may buy, so reaching it ends here too.
+		fail(w, http.StatusBadRequest, noCreditsMessage)
 		return
 	}
 	id, err := simkit.NewUUID()

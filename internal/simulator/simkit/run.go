@@ -3,6 +3,7 @@ package simkit
 import (
 	"encoding/json"
 	"image"
+	"image/color"
 	"math"
 	"strconv"
 	"strings"
@@ -22,6 +23,14 @@ const (
 	// SlowMarker makes the job take twenty times the latency: a job
 	// still running while others of the same apply are done.
 	SlowMarker = "[slow]"
+	// QuotaMarker makes the create answered as the provider answers an
+	// account out of credit (its own status and words: a balance spent,
+	// an account locked for it), making nothing.
+	QuotaMarker = "[quota]"
+	// ForbiddenMarker makes the create refused with the provider's 403 for
+	// a model the account may not use (not a refused key), making
+	// nothing, on a provider whose reference has one.
+	ForbiddenMarker = "[forbidden]"
 )
 
 // End is how a job ends.
@@ -129,6 +138,10 @@ type Media struct {
 	Width   int    `json:"width"`
 	Height  int    `json:"height"`
 	Seconds int    `json:"seconds,omitempty"`
+	// Blank makes every picture black, of its size: what a provider's
+	// safety checker hands back in place of a picture it flagged (fal's
+	// FLUX endpoints).
+	Blank bool `json:"blank,omitempty"`
 }
 
 // Video reports whether the job makes a video.
@@ -257,6 +270,11 @@ func (m Media) Render(model string, i int) (_ *Cached, ok bool, err error) {
 	}
 	if i < 0 || i >= m.Count {
 		return nil, false, nil
+	}
+	if m.Blank {
+		black := image.NewPaletted(image.Rect(0, 0, m.Width, m.Height), color.Palette{color.Black})
+		data, err := EncodePNG(black)
+		return &Cached{Data: data, ContentType: "image/png"}, true, err
 	}
 	key := strings.Join([]string{"image", model, m.Prompt, strconv.FormatInt(m.Seed, 10), strconv.Itoa(i)}, "\x00")
 	img := NewScene(key, m.Prompt, 0).Render(m.Width, m.Height, FrameOptions{Caption: true, TextScale: min(m.Width, m.Height) / 360})
