@@ -158,19 +158,25 @@ func fail(w http.ResponseWriter, status int, msg string) {
 }
 
 // endpointModels are the models each create endpoint takes, as the
-// official clients list them.
+// official Node client lists them (@runwayml/sdk 4.20.1,
+// resources/text-to-image.ts, image-to-video.ts, text-to-video.ts: one
+// parameters type a model), and veo3, which that client no longer lists
+// and genform's table still does.
 var endpointModels = map[string][]string{
 	"/v1/text_to_image": {
-		"gen4_image", "gen4_image_turbo", "gpt_image_2", "gemini_image3_pro",
-		"gemini_image3.1_flash", "seedream5_pro", "seedream5_lite", "gemini_2.5_flash",
+		"gen4_image_turbo", "gen4_image", "gpt_image_2", "gemini_image3.1_flash",
+		"muse_image", "seedream5_pro", "seedream5_lite", "grok_imagine_image_2",
+		"gemini_image3_pro", "gpt_image_2_5_flare", "gpt_image_2_5_sunburst", "gemini_2.5_flash",
 	},
 	"/v1/image_to_video": {
-		"gen4.5", "gen4_turbo", "veo3.1", "veo3.1_fast", "happyhorse_1_0",
-		"seedance2", "seedance2_fast", "seedance2_mini", "gemini_omni_flash", "veo3",
+		"gen4.5", "gen4_turbo", "veo3.1", "veo3.1_fast", "hailuo3", "happyhorse_1_0",
+		"seedance2", "seedance2_fast", "seedance2_mini", "gemini_omni_flash", "seedance2_5",
+		"grok_imagine_1_5", "wan3", "gemini_omni_flash_1.1", "wan3_prime", "h3_max", "veo3",
 	},
 	"/v1/text_to_video": {
-		"gen4.5", "veo3.1", "veo3.1_fast", "happyhorse_1_0", "seedance2",
-		"seedance2_fast", "seedance2_mini", "gemini_omni_flash", "veo3",
+		"gen4.5", "veo3.1", "veo3.1_fast", "hailuo3", "happyhorse_1_0",
+		"seedance2", "seedance2_fast", "seedance2_mini", "gemini_omni_flash", "seedance2_5",
+		"grok_imagine_1_5", "wan3", "gemini_omni_flash_1.1", "wan3_prime", "h3_max", "veo3",
 	},
 }
 
