@@ -231,8 +231,31 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, owner string) {
 		simkit.Drop(w)
 		return
 	}
-	simkit.WriteJSON(w, http.StatusOK, map[string]any{"id": id})
+	simkit.WriteJSON(w, http.StatusOK, map[string]any{"id": id, "estimatedCost": cost(estimate(*run))})
 }
+
+// The simulator's own prices, in credits: Runway prices each model on
+// its pricing page, which the simulator does not copy. A task's estimate
+// is what it will cost once it succeeded.
+const (
+	creditsPerImage  = 5
+	creditsPerSecond = 5
+)
+
+// estimate is what task run may charge: estimatedCost while it has not
+// ended, and its cost once it succeeded. A task that failed or was
+// cancelled costs 0, as a fully refunded task reports.
+func estimate(run simkit.Run) int {
+	if run.Video() {
+		return creditsPerSecond * run.Seconds
+	}
+	return creditsPerImage * run.Count
+}
+
+// cost is Runway's {"credits"} object of estimatedCost and cost, which
+// the official client's types require of a create's answer and of every
+// task (@runwayml/sdk 4.20.1, resources/tasks.ts).
+func cost(credits int) map[string]any { return map[string]any{"credits": credits} }
 
 // capped reports whether owner created DailyCap tasks of model in the 24
 // hours before now.
@@ -370,6 +393,14 @@ func (s *Server) task(r *http.Request, run simkit.Run, now time.Time) map[string
 	st, progress, _ := run.StageAt(now)
 	status := statusName(&run, st, progress)
 	t := map[string]any{"id": run.ID, "createdAt": stamp(run.CreatedAt), "status": status}
+	switch status {
+	case statusSucceeded:
+		t["cost"] = cost(estimate(run))
+	case statusFailed, statusCancelled:
+		t["cost"] = cost(0)
+	default:
+		t["estimatedCost"] = cost(estimate(run))
+	}
 	switch status {
 	case statusRunning, statusOdd:
 		t["progress"] = progress
