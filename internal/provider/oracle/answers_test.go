@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net/http"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,7 +20,8 @@ type answer struct {
 }
 
 // answerRecorder keeps the JSON answers of 2xx the handler behind it
-// gives, in order.
+// gives to the API's requests, in order: not the simulator's own report
+// (GET /_sim/jobs), which no client reads.
 type answerRecorder struct {
 	mu  sync.Mutex
 	got []answer
@@ -32,7 +31,7 @@ func (rec *answerRecorder) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tee := &teeWriter{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(tee, r)
-		if tee.status/100 == 2 && strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") && tee.body.Len() > 0 {
+		if tee.status/100 == 2 && !strings.HasPrefix(r.URL.Path, "/_sim/") && strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") && tee.body.Len() > 0 {
 			rec.mu.Lock()
 			rec.got = append(rec.got, answer{Method: r.Method, Path: r.URL.Path, Status: tee.status, Body: tee.body.Bytes()})
 			rec.mu.Unlock()
@@ -261,77 +260,78 @@ func shape(typ string, b []byte) string {
 	return typ + string(out)
 }
 
-// checkAnswers holds the answers each provider's simulator gave its
-// official client to the client's types of them: each kind of answer
-// once, as a literal the client's type must accept (fields the type
-// does not name are allowed: an API answers more than a client reads).
-func checkAnswers(t *testing.T, node string, recorded map[string]*answerRecorder) {
-	type file struct {
-		name   string
-		lines  []int
-		what   []answer
-		types  []string
-		canary int
+// answerFile is the TypeScript check of the answers one provider's
+// simulator gave its client: each kind of answer once, as a literal the
+// client's type of it must accept (fields the type does not name are
+// allowed: an API answers more than a client reads).
+type answerFile struct {
+	name   string
+	lines  []int
+	what   []answer
+	types  []string
+	canary int
+	src    string
+}
+
+// answerFileOf writes the check of the answers rec kept of provider
+// name's simulator; nil, the test failed, when there is nothing to check.
+func answerFileOf(t *testing.T, name string, rec *answerRecorder) *answerFile {
+	ty, ok := answerTypings[name]
+	if !ok {
+		t.Errorf("provider %s: its simulator's answers are held to no client's types: add it to answerTypings", name)
+		return nil
 	}
-	sources := map[string]string{}
-	var files []*file
-	for _, name := range slices.Sorted(maps.Keys(recorded)) {
-		ty, ok := answerTypings[name]
-		if !ok {
-			t.Errorf("provider %s: its simulator's answers are held to no client's types: add it to answerTypings", name)
+	answers := rec.got
+	models := map[string]string{}
+	if name == "fal" {
+		models = falModels(answers)
+	}
+	f := &answerFile{name: name + "_answers.ts"}
+	var src strings.Builder
+	src.WriteString("// The answers genform's " + name + " simulator gave " + clients[name] + ", as it types them.\n")
+	src.WriteString(ty.imports + "\n")
+	src.WriteString("type Mutable<T> = { -readonly [K in keyof T]: Mutable<T[K]> };\n\n")
+	line := strings.Count(src.String(), "\n") + 1
+	seen := map[string]bool{}
+	for i, a := range answers {
+		typ, err := ty.typeOf(a, models)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		answers := recorded[name].got
-		models := map[string]string{}
-		if name == "fal" {
-			models = falModels(answers)
-		}
-		f := &file{name: name + "_answers.ts"}
-		var src strings.Builder
-		src.WriteString("// The answers genform's " + name + " simulator gave " + clients[name] + ", as it types them.\n")
-		src.WriteString(ty.imports + "\n")
-		src.WriteString("type Mutable<T> = { -readonly [K in keyof T]: Mutable<T[K]> };\n\n")
-		line := strings.Count(src.String(), "\n") + 1
-		seen := map[string]bool{}
-		for i, a := range answers {
-			typ, err := ty.typeOf(a, models)
-			if err != nil {
-				t.Errorf("%s: %v", name, err)
-				continue
-			}
-			if typ == "" || seen[shape(typ, a.Body)] {
-				continue
-			}
-			seen[shape(typ, a.Body)] = true
-			lit, err := answerLiteral(a.Body)
-			if err != nil {
-				t.Errorf("%s: %s %s answered %d with a body that is not JSON: %v", name, a.Method, a.Path, a.Status, err)
-				continue
-			}
-			decl := fmt.Sprintf("// %s %s: %d\nconst answer%d = %s as const;\nexport const check%d: %s = answer%d as Mutable<typeof answer%d>;\n\n",
-				a.Method, a.Path, a.Status, i, lit, i, typ, i, i)
-			src.WriteString(decl)
-			f.what = append(f.what, a)
-			f.types = append(f.types, typ)
-			f.lines = append(f.lines, line)
-			line += strings.Count(decl, "\n")
-		}
-		if len(f.what) == 0 {
-			t.Errorf("provider %s: its simulator gave its client no answer to check", name)
+		if typ == "" || seen[shape(typ, a.Body)] {
 			continue
 		}
-		// The canary: an answer that is none of them, which tsc must
-		// refuse (a missing field, or nothing in common with a type of
-		// optional fields), lest a type that resolved to any pass all.
-		f.canary = line
-		fmt.Fprintf(&src, "const canary = { %q: true } as const;\nexport const canaryCheck: %s = canary as Mutable<typeof canary>;\n", canaryField, f.types[0])
-		sources[f.name] = src.String()
-		files = append(files, f)
+		seen[shape(typ, a.Body)] = true
+		lit, err := answerLiteral(a.Body)
+		if err != nil {
+			t.Errorf("%s: %s %s answered %d with a body that is not JSON: %v", name, a.Method, a.Path, a.Status, err)
+			continue
+		}
+		decl := fmt.Sprintf("// %s %s: %d\nconst answer%d = %s as const;\nexport const check%d: %s = answer%d as Mutable<typeof answer%d>;\n\n",
+			a.Method, a.Path, a.Status, i, lit, i, typ, i, i)
+		src.WriteString(decl)
+		f.what = append(f.what, a)
+		f.types = append(f.types, typ)
+		f.lines = append(f.lines, line)
+		line += strings.Count(decl, "\n")
 	}
-	if len(files) == 0 {
-		return
+	if len(f.what) == 0 {
+		t.Errorf("provider %s: its simulator gave its client no answer to check", name)
+		return nil
 	}
-	diags, _ := typecheck(t, node, sources)
+	// The canary: an answer that is none of them, which tsc must refuse
+	// (a missing field, or nothing in common with a type of optional
+	// fields), lest a type that resolved to any pass all.
+	f.canary = line
+	fmt.Fprintf(&src, "const canary = { %q: true } as const;\nexport const canaryCheck: %s = canary as Mutable<typeof canary>;\n", canaryField, f.types[0])
+	f.src = src.String()
+	return f
+}
+
+// reportAnswers fails a subtest answers/<provider> for each answer tsc
+// refused.
+func reportAnswers(t *testing.T, files []*answerFile, diags []tsDiag) {
 	for _, f := range files {
 		name := strings.TrimSuffix(f.name, "_answers.ts")
 		t.Run("answers/"+name, func(t *testing.T) {

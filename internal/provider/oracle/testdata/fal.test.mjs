@@ -92,8 +92,10 @@ test('cancel: a running request is signalled; a completed one is refused', async
 
 test('a wrong key: the client raises ApiError 401 and nothing is made', async () => {
   const fal = client(s.wrongKey);
+  const before = await s.jobs();
   await assert.rejects(fal.queue.submit(IMAGE, { input: { prompt: 'a cat' } }),
     (err) => err instanceof ApiError && err.status === 401);
+  assert.equal(await s.jobs(), before, 'a refused key made a job');
   await assert.rejects(fal.queue.status(IMAGE, { requestId: '00000000-0000-0000-0000-000000000000' }),
     (err) => err instanceof ApiError && err.status === 401);
 });

@@ -85,10 +85,12 @@ test('a failed generation reports its failure_reason', async () => {
 
 test('a body the API refuses: UnprocessableEntityError or BadRequestError, nothing made', async () => {
   const c = client(s.key);
+  const before = await s.jobs();
   await assert.rejects(c.generations.image.create({ model: 'photon-1', prompt: 'a cat', aspect_ratio: '5:4' }),
     (err) => err instanceof LumaAI.UnprocessableEntityError);
   await assert.rejects(c.generations.create({ model: 'ray-2', prompt: 'a cat', duration: '7s' }),
     (err) => err instanceof LumaAI.BadRequestError);
+  assert.equal(await s.jobs(), before, 'a refused body made a generation');
 });
 
 test('credits and ping: how genform checks a key', async () => {
@@ -101,7 +103,9 @@ test('credits and ping: how genform checks a key', async () => {
 
 test('a wrong key: AuthenticationError, nothing made', async () => {
   const c = client(s.wrongKey);
+  const before = await s.jobs();
   await assert.rejects(c.generations.image.create({ model: 'photon-1', prompt: 'a cat' }),
     (err) => err instanceof LumaAI.AuthenticationError && err.status === 401);
+  assert.equal(await s.jobs(), before, 'a refused key made a generation');
   await assert.rejects(c.credits.get(), (err) => err instanceof LumaAI.AuthenticationError);
 });

@@ -91,7 +91,9 @@ test('a parameter the GPT image models do not take: BadRequestError naming it', 
 
 test('a wrong key: AuthenticationError, nothing made', async () => {
   const c = client(s.wrongKey);
+  const before = await s.jobs();
   await assert.rejects(c.images.generate({ model: MODEL, prompt: 'a cat' }),
     (err) => err instanceof OpenAI.AuthenticationError && err.status === 401 && err.code === 'invalid_api_key');
+  assert.equal(await s.jobs(), before, 'a refused key made a generation');
   await assert.rejects(c.models.list(), (err) => err instanceof OpenAI.AuthenticationError);
 });

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 
 /**
  * The simulator under test, as oracle_test.go started it.
- * @returns {{url: string, key: string, wrongKey: string, fetch: typeof fetch, env: (name: string) => string}}
+ * @returns {{url: string, key: string, wrongKey: string, fetch: typeof fetch, env: (name: string) => string, jobs: () => Promise<number>}}
  */
 export function sim() {
   const env = (name) => {
@@ -28,7 +28,10 @@ export function sim() {
     }
     return fetch(input, init);
   };
-  return { url, key: env('ORACLE_KEY'), wrongKey: env('ORACLE_WRONG_KEY'), fetch: guarded, env };
+  // jobs is how many jobs the simulator has made (its /_sim/jobs report,
+  // which needs no key): a refused request makes none.
+  const jobs = async () => (await (await guarded(url + '/_sim/jobs')).json()).jobs.length;
+  return { url, key: env('ORACLE_KEY'), wrongKey: env('ORACLE_WRONG_KEY'), fetch: guarded, env, jobs };
 }
 
 /**

@@ -95,6 +95,8 @@ test('the account of the key (how genform checks a key)', async () => {
 
 test('a wrong key: ApiError 401, nothing made', async () => {
   const replicate = client(s.wrongKey);
+  const before = await s.jobs();
   await assert.rejects(replicate.predictions.create({ model: IMAGE, input: { prompt: 'a cat' } }), isAPIError(401));
+  assert.equal(await s.jobs(), before, 'a refused key made a prediction');
   await assert.rejects(replicate.accounts.current(), isAPIError(401));
 });
