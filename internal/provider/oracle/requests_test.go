@@ -171,7 +171,14 @@ func variants(c schema.Caps) []variant {
 			case schema.Resolution:
 				m[name] = float64(720)
 			case schema.ImageNumber:
-				m[name] = float64(c.MostImages())
+				// The fewest the model makes, to keep what the
+				// simulator renders small: the field is checked, not
+				// the count.
+				n := int64(1)
+				if len(c.ImageNumbers) > 0 {
+					n = slices.Min(c.ImageNumbers)
+				}
+				m[name] = float64(n)
 			case schema.AspectRatio:
 				if ratio != "" {
 					m[name] = ratio
