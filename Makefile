@@ -2,13 +2,13 @@
 STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 VERSITYGW = github.com/versity/versitygw/cmd/versitygw@v1.8.0
 
-.PHONY: test check unit build bench browser postgres s3server
+.PHONY: test check unit build bench browser postgres s3server oracle
 
 build:
 	go build -buildvcs=auto -o genform .
 
 # test: formatting, vet, staticcheck, then the whole suite with the race detector.
-test: browser postgres s3server check unit
+test: browser postgres s3server oracle check unit
 
 # browser: the gallery's test opens the page in a real headless Chromium
 # (Debian's package); a fresh machine gets it here.
@@ -26,6 +26,16 @@ postgres:
 # a fresh machine gets it here, built by go install into GOPATH/bin.
 s3server:
 	command -v versitygw >/dev/null || test -x "$$(go env GOPATH)/bin/versitygw" || go install $(VERSITYGW)
+
+# oracle: the providers' official JavaScript clients judge the simulators
+# (internal/provider/oracle). They need Node.js and npm (Debian's nodejs
+# and npm packages; a fresh machine gets them here), then npm ci installs
+# the clients, and the TypeScript compiler, at the versions the oracle's
+# package-lock.json pins.
+ORACLE = internal/provider/oracle/testdata
+oracle:
+	(command -v node >/dev/null && command -v npm >/dev/null) || (apt-get update && apt-get install -y --no-install-recommends nodejs npm)
+	cd $(ORACLE) && npm ci --no-audit --no-fund --prefer-offline
 
 check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

@@ -21,8 +21,10 @@ var Registration = &provider.Registration{
 		},
 		ImageCount: 2,
 		Video: func(prompt string) provider.Request {
+			// Kling takes the durations "5" and "10" (its input type
+			// in fal's client, which the oracle holds this to).
 			return provider.JSONRequest(addrs.Video, "fal-ai/kling-video/v2/master/text-to-video", map[string]any{
-				"prompt": prompt, "duration": "2",
+				"prompt": prompt, "duration": "5",
 			})
 		},
 		FailReason:       "runner_server_error",

@@ -11,7 +11,9 @@
 //	GET  /v1/models/pricing?endpoint_id=…     the Platform API's prices (the key's check)
 //	GET  /_sim/jobs                           the jobs report (no key)
 //
-// Every API request needs "Authorization: Key <key>". The submit answer
+// Every API request needs "Authorization: Key <key>"; an answer about a
+// request names it in X-Fal-Request-Id, where fal's client reads a
+// result's request id. The submit answer
 // names the status, response and cancel URLs, built as fal builds them:
 // from the model id's first two segments (a subpath such as /dev is used
 // to submit, not to follow). A job waits IN_QUEUE (with its

@@ -47,6 +47,9 @@ const MissingModel = "no-such-model"
 // simkit.QuotaMarker.
 const lockedMessage = "User is locked. Reason: Exhausted balance. Top up your balance at fal.ai/dashboard/billing."
 
+// requestIDHeader names the request an answer is of.
+const requestIDHeader = "X-Fal-Request-Id"
+
 // Server is the simulated fal queue. It is an http.Handler; its methods
 // are safe for concurrent use.
 type Server struct {
@@ -89,13 +92,22 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	segs := strings.Split(strings.Trim(p, "/"), "/")
 	if i := indexOf(segs, "requests"); i == 2 && len(segs) >= 4 {
 		id, rest := segs[3], strings.Join(segs[4:], "/")
+		// fal names the request an answer is of in X-Fal-Request-Id: its
+		// client reads the result's request id from it (Result.requestId
+		// of subscribe and queue.result), and an error's.
+		named := func(endpoint func(owner string)) func(owner string) {
+			return func(owner string) {
+				w.Header().Set(requestIDHeader, id)
+				endpoint(owner)
+			}
+		}
 		switch {
 		case rest == "status" && r.Method == http.MethodGet:
-			s.api(w, r, false, func(owner string) { s.status(w, r, owner, id) })
+			s.api(w, r, false, named(func(owner string) { s.status(w, r, owner, id) }))
 		case rest == "" && r.Method == http.MethodGet:
-			s.api(w, r, false, func(owner string) { s.result(w, r, owner, id) })
+			s.api(w, r, false, named(func(owner string) { s.result(w, r, owner, id) }))
 		case rest == "cancel" && r.Method == http.MethodPut:
-			s.api(w, r, false, func(owner string) { s.cancel(w, owner, id) })
+			s.api(w, r, false, named(func(owner string) { s.cancel(w, owner, id) }))
 		default:
 			s.api(w, r, false, func(string) { detail(w, http.StatusNotFound, "no such endpoint: "+r.Method+" "+p, "") })
 		}

@@ -15,11 +15,15 @@
 //
 // Every API request needs "Authorization: Bearer <key>" and the header
 // X-Runway-Version: 2024-11-06 (a request without it, or with another
-// version, is answered 400). A create is answered 200 with {"id"}; the
-// task is then THROTTLED while the key has MaxConcurrent tasks running
-// (Runway holds the tasks past its concurrency limit, it does not refuse
-// them), PENDING, RUNNING with a progress, and SUCCEEDED with output, a
-// list of URLs. Errors are {"error": "..."}; the models each endpoint
+// version, is answered 400). A create is answered 200 with {"id",
+// "estimatedCost"}; the task is then THROTTLED while the key has
+// MaxConcurrent tasks running (Runway holds the tasks past its
+// concurrency limit, it does not refuse them), PENDING, RUNNING with a
+// progress, and SUCCEEDED with output, a list of URLs. A task not yet
+// ended carries estimatedCost, one that ended its cost ({"credits"}: the
+// simulator's own prices, 5 credits an image or a second of video; 0 for
+// a task that failed or was cancelled, refunded). Errors are
+// {"error": "..."}; the models each endpoint
 // takes are those the official clients list, and promptImage is an HTTPS
 // URL, a data URI, or a list of {uri, position: first|last}.
 //

@@ -162,19 +162,25 @@ func fail(w http.ResponseWriter, status int, msg string) {
 }
 
 // endpointModels are the models each create endpoint takes, as the
-// official clients list them.
+// official Node client lists them (@runwayml/sdk 4.20.1,
+// resources/text-to-image.ts, image-to-video.ts, text-to-video.ts: one
+// parameters type a model), and veo3, which that client no longer lists
+// and genform's table still does.
 var endpointModels = map[string][]string{
 	"/v1/text_to_image": {
-		"gen4_image", "gen4_image_turbo", "gpt_image_2", "gemini_image3_pro",
-		"gemini_image3.1_flash", "seedream5_pro", "seedream5_lite", "gemini_2.5_flash",
+		"gen4_image_turbo", "gen4_image", "gpt_image_2", "gemini_image3.1_flash",
+		"muse_image", "seedream5_pro", "seedream5_lite", "grok_imagine_image_2",
+		"gemini_image3_pro", "gpt_image_2_5_flare", "gpt_image_2_5_sunburst", "gemini_2.5_flash",
 	},
 	"/v1/image_to_video": {
-		"gen4.5", "gen4_turbo", "veo3.1", "veo3.1_fast", "happyhorse_1_0",
-		"seedance2", "seedance2_fast", "seedance2_mini", "gemini_omni_flash", "veo3",
+		"gen4.5", "gen4_turbo", "veo3.1", "veo3.1_fast", "hailuo3", "happyhorse_1_0",
+		"seedance2", "seedance2_fast", "seedance2_mini", "gemini_omni_flash", "seedance2_5",
+		"grok_imagine_1_5", "wan3", "gemini_omni_flash_1.1", "wan3_prime", "h3_max", "veo3",
 	},
 	"/v1/text_to_video": {
-		"gen4.5", "veo3.1", "veo3.1_fast", "happyhorse_1_0", "seedance2",
-		"seedance2_fast", "seedance2_mini", "gemini_omni_flash", "veo3",
+		"gen4.5", "veo3.1", "veo3.1_fast", "hailuo3", "happyhorse_1_0",
+		"seedance2", "seedance2_fast", "seedance2_mini", "gemini_omni_flash", "seedance2_5",
+		"grok_imagine_1_5", "wan3", "gemini_omni_flash_1.1", "wan3_prime", "h3_max", "veo3",
 	},
 }
 
@@ -238,8 +244,31 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, owner string) {
 		simkit.Drop(w)
 		return
 	}
-	simkit.WriteJSON(w, http.StatusOK, map[string]any{"id": id})
+	simkit.WriteJSON(w, http.StatusOK, map[string]any{"id": id, "estimatedCost": cost(estimate(*run))})
 }
+
+// The simulator's own prices, in credits: Runway prices each model on
+// its pricing page, which the simulator does not copy. A task's estimate
+// is what it will cost once it succeeded.
+const (
+	creditsPerImage  = 5
+	creditsPerSecond = 5
+)
+
+// estimate is what task run may charge: estimatedCost while it has not
+// ended, and its cost once it succeeded. A task that failed or was
+// cancelled costs 0, as a fully refunded task reports.
+func estimate(run simkit.Run) int {
+	if run.Video() {
+		return creditsPerSecond * run.Seconds
+	}
+	return creditsPerImage * run.Count
+}
+
+// cost is Runway's {"credits"} object of estimatedCost and cost, which
+// the official client's types require of a create's answer and of every
+// task (@runwayml/sdk 4.20.1, resources/tasks.ts).
+func cost(credits int) map[string]any { return map[string]any{"credits": credits} }
 
 // capped reports whether owner created DailyCap tasks of model in the 24
 // hours before now.
@@ -377,6 +406,14 @@ func (s *Server) task(r *http.Request, run simkit.Run, now time.Time) map[string
 	st, progress, _ := run.StageAt(now)
 	status := statusName(&run, st, progress)
 	t := map[string]any{"id": run.ID, "createdAt": stamp(run.CreatedAt), "status": status}
+	switch status {
+	case statusSucceeded:
+		t["cost"] = cost(estimate(run))
+	case statusFailed, statusCancelled:
+		t["cost"] = cost(0)
+	default:
+		t["estimatedCost"] = cost(estimate(run))
+	}
 	switch status {
 	case statusRunning, statusOdd:
 		t["progress"] = progress
