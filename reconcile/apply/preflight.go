@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/genform/genform/internal/addrs"
@@ -23,10 +24,14 @@ import (
 // and is not checked (a refused token still stops it, should it ask for a
 // watermark-free link). The error ends the apply before any change.
 func (r *applyRun) begin() error {
+	// Every provider is checked, and every one that cannot be used is
+	// named at once: two keys missing are one run to fix, not two.
+	var errs []error
 	for _, ep := range sendsJobs(r.plan) {
 		p, err := r.providerFor(ep)
 		if err != nil {
-			return err
+			errs = append(errs, err)
+			continue
 		}
 		// The check is bounded like a generation: a service that accepts
 		// connections and never answers must not hold the apply.
@@ -35,11 +40,31 @@ func (r *applyRun) begin() error {
 		err = r.timedOut(ctx, err)
 		cancel()
 		if err != nil {
-			return fmt.Errorf("checking %s before submitting anything: %w", serviceName(ep), err)
+			errs = append(errs, fmt.Errorf("checking %s before submitting anything: %w", serviceName(ep), err))
 		}
 	}
-	return nil
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
+	}
+	lines := make([]string, len(errs))
+	for i, err := range errs {
+		lines[i] = "  - " + err.Error()
+	}
+	return &multiError{errs: errs, text: fmt.Sprintf("%d providers cannot be used, and nothing was submitted:\n%s", len(errs), strings.Join(lines, "\n"))}
 }
+
+// multiError is the providers' errors of begin at once: it matches each
+// (errors.Is, errors.As) and reads as their list.
+type multiError struct {
+	errs []error
+	text string
+}
+
+func (m *multiError) Error() string   { return m.text }
+func (m *multiError) Unwrap() []error { return m.errs }
 
 // serviceName names ep's provider in messages: the reference service is
 // "the service" (the one the service block configures).
