@@ -268,6 +268,7 @@ func MakePlan(in PlanInput) (*plans.Plan, hcl.Diagnostics) {
 	if len(in.Targets) > 0 {
 		p.applyTargets()
 	}
+	p.checkModels()
 	return p.plan, p.diags
 }
 

@@ -87,6 +87,15 @@ type Caps struct {
 	// stay true. A count field the model's row does not map is counted
 	// from input instead (CountKeys).
 	Counted []string
+	// Deprecated is the day the provider announced the model's
+	// retirement and ShutDown the day from which it no longer serves it,
+	// as its deprecation page gives them ("" when none is announced);
+	// Successor is what that page names in its place. validate refuses
+	// a model shut down, plan warns of a shutdown within 30 days and
+	// refuses to generate with a model shut down (outputs already made
+	// with it are kept), and genform providers shows them.
+	Deprecated, ShutDown Date
+	Successor            string
 }
 
 // Takes reports whether the model takes the common attribute name.

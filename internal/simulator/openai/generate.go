@@ -187,7 +187,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, owner string) 
 	if !ok {
 		return
 	}
-	if !served(q.model) {
+	if !served(q.model, s.Core.Now) {
 		modelNotFound(w, q.model)
 		return
 	}
