@@ -227,7 +227,11 @@ func (c *Config) shutdownAhead(u modelUse, caps schema.Caps) *hcl.Diagnostic {
 		detail += "; it names " + caps.Successor + " in its place"
 	}
 	detail += fmt.Sprintf(". From that day %s cannot be generated anew with it (outputs already made stay as they are); set model to %s before then.", u.r.Addr(), successorText(caps.Successor))
-	return &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Model shuts down soon", Detail: detail, Subject: modelRange(u.r)}
+	summary := "Model shuts down soon"
+	if days > ShutdownWarningDays {
+		summary = "Model deprecated"
+	}
+	return &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: summary, Detail: detail, Subject: modelRange(u.r)}
 }
 
 // nearMiss warns of a model the tables do not list whose name is a

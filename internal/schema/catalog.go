@@ -175,6 +175,12 @@ type Provider struct {
 	// which it passes through unchanged. It refuses what the model cannot
 	// take in a way validate cannot see from the tables alone.
 	Body func(model string, kind addrs.Kind, common map[string]any, input map[string]any) (map[string]any, error)
+	// Pixels is the size of each image, or video frame, a request of
+	// model makes, read from the body Body built (the request as sent);
+	// ok is false where the tables cannot tell (a model they do not list,
+	// a size left to the model). The prices by the megapixel and by the
+	// resolution follow it. nil when the provider's tables tell no size.
+	Pixels func(model string, kind addrs.Kind, body map[string]any) (width, height int, ok bool)
 }
 
 // Caps is what model takes: its row of the tables, or the provider's

@@ -124,6 +124,14 @@ var Table = &schema.Provider{
 	General: schema.PromptOnly([]addrs.Kind{addrs.Image}),
 	Models:  tableModels(),
 	Body:    openaiBody,
+	Pixels:  openaiPixels,
+}
+
+// openaiPixels is the size a request asks for: its size, WIDTHxHEIGHT;
+// not told for "auto" (the default), which the model picks.
+func openaiPixels(model string, kind addrs.Kind, body map[string]any) (int, int, bool) {
+	s, _ := body["size"].(string)
+	return schema.SizeOf(s, "x")
 }
 
 // openaiBody maps the common attributes to the fields of POST

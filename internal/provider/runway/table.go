@@ -180,6 +180,14 @@ var Table = &schema.Provider{
 	},
 	Models: tableModels(),
 	Body:   runwayBody,
+	Pixels: runwayPixels,
+}
+
+// runwayPixels is the size a request asks for: its ratio, in pixels
+// ("1920:1080").
+func runwayPixels(model string, kind addrs.Kind, body map[string]any) (int, int, bool) {
+	s, _ := body["ratio"].(string)
+	return schema.SizeOf(s, ":")
 }
 
 // runwayBody maps the common attributes to Runway's fields: prompt to
@@ -193,11 +201,12 @@ func runwayBody(model string, kind addrs.Kind, common, input map[string]any) (ma
 	m, listed := runwayModels[model]
 	res := m.defaultRes
 	if r, ok := common[schema.Resolution]; ok {
-		n, whole := r.(float64)
-		if !listed || !whole || m.ratios[int64(n)] == nil {
+		// A json.Number as the configuration hands it, or a float64.
+		n, whole := schema.WholeValue(r)
+		if !listed || !whole || m.ratios[n] == nil {
 			return nil, fmt.Errorf("takes the resolutions %s, not %v", resolutionsText(m.ratios), r)
 		}
-		res = int64(n)
+		res = n
 	}
 	_, hasImage := common[schema.SourceImage]
 	_, hasImages := common[schema.SourceImages]
