@@ -114,9 +114,9 @@ func (c *Config) ModelDiagnostics() hcl.Diagnostics {
 			continue
 		}
 		switch caps.StageOn(c.today) {
-		case schema.ShutDown:
+		case schema.Retired:
 			diags = append(diags, c.shutDown(u.r, u.prov, u.ep, caps, validateWhy))
-		case schema.Deprecated:
+		case schema.Retiring:
 			diags = append(diags, c.shutdownAhead(u, caps))
 		}
 	}
@@ -138,7 +138,7 @@ func (c *Config) ModelWarnings() hcl.Diagnostics {
 			}
 			continue
 		}
-		if days, ok := caps.DaysLeft(c.today); ok && caps.StageOn(c.today) == schema.Deprecated && days <= ShutdownWarningDays {
+		if days, ok := caps.DaysLeft(c.today); ok && caps.StageOn(c.today) == schema.Retiring && days <= ShutdownWarningDays {
 			diags = append(diags, c.shutdownAhead(u, caps))
 		}
 	}
@@ -164,7 +164,7 @@ const (
 // with it is kept, and nothing is made with it again.
 func (c *Config) ShutDownModel(r *Resource, ep addrs.Endpoint, generating bool) *hcl.Diagnostic {
 	caps, listed := c.ModelCaps(ep)
-	if !listed || caps.StageOn(c.today) != schema.ShutDown {
+	if !listed || caps.StageOn(c.today) != schema.Retired {
 		return nil
 	}
 	why := keptWhy

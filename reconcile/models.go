@@ -27,7 +27,7 @@ func (p *planner) checkModels() {
 		isShut, seen := shut[ep]
 		if !seen {
 			caps, listed := cfg.ModelCaps(ep)
-			isShut = listed && caps.StageOn(cfg.Today()) == schema.ShutDown
+			isShut = listed && caps.StageOn(cfg.Today()) == schema.Retired
 			shut[ep] = isShut
 		}
 		if !isShut {

@@ -32,12 +32,12 @@ type Stage int
 const (
 	// Active: the provider announced no retirement.
 	Active Stage = iota
-	// Deprecated: the provider announced its retirement; it still serves
-	// it until its shutdown date.
-	Deprecated
-	// ShutDown: from its shutdown date on, the provider no longer
-	// serves it: a request with it makes nothing.
-	ShutDown
+	// Retiring: the provider announced its retirement (deprecated it);
+	// it still serves it until its shutdown date.
+	Retiring
+	// Retired: from its shutdown date on, the provider no longer serves
+	// it (it is shut down): a request with it makes nothing.
+	Retired
 )
 
 // StageOn is where the model stands on today's day (its UTC calendar
@@ -47,13 +47,13 @@ const (
 func (c Caps) StageOn(today time.Time) Stage {
 	day := Day(today)
 	if t, ok := c.ShutDown.Time(); ok && !day.Before(t) {
-		return ShutDown
+		return Retired
 	}
 	if t, ok := c.Deprecated.Time(); ok && !day.Before(t) {
-		return Deprecated
+		return Retiring
 	}
 	if _, ok := c.ShutDown.Time(); ok && c.Deprecated == "" {
-		return Deprecated
+		return Retiring
 	}
 	return Active
 }

@@ -24,13 +24,13 @@ func TestStageOn(t *testing.T) {
 		left  int
 	}{
 		{day("2026-06-01"), Active, 183},
-		{day("2026-06-02"), Deprecated, 182},
-		{day("2026-11-01"), Deprecated, 30},
-		{day("2026-11-30").Add(23*time.Hour + 59*time.Minute), Deprecated, 1},
-		{day("2026-12-01"), ShutDown, 0},
-		{day("2026-12-07"), ShutDown, 0},
+		{day("2026-06-02"), Retiring, 182},
+		{day("2026-11-01"), Retiring, 30},
+		{day("2026-11-30").Add(23*time.Hour + 59*time.Minute), Retiring, 1},
+		{day("2026-12-01"), Retired, 0},
+		{day("2026-12-07"), Retired, 0},
 		// 2026-11-30 at 20:00 in New York is 2026-12-01 in UTC.
-		{time.Date(2026, 11, 30, 20, 0, 0, 0, time.FixedZone("EST", -5*3600)), ShutDown, 0},
+		{time.Date(2026, 11, 30, 20, 0, 0, 0, time.FixedZone("EST", -5*3600)), Retired, 0},
 	} {
 		if got := c.StageOn(tt.today); got != tt.stage {
 			t.Errorf("StageOn(%s) = %v, want %v", tt.today, got, tt.stage)
@@ -46,7 +46,7 @@ func TestStageOn(t *testing.T) {
 		t.Error("a model with no shutdown has days left")
 	}
 	// A shutdown announced without a notice day is deprecated until it.
-	if s := (Caps{ShutDown: "2026-10-23"}).StageOn(day("2026-01-01")); s != Deprecated {
+	if s := (Caps{ShutDown: "2026-10-23"}).StageOn(day("2026-01-01")); s != Retiring {
 		t.Errorf("a shutdown to come without a notice day: %v", s)
 	}
 }
