@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -65,11 +66,12 @@ func liveProvider(name string) (*provider.Registration, bool) {
 // provider-sim NAME [-latency D] [-fail-rate F] [-error-rate F]
 // [-read-errors-only] [-lose-rate F] [-truncate-rate F] [-rpm N]
 // [-max-concurrent N] [-url-ttl D] [-daily-cap N] [-seed N] [-data DIR]
-// [-token T] [-addr HOST:PORT]
+// [-token T] [-addr HOST:PORT] [-date YYYY-MM-DD]
 // starts the simulator of provider NAME (in place of the one running:
 // with -addr the same address and -data the same directory, it is the
 // same API restarted) accepting the key "test-key", or T, and sets the
-// provider's key variable to it.
+// provider's key variable to it. -date sets the day its clock is on (a
+// model retired by then is answered as retired).
 func cmdProviderSim(ts *testscript.TestScript, neg bool, args []string) {
 	fs := commandFlags(ts, neg, "provider-sim")
 	if len(args) < 1 {
@@ -83,7 +85,18 @@ func cmdProviderSim(ts *testscript.TestScript, neg bool, args []string) {
 	opts := simkit.Options{Token: "test-key"}
 	fs.Float64Var(&opts.LoseRate, "lose-rate", 0, "")
 	fs.IntVar(&opts.DailyCap, "daily-cap", 0, "")
+	date := fs.String("date", "", "")
 	addr := simFlags(ts, fs, &opts, "127.0.0.1:0", args[1:])
+	if *date != "" {
+		// The simulator lives on that day: its clock runs from the
+		// time of day it is now, so that jobs still take their latency.
+		day, err := time.Parse(time.DateOnly, *date)
+		ts.Check(err)
+		now := time.Now().UTC()
+		y, m, d := now.Date()
+		offset := day.Sub(time.Date(y, m, d, 0, 0, 0, 0, time.UTC))
+		opts.Now = func() time.Time { return time.Now().Add(offset) }
+	}
 	p := providerSimsOf(ts)
 	p.mu.Lock()
 	defer p.mu.Unlock()

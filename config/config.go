@@ -38,6 +38,11 @@ type Options struct {
 	// speaks; the language itself names none. Required: a configuration
 	// loaded without it takes no block (every one is made by a provider).
 	Providers Providers
+	// Today is the day model lifecycles are checked against: validate
+	// refuses a model shut down by then, plan warns of a shutdown within
+	// ShutdownWarningDays of it. Zero: GENFORM_TODAY's day when Environ
+	// sets it (tests, or a look at another day), else today's in UTC.
+	Today time.Time
 }
 
 // Providers is what the configuration asks of the providers genform
@@ -123,6 +128,10 @@ type Config struct {
 	unsetSettings []unsetSetting
 	// imageWarnings are the warnings of ImageNumberWarnings.
 	imageWarnings hcl.Diagnostics
+	// today is the day model lifecycles are checked against (Today), and
+	// models the models the blocks use, for ModelDiagnostics.
+	today  time.Time
+	models []modelUse
 }
 
 // Secret reports whether the value of the variable name must never be

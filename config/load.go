@@ -73,6 +73,7 @@ func Load(dir string, opts Options) (*Config, hcl.Diagnostics) {
 			c.environ[k] = v
 		}
 	}
+	todayDiags := c.decodeToday(opts)
 	c.providers = opts.Providers
 	if c.providers == nil {
 		c.providers = noProviders{}
@@ -157,6 +158,7 @@ func Load(dir string, opts Options) (*Config, hcl.Diagnostics) {
 		return c, diags
 	}
 
+	diags = append(diags, todayDiags...)
 	diags = append(diags, c.decode(bodies, opts, parser)...)
 	for _, name := range sortedKeys(c.Variables) {
 		v := c.Variables[name]
@@ -833,6 +835,7 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 				}
 				c.noteDefaultImages(r, res.insts, res.known)
 			}
+			c.noteModels(r, res.insts)
 			if !res.known || res.diags.HasErrors() {
 				res.insts = nil
 				continue

@@ -83,6 +83,19 @@ type Prices struct {
 	Image *Money
 	// VideoSecond is the price of one second of video.
 	VideoSecond *Money
+	// Megapixel is the price of one megapixel of an output image, for a
+	// live provider that bills images by their size (fal's FLUX: "Images
+	// are billed by rounding up to the nearest megapixel"): each image is
+	// counted in whole megapixels of a million pixels, rounded up, at the
+	// size the model's tables read from its request. It is used in place
+	// of Image wherever the tables know that size.
+	Megapixel *Money
+	// VideoSecondAt are the prices of one second of video by resolution
+	// (the short side in lines: 720, 1080, 2160 for 4k), from
+	// video_second = { "720p" = 0.2, "1080p" = 0.4 }: used in place of
+	// VideoSecond where the model's tables read the video's resolution
+	// from its request and a price is set for it.
+	VideoSecondAt map[int64]Money
 	// Currency names the unit of the prices ("USD" unless set).
 	Currency string
 }

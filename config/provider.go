@@ -160,7 +160,7 @@ func (c *Config) decodeProvider(b *hcl.Block) hcl.Diagnostics {
 			p.ModelPrices = map[string]*Prices{}
 			for it := v.ElementIterator(); it.Next(); {
 				k, mv := it.Element()
-				mp, d := c.pricesOf(prices, mv, &Prices{Currency: "USD"})
+				mp, d := c.pricesOf(prices, mv, &Prices{Currency: "USD"}, true)
 				diags = append(diags, d...)
 				if mp != nil {
 					p.ModelPrices[k.AsString()] = mp
@@ -184,13 +184,15 @@ func (c *Config) decodeProvider(b *hcl.Block) hcl.Diagnostics {
 // perModel reports whether a prices value sets prices per model: every
 // value is an object (the prices of the model its key names, which may be
 // "fal-ai/flux/dev" or "gpt-image-2"), where the block's own prices are
-// numbers.
+// numbers, or video_second's object of prices by resolution (a key named
+// as a price names no model).
 func perModel(v cty.Value) bool {
 	if !v.Type().IsObjectType() && !v.Type().IsMapType() || v.LengthInt() == 0 {
 		return false
 	}
 	for it := v.ElementIterator(); it.Next(); {
-		if _, e := it.Element(); !(e.Type().IsObjectType() || e.Type().IsMapType()) {
+		k, e := it.Element()
+		if !(e.Type().IsObjectType() || e.Type().IsMapType()) || slices.ContainsFunc(priceNames, func(n struct{ key, what string }) bool { return n.key == k.AsString() }) {
 			return false
 		}
 	}

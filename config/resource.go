@@ -265,6 +265,9 @@ func decodeResource(block *hcl.Block, providers Providers) (*Resource, hcl.Diagn
 	sort.Slice(r.attrs, func(i, j int) bool {
 		return r.attrs[i].attr.Range.Start.Byte < r.attrs[j].attr.Range.Start.Byte
 	})
+	if a := content.Attributes["model"]; a != nil && r.live != nil {
+		r.live.model = a.Expr.Range()
+	}
 	if r.Count != nil && r.ForEach != nil {
 		diags = append(diags, errorAt(r.ForEach.Range().Ptr(), `Invalid combination of "count" and "for_each"`,
 			`The "count" and "for_each" meta-arguments are mutually-exclusive, only one should be used to be explicit about the number of resources to be created.`))
@@ -373,6 +376,9 @@ type liveRef struct {
 	name string
 	rng  hcl.Range
 	id   string
+	// model is where the block's model is written, for the diagnostics
+	// about its lifecycle (kept past Load, which drops the attributes).
+	model hcl.Range
 }
 
 // Provider is the live provider the block names with provider = NAME;

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -338,6 +339,7 @@ func (c *Config) decodeConn(content *hcl.BodyContent, where, keyName string, svc
 var priceNames = []struct{ key, what string }{
 	{"image", "one output image"},
 	{"video_second", "one second of video"},
+	{"megapixel", "one megapixel of an output image"},
 }
 
 // decodePrices reads prices and currency of the block where names; nil
@@ -371,12 +373,15 @@ func (c *Config) decodePrices(prices, currency *hcl.Attribute, where string) (*P
 	if !ok {
 		return nil, diags
 	}
-	p, d = c.pricesOf(prices, v, p)
+	p, d = c.pricesOf(prices, v, p, where != "the service block")
 	return p, append(diags, d...)
 }
 
-// pricesOf reads one prices object v (of attribute prices) into p.
-func (c *Config) pricesOf(prices *hcl.Attribute, v cty.Value, p *Prices) (*Prices, hcl.Diagnostics) {
+// pricesOf reads one prices object v (of attribute prices) into p. sized
+// allows the prices that follow the size of what is made (megapixel,
+// video_second by resolution): a live provider's tables read the size
+// from its request; the reference service's prices are by the file.
+func (c *Config) pricesOf(prices *hcl.Attribute, v cty.Value, p *Prices, sized bool) (*Prices, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	bad := func(a *hcl.Attribute, summary, detail string) {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: a.Expr.Range().Ptr()})
@@ -397,33 +402,100 @@ func (c *Config) pricesOf(prices *hcl.Attribute, v cty.Value, p *Prices) (*Price
 		case "image":
 			dst = &p.Image
 		case "video_second":
+			if pv.Type().IsObjectType() || pv.Type().IsMapType() {
+				if !sized {
+					bad(prices, "Invalid prices", "prices.video_second by resolution prices a live provider's model, whose tables read the resolution from its request; the service block's video_second is one number, the price of one second of video.")
+					continue
+				}
+				p.VideoSecondAt, diags = videoSecondsAt(prices, pv, diags)
+				continue
+			}
 			dst = &p.VideoSecond
+		case "megapixel":
+			if !sized {
+				bad(prices, "Invalid prices", "prices.megapixel prices a live provider's model, whose tables read the size of its images from its request; the service block prices by the image: set image instead.")
+				continue
+			}
+			dst = &p.Megapixel
 		default:
-			bad(prices, "Unknown price", fmt.Sprintf("prices has no %q; the prices are %s.%s", key, strings.Join(keys, " and "), didYouMean(key, keys)))
+			bad(prices, "Unknown price", fmt.Sprintf("prices has no %q; the prices are %s.%s", key, strings.Join(keys, ", "), didYouMean(key, keys)))
 			continue
 		}
-		nv, err := convert.Convert(pv, cty.Number)
-		if err != nil || nv.IsNull() || !nv.IsKnown() {
-			bad(prices, "Invalid prices", fmt.Sprintf("prices.%s must be a number, the price of %s in currency units, such as 0.02.", key, priceFor(key)))
-			continue
+		m, ok := priceValue(prices, key, pv, &diags)
+		if ok {
+			*dst = &m
 		}
-		// The shortest decimal that reads back as the number: HCL keeps
-		// 0.02 as a binary fraction, which is not 0.02 exactly.
-		m, err := ParseMoney(nv.AsBigFloat().Text('f', -1))
-		if err != nil {
-			bad(prices, "Invalid prices", fmt.Sprintf("prices.%s: %v; write the price of %s in currency units, such as 0.02.", key, err, priceFor(key)))
-			continue
-		}
-		*dst = &m
 	}
-	if p.Image == nil && p.VideoSecond == nil && !diags.HasErrors() {
+	if p.Image == nil && p.VideoSecond == nil && p.Megapixel == nil && p.VideoSecondAt == nil && !diags.HasErrors() {
 		bad(prices, "Invalid prices", "prices sets no price; set image (the price of one output image) and video_second (the price of one second of video), such as { image = 0.02, video_second = 0.05 }.")
 	}
 	return p, diags
 }
 
+// priceValue reads the price named key, appending why it is refused to
+// diags.
+func priceValue(prices *hcl.Attribute, key string, pv cty.Value, diags *hcl.Diagnostics) (Money, bool) {
+	bad := func(detail string) {
+		*diags = append(*diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid prices", Detail: detail, Subject: prices.Expr.Range().Ptr()})
+	}
+	nv, err := convert.Convert(pv, cty.Number)
+	if err != nil || nv.IsNull() || !nv.IsKnown() {
+		bad(fmt.Sprintf("prices.%s must be a number, the price of %s in currency units, such as 0.02.", key, priceFor(key)))
+		return 0, false
+	}
+	// The shortest decimal that reads back as the number: HCL keeps
+	// 0.02 as a binary fraction, which is not 0.02 exactly.
+	m, err := ParseMoney(nv.AsBigFloat().Text('f', -1))
+	if err != nil {
+		bad(fmt.Sprintf("prices.%s: %v; write the price of %s in currency units, such as 0.02.", key, err, priceFor(key)))
+		return 0, false
+	}
+	return m, true
+}
+
+// videoSecondsAt reads video_second = { "720p" = 0.2, "1080p" = 0.4 }:
+// the price of one second of video at each resolution, by its short
+// side in lines ("4k" is 2160).
+func videoSecondsAt(prices *hcl.Attribute, v cty.Value, diags hcl.Diagnostics) (map[int64]Money, hcl.Diagnostics) {
+	at := map[int64]Money{}
+	for it := v.ElementIterator(); it.Next(); {
+		k, pv := it.Element()
+		lines, ok := ParseResolution(k.AsString())
+		if !ok {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid prices",
+				Detail:  fmt.Sprintf("prices.video_second is keyed by resolution, such as { \"720p\" = 0.2, \"1080p\" = 0.4, \"4k\" = 0.6 }; %q is not one.", k.AsString()),
+				Subject: prices.Expr.Range().Ptr()})
+			continue
+		}
+		if m, ok := priceValue(prices, "video_second."+k.AsString(), pv, &diags); ok {
+			at[lines] = m
+		}
+	}
+	if len(at) == 0 {
+		return nil, diags
+	}
+	return at, diags
+}
+
+// ParseResolution reads a resolution as prices name it: "720p", "1080p",
+// "540p", or "4k" (2160 lines); the number of lines of the short side.
+func ParseResolution(s string) (int64, bool) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if s == "4k" {
+		return 2160, true
+	}
+	n, err := strconv.ParseInt(strings.TrimSuffix(s, "p"), 10, 64)
+	if err != nil || !strings.HasSuffix(s, "p") || n < 1 || n > 10000 {
+		return 0, false
+	}
+	return n, true
+}
+
 // priceFor says what the price named key is for.
 func priceFor(key string) string {
+	if strings.HasPrefix(key, "video_second.") {
+		return "one second of video at " + strings.TrimPrefix(key, "video_second.")
+	}
 	for _, n := range priceNames {
 		if n.key == key {
 			return n.what

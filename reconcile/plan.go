@@ -275,6 +275,7 @@ func MakePlan(in PlanInput) (*plans.Plan, hcl.Diagnostics) {
 	if len(in.Targets) > 0 {
 		p.applyTargets()
 	}
+	p.checkModels()
 	return p.plan, p.diags
 }
 
@@ -531,6 +532,11 @@ func (p *planner) planInstance(r *config.Resource, inst *config.Instance, known 
 
 	d := decide(f)
 	c.Action = d.action
+	if c.Model != nil && d.action.Generates() {
+		// Only a generation is priced, and prices by the megapixel or
+		// the resolution follow the size its request asks for.
+		c.Model.Width, c.Model.Height, _ = inst.Pixels()
+	}
 	if d.reason.Code != plans.ReasonNone {
 		why := d.reason // a copy: pointing into d would put every d on the heap
 		c.Reason = &why

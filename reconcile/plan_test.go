@@ -58,10 +58,16 @@ func (f *fixture) plan(cfg *config.Config, mod ...func(*PlanInput)) (*plans.Plan
 // per output on disk.
 func (f *fixture) applied(src string) {
 	f.t.Helper()
-	cfg := f.write(src)
+	f.record(f.write(src))
+}
+
+// record records every generating change of cfg's plan as done, with one
+// file per output on disk.
+func (f *fixture) record(cfg *config.Config) {
+	f.t.Helper()
 	p, diags := f.plan(cfg)
 	if diags != "" {
-		f.t.Fatalf("planning %q: %s", src, diags)
+		f.t.Fatalf("planning: %s", diags)
 	}
 	requests := map[addrs.Instance][]byte{}
 	endpoints := map[addrs.Instance]addrs.Endpoint{}

@@ -98,6 +98,9 @@ func runValidate(env *Env, args []string) int {
 	diags = append(diags, backend.Diagnostics(cfg)...)
 	// Only here: plan shows what each generation makes in its own way.
 	diags = append(diags, cfg.ImageNumberWarnings()...)
+	// validate reads no state, so a model shut down is refused whether
+	// or not outputs were made with it; plan judges each instance.
+	diags = append(diags, cfg.ModelDiagnostics()...)
 	if err := views.NewValidate(&env.Streams, formatOf(*jsonOut, views.Human)).Result(cfg.Files, diags); err != nil {
 		return env.Errorf("%v", err)
 	}

@@ -87,6 +87,15 @@ type Caps struct {
 	// stay true. A count field the model's row does not map is counted
 	// from input instead (CountKeys).
 	Counted []string
+	// Deprecated is the day the provider announced the model's
+	// retirement and ShutDown the day from which it no longer serves it,
+	// as its deprecation page gives them ("" when none is announced);
+	// Successor is what that page names in its place. validate refuses
+	// a model shut down, plan warns of a shutdown within 30 days and
+	// refuses to generate with a model shut down (outputs already made
+	// with it are kept), and genform providers shows them.
+	Deprecated, ShutDown Date
+	Successor            string
 }
 
 // Takes reports whether the model takes the common attribute name.
@@ -166,6 +175,12 @@ type Provider struct {
 	// which it passes through unchanged. It refuses what the model cannot
 	// take in a way validate cannot see from the tables alone.
 	Body func(model string, kind addrs.Kind, common map[string]any, input map[string]any) (map[string]any, error)
+	// Pixels is the size of each image, or video frame, a request of
+	// model makes, read from the body Body built (the request as sent);
+	// ok is false where the tables cannot tell (a model they do not list,
+	// a size left to the model). The prices by the megapixel and by the
+	// resolution follow it. nil when the provider's tables tell no size.
+	Pixels func(model string, kind addrs.Kind, body map[string]any) (width, height int, ok bool)
 }
 
 // Caps is what model takes: its row of the tables, or the provider's

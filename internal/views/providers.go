@@ -56,6 +56,7 @@ func providerFacts(p *schema.Provider) []providerFact {
 		{"durations", durations(p)},
 		{"sizes", sizes(p)},
 		{"source images", sourceForms(p)},
+		{"retirements", retirements(p)},
 		{"lost create", lostCreate(p)},
 		{"cancel", yesNo(p.Cancel)},
 		{"output URLs", p.URLLifetime},
@@ -82,6 +83,9 @@ func writeProviders(w io.Writer, ps []*schema.Provider) {
 				id = "any other model"
 			}
 			fmt.Fprintf(w, "    %s (%s): %s\n", id, kindsText(m.Kinds), strings.Join(m.Attrs, ", "))
+			if l := m.Lifecycle(); l != "" {
+				fmt.Fprintf(w, "      %s\n", l)
+			}
 		}
 	}
 }
@@ -188,6 +192,14 @@ func sourceForms(p *schema.Provider) string {
 	}
 	return "URLs or data: URIs"
 }
+
+// retirements names the listed models whose provider announced their
+// shutdown, with their dates and successors; none when it announced
+// none.
+func retirements(p *schema.Provider) string {
+	return grouped(p, "none announced", schema.Caps.Lifecycle)
+}
+
 func lostCreate(p *schema.Provider) string {
 	switch {
 	case p.Recovery != schema.RecoverNone:

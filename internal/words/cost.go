@@ -72,33 +72,62 @@ func Uncounted(c *plans.Change) string {
 }
 
 // pricedParts lists what the estimate counts at each price, e.g. "12
-// images at 0.02": one part per kind and unit price, in the order the
-// plan's changes first use them.
+// images at 0.02", "6 megapixels at 0.003", "16 video seconds of 1080p
+// at 0.4": one part per unit and price, in the order the plan's changes
+// first use them.
 func pricedParts(p *plans.Plan) []string {
 	type key struct {
-		video bool
+		unit  plans.Unit
+		lines int64
 		price config.Money
 	}
-	order, count := tally(p, true, func(c *plans.Change, video bool) key {
-		pr := p.PricesOf(c)
-		if video {
-			return key{video: true, price: *pr.VideoSecond}
+	var order []key
+	count := map[key]int64{}
+	for _, c := range p.Changes {
+		if !c.Action.Generates() {
+			continue
 		}
-		return key{price: *pr.Image}
-	})
+		if _, ok := p.CostOf(c); !ok {
+			continue
+		}
+		r, ok := c.Rate(p.PricesOf(c))
+		if !ok {
+			continue
+		}
+		k := key{r.Unit, r.Lines, r.Price}
+		if _, seen := count[k]; !seen {
+			order = append(order, k)
+		}
+		count[k] += r.Units
+	}
 	var parts []string
 	for _, k := range order {
 		n := count[k]
 		if n == 0 {
 			continue
 		}
-		what := "image"
-		if k.video {
-			what = "video second"
+		var what string
+		switch k.unit {
+		case plans.UnitImage:
+			what = "image" + Plural(int(n))
+		case plans.UnitMegapixel:
+			what = "megapixel" + Plural(int(n))
+		case plans.UnitVideoSecond:
+			what = "video second" + Plural(int(n))
+		case plans.UnitVideoSecondAt:
+			what = fmt.Sprintf("video second%s of %s", Plural(int(n)), resolutionName(k.lines))
 		}
-		parts = append(parts, fmt.Sprintf("%d %s%s at %s", n, what, Plural(n), k.price))
+		parts = append(parts, fmt.Sprintf("%d %s at %s", n, what, k.price))
 	}
 	return parts
+}
+
+// resolutionName names a resolution as prices key it: "1080p", "4k".
+func resolutionName(lines int64) string {
+	if lines == 2160 {
+		return "4k"
+	}
+	return fmt.Sprintf("%dp", lines)
 }
 
 // unpricedParts says what the estimate leaves out and where to set its

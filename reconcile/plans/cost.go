@@ -31,22 +31,84 @@ type Estimate struct {
 // Complete reports whether every generation is priced.
 func (e Estimate) Complete() bool { return e.UnpricedImages == 0 && e.UnpricedSeconds == 0 }
 
+// Unit is what a change's generation is priced by.
+type Unit uint8
+
+const (
+	// UnitImage: each output image (Prices.Image).
+	UnitImage Unit = iota
+	// UnitMegapixel: each megapixel of each image, its pixels counted in
+	// whole millions, rounded up (Prices.Megapixel).
+	UnitMegapixel
+	// UnitVideoSecond: each second of video (Prices.VideoSecond).
+	UnitVideoSecond
+	// UnitVideoSecondAt: each second of video at the resolution Rate.Lines
+	// (Prices.VideoSecondAt).
+	UnitVideoSecondAt
+)
+
+// Rate is how a change's generation is priced: Units of Unit at Price
+// each; Lines is the resolution of UnitVideoSecondAt.
+type Rate struct {
+	Unit  Unit
+	Price config.Money
+	Units int64
+	Lines int64
+}
+
+// megapixels is how many megapixels an image of w by h pixels is billed
+// as: its pixels in millions, rounded up.
+func megapixels(w, h int) int64 {
+	px := int64(w) * int64(h)
+	return (px + 999_999) / 1_000_000
+}
+
+// Rate is how the change's generation is priced at prices: by the
+// megapixel when prices set one and the model's tables told the size of
+// its images, else by the image; by the second at the video's
+// resolution when prices set one for it, else by the second. ok is false
+// when no price applies (the change is then unpriced).
+func (c *Change) Rate(prices *config.Prices) (r Rate, ok bool) {
+	if prices == nil {
+		return Rate{}, false
+	}
+	var w, h int
+	if c.Model != nil {
+		w, h = c.Model.Width, c.Model.Height
+	}
+	if c.Kind() == addrs.Image {
+		if prices.Megapixel != nil && w > 0 && h > 0 {
+			return Rate{Unit: UnitMegapixel, Price: *prices.Megapixel, Units: megapixels(w, h) * int64(c.Media)}, true
+		}
+		if prices.Image == nil {
+			return Rate{}, false
+		}
+		return Rate{Unit: UnitImage, Price: *prices.Image, Units: int64(c.Media)}, true
+	}
+	seconds := int64(c.Seconds) * int64(c.Media)
+	if lines := int64(min(w, h)); lines > 0 {
+		if p, ok := prices.VideoSecondAt[lines]; ok {
+			return Rate{Unit: UnitVideoSecondAt, Price: p, Units: seconds, Lines: lines}, true
+		}
+	}
+	if prices.VideoSecond == nil {
+		return Rate{}, false
+	}
+	return Rate{Unit: UnitVideoSecond, Price: *prices.VideoSecond, Units: seconds}, true
+}
+
 // Cost is what applying the change would cost at prices: ok is false when
-// its kind has no price. A change that makes no generation costs 0.
+// no price of prices applies to it (Rate). A change that makes no
+// generation costs 0.
 func (c *Change) Cost(prices *config.Prices) (amount config.Money, ok bool) {
 	if !c.Action.Generates() || prices == nil {
 		return 0, prices != nil
 	}
-	if c.Kind() == addrs.Image {
-		if prices.Image == nil {
-			return 0, false
-		}
-		return prices.Image.Times(int64(c.Media)), true
-	}
-	if prices.VideoSecond == nil {
+	r, ok := c.Rate(prices)
+	if !ok {
 		return 0, false
 	}
-	return prices.VideoSecond.Times(int64(c.Seconds) * int64(c.Media)), true
+	return r.Price.Times(r.Units), true
 }
 
 // PricesOf is what c's generation is priced at: the reference service's

@@ -111,6 +111,12 @@ type Model struct {
 	// Prices are the model's prices, nil when none are set; a change the
 	// reference service makes is priced at the plan's Prices.
 	Prices *config.Prices
+	// Width and Height are the size in pixels of each image (or video
+	// frame) a generation makes, as the model's tables read it from its
+	// request, for the prices that follow it (config.Prices.Megapixel,
+	// VideoSecondAt); 0 when they cannot tell, or the change makes no
+	// generation.
+	Width, Height int
 }
 
 // ModelOf is the Model of ep, nil for a reference service endpoint.

@@ -49,7 +49,12 @@ func encodeCost(p *plans.Plan) *Cost {
 type Prices struct {
 	Image       string `json:"image,omitempty"`
 	VideoSecond string `json:"video_second,omitempty"`
-	Currency    string `json:"currency"`
+	// Megapixel is the price of one megapixel of an image, and
+	// VideoSecondAt the price of one second of video by resolution
+	// ("720p", "4k"); absent when not set.
+	Megapixel     string            `json:"megapixel,omitempty"`
+	VideoSecondAt map[string]string `json:"video_second_at,omitempty"`
+	Currency      string            `json:"currency"`
 }
 
 func EncodePrices(p *config.Prices) *Prices {
@@ -63,7 +68,24 @@ func EncodePrices(p *config.Prices) *Prices {
 	if p.VideoSecond != nil {
 		pj.VideoSecond = p.VideoSecond.String()
 	}
+	if p.Megapixel != nil {
+		pj.Megapixel = p.Megapixel.String()
+	}
+	if len(p.VideoSecondAt) > 0 {
+		pj.VideoSecondAt = map[string]string{}
+		for lines, m := range p.VideoSecondAt {
+			pj.VideoSecondAt[resolutionKey(lines)] = m.String()
+		}
+	}
 	return pj
+}
+
+// resolutionKey names a resolution as prices key it: "1080p", "4k".
+func resolutionKey(lines int64) string {
+	if lines == 2160 {
+		return "4k"
+	}
+	return fmt.Sprintf("%dp", lines)
 }
 
 func DecodePrices(pj *Prices) (*config.Prices, error) {
@@ -74,7 +96,7 @@ func DecodePrices(pj *Prices) (*config.Prices, error) {
 	for _, f := range []struct {
 		s   string
 		dst **config.Money
-	}{{pj.Image, &p.Image}, {pj.VideoSecond, &p.VideoSecond}} {
+	}{{pj.Image, &p.Image}, {pj.VideoSecond, &p.VideoSecond}, {pj.Megapixel, &p.Megapixel}} {
 		if f.s == "" {
 			continue
 		}
@@ -83,6 +105,17 @@ func DecodePrices(pj *Prices) (*config.Prices, error) {
 			return nil, fmt.Errorf("prices: %w", err)
 		}
 		*f.dst = &m
+	}
+	for res, s := range pj.VideoSecondAt {
+		lines, ok := config.ParseResolution(res)
+		m, err := config.ParseMoney(s)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("prices: video_second_at %q: %q is not a price of a resolution", res, s)
+		}
+		if p.VideoSecondAt == nil {
+			p.VideoSecondAt = map[int64]config.Money{}
+		}
+		p.VideoSecondAt[lines] = m
 	}
 	return p, nil
 }

@@ -79,6 +79,11 @@ type Values struct {
 	// ModelPrices are that model's prices, when the configuration sets
 	// them.
 	ModelPrices *Prices `json:"model_prices,omitempty"`
+	// Width and Height are the size of each image or video frame the
+	// generation makes, as the model's tables read it, for the prices by
+	// the megapixel or the resolution; absent when not known.
+	Width  int `json:"width,omitempty"`
+	Height int `json:"height,omitempty"`
 }
 
 // Uncounted is a count field of a change's input that the plan cannot
@@ -120,6 +125,7 @@ func EncodeValues(c *plans.Change, placeholder any) Values {
 	}
 	if m := c.Model; m != nil {
 		v.Provider, v.Model, v.ModelPrices = m.Endpoint.Provider(), m.Endpoint.Target(), EncodePrices(m.Prices)
+		v.Width, v.Height = m.Width, m.Height
 	}
 	for _, a := range attrs {
 		v.Attrs = append(v.Attrs, AttrChange(a))
@@ -149,6 +155,7 @@ func (v Values) Decode(c *plans.Change) error {
 	}
 	prices, err := DecodePrices(v.ModelPrices)
 	c.Model = plans.ModelOf(addrs.ModelEndpoint(v.Provider, v.Model, c.Kind()), prices)
+	c.Model.Width, c.Model.Height = v.Width, v.Height
 	return err
 }
 

@@ -50,6 +50,13 @@ type Model struct {
 	Durations    []int64  `json:"durations,omitempty"`
 	AspectRatios []string `json:"aspect_ratios,omitempty"`
 	KeyFrames    int      `json:"key_frames"`
+	// Deprecated and ShutDown are the days (YYYY-MM-DD) the provider
+	// announced the model's retirement and stops serving it, and
+	// Successor what it names in its place; absent when none is
+	// announced.
+	Deprecated string `json:"deprecated,omitempty"`
+	ShutDown   string `json:"shut_down,omitempty"`
+	Successor  string `json:"successor,omitempty"`
 }
 
 // Encode is the document of ps.
@@ -72,7 +79,8 @@ func Encode(ps []*schema.Provider) Document {
 			jp.Models = append(jp.Models, Model{
 				ID: id, Kinds: kindNames(m.Kinds), Attributes: append([]string{}, m.Attrs...),
 				ImageNumbers: m.ImageNumbers, Durations: m.Durations, AspectRatios: m.AspectRatios,
-				KeyFrames: keyFrames(m.Caps),
+				KeyFrames:  keyFrames(m.Caps),
+				Deprecated: string(m.Deprecated), ShutDown: string(m.ShutDown), Successor: m.Successor,
 			})
 		}
 		doc.Providers = append(doc.Providers, jp)

@@ -97,3 +97,82 @@ func TestTable(t *testing.T) {
 		t.Errorf("fal general caps %+v", c)
 	}
 }
+
+// The current models: FLUX1.1 [pro], Kling 3 (first and last frames,
+// durations written as strings), Veo 3.1 (durations as "8s",
+// resolutions as "1080p"); a video model is sent its default duration,
+// and one that makes videos from an image needs one.
+func TestCurrentModels(t *testing.T) {
+	schematest.Bodies(t, Table, []schematest.BodyCase{
+		{
+			Name: "flux pro", Model: "fal-ai/flux-pro/v1.1",
+			Common: map[string]any{schema.Prompt: "p", schema.Seed: float64(3), schema.AspectRatio: "1:1"},
+			Want:   map[string]any{"prompt": "p", "seed": float64(3), "image_size": "square_hd"},
+		},
+		{
+			Name: "kling 3 first and last frames", Kind: addrs.Video, Model: "fal-ai/kling-video/v3/pro/image-to-video",
+			Common: map[string]any{schema.Prompt: "p", schema.SourceImages: []any{"https://a/1.png", "https://a/2.png"}, schema.Duration: float64(12)},
+			Want:   map[string]any{"prompt": "p", "start_image_url": "https://a/1.png", "end_image_url": "https://a/2.png", "duration": "12"},
+		},
+		{
+			Name: "kling 3 first frame, default duration", Kind: addrs.Video, Model: "fal-ai/kling-video/v3/standard/image-to-video",
+			Common: map[string]any{schema.Prompt: "p", schema.SourceImage: "https://a/1.png"},
+			Want:   map[string]any{"prompt": "p", "start_image_url": "https://a/1.png", "duration": "5"},
+		},
+		{
+			Name: "kling 3 needs an image", Model: "fal-ai/kling-video/v3/standard/image-to-video", Kind: addrs.Video,
+			Common: map[string]any{schema.Prompt: "p"}, WantErr: "makes videos from an image",
+		},
+		{
+			Name: "kling 3 text", Kind: addrs.Video, Model: "fal-ai/kling-video/v3/pro/text-to-video",
+			Common: map[string]any{schema.Prompt: "p", schema.AspectRatio: "9:16"},
+			Want:   map[string]any{"prompt": "p", "aspect_ratio": "9:16", "duration": "5"},
+		},
+		{
+			Name: "veo 3.1 at 1080p", Kind: addrs.Video, Model: "fal-ai/veo3.1",
+			Common: map[string]any{schema.Prompt: "p", schema.Resolution: float64(1080), schema.Duration: float64(6), schema.NegativePrompt: "n"},
+			Want:   map[string]any{"prompt": "p", "resolution": "1080p", "duration": "6s", "negative_prompt": "n"},
+		},
+		{
+			Name: "veo 3.1 fast at 4k, default duration", Kind: addrs.Video, Model: "fal-ai/veo3.1/fast",
+			Common: map[string]any{schema.Prompt: "p", schema.Resolution: float64(2160)},
+			Want:   map[string]any{"prompt": "p", "resolution": "4k", "duration": "8s"},
+		},
+		{
+			Name: "veo 3.1 no 540p", Kind: addrs.Video, Model: "fal-ai/veo3.1",
+			Common: map[string]any{schema.Prompt: "p", schema.Resolution: float64(540)}, WantErr: "720, 1080 or 2160",
+		},
+		{
+			Name: "veo 3.1 from an image", Kind: addrs.Video, Model: "fal-ai/veo3.1/image-to-video",
+			Common: map[string]any{schema.Prompt: "p", schema.SourceImage: "https://a/1.png"},
+			Want:   map[string]any{"prompt": "p", "image_url": "https://a/1.png", "duration": "8s"},
+		},
+	})
+}
+
+// The size a request asks for, which prices by the megapixel and by the
+// resolution follow.
+func TestPixels(t *testing.T) {
+	for _, tt := range []struct {
+		model string
+		kind  addrs.Kind
+		body  map[string]any
+		w, h  int
+		ok    bool
+	}{
+		{"fal-ai/flux/schnell", addrs.Image, map[string]any{}, 1024, 768, true},
+		{"fal-ai/flux/dev", addrs.Image, map[string]any{"image_size": "square_hd"}, 1024, 1024, true},
+		{"fal-ai/flux/dev", addrs.Image, map[string]any{"image_size": map[string]any{"width": float64(2048), "height": float64(1024)}}, 2048, 1024, true},
+		{"fal-ai/flux-pro/v1.1", addrs.Image, map[string]any{"image_size": "portrait_16_9"}, 576, 1024, true},
+		{"fal-ai/flux/dev", addrs.Image, map[string]any{"image_size": "huge"}, 0, 0, false},
+		{"someone/else", addrs.Image, map[string]any{}, 0, 0, false},
+		{"fal-ai/veo3.1", addrs.Video, map[string]any{"duration": "8s"}, 1280, 720, true},
+		{"fal-ai/veo3.1", addrs.Video, map[string]any{"resolution": "4k", "aspect_ratio": "9:16"}, 2160, 3840, true},
+		{"fal-ai/kling-video/v3/pro/text-to-video", addrs.Video, map[string]any{}, 0, 0, false},
+	} {
+		w, h, ok := Table.Pixels(tt.model, tt.kind, tt.body)
+		if w != tt.w || h != tt.h || ok != tt.ok {
+			t.Errorf("%s %v: %dx%d %v, want %dx%d %v", tt.model, tt.body, w, h, ok, tt.w, tt.h, tt.ok)
+		}
+	}
+}

@@ -80,7 +80,26 @@ var Table = &schema.Provider{
 		"ray-2":          lumaRay,
 		"ray-flash-2":    lumaRay,
 	},
-	Body: lumaBody,
+	Body:   lumaBody,
+	Pixels: lumaPixels,
+}
+
+// lumaPixels is the frame of a video request of a listed model: its
+// resolution in the shape of its aspect ratio (taken as 16:9 when
+// unset: the price follows the lines, not the shape). The reference
+// names no default resolution, so a request without one is not told;
+// nor is an image's size.
+func lumaPixels(model string, kind addrs.Kind, body map[string]any) (int, int, bool) {
+	r, _ := body["resolution"].(string)
+	lines, ok := schema.LinesOf(r)
+	if kind != addrs.Video || !ok {
+		return 0, 0, false
+	}
+	aspect, _ := body["aspect_ratio"].(string)
+	if aspect == "" {
+		aspect = "16:9"
+	}
+	return schema.FrameOf(lines, aspect)
 }
 
 // lumaResolutions maps resolution, in lines, to Luma's values (OpenAPI

@@ -42,37 +42,62 @@ var openaiImage = schema.Caps{
 const maxSourceImages = 16
 
 // openaiModels are the GPT image models OpenAI serves on the Images API,
-// each with its dated snapshots, which take what their model takes:
+// each with its dated snapshots, which take what their model takes
+// (Provider.Caps), future ones too:
 //
 //   - gpt-image-2 and gpt-image-2-2026-04-21 (the Images API reference's
-//     model list; the model page names the snapshot its default);
+//     model list, openai-node src/resources/images.ts ImageModel, read
+//     2026-12-07; the model page names the snapshot its default);
 //   - gpt-image-2.5-sunburst and gpt-image-2.5-flare, each with its
 //     2026-09-08 snapshot (their model pages);
-//   - gpt-image-1.5 (snapshot gpt-image-1.5-2025-12-16), gpt-image-1-mini
-//     and chatgpt-image-latest, in the reference's list, which OpenAI's
-//     deprecations page shuts down on 2026-12-01; OpenAI then answers
-//     404, a refusal that makes nothing.
-//
-// gpt-image-1 is not listed: its model page says it was retired on
-// 2026-10-23. A model the tables do not list takes the general
-// capabilities.
-//
-// Their dated snapshots (gpt-image-2-2026-04-21, gpt-image-2.5-flare-2026-09-08,
-// …) take what their model takes (Provider.Caps), future ones too.
+//   - gpt-image-2.6-sunburst (its model page,
+//     developers.openai.com/api/docs/models/gpt-image-2.6-sunburst, read
+//     2026-12-07: image generation and editing on v1/images/generations
+//     and v1/images/edits, one snapshot of the same name) and
+//     gpt-image-2.6-flare (named beside it as the replacement of the
+//     models shut down on 2026-12-01, deprecations page, read 2026-12-07).
 var openaiModels = []string{
 	"gpt-image-2",
 	"gpt-image-2.5-sunburst",
 	"gpt-image-2.5-flare",
-	"gpt-image-1.5",
-	"gpt-image-1-mini",
-	"chatgpt-image-latest",
+	"gpt-image-2.6-sunburst",
+	"gpt-image-2.6-flare",
+}
+
+// openaiRetired are the GPT image models OpenAI has retired or announced
+// the retirement of, with their dates and the replacement it names, from
+// its deprecations page (developers.openai.com/api/docs/deprecations, the
+// table of upcoming deprecations, read 2026-12-07): gpt-image-1.5 (with
+// its snapshot gpt-image-1.5-2025-12-16), gpt-image-1-mini and
+// chatgpt-image-latest, notice 2026-06-02, shutdown 2026-12-01,
+// recommended replacement "gpt-image-2.6-sunburst or
+// gpt-image-2.6-flare". gpt-image-1 shut down on 2026-10-23 (its model
+// page, as this table said before); the pages read name no successor of
+// it that OpenAI still serves, so none is given. They stay listed so
+// that validate names the date (and the successor) instead of taking
+// them for unknown models; OpenAI answers a request with a model it shut
+// down 404 model_not_found (as it answers any model it does not serve),
+// a refusal that makes nothing.
+var openaiRetired = map[string]struct {
+	deprecated, shutDown schema.Date
+	successor            string
+}{
+	"gpt-image-1.5":        {"2026-06-02", "2026-12-01", "gpt-image-2.6-sunburst or gpt-image-2.6-flare"},
+	"gpt-image-1-mini":     {"2026-06-02", "2026-12-01", "gpt-image-2.6-sunburst or gpt-image-2.6-flare"},
+	"chatgpt-image-latest": {"2026-06-02", "2026-12-01", "gpt-image-2.6-sunburst or gpt-image-2.6-flare"},
+	"gpt-image-1":          {"", "2026-10-23", ""},
 }
 
 // tableModels are the models of the table, by id.
 func tableModels() map[string]schema.Caps {
-	models := make(map[string]schema.Caps, len(openaiModels))
+	models := make(map[string]schema.Caps, len(openaiModels)+len(openaiRetired))
 	for _, m := range openaiModels {
 		models[m] = openaiImage
+	}
+	for m, r := range openaiRetired {
+		c := openaiImage
+		c.Deprecated, c.ShutDown, c.Successor = r.deprecated, r.shutDown, r.successor
+		models[m] = c
 	}
 	return models
 }
@@ -109,6 +134,14 @@ var Table = &schema.Provider{
 	General: schema.PromptOnly([]addrs.Kind{addrs.Image}),
 	Models:  tableModels(),
 	Body:    openaiBody,
+	Pixels:  openaiPixels,
+}
+
+// openaiPixels is the size a request asks for: its size, WIDTHxHEIGHT;
+// not told for "auto" (the default), which the model picks.
+func openaiPixels(model string, kind addrs.Kind, body map[string]any) (int, int, bool) {
+	s, _ := body["size"].(string)
+	return schema.SizeOf(s, "x")
 }
 
 // openaiBody maps the common attributes to the fields of POST

@@ -91,17 +91,36 @@ func TestOpenAITables(t *testing.T) {
 	if p.KeyEnv != "OPENAI_API_KEY" || p.Recovery != schema.RecoverNone || p.Cancel || !p.InlineOutputs || p.Limits.RequestsPerMinute != 5 {
 		t.Errorf("openai's provider row: %+v", p)
 	}
-	for _, m := range []string{"gpt-image-2", "gpt-image-2-2026-04-21", "gpt-image-2.5-sunburst-2026-09-08", "gpt-image-1-mini"} {
+	for _, m := range []string{"gpt-image-2", "gpt-image-2-2026-04-21", "gpt-image-2.5-sunburst-2026-09-08", "gpt-image-2.6-sunburst", "gpt-image-2.6-flare", "gpt-image-1-mini"} {
 		c := p.Caps(m)
 		if !p.Listed(m) || c.MostImages() != 10 || !c.Takes(schema.AspectRatio) || c.Takes(schema.Seed) || c.Takes(schema.NegativePrompt) || c.Makes(addrs.Video) ||
 			!c.Takes(schema.SourceImage) || !c.Takes(schema.SourceImages) || c.MaxSourceImages != 16 {
 			t.Errorf("%s: listed %v, caps %+v", m, p.Listed(m), c)
 		}
 	}
-	// Retired: its model page says so; it takes the general capabilities,
-	// and OpenAI answers it 404.
-	if p.Listed("gpt-image-1") {
-		t.Error("gpt-image-1, retired, is listed")
+	// Retired: listed with their shutdown dates (the deprecations page),
+	// so that validate names the day and what OpenAI names in their place;
+	// a dated snapshot of a retired model retires with it.
+	for _, tt := range []struct {
+		model                string
+		deprecated, shutDown schema.Date
+		successor            string
+	}{
+		{"gpt-image-1.5", "2026-06-02", "2026-12-01", "gpt-image-2.6-sunburst or gpt-image-2.6-flare"},
+		{"gpt-image-1.5-2025-12-16", "2026-06-02", "2026-12-01", "gpt-image-2.6-sunburst or gpt-image-2.6-flare"},
+		{"gpt-image-1-mini", "2026-06-02", "2026-12-01", "gpt-image-2.6-sunburst or gpt-image-2.6-flare"},
+		{"chatgpt-image-latest", "2026-06-02", "2026-12-01", "gpt-image-2.6-sunburst or gpt-image-2.6-flare"},
+		{"gpt-image-1", "", "2026-10-23", ""},
+	} {
+		c := p.Caps(tt.model)
+		if !p.Listed(tt.model) || c.Deprecated != tt.deprecated || c.ShutDown != tt.shutDown || c.Successor != tt.successor {
+			t.Errorf("%s: listed %v, %q %q %q", tt.model, p.Listed(tt.model), c.Deprecated, c.ShutDown, c.Successor)
+		}
+	}
+	for _, m := range []string{"gpt-image-2", "gpt-image-2.5-flare", "gpt-image-2.6-sunburst"} {
+		if c := p.Caps(m); c.ShutDown != "" || c.Deprecated != "" {
+			t.Errorf("%s has a retirement: %q %q", m, c.Deprecated, c.ShutDown)
+		}
 	}
 	if c := p.Caps("gpt-image-9"); c.Takes(schema.ImageNumber) || c.Takes(schema.AspectRatio) || c.MostImages() != 1 || len(c.Counted) != 0 || !schema.IsCountKey("n") {
 		t.Errorf("the general capabilities: %+v", c)

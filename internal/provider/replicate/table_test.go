@@ -3,6 +3,7 @@ package replicate
 import (
 	"testing"
 
+	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/schema"
 	"github.com/genform/genform/internal/schema/schematest"
 )
@@ -46,5 +47,30 @@ func TestTable(t *testing.T) {
 	}
 	if c := Table.Caps("black-forest-labs/flux-schnell:0123"); c.MostImages() != 4 || c.Counted[0] != "num_outputs" {
 		t.Errorf("a pinned flux-schnell takes %+v", c)
+	}
+}
+
+// FLUX.1 [dev] maps as schnell does; Veo 3 Fast takes its first frame as
+// image and is sent the duration plan counts.
+func TestCurrentModels(t *testing.T) {
+	schematest.Bodies(t, Table, []schematest.BodyCase{
+		{
+			Name: "flux dev", Model: "black-forest-labs/flux-dev",
+			Common: map[string]any{schema.Prompt: "p", schema.ImageNumber: float64(4), schema.AspectRatio: "21:9"},
+			Want:   map[string]any{"prompt": "p", "num_outputs": float64(4), "aspect_ratio": "21:9"},
+		},
+		{
+			Name: "veo 3 fast from an image", Model: "google/veo-3-fast", Kind: addrs.Video,
+			Common: map[string]any{schema.Prompt: "p", schema.SourceImage: "https://a/1.png"},
+			Want:   map[string]any{"prompt": "p", "image": "https://a/1.png", "duration": float64(8)},
+		},
+		{
+			Name: "veo 3 fast of 4 seconds", Model: "google/veo-3-fast", Kind: addrs.Video,
+			Common: map[string]any{schema.Prompt: "p", schema.Duration: float64(4)},
+			Want:   map[string]any{"prompt": "p", "duration": float64(4)},
+		},
+	})
+	if c := Table.Caps("black-forest-labs/flux-dev"); c.MostImages() != 4 || !c.Takes(schema.Seed) {
+		t.Errorf("flux dev: %+v", c)
 	}
 }

@@ -114,6 +114,8 @@ var runwayModels = map[string]runwayModel{
 	// frame; ratio required; duration 4, 6 or 8; negativePrompt; no seed.
 	"veo3.1":      runwayVeo31,
 	"veo3.1_fast": runwayVeo31,
+	// gemini_omni_flash: see runwayOmniFlash.
+	"gemini_omni_flash": runwayOmniFlash,
 	// veo3: text or a first frame; ratio required; duration 8 only;
 	// negativePrompt; no seed.
 	"veo3": {
@@ -127,6 +129,29 @@ var runwayModels = map[string]runwayModel{
 		},
 		ratios: runwayVeoRatios, defaultRes: 720,
 	},
+}
+
+// runwayOmniRatios are gemini_omni_flash's: 720p, landscape or portrait.
+var runwayOmniRatios = map[int64]map[string]string{
+	720: {"16:9": "1280:720", "9:16": "720:1280"},
+}
+
+// runwayOmniFlash is gemini_omni_flash (sdk-node 4.12.0,
+// src/resources/text-to-video.ts and image-to-video.ts GeminiOmniFlash,
+// read 2026-12-07): text, or a first frame only (promptImage, with
+// promptText optional); duration a whole number from 3 to 10 seconds;
+// ratio 1280:720 or 720:1280. No seed, no negative prompt. The client
+// names no default duration: genform sends 5 when duration is unset.
+var runwayOmniFlash = runwayModel{
+	caps: schema.Caps{
+		Kinds:           []addrs.Kind{addrs.Video},
+		Attrs:           []string{schema.Prompt, schema.AspectRatio, schema.Duration, schema.SourceImage},
+		Durations:       []int64{3, 4, 5, 6, 7, 8, 9, 10},
+		DefaultDuration: 5,
+		AspectRatios:    aspectsOf(runwayOmniRatios),
+		Counted:         []string{"duration"},
+	},
+	ratios: runwayOmniRatios, defaultRes: 720,
 }
 
 var runwayVeo31 = runwayModel{
@@ -180,6 +205,14 @@ var Table = &schema.Provider{
 	},
 	Models: tableModels(),
 	Body:   runwayBody,
+	Pixels: runwayPixels,
+}
+
+// runwayPixels is the size a request asks for: its ratio, in pixels
+// ("1920:1080").
+func runwayPixels(model string, kind addrs.Kind, body map[string]any) (int, int, bool) {
+	s, _ := body["ratio"].(string)
+	return schema.SizeOf(s, ":")
 }
 
 // runwayBody maps the common attributes to Runway's fields: prompt to
@@ -193,11 +226,12 @@ func runwayBody(model string, kind addrs.Kind, common, input map[string]any) (ma
 	m, listed := runwayModels[model]
 	res := m.defaultRes
 	if r, ok := common[schema.Resolution]; ok {
-		n, whole := r.(float64)
-		if !listed || !whole || m.ratios[int64(n)] == nil {
+		// A json.Number as the configuration hands it, or a float64.
+		n, whole := schema.WholeValue(r)
+		if !listed || !whole || m.ratios[n] == nil {
 			return nil, fmt.Errorf("takes the resolutions %s, not %v", resolutionsText(m.ratios), r)
 		}
-		res = int64(n)
+		res = n
 	}
 	_, hasImage := common[schema.SourceImage]
 	_, hasImages := common[schema.SourceImages]

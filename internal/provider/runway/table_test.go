@@ -119,3 +119,28 @@ func TestRunwayTables(t *testing.T) {
 		t.Errorf("gen4.5 takes a first frame only: %+v", c)
 	}
 }
+
+// gemini_omni_flash: 720p landscape or portrait, a first frame only,
+// 3 to 10 seconds, sent 5 when duration is unset; the ratio follows
+// resolution and aspect ratio, and Pixels reads it back.
+func TestOmniFlash(t *testing.T) {
+	schematest.Bodies(t, Table, []schematest.BodyCase{
+		{
+			Name: "text", Model: "gemini_omni_flash", Kind: addrs.Video,
+			Common: map[string]any{schema.Prompt: "p", schema.AspectRatio: "9:16"},
+			Want:   map[string]any{"promptText": "p", "ratio": "720:1280", "duration": float64(5)},
+		},
+		{
+			Name: "first frame", Model: "gemini_omni_flash", Kind: addrs.Video,
+			Common: map[string]any{schema.Prompt: "p", schema.AspectRatio: "16:9", schema.SourceImage: "https://a/1.png", schema.Duration: float64(10)},
+			Want:   map[string]any{"promptText": "p", "ratio": "1280:720", "promptImage": "https://a/1.png", "duration": float64(10)},
+		},
+		{
+			Name: "no square", Model: "gemini_omni_flash", Kind: addrs.Video,
+			Common: map[string]any{schema.Prompt: "p", schema.AspectRatio: "1:1"}, Fails: true,
+		},
+	})
+	if w, h, ok := Table.Pixels("gemini_omni_flash", addrs.Video, map[string]any{"ratio": "720:1280"}); !ok || w != 720 || h != 1280 {
+		t.Errorf("Pixels: %dx%d %v", w, h, ok)
+	}
+}

@@ -1,7 +1,8 @@
 // Package fal simulates fal's queue API (queue.fal.run) as fal's
 // reference documents it, at the root of the server, for genform's tests
 // and `genform sim -provider fal`. It accepts any model id and makes real
-// PNG pictures, or animated GIF videos for a model whose id names video.
+// PNG pictures, or animated GIF videos for a model whose id names video
+// or Veo (fal-ai/veo3.1 and its variants).
 //
 //	POST /{model_id}                          submit: the body is the model's input
 //	GET  /{owner}/{alias}/requests/{id}/status  IN_QUEUE (202), IN_PROGRESS (202), COMPLETED (200)

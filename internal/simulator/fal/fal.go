@@ -308,15 +308,22 @@ func (s *Server) position(owner string, run simkit.Run, now time.Time) int {
 // max_images images (1..15) when the input sets it, as Seedream 4 makes
 // num_images generations of up to max_images images
 // (fal.ai/models/fal-ai/bytedance/seedream/v4/text-to-image); or, for a
-// model whose id names video, one video of duration seconds.
+// model whose id names video (or Veo, fal-ai/veo3.1...), one video of
+// duration seconds ("5", or Veo's "8s"; unset, 5, or 8 for Veo, its
+// default).
 func mediaOf(model, id string, in map[string]any) simkit.Media {
 	m := simkit.InputMedia(id, in, "prompt", 1<<31-1)
-	if strings.Contains(model, "video") {
+	veo := strings.HasPrefix(model, "fal-ai/veo")
+	if strings.Contains(model, "video") || veo {
 		ratio, _ := in["aspect_ratio"].(string)
 		if _, ok := ratios[ratio]; !ok {
 			ratio = "16:9"
 		}
-		m.MakeVideo(simkit.InputSeconds(in), ratio)
+		secs := simkit.InputSeconds(in)
+		if _, set := in["duration"]; !set && veo {
+			secs = 8
+		}
+		m.MakeVideo(secs, ratio)
 		return m
 	}
 	if n, ok := simkit.Number(in["num_images"]); ok {

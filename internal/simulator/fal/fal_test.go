@@ -194,3 +194,23 @@ func TestSubmitRefusalsAndPricing(t *testing.T) {
 		t.Errorf("pricing of nothing: %d, want 400", code)
 	}
 }
+
+// Veo's ids name no video, yet it makes videos: of its duration written
+// "6s", or of 8 seconds, its default, when unset.
+func TestVeoMakesVideos(t *testing.T) {
+	for _, tt := range []struct {
+		in   map[string]any
+		secs int
+	}{
+		{map[string]any{"prompt": "p", "duration": "6s"}, 6},
+		{map[string]any{"prompt": "p"}, 8},
+	} {
+		m := mediaOf("fal-ai/veo3.1/fast", "id", tt.in)
+		if m.Seconds != tt.secs {
+			t.Errorf("%v: %d seconds, want %d", tt.in, m.Seconds, tt.secs)
+		}
+	}
+	if m := mediaOf("fal-ai/flux/dev", "id", map[string]any{"prompt": "p"}); m.Seconds != 0 {
+		t.Errorf("FLUX made a video of %d seconds", m.Seconds)
+	}
+}

@@ -6,7 +6,7 @@
 //
 //	POST /v1/images/generations  synchronous: the answer is the images
 //	POST /v1/images/edits        the same, starting from images (multipart)
-//	GET  /v1/models              the models the key can use
+//	GET  /v1/models              the models the key can use, each with its shutdown_date
 //	GET  /v1/models/{model}      one of them, or 404 model_not_found
 //	GET  /_sim/jobs              the jobs report (no key)
 //
@@ -52,8 +52,13 @@
 // Choices the reference leaves open are the simulator's own: model is
 // required (the API's default, dall-e-2, is not simulated); a model is
 // served when its name starts with gpt-image- or chatgpt-image-, but for
-// gpt-image-1, which its model page says was retired, answered 404
-// model_not_found like any other; size auto is 1024x1024, quality auto
+// the models OpenAI has shut down, from their shutdown day (UTC) by the
+// simulator's clock: gpt-image-1 (2026-10-23), gpt-image-1.5 and its
+// snapshot, gpt-image-1-mini and chatgpt-image-latest (2026-12-01), which
+// are answered 404 model_not_found like any model it does not serve,
+// making nothing; GET /v1/models lists each model with its shutdown_date
+// (null when none is announced), as the deprecations page says OpenAI's
+// does; size auto is 1024x1024, quality auto
 // is medium; webp and stream are refused (Go has no webp encoder, and
 // the answer is never streamed); a transparent background makes the top
 // band of sky transparent; usage counts a token for four characters of

@@ -201,7 +201,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, owner string) 
 // (JSON) the job keeps, once the work is done, or refuses or fails as its
 // prompt's markers and the faults say.
 func (s *Server) makeImages(w http.ResponseWriter, r *http.Request, owner string, body []byte, q request) {
-	if !served(q.model) {
+	if !served(q.model, s.Core.Now) {
 		modelNotFound(w, q.model)
 		return
 	}

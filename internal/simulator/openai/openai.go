@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/genform/genform/internal/simulator/simkit"
 )
@@ -117,30 +118,60 @@ func invalid(w http.ResponseWriter, param, msg string) {
 }
 
 // models are the models GET /v1/models lists: the GPT image models of the
-// Images API reference and the model pages, as the simulator serves them.
+// Images API reference and the model pages, as the simulator serves them
+// (those it retired included, with their shutdown_date).
 var models = []string{
 	"gpt-image-2", "gpt-image-2-2026-04-21",
 	"gpt-image-2.5-sunburst", "gpt-image-2.5-sunburst-2026-09-08",
 	"gpt-image-2.5-flare", "gpt-image-2.5-flare-2026-09-08",
+	"gpt-image-2.6-sunburst", "gpt-image-2.6-flare",
 	"gpt-image-1.5", "gpt-image-1.5-2025-12-16",
 	"gpt-image-1-mini", "chatgpt-image-latest",
 }
 
-// served reports whether the simulator makes images with model: a GPT
-// image model, but for the retired gpt-image-1.
-func served(model string) bool {
-	return model != "gpt-image-1" &&
-		(strings.HasPrefix(model, "gpt-image-") || strings.HasPrefix(model, "chatgpt-image-"))
+// retired are the days from which OpenAI no longer serves a model, by
+// model, from its deprecations page (developers.openai.com/api/docs/
+// deprecations, read 2026-12-07, which also says GET /v1/models gives
+// each model's shutdown_date): gpt-image-1.5, its snapshot,
+// gpt-image-1-mini and chatgpt-image-latest shut down on 2026-12-01;
+// gpt-image-1 on 2026-10-23 (its model page). From that day (UTC, by
+// the simulator's clock) the simulator answers them as any model it does
+// not serve: 404 model_not_found, making nothing.
+var retired = map[string]time.Time{
+	"gpt-image-1":              time.Date(2026, 10, 23, 0, 0, 0, 0, time.UTC),
+	"gpt-image-1.5":            time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC),
+	"gpt-image-1.5-2025-12-16": time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC),
+	"gpt-image-1-mini":         time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC),
+	"chatgpt-image-latest":     time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC),
+}
+
+// served reports whether the simulator makes images with model by the
+// clock now: a GPT image model OpenAI has not retired by then. The clock
+// is read only for a model that retires (a test's stepping clock moves
+// on each read).
+func served(model string, now func() time.Time) bool {
+	if day, ok := retired[model]; ok && !now().UTC().Before(day) {
+		return false
+	}
+	return strings.HasPrefix(model, "gpt-image-") || strings.HasPrefix(model, "chatgpt-image-")
 }
 
 func modelObject(id string) map[string]any {
-	return map[string]any{"id": id, "object": "model", "created": 1745000000, "owned_by": "system"}
+	var shutdown any
+	if day, ok := retired[id]; ok {
+		shutdown = day.Format(time.DateOnly)
+	}
+	return map[string]any{"id": id, "object": "model", "created": 1745000000, "owned_by": "system", "shutdown_date": shutdown}
 }
 
 func modelNotFound(w http.ResponseWriter, model string) {
 	apiError(w, http.StatusNotFound, "The model `"+model+"` does not exist or you do not have access to it.", "invalid_request_error", "model", codeModelNotFound)
 }
 
+// listModels lists every model the simulator knows, each with its
+// shutdown_date (YYYY-MM-DD, or null when none is announced), the field
+// OpenAI's deprecations page tells clients to watch. It reads no clock:
+// a stepping test clock moves on each read.
 func (s *Server) listModels(w http.ResponseWriter, _ *http.Request, _ string) {
 	data := make([]map[string]any, len(models))
 	for i, m := range models {
@@ -151,7 +182,7 @@ func (s *Server) listModels(w http.ResponseWriter, _ *http.Request, _ string) {
 
 func (s *Server) getModel(w http.ResponseWriter, r *http.Request, _ string) {
 	m := r.PathValue("model")
-	if !served(m) {
+	if !served(m, s.Core.Now) {
 		modelNotFound(w, m)
 		return
 	}

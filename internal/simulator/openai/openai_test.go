@@ -128,7 +128,7 @@ func TestGeneration(t *testing.T) {
 	decode(t, a, 0, "jpeg", 1536, 864)
 
 	// A transparent background: the top of the sky lets through.
-	_, _, a = call(t, srv, "POST", "/v1/images/generations", "k", `{"model":"gpt-image-1.5","prompt":"sprite","background":"transparent"}`)
+	_, _, a = call(t, srv, "POST", "/v1/images/generations", "k", `{"model":"gpt-image-2.6-sunburst","prompt":"sprite","background":"transparent"}`)
 	img := decode(t, a, 0, "png", 1024, 1024)
 	if _, _, _, alpha := img.At(0, 0).RGBA(); a.Background != "transparent" || alpha != 0 {
 		t.Errorf("a transparent background: %q, alpha %d at the top left", a.Background, alpha)
@@ -149,7 +149,7 @@ func TestRequestsRefused(t *testing.T) {
 		{`{"prompt":"no model"}`, 400, "model", ""},
 		{`{"model":"gpt-image-2","prompt":"x","n":11}`, 400, "n", ""},
 		{`{"model":"gpt-image-2","prompt":"x","n":"2"}`, 400, "n", ""},
-		{`{"model":"gpt-image-1.5","prompt":"x","size":"1536x864"}`, 400, "size", ""},
+		{`{"model":"gpt-image-1.5","prompt":"x"}`, 404, "model", codeModelNotFound}, // shut down on 2026-12-01
 		{`{"model":"gpt-image-2","prompt":"x","size":"1000x1000"}`, 400, "size", ""},
 		{`{"model":"gpt-image-2","prompt":"x","size":"3840x3840"}`, 400, "size", ""},
 		{`{"model":"gpt-image-2","prompt":"x","response_format":"url"}`, 400, "response_format", ""},
@@ -255,5 +255,70 @@ func TestFormatsDecode(t *testing.T) {
 	}
 	if _, err := png.Decode(bytes.NewReader(b)); err != nil {
 		t.Errorf("png: %v", err)
+	}
+}
+
+// TestRetiredModelsByDate: a model OpenAI shut down is served up to the
+// day before its shutdown and answered 404 model_not_found from that day
+// (UTC), by the simulator's clock, making nothing; the list gives its
+// shutdown_date, and null for a model with none.
+func TestRetiredModelsByDate(t *testing.T) {
+	for _, tt := range []struct {
+		now    time.Time
+		served bool
+	}{
+		{time.Date(2026, 11, 30, 23, 59, 0, 0, time.UTC), true},
+		{time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), false},
+	} {
+		now := tt.now
+		sim, srv := start(t, simkit.Options{Now: func() time.Time { return now }, Latency: time.Nanosecond})
+		for _, m := range []string{"gpt-image-1.5", "gpt-image-1.5-2025-12-16", "gpt-image-1-mini", "chatgpt-image-latest"} {
+			code, _, a := call(t, srv, "POST", "/v1/images/generations", "k", `{"model":"`+m+`","prompt":"x"}`)
+			getCode, _, _ := call(t, srv, "GET", "/v1/models/"+m, "k", "")
+			switch {
+			case tt.served && (code != 200 || getCode != 200):
+				t.Errorf("%s on %s: generate %d, get %d, want 200 before its shutdown", m, now, code, getCode)
+			case !tt.served && (code != 404 || a.code() != codeModelNotFound || a.param() != "model" || getCode != 404):
+				t.Errorf("%s on %s: generate %d %+v, get %d, want 404 model_not_found", m, now, code, a.Error, getCode)
+			}
+		}
+		if tt.served {
+			// Before its shutdown it keeps its own rules: 1536x864 is a
+			// size of the gpt-image-2 models only.
+			if code, _, a := call(t, srv, "POST", "/v1/images/generations", "k", `{"model":"gpt-image-1.5","prompt":"x","size":"1536x864"}`); code != 400 || a.param() != "size" {
+				t.Errorf("a gpt-image-2 size on gpt-image-1.5: %d %+v", code, a.Error)
+			}
+		}
+		req, _ := http.NewRequest("GET", srv.URL+"/v1/models", nil)
+		req.Header.Set("Authorization", "Bearer k")
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var list struct {
+			Data []struct {
+				ID       string  `json:"id"`
+				Shutdown *string `json:"shutdown_date"`
+			} `json:"data"`
+		}
+		json.NewDecoder(resp.Body).Decode(&list)
+		resp.Body.Close()
+		dates := map[string]*string{}
+		for _, d := range list.Data {
+			dates[d.ID] = d.Shutdown
+		}
+		if d := dates["gpt-image-1.5"]; d == nil || *d != "2026-12-01" {
+			t.Errorf("gpt-image-1.5 listed with shutdown_date %v, want 2026-12-01", d)
+		}
+		if d, ok := dates["gpt-image-2"]; !ok || d != nil {
+			t.Errorf("gpt-image-2 listed %v with shutdown_date %v, want null", ok, d)
+		}
+		want := 4
+		if !tt.served {
+			want = 0
+		}
+		if got := len(sim.Jobs().Jobs); got != want {
+			t.Errorf("on %s: %d jobs, want %d (a retired model makes nothing)", now, got, want)
+		}
 	}
 }
