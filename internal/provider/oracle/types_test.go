@@ -122,10 +122,6 @@ var knownFindings = []struct {
 	provider, what, diag, why string
 }{
 	{
-		"fal", "model fal-ai/kling-video/v2.1/standard/image-to-video, video, duration ", "Property 'image_url' is missing",
-		"the fal table lets a block of this image-to-video model leave source_image unset, and the client's input type requires image_url: fal would refuse the request (422), nothing paid",
-	},
-	{
 		"runway", "model veo3, ", `Type '"veo3"' is not assignable`,
 		"the Runway table lists veo3, which @runwayml/sdk 4.20.1 lists for neither video endpoint (veo3.1 and veo3.1_fast are there)",
 	},
