@@ -6,8 +6,8 @@ import (
 
 	"github.com/genform/genform/internal/gallery"
 	"github.com/genform/genform/internal/thumbnail"
-	"github.com/genform/genform/internal/words"
 	"github.com/genform/genform/internal/worddiff"
+	"github.com/genform/genform/internal/words"
 )
 
 // galleryMarker is the gallery comment's first line: a bot that posts it
