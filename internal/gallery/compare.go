@@ -213,6 +213,9 @@ func lifetime(d time.Duration) string {
 		}
 		return strconv.Itoa(days) + " days"
 	}
+	if d%time.Hour == 0 {
+		return strings.TrimSuffix(d.String(), "0m0s")
+	}
 	return d.String()
 }
 
@@ -230,6 +233,14 @@ func (d *Difference) Words() []Word {
 		out = append(out, Word{Text: op.Text, Removed: op.Kind == '-', Added: op.Kind == '+'})
 	}
 	return out
+}
+
+// CostNote is what Cost means, for a reader.
+func (d *Difference) CostNote() string {
+	if d.Cost == "unpriced" {
+		return "unpriced: no price is configured for its model (a service or provider block's prices)"
+	}
+	return d.Cost + " (the configured price of this generation)"
 }
 
 // Now is the generation a reviewer reads the instance by: the selected

@@ -153,7 +153,7 @@ func markdownDifference(d *gallery.Difference) string {
 		fmt.Fprintf(&s, "- **error:** %s\n", mdEscape(now.Error))
 	}
 	if d.Cost != "" {
-		fmt.Fprintf(&s, "- **cost:** %s (the configured price of this generation)\n", mdEscape(d.Cost))
+		fmt.Fprintf(&s, "- **cost:** %s\n", mdEscape(d.CostNote()))
 	}
 	return s.String()
 }
