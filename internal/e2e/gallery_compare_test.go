@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -16,8 +18,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/minio/minio-go/v7"
+
+	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/blobstore/s3test"
 	"github.com/genform/genform/internal/simulator"
+	"github.com/genform/genform/statefile"
+	"github.com/genform/genform/statefile/boltstate"
 )
 
 // The pull request's comment of preview workspaces, through the real
@@ -326,4 +333,147 @@ func TestGalleryComparisonPublic(t *testing.T) {
 	if !strings.Contains(r.stdout, "anyone can open these links") {
 		t.Errorf("the comment does not say the links are public:\n%s", r.stdout)
 	}
+}
+
+// TestGalleryComparisonVideo: a video's thumbnail is its first frame,
+// taken by ffmpeg on the PATH; without ffmpeg the comment says so, links
+// the video itself, and warns, and nothing else is lost. Its price is
+// its seconds at the configured price per second.
+func TestGalleryComparisonVideo(t *testing.T) {
+	parallelSlow(t, "makes videos with ffmpeg and writes comments through a real S3 server")
+	ff, err := exec.LookPath("ffmpeg")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("ffmpeg is not installed; run 'make ffmpeg' (apt-get install ffmpeg)")
+		}
+		t.Skip("ffmpeg is not installed; run 'make ffmpeg' to run this test")
+	}
+	srv := s3test.Start(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.gen.hcl"), []byte(`genform {
+  store "s3" {
+    path_style = true
+    presign    = "24h"
+  }
+}
+
+service {
+  prices = { image = 0.04, video_second = 0.1 }
+}
+
+video "clip" {
+  prompt   = "waves at night"
+  duration = 2
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// default's clip is red, pr-1's blue: H.264 files ffmpeg makes, of
+	// the same size, recorded at the same path and time, so that only
+	// their bytes tell the working copy's file from the base's.
+	clips := map[string][]byte{}
+	for ws, colour := range map[string]string{"default": "red", "pr-1": "blue"} {
+		p := filepath.Join(t.TempDir(), "clip.mp4")
+		out, err := exec.Command(ff, "-v", "error", "-f", "lavfi", "-i", "color=c="+colour+":s=1280x720:d=1", "-c:v", "libx264", "-pix_fmt", "yuv420p", p).CombinedOutput()
+		if err != nil {
+			t.Fatalf("making the video: %v\n%s", err, out)
+		}
+		clips[ws] = readFile(t, p)
+	}
+	if len(clips["default"]) != len(clips["pr-1"]) {
+		t.Fatalf("the two videos are %d and %d bytes: this case needs files of one size", len(clips["default"]), len(clips["pr-1"]))
+	}
+	mod := time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
+	for ws, prompt := range map[string]string{"default": "waves at dusk", "pr-1": "waves at night"} {
+		data := clips[ws]
+		s := sha(data)
+		if _, err := srv.Client().PutObject(context.Background(), srv.Bucket, "sha256/"+s[:2]+"/"+s, bytes.NewReader(data), int64(len(data)), minio.PutObjectOptions{ContentType: "video/mp4"}); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, ".genform", "state.db")
+		if ws != "default" {
+			path = filepath.Join(dir, ".genform", "workspaces", ws, "state.db")
+			out := filepath.Join(dir, "generated", "video", "clip", "0.mp4")
+			os.MkdirAll(filepath.Dir(out), 0o755)
+			if err := os.WriteFile(out, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			os.Chtimes(out, mod, mod)
+		}
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		st, err := boltstate.Open(path, statefile.Options{Create: true, Command: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = st.Update(func(tx *statefile.Tx) error {
+			return tx.Record(&statefile.Resource{
+				Addr: addrs.Resource{Kind: addrs.Video, Name: "clip"}.Instance(addrs.NoKey), Endpoint: addrs.Text2Video,
+				Fingerprint: "fp-" + ws, Request: []byte(fmt.Sprintf(`{"prompt":%q,"settings":{"duration":2}}`, prompt)),
+				GenerationID: "gen-" + ws, CreationID: "gen-" + ws, Status: "succeed", Dir: "generated/video/clip",
+				Outputs: []statefile.Output{{Index: 0, Path: "generated/video/clip/0.mp4", Size: int64(len(data)), ModTime: mod, SHA256: s, ContentType: "video/mp4", Stored: true}},
+			})
+		})
+		st.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := childEnv(append(srv.Env(), "GENFORM_WORKSPACE=pr-1")...)
+
+	t.Run("without ffmpeg", func(t *testing.T) {
+		noFFmpeg := append(slices.Clone(env), "PATH="+filepath.Dir(genformPath(t)))
+		r := genform(t, dir, noFFmpeg, "gallery", "-base=default", "-format=markdown")
+		if r.code != 0 {
+			t.Fatalf("gallery:\n%s", r)
+		}
+		for _, want := range []string{
+			"#### `video.clip` · changed · 0.20 USD",
+			"| **before** | [▶ video #0](" + srv.Endpoint,
+			"| **after** | [▶ video #0](" + srv.Endpoint,
+			"> after #0: no still frame: ffmpeg is not installed where this comment was written",
+			"- **prompt:** waves at ~~dusk~~ **night**",
+		} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("the comment lacks %q:\n%s", want, r.stdout)
+			}
+		}
+		if !strings.Contains(r.stderr, "Warning: video.clip output 0") || !strings.Contains(r.stderr, "ffmpeg is not installed") {
+			t.Errorf("gallery does not warn of the missing frames:\n%s", r.stderr)
+		}
+		// The linked video is the file, fetched without credentials.
+		link := regexp.MustCompile(`\[▶ video #0\]\(([^)]+)\)`).FindAllStringSubmatch(r.stdout, -1)
+		if len(link) != 2 {
+			t.Fatalf("%d video links", len(link))
+		}
+		if code, b := getURL(t, link[1][1]); code != 200 || sha(b) != sha(clips["pr-1"]) {
+			t.Errorf("GET of pr-1's video: %d, %d bytes", code, len(b))
+		}
+	})
+	t.Run("with ffmpeg", func(t *testing.T) {
+		r := genform(t, dir, env, "gallery", "-base=default", "-format=markdown")
+		if r.code != 0 || r.stderr != "" {
+			t.Fatalf("gallery:\n%s", r)
+		}
+		pics := mdImage.FindAllStringSubmatch(r.stdout, -1)
+		if len(pics) != 2 {
+			t.Fatalf("%d pictures, want the two videos' first frames:\n%s", len(pics), r.stdout)
+		}
+		for i, colour := range []string{"red", "blue"} {
+			code, b := getURL(t, pics[i][2])
+			img, err := png.Decode(bytes.NewReader(b))
+			if code != 200 || err != nil {
+				t.Fatalf("thumbnail %d: %d, %v", i, code, err)
+			}
+			if b := img.Bounds(); b.Dx() != 512 || b.Dy() != 288 {
+				t.Errorf("thumbnail %d is %v, want 512×288", i, b)
+			}
+			r, _, bl, _ := img.At(256, 144).RGBA()
+			if colour == "red" && (r>>8 < 200 || bl>>8 > 60) || colour == "blue" && (bl>>8 < 200 || r>>8 > 60) {
+				t.Errorf("thumbnail %d's middle is %d,%d (red, blue), want %s", i, r>>8, bl>>8, colour)
+			}
+			if code, b := getURL(t, pics[i][3]); code != 200 || sha(b) != sha(clips[[]string{"default", "pr-1"}[i]]) {
+				t.Errorf("the thumbnail links to %d, %d bytes, not the video", code, len(b))
+			}
+		}
+	})
 }

@@ -306,7 +306,8 @@ func (l *linker) linkTo(ctx context.Context, key string) (string, error) {
 }
 
 // localFile is where this machine has s's bytes: the working copy's file
-// as recorded, or the local cache's copy.
+// as recorded (by its size and time: a reader checks the bytes), or the
+// local cache's copy.
 func (l *linker) localFile(s *source) (string, bool) {
 	if s.onDisk {
 		return filepath.FromSlash(s.out.Path), true
@@ -325,6 +326,13 @@ func (l *linker) makeThumbnail(ctx context.Context, s *source, key string) (why 
 			return "no still frame: ffmpeg is not installed where this comment was written (install it, e.g. apt-get install ffmpeg); the video is linked", nil
 		}
 		path, ok := l.localFile(s)
+		if ok {
+			// The working copy's file may be another workspace's of the
+			// same size and time: ffmpeg reads only what holds the bytes.
+			if sum, err := cache.HashFile(path); err != nil || sum != s.sha {
+				ok = false
+			}
+		}
 		if !ok {
 			tmp, err := os.MkdirTemp("", "genform-frame-*")
 			if err != nil {
