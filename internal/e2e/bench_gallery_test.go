@@ -62,7 +62,6 @@ type galleryBench struct {
 	before       [][]byte // default's outputs
 	after        [][]byte // pr-1's outputs
 	config       string
-	modTimes     []time.Time
 	bytesPerFile int
 }
 
