@@ -317,3 +317,49 @@ func BenchmarkImage(b *testing.B) {
 		}
 	}
 }
+
+// TestEncodeLossless: what Encode writes decodes to the very pixels it
+// was given, opaque (its own encoder) or not (image/png), at a size whose
+// rows do not fill whole words, and from a picture whose bounds do not
+// start at 0.
+func TestEncodeLossless(t *testing.T) {
+	for _, opaque := range []bool{true, false} {
+		img := photo(301, 203, 9)
+		if !opaque {
+			img.Pix[3] = 0
+			img.Pix[0], img.Pix[1], img.Pix[2] = 0, 0, 0
+		}
+		sub := img.SubImage(image.Rect(1, 2, 301, 203)).(*image.RGBA)
+		b, err := Encode(sub)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := png.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("opaque %v: %v", opaque, err)
+		}
+		if got.Bounds().Dx() != 300 || got.Bounds().Dy() != 201 {
+			t.Fatalf("opaque %v: %v", opaque, got.Bounds())
+		}
+		for y := range 201 {
+			for x := range 300 {
+				want := sub.RGBAAt(1+x, 2+y)
+				if c := color.RGBAModel.Convert(got.At(x, y)).(color.RGBA); c != want {
+					t.Fatalf("opaque %v: pixel %d,%d is %v, want %v", opaque, x, y, c, want)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkEncode writes a 512×288 thumbnail of a photograph:
+//
+//	go test -run '^$' -bench 'Encode$' ./internal/thumbnail
+func BenchmarkEncode(b *testing.B) {
+	small := Scale(photo(1280, 720, 1))
+	for b.Loop() {
+		if _, err := Encode(small); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
