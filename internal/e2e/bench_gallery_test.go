@@ -236,15 +236,28 @@ func (g *galleryBench) keepOnlyBeforeThumbnails(tb testing.TB) {
 	}
 }
 
+// commentRun is one comment's command: what it did, and its CPU time
+// (user and system).
+type commentRun struct {
+	result
+	cpu time.Duration
+}
+
 // comment runs the comment's command in dir and checks its result.
-func (g *galleryBench) comment(tb testing.TB, dir string) result {
+func (g *galleryBench) comment(tb testing.TB, dir string) commentRun {
 	tb.Helper()
-	r := genform(tb, dir, childEnv(append(g.srv.Env(), "GENFORM_WORKSPACE=pr-1")...), "gallery", "-base=default", "-format=markdown", "-out=comment.md")
-	if r.code != 0 || r.stderr != "" {
-		tb.Fatalf("gallery:\n%s", r)
+	args := []string{"gallery", "-base=default", "-format=markdown", "-out=comment.md"}
+	cmd, stdout, stderr := genformCmd(tb, dir, childEnv(append(g.srv.Env(), "GENFORM_WORKSPACE=pr-1")...), args...)
+	start := time.Now()
+	err := cmd.Run()
+	r := commentRun{result: result{args: args, stdout: stdout.String(), stderr: stderr.String(), took: time.Since(start)}}
+	if cmd.ProcessState == nil {
+		tb.Fatalf("running genform gallery: %v", err)
 	}
-	if !strings.Contains(r.stdout, fmt.Sprintf("%d instances differ from default", g.n)) {
-		tb.Fatalf("gallery:\n%s", r)
+	r.code = cmd.ProcessState.ExitCode()
+	r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	if r.code != 0 || r.stderr != "" || !strings.Contains(r.stdout, fmt.Sprintf("%d instances differ from default", g.n)) {
+		tb.Fatalf("gallery:\n%s", r.result)
 	}
 	return r
 }
@@ -285,12 +298,13 @@ func (g *galleryBench) rawDownload(tb testing.TB) time.Duration {
 // fetching them alone (get-s), and of three comments: the first, which
 // makes and uploads the thumbnails of both sides (first-s), one whose
 // base's thumbnails a previous comment made (after-only-s), and a second
-// comment, which finds them all (again-s); and the first comment's time
-// over the pull's (first/pull).
+// comment, which finds them all (again-s); the first comment's CPU time
+// (first-cpu-s, user and system); and its time over the pull's
+// (first/pull).
 func BenchmarkGalleryComment(b *testing.B) {
 	skipRace(b)
 	g := newGalleryBench(b, galleryBenchFiles())
-	var pull, get, first, afterOnly, again time.Duration
+	var pull, get, first, afterOnly, again, firstCPU time.Duration
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
@@ -308,12 +322,13 @@ func BenchmarkGalleryComment(b *testing.B) {
 		c := g.comment(b, dir)
 		b.StopTimer()
 		first += c.took
+		firstCPU += c.cpu
 		again += g.comment(b, dir).took
 		g.keepOnlyBeforeThumbnails(b)
 		ao := g.comment(b, dir).took
 		afterOnly += ao
-		b.Logf("%d files of %d KB: pull %.2fs; comment: first %.2fs, base's thumbnails there %.2fs",
-			g.n, g.bytesPerFile/1000, r.took.Seconds(), c.took.Seconds(), ao.Seconds())
+		b.Logf("%d files of %d KB: pull %.2fs; comment: first %.2fs (CPU %.2fs), base's thumbnails there %.2fs",
+			g.n, g.bytesPerFile/1000, r.took.Seconds(), c.took.Seconds(), c.cpu.Seconds(), ao.Seconds())
 		b.StartTimer()
 	}
 	b.StopTimer()
@@ -323,5 +338,6 @@ func BenchmarkGalleryComment(b *testing.B) {
 	b.ReportMetric(first.Seconds()/n, "first-s")
 	b.ReportMetric(afterOnly.Seconds()/n, "after-only-s")
 	b.ReportMetric(again.Seconds()/n, "again-s")
+	b.ReportMetric(firstCPU.Seconds()/n, "first-cpu-s")
 	b.ReportMetric(first.Seconds()/pull.Seconds(), "first/pull")
 }
