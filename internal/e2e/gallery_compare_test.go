@@ -282,6 +282,32 @@ func TestGalleryComparisonComment(t *testing.T) {
 			}
 		})
 	}
+	t.Run("outputs the store lacks", func(t *testing.T) {
+		key := func(b []byte) string { s := sha(b); return "sha256/" + s[:2] + "/" + s }
+		// pr-1's file is put back from the working copy.
+		if err := os.Remove(f.srv.ObjectPath(key(f.after))); err != nil {
+			t.Fatal(err)
+		}
+		r := genform(t, f.dir, f.prEnv, "gallery", "-base=default", "-format=markdown")
+		if r.code != 0 || r.stderr != "" {
+			t.Fatalf("gallery:\n%s", r)
+		}
+		f.checkComment(t, r.stdout, f.srv.Endpoint+"/"+f.srv.Bucket+"/")
+		// default's file is not on this machine (pr-1's apply wrote its
+		// own in its place): gone from the store, it is named.
+		if err := os.Remove(f.srv.ObjectPath(key(f.before))); err != nil {
+			t.Fatal(err)
+		}
+		r = genform(t, f.dir, f.prEnv, "gallery", "-base=default", "-format=markdown")
+		want := "not in the object store, and not on this machine: push it from a working copy that has it (genform push)"
+		if r.code != 0 || !strings.Contains(r.stdout, "| **before** | _not shown_ |") || !strings.Contains(r.stdout, "> before #0: "+want) ||
+			!strings.Contains(r.stderr, "Warning: image.hero output 0 (sha256 "+sha(f.before)[:12]+"): "+want) {
+			t.Errorf("want the missing file named in the comment and warned of:\n%s", r)
+		}
+		if pics := mdImage.FindAllStringSubmatch(r.stdout, -1); len(pics) != 1 || !strings.Contains(pics[0][1], "after") {
+			t.Errorf("want the after picture alone: %q", pics)
+		}
+	})
 	t.Run("a store without presign or public_url", func(t *testing.T) {
 		cfg := readFile(t, filepath.Join(f.dir, "main.gen.hcl"))
 		other := t.TempDir()
