@@ -73,6 +73,9 @@ func runGallery(env *Env, args []string) int {
 	if *format != "" && *format != "markdown" {
 		return env.Errorf("-format takes only markdown (a pull request's comment; without it the gallery is an HTML page)")
 	}
+	if set["parallelism"] && !set["base"] {
+		return env.Errorf("-parallelism is for -base, which fetches and uploads the comparison's files; the page of one workspace's state reads only local files")
+	}
 	if set["base"] || *format != "" {
 		for _, name := range []string{"link", "since", "changed"} {
 			if set[name] {
