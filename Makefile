@@ -2,18 +2,23 @@
 STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
 VERSITYGW = github.com/versity/versitygw/cmd/versitygw@v1.8.0
 
-.PHONY: test check unit build bench browser postgres s3server oracle
+.PHONY: test check unit build bench browser postgres s3server oracle ffmpeg
 
 build:
 	go build -buildvcs=auto -o genform .
 
 # test: formatting, vet, staticcheck, then the whole suite with the race detector.
-test: browser postgres s3server oracle check unit
+test: browser postgres s3server oracle ffmpeg check unit
 
 # browser: the gallery's test opens the page in a real headless Chromium
 # (Debian's package); a fresh machine gets it here.
 browser:
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y --no-install-recommends chromium)
+
+# ffmpeg: a video's thumbnail in gallery -base's comment is its first frame,
+# which ffmpeg takes (Debian's package); its tests make videos with it too.
+ffmpeg:
+	command -v ffmpeg >/dev/null || (apt-get update && apt-get install -y --no-install-recommends ffmpeg)
 
 # postgres: the team-state tests run a real PostgreSQL server (Debian's
 # package; statefile/pgstate/pgtest starts it in a temporary directory); a fresh

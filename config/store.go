@@ -1,10 +1,12 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
@@ -32,6 +34,16 @@ type ObjectStore struct {
 	// PathStyle addresses the bucket in the URL's path rather than its
 	// host name, as most stores other than Amazon's want.
 	PathStyle bool
+	// Presign is how long the links genform gallery writes into a pull
+	// request's comment stay valid: presigned GET URLs, which anyone who
+	// has the comment can open until they expire. 0 when not set; at
+	// most MaxPresign.
+	Presign time.Duration
+	// PublicURL is the base URL under which the bucket's objects are
+	// readable by anyone (a CDN, or a public bucket), without a trailing
+	// slash: an object's link is PublicURL + "/" + its key. "" when not
+	// set; Presign and PublicURL are never both set.
+	PublicURL string
 	// DeclRange is the block's header, or an empty range when the store
 	// comes from the environment alone.
 	DeclRange hcl.Range
@@ -48,6 +60,7 @@ func (s *ObjectStore) Where() string {
 var storeSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "bucket"}, {Name: "prefix"}, {Name: "endpoint"}, {Name: "region"}, {Name: "path_style"},
+		{Name: "presign"}, {Name: "public_url"},
 	},
 }
 
@@ -87,11 +100,74 @@ func (c *Config) decodeStore(b *hcl.Block) hcl.Diagnostics {
 			st.PathStyle = v.True()
 		}
 	}
+	diags = append(diags, c.decodeStoreLinks(content, st)...)
 	if diags.HasErrors() {
 		return diags
 	}
 	c.Settings.Store = st
 	return diags
+}
+
+// MaxPresign is the longest a presigned URL may stay valid: Amazon S3
+// refuses Signature V4 links of more than seven days.
+const MaxPresign = 7 * 24 * time.Hour
+
+// decodeStoreLinks reads presign and public_url, how the links of genform
+// gallery's pictures are made: one of them, or neither (the gallery's
+// comment then says what to set).
+func (c *Config) decodeStoreLinks(content *hcl.BodyContent, st *ObjectStore) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	const where = "the store block"
+	presign, hasPresign := content.Attributes["presign"]
+	public, hasPublic := content.Attributes["public_url"]
+	if hasPresign && hasPublic {
+		return hcl.Diagnostics{errorAt(public.NameRange.Ptr(), "Conflicting store links",
+			"presign and public_url are two ways to link the gallery's pictures; set one: presign = \"168h\" makes links that expire, public_url names where the bucket's objects are public.")}
+	}
+	if hasPresign {
+		v, ok, d := c.settingValue(presign, where, cty.String)
+		diags = append(diags, d...)
+		if ok {
+			dur, err := time.ParseDuration(v.AsString())
+			switch {
+			case err != nil || dur <= 0:
+				diags = append(diags, errorAt(presign.Expr.Range().Ptr(), "Invalid presign",
+					fmt.Sprintf("presign must be a positive duration such as \"24h\" or \"168h\" (7 days, the most S3 allows); got %q.", v.AsString())))
+			case dur > MaxPresign:
+				diags = append(diags, errorAt(presign.Expr.Range().Ptr(), "Invalid presign",
+					fmt.Sprintf("presign is %q, longer than the 168h (7 days) S3 lets a presigned link live; set at most \"168h\", or use public_url for links that do not expire.", v.AsString())))
+			default:
+				st.Presign = dur
+			}
+		}
+	}
+	if hasPublic {
+		v, ok, d := c.settingValue(public, where, cty.String)
+		diags = append(diags, d...)
+		if ok {
+			u, err := checkPublicURL(v.AsString())
+			if err != nil {
+				diags = append(diags, errorAt(public.Expr.Range().Ptr(), "Invalid public_url", err.Error()))
+			} else {
+				st.PublicURL = u
+			}
+		}
+	}
+	return diags
+}
+
+// checkPublicURL checks a public_url and returns it without its trailing
+// slash.
+func checkPublicURL(s string) (string, error) {
+	if HasCredentials(s) {
+		// Not shown: what precedes the @ may be a password.
+		return "", errors.New("public_url holds a user name or password before the host, which genform does not show here: the links are written into comments for anyone to read; remove them")
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+		return "", fmt.Errorf("public_url must be the http or https URL the bucket's objects are public under, without a query or fragment, such as \"https://cdn.example.com/media\"; got %q", s)
+	}
+	return strings.TrimRight(s, "/"), nil
 }
 
 // settleStore applies the GENFORM_STORE_* environment variables over the

@@ -3,6 +3,7 @@ package config
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -34,6 +35,18 @@ func TestStoreBlock(t *testing.T) {
   }
 }`, []string{"GENFORM_STORE_BUCKET=ci-media", "GENFORM_STORE_PREFIX=", "GENFORM_STORE_ENDPOINT=http://127.0.0.1:9000"},
 			&ObjectStore{Type: "s3", Bucket: "ci-media", Endpoint: "http://127.0.0.1:9000"}},
+		{"presign", `genform {
+  store "s3" {
+    bucket  = "team-media"
+    presign = "168h"
+  }
+}`, nil, &ObjectStore{Type: "s3", Bucket: "team-media", Presign: 168 * time.Hour}},
+		{"public_url", `genform {
+  store "s3" {
+    bucket     = "team-media"
+    public_url = "https://cdn.example.com/media/"
+  }
+}`, nil, &ObjectStore{Type: "s3", Bucket: "team-media", PublicURL: "https://cdn.example.com/media"}},
 		{"environment alone", `image "a" { prompt = "x" }`, []string{"GENFORM_STORE_BUCKET=ci-media", "GENFORM_STORE_ENDPOINT=http://127.0.0.1:9000"},
 			&ObjectStore{Type: "s3", Bucket: "ci-media", Endpoint: "http://127.0.0.1:9000", PathStyle: true}},
 	} {
@@ -85,6 +98,55 @@ func TestStoreBlockInvalid(t *testing.T) {
 		{"endpoint with credentials that does not parse", `genform {
   store "s3" { bucket = "team-media" }
 }`, "Invalid store endpoint", "does not show here", []string{"GENFORM_STORE_ENDPOINT=http://key:hunter2@127.0.0.1:9000/x%zz"}},
+		{"presign past seven days", `genform {
+  store "s3" {
+    bucket  = "team-media"
+    presign = "169h"
+  }
+}`, "Invalid presign", "longer than the 168h (7 days)", nil},
+		{"presign of zero", `genform {
+  store "s3" {
+    bucket  = "team-media"
+    presign = "0s"
+  }
+}`, "Invalid presign", "positive duration", nil},
+		{"presign negative", `genform {
+  store "s3" {
+    bucket  = "team-media"
+    presign = "-1h"
+  }
+}`, "Invalid presign", "positive duration", nil},
+		{"presign not a duration", `genform {
+  store "s3" {
+    bucket  = "team-media"
+    presign = "7d"
+  }
+}`, "Invalid presign", `"168h"`, nil},
+		{"presign and public_url", `genform {
+  store "s3" {
+    bucket     = "team-media"
+    presign    = "24h"
+    public_url = "https://cdn.example.com"
+  }
+}`, "Conflicting store links", "set one", nil},
+		{"public_url not http", `genform {
+  store "s3" {
+    bucket     = "team-media"
+    public_url = "s3://team-media"
+  }
+}`, "Invalid public_url", "http or https", nil},
+		{"public_url with a query", `genform {
+  store "s3" {
+    bucket     = "team-media"
+    public_url = "https://cdn.example.com/m?sig=1"
+  }
+}`, "Invalid public_url", "without a query", nil},
+		{"public_url with credentials", `genform {
+  store "s3" {
+    bucket     = "team-media"
+    public_url = "https://key:hunter2@cdn.example.com"
+  }
+}`, "Invalid public_url", "does not show here", nil},
 		{"unknown argument", `genform {
   store "s3" {
     bucket     = "team-media"

@@ -6,6 +6,7 @@ import (
 
 	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/gallery"
+	"github.com/genform/genform/internal/operation"
 	"github.com/genform/genform/internal/views"
 	"github.com/genform/genform/internal/workdir"
 )
@@ -36,6 +37,18 @@ Flags:
                        state serial SERIAL (default: the serial before the
                        last command that changed the state)
   -changed             show only the resources generated anew since then
+
+Comparing two workspaces (a pull request's preview and what it merges into):
+  -base=NAME           compare the selected workspace with workspace NAME:
+                       every instance whose outputs differ (new, changed or
+                       deleted), before and after, as thumbnails served from
+                       the object store (its store block's presign or
+                       public_url says how they are linked), with each
+                       prompt's word diff, seed, model and price
+  -format=markdown     write the comparison as a pull request's comment, to
+                       standard output or -out=FILE (with -base)
+  -parallelism=N       outputs looked at, uploaded and fetched at once
+                       (default 8; with -base)
 ` + readFlagsUsage,
 		run: runGallery,
 	})
@@ -47,10 +60,36 @@ func runGallery(env *Env, args []string) int {
 	link := fs.Bool("link", false, "")
 	since := fs.Uint64("since", 0, "")
 	changed := fs.Bool("changed", false, "")
+	base := fs.String("base", "", "")
+	format := fs.String("format", "", "")
+	parallelism := fs.Int("parallelism", 8, "")
 	var rf readFlags
 	rf.register(fs)
 	if ok, code := parseArgs(env, "gallery", fs, args, "no arguments (name the page with -out=FILE)", 0); !ok {
 		return code
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *format != "" && *format != "markdown" {
+		return env.Errorf("-format takes only markdown (a pull request's comment; without it the gallery is an HTML page)")
+	}
+	if set["parallelism"] && !set["base"] {
+		return env.Errorf("-parallelism is for -base, which fetches and uploads the comparison's files; the page of one workspace's state reads only local files")
+	}
+	if set["base"] || *format != "" {
+		for _, name := range []string{"link", "since", "changed"} {
+			if set[name] {
+				return env.Errorf("-%s is for the page of one workspace's state; -base compares two workspaces and shows only what differs", name)
+			}
+		}
+		if *base == "" {
+			return env.Errorf("-format=markdown writes a pull request's comment comparing two workspaces: name the one it merges into with -base=NAME (genform workspace list shows them)")
+		}
+		out := *out
+		if !set["out"] {
+			out = ""
+		}
+		return runGalleryCompare(env, rf, *base, *format, out, *parallelism)
 	}
 	if *out == "" {
 		return env.Errorf("-out is empty; name the page to write, e.g. -out=gallery.html")
@@ -84,11 +123,9 @@ func runGallery(env *Env, args []string) int {
 		return env.Errorf("reading the history: %v", err)
 	}
 	from := snap.Meta.RunStart
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "since" {
-			from = *since
-		}
-	})
+	if set["since"] {
+		from = *since
+	}
 	if from > snap.Meta.Serial {
 		return env.Errorf("-since=%d is past the state's serial, %d; give a serial the state has reached ('genform show -json' prints it)", from, snap.Meta.Serial)
 	}
@@ -102,5 +139,33 @@ func runGallery(env *Env, args []string) int {
 		return env.Errorf("writing the gallery: %v", err)
 	}
 	views.NewGallery(&env.Streams).Written(*out, page, size)
+	return ExitOK
+}
+
+// runGalleryCompare is gallery -base: the selected workspace compared with
+// base, as a page or (format markdown) a pull request's comment, its
+// pictures in the object store.
+func runGalleryCompare(env *Env, rf readFlags, base, format, out string, parallelism int) int {
+	if parallelism < 1 {
+		return env.Errorf("-parallelism must be at least 1")
+	}
+	f := views.Human
+	if format == "markdown" {
+		f = views.Markdown
+	}
+	view := views.NewGalleryComparison(&env.Streams, f)
+	ws, _ := loadForReading(env, rf.vars.options(env))
+	if ws == nil {
+		return ExitError
+	}
+	ctx, stop := interruptible(env)
+	defer stop()
+	cmp, err := ws.CompareWorkspaces(ctx, operation.CompareOptions{Base: base, LockTimeout: rf.lockTimeout, Parallelism: parallelism})
+	if err != nil {
+		return env.Errorf("%v", err)
+	}
+	if err := view.Compared(out, cmp); err != nil {
+		return env.Errorf("%v", err)
+	}
 	return ExitOK
 }

@@ -3,7 +3,7 @@ package gallery
 import (
 	"bufio"
 	"crypto/sha256"
-	_ "embed" // the page template
+	"embed"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -41,10 +41,10 @@ import (
 // lower it.
 var EmbedLimit int64 = 200 << 20
 
-//go:embed gallery.html.tmpl
-var galleryTemplateText string
+//go:embed gallery.html.tmpl compare.html.tmpl style.tmpl
+var templates embed.FS
 
-var galleryTemplate = template.Must(template.New("gallery").Parse(galleryTemplateText))
+var galleryTemplate = template.Must(template.ParseFS(templates, "gallery.html.tmpl", "style.tmpl"))
 
 // Page is what the template renders.
 type Page struct {
@@ -511,6 +511,11 @@ func ByteSize(n int64) string {
 // renames it into place, so a failed write never leaves half a page where
 // an old one was. It returns the page's size.
 func Write(path string, page *Page) (int64, error) {
+	return write(path, galleryTemplate, page)
+}
+
+// write renders tmpl with data to path, as Write does.
+func write(path string, tmpl *template.Template, data any) (int64, error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, err
@@ -519,7 +524,7 @@ func Write(path string, page *Page) (int64, error) {
 	err := atomicfile.Write(path, 0o644, func(f io.Writer) error {
 		w := bufio.NewWriterSize(f, 1<<20)
 		cw := &countingWriter{w: w}
-		if err := galleryTemplate.Execute(cw, page); err != nil {
+		if err := tmpl.Execute(cw, data); err != nil {
 			return err
 		}
 		n = cw.n

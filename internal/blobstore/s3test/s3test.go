@@ -283,3 +283,16 @@ func randomHex(n int) string {
 	rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+// AllowPublicRead lets anyone read the bucket's objects without
+// credentials (a bucket policy granting s3:GetObject to every
+// principal), as a bucket behind a public_url is set up.
+func (s *Server) AllowPublicRead() error {
+	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
+	defer cancel()
+	policy := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":["s3:GetObject"],"Resource":["arn:aws:s3:::` + s.Bucket + `/*"]}]}`
+	if err := s.client.SetBucketPolicy(ctx, s.Bucket, policy); err != nil {
+		return fmt.Errorf("s3test: making bucket %s public: %w", s.Bucket, err)
+	}
+	return nil
+}
