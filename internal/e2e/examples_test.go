@@ -281,7 +281,9 @@ cp "$body" "$COMMENT"
 	if files == nil {
 		files = map[string]string{}
 	}
-	files["backend.gen.hcl"] = "genform {\n  backend \"pg\" {}\n}\n"
+	if _, ok := files["backend.gen.hcl"]; !ok {
+		files["backend.gen.hcl"] = "genform {\n  backend \"pg\" {}\n}\n"
+	}
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(f.pr, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
