@@ -53,7 +53,10 @@ const DefaultMaxSize = 4 << 30
 // Bucket is a bucket of an S3-compatible store holding outputs by sha256.
 // It is safe for concurrent use.
 type Bucket struct {
-	c        *minio.Client
+	c *minio.Client
+	// creds are the credentials the client signs with, as the chain found
+	// them: none found is said as such, not as a refusal.
+	creds    *credentials.Credentials
 	bucket   string
 	prefix   string
 	endpoint string
@@ -153,8 +156,9 @@ func Open(o Options) (*Bucket, error) {
 			return nil, err
 		}
 	}
+	creds := credentials.NewChainCredentials(chain())
 	c, err := minio.New(host, &minio.Options{
-		Creds:        credentials.NewChainCredentials(chain()),
+		Creds:        creds,
 		Secure:       secure,
 		Region:       region,
 		BucketLookup: lookup,
@@ -166,7 +170,7 @@ func Open(o Options) (*Bucket, error) {
 	if err != nil {
 		return nil, fmt.Errorf("setting up the store's client: %w", err)
 	}
-	return &Bucket{c: c, bucket: o.Bucket, prefix: o.Prefix, endpoint: host, maxSize: cmp.Or(max(o.MaxSize, 0), DefaultMaxSize)}, nil
+	return &Bucket{c: c, creds: creds, bucket: o.Bucket, prefix: o.Prefix, endpoint: host, maxSize: cmp.Or(max(o.MaxSize, 0), DefaultMaxSize)}, nil
 }
 
 // chain is where credentials come from, in the AWS tools' order: the
@@ -398,6 +402,9 @@ func (s *Bucket) explain(err error, doing string) error {
 	resp := minio.ToErrorResponse(err)
 	switch resp.Code {
 	case "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "InvalidToken", "ExpiredToken", "Forbidden":
+		if s.anonymous() {
+			return s.noCredentials(doing)
+		}
 		return fmt.Errorf("%s: %w (%s: %s): check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) for the store at %s", doing, ErrCredentials, resp.Code, resp.Message, s.endpoint)
 	case "XAmzContentSHA256Mismatch", "BadDigest":
 		return fmt.Errorf("%s: the store refused the file's bytes, which are not the ones recorded: the file changed on disk after it was hashed; nothing was stored under that name", doing)
@@ -411,7 +418,27 @@ func (s *Bucket) explain(err error, doing string) error {
 		return fmt.Errorf("%s: %w at %s: %v", doing, ErrUnreachable, s.endpoint, err)
 	}
 	if resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusUnauthorized {
+		if s.anonymous() {
+			return s.noCredentials(doing)
+		}
 		return fmt.Errorf("%s: %w (HTTP %d): check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) for the store at %s", doing, ErrCredentials, resp.StatusCode, s.endpoint)
 	}
 	return fmt.Errorf("%s: %w", doing, err)
+}
+
+// anonymous reports whether the credential chain found none: the client
+// then sends its requests unsigned, and the store's refusal is of no
+// credentials rather than of wrong ones.
+func (s *Bucket) anonymous() bool {
+	if s.creds == nil {
+		return false
+	}
+	v, err := s.creds.GetWithContext(nil)
+	return err != nil || v.SignerType == credentials.SignatureAnonymous || v.AccessKeyID == ""
+}
+
+// noCredentials is the error of a request the store refused because no
+// credentials were set at all.
+func (s *Bucket) noCredentials(doing string) error {
+	return fmt.Errorf("%s: %w: no store credentials are set: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE, or run with an instance role) for the store at %s", doing, ErrCredentials, s.endpoint)
 }

@@ -139,6 +139,21 @@ func TestCheckSaysWhatIsWrong(t *testing.T) {
 	}
 	t.Setenv("AWS_SECRET_ACCESS_KEY", srv.SecretKey)
 
+	// No credentials at all: said as such, not as a refusal of them.
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("AWS_PROFILE", "")
+	t.Setenv("AWS_CONTAINER_CREDENTIALS_FULL_URI", "")
+	t.Setenv("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "")
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	none, _ := blobstore.Open(blobstore.Options{Bucket: srv.Bucket, Endpoint: srv.Endpoint, PathStyle: true})
+	if err := none.Check(ctx); !errors.Is(err, blobstore.ErrCredentials) || !strings.Contains(err.Error(), "no store credentials are set") {
+		t.Fatalf("Check without credentials = %v", err)
+	}
+	t.Setenv("AWS_ACCESS_KEY_ID", srv.AccessKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", srv.SecretKey)
+
 	other, _ := blobstore.Open(blobstore.Options{Bucket: "no-such-bucket", Endpoint: srv.Endpoint, PathStyle: true})
 	if err := other.Check(ctx); err == nil || !strings.Contains(err.Error(), `has no bucket "no-such-bucket"`) {
 		t.Fatalf("Check of a missing bucket = %v", err)
