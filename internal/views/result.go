@@ -64,6 +64,17 @@ func writeResult(env *Streams, verb string, res *apply.Result) {
 			fmt.Fprintf(w, "\n%s %s\n", colYellow.Sprint(colBold.Sprint(verb+" finished, but generations wait for your decision.")), summary)
 			return
 		}
+		if n := len(res.Unstored); n > 0 {
+			// The generations are done and recorded; only their copies
+			// in the store wait: one headline says both, and the list
+			// below names the files.
+			wait := "wait"
+			if n == 1 {
+				wait = "waits"
+			}
+			fmt.Fprintf(w, "\n%s %s\n", colYellow.Sprint(colBold.Sprintf("%s finished: what was generated is recorded, but %d file%s %s for upload to the object store.", verb, n, words.Plural(n), wait)), summary)
+			return
+		}
 		fmt.Fprintf(w, "\n%s %s\n", colGreen.Sprint(colBold.Sprint(verb+" complete!")), summary)
 		return
 	}
