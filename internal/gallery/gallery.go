@@ -64,6 +64,9 @@ type Page struct {
 	// shows only those.
 	Since       uint64
 	Replaced    int
+	// Added counts the resources generated since the serial that had no
+	// generation before (new in the configuration).
+	Added       int
 	ChangedOnly bool
 
 	EmbedBytes int64 // total size of the files to embed
@@ -87,6 +90,9 @@ type galleryResource struct {
 	// Before is the generation this one replaced since the page's serial;
 	// nil when there is none to show.
 	Before *galleryBefore
+	// New is set on a resource first generated since the page's serial:
+	// there is nothing before it.
+	New bool
 }
 
 // galleryBefore is a generation a newer one replaced, shown beside it.
@@ -186,8 +192,8 @@ func Build(snap *statefile.Snapshot, stateFile, pageDir string, link bool, h *se
 
 // Compare gives every resource generated anew after serial from the
 // generation it replaced, from the history (entries, newest first), its
-// files from the cache c; with changedOnly the page keeps only those
-// resources.
+// files from the cache c, and marks the resources first generated after
+// it as new; with changedOnly the page keeps only those resources.
 func (page *Page) Compare(snap *statefile.Snapshot, entries []*statefile.Resource, c *cache.Cache, from uint64, changedOnly bool, h *secrets.Hider) {
 	page.Since, page.ChangedOnly = from, changedOnly
 	kept := page.Resources[:0]
@@ -198,9 +204,13 @@ func (page *Page) Compare(snap *statefile.Snapshot, entries []*statefile.Resourc
 			if prev := previousGeneration(rec, entries); prev != nil {
 				r.Before = galleryBeforeOf(prev, c, page, h)
 				page.Replaced++
+			} else if len(rec.Outputs) > 0 && rec.Status == plans.StatusSucceed {
+				// Generated since, with nothing before: new.
+				r.New = true
+				page.Added++
 			}
 		}
-		if r.Before != nil || !changedOnly {
+		if r.Before != nil || r.New || !changedOnly {
 			kept = append(kept, r)
 		}
 	}

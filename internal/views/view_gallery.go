@@ -29,6 +29,9 @@ func (v galleryHuman) Written(out string, page *gallery.Page, size int64) {
 		fmt.Fprintf(v.Stdout, "%d resource%s generated anew since serial %d, shown beside the generation%s %s replaced.\n",
 			page.Replaced, words.Plural(page.Replaced), page.Since, words.Plural(page.Replaced), map[bool]string{true: "it", false: "they"}[page.Replaced == 1])
 	}
+	if page.Added > 0 {
+		fmt.Fprintf(v.Stdout, "%d new resource%s generated since serial %d, marked new.\n", page.Added, words.Plural(page.Added), page.Since)
+	}
 	if page.Missing > 0 {
 		fmt.Fprintf(v.Stdout, "%d output file%s missing from disk; run 'genform apply' to download %s again.\n",
 			page.Missing, words.Plural(page.Missing), map[bool]string{true: "it", false: "them"}[page.Missing == 1])
