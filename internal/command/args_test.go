@@ -19,8 +19,11 @@ func TestUsageErrorsQuoteNoValue(t *testing.T) {
 	t.Chdir(t.TempDir()) // no configuration: nothing runs past its flags
 	for _, name := range commandNames() {
 		cmd := []string{name}
-		if name == "state" {
+		switch name {
+		case "state":
 			cmd = []string{"state", "list"}
+		case "workspace":
+			cmd = []string{"workspace", "new"}
 		}
 		var runs [][]string
 		runs = append(runs,
@@ -42,7 +45,8 @@ func TestUsageErrorsQuoteNoValue(t *testing.T) {
 			}
 		}
 	}
-	for _, args := range [][]string{{"-no-color=" + secret, "plan"}, {"-chdir=/nonexistent/" + secret, "plan"}, {"plan", "-format=" + secret}} {
+	for _, args := range [][]string{{"state", "-var=tok=" + secret}, {"workspace", "-var=tok=" + secret},
+		{"-no-color=" + secret, "plan"}, {"-chdir=/nonexistent/" + secret, "plan"}, {"plan", "-format=" + secret}} {
 		var out, errOut bytes.Buffer
 		if code := Run(args, strings.NewReader(""), &out, &errOut); code != ExitError || strings.Contains(errOut.String(), "SECRET") {
 			t.Errorf("genform %s: exit %d, stderr %q", strings.Join(args, " "), code, errOut.String())

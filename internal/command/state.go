@@ -78,6 +78,11 @@ func runState(env *Env, args []string) int {
 		fmt.Fprint(env.Stdout, c.usage)
 		return ExitOK
 	}
+	if strings.HasPrefix(args[0], "-") {
+		// A flag where the subcommand goes is not repeated: its value may
+		// be a secret (-var).
+		return env.Errorf("state takes its subcommand first (list, show, rm, mv, push or pull), then its flags, e.g. genform state list -lock-timeout=30s")
+	}
 	sub, ok := stateSubcommands[args[0]]
 	if !ok {
 		msg := fmt.Sprintf("unknown state subcommand %q", args[0])

@@ -57,6 +57,11 @@ func runWorkspace(env *Env, args []string) int {
 		return ExitOK
 	}
 	sub := args[0]
+	if strings.HasPrefix(sub, "-") {
+		// A flag where the subcommand goes is not repeated: its value may
+		// be a secret (-var).
+		return env.Errorf("workspace takes its subcommand first (%s), then its flags, e.g. genform workspace list -lock-timeout=30s", strings.Join(workspaceSubcommands, ", "))
+	}
 	known := false
 	for _, s := range workspaceSubcommands {
 		known = known || s == sub

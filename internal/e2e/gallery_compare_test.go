@@ -294,8 +294,13 @@ func TestGalleryComparisonComment(t *testing.T) {
 		}
 		f.checkComment(t, r.stdout, f.srv.Endpoint+"/"+f.srv.Bucket+"/")
 		// default's file is not on this machine (pr-1's apply wrote its
-		// own in its place): gone from the store, it is named.
+		// own in its place, and kept default's in the local cache, which
+		// is cleared here as on a fresh runner): gone from the store, it
+		// is named.
 		if err := os.Remove(f.srv.ObjectPath(key(f.before))); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(filepath.Join(f.dir, ".genform", "cache", key(f.before))); err != nil {
 			t.Fatal(err)
 		}
 		r = genform(t, f.dir, f.prEnv, "gallery", "-base=default", "-format=markdown")
