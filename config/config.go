@@ -102,6 +102,9 @@ type Config struct {
 	Resources []*Resource
 	// Outputs are the output blocks in declaration order.
 	Outputs []*Output
+	// Moved are the moved blocks in declaration order, those Load found
+	// sound (see checkMoved).
+	Moved []*Moved
 	// Hash is a hex sha256 of the configuration files (names and bytes) and
 	// the effective values of the variables that are not Secret. A saved plan
 	// records it so that applying the plan after the configuration changed
@@ -111,6 +114,7 @@ type Config struct {
 	early     *earlyDecoder // resource blocks decoded as Load parsed them, until decode takes them
 	absDir    string        // Dir made absolute, symlinks resolved, for file functions
 	byAddr    map[addrs.Resource]*Resource
+	movedBy   map[addrs.Resource][]*Moved // c.Moved by the resource each moves from
 	environ   map[string]string
 	funcs     map[string]function.Function
 	varObj    cty.Value        // object of every variable's value, for var.*

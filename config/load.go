@@ -38,6 +38,7 @@ var fileSchema = &hcl.BodySchema{
 		{Type: addrs.Image.String(), LabelNames: []string{"name"}},
 		{Type: addrs.Video.String(), LabelNames: []string{"name"}},
 		{Type: "output", LabelNames: []string{"name"}},
+		{Type: "moved"},
 	},
 }
 
@@ -270,6 +271,7 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 	var resources []*Resource
 	defaults := map[string]*typeexpr.Defaults{}
 	outputs := map[string]*Output{}
+	var moved []*Moved
 
 	// Resource blocks are most of a large configuration and decode
 	// independently: on every core, before the declarations are checked
@@ -373,6 +375,12 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 				}
 				outputs[o.Name] = o
 				c.Outputs = append(c.Outputs, o)
+			case "moved":
+				m, d := decodeMoved(b)
+				diags = append(diags, d...)
+				if m != nil {
+					moved = append(moved, m)
+				}
 			}
 		}
 	}
@@ -402,6 +410,7 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 		}
 	}
 	diags = append(diags, c.analyzeResources(resources)...)
+	diags = append(diags, c.checkMoved(moved)...)
 	for _, o := range c.Outputs {
 		diags = append(diags, c.analyzeOutput(o)...)
 	}
@@ -856,6 +865,9 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 		insts[i] = results[i].insts
 	}
 	diags = append(diags, c.checkDirs(insts)...)
+	if len(c.Moved) > 0 {
+		diags = append(diags, c.checkMovedInstances(insts)...)
+	}
 	// The attributes of a resource whose instances are cached are read
 	// again by nothing (Expand assembles its instances from the cache),
 	// and their expressions are most of what a large configuration keeps

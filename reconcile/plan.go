@@ -93,6 +93,9 @@ type planner struct {
 	// decideLocal: made once per plan, as a method value allocates and
 	// the cache's path is resolved against the working directory.
 	inCache func(sha string) bool
+	// moves is what the moved blocks did to the state; nil when the
+	// configuration has none.
+	moves *moves
 }
 
 // MakePlan compares the configuration with the state and the files on disk.
@@ -135,6 +138,10 @@ func MakePlan(in PlanInput) (*plans.Plan, hcl.Diagnostics) {
 		p.prevService = st.Meta.Service
 	}
 	cfg := in.Config
+	if len(cfg.Moved) > 0 {
+		st = p.applyMoves(st)
+		p.state = st
+	}
 
 	// Records of resources no longer declared can be claimed by a rename.
 	p.recorded = addrs.SortedKeys(st.Resources)
@@ -229,10 +236,17 @@ func MakePlan(in PlanInput) (*plans.Plan, hcl.Diagnostics) {
 		*pr = prepared{}
 	}
 
+	if p.moves != nil {
+		p.checkMoves()
+	}
 	// What is left in state and not declared is deleted. Every declared
 	// instance has its change by now.
 	for i, addr := range p.recorded {
 		if p.planned[i] || p.claimed[addr] {
+			continue
+		}
+		if p.moves != nil && !p.moves.from[addr].IsZero() {
+			p.diags = append(p.diags, p.undeclaredMove(addr))
 			continue
 		}
 		p.intentDone[addr] = true // forgetting the record forgets its intent
@@ -458,13 +472,23 @@ func inChunks(n int, f func(i int)) {
 	_ = g.Wait() // the calls return no error
 }
 
-// planInstance decides the change of one instance: it gathers the facts
+// planInstance decides the change of one instance (decideInstance), and
+// marks it as a move when the moved blocks moved its record.
+func (p *planner) planInstance(r *config.Resource, inst *config.Instance, known instFacts) (*plans.Change, *statefile.Resource, string) {
+	c, rec, dir := p.decideInstance(r, inst, known)
+	if p.moves != nil {
+		p.noteMove(c)
+	}
+	return c, rec, dir
+}
+
+// decideInstance decides the change of one instance: it gathers the facts
 // (known holds those the facts method computed, on every core), lets
 // decide choose, and fills in what the views show. When the instance
 // keeps a recorded generation, it also returns that record and the
 // directory its files will be in, from which what refers to it takes its
 // value; a nil record means its value is known only after apply.
-func (p *planner) planInstance(r *config.Resource, inst *config.Instance, known instFacts) (*plans.Change, *statefile.Resource, string) {
+func (p *planner) decideInstance(r *config.Resource, inst *config.Instance, known instFacts) (*plans.Change, *statefile.Resource, string) {
 	st := p.state
 	rec := st.Resources[inst.Addr]
 	media, mediaDefault, uncounted := plans.CountOf(inst)

@@ -283,3 +283,44 @@ func migrateHistory(btx RawTx) error {
 		return tx.putHistory(r)
 	})
 }
+
+// MoveHistory files the history's entries last recorded for an address
+// that moved (a key of moved) under the address it moved to (its value),
+// so that the history of an instance a moved block renamed lists the
+// generations it held under its old name too. It walks the history once
+// however many moves there are; an entry that cannot be decoded is left
+// as it is.
+func (tx *Tx) MoveHistory(moved map[addrs.Instance]addrs.Instance) error {
+	if err := tx.use(); err != nil {
+		return err
+	}
+	if len(moved) == 0 || tx.b.history == nil {
+		return nil
+	}
+	type entry struct {
+		key []byte
+		e   *Resource
+	}
+	var list []entry
+	err := tx.b.history.ForEach(func(k, v []byte) error {
+		e, err := decodeEntry(k, v)
+		if err != nil {
+			return nil
+		}
+		if dst, ok := moved[e.Addr]; ok {
+			e.Addr = dst
+			list = append(list, entry{append([]byte(nil), k...), e})
+		}
+		return nil
+	})
+	if err != nil {
+		return tx.s.readErr(err)
+	}
+	for _, it := range list {
+		if err := tx.b.history.Put(it.key, encodeResource(it.e)); err != nil {
+			return fmt.Errorf("recording the history of %s: %w", it.e.Addr, err)
+		}
+		tx.dirty = true
+	}
+	return nil
+}

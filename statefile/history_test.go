@@ -198,3 +198,29 @@ func TestRecordHistory(t *testing.T) {
 		t.Errorf("history holds %d entries", n)
 	}
 }
+
+// TestMoveHistory files the entries last recorded for a moved address
+// under the address it moved to, and leaves the others as they were.
+func TestMoveHistory(t *testing.T) {
+	s := openNew(t)
+	record(t, s, func(tx *Tx) error { return tx.Record(generation("image.boat", "fp-one", "g1")) })
+	record(t, s, func(tx *Tx) error { return tx.Record(generation("image.boat", "fp-two", "g2")) })
+	record(t, s, func(tx *Tx) error { return tx.Record(generation("image.sea", "fp-three", "g3")) })
+	record(t, s, func(tx *Tx) error {
+		moved := *generation("image.ship", "fp-two", "g2")
+		if err := tx.Move(a("image.boat"), &moved); err != nil {
+			return err
+		}
+		return tx.MoveHistory(map[addrs.Instance]addrs.Instance{a("image.boat"): a("image.ship")})
+	})
+	ship, err := s.History(a("image.ship"))
+	if err != nil || gids(ship) != "g2@image.ship g1@image.ship" {
+		t.Fatalf("History(image.ship) = %q, %v; want g2 and g1", gids(ship), err)
+	}
+	if boat, _ := s.History(a("image.boat")); len(boat) != 0 {
+		t.Errorf("History(image.boat) = %q, want nothing", gids(boat))
+	}
+	if sea, _ := s.History(a("image.sea")); gids(sea) != "g3@image.sea" {
+		t.Errorf("History(image.sea) = %q", gids(sea))
+	}
+}

@@ -2,6 +2,7 @@ package addrs
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -282,6 +283,17 @@ func parseTraversal(s string) (Instance, error) {
 	if diags.HasErrors() {
 		return bad(strings.TrimSuffix(diags[0].Summary, "."))
 	}
+	addr, _, why := instanceOfTraversal(trav)
+	if why != nil {
+		return bad(why.Error())
+	}
+	return addr, nil
+}
+
+// instanceOfTraversal reads an instance address from a traversal, and how
+// many parts it has: 2 for a resource (image.hero), 3 with a key.
+func instanceOfTraversal(trav hcl.Traversal) (Instance, int, error) {
+	bad := func(why string) (Instance, int, error) { return Instance{}, 0, errors.New(why) }
 	if len(trav) < 2 || len(trav) > 3 {
 		return bad("it has the wrong number of parts")
 	}
@@ -295,16 +307,16 @@ func parseTraversal(s string) (Instance, error) {
 	}
 	addr := Instance{Resource: Resource{Kind: kind, Name: nameStep.Name}}
 	if len(trav) == 2 {
-		return addr, nil
+		return addr, 2, nil
 	}
 	idx, ok := trav[2].(hcl.TraverseIndex)
 	if !ok {
 		return bad("only an instance key may follow the name")
 	}
 	switch key := idx.Key; {
-	case key.Type() == cty.String:
+	case key.Type() == cty.String && key.IsKnown() && !key.IsNull():
 		addr.Key = StringKey(key.AsString())
-	case key.Type() == cty.Number:
+	case key.Type() == cty.Number && key.IsKnown() && !key.IsNull():
 		n, acc := key.AsBigFloat().Int64()
 		if acc != 0 || n < 0 || n > math.MaxInt32 {
 			return bad("a count index is a whole number, 0 or more")
@@ -313,7 +325,7 @@ func parseTraversal(s string) (Instance, error) {
 	default:
 		return bad("an instance key is a number or a string")
 	}
-	return addr, nil
+	return addr, 3, nil
 }
 
 // validName reports whether s is an identifier, as a resource name must

@@ -62,7 +62,16 @@ func actionSymbol(a plans.Action) string {
 	return "?"
 }
 
+// actionVerb says what happens to c's instance; a change that also moves
+// it (a moved block's instance whose request changed) says where from.
 func actionVerb(c *plans.Change) string {
+	if !c.PrevAddr.IsZero() && c.Action != plans.Move {
+		return "has moved from " + c.PrevAddr.String() + ", and " + verbOf(c)
+	}
+	return verbOf(c)
+}
+
+func verbOf(c *plans.Change) string {
 	switch c.Action {
 	case plans.Create:
 		return "will be generated"

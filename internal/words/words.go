@@ -75,6 +75,8 @@ func Reason(c *plans.Change) string {
 		return strings.Join(parts, "; ")
 	case plans.ReasonRenamed:
 		return fmt.Sprintf("%s was renamed to %s: the same request, so its state and files move and nothing is generated", c.PrevAddr, c.Addr)
+	case plans.ReasonMoved:
+		return "a moved block moves it here: its state and files follow, and nothing is generated"
 	case plans.ReasonInterrupted:
 		return fmt.Sprintf("an earlier apply submitted job %s and did not finish; it is polled, not submitted again", r.GenerationID)
 	case plans.ReasonRestored:

@@ -167,6 +167,13 @@ type applyRun struct {
 	// is made from them waits.
 	held    map[addrs.Resource]addrs.Instance
 	running map[addrs.Instance]string // instance -> generation id of a job in flight
+	// unmoved are the changes whose record could not be moved to their
+	// address first (moveAhead): they are not carried out. Written before
+	// the resources are applied, only read after.
+	unmoved map[addrs.Instance]bool
+	// moved are the records moved (old address to new), whose history
+	// follows them once every move is made (moveHistory).
+	moved map[addrs.Instance]addrs.Instance
 	// stateErr is set once a write to the state failed: nothing more is
 	// submitted, since the next id might not be recorded either.
 	stateErr error
@@ -232,12 +239,18 @@ func (e *Engine) Apply(ctx context.Context, plan *plans.Plan) (*Result, error) {
 	}
 
 	// Moves first: they free the old addresses and put files in place for
-	// what references them.
+	// what references them. A change that does more than move (a moved
+	// block's instance whose request changed too) has its record moved
+	// first, and is carried out at its new address with the others.
 	for _, c := range plan.Changes {
-		if c.Action == plans.Move {
+		switch {
+		case c.Action == plans.Move:
 			r.move(c)
+		case !c.PrevAddr.IsZero() && c.Action != plans.Delete:
+			r.moveAhead(c)
 		}
 	}
+	r.moveHistory()
 
 	// Then the configuration's resources in dependency order, each as soon
 	// as what it depends on is done.
@@ -391,7 +404,7 @@ func (r *applyRun) resource(res *config.Resource, changes map[addrs.Instance]*pl
 	var wg sync.WaitGroup
 	for _, inst := range insts {
 		c := changes[inst.Addr]
-		if c == nil || c.Action == plans.NoOp || c.Action == plans.Move || c.Action == plans.Delete {
+		if c == nil || c.Action == plans.NoOp || c.Action == plans.Move || c.Action == plans.Delete || r.unmoved[c.Addr] {
 			continue
 		}
 		// An update keeps its generation: it moves, downloads or uploads

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/genform/genform/config"
+	"github.com/genform/genform/internal/addrs"
 	"github.com/genform/genform/internal/workdir"
 	"github.com/genform/genform/reconcile/plans"
 	"github.com/genform/genform/statefile"
@@ -259,8 +260,61 @@ func (r *applyRun) move(c *plans.Change) {
 	if old.Dir != rec.Dir {
 		pruneDirs(e.Dir, old.Dir, e.Config.Settings.OutputDir)
 	}
+	r.noteMoved(c)
 	r.record(&r.res.Moved, c.Addr)
 	r.emit(Event{Addr: c.Addr, Action: plans.Move, Phase: PhaseDone, PrevAddr: c.PrevAddr, Files: len(rec.Outputs), Dir: rec.Dir})
+}
+
+// moveAhead moves the record of a change that does more than move (a
+// replacement, an update, a restore of an instance a moved block moves)
+// from c.PrevAddr to its address, before the change is carried out there.
+// Its files stay where they are: the change itself moves, replaces or
+// fetches them, and if it fails the state names them where they are, at
+// the new address, so the next plan is the same change without the move.
+// A move that cannot be made leaves the change undone.
+func (r *applyRun) moveAhead(c *plans.Change) {
+	e := r.e
+	old, err := e.Store.Resource(c.PrevAddr)
+	if err == nil && old == nil {
+		err = fmt.Errorf("%s is no longer in the state; run plan again", c.PrevAddr)
+	}
+	if err == nil {
+		rec := *old
+		rec.Outputs = append([]statefile.Output(nil), old.Outputs...)
+		rec.Addr = c.Addr
+		err = e.Store.Update(func(tx *statefile.Tx) error { return tx.Move(c.PrevAddr, &rec) })
+	}
+	if err != nil {
+		if r.unmoved == nil {
+			r.unmoved = map[addrs.Instance]bool{}
+		}
+		r.unmoved[c.Addr] = true
+		r.fail(c, fmt.Errorf("moving %s to %s before its %s: %w", c.PrevAddr, c.Addr, c.Action, err))
+		return
+	}
+	r.noteMoved(c)
+}
+
+// noteMoved notes that c's record moved from c.PrevAddr, for moveHistory.
+func (r *applyRun) noteMoved(c *plans.Change) {
+	if r.moved == nil {
+		r.moved = map[addrs.Instance]addrs.Instance{}
+	}
+	r.moved[c.PrevAddr] = c.Addr
+}
+
+// moveHistory files the history of the records moved under their new
+// addresses, in one walk of the history. The moves stand if it fails:
+// the entries then name the old address, which is only what history
+// shows.
+func (r *applyRun) moveHistory() {
+	if len(r.moved) == 0 {
+		return
+	}
+	if err := r.e.Store.Update(func(tx *statefile.Tx) error { return tx.MoveHistory(r.moved) }); err != nil {
+		old := addrs.SortedKeys(r.moved)[0]
+		r.emit(Event{Addr: r.moved[old], Phase: PhaseWarning, Err: fmt.Errorf("the history of %s (and of any other instance moved) could not be filed under its new address, and still names the old one: %w", old, err)})
+	}
 }
 
 // delete removes an instance's files and forgets it. The creation stays on

@@ -38,6 +38,7 @@ const (
 
 	// Move.
 	ReasonRenamed // the same request left the configuration at Change.PrevAddr: a rename
+	ReasonMoved   // a moved block moves the instance from Change.PrevAddr, and nothing else changes but where its files are
 
 	// Resume.
 	ReasonInterrupted // an interrupted apply submitted job GenerationID and did not finish
@@ -68,6 +69,7 @@ var reasonNames = [...]string{
 	ReasonTriggered:     "replace_triggered",
 	ReasonLocal:         "local",
 	ReasonRenamed:       "renamed",
+	ReasonMoved:         "moved",
 	ReasonInterrupted:   "interrupted",
 	ReasonRestored:      "restored",
 	ReasonRemoved:       "removed",
