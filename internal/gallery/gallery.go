@@ -62,8 +62,8 @@ type Page struct {
 	// Since is the serial before and after are shown from; Replaced how
 	// many resources have a before, and ChangedOnly whether the page
 	// shows only those.
-	Since       uint64
-	Replaced    int
+	Since    uint64
+	Replaced int
 	// Added counts the resources generated since the serial that had no
 	// generation before (new in the configuration).
 	Added       int
