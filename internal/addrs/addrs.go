@@ -15,23 +15,37 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-// Resource is the address of a resource block: image.hero.
+// Resource is the address of a resource block: image.hero, or in a
+// module module.brand.image.hero.
 type Resource struct {
-	Kind Kind
-	Name string
+	// Module is the module instance that declares the resource; the zero
+	// Module for the root module.
+	Module Module
+	Kind   Kind
+	Name   string
 }
 
-// String is the address as the configuration writes it: "image.hero".
-func (r Resource) String() string { return r.Kind.String() + "." + r.Name }
+// String is the address as the configuration writes it: "image.hero",
+// "module.brand.image.hero".
+func (r Resource) String() string {
+	if !r.Module.IsRoot() {
+		return r.Module.String() + "." + r.Kind.String() + "." + r.Name
+	}
+	return r.Kind.String() + "." + r.Name
+}
 
 // IsZero reports whether r is the zero Resource, no address at all.
-func (r Resource) IsZero() bool { return r.Kind == 0 && r.Name == "" }
+func (r Resource) IsZero() bool { return r.Kind == 0 && r.Name == "" && r.Module.IsRoot() }
 
 // Instance returns the address of r's instance with key k.
 func (r Resource) Instance(k Key) Instance { return Instance{Resource: r, Key: k} }
 
-// Compare orders resources by kind, then name: -1, 0 or +1.
+// Compare orders resources by module (the root module's first), kind,
+// then name: -1, 0 or +1.
 func (r Resource) Compare(o Resource) int {
+	if r.Module != o.Module {
+		return strings.Compare(r.Module.String(), o.Module.String())
+	}
 	if c := cmp.Compare(r.Kind, o.Kind); c != 0 {
 		return c
 	}
@@ -223,6 +237,56 @@ func ParseInstance(s string) (Instance, error) {
 // them, a large state having one per record, and tells a key genform wrote
 // from one it could not have.
 func ParseCanonical(s string) (Instance, bool) {
+	if !strings.HasPrefix(s, "module.") {
+		return parseCanonicalResource(s)
+	}
+	n, ok := canonicalModuleLen(s)
+	if !ok {
+		return Instance{}, false
+	}
+	a, ok := parseCanonicalResource(s[n+1:])
+	a.Resource.Module = MakeModule(s[:n])
+	return a, ok
+}
+
+// canonicalModuleLen is the length of the module path s starts with,
+// written canonically (module.NAME, a key as Key.String writes it, steps
+// joined by dots), up to the dot before the resource's kind.
+func canonicalModuleLen(s string) (int, bool) {
+	i := 0
+	for strings.HasPrefix(s[i:], "module.") {
+		i += len("module.")
+		j := i
+		for j < len(s) && s[j] != '.' && s[j] != '[' {
+			j++
+		}
+		if !validName(s[i:j]) {
+			return 0, false
+		}
+		if j < len(s) && s[j] == '[' {
+			end := strings.Index(s[j:], "].")
+			if end < 0 {
+				return 0, false
+			}
+			if _, ok := canonicalKey(s[j : j+end+1]); !ok {
+				return 0, false
+			}
+			j += end + 1
+		}
+		if j >= len(s) || s[j] != '.' {
+			return 0, false
+		}
+		i = j + 1
+	}
+	if i == 0 {
+		return 0, false
+	}
+	return i - 1, true
+}
+
+// parseCanonicalResource is ParseCanonical of an address in the root
+// module.
+func parseCanonicalResource(s string) (Instance, bool) {
 	dot := strings.IndexByte(s, '.')
 	if dot < 0 {
 		return Instance{}, false
@@ -243,33 +307,42 @@ func ParseCanonical(s string) (Instance, bool) {
 	if key == "" {
 		return addr, true
 	}
-	if len(key) < 3 || key[len(key)-1] != ']' {
+	k, ok := canonicalKey(key)
+	if !ok {
 		return Instance{}, false
+	}
+	addr.Key = k
+	return addr, true
+}
+
+// canonicalKey reads a key written as Key.String writes it: [N] or
+// ["KEY"].
+func canonicalKey(key string) (Key, bool) {
+	if len(key) < 3 || key[0] != '[' || key[len(key)-1] != ']' {
+		return Key{}, false
 	}
 	inner := key[1 : len(key)-1]
 	if inner[0] == '"' {
 		k, err := strconv.Unquote(inner)
 		if err != nil {
-			return Instance{}, false
+			return Key{}, false
 		}
 		// Quoted back the way String quotes, in a buffer on the stack: "\x41"
 		// unquotes like "A" but is not how genform writes it.
 		var buf [128]byte
 		if string(strconv.AppendQuote(buf[:0], k)) != inner {
-			return Instance{}, false
+			return Key{}, false
 		}
-		addr.Key = StringKey(k)
-		return addr, true
+		return StringKey(k), true
 	}
 	if inner[0] < '0' || inner[0] > '9' || len(inner) > 1 && inner[0] == '0' {
-		return Instance{}, false // a sign or a leading zero: not canonical
+		return Key{}, false // a sign or a leading zero: not canonical
 	}
 	n, err := strconv.Atoi(inner)
 	if err != nil || n < 0 || n > math.MaxInt32 {
-		return Instance{}, false
+		return Key{}, false
 	}
-	addr.Key = IntKey(n)
-	return addr, true
+	return IntKey(n), true
 }
 
 // parseTraversal reads an address with HCL's traversal syntax, for what
@@ -293,6 +366,110 @@ func parseTraversal(s string) (Instance, error) {
 // instanceOfTraversal reads an instance address from a traversal, and how
 // many parts it has: 2 for a resource (image.hero), 3 with a key.
 func instanceOfTraversal(trav hcl.Traversal) (Instance, int, error) {
+	module, trav, err := moduleOfTraversal(trav)
+	if err != nil {
+		return Instance{}, 0, err
+	}
+	if len(trav) == 0 {
+		return Instance{}, 0, errors.New("a module holds resources: name one, as in " + module + ".image.NAME")
+	}
+	a, parts, err := rootInstanceOfTraversal(trav)
+	a.Resource.Module = MakeModule(module)
+	return a, parts, err
+}
+
+// moduleOfTraversal reads the module steps a traversal starts with
+// (module.NAME, optionally with an instance key, repeated), and returns
+// the module path as Resource.Module writes it and the rest of the
+// traversal, whose first step is then its root.
+func moduleOfTraversal(trav hcl.Traversal) (string, hcl.Traversal, error) {
+	var b strings.Builder
+	for len(trav) > 0 && stepName(trav[0]) == "module" {
+		if len(trav) < 2 {
+			return "", nil, errors.New("the module name is missing after module")
+		}
+		name, ok := trav[1].(hcl.TraverseAttr)
+		if !ok {
+			return "", nil, errors.New("the module name is missing after module")
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString("module.")
+		b.WriteString(name.Name)
+		trav = trav[2:]
+		if len(trav) > 0 {
+			if idx, ok := trav[0].(hcl.TraverseIndex); ok {
+				k, err := keyOfIndex(idx.Key)
+				if err != nil {
+					return "", nil, err
+				}
+				b.WriteString(k.String())
+				trav = trav[1:]
+			}
+		}
+	}
+	if b.Len() > 0 && len(trav) > 0 {
+		root := stepName(trav[0])
+		if root == "" {
+			return "", nil, errors.New("a module is followed by a resource, as in " + b.String() + ".image.NAME")
+		}
+		trav = append(hcl.Traversal{hcl.TraverseRoot{Name: root, SrcRange: trav[0].SourceRange()}}, trav[1:]...)
+	}
+	return b.String(), trav, nil
+}
+
+// stepName is the name of a root or attribute step, "" for an index.
+func stepName(s hcl.Traverser) string {
+	switch s := s.(type) {
+	case hcl.TraverseRoot:
+		return s.Name
+	case hcl.TraverseAttr:
+		return s.Name
+	}
+	return ""
+}
+
+// keyOfIndex is the instance key an index value writes.
+func keyOfIndex(key cty.Value) (Key, error) {
+	switch {
+	case key.Type() == cty.String && key.IsKnown() && !key.IsNull():
+		return StringKey(key.AsString()), nil
+	case key.Type() == cty.Number && key.IsKnown() && !key.IsNull():
+		n, acc := key.AsBigFloat().Int64()
+		if acc != 0 || n < 0 || n > math.MaxInt32 {
+			return Key{}, errors.New("a count index is a whole number, 0 or more")
+		}
+		return IntKey(int(n)), nil
+	}
+	return Key{}, errors.New("an instance key is a number or a string")
+}
+
+// ParseModule reads a module instance's address: module.NAME, with an
+// instance key, nested as module.a.module.b.
+func ParseModule(s string) (Module, error) {
+	bad := func(why string) (Module, error) {
+		return Module{}, fmt.Errorf("%q is not a module address: %s; write module.NAME, with [N] or [\"KEY\"] for one instance of a module with count or for_each", s, why)
+	}
+	trav, diags := hclsyntax.ParseTraversalAbs([]byte(s), "", hcl.InitialPos)
+	if diags.HasErrors() {
+		return bad(strings.TrimSuffix(diags[0].Summary, "."))
+	}
+	module, rest, err := moduleOfTraversal(trav)
+	switch {
+	case err != nil:
+		return bad(err.Error())
+	case module == "":
+		return bad("it does not start with module")
+	case len(rest) > 0:
+		return bad("it names more than a module")
+	}
+	return MakeModule(module), nil
+}
+
+// rootInstanceOfTraversal is instanceOfTraversal of an address in the
+// root module.
+func rootInstanceOfTraversal(trav hcl.Traversal) (Instance, int, error) {
 	bad := func(why string) (Instance, int, error) { return Instance{}, 0, errors.New(why) }
 	if len(trav) < 2 || len(trav) > 3 {
 		return bad("it has the wrong number of parts")
@@ -313,18 +490,11 @@ func instanceOfTraversal(trav hcl.Traversal) (Instance, int, error) {
 	if !ok {
 		return bad("only an instance key may follow the name")
 	}
-	switch key := idx.Key; {
-	case key.Type() == cty.String && key.IsKnown() && !key.IsNull():
-		addr.Key = StringKey(key.AsString())
-	case key.Type() == cty.Number && key.IsKnown() && !key.IsNull():
-		n, acc := key.AsBigFloat().Int64()
-		if acc != 0 || n < 0 || n > math.MaxInt32 {
-			return bad("a count index is a whole number, 0 or more")
-		}
-		addr.Key = IntKey(int(n))
-	default:
-		return bad("an instance key is a number or a string")
+	k, err := keyOfIndex(idx.Key)
+	if err != nil {
+		return bad(err.Error())
 	}
+	addr.Key = k
 	return addr, 3, nil
 }
 

@@ -18,7 +18,7 @@ func TestParsePrint(t *testing.T) {
 		canon string // "" when in is canonical
 	}{
 		{in: "image.hero", want: hero.Instance(NoKey)},
-		{in: "video.intro_2-b", want: Resource{Video, "intro_2-b"}.Instance(NoKey)},
+		{in: "video.intro_2-b", want: Resource{Kind: Video, Name: "intro_2-b"}.Instance(NoKey)},
 		{in: "image.hero[0]", want: hero.Instance(IntKey(0))},
 		{in: "image.hero[12]", want: hero.Instance(IntKey(12))},
 		{in: `image.hero["red"]`, want: hero.Instance(StringKey("red"))},
@@ -29,6 +29,10 @@ func TestParsePrint(t *testing.T) {
 		{in: "image.hero[007]", want: hero.Instance(IntKey(7)), canon: "image.hero[7]"},
 		{in: "image.hero[ 3 ]", want: hero.Instance(IntKey(3)), canon: "image.hero[3]"},
 		{in: `image.hero[ "x" ]`, want: hero.Instance(StringKey("x")), canon: `image.hero["x"]`},
+		{in: "module.brand.image.hero", want: Resource{Module: MakeModule("module.brand"), Kind: Image, Name: "hero"}.Instance(NoKey)},
+		{in: `module.brand["a"].image.hero[2]`, want: Resource{Module: MakeModule(`module.brand["a"]`), Kind: Image, Name: "hero"}.Instance(IntKey(2))},
+		{in: `module.a[0].module.b.video.v["x"]`, want: Resource{Module: MakeModule(`module.a[0].module.b`), Kind: Video, Name: "v"}.Instance(StringKey("x"))},
+		{in: `module.brand[ "a" ].image.hero`, want: Resource{Module: MakeModule(`module.brand["a"]`), Kind: Image, Name: "hero"}.Instance(NoKey), canon: `module.brand["a"].image.hero`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -56,6 +60,9 @@ func TestParsePrint(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	tests := []struct{ in, why string }{
+		{"module.brand", "name one"},
+		{"module", "module name is missing"},
+		{"module.brand[true].image.x", "Index value required"},
 		{"", "empty"},
 		{"image", "wrong number of parts"},
 		{"data.hero", `not "data"`},
@@ -169,6 +176,9 @@ func TestParseCanonical(t *testing.T) {
 		`image.hero`: true, `image.hero[12]`: true, `image.hero["a b"]`: true, `video.v["\u00e9"]`: false, `video.v["é"]`: true,
 		`image.hero[007]`: false, `image.hero[+1]`: false, `image.hero[-0]`: false, `image.hero["\x41"]`: false,
 		`image.hero[ 1 ]`: false, `image.hero[1.0]`: false, `data.x`: false, `image.`: false,
+		`module.b.image.hero`: true, `module.b["k"].image.hero[1]`: true, `module.b[1].module.c.video.v`: true,
+		`module.b`: false, `module.b.`: false, `module..image.x`: false, `module.b[01].image.x`: false, `module.b[1]image.x`: false,
+		`module.b.module.image.x`: false, `module.b["k].image.x`: false,
 	} {
 		a, ok := ParseCanonical(s)
 		if ok != want {
@@ -189,10 +199,47 @@ func TestValidName(t *testing.T) {
 	}
 }
 
-// TestInstanceSize guards the size the Key's int32 index buys: a large plan
-// and state hold several maps keyed by addresses.
+// TestInstanceSize guards the size the Key's int32 index and the interned
+// module buy: a large plan and state hold several maps keyed by addresses.
 func TestInstanceSize(t *testing.T) {
-	if n := unsafe.Sizeof(Instance{}); n > 48 {
-		t.Errorf("an Instance is %d bytes, more than 48", n)
+	if n := unsafe.Sizeof(Instance{}); n > 56 {
+		t.Errorf("an Instance is %d bytes, more than 56", n)
+	}
+}
+
+func TestModule(t *testing.T) {
+	brand := RootModule.Child("brand", NoKey)
+	a := RootModule.Child("brand", StringKey("a"))
+	inner := a.Child("logo", IntKey(1))
+	if brand.String() != "module.brand" || a.String() != `module.brand["a"]` || inner.String() != `module.brand["a"].module.logo[1]` {
+		t.Fatalf("Child: %s %s %s", brand, a, inner)
+	}
+	if a != MakeModule(`module.brand["a"]`) {
+		t.Fatal("two makes of one address differ")
+	}
+	for _, tt := range []struct {
+		m, o Module
+		want bool
+	}{
+		{RootModule, a, true}, {brand, a, true}, {brand, inner, true}, {a, inner, true}, {a, brand, false},
+		{inner, a, false}, {MakeModule("module.b"), MakeModule("module.brand"), false}, {a, MakeModule(`module.brand["ab"]`), false},
+	} {
+		if got := tt.m.Contains(tt.o); got != tt.want {
+			t.Errorf("%q.Contains(%q) = %v, want %v", tt.m, tt.o, got, tt.want)
+		}
+	}
+	if got := inner.Rebase(brand, MakeModule("module.style")); got.String() != `module.style["a"].module.logo[1]` {
+		t.Errorf("Rebase: %s", got)
+	}
+	if got := inner.Rebase(a, RootModule); got.String() != `module.logo[1]` {
+		t.Errorf("Rebase to the root: %s", got)
+	}
+	if m, err := ParseModule(`module.brand[ "a" ]`); err != nil || m != a {
+		t.Errorf("ParseModule: %v, %v", m, err)
+	}
+	for _, bad := range []string{"image.x", "module.a.image.x", "module"} {
+		if _, err := ParseModule(bad); err == nil {
+			t.Errorf("ParseModule(%q) accepted", bad)
+		}
 	}
 }

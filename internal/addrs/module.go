@@ -1,0 +1,83 @@
+package addrs
+
+import (
+	"strings"
+	"unique"
+)
+
+// Module is the address of a module instance: module.brand,
+// module.brand["a"], module.brand.module.logo; the zero Module is the root
+// module. Module addresses are interned, so a Module costs a pointer in
+// every address that holds one and two compare as pointers do.
+type Module struct{ h unique.Handle[string] }
+
+// RootModule is the root module's address.
+var RootModule = Module{}
+
+// MakeModule is the Module written s, canonically (as String prints
+// it); "" is the root module.
+func MakeModule(s string) Module {
+	if s == "" {
+		return Module{}
+	}
+	return Module{unique.Make(s)}
+}
+
+// String is the address as the configuration writes it; "" for the root
+// module.
+func (m Module) String() string {
+	if m.IsRoot() {
+		return ""
+	}
+	return m.h.Value()
+}
+
+// IsRoot reports whether m is the root module.
+func (m Module) IsRoot() bool { return m == Module{} }
+
+// Child is the instance key of the module call name in m: module.NAME
+// (NoKey), module.NAME[0] or module.NAME["k"] inside m.
+func (m Module) Child(name string, key Key) Module {
+	s := "module." + name + key.String()
+	if !m.IsRoot() {
+		s = m.String() + "." + s
+	}
+	return MakeModule(s)
+}
+
+// Contains reports whether o is m or a module inside it. A module address
+// without a key contains the instances of its call: module.brand
+// contains module.brand["a"].
+func (m Module) Contains(o Module) bool {
+	if m.IsRoot() || m == o {
+		return true
+	}
+	ms, os := m.String(), o.String()
+	if len(os) <= len(ms) || !strings.HasPrefix(os, ms) {
+		return false
+	}
+	switch os[len(ms)] {
+	case '.':
+		return true
+	case '[':
+		return ms[len(ms)-1] != ']'
+	}
+	return false
+}
+
+// Rebase is o, an address inside from (from.Contains(o)), moved under
+// to: module.a.module.x rebased from module.a to module.b is
+// module.b.module.x.
+func (m Module) Rebase(from, to Module) Module {
+	if m == from {
+		return to
+	}
+	rest := strings.TrimPrefix(m.String(), from.String())
+	if from.IsRoot() {
+		rest = "." + rest
+	}
+	if to.IsRoot() {
+		return MakeModule(strings.TrimPrefix(rest, "."))
+	}
+	return MakeModule(to.String() + rest)
+}
