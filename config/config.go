@@ -1,6 +1,7 @@
 package config
 
 import (
+	"hash"
 	"slices"
 	"time"
 
@@ -110,6 +111,35 @@ type Config struct {
 	// records it so that applying the plan after the configuration changed
 	// can be refused. Values read with env() or file() are not part of it.
 	Hash string
+
+	// module is the module instance this Config is (the root module's is
+	// the zero Module), modDir its folder relative to the working
+	// directory ("" for the root module), parent the Config of the module
+	// that calls it (nil for the root module), depth how deep it nests,
+	// dirParts the folders its resources' default directories add under
+	// output_dir, moduleCall and moduleKey the call and the key it is the
+	// instance of, inputs the call's arguments (nil for the root module),
+	// and pathObj the path object.
+	module     addrs.Module
+	modDir     string
+	parent     *Config
+	depth      int
+	dirParts   []string
+	moduleCall *ModuleCall
+	moduleKey  addrs.Key
+	inputs     map[string]*moduleInput
+	pathObj    cty.Value
+	// calls are the module blocks, by name, and callOrder their names in
+	// declaration order; modFiles the parsed files of every module folder
+	// loaded (the root module's Config keeps them), and modHash what
+	// Hash adds their bytes to.
+	calls     map[string]*ModuleCall
+	callOrder []string
+	modFiles  map[string][]hcl.Body
+	modHash   hash.Hash
+	// moved are the moved blocks this module and those it calls declare,
+	// addressed from the root module, for the root to check.
+	moved []*Moved
 
 	early     *earlyDecoder // resource blocks decoded as Load parsed them, until decode takes them
 	absDir    string        // Dir made absolute, symlinks resolved, for file functions
@@ -246,9 +276,10 @@ type Local struct {
 	Expr      hcl.Expression
 	DeclRange hcl.Range
 	// Refs are the resource-level addresses the local refers to, directly or
-	// through other locals, sorted.
+	// through other locals or a module's outputs, sorted.
 	Refs []addrs.Resource
 
+	calls   []string         // module calls it refers to directly
 	locals  []string         // locals it refers to directly
 	direct  []addrs.Resource // resources it refers to directly
 	static  bool             // evaluated once at Load: refers to no resource, even indirectly
@@ -269,6 +300,7 @@ type Output struct {
 
 	direct    []addrs.Resource
 	locals    []string
+	calls     []string
 	dependsOn []addrs.Resource
 	ok        bool
 }

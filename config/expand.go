@@ -127,7 +127,7 @@ func (c *Config) Expand(r *Resource, scope Scope) ([]*Instance, hcl.Diagnostics)
 	if r.cacheValid {
 		return r.instances(r.cached), nil
 	}
-	data, _, diags := c.expand(r, scope, false)
+	data, _, diags := r.owner.expand(r, scope, false)
 	diags = hideSensitive(diags)
 	if diags.HasErrors() {
 		return nil, diags
@@ -288,7 +288,7 @@ func (c *Config) expand(r *Resource, scope Scope, validate bool) (insts []instDa
 	if len(r.locals) > 0 {
 		memo = map[string]cty.Value{}
 	}
-	ctx, diags := c.evalContext(r.direct, r.locals, scope, memo)
+	ctx, diags := c.evalContext(r.direct, r.locals, r.calls(), scope, memo)
 	if diags.HasErrors() {
 		return nil, false, diags
 	}
@@ -657,6 +657,9 @@ func (c *Config) instanceDir(r *Resource, av *attrValues, key addrs.Key, keyKnow
 		return p, nil
 	}
 	base := filepath.Join(c.Settings.OutputDir, r.Kind.String(), r.Name)
+	if len(c.dirParts) > 0 {
+		base = filepath.Join(append(append([]string{c.Settings.OutputDir}, c.dirParts...), r.Kind.String(), r.Name)...)
+	}
 	k, isString := key.Str()
 	switch {
 	case !keyKnown && (r.Count != nil || r.ForEach != nil):

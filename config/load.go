@@ -39,6 +39,7 @@ var fileSchema = &hcl.BodySchema{
 		{Type: addrs.Video.String(), LabelNames: []string{"name"}},
 		{Type: "output", LabelNames: []string{"name"}},
 		{Type: "moved"},
+		{Type: "module", LabelNames: []string{"name"}},
 	},
 }
 
@@ -58,6 +59,8 @@ func Load(dir string, opts Options) (*Config, hcl.Diagnostics) {
 		byAddr:    map[addrs.Resource]*Resource{},
 		Providers: map[string]*Provider{},
 		environ:   map[string]string{},
+		calls:     map[string]*ModuleCall{},
+		modFiles:  map[string][]hcl.Body{},
 		varObj:    cty.EmptyObjectVal,
 		staticLoc: cty.EmptyObjectVal,
 		Settings: Settings{StateFile: DefaultStateFile, OutputDir: DefaultOutputDir,
@@ -91,6 +94,7 @@ func Load(dir string, opts Options) (*Config, hcl.Diagnostics) {
 		}
 	}
 	c.funcs = c.functions()
+	c.pathObj = pathObject("", c.absDir)
 
 	names, err := configFileNames(dir)
 	if err != nil {
@@ -160,6 +164,7 @@ func Load(dir string, opts Options) (*Config, hcl.Diagnostics) {
 	}
 
 	diags = append(diags, todayDiags...)
+	c.modHash = hash // the modules' files join it as they are read
 	diags = append(diags, c.decode(bodies, opts, parser)...)
 	for _, name := range sortedKeys(c.Variables) {
 		v := c.Variables[name]
@@ -272,6 +277,7 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 	defaults := map[string]*typeexpr.Defaults{}
 	outputs := map[string]*Output{}
 	var moved []*Moved
+	var calls []*ModuleCall
 
 	// Resource blocks are most of a large configuration and decode
 	// independently: on every core, before the declarations are checked
@@ -313,6 +319,11 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 	for _, f := range files {
 		diags = append(diags, f.diags...)
 		for _, b := range f.blocks {
+			if c.parent != nil && (b.Type == "genform" || b.Type == "service" || b.Type == "provider") {
+				diags = append(diags, errorAt(b.DefRange.Ptr(), "Unexpected "+b.Type+" block in a module",
+					fmt.Sprintf("A module's files hold variable, locals, image, video, output, module and moved blocks; the %s block belongs to the root module, whose settings, service and providers every module uses. Move it to the working directory's configuration.", b.Type)))
+				continue
+			}
 			switch b.Type {
 			case "genform", "service":
 				first := &genformBlock
@@ -360,6 +371,7 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 				r, d := decodedRes[nextRes].r, decodedRes[nextRes].diags
 				nextRes++
 				diags = append(diags, d...)
+				r.Module = c.module
 				if prev, ok := c.byAddr[r.Addr()]; ok {
 					diags = append(diags, duplicate("Duplicate resource", r.DeclRange, fmt.Sprintf("%s %s resource named %q was already declared at %s. Resource names must be unique per type.", article(r.Kind.String()), r.Kind, r.Name, prev.DeclRange)))
 					continue
@@ -381,8 +393,36 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 				if m != nil {
 					moved = append(moved, m)
 				}
+			case "module":
+				call, d := c.decodeModuleCall(b)
+				diags = append(diags, d...)
+				if prev, ok := c.calls[call.Name]; ok {
+					diags = append(diags, duplicate("Duplicate module call", call.DeclRange, fmt.Sprintf("A module call named %q was already declared at %s. Module calls must have unique names within a module.", call.Name, prev.DeclRange)))
+					continue
+				}
+				c.calls[call.Name] = call
+				c.callOrder = append(c.callOrder, call.Name)
+				calls = append(calls, call)
 			}
 		}
+	}
+
+	for _, r := range resources {
+		r.owner = c
+		if c.parent != nil {
+			for i := range r.DependsOn {
+				r.DependsOn[i].Module = c.module
+			}
+			for i := range r.ReplaceTriggeredBy {
+				r.ReplaceTriggeredBy[i].Module = c.module
+			}
+		}
+	}
+	if c.parent != nil {
+		for _, m := range moved {
+			m.inModule(c.module)
+		}
+		return c.decodeModuleRest(resources, locals, moved, calls)
 	}
 
 	// Everything needed of the syntax trees is decoded by now.
@@ -409,13 +449,84 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 			r.live.id = c.ProviderOf(r.live.name).Identity()
 		}
 	}
+	diags = append(diags, c.loadModules(calls)...)
+	c.addCallRefs()
 	diags = append(diags, c.analyzeResources(resources)...)
-	diags = append(diags, c.checkMoved(moved)...)
+	c.adoptModules()
+	diags = append(diags, c.checkMoved(append(c.moved, moved...))...)
 	for _, o := range c.Outputs {
 		diags = append(diags, c.analyzeOutput(o)...)
 	}
 	diags = append(diags, c.validateExpansion()...)
 	return diags
+}
+
+// decodeModuleRest is what decode does of a module instance once its
+// blocks are read: its variables take the call's arguments, and its
+// locals, the modules it calls, its resources and its outputs are checked
+// as the root module's are. Its resources join the root's, which expands
+// and checks them with its own.
+func (c *Config) decodeModuleRest(resources []*Resource, locals []*Local, moved []*Moved, calls []*ModuleCall) hcl.Diagnostics {
+	vals, diags := c.settleInputs()
+	if len(vals) > 0 {
+		c.varObj = cty.ObjectVal(vals)
+	}
+	c.baseCtx = &hcl.EvalContext{Variables: map[string]cty.Value{"var": c.varObj, "path": c.pathObj}, Functions: c.funcs}
+	diags = append(diags, c.checkVariableValidations()...)
+	diags = append(diags, c.analyzeLocals(locals)...)
+	for _, r := range resources {
+		if r.live != nil {
+			r.live.id = c.ProviderOf(r.live.name).Identity()
+		}
+	}
+	diags = append(diags, c.loadModules(calls)...)
+	c.addCallRefs()
+	diags = append(diags, c.analyzeResources(resources)...)
+	c.adoptModules()
+	c.moved = append(c.moved, moved...)
+	for _, o := range c.Outputs {
+		diags = append(diags, c.analyzeOutput(o)...)
+	}
+	return diags
+}
+
+// adoptModules makes the resources of the modules c calls c's too: they
+// come first in c.Resources (nothing in them refers to c's), and c.byAddr
+// finds them by their module addresses. Their moved blocks join c's.
+func (c *Config) adoptModules() {
+	var res []*Resource
+	var moved []*Moved
+	for _, name := range c.callOrder {
+		for _, child := range c.calls[name].instances {
+			res = append(res, child.Resources...)
+			for a, r := range child.byAddr {
+				c.byAddr[a] = r
+			}
+			moved = append(moved, child.moved...)
+		}
+	}
+	if len(res) > 0 {
+		c.Resources = append(res, c.Resources...)
+	}
+	c.moved = append(moved, c.moved...)
+}
+
+// addCallRefs adds to each local that refers to a module's outputs the
+// resources those outputs refer to, then to the locals that use it.
+func (c *Config) addCallRefs() {
+	if len(c.callOrder) == 0 {
+		return
+	}
+	for _, l := range c.localList {
+		refs := l.Refs
+		for _, name := range l.calls {
+			refs = append(refs, c.callRefs(name)...)
+		}
+		for _, n := range l.locals {
+			refs = append(refs, c.Locals[n].Refs...)
+		}
+		l.Refs = sortedUnique(refs)
+	}
 }
 
 // analyzeResources checks every resource's references, computes its Refs,
@@ -432,7 +543,7 @@ func (c *Config) analyzeResources(resources []*Resource) hcl.Diagnostics {
 		}
 		var refs, last []addrs.Resource
 		add := func(expr hcl.Expression, rules refRules) bool {
-			res, locs, d := c.analyze(expr, rules)
+			res, locs, calls, d := c.analyze(expr, rules)
 			last = res
 			diags = append(diags, d...)
 			for _, a := range res {
@@ -440,6 +551,10 @@ func (c *Config) analyzeResources(resources []*Resource) hcl.Diagnostics {
 			}
 			for _, l := range locs {
 				r.locals = appendUnique(r.locals, l)
+			}
+			for _, n := range calls {
+				r.ext().calls = appendUnique(r.ext().calls, n)
+				refs = append(refs, c.callRefs(n)...)
 			}
 			refs = append(refs, res...)
 			return !d.HasErrors()
@@ -478,7 +593,7 @@ func (c *Config) analyzeResources(resources []*Resource) hcl.Diagnostics {
 		// triggers a replacement is planned first.
 		for _, t := range r.ReplaceTriggeredBy {
 			if _, ok := c.byAddr[t]; !ok {
-				diags = append(diags, errorAt(r.replaceTriggeredBy.Expr.Range().Ptr(), "Reference to undeclared resource",
+				diags = append(diags, errorAt(r.extra.replaceTriggeredBy.Expr.Range().Ptr(), "Reference to undeclared resource",
 					fmt.Sprintf("replace_triggered_by refers to %s, but no %s resource named %q is declared.", t, t.Kind, t.Name)+didYouMean(t.Name, c.resourceNames(t.Kind))))
 				continue
 			}
@@ -497,7 +612,9 @@ func (c *Config) analyzeResources(resources []*Resource) hcl.Diagnostics {
 	order, cycles := topoSort(len(resources), func(i int) []int {
 		deps := make([]int, 0, len(resources[i].Refs))
 		for _, a := range resources[i].Refs {
-			deps = append(deps, index[a])
+			if k, ok := index[a]; ok { // not one of a module's, which come first
+				deps = append(deps, k)
+			}
 		}
 		return deps
 	})
@@ -535,16 +652,16 @@ func (c *Config) undeclaredDependency(dep addrs.Resource, rng hcl.Range) *hcl.Di
 
 // dependsOnRange finds the range of dep in r's depends_on, for diagnostics.
 func (c *Config) dependsOnRange(r *Resource, dep addrs.Resource) hcl.Range {
-	if r.dependsOn != nil {
-		exprs, _ := hcl.ExprList(r.dependsOn.Expr)
+	if r.extra != nil && r.extra.dependsOn != nil {
+		exprs, _ := hcl.ExprList(r.extra.dependsOn.Expr)
 		for _, e := range exprs {
 			if tr, d := hcl.AbsTraversalForExpr(e); !d.HasErrors() {
-				if a, ok := resourceAddrOf(tr); ok && a == dep {
+				if a, ok := resourceAddrOf(tr); ok && a.Kind == dep.Kind && a.Name == dep.Name {
 					return e.Range()
 				}
 			}
 		}
-		return r.dependsOn.Expr.Range()
+		return r.extra.dependsOn.Expr.Range()
 	}
 	return r.DeclRange
 }
@@ -590,10 +707,13 @@ func (c *Config) analyzeOutput(o *Output) hcl.Diagnostics {
 	if o.Expr == nil {
 		return nil
 	}
-	res, locs, diags := c.analyze(o.Expr, refRules{where: "output " + o.Name, locals: true, resources: true})
+	res, locs, calls, diags := c.analyze(o.Expr, refRules{where: "output " + o.Name, locals: true, resources: true})
 	o.ok = !diags.HasErrors()
-	o.direct, o.locals = res, locs
+	o.direct, o.locals, o.calls = res, locs, calls
 	refs := append([]addrs.Resource(nil), res...)
+	for _, n := range calls {
+		refs = append(refs, c.callRefs(n)...)
+	}
 	for _, l := range locs {
 		refs = append(refs, c.Locals[l].Refs...)
 	}
@@ -619,7 +739,7 @@ func (c *Config) EvalOutputs(scope Scope) (map[string]cty.Value, hcl.Diagnostics
 			out[o.Name] = cty.DynamicVal
 			continue
 		}
-		ctx, d := c.evalContext(o.direct, o.locals, scope, memo)
+		ctx, d := c.evalContext(o.direct, o.locals, o.calls, scope, memo)
 		diags = append(diags, d...)
 		v, d := o.Expr.Value(ctx)
 		diags = append(diags, d...)
@@ -649,7 +769,7 @@ func (c *Config) checkOutputSensitivity(scope Scope) hcl.Diagnostics {
 		if !o.ok || o.Sensitive {
 			continue
 		}
-		ctx, d := c.evalContext(o.direct, o.locals, scope, memo)
+		ctx, d := c.evalContext(o.direct, o.locals, o.calls, scope, memo)
 		if d.HasErrors() {
 			continue // reported where the locals are
 		}
@@ -673,13 +793,26 @@ func sensitiveOutputDiag(o *Output) *hcl.Diagnostic {
 // the resources direct and the locals locals: only those are put in it, so
 // the cost does not grow with the size of the configuration. memo keeps the
 // values of locals that depend on resources, evaluated in this scope.
-func (c *Config) evalContext(direct []addrs.Resource, locals []string, scope Scope, memo map[string]cty.Value) (*hcl.EvalContext, hcl.Diagnostics) {
-	if len(locals) == 0 && len(direct) == 0 && c.baseCtx != nil {
+func (c *Config) evalContext(direct []addrs.Resource, locals, calls []string, scope Scope, memo map[string]cty.Value) (*hcl.EvalContext, hcl.Diagnostics) {
+	if len(locals) == 0 && len(direct) == 0 && len(calls) == 0 && c.baseCtx != nil {
 		return c.baseCtx, nil // shared: evaluation only reads a context
 	}
-	vars := make(map[string]cty.Value, 4)
+	vars := make(map[string]cty.Value, 5)
 	vars["var"] = c.varObj
+	vars["path"] = c.pathObj
 	var diags hcl.Diagnostics
+	if len(calls) > 0 {
+		if memo == nil {
+			memo = map[string]cty.Value{}
+		}
+		mv := make(map[string]cty.Value, len(calls))
+		for _, n := range calls {
+			v, d := c.moduleValue(n, scope, memo)
+			diags = append(diags, d...)
+			mv[n] = v
+		}
+		vars["module"] = cty.ObjectVal(mv)
+	}
 	if len(locals) > 0 {
 		lv := make(map[string]cty.Value, len(locals))
 		for _, n := range locals {
@@ -729,7 +862,7 @@ func (c *Config) localValue(name string, scope Scope, memo map[string]cty.Value)
 	if v, ok := memo[name]; ok {
 		return v, nil
 	}
-	ctx, diags := c.evalContext(l.direct, l.locals, scope, memo)
+	ctx, diags := c.evalContext(l.direct, l.locals, l.calls, scope, memo)
 	v, d := l.Expr.Value(ctx)
 	diags = append(diags, d...)
 	if d.HasErrors() {
@@ -789,14 +922,16 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 			referenced[a] = true
 		}
 	}
-	for _, l := range c.Locals {
-		for _, a := range l.direct {
-			referenced[a] = true
+	for _, m := range append([]*Config{c}, c.descendants()...) {
+		for _, l := range m.Locals {
+			for _, a := range l.direct {
+				referenced[a] = true
+			}
 		}
-	}
-	for _, o := range c.Outputs {
-		for _, a := range o.direct {
-			referenced[a] = true
+		for _, o := range m.Outputs {
+			for _, a := range o.direct {
+				referenced[a] = true
+			}
 		}
 	}
 	scope := make(Scope, len(referenced))
@@ -828,7 +963,8 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 	counts := map[addrs.Resource]outputsOf{}
 	expandOne := func(i int) {
 		res := &results[i]
-		res.insts, res.known, res.diags = c.expand(c.Resources[i], scope, true)
+		r := c.Resources[i]
+		res.insts, res.known, res.diags = r.owner.expand(r, scope, true)
 	}
 	for _, group := range levels {
 		parallel(len(group), func(k int) { expandOne(group[k]) })
@@ -852,14 +988,16 @@ func (c *Config) validateExpansion() hcl.Diagnostics {
 			if referenced[r.Addr()] {
 				scope[r.Addr()] = unknownResourceValue(r, res.insts)
 			}
-			if c.scopeFree(r) {
+			if r.owner.scopeFree(r) {
 				r.cached, r.cacheValid = res.insts, true
 			}
 		}
 	}
 
 	diags = append(diags, c.checkOutputIndexes(counts)...)
-	diags = append(diags, c.checkOutputSensitivity(scope)...)
+	for _, m := range append([]*Config{c}, c.descendants()...) {
+		diags = append(diags, m.checkOutputSensitivity(scope)...)
+	}
 	insts := make([][]instData, len(results))
 	for i := range results {
 		insts[i] = results[i].insts
@@ -923,7 +1061,7 @@ func parallelRange(n int, f func(lo, hi int)) {
 // scopeFree reports whether r's instances are the same whatever the Scope:
 // nothing it evaluates refers to a resource, directly or through locals.
 func (c *Config) scopeFree(r *Resource) bool {
-	if len(r.direct) > 0 {
+	if len(r.direct) > 0 || len(r.calls()) > 0 {
 		return false
 	}
 	for _, n := range r.locals {

@@ -93,6 +93,13 @@ func decodeMoved(b *hcl.Block) (*Moved, hcl.Diagnostics) {
 	return m, diags
 }
 
+// inModule makes the addresses of a moved block declared in the module
+// instance mod addresses from the root module.
+func (m *Moved) inModule(mod addrs.Module) {
+	m.From.Addr.Resource.Module = mod.Join(m.From.Addr.Resource.Module)
+	m.To.Addr.Resource.Module = mod.Join(m.To.Addr.Resource.Module)
+}
+
 // kindWithArticle is "an image" or "a video".
 func kindWithArticle(k addrs.Kind) string {
 	return articleLower([]addrs.Kind{k})

@@ -134,12 +134,12 @@ func (c *Config) checkOutputIndexes(counts map[addrs.Resource]outputsOf) hcl.Dia
 		return nil
 	}
 	var diags hcl.Diagnostics
-	check := func(expr hcl.Expression) {
+	check := func(m *Config, expr hcl.Expression) {
 		if expr == nil {
 			return
 		}
 		for _, tr := range append(expr.Variables(), pickedRefs(expr)...) {
-			if d := c.checkOutputIndex(tr, counts); d != nil {
+			if d := m.checkOutputIndex(tr, counts); d != nil {
 				diags = append(diags, d)
 			}
 		}
@@ -148,22 +148,24 @@ func (c *Config) checkOutputIndexes(counts map[addrs.Resource]outputsOf) hcl.Dia
 		if len(r.direct) == 0 {
 			continue
 		}
-		check(r.Count)
-		check(r.ForEach)
+		check(r.owner, r.Count)
+		check(r.owner, r.ForEach)
 		for _, a := range r.attrs {
 			if !a.bad {
-				check(a.attr.Expr)
+				check(r.owner, a.attr.Expr)
 			}
 		}
 	}
-	for _, l := range c.localList {
-		if len(l.direct) > 0 && l.checked {
-			check(l.Expr)
+	for _, m := range append([]*Config{c}, c.descendants()...) {
+		for _, l := range m.localList {
+			if len(l.direct) > 0 && l.checked {
+				check(m, l.Expr)
+			}
 		}
-	}
-	for _, o := range c.Outputs {
-		if len(o.direct) > 0 && o.ok {
-			check(o.Expr)
+		for _, o := range m.Outputs {
+			if len(o.direct) > 0 && o.ok {
+				check(m, o.Expr)
+			}
 		}
 	}
 	return diags
@@ -179,7 +181,7 @@ func (c *Config) checkOutputIndex(tr hcl.Traversal, counts map[addrs.Resource]ou
 	if !ok {
 		return nil
 	}
-	r := c.byAddr[addrs.Resource{Kind: kind, Name: name.Name}]
+	r := c.byAddr[addrs.Resource{Module: c.module, Kind: kind, Name: name.Name}]
 	if r == nil {
 		return nil
 	}

@@ -21,14 +21,16 @@ type refRules struct {
 	each      bool
 }
 
-var rootNames = []string{"var", "local", "image", "video", "count", "each"}
+var rootNames = []string{"var", "local", "image", "video", "count", "each", "module", "path"}
 
 // analyze checks every reference expr makes (found with
-// Expression.Variables) and returns the resource-level addresses and local
-// names it refers to directly, deduplicated, in order of appearance.
-func (c *Config) analyze(expr hcl.Expression, rules refRules) (resources []addrs.Resource, locals []string, diags hcl.Diagnostics) {
+// Expression.Variables) and returns the resource-level addresses, local
+// names and module calls it refers to directly, deduplicated, in order of
+// appearance. A module's outputs may depend on its resources, so only an
+// expression that may refer to resources may refer to a module.
+func (c *Config) analyze(expr hcl.Expression, rules refRules) (resources []addrs.Resource, locals, calls []string, diags hcl.Diagnostics) {
 	if expr == nil {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	picked := false // an instance of a resource picked by an expression
 	for _, tr := range expr.Variables() {
@@ -78,7 +80,7 @@ func (c *Config) analyze(expr hcl.Expression, rules refRules) (resources []addrs
 				continue
 			}
 			kind, _ := addrs.ParseKind(root)
-			addr := addrs.Resource{Kind: kind, Name: name}
+			addr := addrs.Resource{Module: c.module, Kind: kind, Name: name}
 			r, ok := c.byAddr[addr]
 			if !ok {
 				bad("Reference to undeclared resource",
@@ -91,6 +93,31 @@ func (c *Config) analyze(expr hcl.Expression, rules refRules) (resources []addrs
 			}
 			picked = picked || len(tr) == 2 && (r.Count != nil || r.ForEach != nil)
 			resources = appendUnique(resources, addr)
+		case "module":
+			if !rules.resources {
+				bad("Invalid reference", fmt.Sprintf("%s cannot refer to a module's outputs: its value is needed before any resource is evaluated, and a module's outputs may depend on its resources.", upperFirst(rules.where)))
+				continue
+			}
+			if !hasName {
+				bad("Invalid reference", `The "module" object cannot be used on its own. Write module.NAME.OUTPUT for the output OUTPUT of the module block named NAME.`)
+				continue
+			}
+			call, ok := c.calls[name]
+			if !ok {
+				bad("Reference to undeclared module",
+					fmt.Sprintf("No module call named %q is declared in this module.", name)+didYouMean(name, c.callOrder))
+				continue
+			}
+			if out, ok := moduleOutputStep(tr, call); ok && call.instances != nil && !slices.Contains(call.outputNames(), out) {
+				bad("Unsupported attribute",
+					fmt.Sprintf("The module %q (%s) has no output named %q.", name, call.Dir, out)+didYouMean(out, call.outputNames()))
+				continue
+			}
+			calls = appendUnique(calls, name)
+		case "path":
+			if name != "module" && name != "root" && name != "cwd" {
+				bad("Invalid path attribute", `The "path" object has three attributes: path.module (the module's folder, relative to the working directory), path.root and path.cwd.`)
+			}
 		case "count":
 			if !rules.count {
 				bad(`Reference to "count" in non-counted context`, fmt.Sprintf(`The "count" object can only be used in a resource block that sets count; this is %s.`, rules.where))
@@ -123,7 +150,28 @@ func (c *Config) analyze(expr hcl.Expression, rules refRules) (resources []addrs
 			}
 		}
 	}
-	return resources, locals, diags
+	return resources, locals, calls, diags
+}
+
+// moduleOutputStep is the output a reference to module call names:
+// module.NAME.OUTPUT, or module.NAME[KEY].OUTPUT for a call with count or
+// for_each.
+func moduleOutputStep(tr hcl.Traversal, call *ModuleCall) (string, bool) {
+	k := 2
+	if call.Count != nil || call.ForEach != nil {
+		if len(tr) <= k {
+			return "", false
+		}
+		if _, ok := tr[k].(hcl.TraverseIndex); !ok {
+			return "", false
+		}
+		k++
+	}
+	if len(tr) <= k {
+		return "", false
+	}
+	at, ok := tr[k].(hcl.TraverseAttr)
+	return at.Name, ok
 }
 
 // pickedRefs finds in expr the references to an instance picked by an
@@ -207,10 +255,11 @@ func (c *Config) analyzeLocals(list []*Local) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	direct := map[string][]addrs.Resource{}
 	for _, l := range list {
-		res, locs, d := c.analyze(l.Expr, refRules{where: "a local value", locals: true, resources: true})
+		res, locs, calls, d := c.analyze(l.Expr, refRules{where: "a local value", locals: true, resources: true})
 		diags = append(diags, d...)
 		l.checked = !d.HasErrors()
 		l.locals = locs
+		l.calls = calls
 		l.direct = res
 		direct[l.Name] = res
 	}
@@ -249,14 +298,14 @@ func (c *Config) analyzeLocals(list []*Local) hcl.Diagnostics {
 			}
 		}
 		l.Refs = sortedUnique(refs)
-		if len(l.Refs) > 0 {
+		if len(l.Refs) > 0 || len(l.calls) > 0 {
 			l.static = false
 		}
 		if !l.static {
 			continue
 		}
 		ctx := &hcl.EvalContext{
-			Variables: map[string]cty.Value{"var": c.varObj, "local": subObject(static, l.locals)},
+			Variables: map[string]cty.Value{"var": c.varObj, "local": subObject(static, l.locals), "path": c.pathObj},
 			Functions: c.funcs,
 		}
 		v, d := l.Expr.Value(ctx)

@@ -21,7 +21,10 @@ import (
 // block, and each in a word of its own made it 360 bytes, which Go
 // allocates as 384 (TestResourceSize).
 type Resource struct {
-	Kind addrs.Kind
+	// Module is the module instance that declares the resource; the zero
+	// Module for the root module's.
+	Module addrs.Module
+	Kind   addrs.Kind
 	// PreventDestroy is lifecycle.prevent_destroy.
 	PreventDestroy bool
 	Name           string
@@ -46,12 +49,12 @@ type Resource struct {
 	// (kept out of line: most blocks of a large configuration have none).
 	live *liveRef
 
-	dependsOn *hcl.Attribute
-	// replaceTriggeredBy is the lifecycle attribute, for diagnostics.
-	replaceTriggeredBy *hcl.Attribute
-	attrs              []resAttr        // attributes in source order, with their ids; nil once cached
-	direct             []addrs.Resource // resources its expressions refer to directly
-	locals             []string         // locals its expressions refer to directly
+	// extra holds what few blocks have, out of line; nil for most.
+	extra  *resourceExtra
+	attrs  []resAttr        // attributes in source order, with their ids; nil once cached
+	direct []addrs.Resource // resources its expressions refer to directly
+	locals []string         // locals its expressions refer to directly
+	owner  *Config          // the module instance it is declared in
 	cached             []instData       // the instances, when they do not depend on the Scope
 	// sensitive has a bit for each attribute that derives from a
 	// sensitive value in some instance, as Load evaluated them.
@@ -86,6 +89,30 @@ func (r *Resource) attribute(name string) *hcl.Attribute {
 	return nil
 }
 
+// resourceExtra is what a Resource keeps of the few blocks that have it:
+// the depends_on attribute and the lifecycle's replace_triggered_by, for
+// diagnostics, and the module calls its expressions refer to directly.
+type resourceExtra struct {
+	dependsOn, replaceTriggeredBy *hcl.Attribute
+	calls                         []string
+}
+
+// ext is r.extra, made when first needed.
+func (r *Resource) ext() *resourceExtra {
+	if r.extra == nil {
+		r.extra = &resourceExtra{}
+	}
+	return r.extra
+}
+
+// calls are the module calls r's expressions refer to directly.
+func (r *Resource) calls() []string {
+	if r.extra == nil {
+		return nil
+	}
+	return r.extra.calls
+}
+
 type resAttr struct {
 	id   attrID
 	attr *hcl.Attribute
@@ -93,7 +120,9 @@ type resAttr struct {
 }
 
 // Addr returns the resource's address, e.g. image.hero.
-func (r *Resource) Addr() addrs.Resource { return addrs.Resource{Kind: r.Kind, Name: r.Name} }
+func (r *Resource) Addr() addrs.Resource {
+	return addrs.Resource{Module: r.Module, Kind: r.Kind, Name: r.Name}
+}
 
 // attrID numbers the request and local attributes a resource block may set,
 // in the order every view lists them: what a reader looks for first (the
@@ -251,7 +280,7 @@ func decodeResource(block *hcl.Block, providers Providers) (*Resource, hcl.Diagn
 		case "for_each":
 			r.ForEach = a.Expr
 		case "depends_on":
-			r.dependsOn = a
+			r.ext().dependsOn = a
 			r.DependsOn, d = decodeDependsOn(a)
 			diags = append(diags, d...)
 		case "provider":
@@ -337,7 +366,7 @@ func (r *Resource) decodeLifecycle(b *hcl.Block) hcl.Diagnostics {
 		}
 	}
 	if a, ok := content.Attributes["replace_triggered_by"]; ok {
-		r.replaceTriggeredBy = a
+		r.ext().replaceTriggeredBy = a
 		refs, d := decodeResourceRefs(a, "replace_triggered_by", "replace_triggered_by takes references to resources, such as [image.hero] or [video.intro]: when one of them is generated anew, so is this resource.", false)
 		diags = append(diags, d...)
 		r.ReplaceTriggeredBy = refs

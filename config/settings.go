@@ -45,7 +45,7 @@ const (
 // may use variables, functions and locals that do not depend on resources.
 // ok is false when the value is unusable (already reported) or null.
 func (c *Config) settingValue(a *hcl.Attribute, where string, ty cty.Type) (cty.Value, bool, hcl.Diagnostics) {
-	_, locals, diags := c.analyze(a.Expr, refRules{where: where, locals: true})
+	_, locals, _, diags := c.analyze(a.Expr, refRules{where: where, locals: true})
 	if diags.HasErrors() {
 		return cty.NilVal, false, diags
 	}

@@ -227,7 +227,7 @@ func (c *Config) settleVariables(opts Options, parser *hclparse.Parser, defaults
 	} else {
 		c.varObj = cty.ObjectVal(vals)
 	}
-	c.baseCtx = &hcl.EvalContext{Variables: map[string]cty.Value{"var": c.varObj}, Functions: c.funcs}
+	c.baseCtx = &hcl.EvalContext{Variables: map[string]cty.Value{"var": c.varObj, "path": c.pathObj}, Functions: c.funcs}
 	return diags
 }
 
@@ -322,8 +322,8 @@ func (c *Config) checkVariableValidations() hcl.Diagnostics {
 	for _, name := range names {
 		v := c.Variables[name]
 		for _, val := range v.Validations {
-			_, _, d := c.analyze(val.Condition, refRules{where: "a variable validation"})
-			_, _, d2 := c.analyze(val.ErrorMessage, refRules{where: "a variable validation"})
+			_, _, _, d := c.analyze(val.Condition, refRules{where: "a variable validation"})
+			_, _, _, d2 := c.analyze(val.ErrorMessage, refRules{where: "a variable validation"})
 			diags = append(diags, d...)
 			diags = append(diags, d2...)
 			if d.HasErrors() || d2.HasErrors() {

@@ -45,6 +45,18 @@ func (m Module) Child(name string, key Key) Module {
 	return MakeModule(s)
 }
 
+// Join is the module o, an address relative to m, from the root module:
+// module.b in module.a is module.a.module.b.
+func (m Module) Join(o Module) Module {
+	switch {
+	case o.IsRoot():
+		return m
+	case m.IsRoot():
+		return o
+	}
+	return MakeModule(m.String() + "." + o.String())
+}
+
 // Contains reports whether o is m or a module inside it. A module address
 // without a key contains the instances of its call: module.brand
 // contains module.brand["a"].
