@@ -557,4 +557,3 @@ func (c *Config) ModuleInstances() []addrs.Module {
 	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
 	return out
 }
-

@@ -55,7 +55,7 @@ type Resource struct {
 	direct []addrs.Resource // resources its expressions refer to directly
 	locals []string         // locals its expressions refer to directly
 	owner  *Config          // the module instance it is declared in
-	cached             []instData       // the instances, when they do not depend on the Scope
+	cached []instData       // the instances, when they do not depend on the Scope
 	// sensitive has a bit for each attribute that derives from a
 	// sensitive value in some instance, as Load evaluated them.
 	sensitive  uint32
