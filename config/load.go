@@ -422,7 +422,7 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 		for _, m := range moved {
 			m.inModule(c.module)
 		}
-		return c.decodeModuleRest(resources, locals, moved, calls)
+		return append(diags, c.decodeModuleRest(resources, locals, moved, calls)...)
 	}
 
 	// Everything needed of the syntax trees is decoded by now.

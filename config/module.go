@@ -376,6 +376,7 @@ func (c *Config) newChild(call *ModuleCall, key addrs.Key) *Config {
 		dirParts:   append(slices.Clone(c.dirParts), "module."+call.Name),
 		moduleCall: call,
 		moduleKey:  key,
+		calls:      map[string]*ModuleCall{},
 	}
 	if p := key.PathPart(); p != "" {
 		child.dirParts = append(child.dirParts, p)

@@ -31,18 +31,21 @@ func MakeDestroyPlan(in PlanInput) (*plans.Plan, hcl.Diagnostics) {
 			}
 		}
 	}
-	targets := map[addrs.Instance]bool{}
-	for _, t := range in.Targets {
-		targets[t] = true
-	}
-	want := func(addr addrs.Instance) bool { return len(in.Targets) == 0 || matches(targets, addr) }
-	var diags hcl.Diagnostics
 	matched := map[addrs.Instance]bool{}
+	want := func(addr addrs.Instance) bool {
+		found := len(in.Targets) == 0
+		for _, t := range in.Targets {
+			if t.Targets(addr) {
+				matched[t], found = true, true
+			}
+		}
+		return found
+	}
+	var diags hcl.Diagnostics
 	for _, addr := range addrs.SortedKeys(st.Resources) {
 		if !want(addr) {
 			continue
 		}
-		matched[addr], matched[addr.Resource.Instance(addrs.NoKey)] = true, true
 		rec := st.Resources[addr]
 		if st.Protections[addr] || protected[addr.Resource] {
 			diags = append(diags, &hcl.Diagnostic{
@@ -65,7 +68,6 @@ func MakeDestroyPlan(in PlanInput) (*plans.Plan, hcl.Diagnostics) {
 		if !want(addr) || st.Resources[addr] != nil {
 			continue
 		}
-		matched[addr], matched[addr.Resource.Instance(addrs.NoKey)] = true, true
 		plan.Changes = append(plan.Changes, &plans.Change{
 			Addr: addr, Action: plans.Delete, Model: plans.ModelOf(st.Intents[addr].Endpoint, nil),
 			Reason: &plans.Reason{Code: plans.ReasonDestroyIntent, GenerationID: st.Intents[addr].GenerationID, Since: st.Intents[addr].CreatedAt},

@@ -39,7 +39,7 @@ func (p *planner) applyTargets() {
 	for _, t := range p.in.Targets {
 		matched := false
 		for _, c := range p.plan.Changes {
-			if c.Addr == t || t.Key.IsZero() && c.Addr.Resource == t.Resource {
+			if t.Targets(c.Addr) {
 				matched = true
 				keepInst[c.Addr] = true
 				for _, d := range deps[c.Addr.Resource] {
@@ -51,7 +51,7 @@ func (p *planner) applyTargets() {
 			p.diags = append(p.diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Invalid target address",
-				Detail:   fmt.Sprintf("-target=%s matches no resource in the configuration or the state; use an address such as image.hero or video.intro[\"red\"].", t),
+				Detail:   fmt.Sprintf("-target=%s matches no resource in the configuration or the state; use an address such as image.hero, video.intro[\"red\"] or module.brand.", t),
 			})
 		}
 	}

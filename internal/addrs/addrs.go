@@ -28,6 +28,9 @@ type Resource struct {
 // String is the address as the configuration writes it: "image.hero",
 // "module.brand.image.hero".
 func (r Resource) String() string {
+	if r.Name == "" && r.Kind == 0 {
+		return r.Module.String() // a module's address (ModuleTarget)
+	}
 	if !r.Module.IsRoot() {
 		return r.Module.String() + "." + r.Kind.String() + "." + r.Name
 	}

@@ -45,6 +45,42 @@ func (m Module) Child(name string, key Key) Module {
 	return MakeModule(s)
 }
 
+// ModuleTarget is the address that names every instance of the resources
+// in module m and the modules it calls, as -target=module.NAME does. It
+// prints as m.
+func ModuleTarget(m Module) Instance { return Instance{Resource: Resource{Module: m}} }
+
+// IsModule reports whether i is a ModuleTarget.
+func (i Instance) IsModule() bool {
+	return i.Resource.Kind == 0 && i.Resource.Name == "" && !i.Resource.Module.IsRoot()
+}
+
+// Targets reports whether the address t (an instance, a resource, as its
+// instance with NoKey, or a ModuleTarget) names the instance a.
+func (t Instance) Targets(a Instance) bool {
+	switch {
+	case t.IsModule():
+		return !a.Resource.Module.IsRoot() && t.Resource.Module.Contains(a.Resource.Module)
+	case t.Key.IsZero():
+		return a.Resource == t.Resource
+	}
+	return a == t
+}
+
+// ParseTarget reads what -target takes: an instance or resource address
+// (ParseInstance), or a module's (module.NAME, module.NAME["k"]) as a
+// ModuleTarget.
+func ParseTarget(s string) (Instance, error) {
+	a, err := ParseInstance(s)
+	if err == nil {
+		return a, nil
+	}
+	if m, merr := ParseModule(s); merr == nil {
+		return ModuleTarget(m), nil
+	}
+	return Instance{}, err
+}
+
 // Join is the module o, an address relative to m, from the root module:
 // module.b in module.a is module.a.module.b.
 func (m Module) Join(o Module) Module {

@@ -13,7 +13,7 @@ import (
 // The flags several commands share: addresses (-target, -replace), the
 // planning flags of plan, apply and destroy, and the variables.
 
-// addrsFlag collects a repeatable address flag (-target, -replace),
+// addrsFlag collects a repeatable instance address flag (-replace),
 // refusing at parse time what is not an address.
 type addrsFlag []addrs.Instance
 
@@ -24,6 +24,22 @@ func (s *addrsFlag) Set(v string) error {
 	if err != nil {
 		// Not err itself: it quotes the value.
 		return &safeFlagError{"it takes a resource address: image.NAME or video.NAME, with [N] or [\"KEY\"] for one instance of a counted or for_each resource"}
+	}
+	*s = append(*s, a)
+	return nil
+}
+
+// targetsFlag is -target: an address, or a module's (module.NAME), which
+// names every resource in it.
+type targetsFlag []addrs.Instance
+
+func (s *targetsFlag) String() string { return strings.Join(addrs.Strings(*s), ",") }
+
+func (s *targetsFlag) Set(v string) error {
+	a, err := addrs.ParseTarget(v)
+	if err != nil {
+		// Not err itself: it quotes the value.
+		return &safeFlagError{"it takes a resource address: image.NAME or video.NAME, with [N] or [\"KEY\"] for one instance of a counted or for_each resource, or a module's, module.NAME"}
 	}
 	*s = append(*s, a)
 	return nil
@@ -55,7 +71,7 @@ const planFlagsUsage = `  -target=ADDR         limit to ADDR and what it depends
 // planFlags are the flags plan, apply and destroy share.
 type planFlags struct {
 	vars        varFlags
-	targets     addrsFlag
+	targets     targetsFlag
 	replace     addrsFlag
 	lockTimeout time.Duration
 	refresh     bool

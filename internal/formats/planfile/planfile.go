@@ -249,10 +249,10 @@ func Read(path string) (*Saved, error) {
 		return fmt.Errorf("the saved plan %s is damaged: %w; run 'genform plan -out=FILE' again", path, err)
 	}
 	p := &plans.Plan{Service: doc.Service, Lineage: doc.Lineage, Serial: doc.Serial, ConfigHash: doc.ConfigHash}
-	if p.Targets, err = parseAddrList(doc.Targets); err != nil {
+	if p.Targets, err = parseAddrList(doc.Targets, addrs.ParseTarget); err != nil {
 		return nil, damaged(err)
 	}
-	if p.Replace, err = parseAddrList(doc.Replace); err != nil {
+	if p.Replace, err = parseAddrList(doc.Replace, addrs.ParseInstance); err != nil {
 		return nil, damaged(err)
 	}
 	if p.Prices, err = jsonplan.DecodePrices(doc.Prices); err != nil {
@@ -336,10 +336,10 @@ func decodePlanChange(cj planChangeJSON) (*plans.Change, error) {
 	return c, nil
 }
 
-func parseAddrList(list []string) ([]addrs.Instance, error) {
+func parseAddrList(list []string, parse func(string) (addrs.Instance, error)) ([]addrs.Instance, error) {
 	var out []addrs.Instance
 	for _, s := range list {
-		a, err := addrs.ParseInstance(s)
+		a, err := parse(s)
 		if err != nil {
 			return nil, err
 		}
