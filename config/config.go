@@ -145,6 +145,7 @@ type Config struct {
 	absDir    string        // Dir made absolute, symlinks resolved, for file functions
 	byAddr    map[addrs.Resource]*Resource
 	movedBy   map[addrs.Resource][]*Moved // c.Moved by the resource each moves from
+	movedMods []*Moved                    // c.Moved that move a module
 	environ   map[string]string
 	funcs     map[string]function.Function
 	varObj    cty.Value        // object of every variable's value, for var.*

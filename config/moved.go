@@ -80,6 +80,10 @@ func decodeMoved(b *hcl.Block) (*Moved, hcl.Diagnostics) {
 	m.From, m.To = addrs.UnifyMoveEndpoints(m.From, m.To)
 	fk, tk := m.From.Addr.Resource.Kind, m.To.Addr.Resource.Kind
 	switch {
+	case m.From.IsModule() != m.To.IsModule():
+		diags = append(diags, errorAt(m.DeclRange.Ptr(), "Moved block mixes a module and a resource",
+			fmt.Sprintf("This block moves %s to %s. A module moves to a module (every resource in it keeps its address inside it), and a resource to a resource: write one moved block per resource to move resources into or out of a module, as from = image.hero, to = module.brand.image.hero.", m.From, m.To)))
+		return nil, diags
 	case fk != tk:
 		diags = append(diags, errorAt(m.toRange.Ptr(), "Moved block changes the kind",
 			fmt.Sprintf("This block moves %s, %s, to %s, %s: a generation keeps its kind. Move it to %s block, or remove the moved block.",
@@ -133,6 +137,11 @@ func (c *Config) checkMoved(list []*Moved) hcl.Diagnostics {
 		if dup {
 			continue
 		}
+		if r := c.declaredIn(m.From); r != nil && m.From.IsModule() {
+			diags = append(diags, errorAt(m.fromRange.Ptr(), "Moved object still exists",
+				fmt.Sprintf("This block moves %s to %s, but %s is still declared (%s at %s). Rename the module block (a move's from is what the configuration no longer declares), or remove the moved block.", m.From, m.To, m.From, r.Addr(), r.DeclRange)))
+			continue
+		}
 		if r := c.byAddr[m.From.Addr.Resource]; r != nil && m.From.Whole {
 			diags = append(diags, errorAt(m.fromRange.Ptr(), "Moved object still exists",
 				fmt.Sprintf("This block moves %s to %s, but %s is still declared at %s. Rename the block to %s (a move's from is what the configuration no longer declares), or remove the moved block.", m.From, m.To, m.From, r.DeclRange, m.To)))
@@ -173,12 +182,15 @@ func (c *Config) checkMoved(list []*Moved) hcl.Diagnostics {
 			continue
 		}
 		c.Moved = append(c.Moved, m)
-		c.movedBy[m.From.Addr.Resource] = append(c.movedBy[m.From.Addr.Resource], m)
+		if m.From.IsModule() {
+			c.movedMods = append(c.movedMods, m)
+		} else {
+			c.movedBy[m.From.Addr.Resource] = append(c.movedBy[m.From.Addr.Resource], m)
+		}
 		if !m.Final() {
 			continue
 		}
-		to := m.To.Addr.Resource
-		if c.byAddr[to] == nil {
+		if m.To.IsModule() && c.declaredIn(m.To) == nil || !m.To.IsModule() && c.byAddr[m.To.Addr.Resource] == nil {
 			diags = append(diags, c.undeclaredMoveTarget(m, kept))
 		}
 	}
@@ -190,6 +202,9 @@ func (c *Config) checkMoved(list []*Moved) hcl.Diagnostics {
 func (c *Config) undeclaredMoveTarget(m *Moved, all []*Moved) *hcl.Diagnostic {
 	to := m.To.Addr.Resource
 	what := fmt.Sprintf("no %s block named %q is declared", to.Kind, to.Name)
+	if m.To.IsModule() {
+		what = fmt.Sprintf("no module call makes %s, or it declares no resource", to.Module)
+	}
 	if c.byAddr[to] != nil {
 		what = fmt.Sprintf("%s is declared, but without that instance (its count or for_each does not make the key %s)", to, m.To.Addr.Key)
 	}
@@ -197,9 +212,27 @@ func (c *Config) undeclaredMoveTarget(m *Moved, all []*Moved) *hcl.Diagnostic {
 	if start := chainStart(m, all); start != m {
 		chain = fmt.Sprintf(" (the chain of moves from %s ends there)", start.From)
 	}
+	suggest := didYouMean(to.Name, c.resourceNames(to.Kind))
+	if m.To.IsModule() {
+		suggest = ""
+	}
 	return errorAt(m.toRange.Ptr(), "Moved to an undeclared address",
 		fmt.Sprintf("This block moves %s to %s%s, but %s. genform refuses to move a generation to an address the configuration does not declare, since the same plan would delete its files. Declare %s, or correct the to address.", m.From, m.To, chain, what, m.To)+
-			didYouMean(to.Name, c.resourceNames(to.Kind)))
+			suggest)
+}
+
+// declaredIn is a resource the configuration declares that e names (for
+// a module, one inside it), or nil.
+func (c *Config) declaredIn(e addrs.MoveEndpoint) *Resource {
+	if !e.IsModule() {
+		return c.byAddr[e.Addr.Resource]
+	}
+	for _, r := range c.Resources {
+		if e.Addr.Targets(r.Addr().Instance(addrs.NoKey)) {
+			return r
+		}
+	}
+	return nil
 }
 
 // chainStart is the first block of a chain of moves that ends with m.
@@ -277,7 +310,7 @@ func (c *Config) UndeclaredMoveTarget(m *Moved) *hcl.Diagnostic {
 // where its record belongs, and the first block of the chain that moves
 // it; false when no block moves it.
 func (c *Config) MoveTarget(a addrs.Instance) (addrs.Instance, *Moved, bool) {
-	if len(c.movedBy) == 0 {
+	if len(c.movedBy) == 0 && len(c.movedMods) == 0 {
 		return a, nil, false
 	}
 	var first *Moved
@@ -289,6 +322,11 @@ func (c *Config) MoveTarget(a addrs.Instance) (addrs.Instance, *Moved, bool) {
 			if m.From.Matches(cur) {
 				step = m
 				break
+			}
+		}
+		for _, m := range c.movedMods {
+			if step == nil && m.From.Matches(cur) {
+				step = m
 			}
 		}
 		if step == nil {
