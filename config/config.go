@@ -133,10 +133,12 @@ type Config struct {
 	// declaration order; modFiles the parsed files of every module folder
 	// loaded (the root module's Config keeps them), and modHash what
 	// Hash adds their bytes to.
-	calls     map[string]*ModuleCall
-	callOrder []string
-	modFiles  map[string][]hcl.Body
-	modHash   hash.Hash
+	calls map[string]*ModuleCall
+	// unknownUnset is Options.UnknownUnset.
+	unknownUnset bool
+	callOrder    []string
+	modFiles     map[string][]hcl.Body
+	modHash      hash.Hash
 	// moved are the moved blocks this module and those it calls declare,
 	// addressed from the root module, for the root to check.
 	moved []*Moved

@@ -95,6 +95,7 @@ func Load(dir string, opts Options) (*Config, hcl.Diagnostics) {
 	}
 	c.funcs = c.functions()
 	c.pathObj = pathObject("", c.absDir)
+	c.unknownUnset = opts.UnknownUnset
 
 	names, err := configFileNames(dir)
 	if err != nil {

@@ -169,9 +169,17 @@ func (c *Config) moduleKeys(call *ModuleCall) (keys []addrs.Key, vals []cty.Valu
 	}
 	// The resources' checks serve: a call's repetition obeys their rules.
 	probe := &Resource{Count: call.Count, ForEach: call.ForEach, DeclRange: call.DeclRange}
+	// validate and init check a call whose count or for_each is made from
+	// a variable given no value once, for whatever it will be.
+	unknown := func() ([]addrs.Key, []cty.Value, bool, hcl.Diagnostics) {
+		return []addrs.Key{addrs.NoKey}, []cty.Value{cty.DynamicVal}, call.Count != nil, diags
+	}
 	if call.Count != nil {
 		n, ok, d := c.evalCount(probe, ctx)
 		diags = append(diags, d...)
+		if !ok && !d.HasErrors() && c.unknownUnset {
+			return unknown()
+		}
 		if !ok || d.HasErrors() {
 			if !d.HasErrors() {
 				diags = append(diags, unknownModuleRepetition(call.Count, "count"))
@@ -186,6 +194,9 @@ func (c *Config) moduleKeys(call *ModuleCall) (keys []addrs.Key, vals []cty.Valu
 	}
 	ks, vs, ok, d := c.evalForEach(probe, ctx)
 	diags = append(diags, d...)
+	if !ok && !d.HasErrors() && c.unknownUnset {
+		return unknown()
+	}
 	if !ok || d.HasErrors() {
 		if !d.HasErrors() {
 			diags = append(diags, unknownModuleRepetition(call.ForEach, "for_each"))
@@ -244,11 +255,15 @@ func (c *Config) moduleInputs(call *ModuleCall, key addrs.Key, val cty.Value, co
 		if d.HasErrors() {
 			continue
 		}
+		index, each := key.Value(), key.Value()
+		if key.IsZero() { // a count or for_each not known (validate)
+			index, each = cty.UnknownVal(cty.Number), cty.UnknownVal(cty.String)
+		}
 		switch {
 		case counted:
-			ctx = childCtx(ctx, "count", cty.ObjectVal(map[string]cty.Value{"index": key.Value()}))
+			ctx = childCtx(ctx, "count", cty.ObjectVal(map[string]cty.Value{"index": index}))
 		case call.ForEach != nil:
-			ctx = childCtx(ctx, "each", cty.ObjectVal(map[string]cty.Value{"key": key.Value(), "value": val}))
+			ctx = childCtx(ctx, "each", cty.ObjectVal(map[string]cty.Value{"key": each, "value": val}))
 		}
 		v, d := a.Expr.Value(ctx)
 		diags = append(diags, d...)
@@ -352,31 +367,32 @@ func (c *Config) moduleFiles(call *ModuleCall) ([]hcl.Body, hcl.Diagnostics) {
 // locals, resources and outputs.
 func (c *Config) newChild(call *ModuleCall, key addrs.Key) *Config {
 	child := &Config{
-		Dir:        c.Dir,
-		Files:      c.Files,
-		Settings:   c.Settings,
-		Service:    c.Service,
-		Providers:  c.Providers,
-		providers:  c.providers,
-		ref:        c.ref,
-		Variables:  map[string]*Variable{},
-		Locals:     map[string]*Local{},
-		byAddr:     map[addrs.Resource]*Resource{},
-		environ:    c.environ,
-		funcs:      c.funcs,
-		absDir:     c.absDir,
-		varObj:     cty.EmptyObjectVal,
-		staticLoc:  cty.EmptyObjectVal,
-		today:      c.today,
-		tokenVars:  nil,
-		module:     c.module.Child(call.Name, key),
-		modDir:     call.Dir,
-		parent:     c,
-		depth:      c.depth + 1,
-		dirParts:   append(slices.Clone(c.dirParts), "module."+call.Name),
-		moduleCall: call,
-		moduleKey:  key,
-		calls:      map[string]*ModuleCall{},
+		Dir:          c.Dir,
+		Files:        c.Files,
+		Settings:     c.Settings,
+		Service:      c.Service,
+		Providers:    c.Providers,
+		providers:    c.providers,
+		ref:          c.ref,
+		Variables:    map[string]*Variable{},
+		Locals:       map[string]*Local{},
+		byAddr:       map[addrs.Resource]*Resource{},
+		environ:      c.environ,
+		funcs:        c.funcs,
+		absDir:       c.absDir,
+		varObj:       cty.EmptyObjectVal,
+		staticLoc:    cty.EmptyObjectVal,
+		today:        c.today,
+		tokenVars:    nil,
+		module:       c.module.Child(call.Name, key),
+		modDir:       call.Dir,
+		parent:       c,
+		depth:        c.depth + 1,
+		dirParts:     append(slices.Clone(c.dirParts), "module."+call.Name),
+		moduleCall:   call,
+		moduleKey:    key,
+		calls:        map[string]*ModuleCall{},
+		unknownUnset: c.unknownUnset,
 	}
 	if p := key.PathPart(); p != "" {
 		child.dirParts = append(child.dirParts, p)
@@ -389,7 +405,7 @@ func (c *Config) newChild(call *ModuleCall, key addrs.Key) *Config {
 // the call's arguments as its variables' values.
 func (c *Config) decodeModule(call *ModuleCall, bodies []hcl.Body, inputs map[string]*moduleInput) hcl.Diagnostics {
 	c.inputs = inputs
-	diags := c.decode(bodies, Options{UnknownUnset: false}, nil)
+	diags := c.decode(bodies, Options{UnknownUnset: c.unknownUnset}, nil)
 	for _, name := range sortedKeys(inputs) {
 		if _, ok := c.Variables[name]; !ok {
 			diags = append(diags, errorAt(inputs[name].attr.NameRange.Ptr(), "Unsupported argument",

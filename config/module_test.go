@@ -315,3 +315,20 @@ module "launch" {
 		t.Errorf("Sensitive = %v, want prompt", insts[0].Sensitive)
 	}
 }
+
+// TestModuleRepetitionUnknownAtValidate: validate checks a call whose
+// for_each is made from a variable given no value, for whatever it will
+// be; plan needs the value.
+func TestModuleRepetitionUnknownAtValidate(t *testing.T) {
+	files := map[string]string{
+		"modules/b/main.gen.hcl": "variable \"subject\" {\n  type = string\n}\nimage \"hero\" {\n  prompt       = var.subject\n  image_number = 1\n}\n",
+		"main.gen.hcl":           "variable \"names\" {\n  type = set(string)\n}\nmodule \"c\" {\n  source   = \"./modules/b\"\n  for_each = var.names\n  subject  = each.key\n}\n",
+	}
+	dir := dirtest.New(t, files)
+	if _, diags := loadTest(dir, Options{UnknownUnset: true}); diags.HasErrors() {
+		t.Fatalf("validate: %s", diagList(diags))
+	}
+	if _, diags := loadTest(dir, Options{}); !strings.Contains(diagList(diags), `The input variable "names" is not set`) {
+		t.Fatalf("plan without the value: %s", diagList(diags))
+	}
+}
