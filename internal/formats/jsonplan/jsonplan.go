@@ -26,11 +26,14 @@ type Document struct {
 type Change struct {
 	Address         string `json:"address"`
 	PreviousAddress string `json:"previous_address,omitempty"`
-	Resource        string `json:"resource"`
-	Kind            string `json:"kind"`
-	Action          string `json:"action"`
-	Reason          string `json:"reason,omitempty"`
-	ReasonCode      string `json:"reason_code,omitempty"`
+	// ModuleAddress is the module instance the resource is declared in,
+	// absent for the root module's, as Terraform's plan gives it.
+	ModuleAddress string `json:"module_address,omitempty"`
+	Resource      string `json:"resource"`
+	Kind          string `json:"kind"`
+	Action        string `json:"action"`
+	Reason        string `json:"reason,omitempty"`
+	ReasonCode    string `json:"reason_code,omitempty"`
 	Values
 	Warnings []string `json:"warnings,omitempty"`
 	// Cost is the change's estimate as a decimal string, present when
@@ -235,14 +238,15 @@ func reasonCode(c *plans.Change) string {
 // encodeChange is one change of the plan document.
 func encodeChange(p *plans.Plan, c *plans.Change) Change {
 	cj := Change{
-		Address:    c.Addr.String(),
-		Resource:   c.Addr.Resource.String(),
-		Kind:       c.Kind().String(),
-		Action:     c.Action.String(),
-		Reason:     words.Reason(c),
-		ReasonCode: reasonCode(c),
-		Values:     EncodeValues(c, secrets.Text),
-		Warnings:   words.Warnings(c),
+		Address:       c.Addr.String(),
+		ModuleAddress: c.Addr.Resource.Module.String(),
+		Resource:      c.Addr.Resource.String(),
+		Kind:          c.Kind().String(),
+		Action:        c.Action.String(),
+		Reason:        words.Reason(c),
+		ReasonCode:    reasonCode(c),
+		Values:        EncodeValues(c, secrets.Text),
+		Warnings:      words.Warnings(c),
 	}
 	if p.Priced() && c.Action.Generates() {
 		if amount, ok := p.CostOf(c); ok {

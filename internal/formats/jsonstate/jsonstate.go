@@ -27,15 +27,18 @@ type Document struct {
 }
 
 type Resource struct {
-	Address      string `json:"address"`
-	Resource     string `json:"resource"`
-	Kind         string `json:"kind"`
-	Endpoint     string `json:"endpoint"`
-	Fingerprint  string `json:"fingerprint"`
-	GenerationID string `json:"generation_id"`
-	CreationID   string `json:"creation_id"`
-	Status       string `json:"status"`
-	Error        string `json:"error,omitempty"`
+	Address string `json:"address"`
+	// ModuleAddress is the module instance the resource is declared in,
+	// absent for the root module's.
+	ModuleAddress string `json:"module_address,omitempty"`
+	Resource      string `json:"resource"`
+	Kind          string `json:"kind"`
+	Endpoint      string `json:"endpoint"`
+	Fingerprint   string `json:"fingerprint"`
+	GenerationID  string `json:"generation_id"`
+	CreationID    string `json:"creation_id"`
+	Status        string `json:"status"`
+	Error         string `json:"error,omitempty"`
 	// Version is the model version that ran, and Usage what the provider
 	// reported of the job's cost or usage, when it says.
 	Version       string          `json:"version,omitempty"`
@@ -101,6 +104,7 @@ func Time(t time.Time) string {
 func encodeResource(rec *statefile.Resource, protected bool, rh *secrets.Record) Resource {
 	r := Resource{
 		Address:       rec.Addr.String(),
+		ModuleAddress: rec.Addr.Resource.Module.String(),
 		Resource:      rec.Addr.Resource.String(),
 		Kind:          rec.Addr.Resource.Kind.String(),
 		Endpoint:      rec.Endpoint.Path(),
