@@ -32,6 +32,9 @@ func (m Module) String() string {
 	return m.h.Value()
 }
 
+// Equal reports whether m and o are the same module (go-cmp uses it).
+func (m Module) Equal(o Module) bool { return m == o }
+
 // IsRoot reports whether m is the root module.
 func (m Module) IsRoot() bool { return m == Module{} }
 

@@ -49,9 +49,10 @@ func TestPlanSummary(t *testing.T) {
 
 // TestChangeSize guards the packing of Change's one-byte fields: a plan
 // holds one Change for every instance, and Go allocates 320 bytes for one
-// of up to 320, 352 past that.
+// of up to 320, 352 past that. Its two addresses each hold a module's
+// (a pointer), which took it from 304 to 320: the same allocation.
 func TestChangeSize(t *testing.T) {
-	if n := unsafe.Sizeof(Change{}); n > 304 {
-		t.Errorf("a Change is %d bytes, more than 304: keep its one-byte fields side by side", n)
+	if n := unsafe.Sizeof(Change{}); n > 320 {
+		t.Errorf("a Change is %d bytes, more than 320: keep its one-byte fields side by side", n)
 	}
 }

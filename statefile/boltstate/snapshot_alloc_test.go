@@ -29,7 +29,9 @@ func TestPlanSnapshotBytesPerRecord(t *testing.T) {
 		runtime.ReadMemStats(&after)
 		return float64(after.TotalAlloc-before.TotalAlloc) / runs
 	}
-	const most = 2730
+	// An address holds its module's (a pointer): a record's keys in the
+	// snapshot's maps grew by 8 bytes each.
+	const most = 2760
 	if per := (measure(2000) - measure(1000)) / 1000; per > most {
 		t.Errorf("reading a record for a plan allocates %.0f bytes, more than %d", per, most)
 	}
