@@ -457,10 +457,14 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// mediaOf is what a task makes: one picture at the ratio's shape, or,
-// for a video endpoint, one video of duration seconds (5 when unset).
+// mediaOf is what a task makes: outputCount pictures (one when unset) at
+// the ratio's shape, or, for a video endpoint, one video of duration
+// seconds (5 when unset or "auto").
 func mediaOf(path, id string, in map[string]any) simkit.Media {
 	m := simkit.InputMedia(id, in, "promptText", 4294967295)
+	if n, ok := simkit.Number(in["outputCount"]); ok && n >= 1 && n <= 10 {
+		m.Count = int(n)
+	}
 	ratio, _ := in["ratio"].(string)
 	if !pixelRatio(ratio) {
 		ratio = "1280:720"
