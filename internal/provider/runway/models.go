@@ -210,7 +210,7 @@ func newModels() map[string]runwayModel {
 
 		// Seedance 2: text, a first (and a last) frame, or reference
 		// images (input.promptImage); seed; the same ratios both ways.
-		"seedance2": videoModel(seedFrame, nil, ratioPixels, append(append([]string{}, seedanceLiteRatios...), "2206:946", "1920:1080", "1664:1248", "1440:1440", "1248:1664", "1080:1920", "3840:1646", "3840:2160", "3840:2880", "3840:3840", "2880:3840", "2160:3840")...),
+		"seedance2":      videoModel(seedFrame, nil, ratioPixels, append(append([]string{}, seedanceLiteRatios...), "2206:946", "1920:1080", "1664:1248", "1440:1440", "1248:1664", "1080:1920", "3840:1646", "3840:2160", "3840:2880", "3840:3840", "2880:3840", "2160:3840")...),
 		"seedance2_fast": videoModel(seedFrame, nil, ratioPixels, seedanceLiteRatios...),
 		"seedance2_mini": videoModel(seedFrame, nil, ratioPixels, seedanceLiteRatios...),
 		"seedance2_5":    videoModel(seedFrame, nil, ratioPixels, "992:432", "854:480", "752:560", "640:640", "560:752", "480:854", "1470:630", "1280:720", "1112:834", "960:960", "834:1112", "720:1280", "2206:946", "1920:1080", "1664:1248", "1440:1440", "1248:1664", "1080:1920"),
