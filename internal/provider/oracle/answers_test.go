@@ -140,6 +140,8 @@ import type { EndpointTypeMap } from "@fal-ai/client/endpoints";`,
 				return "RunwayML.ImageToVideoCreateResponse", nil
 			case a.Path == "/v1/text_to_video":
 				return "RunwayML.TextToVideoCreateResponse", nil
+			case a.Path == "/v1/video_to_video":
+				return "RunwayML.VideoToVideoCreateResponse", nil
 			case strings.HasPrefix(a.Path, "/v1/tasks/"):
 				return "RunwayML.TaskRetrieveResponse", nil
 			case a.Path == "/v1/organization":

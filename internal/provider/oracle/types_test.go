@@ -87,6 +87,7 @@ type PredictionCreateParams = Parameters<Replicate["predictions"]["create"]>[0];
 				"/v1/text_to_image":  "RunwayML.TextToImageCreateParams",
 				"/v1/image_to_video": "RunwayML.ImageToVideoCreateParams",
 				"/v1/text_to_video":  "RunwayML.TextToVideoCreateParams",
+				"/v1/video_to_video": "RunwayML.VideoToVideoCreateParams",
 			}[s.Path]
 			if !ok {
 				return "", nil, fmt.Errorf("POST %s is no create endpoint the oracle knows", s.Path)
@@ -120,12 +121,7 @@ const canaryField = "genform_oracle_canary"
 // that the list is only ever what is still true.
 var knownFindings = []struct {
 	provider, what, diag, why string
-}{
-	{
-		"runway", "model veo3, ", `Type '"veo3"' is not assignable`,
-		"the Runway table lists veo3, which @runwayml/sdk 4.20.1 lists for neither video endpoint (veo3.1 and veo3.1_fast are there)",
-	},
-}
+}{}
 
 // known returns the entry of knownFindings that explains diagnostic diag
 // of the request what to provider, or -1.

@@ -1,8 +1,12 @@
 // Package runway is Runway's task API (api.dev.runwayml.com) behind the
 // provider seam: a request's target is a model ("gen4_image", "gen4.5"),
 // its body the task's fields, which Submit sends with "model" set to the
-// target to /v1/text_to_image (an image), /v1/image_to_video (a video
-// with a promptImage) or /v1/text_to_video (a video without). Every
+// target to /v1/text_to_image (an image), /v1/video_to_video (a video
+// with a source video, videoUri or promptVideo), /v1/image_to_video (a
+// video with a promptImage) or /v1/text_to_video (a video without). The
+// tables list every image and video model @runwayml/sdk 4.20.1 lists
+// (table.go, models.go), each mapped only to the fields its own type has
+// at its endpoint, and the prices read (prices.go). Every
 // request carries X-Runway-Version: 2024-11-06 and the key as a Bearer
 // token. The task's id is all that follows it: Status and Result read
 // GET /v1/tasks/{id}. Status reads PENDING, THROTTLED (running, and
@@ -45,8 +49,8 @@
 //     header), src/resources/tasks.ts (the statuses, progress, failure,
 //     failureCode, output URLs that expire within 24 to 48 hours, DELETE
 //     cancels or deletes), src/resources/text-to-image.ts,
-//     image-to-video.ts, text-to-video.ts (fields and models per
-//     endpoint), src/resources/organization.ts (GET /v1/organization),
+//     image-to-video.ts, text-to-video.ts, video-to-video.ts (fields and
+//     models per endpoint; 4.20.1, read 2026-12-07), src/resources/organization.ts (GET /v1/organization),
 //     src/lib/polling.ts (the wait helper);
 //   - runwayml/sdk-python: src/runwayml/_base_client.py (the same retry
 //     rule), src/runwayml/lib/polling.py (its synchronous wait helper

@@ -67,14 +67,22 @@ func New(cfg provider.Config) (*Provider, error) {
 // "veo3.1_fast").
 var modelRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
-// endpoint is the create path of a request: text_to_image for an image,
-// image_to_video for a video with a promptImage, text_to_video for one
-// without.
+// endpoint is the create path of a request: text_to_image for an image;
+// for a video, video_to_video when it has a source video (videoUri, as
+// aleph2 and gemini_omni_flash take it, or promptVideo, as Seedance,
+// Hailuo and gemini_omni_flash_1.1 do; @runwayml/sdk 4.20.1
+// video-to-video.ts), image_to_video when it has a promptImage, and
+// text_to_video otherwise.
 func endpoint(kind addrs.Kind, body map[string]json.RawMessage) (string, error) {
 	switch kind {
 	case addrs.Image:
 		return "/v1/text_to_image", nil
 	case addrs.Video:
+		_, uri := body["videoUri"]
+		_, video := body["promptVideo"]
+		if uri || video {
+			return "/v1/video_to_video", nil
+		}
 		if _, ok := body["promptImage"]; ok {
 			return "/v1/image_to_video", nil
 		}

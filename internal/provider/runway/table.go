@@ -24,9 +24,26 @@ type runwayModel struct {
 	// textRatios are the aspect ratios the model takes without an image
 	// (text_to_video), when fewer than with one; nil when the same.
 	textRatios []string
+	// firstRatio is, by aspect ratio, the first pixel ratio the client
+	// lists in any resolution: the one sent when resolution is unset and
+	// the default resolution has none of that shape (nil: none).
+	firstRatio map[string]string
 	// needsImage: the model makes videos from an image only
 	// (image_to_video); needsReferences: it needs input.referenceImages.
 	needsImage, needsReferences bool
+	// ratioForm is how the model's type gives its size (ratioPixels,
+	// ratioAspect, ratioNone); ratioOptional: its types do not require
+	// ratio; imageNoRatio: from a source image its type has no ratio (the
+	// video takes the image's shape).
+	ratioForm                   int
+	ratioOptional, imageNoRatio bool
+	// resolutionField maps resolution to the value of the model's own
+	// resolution field, sent always (resolutionAlways) or from a source
+	// image only; elsewhere resolution picks the ratio.
+	resolutionField  map[int64]string
+	resolutionAlways bool
+	// price is Runway's price of the model, where a source read gives it.
+	price listPrice
 }
 
 // runwayImageRatios are gen4_image's resolutions: 1080p, and 720p.
@@ -60,10 +77,10 @@ func aspectsOf(ratios map[int64]map[string]string) []string {
 	return out
 }
 
-// runwayModels are the models the tables list. Every video request is
-// sent with its duration (the default below when duration is unset), so
-// that what plan counts is what Runway makes.
-var runwayModels = map[string]runwayModel{
+// baseModels are the gen4 models, Veo 3.1 and gemini_omni_flash. Every
+// video request is sent with its duration (the default below when
+// duration is unset), so that what plan counts is what Runway makes.
+var baseModels = map[string]runwayModel{
 	// gen4_image: promptText and ratio required; seed; up to three
 	// referenceImages, optional.
 	"gen4_image": {
@@ -111,24 +128,13 @@ var runwayModels = map[string]runwayModel{
 		ratios: runwayGen4VideoRatios, defaultRes: 720, needsImage: true,
 	},
 	// veo3.1 and veo3.1_fast: text, a first frame, or a first and a last
-	// frame; ratio required; duration 4, 6 or 8; negativePrompt; no seed.
+	// frame; ratio required; duration 4, 6 or 8; negativePrompt; seed
+	// (@runwayml/sdk 4.20.1). veo3, which that client no longer lists for
+	// any endpoint (Google retired Veo 3 on 2026-06-30), is not listed.
 	"veo3.1":      runwayVeo31,
 	"veo3.1_fast": runwayVeo31,
 	// gemini_omni_flash: see runwayOmniFlash.
 	"gemini_omni_flash": runwayOmniFlash,
-	// veo3: text or a first frame; ratio required; duration 8 only;
-	// negativePrompt; no seed.
-	"veo3": {
-		caps: schema.Caps{
-			Kinds:           []addrs.Kind{addrs.Video},
-			Attrs:           []string{schema.Prompt, schema.NegativePrompt, schema.AspectRatio, schema.Resolution, schema.Duration, schema.SourceImage},
-			Durations:       []int64{8},
-			DefaultDuration: 8,
-			AspectRatios:    aspectsOf(runwayVeoRatios),
-			Counted:         []string{"duration"},
-		},
-		ratios: runwayVeoRatios, defaultRes: 720,
-	},
 }
 
 // runwayOmniRatios are gemini_omni_flash's: 720p, landscape or portrait.
@@ -136,12 +142,13 @@ var runwayOmniRatios = map[int64]map[string]string{
 	720: {"16:9": "1280:720", "9:16": "720:1280"},
 }
 
-// runwayOmniFlash is gemini_omni_flash (sdk-node 4.12.0,
+// runwayOmniFlash is gemini_omni_flash (sdk-node 4.20.1,
 // src/resources/text-to-video.ts and image-to-video.ts GeminiOmniFlash,
 // read 2026-12-07): text, or a first frame only (promptImage, with
 // promptText optional); duration a whole number from 3 to 10 seconds;
-// ratio 1280:720 or 720:1280. No seed, no negative prompt. The client
-// names no default duration: genform sends 5 when duration is unset.
+// ratio, optional, 1280:720 or 720:1280. No seed, no negative prompt.
+// The client names no default duration: genform sends 5 when duration
+// is unset.
 var runwayOmniFlash = runwayModel{
 	caps: schema.Caps{
 		Kinds:           []addrs.Kind{addrs.Video},
@@ -151,13 +158,13 @@ var runwayOmniFlash = runwayModel{
 		AspectRatios:    aspectsOf(runwayOmniRatios),
 		Counted:         []string{"duration"},
 	},
-	ratios: runwayOmniRatios, defaultRes: 720,
+	ratios: runwayOmniRatios, defaultRes: 720, ratioOptional: true,
 }
 
 var runwayVeo31 = runwayModel{
 	caps: schema.Caps{
 		Kinds:           []addrs.Kind{addrs.Video},
-		Attrs:           []string{schema.Prompt, schema.NegativePrompt, schema.AspectRatio, schema.Resolution, schema.Duration, schema.SourceImage, schema.SourceImages},
+		Attrs:           []string{schema.Prompt, schema.NegativePrompt, schema.Seed, schema.AspectRatio, schema.Resolution, schema.Duration, schema.SourceImage, schema.SourceImages},
 		Durations:       []int64{4, 6, 8},
 		DefaultDuration: 8,
 		AspectRatios:    aspectsOf(runwayVeoRatios),
@@ -166,6 +173,24 @@ var runwayVeo31 = runwayModel{
 	},
 	ratios: runwayVeoRatios, defaultRes: 720,
 }
+
+// runwayModels are the models the tables list: gen4, Veo 3.1 and
+// gemini_omni_flash (baseModels), the others the client lists
+// (newModels), each with its price where one was read (listPrices).
+var runwayModels = func() map[string]runwayModel {
+	out := maps.Clone(baseModels)
+	for id, m := range newModels() {
+		// Their video types all leave ratio optional.
+		m.ratioOptional = m.caps.Makes(addrs.Video)
+		out[id] = m
+	}
+	for id, p := range listPrices {
+		m := out[id]
+		m.price = p
+		out[id] = m
+	}
+	return out
+}()
 
 // tableModels are the models of the table, by id.
 func tableModels() map[string]schema.Caps {
@@ -224,20 +249,27 @@ func runwayPixels(model string, kind addrs.Kind, body map[string]any) (int, int,
 // adapter adds "model" and picks the endpoint.
 func runwayBody(model string, kind addrs.Kind, common, input map[string]any) (map[string]any, error) {
 	m, listed := runwayModels[model]
-	res := m.defaultRes
-	if r, ok := common[schema.Resolution]; ok {
-		// A json.Number as the configuration hands it, or a float64.
-		n, whole := schema.WholeValue(r)
-		if !listed || !whole || m.ratios[n] == nil {
-			return nil, fmt.Errorf("takes the resolutions %s, not %v", resolutionsText(m.ratios), r)
-		}
-		res = n
-	}
 	_, hasImage := common[schema.SourceImage]
 	_, hasImages := common[schema.SourceImages]
 	_, inputImage := input["promptImage"]
 	withImage := hasImage || hasImages || inputImage
-	// resolution has no field of its own: it picks the ratio.
+	// resolution is a field of the model's own (resolutionField), or
+	// picks the ratio.
+	resField := m.resolutionField != nil && (m.resolutionAlways || withImage)
+	res, resSet := m.defaultRes, false
+	if r, ok := common[schema.Resolution]; ok {
+		// A json.Number as the configuration hands it, or a float64.
+		n, whole := schema.WholeValue(r)
+		switch {
+		case resField && whole && m.resolutionField[n] != "":
+		case !resField && listed && whole && m.ratios[n] != nil:
+		case resField:
+			return nil, fmt.Errorf("takes the resolutions %s, not %v", resolutionsText(m.resolutionField), r)
+		default:
+			return nil, fmt.Errorf("takes the resolutions %s, not %v", resolutionsText(m.ratios), r)
+		}
+		res, resSet = n, true
+	}
 	mapped := maps.Clone(common)
 	delete(mapped, schema.Resolution)
 	body, err := schema.MapBody("Runway", model, mapped, input, func(name string, v any) (string, any, error) {
@@ -248,12 +280,23 @@ func runwayBody(model string, kind addrs.Kind, common, input map[string]any) (ma
 			return "negativePrompt", v, nil
 		case schema.Seed, schema.Duration:
 			return name, v, nil
+		case schema.ImageNumber:
+			return "outputCount", v, nil
 		case schema.AspectRatio:
 			s, _ := v.(string)
+			if withImage && m.imageNoRatio {
+				return "", nil, fmt.Errorf("takes no aspect_ratio with a source image: the video has the image's shape")
+			}
+			if m.ratioForm == ratioAspect {
+				return "ratio", s, nil
+			}
 			if !withImage && m.textRatios != nil && !slices.Contains(m.textRatios, s) {
 				return "", nil, fmt.Errorf("takes the aspect ratios %s without a source image, not %s", strings.Join(m.textRatios, ", "), s)
 			}
 			pixels, ok := m.ratios[res][s]
+			if !ok && !resSet {
+				pixels, ok = m.firstRatio[s]
+			}
 			if !ok {
 				return "", nil, fmt.Errorf("has no %dp ratio for aspect_ratio %s", res, s)
 			}
@@ -276,10 +319,16 @@ func runwayBody(model string, kind addrs.Kind, common, input map[string]any) (ma
 	if err != nil || !listed {
 		return body, err
 	}
-	if _, ok := common[schema.Resolution]; ok && common[schema.AspectRatio] == nil {
+	if resSet && resField {
+		if _, ok := body["resolution"]; ok {
+			return nil, fmt.Errorf("sets resolution twice: in resolution and in input.resolution; set it once")
+		}
+		body["resolution"] = m.resolutionField[res]
+	}
+	if resSet && !resField && common[schema.AspectRatio] == nil {
 		return nil, fmt.Errorf("resolution needs aspect_ratio: together they make Runway's ratio")
 	}
-	if _, ok := body["ratio"]; !ok {
+	if _, ok := body["ratio"]; !ok && !m.ratioOptional {
 		return nil, fmt.Errorf("needs a ratio: set aspect_ratio (%s), or input.ratio", strings.Join(m.caps.AspectRatios, ", "))
 	}
 	if m.needsImage && !withImage {
@@ -298,7 +347,7 @@ func runwayBody(model string, kind addrs.Kind, common, input map[string]any) (ma
 	return body, nil
 }
 
-func resolutionsText(ratios map[int64]map[string]string) string {
+func resolutionsText[V any](ratios map[int64]V) string {
 	var rs []string
 	for r := range ratios {
 		rs = append(rs, fmt.Sprint(r))

@@ -7,6 +7,7 @@
 //	POST   /v1/text_to_image   {model, promptText, ratio, seed, referenceImages}
 //	POST   /v1/image_to_video  {model, promptImage, promptText, ratio, duration, seed}
 //	POST   /v1/text_to_video   {model, promptText, ratio, duration, seed}
+//	POST   /v1/video_to_video  {model, videoUri or promptVideo, promptText, ...}
 //	GET    /v1/tasks/{id}      the task
 //	DELETE /v1/tasks/{id}      cancel a task not yet ended; delete one that has
 //	GET    /v1/organization    the key's tier and credit balance (usage left out)
@@ -23,9 +24,14 @@
 // ended carries estimatedCost, one that ended its cost ({"credits"}: the
 // simulator's own prices, 5 credits an image or a second of video; 0 for
 // a task that failed or was cancelled, refunded). Errors are
-// {"error": "..."}; the models each endpoint
-// takes are those the official clients list, and promptImage is an HTTPS
-// URL, a data URI, or a list of {uri, position: first|last}.
+// {"error": "..."}. The models each endpoint takes are those the
+// official Node client lists for it (veo3 is no longer among them), and
+// each model is held to its own request type there (models.go): the
+// fields it requires and may take (any other is refused), the values its
+// type lists for ratio, duration and its other string fields, and the
+// lengths the client's descriptions name; promptImage is an HTTPS URL, a
+// data URI, or a list of {uri, position: first|last} (or, for the models
+// that take reference images there, of {uri}).
 //
 // Each GET of a task hands out fresh output URLs, signed and valid for
 // URLTTL (default 24 hours, the short end of the 24 to 48 hours the

@@ -7,37 +7,53 @@ import (
 	"github.com/genform/genform/internal/simulator/simkit"
 )
 
-// TestTakesTheClientsNewestModels: the official client lists these
-// models for each endpoint (@runwayml/sdk 4.20.1); the simulator must
-// take them there, and still refuse a model on an endpoint that does not
-// list it.
-func TestTakesTheClientsNewestModels(t *testing.T) {
+// TestValidatesEachModelAsTheClientTypesIt: each model is taken at the
+// endpoints the official client lists it for (@runwayml/sdk 4.20.1),
+// with the ratios, durations and fields its type gives it there, and
+// refused with a 400 that names what is wrong otherwise.
+func TestValidatesEachModelAsTheClientTypesIt(t *testing.T) {
 	s := start(t, simkit.Options{})
 	image := "data:image/png;base64,iVBORw0KGgo="
 	for _, c := range []struct {
-		path, model string
-		want        int
+		name, path string
+		body       map[string]any
+		want       int
 	}{
-		{"/v1/text_to_image", "muse_image", http.StatusOK},
-		{"/v1/text_to_image", "grok_imagine_image_2", http.StatusOK},
-		{"/v1/text_to_image", "gpt_image_2_5_flare", http.StatusOK},
-		{"/v1/text_to_image", "gpt_image_2_5_sunburst", http.StatusOK},
-		{"/v1/image_to_video", "hailuo3", http.StatusOK},
-		{"/v1/image_to_video", "h3_max", http.StatusOK},
-		{"/v1/image_to_video", "gemini_omni_flash_1.1", http.StatusOK},
-		{"/v1/text_to_video", "wan3", http.StatusOK},
-		{"/v1/text_to_video", "wan3_prime", http.StatusOK},
-		{"/v1/text_to_video", "seedance2_5", http.StatusOK},
-		{"/v1/text_to_video", "grok_imagine_1_5", http.StatusOK},
-		{"/v1/text_to_video", "gen4_turbo", http.StatusBadRequest},
-		{"/v1/text_to_image", "wan3", http.StatusBadRequest},
+		{"a new image model at one of its ratios", "/v1/text_to_image",
+			map[string]any{"model": "gpt_image_2", "promptText": "a cat", "ratio": "1920:1088", "outputCount": 2, "quality": "low"}, http.StatusOK},
+		{"a new image model at a ratio its type does not list", "/v1/text_to_image",
+			map[string]any{"model": "gpt_image_2", "promptText": "a cat", "ratio": "1280:720"}, http.StatusBadRequest},
+		{"a value of a typed field the type does not list", "/v1/text_to_image",
+			map[string]any{"model": "gpt_image_2", "promptText": "a cat", "ratio": "1920:1088", "quality": "ultra"}, http.StatusBadRequest},
+		{"seed on a model whose type has none", "/v1/text_to_image",
+			map[string]any{"model": "gpt_image_2", "promptText": "a cat", "ratio": "1920:1088", "seed": 1}, http.StatusBadRequest},
+		{"an aspect-ratio model", "/v1/text_to_video",
+			map[string]any{"model": "hailuo3", "promptText": "a cat", "ratio": "16:9", "resolution": "768p", "duration": 6}, http.StatusOK},
+		{"a resolution-only model from an image", "/v1/image_to_video",
+			map[string]any{"model": "happyhorse_1_0", "promptImage": image, "resolution": "1080p", "duration": 5}, http.StatusOK},
+		{"ratio where the model's type has none", "/v1/image_to_video",
+			map[string]any{"model": "happyhorse_1_0", "promptImage": image, "ratio": "1280:720"}, http.StatusBadRequest},
+		{"seedance2 lets the model choose the length", "/v1/text_to_video",
+			map[string]any{"model": "seedance2", "promptText": "a cat", "ratio": "1920:1080", "duration": "auto", "seed": 3}, http.StatusOK},
+		{"seedance2 from reference images", "/v1/image_to_video",
+			map[string]any{"model": "seedance2", "promptText": "a cat", "promptImage": []any{map[string]any{"uri": image}, map[string]any{"uri": image}, map[string]any{"uri": image}}}, http.StatusOK},
+		{"gen4.5 past its 10 seconds", "/v1/text_to_video",
+			map[string]any{"model": "gen4.5", "promptText": "a cat", "ratio": "1280:720", "duration": 11}, http.StatusBadRequest},
+		{"veo3.1 at a length its type does not list", "/v1/text_to_video",
+			map[string]any{"model": "veo3.1", "promptText": "a cat", "ratio": "1920:1080", "duration": 5}, http.StatusBadRequest},
+		{"a required field left out", "/v1/text_to_video",
+			map[string]any{"model": "wan3", "ratio": "1280:720"}, http.StatusBadRequest},
+		{"video to video", "/v1/video_to_video",
+			map[string]any{"model": "aleph2", "videoUri": "https://example.com/in.mp4", "promptText": "make it snow"}, http.StatusOK},
+		{"veo3, which the client no longer lists", "/v1/text_to_video",
+			map[string]any{"model": "veo3", "promptText": "a cat", "ratio": "1280:720", "duration": 8}, http.StatusBadRequest},
+		{"gen4_turbo from text", "/v1/text_to_video",
+			map[string]any{"model": "gen4_turbo", "promptText": "a cat", "ratio": "1280:720"}, http.StatusBadRequest},
+		{"a video model at the image endpoint", "/v1/text_to_image",
+			map[string]any{"model": "wan3", "promptText": "a cat", "ratio": "1280:720"}, http.StatusBadRequest},
 	} {
-		body := map[string]any{"model": c.model, "promptText": "a cat", "ratio": "1280:720"}
-		if c.path == "/v1/image_to_video" {
-			body["promptImage"] = image
-		}
-		if code, m := s.do("POST", c.path, body, nil); code != c.want {
-			t.Errorf("POST %s model %s: %d %v, want %d", c.path, c.model, code, m, c.want)
+		if code, m := s.do("POST", c.path, c.body, nil); code != c.want {
+			t.Errorf("%s: POST %s %v: %d %v, want %d", c.name, c.path, c.body, code, m, c.want)
 		}
 	}
 }

@@ -161,28 +161,15 @@ func fail(w http.ResponseWriter, status int, msg string) {
 	simkit.WriteJSON(w, status, map[string]any{"error": msg})
 }
 
-// endpointModels are the models each create endpoint takes, as the
-// official Node client lists them (@runwayml/sdk 4.20.1,
-// resources/text-to-image.ts, image-to-video.ts, text-to-video.ts: one
-// parameters type a model), and veo3, which that client no longer lists
-// and genform's table still does.
-var endpointModels = map[string][]string{
-	"/v1/text_to_image": {
-		"gen4_image_turbo", "gen4_image", "gpt_image_2", "gemini_image3.1_flash",
-		"muse_image", "seedream5_pro", "seedream5_lite", "grok_imagine_image_2",
-		"gemini_image3_pro", "gpt_image_2_5_flare", "gpt_image_2_5_sunburst", "gemini_2.5_flash",
-	},
-	"/v1/image_to_video": {
-		"gen4.5", "gen4_turbo", "veo3.1", "veo3.1_fast", "hailuo3", "happyhorse_1_0",
-		"seedance2", "seedance2_fast", "seedance2_mini", "gemini_omni_flash", "seedance2_5",
-		"grok_imagine_1_5", "wan3", "gemini_omni_flash_1.1", "wan3_prime", "h3_max", "veo3",
-	},
-	"/v1/text_to_video": {
-		"gen4.5", "veo3.1", "veo3.1_fast", "hailuo3", "happyhorse_1_0",
-		"seedance2", "seedance2_fast", "seedance2_mini", "gemini_omni_flash", "seedance2_5",
-		"grok_imagine_1_5", "wan3", "gemini_omni_flash_1.1", "wan3_prime", "h3_max", "veo3",
-	},
-}
+// endpointModels are the models each create endpoint takes, in the
+// client's order (specs).
+var endpointModels = func() map[string][]string {
+	out := map[string][]string{}
+	for _, r := range specOrder {
+		out[r.path] = append(out[r.path], r.model)
+	}
+	return out
+}()
 
 // create makes a task of the endpoint's kind, after checking the fields
 // every model of it shares.
@@ -205,7 +192,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, owner string) {
 		fail(w, http.StatusBadRequest, fmt.Sprintf("Invalid model %q for %s: expected one of %s", model, path, strings.Join(endpointModels[path], ", ")))
 		return
 	}
-	if msg := checkFields(path, in); msg != "" {
+	if msg := checkFields(path, model, in); msg != "" {
 		fail(w, http.StatusBadRequest, msg)
 		return
 	}
@@ -288,26 +275,44 @@ func (s *Server) capped(owner, model string, now time.Time) bool {
 	return n >= s.dailyCap
 }
 
-// checkFields checks the fields the reference gives every model of the
-// endpoint at path, and says what is wrong, or "".
-func checkFields(path string, in map[string]any) string {
-	text, hasText := in["promptText"]
-	if t, ok := text.(string); hasText && (!ok || strings.TrimSpace(t) == "") {
-		return "promptText must be a non-empty string"
+// checkFields checks in against what model takes at the endpoint at
+// path (specs), and says what is wrong, or "".
+func checkFields(path, model string, in map[string]any) string {
+	sp := specs[route{path, model}]
+	for _, f := range sp.required {
+		if _, ok := in[f]; !ok {
+			return fmt.Sprintf("%s is required for model %s", f, model)
+		}
 	}
-	if !hasText && path != "/v1/image_to_video" {
-		return "promptText is required"
+	for f := range in {
+		if f != "model" && !contains(sp.required, f) && !contains(sp.optional, f) {
+			return fmt.Sprintf("Unrecognized key %q for model %s at %s", f, model, path)
+		}
+	}
+	if text, ok := in["promptText"]; ok {
+		if t, isText := text.(string); !isText || strings.TrimSpace(t) == "" {
+			return "promptText must be a non-empty string"
+		}
 	}
 	if v, ok := in["ratio"]; ok {
-		if rs, _ := v.(string); !pixelRatio(rs) {
+		rs, _ := v.(string)
+		switch {
+		case sp.ratios != nil && !contains(sp.ratios, rs):
+			return fmt.Sprintf("Invalid ratio %v for model %s: expected one of %s", v, model, strings.Join(sp.ratios, ", "))
+		case sp.ratios == nil && !pixelRatio(rs) && !strings.HasPrefix(rs, "auto"):
 			return fmt.Sprintf("ratio must be a resolution such as \"1280:720\", got %v", v)
 		}
-	} else if path == "/v1/text_to_image" {
-		return "ratio is required"
+	}
+	for f, values := range sp.enums {
+		if v, ok := in[f]; ok {
+			if s, _ := v.(string); !contains(values, s) {
+				return fmt.Sprintf("Invalid %s %v for model %s: expected one of %s", f, v, model, strings.Join(values, ", "))
+			}
+		}
 	}
 	if v, ok := in["duration"]; ok {
-		if n, whole := simkit.Number(v); !whole || n < 2 || n > 10 {
-			return fmt.Sprintf("duration must be a whole number of seconds from 2 to 10, got %v", v)
+		if msg := checkDuration(model, sp, v); msg != "" {
+			return msg
 		}
 	}
 	if v, ok := in["seed"]; ok {
@@ -315,16 +320,64 @@ func checkFields(path string, in map[string]any) string {
 			return fmt.Sprintf("seed must be a whole number from 0 to 4294967295, got %v", v)
 		}
 	}
-	if path == "/v1/image_to_video" {
-		return checkPromptImage(in["promptImage"])
+	if v, ok := in["promptImage"]; ok || path == "/v1/image_to_video" {
+		return checkPromptImage(model, v)
 	}
 	return ""
 }
 
+// durationRanges are the lengths, in seconds, the client's descriptions
+// of duration name for models whose type says only "number": gen4.5 "an
+// integer from 2 to 10", gemini_omni_flash and gemini_omni_flash_1.1 "a
+// whole number from 3 to 10" (@runwayml/sdk 4.20.1, read 2026-12-07).
+// Where neither the type nor its description names lengths, the
+// simulator takes a whole number of seconds from 1 to 30, its own
+// choice.
+var durationRanges = map[string][2]int64{
+	"gen4.5": {2, 10}, "gemini_omni_flash": {3, 10}, "gemini_omni_flash_1.1": {3, 10},
+}
+
+// checkDuration checks a duration against what the model takes.
+func checkDuration(model string, sp spec, v any) string {
+	if s, isText := v.(string); isText && s == "auto" && sp.durationAuto {
+		return ""
+	}
+	n, whole := simkit.Number(v)
+	lo, hi := int64(1), int64(30)
+	if r, ok := durationRanges[model]; ok {
+		lo, hi = r[0], r[1]
+	}
+	switch {
+	case sp.durations != nil && (!whole || !containsInt(sp.durations, n)):
+		return fmt.Sprintf("Invalid duration %v for model %s: expected one of %v", v, model, sp.durations)
+	case sp.durations == nil && (!whole || n < lo || n > hi):
+		return fmt.Sprintf("duration of model %s must be a whole number of seconds from %d to %d, got %v", model, lo, hi, v)
+	}
+	return ""
+}
+
+func containsInt(list []int64, n int64) bool {
+	for _, x := range list {
+		if x == n {
+			return true
+		}
+	}
+	return false
+}
+
+// referenceModes are the models whose promptImage may also be a list of
+// reference images, {uri} without a position (the client: "Use position
+// first/last for keyframe mode, or omit position for reference images.
+// The two modes cannot be mixed.").
+var referenceModes = map[string]bool{
+	"hailuo3": true, "seedance2": true, "seedance2_fast": true, "seedance2_mini": true,
+	"seedance2_5": true, "wan3": true, "wan3_prime": true,
+}
+
 // checkPromptImage checks promptImage: an HTTPS URL or a data URI, or a
 // list of one or two {uri, position} with distinct positions "first" and
-// "last".
-func checkPromptImage(v any) string {
+// "last" (or, for a model in referenceModes, a list of {uri}).
+func checkPromptImage(model string, v any) string {
 	switch p := v.(type) {
 	case nil:
 		return "promptImage is required"
@@ -334,6 +387,15 @@ func checkPromptImage(v any) string {
 		}
 		return ""
 	case []any:
+		if referenceModes[model] && len(p) > 0 && !hasPosition(p) {
+			for i, e := range p {
+				o, _ := e.(map[string]any)
+				if uri, _ := o["uri"].(string); !asset(uri) {
+					return fmt.Sprintf("promptImage[%d].uri must be an HTTPS URL or a data URI", i)
+				}
+			}
+			return ""
+		}
 		if len(p) == 0 || len(p) > 2 {
 			return fmt.Sprintf("promptImage takes one or two images, got %d", len(p))
 		}
@@ -356,6 +418,16 @@ func checkPromptImage(v any) string {
 		return ""
 	}
 	return "promptImage must be a string or a list of {uri, position}"
+}
+
+// hasPosition reports whether any image of list names a position.
+func hasPosition(list []any) bool {
+	for _, e := range list {
+		if o, _ := e.(map[string]any); o != nil && o["position"] != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // asset reports whether s is an input Runway takes: an HTTPS URL naming
@@ -385,10 +457,14 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// mediaOf is what a task makes: one picture at the ratio's shape, or,
-// for a video endpoint, one video of duration seconds (5 when unset).
+// mediaOf is what a task makes: outputCount pictures (one when unset) at
+// the ratio's shape, or, for a video endpoint, one video of duration
+// seconds (5 when unset or "auto").
 func mediaOf(path, id string, in map[string]any) simkit.Media {
 	m := simkit.InputMedia(id, in, "promptText", 4294967295)
+	if n, ok := simkit.Number(in["outputCount"]); ok && n >= 1 && n <= 10 {
+		m.Count = int(n)
+	}
 	ratio, _ := in["ratio"].(string)
 	if !pixelRatio(ratio) {
 		ratio = "1280:720"
