@@ -126,7 +126,6 @@ func createBody(r provider.Request) (map[string]any, error) {
 	return body, nil
 }
 
-
 // Submit creates the generation, once.
 func (p *Provider) Submit(ctx context.Context, r provider.Request) (provider.Job, error) {
 	body, err := createBody(r)
