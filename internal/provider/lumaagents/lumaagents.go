@@ -61,7 +61,7 @@ const probeID = "00000000-0000-0000-0000-000000000000"
 func New(cfg provider.Config) (*Provider, error) {
 	// The API has two endpoints, create and get; the key is checked by
 	// getting a generation that does not exist (see CheckCredentials).
-	b, err := provider.NewBase("luma_agents", cfg, PublicURL, provider.Auth{Scheme: "Bearer"},
+	b, err := provider.NewBase(Table.Name, cfg, PublicURL, provider.Auth{Scheme: "Bearer"},
 		apiclient.Call{Method: http.MethodGet, Path: "/generations/" + probeID})
 	if err != nil {
 		return nil, err
@@ -165,7 +165,7 @@ type generation struct {
 
 // get fetches the generation of j.
 func (p *Provider) get(ctx context.Context, j provider.Job) (*generation, []byte, error) {
-	return provider.FetchJob[generation](ctx, &p.Base, "luma_agents", "generation", "/generations/", j.ID, nil)
+	return provider.FetchJob[generation](ctx, &p.Base, Table.Name, "generation", "/generations/", j.ID, nil)
 }
 
 // The states the reference lists, and the failure code of moderation.
