@@ -11,7 +11,7 @@
 // URLs (server.go), and what its media files show (media.go). Everything
 // else comes from package simulator/simkit, in whose frame (simkit.Server)
 // it is built as the live providers' simulators (simulator/fal,
-// replicate, openai, runway, luma) are: the gate every API request passes
+// replicate, openai, runway, luma, lumaagents) are: the gate every API request passes
 // (token, request rate, injected errors), the jobs with their creates per
 // fingerprint, the concurrency limit (refusing here, where the live
 // providers queue), lost answers, the data directory, URL signing, the

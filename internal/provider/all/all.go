@@ -7,6 +7,7 @@ import (
 	"github.com/genform/genform/internal/provider"
 	"github.com/genform/genform/internal/provider/fal"
 	"github.com/genform/genform/internal/provider/luma"
+	"github.com/genform/genform/internal/provider/lumaagents"
 	"github.com/genform/genform/internal/provider/openai"
 	"github.com/genform/genform/internal/provider/reference"
 	"github.com/genform/genform/internal/provider/replicate"
@@ -22,6 +23,7 @@ var Providers = []*provider.Registration{
 	openai.Registration,
 	runway.Registration,
 	luma.Registration,
+	lumaagents.Registration,
 }
 
 func init() {

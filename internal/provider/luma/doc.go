@@ -32,5 +32,7 @@
 // docs.lumalabs.ai, FAQ; the limits from docs.lumalabs.ai, Rate Limits.
 // Both clients retry a POST on 408, 409, 429 and 5xx without an
 // idempotency key (lumaai-python _base_client.py _should_retry;
-// lumaai-node core.ts shouldRetry): genform does not.
+// lumaai-node core.ts shouldRetry): genform does not. Luma's current
+// models (ray-3.2, uni-1, uni-1-max) are served by its Agents API, which
+// package provider/lumaagents speaks.
 package luma

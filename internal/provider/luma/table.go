@@ -74,6 +74,11 @@ var Table = &schema.Provider{
 	// tighter family's.
 	Limits:  schema.Limits{Parallelism: 10, RequestsPerMinute: 20},
 	General: schema.PromptOnly([]addrs.Kind{addrs.Image, addrs.Video}, "duration"),
+	// The models the newest official client lists (lumaai 1.19.1 of
+	// 2026-01-17, the newest on npm on 2026-12-07: ImageCreateParams and
+	// GenerationCreateParams); Luma announces no retirement of them.
+	// Luma's newer models (ray-3.2, uni-1, uni-1-max) are on its Agents
+	// API, a provider of its own (package provider/lumaagents).
 	Models: map[string]schema.Caps{
 		"photon-1":       lumaPhoton,
 		"photon-flash-1": lumaPhoton,

@@ -33,6 +33,12 @@ var clients = map[string]string{
 	"luma":      "lumaai",
 }
 
+// withoutClient are the live providers no official client on the npm
+// registry speaks, with why: their simulators follow the documents alone.
+var withoutClient = map[string]string{
+	"luma_agents": "luma-agents, the official client of Luma's Agents API, is not on the npm registry (404 on 2026-12-07)",
+}
+
 // nodeOrSkip returns the path of node, skipping the test when node is not
 // installed, and fails it when the clients are not installed: `make test`
 // installs both (make oracle).
@@ -65,6 +71,10 @@ func liveProviders(t *testing.T) []*provider.Registration {
 	var out []*provider.Registration
 	for _, r := range all.Providers {
 		if r.Table.Service {
+			continue
+		}
+		if why, ok := withoutClient[r.Name()]; ok {
+			t.Logf("provider %s is not checked by an official client: %s", r.Name(), why)
 			continue
 		}
 		if _, ok := clients[r.Name()]; !ok {

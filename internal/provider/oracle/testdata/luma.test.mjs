@@ -53,6 +53,38 @@ test('generations.create: a video from text, then one between two key frames', a
   assertVideo(await download(s.fetch, (await finished(c, between)).assets.video));
 });
 
+test('every model the client lists, with each resolution and duration its types allow', async () => {
+  const c = client(s.key);
+  const img = await finished(c, await c.generations.image.create({ model: 'photon-1', prompt: 'a quay at dawn', aspect_ratio: '4:3', format: 'png' }));
+  // The image models' references: image_ref and style_ref (weighted
+  // URLs), character_ref (an identity's images), modify_image_ref.
+  const refs = await c.generations.image.create({
+    model: 'photon-flash-1', prompt: 'the quay in the style of a woodcut', aspect_ratio: '9:21', format: 'jpg',
+    image_ref: [{ url: img.assets.image, weight: 0.8 }], style_ref: [{ url: img.assets.image, weight: 0.5 }],
+    character_ref: { identity0: { images: [img.assets.image] } },
+  });
+  assert.equal((await finished(c, refs)).state, 'completed');
+  const modified = await c.generations.image.create({
+    model: 'photon-1', prompt: 'the quay in snow', modify_image_ref: { url: img.assets.image, weight: 1 },
+  });
+  assert.equal((await finished(c, modified)).state, 'completed');
+  for (const model of ['ray-2', 'ray-flash-2']) {
+    for (const resolution of ['540p', '720p', '1080p', '4k']) {
+      for (const duration of ['5s', '9s']) {
+        const g = await c.generations.create({ model, prompt: `a quay, ${resolution}, ${duration}`, resolution, duration, aspect_ratio: '21:9' });
+        assert.equal(g.state, 'queued', `${model} ${resolution} ${duration}`);
+        assert.equal(g.request?.model, model);
+      }
+    }
+  }
+  // A looping video from one key frame, with a concept.
+  const loop = await c.generations.create({
+    model: 'ray-2', prompt: 'the quay, looping', loop: true, concepts: [{ key: 'dolly_zoom' }],
+    keyframes: { frame0: { type: 'image', url: img.assets.image } },
+  });
+  assertVideo(await download(s.fetch, (await finished(c, loop)).assets.video));
+});
+
 test('generations.list names them, newest first; limit and offset page through', async () => {
   const c = client(s.key);
   const a = await c.generations.image.create({ model: 'photon-1', prompt: 'one' });
