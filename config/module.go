@@ -47,7 +47,6 @@ type ModuleCall struct {
 // itself through another is reported, not followed.
 const maxModuleDepth = 16
 
-var moduleMeta = map[string]bool{"source": true, "count": true, "for_each": true, "depends_on": true, "providers": true, "version": true}
 
 // decodeModuleCall reads a module block. Its source is read at once: it
 // is a literal path, as Terraform requires.
