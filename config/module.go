@@ -47,7 +47,6 @@ type ModuleCall struct {
 // itself through another is reported, not followed.
 const maxModuleDepth = 16
 
-
 // decodeModuleCall reads a module block. Its source is read at once: it
 // is a literal path, as Terraform requires.
 func (c *Config) decodeModuleCall(b *hcl.Block) (*ModuleCall, hcl.Diagnostics) {
