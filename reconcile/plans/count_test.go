@@ -80,9 +80,9 @@ func TestCountOfInputFields(t *testing.T) {
 			block: `provider = openai
   model = "gpt-image-9"
   input = { n = 4 }`},
-		{name: "Runway outputCount", media: 4,
+		{name: "Runway outputCount of a model the tables do not list", media: 4,
 			block: `provider = runway
-  model = "gpt_image_2"
+  model = "gpt_image_9"
   input = { outputCount = 4 }`},
 		{name: "a map", media: 2,
 			block: `provider = fal
