@@ -1,10 +1,8 @@
 package lumaagents
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"net/url"
 	"regexp"
 	"strings"
@@ -141,13 +139,13 @@ func body(model string, kind addrs.Kind, common, input map[string]any) (map[stri
 		case schema.Prompt, schema.AspectRatio:
 			return name, v, nil
 		case schema.Duration:
-			n, ok := wholeValue(v)
+			n, ok := schema.WholeValue(v)
 			if !ok {
 				return "", nil, fmt.Errorf("duration %v is not a whole number of seconds", v)
 			}
 			return videoKey + "duration", fmt.Sprintf("%ds", n), nil
 		case schema.Resolution:
-			n, ok := wholeValue(v)
+			n, ok := schema.WholeValue(v)
 			r, known := resolutions[n]
 			if !ok || !known {
 				return "", nil, fmt.Errorf("model %s makes videos of 540, 720 or 1080 lines; resolution %v is none of those", model, v)
@@ -237,29 +235,4 @@ func mediaRef(attr string, v any) (map[string]any, error) {
 		return nil, fmt.Errorf("%s is neither an http(s) URL, a data: URI nor the generation_id of a Luma generation", attr)
 	}
 	return map[string]any{"url": s}, nil
-}
-
-// wholeValue reads a JSON-shaped number as a whole number.
-func wholeValue(v any) (int64, bool) {
-	var f float64
-	switch n := v.(type) {
-	case json.Number:
-		x, err := n.Float64()
-		if err != nil {
-			return 0, false
-		}
-		f = x
-	case float64:
-		f = n
-	case int:
-		return int64(n), true
-	case int64:
-		return n, true
-	default:
-		return 0, false
-	}
-	if f != math.Trunc(f) || math.Abs(f) > 1<<53 {
-		return 0, false
-	}
-	return int64(f), true
 }
