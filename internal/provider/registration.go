@@ -66,6 +66,11 @@ type Conformance struct {
 	// no id of the provider's (the adapter makes one), and a failure
 	// after the work is the create's answer, possibly paid.
 	Synchronous bool
+	// NoKeyCheck marks an API with no documented read that makes nothing:
+	// its adapter checks no key before the first create, whose refusal
+	// of a wrong key is free (a made-up id asked for would be an answer
+	// no document promises).
+	NoKeyCheck bool
 }
 
 // Moderation is where a provider's API refuses content.

@@ -160,8 +160,20 @@ func TestRateLimitStorm(t *testing.T) {
 	forEach(t, func(t *testing.T, pc providerCase) {
 		ctx := context.Background()
 		e := start(t, pc, simkit.Options{RPM: 1, Now: lockedStepClock()}, pc.key)
-		// The first request is admitted, so the create is the one refused.
-		if err := e.Keep(e.P.CheckCredentials(ctx)); err != nil {
+		// The first request is admitted, so the create is the one refused:
+		// the key check, or for a provider without one a read of nothing.
+		if pc.noKeyCheck {
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.url+"/nothing-here", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Authorization", "Bearer "+pc.key)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+		} else if err := e.Keep(e.P.CheckCredentials(ctx)); err != nil {
 			t.Fatalf("checking the key: %v", err)
 		}
 		began := time.Now()
@@ -304,7 +316,8 @@ func TestExpiredURL(t *testing.T) {
 }
 
 // A key the provider refuses fails the credentials check with an error
-// matching apiclient.ErrUnauthorized, a submit with it is a refusal that
+// matching apiclient.ErrUnauthorized (a provider without a documented
+// check sends nothing and passes it), a submit with it is a refusal that
 // made nothing, and no error holds the key (the harness checks every
 // error kept); the right key passes the check.
 func TestKeyRefused(t *testing.T) {
@@ -317,7 +330,10 @@ func TestKeyRefused(t *testing.T) {
 
 		bad := start(t, pc, simkit.Options{}, pc.wrongKey)
 		err := bad.Keep(bad.P.CheckCredentials(ctx))
-		if !errors.Is(err, apiclient.ErrUnauthorized) {
+		switch {
+		case pc.noKeyCheck && err != nil:
+			t.Errorf("a provider without a key check: %v, want no request and no error", err)
+		case !pc.noKeyCheck && !errors.Is(err, apiclient.ErrUnauthorized):
 			t.Errorf("a wrong key: %v, want ErrUnauthorized", err)
 		}
 		_, serr := bad.P.Submit(ctx, pc.image("with a wrong key"))

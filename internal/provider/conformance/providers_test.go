@@ -41,6 +41,9 @@ type providerCase struct {
 	// own; weirdRaw is that status as the adapter must show it.
 	weirdStatus func(simkit.Handler) simkit.Handler
 	weirdRaw    string
+	// noKeyCheck: the adapter checks no key before a create (see
+	// provider.Conformance.NoKeyCheck).
+	noKeyCheck bool
 
 	// expiring makes a job whose file is behind a URL that expires
 	// (simkit.Options.URLTTL after it was handed out or the job
@@ -74,7 +77,7 @@ func casesOf(regs []*provider.Registration) []providerCase {
 			image: c.Image, video: c.Video, imageCount: c.ImageCount,
 			failReason: c.FailReason,
 			moderation: c.Moderation, moderationPrompt: c.ModerationPrompt, moderationReason: c.ModerationReason,
-			weirdRaw: c.WeirdRaw, synchronous: c.Synchronous,
+			weirdRaw: c.WeirdRaw, synchronous: c.Synchronous, noKeyCheck: c.NoKeyCheck,
 		}
 		if c.WeirdByProxy {
 			pc.weirdStatus = undocumentedStatus(c.WeirdRaw)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -53,16 +52,13 @@ type Provider struct {
 
 var _ provider.Provider = (*Provider)(nil)
 
-// probeID is the generation CheckCredentials asks for: the nil UUID,
-// which names no generation.
-const probeID = "00000000-0000-0000-0000-000000000000"
-
 // New is Luma's Agents API as cfg configures it.
 func New(cfg provider.Config) (*Provider, error) {
-	// The API has two endpoints, create and get; the key is checked by
-	// getting a generation that does not exist (see CheckCredentials).
-	b, err := provider.NewBase(Table.Name, cfg, PublicURL, provider.Auth{Scheme: "Bearer"},
-		apiclient.Call{Method: http.MethodGet, Path: "/generations/" + probeID})
+	// The API has two endpoints, create and get, and no read that makes
+	// nothing but one of a generation: no key check (a made-up id would
+	// be an answer no document promises). A wrong key is refused, 401,
+	// at the first create, which makes nothing.
+	b, err := provider.NewBase(Table.Name, cfg, PublicURL, provider.Auth{Scheme: "Bearer"}, apiclient.Call{})
 	if err != nil {
 		return nil, err
 	}
@@ -71,18 +67,6 @@ func New(cfg provider.Config) (*Provider, error) {
 		Get: p.get, StatusOf: statusOf, Noun: "luma_agents: generation", DoneRaw: stateCompleted,
 	}
 	return p, nil
-}
-
-// CheckCredentials gets a generation that does not exist, which makes
-// nothing: a key Luma takes is answered 404 (no such generation of the
-// key), one it refuses 401.
-func (p *Provider) CheckCredentials(ctx context.Context) error {
-	err := p.Base.CheckCredentials(ctx)
-	var e *apiclient.Error
-	if errors.As(err, &e) && e.HTTPStatus == http.StatusNotFound {
-		return nil
-	}
-	return err
 }
 
 // types are the generation types each kind may set (GenerationCreateParams

@@ -149,20 +149,20 @@ func TestOutOfBalanceIsACap(t *testing.T) {
 	}
 }
 
-// The key is checked by a get that makes nothing: the right key passes,
-// a wrong one is refused as a key.
+// The API has no documented read that makes nothing, so no key is checked
+// before a create: CheckCredentials passes any key, and a wrong one is
+// refused at the create, as a key and as nothing made.
 func TestCheckCredentials(t *testing.T) {
-	good := start(t, simkit.Options{}, key)
-	if err := good.P.CheckCredentials(context.Background()); err != nil {
-		t.Fatalf("the right key: %v", err)
-	}
 	bad := start(t, simkit.Options{}, "luma-api-not-the-key-000000")
-	err := bad.P.CheckCredentials(context.Background())
-	if !errors.Is(bad.Keep(err), apiclient.ErrUnauthorized) {
-		t.Fatalf("a wrong key: %v, want ErrUnauthorized", err)
+	if err := bad.P.CheckCredentials(context.Background()); err != nil {
+		t.Fatalf("CheckCredentials: %v, want nothing checked", err)
 	}
-	if rep := good.Sim.Jobs(); len(rep.Jobs) != 0 {
-		t.Errorf("checking the key made %d generations", len(rep.Jobs))
+	_, err := bad.P.Submit(context.Background(), provider.JSONRequest(addrs.Image, "uni-1", map[string]any{"prompt": "a teapot"}))
+	if !errors.Is(bad.Keep(err), apiclient.ErrUnauthorized) || provider.IsPossiblyPaid(err) {
+		t.Fatalf("a create with a wrong key: %v, want a refused key, nothing made", err)
+	}
+	if rep := bad.Sim.Jobs(); len(rep.Jobs) != 0 {
+		t.Errorf("a wrong key made %d generations", len(rep.Jobs))
 	}
 }
 

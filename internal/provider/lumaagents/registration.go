@@ -14,6 +14,7 @@ var Registration = &provider.Registration{
 	Simulator: func(o simkit.Options) (simkit.Handler, error) { return lumaagentssim.New(o) },
 	Conformance: provider.Conformance{
 		Key: "luma-api-conformance-key-3c7a91e0b452", WrongKey: "luma-api-wrong-key-8d20f6b3e19c",
+		NoKeyCheck: true,
 		// Luma makes one image a generation.
 		Image: func(prompt string) provider.Request {
 			return provider.JSONRequest(addrs.Image, "uni-1", map[string]any{
