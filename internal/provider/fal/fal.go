@@ -147,7 +147,8 @@ func (p *Provider) Submit(ctx context.Context, r provider.Request) (provider.Job
 // lockedRE matches fal's answer to a request of a locked account: "User
 // is locked. Reason: Exhausted balance. Top up your balance at
 // fal.ai/dashboard/billing." (403, as fal's users report it in its issue
-// tracker, fal-ai/fal issues 1112, 1147, 1162; read 2026-12-07), or
+// tracker, https://github.com/fal-ai/fal/issues/1112, /1147 and /1162;
+// read 2026-12-07), or
 // another reason ("Admin lock"). fal's FAQ: "When your credit balance
 // drops below your account's lock threshold, your account is locked and
 // API requests will be rejected."
@@ -317,7 +318,7 @@ func (p *Provider) fetchResult(ctx context.Context, j provider.Job, h Handle) (*
 // with the flag set in has_nsfw_concepts and the flagged image replaced:
 // "Usually when the image is fully black, it means it might've hit some
 // sort of safety check in the model itself, such as NSFW content" (a fal
-// maintainer in fal-js issue 41; read 2026-12-07). A flagged image is the
+// maintainer at https://github.com/fal-ai/fal-js/issues/41; read 2026-12-07). A flagged image is the
 // provider's moderation refusing it, never the instance's file.
 //
 // When only some images of a request are flagged (2 of 4), the request

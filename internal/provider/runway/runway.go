@@ -98,7 +98,8 @@ var dailyLimitRE = regexp.MustCompile(`(?i)\bdaily\b.*\blimit\b|\bquota\b`)
 
 // noCreditsRE matches the message of a create the organization's credits
 // do not cover: "You do not have enough credits to run this task." (as
-// Runway's API answered a user of sdk-node, runwayml/sdk-node issue 28,
+// Runway's API answered a user of sdk-node,
+// https://github.com/runwayml/sdk-node/issues/28,
 // where a maintainer confirms an unfunded account cannot generate; read
 // 2026-12-07). Runway's monthly spend limit caps the credits an
 // organization may buy in 30 days ("You will be prevented from purchasing

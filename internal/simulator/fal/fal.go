@@ -42,7 +42,8 @@ const MissingModel = "no-such-model"
 
 // lockedMessage is fal's answer, with a 403, to every billable request of
 // an account locked for its balance (as fal's users report it in its
-// issue tracker, fal-ai/fal issues 1112, 1147 and 1162; read 2026-12-07):
+// issue tracker, https://github.com/fal-ai/fal/issues/1112, /1147 and
+// /1162; read 2026-12-07):
 // the simulator's answer to a submit whose prompt holds
 // simkit.QuotaMarker.
 const lockedMessage = "User is locked. Reason: Exhausted balance. Top up your balance at fal.ai/dashboard/billing."

@@ -154,7 +154,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, owner, model str
 	case strings.Contains(prompt, simkit.QuotaMarker):
 		// An account with no credit: 402 with a problem document, the
 		// words of Replicate's answer as a user of its JavaScript client
-		// reported it (replicate/replicate-javascript issue 342, read
+		// reported it (https://github.com/replicate/replicate-javascript/issues/342, read
 		// 2026-12-07). Nothing is made.
 		problem(w, http.StatusPaymentRequired, "Billing required", "You need to set up billing to run this model. Go to https://replicate.com/account/billing#billing to set it up. If you have recently set up billing, please wait a few minutes before trying again.", 0)
 		return
