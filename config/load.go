@@ -462,74 +462,6 @@ func (c *Config) decode(bodies []hcl.Body, opts Options, parser *hclparse.Parser
 	return diags
 }
 
-// decodeModuleRest is what decode does of a module instance once its
-// blocks are read: its variables take the call's arguments, and its
-// locals, the modules it calls, its resources and its outputs are checked
-// as the root module's are. Its resources join the root's, which expands
-// and checks them with its own.
-func (c *Config) decodeModuleRest(resources []*Resource, locals []*Local, moved []*Moved, calls []*ModuleCall) hcl.Diagnostics {
-	vals, diags := c.settleInputs()
-	if len(vals) > 0 {
-		c.varObj = cty.ObjectVal(vals)
-	}
-	c.baseCtx = &hcl.EvalContext{Variables: map[string]cty.Value{"var": c.varObj, "path": c.pathObj}, Functions: c.funcs}
-	diags = append(diags, c.checkVariableValidations()...)
-	diags = append(diags, c.analyzeLocals(locals)...)
-	for _, r := range resources {
-		if r.live != nil {
-			r.live.id = c.ProviderOf(r.live.name).Identity()
-		}
-	}
-	diags = append(diags, c.loadModules(calls)...)
-	c.addCallRefs()
-	diags = append(diags, c.analyzeResources(resources)...)
-	c.adoptModules()
-	c.moved = append(c.moved, moved...)
-	for _, o := range c.Outputs {
-		diags = append(diags, c.analyzeOutput(o)...)
-	}
-	return diags
-}
-
-// adoptModules makes the resources of the modules c calls c's too: they
-// come first in c.Resources (nothing in them refers to c's), and c.byAddr
-// finds them by their module addresses. Their moved blocks join c's.
-func (c *Config) adoptModules() {
-	var res []*Resource
-	var moved []*Moved
-	for _, name := range c.callOrder {
-		for _, child := range c.calls[name].instances {
-			res = append(res, child.Resources...)
-			for a, r := range child.byAddr {
-				c.byAddr[a] = r
-			}
-			moved = append(moved, child.moved...)
-		}
-	}
-	if len(res) > 0 {
-		c.Resources = append(res, c.Resources...)
-	}
-	c.moved = append(moved, c.moved...)
-}
-
-// addCallRefs adds to each local that refers to a module's outputs the
-// resources those outputs refer to, then to the locals that use it.
-func (c *Config) addCallRefs() {
-	if len(c.callOrder) == 0 {
-		return
-	}
-	for _, l := range c.localList {
-		refs := l.Refs
-		for _, name := range l.calls {
-			refs = append(refs, c.callRefs(name)...)
-		}
-		for _, n := range l.locals {
-			refs = append(refs, c.Locals[n].Refs...)
-		}
-		l.Refs = sortedUnique(refs)
-	}
-}
-
 // analyzeResources checks every resource's references, computes its Refs,
 // and orders c.Resources by dependency, reporting cycles.
 func (c *Config) analyzeResources(resources []*Resource) hcl.Diagnostics {
@@ -667,12 +599,6 @@ func (c *Config) dependsOnRange(r *Resource, dep addrs.Resource) hcl.Range {
 	return r.DeclRange
 }
 
-var outputSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{
-		{Name: "value", Required: true}, {Name: "description"}, {Name: "sensitive"}, {Name: "depends_on"},
-	},
-}
-
 // duplicate is the error for a block or name that the configuration
 // already has: summary names what is doubled, subject is the second one,
 // and detail says where the first one is and what to do.
@@ -684,110 +610,6 @@ func duplicate(summary string, subject hcl.Range, detail string) *hcl.Diagnostic
 // what is wrong and what to do.
 func errorAt(subject *hcl.Range, summary, detail string) *hcl.Diagnostic {
 	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: subject}
-}
-
-func decodeOutput(b *hcl.Block) (*Output, hcl.Diagnostics) {
-	o := &Output{Name: b.Labels[0], DeclRange: b.DefRange}
-	var diags hcl.Diagnostics
-	diags = append(diags, checkName(o.Name, "output", b.LabelRanges[0])...)
-	content, d := b.Body.Content(outputSchema)
-	diags = append(diags, d...)
-	if a, ok := content.Attributes["value"]; ok {
-		o.Expr = a.Expr
-	}
-	diags = append(diags, decodeDescribed(content, &o.Description, &o.Sensitive)...)
-	if a, ok := content.Attributes["depends_on"]; ok {
-		deps, d := decodeDependsOn(a)
-		diags = append(diags, d...)
-		o.dependsOn = deps
-	}
-	return o, diags
-}
-
-func (c *Config) analyzeOutput(o *Output) hcl.Diagnostics {
-	if o.Expr == nil {
-		return nil
-	}
-	res, locs, calls, diags := c.analyze(o.Expr, refRules{where: "output " + o.Name, locals: true, resources: true})
-	o.ok = !diags.HasErrors()
-	o.direct, o.locals, o.calls = res, locs, calls
-	refs := append([]addrs.Resource(nil), res...)
-	for _, n := range calls {
-		refs = append(refs, c.callRefs(n)...)
-	}
-	for _, l := range locs {
-		refs = append(refs, c.Locals[l].Refs...)
-	}
-	for _, dep := range o.dependsOn {
-		if _, ok := c.byAddr[dep]; !ok {
-			diags = append(diags, c.undeclaredDependency(dep, o.DeclRange))
-			continue
-		}
-		refs = append(refs, dep)
-	}
-	o.Refs = sortedUnique(refs)
-	return diags
-}
-
-// EvalOutputs evaluates every output in scope. Values that depend on
-// resources not yet generated stay unknown.
-func (c *Config) EvalOutputs(scope Scope) (map[string]cty.Value, hcl.Diagnostics) {
-	out := make(map[string]cty.Value, len(c.Outputs))
-	var diags hcl.Diagnostics
-	memo := map[string]cty.Value{}
-	for _, o := range c.Outputs {
-		if !o.ok {
-			out[o.Name] = cty.DynamicVal
-			continue
-		}
-		ctx, d := c.evalContext(o.direct, o.locals, o.calls, scope, memo)
-		diags = append(diags, d...)
-		v, d := o.Expr.Value(ctx)
-		diags = append(diags, d...)
-		if d.HasErrors() {
-			v = cty.DynamicVal
-		}
-		v, marks := v.UnmarkDeep()
-		if hasSensitive(marks) && !o.Sensitive {
-			// Load refuses what it can see; a value known only now (a
-			// conditional on a resource) is refused here.
-			diags = append(diags, sensitiveOutputDiag(o))
-			v = cty.DynamicVal
-		}
-		out[o.Name] = v
-	}
-	return out, hideSensitive(diags)
-}
-
-// checkOutputSensitivity refuses an output whose value derives from a
-// sensitive variable (or one the service token is made from) unless it
-// is declared sensitive, as Terraform does: printing it must be asked for.
-// Outputs are evaluated in scope, where resources are unknown.
-func (c *Config) checkOutputSensitivity(scope Scope) hcl.Diagnostics {
-	var diags hcl.Diagnostics
-	memo := map[string]cty.Value{}
-	for _, o := range c.Outputs {
-		if !o.ok || o.Sensitive {
-			continue
-		}
-		ctx, d := c.evalContext(o.direct, o.locals, o.calls, scope, memo)
-		if d.HasErrors() {
-			continue // reported where the locals are
-		}
-		v, d := o.Expr.Value(ctx)
-		if d.HasErrors() {
-			continue // reported when the output is evaluated
-		}
-		if _, marks := v.UnmarkDeep(); hasSensitive(marks) {
-			diags = append(diags, sensitiveOutputDiag(o))
-		}
-	}
-	return diags
-}
-
-func sensitiveOutputDiag(o *Output) *hcl.Diagnostic {
-	return errorAt(o.Expr.Range().Ptr(), "Output refers to sensitive values",
-		fmt.Sprintf("The value of output %q derives from a sensitive variable (or one the service token is made from), and genform prints outputs. If you do mean to export it, declare the output sensitive by adding this argument to its block:\n    sensitive = true\n\ngenform output then hides it in the list of outputs and prints it only when asked for by name.", o.Name))
 }
 
 // evalContext builds the context for an expression that refers directly to

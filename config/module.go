@@ -572,3 +572,71 @@ func (c *Config) ModuleInstances() []addrs.Module {
 	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
 	return out
 }
+
+// decodeModuleRest is what decode does of a module instance once its
+// blocks are read: its variables take the call's arguments, and its
+// locals, the modules it calls, its resources and its outputs are checked
+// as the root module's are. Its resources join the root's, which expands
+// and checks them with its own.
+func (c *Config) decodeModuleRest(resources []*Resource, locals []*Local, moved []*Moved, calls []*ModuleCall) hcl.Diagnostics {
+	vals, diags := c.settleInputs()
+	if len(vals) > 0 {
+		c.varObj = cty.ObjectVal(vals)
+	}
+	c.baseCtx = &hcl.EvalContext{Variables: map[string]cty.Value{"var": c.varObj, "path": c.pathObj}, Functions: c.funcs}
+	diags = append(diags, c.checkVariableValidations()...)
+	diags = append(diags, c.analyzeLocals(locals)...)
+	for _, r := range resources {
+		if r.live != nil {
+			r.live.id = c.ProviderOf(r.live.name).Identity()
+		}
+	}
+	diags = append(diags, c.loadModules(calls)...)
+	c.addCallRefs()
+	diags = append(diags, c.analyzeResources(resources)...)
+	c.adoptModules()
+	c.moved = append(c.moved, moved...)
+	for _, o := range c.Outputs {
+		diags = append(diags, c.analyzeOutput(o)...)
+	}
+	return diags
+}
+
+// adoptModules makes the resources of the modules c calls c's too: they
+// come first in c.Resources (nothing in them refers to c's), and c.byAddr
+// finds them by their module addresses. Their moved blocks join c's.
+func (c *Config) adoptModules() {
+	var res []*Resource
+	var moved []*Moved
+	for _, name := range c.callOrder {
+		for _, child := range c.calls[name].instances {
+			res = append(res, child.Resources...)
+			for a, r := range child.byAddr {
+				c.byAddr[a] = r
+			}
+			moved = append(moved, child.moved...)
+		}
+	}
+	if len(res) > 0 {
+		c.Resources = append(res, c.Resources...)
+	}
+	c.moved = append(moved, c.moved...)
+}
+
+// addCallRefs adds to each local that refers to a module's outputs the
+// resources those outputs refer to, then to the locals that use it.
+func (c *Config) addCallRefs() {
+	if len(c.callOrder) == 0 {
+		return
+	}
+	for _, l := range c.localList {
+		refs := l.Refs
+		for _, name := range l.calls {
+			refs = append(refs, c.callRefs(name)...)
+		}
+		for _, n := range l.locals {
+			refs = append(refs, c.Locals[n].Refs...)
+		}
+		l.Refs = sortedUnique(refs)
+	}
+}

@@ -11,8 +11,9 @@ import (
 	"github.com/genform/genform/internal/addrs"
 )
 
-// This file holds what Load knows of a resource's outputs before anything
-// is generated: how many files one generation makes when image_number is
+// This file holds the output blocks (decoding, references, evaluation,
+// the sensitivity check) and what Load knows of a resource's outputs
+// before anything is generated: how many files one generation makes when image_number is
 // known, so that a reference to outputs[i] past the last one is refused at
 // validate rather than at apply, and which images rely on the service's
 // default image count, which validate warns about.
@@ -335,4 +336,114 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+var outputSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "value", Required: true}, {Name: "description"}, {Name: "sensitive"}, {Name: "depends_on"},
+	},
+}
+
+func decodeOutput(b *hcl.Block) (*Output, hcl.Diagnostics) {
+	o := &Output{Name: b.Labels[0], DeclRange: b.DefRange}
+	var diags hcl.Diagnostics
+	diags = append(diags, checkName(o.Name, "output", b.LabelRanges[0])...)
+	content, d := b.Body.Content(outputSchema)
+	diags = append(diags, d...)
+	if a, ok := content.Attributes["value"]; ok {
+		o.Expr = a.Expr
+	}
+	diags = append(diags, decodeDescribed(content, &o.Description, &o.Sensitive)...)
+	if a, ok := content.Attributes["depends_on"]; ok {
+		deps, d := decodeDependsOn(a)
+		diags = append(diags, d...)
+		o.dependsOn = deps
+	}
+	return o, diags
+}
+
+func (c *Config) analyzeOutput(o *Output) hcl.Diagnostics {
+	if o.Expr == nil {
+		return nil
+	}
+	res, locs, calls, diags := c.analyze(o.Expr, refRules{where: "output " + o.Name, locals: true, resources: true})
+	o.ok = !diags.HasErrors()
+	o.direct, o.locals, o.calls = res, locs, calls
+	refs := append([]addrs.Resource(nil), res...)
+	for _, n := range calls {
+		refs = append(refs, c.callRefs(n)...)
+	}
+	for _, l := range locs {
+		refs = append(refs, c.Locals[l].Refs...)
+	}
+	for _, dep := range o.dependsOn {
+		if _, ok := c.byAddr[dep]; !ok {
+			diags = append(diags, c.undeclaredDependency(dep, o.DeclRange))
+			continue
+		}
+		refs = append(refs, dep)
+	}
+	o.Refs = sortedUnique(refs)
+	return diags
+}
+
+// EvalOutputs evaluates every output in scope. Values that depend on
+// resources not yet generated stay unknown.
+func (c *Config) EvalOutputs(scope Scope) (map[string]cty.Value, hcl.Diagnostics) {
+	out := make(map[string]cty.Value, len(c.Outputs))
+	var diags hcl.Diagnostics
+	memo := map[string]cty.Value{}
+	for _, o := range c.Outputs {
+		if !o.ok {
+			out[o.Name] = cty.DynamicVal
+			continue
+		}
+		ctx, d := c.evalContext(o.direct, o.locals, o.calls, scope, memo)
+		diags = append(diags, d...)
+		v, d := o.Expr.Value(ctx)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			v = cty.DynamicVal
+		}
+		v, marks := v.UnmarkDeep()
+		if hasSensitive(marks) && !o.Sensitive {
+			// Load refuses what it can see; a value known only now (a
+			// conditional on a resource) is refused here.
+			diags = append(diags, sensitiveOutputDiag(o))
+			v = cty.DynamicVal
+		}
+		out[o.Name] = v
+	}
+	return out, hideSensitive(diags)
+}
+
+// checkOutputSensitivity refuses an output whose value derives from a
+// sensitive variable (or one the service token is made from) unless it
+// is declared sensitive, as Terraform does: printing it must be asked for.
+// Outputs are evaluated in scope, where resources are unknown.
+func (c *Config) checkOutputSensitivity(scope Scope) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	memo := map[string]cty.Value{}
+	for _, o := range c.Outputs {
+		if !o.ok || o.Sensitive {
+			continue
+		}
+		ctx, d := c.evalContext(o.direct, o.locals, o.calls, scope, memo)
+		if d.HasErrors() {
+			continue // reported where the locals are
+		}
+		v, d := o.Expr.Value(ctx)
+		if d.HasErrors() {
+			continue // reported when the output is evaluated
+		}
+		if _, marks := v.UnmarkDeep(); hasSensitive(marks) {
+			diags = append(diags, sensitiveOutputDiag(o))
+		}
+	}
+	return diags
+}
+
+func sensitiveOutputDiag(o *Output) *hcl.Diagnostic {
+	return errorAt(o.Expr.Range().Ptr(), "Output refers to sensitive values",
+		fmt.Sprintf("The value of output %q derives from a sensitive variable (or one the service token is made from), and genform prints outputs. If you do mean to export it, declare the output sensitive by adding this argument to its block:\n    sensitive = true\n\ngenform output then hides it in the list of outputs and prints it only when asked for by name.", o.Name))
 }
