@@ -109,11 +109,12 @@ func runState(env *Env, args []string) int {
 	return sub.run(env, sc)
 }
 
-// parseAddrs checks every address argument before anything is done.
+// parseAddrs checks every address argument before anything is done. A
+// module's address (module.NAME) is taken too, for every instance in it.
 func parseAddrs(args []string) ([]addrs.Instance, error) {
 	list := make([]addrs.Instance, len(args))
 	for i, arg := range args {
-		a, err := addrs.ParseInstance(arg)
+		a, err := addrs.ParseTarget(arg)
 		if err != nil {
 			return nil, err
 		}
@@ -131,7 +132,15 @@ func (sc *stateCmd) addrArgs(takes string, n int, example string) ([]addrs.Insta
 	if len(sc.args) != n {
 		return nil, fmt.Errorf("state %s takes %s, e.g. genform state %s %s; got %d arguments", sc.name, takes, sc.name, example, len(sc.args))
 	}
-	return parseAddrs(sc.args)
+	list := make([]addrs.Instance, len(sc.args))
+	for i, arg := range sc.args {
+		a, err := addrs.ParseInstance(arg)
+		if err != nil {
+			return nil, err
+		}
+		list[i] = a
+	}
+	return list, nil
 }
 
 func runStateList(env *Env, sc *stateCmd) int {

@@ -14,7 +14,8 @@ import (
 )
 
 // matchAddrs resolves addrs against the state: an instance address matches
-// itself, an address without a key every instance of that resource. known
+// itself, an address without a key every instance of that resource, a
+// module's (addrs.ModuleTarget) every instance in that module. known
 // says which addresses count as present. An address that matches nothing
 // is an error naming it.
 func matchAddrs(list []addrs.Instance, known map[addrs.Instance]bool) ([]addrs.Instance, error) {
@@ -26,7 +27,7 @@ func matchAddrs(list []addrs.Instance, known map[addrs.Instance]bool) ([]addrs.I
 			matched = []addrs.Instance{addr}
 		} else if addr.Key.IsZero() {
 			for a := range known {
-				if a.Resource == addr.Resource {
+				if addr.Targets(a) {
 					matched = append(matched, a)
 				}
 			}
