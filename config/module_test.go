@@ -228,6 +228,7 @@ module "late" {
 image "z" {
   prompt       = "${module.typo.nope} ${module.undeclared.x}"
   image_number = 1
+  depends_on   = [module.typo]
 }
 `,
 	}), Options{})
@@ -242,6 +243,7 @@ image "z" {
 		`cannot refer to resources`,
 		`has no output named "nope"`,
 		`No module call named "undeclared"`,
+		`A module or a resource in one cannot be named in depends_on`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("diagnostics lack %q:\n%s", want, text)

@@ -328,8 +328,12 @@ func decodeResourceRefs(a *hcl.Attribute, name, detail string, whole bool) ([]ad
 		tr, d := hcl.AbsTraversalForExpr(e)
 		addr, ok := resourceAddrOf(tr)
 		if d.HasErrors() || !ok || whole && len(tr) != 2 {
+			why := detail
+			if !d.HasErrors() && tr.RootName() == "module" {
+				why += fmt.Sprintf(" A module or a resource in one cannot be named in %s: use one of the module's outputs (module.NAME.OUTPUT) where its value is needed, which orders this resource after the module's resources that output is made from.", name)
+			}
 			diags = append(diags, errorAt(e.Range().Ptr(), "Invalid "+name+" reference",
-				detail))
+				why))
 			continue
 		}
 		out = appendUnique(out, addr)
