@@ -4,13 +4,18 @@
 // Load reads every *.gen.hcl and *.gen.json file of a working directory as
 // one configuration, decodes it against explicit hcl.BodySchema values into
 // typed declarations that keep their source ranges (the genform, service,
-// variable, locals, image, video, output and moved blocks), settles the input
+// variable, locals, image, video, output, moved and module blocks), settles the input
 // variables (default < GENFORM_VAR_<name> < -var-file < -var), evaluates the
 // locals that do not depend on resources, orders the resources by their
 // references and checks everything that can be checked without knowing any
 // resource's value, every request value against what its provider takes
 // among it, and every reference to an output a
 // resource will not make (outputs[3] of an image with image_number = 1).
+// A module block loads the folder it names (a local path) as a
+// configuration of its own for each of its instances, with the call's
+// arguments as its variables; its resources join the root module's,
+// addressed under the module instance (module.NAME["k"].image.x), and
+// module.NAME.OUTPUT evaluates its outputs (module.go).
 // Moved blocks are checked against one another and the declared
 // resources (no cycle, no from still declared, a chain ends at a
 // declared address), and Config.MoveTarget follows them from an address

@@ -1,7 +1,9 @@
 // Package addrs is how genform names things: the kinds of resource
 // (image, video), resource addresses (image.hero), instance addresses
-// (image.hero[0], image.hero["red"]) and the service's job-creation
-// endpoints a request goes to.
+// (image.hero[0], image.hero["red"]), module instance addresses
+// (module.brand["a"], which prefix the addresses of the resources in
+// them; interned, see Module) and the service's job-creation endpoints a
+// request goes to.
 //
 // It owns parsing, printing, ordering and shell quoting of those names, so
 // that the configuration, the planner, the state store's keys and every
