@@ -218,7 +218,7 @@ type ParseError struct {
 }
 
 func (e *ParseError) Error() string {
-	return fmt.Sprintf("%q is not a resource address: %s; write image.NAME or video.NAME, with [N] or [\"KEY\"] for one instance of a counted or for_each resource", e.Input, e.Why)
+	return fmt.Sprintf("%q is not a resource address: %s; write image.NAME or video.NAME, with [N] or [\"KEY\"] for one instance of a counted or for_each resource, and module.NAME. in front for one in a module", e.Input, e.Why)
 }
 
 // ParseInstance reads an instance address: image.NAME or video.NAME, with
